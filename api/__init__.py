@@ -1,0 +1,1 @@
+"""numrules HTTP layer: Litestar + msgspec over the pure `engine` package."""

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh checkout: install, lint, type-check, test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash deploy/setup.sh
+bash deploy/ensure-postgres.sh
+.venv/bin/ruff check engine api tests bench
+.venv/bin/ruff format --check engine api tests bench
+.venv/bin/mypy
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,102 @@
+"""Actions a seat can take in a round: one tagged union for every ruleset (STYLE 8).
+
+Each ruleset accepts the subset it needs; `legal_actions(seat)` lists concrete instances.
+The exchange is passed one card at a time (`Pass`), as in OpenSpiel's hearts, so that legal
+actions stay enumerable; `Exchange` is a convenience that applies several `Pass`es at once.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class _Action(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+    pass
+
+
+class Play(_Action, tag="play"):
+    """Play a card to the trick (`declared`: 17 or 0, only with numking's `infinity`)."""
+
+    card: str
+    declared: int | None = None
+
+
+class Bid(_Action, tag="bid"):
+    """numking: announce the exact number of tricks this seat will take."""
+
+    tricks: int
+
+
+class Pass(_Action, tag="pass"):
+    """Exchange phase: pass one card face down to the right neighbour."""
+
+    card: str
+
+
+class Exchange(_Action, tag="exchange"):
+    """Exchange phase: pass all of this seat's cards at once (several `Pass`es)."""
+
+    cards: list[str]
+
+
+class Show(_Action, tag="show"):
+    """Partner show step (alliance / teams): show one card to the partner, or skip (None)."""
+
+    card: str | None = None
+
+
+class Neutralize(_Action, tag="neutralize"):
+    """numwars: the complice's choice, once the trick holding Bomb + Joker + a threat ends."""
+
+    neutralize: bool
+
+
+class Draw(_Action, tag="draw"):
+    """numwin: draw the top card of the draw pile."""
+
+
+class Take(_Action, tag="take"):
+    """numwin: take the top card of the discard pile."""
+
+
+class Discard(_Action, tag="discard"):
+    """numwin: discard the card in hand (`call`: call "Num Win" with it, ending the turn)."""
+
+    call: bool = False
+
+
+class Swap(_Action, tag="swap"):
+    """numwin: put the card in hand at `position` of the combination, discarding the old one."""
+
+    position: int
+    call: bool = False
+
+
+class Add(_Action, tag="add"):
+    """numwin: add the card taken from the discard as a new last card of the combination."""
+
+    call: bool = False
+
+
+class Snap(_Action, tag="snap"):
+    """numwin: claim the uncovered discard with the card at `position` of `owner`'s combination.
+
+    `owner` defaults to the claimant; under `teams` it may name the partner.
+    """
+
+    position: int
+    owner: int | None = None
+
+
+class Call(_Action, tag="call"):
+    """numwin: call "Num Win" right after a successful snap."""
+
+
+class Target(_Action, tag="target"):
+    """numwin: choose the card an action applies to (a seat's combination, a position)."""
+
+    seat: int
+    position: int
+
+
+Action = Play | Bid | Pass | Exchange | Show | Neutralize | Draw | Take | Discard | Swap | Add | Snap | Call | Target

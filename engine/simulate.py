@@ -1,0 +1,97 @@
+"""Seeded random play-outs: the same loop serves `numrules simulate`, the property tests and
+the engine benchmark.
+
+Policy: when a seat is to play and has a legal action it acts with probability 7/8, else a
+uniformly random other seat that has a legal action acts (out-of-turn snaps in numwin); in a
+simultaneous phase a random seat with a legal action acts. The action is uniform among that
+seat's legal actions. Every draw comes from :class:`engine.rng.Rng`, so a seed fixes the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.actions import Action
+from engine.base import RoundScore, RoundSetup, RoundState
+from engine.registry import AnyRuleset
+from engine.rng import Rng
+
+#: A hard bound on actions per round, far above any real round; hitting it is a bug.
+MAX_STEPS = 20_000
+
+
+class StuckError(AssertionError):
+    """The round is not over but no seat has a legal action, or it never ends."""
+
+
+def pick(state: RoundState, rng: Rng) -> tuple[int, Action]:
+    actors = state.actors()
+    if not actors:
+        raise StuckError(f"no legal action in phase {state.phase!r} of an unfinished round")
+    turn = state.current_player
+    if turn is not None and turn in actors and (len(actors) == 1 or rng.below(8) != 0):
+        seat = turn
+    else:
+        others = [s for s in actors if s != turn] or actors
+        seat = rng.choice(others)
+    return seat, rng.choice(state.legal_actions(seat))
+
+
+def default_round(ruleset: AnyRuleset, players: int) -> int:
+    """The round number a lone simulated round uses: numking's largest hand, else 1."""
+    return ruleset.deck(players).hand_size if ruleset.id == "numking" else 1
+
+
+def play_round(
+    ruleset: AnyRuleset,
+    setup: RoundSetup,
+    rng: Rng,
+    on_step: Callable[[RoundState, int, Action], None] | None = None,
+) -> RoundState:
+    """Play one round to its end with random legal actions and return the final state."""
+    state = ruleset.new_round(setup)
+    for _ in range(MAX_STEPS):
+        if state.is_over:
+            return state
+        seat, action = pick(state, rng)
+        if on_step is not None:
+            on_step(state, seat, action)
+        state.apply(seat, action)
+    raise StuckError(f"round not over after {MAX_STEPS} actions")
+
+
+def simulate(
+    ruleset: AnyRuleset, players: int, rounds: int, seed: int, round_no: int | None = None
+) -> dict[str, Any]:
+    """Play `rounds` seeded random rounds; return timing-free statistics of their scores."""
+    rng = Rng(seed)
+    k = round_no or default_round(ruleset, players)
+    totals = [0] * players
+    wins = [0] * players
+    actions = 0
+    lows: list[int] = []
+    highs: list[int] = []
+    for r in range(rounds):
+        setup = RoundSetup(players=players, seed=rng.next_u64(), dealer=r % players, round=k)
+        state = play_round(ruleset, setup, rng)
+        score = state.scores()
+        assert isinstance(score, RoundScore)
+        actions += len(state.history)
+        per_seat = [p.score for p in score.players]
+        for seat, s in enumerate(per_seat):
+            totals[seat] += s
+        for seat in score.winners:
+            wins[seat] += 1
+        lows.append(min(per_seat))
+        highs.append(max(per_seat))
+    return {
+        "ruleset": ruleset.id,
+        "players": players,
+        "rounds": rounds,
+        "actions": actions,
+        "mean_score_by_seat": [round(t / rounds, 2) for t in totals],
+        "wins_by_seat": wins,
+        "lowest_score": min(lows) if lows else None,
+        "highest_score": max(highs) if highs else None,
+    }

@@ -1,0 +1,67 @@
+"""Trick bookkeeping shared by the trick games: checking a trick's seats and cards."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.base import TrickCard
+from engine.cards import check_cards
+from engine.errors import InvalidInput
+
+
+def check_players(players: int, low: int, high: int, ruleset: str) -> None:
+    if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
+        raise InvalidInput(
+            f"{ruleset} is played by {low} to {high} players, not {players!r}",
+            code="bad-player-count",
+            field="players",
+        )
+
+
+def check_trick(trick: Sequence[TrickCard], players: int, *, complete: bool) -> None:
+    """Seats in range, each at most once, clockwise from the leader; length as required.
+
+    `complete`: exactly one card per player (resolve-trick); otherwise fewer than `players`
+    cards, so that a card can still be played (legal-moves, validate-move).
+    """
+    if complete and len(trick) != players:
+        raise InvalidInput(
+            f"a trick to resolve holds exactly one card per player ({players}), not {len(trick)}",
+            code="bad-trick",
+            field="trick",
+        )
+    if not complete and len(trick) >= players:
+        raise InvalidInput(
+            f"the trick already holds {len(trick)} cards for {players} players: nobody can play",
+            code="bad-trick",
+            field="trick",
+        )
+    if not trick:
+        return
+    leader = trick[0].seat
+    for i, entry in enumerate(trick):
+        if not 0 <= entry.seat < players:
+            raise InvalidInput(
+                f"seat {entry.seat} is out of range for {players} players (0..{players - 1})",
+                code="bad-trick",
+                field=f"trick[{i}].seat",
+            )
+        expected = (leader + i) % players
+        if entry.seat != expected:
+            raise InvalidInput(
+                f"trick[{i}] is seat {entry.seat}, but play goes clockwise from the leader "
+                f"(seat {leader}): seat {expected} plays card {i + 1}",
+                code="bad-trick",
+                field=f"trick[{i}].seat",
+            )
+
+
+def check_hand_and_trick(
+    deck: Counter[str],
+    deck_name: str,
+    hand: Sequence[str],
+    trick: Sequence[TrickCard],
+) -> None:
+    """Every card in the deck, and no card more often across hand and trick than the deck holds."""
+    check_cards(deck, [("hand", hand), ("trick", [t.card for t in trick])], deck_name=deck_name)

@@ -1,0 +1,93 @@
+"""Shared engine pieces: card codes, canonical order, the portable RNG, deck checks."""
+
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import cards
+from engine.errors import InvalidInput
+from engine.rng import Rng
+from engine.scoring import value_group_points, value_groups
+
+
+def test_canonical_order_follows_cards_md() -> None:
+    mixed = ["malus-2", "joker", "shadow-3", "red-10", "yellow-0", "rainbow-16", "numx", "red-2"]
+    assert cards.canonical(mixed) == [
+        "red-2", "red-10", "yellow-0", "rainbow-16", "shadow-3", "numx", "joker", "malus-2"
+    ]
+
+
+def test_specials_fixed_order() -> None:
+    assert cards.canonical(reversed(cards.SPECIALS)) == list(cards.SPECIALS)
+
+
+@pytest.mark.parametrize("code", ["red-01", "Red-1", "purple-3", "red", "", "joker2", "-1"])
+def test_malformed_codes_are_refused_with_their_name(code: str) -> None:
+    with pytest.raises(InvalidInput) as err:
+        cards.info(code)
+    assert err.value.code == "unknown-card"
+    assert repr(code) in err.value.message
+
+
+def test_well_formed_but_nonexistent_value() -> None:
+    assert cards.is_well_formed("red-17")
+    with pytest.raises(InvalidInput, match="does not exist"):
+        cards.info("red-17")
+
+
+def test_complement() -> None:
+    assert cards.complement("rainbow-7") == "shadow-7"
+    assert cards.complement("shadow-0") == "rainbow-0"
+    assert cards.complement("red-7") is None
+    assert cards.complement("numx") is None
+
+
+def test_check_cards_names_the_bad_card() -> None:
+    deck = Counter(["red-1", "red-2", "joker", "joker"])
+    cards.check_cards(deck, [("hand", ["joker", "red-1"]), ("trick", ["joker"])], deck_name="d")
+    with pytest.raises(InvalidInput) as err:
+        cards.check_cards(deck, [("hand", ["red-1"]), ("trick", ["red-1"])], deck_name="d")
+    assert err.value.code == "duplicate-card" and err.value.errors[0].field == "trick[0]"
+    with pytest.raises(InvalidInput) as err:
+        cards.check_cards(deck, [("hand", ["red-3"])], deck_name="the test deck")
+    assert err.value.code == "card-not-in-deck" and "'red-3'" in err.value.message
+    with pytest.raises(InvalidInput) as err:
+        cards.check_cards(deck, [("hand", ["joker", "joker", "joker"])], deck_name="d")
+    assert err.value.code == "duplicate-card"
+
+
+def test_rng_reference_sequence_is_splitmix64() -> None:
+    # Reference values of SplitMix64 seeded with 0 (published test vector).
+    g = Rng(0)
+    assert [g.next_u64() for _ in range(3)] == [
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
+    ]
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1), st.integers(min_value=1, max_value=200))
+def test_rng_below_in_range_and_shuffle_is_permutation(seed: int, n: int) -> None:
+    g = Rng(seed)
+    assert all(0 <= g.below(n) < n for _ in range(20))
+    items = list(range(n))
+    g.shuffle(items)
+    assert sorted(items) == list(range(n))
+    again = list(range(n))
+    Rng(seed).shuffle(again)
+    g2 = Rng(seed)
+    for _ in range(20):
+        g2.below(n)
+    g2.shuffle(again2 := list(range(n)))
+    assert again2 == items
+
+
+def test_value_groups_scoring() -> None:
+    assert [value_group_points(7, k) for k in (1, 2, 3, 4)] == [7, 0, 37, 57]
+    lines = value_groups(["red-5", "blue-5", "green-5", "rainbow-5", "red-9"])
+    assert [(line.cards, line.points) for line in lines] == [
+        (["red-5", "blue-5", "green-5"], 35),
+        (["red-9"], 9),
+    ]
