@@ -20,6 +20,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from engine.actions import Action
+from engine.cards import CardCode
 
 __all__ = [
     "UNSET",
@@ -52,7 +53,7 @@ class TrickCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One card of a trick, in play order. `declared` only for numking's `infinity`."""
 
     seat: int
-    card: str
+    card: CardCode
     declared: int | None = None
 
 

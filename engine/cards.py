@@ -11,6 +11,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
 
 from engine.errors import InvalidInput
 
@@ -38,6 +41,16 @@ CARD_PATTERN = (
     r"|numx|infinity|flash|joker|bomb|quantum|swipe|flip|malus-[012])$"
 )
 _CARD_RE = re.compile(CARD_PATTERN)
+
+#: A card code as a field type: decoding checks its shape, the spec shows the pattern.
+CardCode = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=CARD_PATTERN,
+        description="a card code (rules/cards.md), e.g. red-7, shadow-12, joker",
+        examples=["red-7", "shadow-12", "joker"],
+    ),
+]
 
 
 @dataclass(frozen=True, slots=True)
