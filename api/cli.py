@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import msgspec
 
+from engine.base import Event
+
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
@@ -61,9 +63,30 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def describe(event: Event) -> str | None:
+    """One line for a reader; None for events that only repeat what the next line says."""
+    who = f"seat {event.seat}" if event.seat is not None else ""
+    cards = ", ".join(event.cards)
+    if event.kind == "round-over":
+        return None
+    if event.kind == "trick":
+        result = event.data.get("result", event.data)
+        winner = result.get("winner", event.seat) if isinstance(result, dict) else event.seat
+        line = f"  → trick: {cards}; won by seat {winner}" if winner is not None else (
+            f"  → trick: {cards}; annulled"
+        )
+        return line
+    if event.kind == "play":
+        declared = event.data.get("declared")
+        return f"  {who} plays {cards}" + (f" (declared {declared})" if declared is not None else "")
+    extra = ", ".join(f"{k}={v}" for k, v in event.data.items() if not isinstance(v, (dict, list)))
+    parts = [event.kind, who, cards, f"({extra})" if extra else ""]
+    return "  " + " ".join(p for p in parts if p)
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from engine import registry
-    from engine.base import RoundSetup
+    from engine.base import RoundScore, RoundSetup
     from engine.rng import Rng
     from engine.simulate import default_round, pick
 
@@ -78,14 +101,20 @@ def _cmd_play(args: argparse.Namespace) -> int:
     state = rules.new_round(setup)
     print(f"{rules.name} — {args.players} players, seed {args.seed}")
     for seat in range(args.players):
-        print(f"  seat {seat}: {json.dumps(state.view(seat).get('hand', []))}")
+        view = state.view(seat)
+        hand = view.get("hand", view.get("combination", []))
+        print(f"  seat {seat}: {json.dumps(hand)}")
     while not state.is_over:
         seat, action = pick(state, rng)
-        events = state.apply(seat, action)
-        for event in events:
-            if event.to is None:
-                print("  " + msgspec.json.encode(event).decode())
-    print("scores: " + msgspec.json.encode(state.scores()).decode())
+        for event in state.apply(seat, action):
+            line = describe(event) if event.to is None else None
+            if line:
+                print(line)
+    score = state.scores()
+    assert isinstance(score, RoundScore)
+    for player in score.players:
+        print(f"  seat {player.seat}: {player.score} points")
+    print("scores: " + msgspec.json.encode(score).decode())
     return 0
 
 

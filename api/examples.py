@@ -104,7 +104,11 @@ EXAMPLES: dict[tuple[str, str], list[Example]] = {
         (
             "Must raise over Rainbow 12",
             "000, Obligation de monter sur les atouts",
-            {"players": 4, "hand": ["shadow-10", "shadow-14"], "trick": [{"seat": 0, "card": "rainbow-12"}]},
+            {
+                "players": 4,
+                "hand": ["shadow-10", "shadow-14"],
+                "trick": [{"seat": 0, "card": "rainbow-12"}],
+            },
         ),
         (
             "Colour or trump is a free choice; Jokers always",
@@ -151,8 +155,15 @@ EXAMPLES: dict[tuple[str, str], list[Example]] = {
                 "players": [
                     {
                         "captured": [
-                            "rainbow-14", "shadow-14", "rainbow-10", "shadow-10", "red-16",
-                            "red-8", "blue-8", "rainbow-5", "joker",
+                            "rainbow-14",
+                            "shadow-14",
+                            "rainbow-10",
+                            "shadow-10",
+                            "red-16",
+                            "red-8",
+                            "blue-8",
+                            "rainbow-5",
+                            "joker",
                         ]
                     }
                 ]
@@ -165,8 +176,16 @@ EXAMPLES: dict[tuple[str, str], list[Example]] = {
                 "players": [
                     {
                         "captured": [
-                            "red-2", "blue-2", "green-2", "red-5", "blue-5", "green-5",
-                            "yellow-5", "rainbow-8", "shadow-8", "red-10",
+                            "red-2",
+                            "blue-2",
+                            "green-2",
+                            "red-5",
+                            "blue-5",
+                            "green-5",
+                            "yellow-5",
+                            "rainbow-8",
+                            "shadow-8",
+                            "red-10",
                         ]
                     }
                 ]

@@ -97,7 +97,11 @@ def engine_problem(exc: EngineError) -> Problem:
     if isinstance(exc, IllegalMove):
         p = make_problem(422, exc.code, exc.message)
         return msgspec.structs.replace(p, reason=exc.reason, legal=list(exc.legal))
-    errors = [FieldProblem(e.field, e.message) for e in exc.errors] if isinstance(exc, InvalidInput) else []
+    errors = (
+        [FieldProblem(e.field, e.message) for e in exc.errors]
+        if isinstance(exc, InvalidInput)
+        else []
+    )
     return make_problem(422, exc.code, exc.message, errors)
 
 
@@ -113,7 +117,9 @@ def _validation_problem(exc: ValidationException) -> Problem:
                 return make_problem(
                     400, "malformed-json", "the request body is empty: a JSON object is expected"
                 )
-            errors.append(FieldProblem(f"{source}.{key}" if source else key, str(item.get("message", ""))))
+            errors.append(
+                FieldProblem(f"{source}.{key}" if source else key, str(item.get("message", "")))
+            )
     detail = "; ".join(f"{e.field}: {e.message}" for e in errors) or str(exc.detail)
     return make_problem(400 if not errors else 422, "validation-error", detail, errors)
 
@@ -135,7 +141,9 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
             if ruleset not in RULESETS:
                 known = ", ".join(RULESETS)
                 return problem_response(
-                    make_problem(404, "unknown-ruleset", f"unknown ruleset {ruleset!r} (known: {known})")
+                    make_problem(
+                        404, "unknown-ruleset", f"unknown ruleset {ruleset!r} (known: {known})"
+                    )
                 )
         return problem_response(make_problem(404, "not-found", f"no resource at {path}"))
     if isinstance(exc, HTTPException):
@@ -150,5 +158,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         return problem_response(make_problem(status, code, detail), dict(exc.headers or {}) or None)
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(
-        make_problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal-error", "an unexpected error occurred")
+        make_problem(
+            HTTP_500_INTERNAL_SERVER_ERROR, "internal-error", "an unexpected error occurred"
+        )
     )

@@ -118,7 +118,7 @@ def list_rulesets() -> Catalogue:
     summary="Describe a ruleset",
     description=(
         "The ruleset's catalogue entry plus a description and the rules summary (the app's "
-        "\"Règles de Calcul\" card: set-up, turn, hierarchy, scoring), in English or French "
+        '"Règles de Calcul" card: set-up, turn, hierarchy, scoring), in English or French '
         "according to `Accept-Language` (default English)."
     ),
     tags=[TAG],
@@ -126,7 +126,9 @@ def list_rulesets() -> Catalogue:
     sync_to_thread=False,
 )
 def get_ruleset(
-    ruleset: Annotated[str, Parameter(description="ruleset id", examples=[Example(value="numwars")])],
+    ruleset: Annotated[
+        str, Parameter(description="ruleset id", examples=[Example(value="numwars")])
+    ],
     request: Request[Any, Any, Any],
 ) -> RulesetInfo:
     language = summaries.pick_language(request.headers.get("accept-language"))
@@ -138,9 +140,7 @@ def get_ruleset(
 _PLAYERS_DOC = "number of players at the table"
 
 
-def _deck_route(
-    ruleset_id: str, fn: Callable[..., DeckInfo], description: str
-) -> HTTPRouteHandler:
+def _deck_route(ruleset_id: str, fn: Callable[..., DeckInfo], description: str) -> HTTPRouteHandler:
     return get(
         f"/v1/rulesets/{ruleset_id}/deck",
         operation_id=f"{_camel(ruleset_id)}Deck",
@@ -152,7 +152,9 @@ def _deck_route(
     )(fn)
 
 
-def _numwars_deck(players: Annotated[int, Parameter(ge=3, le=8, description=_PLAYERS_DOC)]) -> DeckInfo:
+def _numwars_deck(
+    players: Annotated[int, Parameter(ge=3, le=8, description=_PLAYERS_DOC)],
+) -> DeckInfo:
     return NumWars().deck(players)
 
 
@@ -173,7 +175,9 @@ def _numking_deck(
     return NumKing(NumKingOptions(zeros=zeros, max_cards=max_cards)).deck(players)
 
 
-def _numwin_deck(players: Annotated[int, Parameter(ge=2, le=8, description=_PLAYERS_DOC)]) -> DeckInfo:
+def _numwin_deck(
+    players: Annotated[int, Parameter(ge=2, le=8, description=_PLAYERS_DOC)],
+) -> DeckInfo:
     return NumWin().deck(players)
 
 
@@ -184,9 +188,9 @@ def _camel(ruleset_id: str) -> str:
     return "".join(part.capitalize() for part in ruleset_id.split("-"))
 
 
-def _examples(ruleset_id: str, endpoint: str, call: Callable[[Any], Any], body: type[Any]) -> tuple[
-    list[Example], list[Example]
-]:
+def _examples(
+    ruleset_id: str, endpoint: str, call: Callable[[Any], Any], body: type[Any]
+) -> tuple[list[Example], list[Example]]:
     """Request examples from the rule books and the engine's answers to them."""
     requests: list[Example] = []
     responses: list[Example] = []
@@ -289,8 +293,7 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             MoveCheck,
             lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card),
             "validate a move",
-            VALIDATE_DOC
-            + " Reasons: `card-not-in-hand`, `special-lead`, `must-follow-color`, "
+            VALIDATE_DOC + " Reasons: `card-not-in-hand`, `special-lead`, `must-follow-color`, "
             "`must-play-trump`, `must-raise`.",
         ),
         _post_route(
@@ -415,7 +418,8 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             MoveCheck,
             lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card, d.declared),
             "validate a move",
-            VALIDATE_DOC + " Reasons: `card-not-in-hand`, `must-beat`. `infinity` needs `declared`.",
+            VALIDATE_DOC
+            + " Reasons: `card-not-in-hand`, `must-beat`. `infinity` needs `declared`.",
         ),
         _post_route(
             "numking",
@@ -477,5 +481,3 @@ def route_handlers() -> list[HTTPRouteHandler]:
         *_numking_routes(),
         *_numwin_routes(),
     ]
-
-

@@ -30,7 +30,9 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
 Hand = Annotated[list[CardCode], msgspec.Meta(max_length=MAX_CARDS, description="card codes")]
 Trick = Annotated[
     list[TrickCard],
-    msgspec.Meta(max_length=8, description="the trick so far, in play order; the first is the leader"),
+    msgspec.Meta(
+        max_length=8, description="the trick so far, in play order; the first is the leader"
+    ),
 ]
 
 
@@ -49,19 +51,19 @@ class Request(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 # --- deal -----------------------------------------------------------------------------------
 
 
-class NumWarsDealRequest(Request):
+class NumWarsDealRequest(Request, frozen=True):
     players: Players3to8
     seed: Seed
     options: NumWarsOptions = NumWarsOptions()
 
 
-class ClassicDealRequest(Request):
+class ClassicDealRequest(Request, frozen=True):
     players: Players3to8
     seed: Seed
     options: ClassicOptions = ClassicOptions()
 
 
-class NumKingDealRequest(Request):
+class NumKingDealRequest(Request, frozen=True):
     players: Players2to8
     seed: Seed
     options: NumKingOptions = NumKingOptions()
@@ -69,7 +71,7 @@ class NumKingDealRequest(Request):
     first_bidder: Seat | None = None  # the leader; default options.first_bidder
 
 
-class NumWinDealRequest(Request):
+class NumWinDealRequest(Request, frozen=True):
     players: Players2to8
     seed: Seed
     options: NumWinOptions = NumWinOptions()
@@ -78,46 +80,48 @@ class NumWinDealRequest(Request):
 # --- legal-moves, validate-move, resolve-trick -----------------------------------------------
 
 
-class NumWarsHandRequest(Request):
+class NumWarsHandRequest(Request, frozen=True):
     players: Players3to8
     hand: Hand
     trick: Trick = []
 
 
-class NumKingHandRequest(Request):
+class NumKingHandRequest(Request, frozen=True):
     players: Players2to8
     hand: Hand
     trick: Trick = []
 
 
-class NumWarsMoveRequest(NumWarsHandRequest, kw_only=True):
+class NumWarsMoveRequest(NumWarsHandRequest, frozen=True, kw_only=True):
     card: CardCode
 
 
-class NumKingMoveRequest(NumKingHandRequest, kw_only=True):
+class NumKingMoveRequest(NumKingHandRequest, frozen=True, kw_only=True):
     card: CardCode
     declared: Annotated[int, msgspec.Meta(description="infinity only: 17 or 0")] | None = None
 
 
-class NumWarsTrickRequest(Request):
+class NumWarsTrickRequest(Request, frozen=True):
     players: Players3to8
     trick: Trick
     roles: (
         Annotated[
             list[str],
-            msgspec.Meta(max_length=8, description="role by seat; required when the Bomb is played"),
+            msgspec.Meta(
+                max_length=8, description="role by seat; required when the Bomb is played"
+            ),
         ]
         | None
     ) = None
     joker_neutralizes: bool = True  # the complice's choice when Bomb + Joker + a threat
 
 
-class ClassicTrickRequest(Request):
+class ClassicTrickRequest(Request, frozen=True):
     players: Players3to8
     trick: Trick
 
 
-class NumKingTrickRequest(Request):
+class NumKingTrickRequest(Request, frozen=True):
     players: Players2to8
     trick: Trick
 
@@ -125,22 +129,22 @@ class NumKingTrickRequest(Request):
 # --- score-round ------------------------------------------------------------------------------
 
 
-class NumWarsScoreRequest(Request):
+class NumWarsScoreRequest(Request, frozen=True):
     players: Annotated[list[NumWarsPile], msgspec.Meta(min_length=3, max_length=8)]
     bomb_outcome: str
 
 
-class ClassicScoreRequest(Request):
+class ClassicScoreRequest(Request, frozen=True):
     players: Annotated[list[ClassicPile], msgspec.Meta(min_length=1, max_length=8)]
     options: ClassicOptions = ClassicOptions()
 
 
-class NumKingScoreRequest(Request):
+class NumKingScoreRequest(Request, frozen=True):
     cards: Annotated[int, msgspec.Meta(ge=1, le=19, description="cards per player this round")]
     players: Annotated[list[NumKingBid], msgspec.Meta(min_length=1, max_length=8)]
 
 
-class NumWinScoreRequest(Request):
+class NumWinScoreRequest(Request, frozen=True):
     players: Annotated[list[NumWinHand], msgspec.Meta(min_length=1, max_length=8)]
     caller: Seat | None = None
     options: NumWinOptions = NumWinOptions()

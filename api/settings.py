@@ -21,6 +21,8 @@ class Settings(BaseSettings):
         default_factory=lambda: ["*"],
         description="origins allowed by CORS (JSON list); [] turns CORS off",
     )
-    max_body_bytes: int = Field(default=64 * 1024, description="request body cap (contract: 64 KiB)")
+    max_body_bytes: int = Field(
+        default=64 * 1024, description="request body cap (contract: 64 KiB)"
+    )
     log_level: str = "INFO"
     debug: bool = False

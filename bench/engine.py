@@ -41,18 +41,24 @@ def numrules_contender(ruleset_id: str, players: int, round_no: int = 1) -> Cont
 
     def play_round(rng: Rng) -> int:
         state = rules.new_round(
-            RoundSetup(players=players, seed=rng.next_u64(), dealer=rng.below(players), round=round_no)
+            RoundSetup(
+                players=players, seed=rng.next_u64(), dealer=rng.below(players), round=round_no
+            )
         )
         while not state.is_over:
             seat, action = pick(state, rng)
             state.apply(seat, action)
         return sum(1 for _, a in state.history if isinstance(a, Play))
 
-    label = f"numrules {ruleset_id} {players}p" + (f" k={round_no}" if ruleset_id == "numking" else "")
+    label = f"numrules {ruleset_id} {players}p" + (
+        f" k={round_no}" if ruleset_id == "numking" else ""
+    )
     return Contender(label, play_round, trick_game=ruleset_id != "numwin")
 
 
-def openspiel_contender(game_name: str, params: dict[str, Any], cards: int, label: str) -> Contender:
+def openspiel_contender(
+    game_name: str, params: dict[str, Any], cards: int, label: str
+) -> Contender:
     import pyspiel
 
     game = pyspiel.load_game(game_name, params)
@@ -105,7 +111,10 @@ def main() -> None:
     try:
         contenders += [
             openspiel_contender(
-                "oh_hell", {"players": 4, "num_tricks_fixed": 9}, 36, "openspiel oh_hell 4p 9 tricks"
+                "oh_hell",
+                {"players": 4, "num_tricks_fixed": 9},
+                36,
+                "openspiel oh_hell 4p 9 tricks",
             ),
             openspiel_contender("hearts", {}, 52, "openspiel hearts 4p"),
         ]

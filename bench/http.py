@@ -25,8 +25,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,12 +37,45 @@ BODIES: dict[str, tuple[str, dict[str, object]]] = {
         "/v1/rulesets/numwars-classic/score-round",
         {
             "players": [
-                {"captured": ["rainbow-14", "shadow-14", "rainbow-10", "shadow-10", "red-16",
-                              "red-8", "blue-8", "rainbow-5", "joker"]},
-                {"captured": ["red-13", "blue-13", "green-13", "rainbow-15", "shadow-15",
-                              "red-7", "red-4", "blue-4"]},
-                {"captured": ["red-2", "blue-2", "green-2", "red-5", "blue-5", "green-5",
-                              "yellow-5", "rainbow-8", "shadow-8", "red-10"]},
+                {
+                    "captured": [
+                        "rainbow-14",
+                        "shadow-14",
+                        "rainbow-10",
+                        "shadow-10",
+                        "red-16",
+                        "red-8",
+                        "blue-8",
+                        "rainbow-5",
+                        "joker",
+                    ]
+                },
+                {
+                    "captured": [
+                        "red-13",
+                        "blue-13",
+                        "green-13",
+                        "rainbow-15",
+                        "shadow-15",
+                        "red-7",
+                        "red-4",
+                        "blue-4",
+                    ]
+                },
+                {
+                    "captured": [
+                        "red-2",
+                        "blue-2",
+                        "green-2",
+                        "red-5",
+                        "blue-5",
+                        "green-5",
+                        "yellow-5",
+                        "rainbow-8",
+                        "shadow-8",
+                        "red-10",
+                    ]
+                },
                 {"captured": ["red-15", "blue-15", "rainbow-12", "shadow-11", "red-3"]},
             ]
         },
@@ -51,8 +84,18 @@ BODIES: dict[str, tuple[str, dict[str, object]]] = {
         "/v1/rulesets/numwars/validate-move",
         {
             "players": 5,
-            "hand": ["red-3", "red-9", "blue-2", "green-11", "yellow-0", "rainbow-4", "shadow-7",
-                     "rainbow-10", "bomb", "blue-12"],
+            "hand": [
+                "red-3",
+                "red-9",
+                "blue-2",
+                "green-11",
+                "yellow-0",
+                "rainbow-4",
+                "shadow-7",
+                "rainbow-10",
+                "bomb",
+                "blue-12",
+            ],
             "trick": [{"seat": 0, "card": "red-7"}, {"seat": 1, "card": "red-12"}],
             "card": "rainbow-4",
         },
@@ -82,15 +125,32 @@ wrk.body = [==[{body}]==]
 @contextmanager
 def serve(app: str, port: int) -> Iterator[None]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port),
-         "--workers", "1", "--no-access-log", "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            app,
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ],
         cwd=ROOT,
     )
     try:
         for _ in range(100):
             try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/healthz" if "api.app" in app
-                                       else f"http://{HOST}:{port}/", timeout=0.5)
+                urllib.request.urlopen(
+                    f"http://{HOST}:{port}/healthz"
+                    if "api.app" in app
+                    else f"http://{HOST}:{port}/",
+                    timeout=0.5,
+                )
                 break
             except urllib.error.HTTPError:
                 break
@@ -113,7 +173,10 @@ def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, 
     try:
         out = subprocess.run(
             ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script, url],
-            capture_output=True, text=True, timeout=duration + 30, check=True,
+            capture_output=True,
+            text=True,
+            timeout=duration + 30,
+            check=True,
         ).stdout
     finally:
         os.unlink(script)
@@ -139,8 +202,10 @@ def main() -> None:
         for rep in range(args.reps):
             for name, (path, payload) in BODIES.items():
                 body = json.dumps(payload, separators=(",", ":")).encode()
-                targets = [("rules", f"http://{HOST}:{api_port}{path}"),
-                           ("echo", f"http://{HOST}:{echo_port}/echo")]
+                targets = [
+                    ("rules", f"http://{HOST}:{api_port}{path}"),
+                    ("echo", f"http://{HOST}:{echo_port}/echo"),
+                ]
                 if rep % 2:
                     targets.reverse()
                 for conns in levels:
@@ -149,8 +214,10 @@ def main() -> None:
                         if bad:
                             raise SystemExit(f"{kind} {name}: {bad} non-2xx answers")
                         runs.setdefault((name, kind, conns), []).append((rps, p99))
-    print(f"{'endpoint':15} {'conns':>5} {'rules rps':>10} {'echo rps':>10} {'ratio':>6} "
-          f"{'rules p99':>10} {'echo p99':>9}   (median of {args.reps}, wrk -t2, {args.duration:g} s)")
+    print(
+        f"{'endpoint':15} {'conns':>5} {'rules rps':>10} {'echo rps':>10} {'ratio':>6} "
+        f"{'rules p99':>10} {'echo p99':>9}   (median of {args.reps}, wrk -t2, {args.duration:g} s)"
+    )
     for name in BODIES:
         for conns in levels:
             r = runs[(name, "rules", conns)]
@@ -158,8 +225,10 @@ def main() -> None:
             r_rps, e_rps = statistics.median(x for x, _ in r), statistics.median(x for x, _ in e)
             r_p99, e_p99 = statistics.median(y for _, y in r), statistics.median(y for _, y in e)
             ok = r_rps / e_rps >= 0.8 and (conns != 32 or r_p99 <= 15)
-            print(f"{name:15} {conns:5d} {r_rps:10.0f} {e_rps:10.0f} {r_rps / e_rps:6.2f} "
-                  f"{r_p99:8.2f}ms {e_p99:7.2f}ms   {'met' if ok else 'NOT met'}")
+            print(
+                f"{name:15} {conns:5d} {r_rps:10.0f} {e_rps:10.0f} {r_rps / e_rps:6.2f} "
+                f"{r_p99:8.2f}ms {e_p99:7.2f}ms   {'met' if ok else 'NOT met'}"
+            )
 
 
 if __name__ == "__main__":

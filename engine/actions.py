@@ -14,71 +14,71 @@ class _Action(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fiel
     pass
 
 
-class Play(_Action, tag="play"):
+class Play(_Action, frozen=True, tag="play"):
     """Play a card to the trick (`declared`: 17 or 0, only with numking's `infinity`)."""
 
     card: str
     declared: int | None = None
 
 
-class Bid(_Action, tag="bid"):
+class Bid(_Action, frozen=True, tag="bid"):
     """numking: announce the exact number of tricks this seat will take."""
 
     tricks: int
 
 
-class Pass(_Action, tag="pass"):
+class Pass(_Action, frozen=True, tag="pass"):
     """Exchange phase: pass one card face down to the right neighbour."""
 
     card: str
 
 
-class Exchange(_Action, tag="exchange"):
+class Exchange(_Action, frozen=True, tag="exchange"):
     """Exchange phase: pass all of this seat's cards at once (several `Pass`es)."""
 
     cards: list[str]
 
 
-class Show(_Action, tag="show"):
+class Show(_Action, frozen=True, tag="show"):
     """Partner show step (alliance / teams): show one card to the partner, or skip (None)."""
 
     card: str | None = None
 
 
-class Neutralize(_Action, tag="neutralize"):
+class Neutralize(_Action, frozen=True, tag="neutralize"):
     """numwars: the complice's choice, once the trick holding Bomb + Joker + a threat ends."""
 
     neutralize: bool
 
 
-class Draw(_Action, tag="draw"):
+class Draw(_Action, frozen=True, tag="draw"):
     """numwin: draw the top card of the draw pile."""
 
 
-class Take(_Action, tag="take"):
+class Take(_Action, frozen=True, tag="take"):
     """numwin: take the top card of the discard pile."""
 
 
-class Discard(_Action, tag="discard"):
+class Discard(_Action, frozen=True, tag="discard"):
     """numwin: discard the card in hand (`call`: call "Num Win" with it, ending the turn)."""
 
     call: bool = False
 
 
-class Swap(_Action, tag="swap"):
+class Swap(_Action, frozen=True, tag="swap"):
     """numwin: put the card in hand at `position` of the combination, discarding the old one."""
 
     position: int
     call: bool = False
 
 
-class Add(_Action, tag="add"):
+class Add(_Action, frozen=True, tag="add"):
     """numwin: add the card taken from the discard as a new last card of the combination."""
 
     call: bool = False
 
 
-class Snap(_Action, tag="snap"):
+class Snap(_Action, frozen=True, tag="snap"):
     """numwin: claim the uncovered discard with the card at `position` of `owner`'s combination.
 
     `owner` defaults to the claimant; under `teams` it may name the partner.
@@ -88,15 +88,31 @@ class Snap(_Action, tag="snap"):
     owner: int | None = None
 
 
-class Call(_Action, tag="call"):
+class Call(_Action, frozen=True, tag="call"):
     """numwin: call "Num Win" right after a successful snap."""
 
 
-class Target(_Action, tag="target"):
+class Target(_Action, frozen=True, tag="target"):
     """numwin: choose the card an action applies to (a seat's combination, a position)."""
 
     seat: int
     position: int
+    call: bool = False  # call "Num Win" with it, when it is the turn's last action
 
 
-Action = Play | Bid | Pass | Exchange | Show | Neutralize | Draw | Take | Discard | Swap | Add | Snap | Call | Target
+Action = (
+    Play
+    | Bid
+    | Pass
+    | Exchange
+    | Show
+    | Neutralize
+    | Draw
+    | Take
+    | Discard
+    | Swap
+    | Add
+    | Snap
+    | Call
+    | Target
+)

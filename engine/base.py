@@ -57,14 +57,14 @@ class TrickCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     declared: int | None = None
 
 
-class DeckInfo(Value):
+class DeckInfo(Value, frozen=True):
     players: int
     cards: list[str]
     hand_size: int
     set_aside: int
 
 
-class Deal(Value):
+class Deal(Value, frozen=True):
     hands: list[list[str]]
     set_aside: list[str]
     dealer: int
@@ -74,46 +74,46 @@ class Deal(Value):
     draw_pile_count: int | UnsetType = UNSET  # numwin
 
 
-class LegalMoves(Value):
+class LegalMoves(Value, frozen=True):
     legal: list[str]
     infinity: list[int] | UnsetType = UNSET  # numking: allowed declarations
 
 
-class MoveCheck(Value):
+class MoveCheck(Value, frozen=True):
     legal: bool
     reason: str | None
     message: str
     legal_moves: list[str]
 
 
-class Capture(Value):
+class Capture(Value, frozen=True):
     seat: int
     cards: list[str]
 
 
-class BombResult(Value):
+class BombResult(Value, frozen=True):
     outcome: str
     captured_by: int | None
     neutralized: str | None
 
 
-class TrickResult(Value):
+class TrickResult(Value, frozen=True):
     winner: int | None
     annulled: bool
     captures: list[Capture]
     pairs: list[Capture]
     next_leader: int
-    bomb: BombResult | None | UnsetType = UNSET  # numwars
+    bomb: BombResult | UnsetType | None = UNSET  # numwars
     cancelled: list[str] | UnsetType = UNSET  # numking
 
 
-class ScoreLine(Value):
+class ScoreLine(Value, frozen=True):
     label: str
     cards: list[str]
     points: int
 
 
-class PlayerScore(Value):
+class PlayerScore(Value, frozen=True):
     seat: int
     score: int
     breakdown: list[ScoreLine]
@@ -121,18 +121,18 @@ class PlayerScore(Value):
     bonus: int | UnsetType = UNSET  # numking: the precision bonus of this round
 
 
-class TeamScore(Value):
+class TeamScore(Value, frozen=True):
     seats: list[int]
     score: int
 
 
-class RoundScore(Value):
+class RoundScore(Value, frozen=True):
     players: list[PlayerScore]
     winners: list[int]
     teams: list[TeamScore] | UnsetType = UNSET  # alliance / teams
 
 
-class MatchResult(Value):
+class MatchResult(Value, frozen=True):
     """Totals of a match (sum of round scores), its winners, and whether a tie-break is due."""
 
     totals: list[int]

@@ -1,22 +1,53 @@
-"""`numwars` — Num Wars, secret-roles edition (rules/numwars.md). STUB: being implemented."""
+"""`numwars` — Num Wars, secret-roles edition (rules/numwars.md).
+
+The stateless answers (deck, deal, legal moves, trick resolution, scoring) live here as pure
+functions over card codes; the round state machine is in :mod:`engine.numwars_state`.
+
+Points the spec leaves to the implementation, and the choice made:
+- The role draw shuffles the lot with the round's :class:`Rng` and gives ``lot[s]`` to seat
+  ``s``; the rest of the deck is then shuffled and dealt in blocks, seat 0 first.
+- ``RoundSetup.leader`` is ignored: the dealer leads the first trick (Set-up 4, Ruling).
+- ``resolve_trick`` also checks that the roles agree with the role cards of the trick (the
+  Bomb's player is the poseur, …): role cards never change hands, so any other pairing is an
+  impossible request (``bad-request``).
+- A score-round breakdown always ends with the role line, even at 0 points, so the table
+  sees every role at the end of the round.
+- A stored round passes exchange cards one at a time (``Pass``; ``Exchange`` applies several)
+  and asks the complice (``Neutralize``) only when the choice can change something: Bomb +
+  Joker + a threat and no ``numx`` in the complete trick.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
 from engine.base import (
+    BombResult,
+    Capture,
     Deal,
     DeckInfo,
     LegalMoves,
     MatchResult,
     MoveCheck,
+    PlayerScore,
     RoundScore,
     RoundSetup,
+    ScoreLine,
     TrickCard,
     TrickResult,
 )
+from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
+from engine.errors import InvalidInput
+from engine.rng import Rng
+from engine.scoring import best_seats, value_groups
+from engine.tricks import check_hand_and_trick, check_players, check_trick
+
+if TYPE_CHECKING:
+    from engine.numwars_state import NumWarsRound
 
 ROLES = ("poseur", "complice", "demineur", "agent", "civil")
 BOMB_OUTCOMES = (
@@ -28,6 +59,364 @@ BOMB_OUTCOMES = (
     "protected-quantum",
     "kept",
 )
+
+#: Role cards (Set-up 1) and the role each gives; they can never be passed (Set-up 3).
+ROLE_OF_CARD: dict[str, str] = {
+    "bomb": "poseur",
+    "joker": "complice",
+    "quantum": "demineur",
+    "numx": "agent",
+}
+ROLE_CARDS = frozenset(ROLE_OF_CARD)
+SPECIAL_CARDS = ("numx", "joker", "bomb", "quantum")
+
+#: Deck table: players -> (highest value, cards per player, set aside).
+FORMATS: dict[int, tuple[int, int, int]] = {
+    3: (12, 27, 1),
+    4: (12, 20, 2),
+    5: (12, 16, 2),
+    6: (16, 17, 4),
+    7: (16, 15, 1),
+    8: (16, 13, 2),
+}
+
+#: Bonuses of each Bomb outcome by role (The Bomb and the four roles, bonus table).
+BONUSES: dict[str, dict[str, int]] = {
+    "numx-capture": {"agent": -10},
+    "stolen": {"demineur": 50, "agent": 30},
+    "civil-capture": {"civil": 15},
+    "complice-capture": {"agent": 30},
+    "protected": {"poseur": 30, "complice": 20, "agent": 30},
+    "protected-quantum": {"poseur": 30, "complice": 20, "demineur": 20, "agent": 30},
+    "kept": {"poseur": 50, "agent": 30},
+}
+
+# Card classes (Card classes): kinds, trump strength, colour asked, complement.
+CLASSIC, REAL, NUMX, ZERO, BOMB = 0, 1, 2, 3, 4
+_KIND: dict[str, int] = {}
+_STRENGTH: dict[str, int] = {}
+_COLOUR: dict[str, str | None] = {}
+_COMP: dict[str, str] = {}
+_VALUE: dict[str, int] = {}
+_ORDER: dict[str, int] = {}
+for _code, _c in CARDS.items():
+    _ORDER[_code] = _c.order
+    _COLOUR[_code] = _c.family if _c.family in COLOURS else None
+    if _c.value is not None:
+        _VALUE[_code] = _c.value
+    if _c.is_classic:
+        _KIND[_code] = CLASSIC
+        _STRENGTH[_code] = -1
+    elif _c.is_real_trump:
+        _KIND[_code] = REAL
+        _STRENGTH[_code] = 2 + (_c.value or 0)
+        _COMP[_code] = ("shadow-" if _c.family == "rainbow" else "rainbow-") + str(_c.value)
+_KIND.update(numx=NUMX, joker=ZERO, quantum=ZERO, bomb=BOMB)
+_STRENGTH.update(numx=1000, joker=1, quantum=1, bomb=0)
+
+
+def canon(cards: Sequence[str] | set[str]) -> list[str]:
+    """Canonical order (rules/cards.md) through a local table, for the hot paths."""
+    return sorted(cards, key=_ORDER.__getitem__)
+
+
+def is_trump(card: str) -> bool:
+    """Any real trump, zero-level trump or `numx` (Card classes)."""
+    return _KIND[card] != CLASSIC
+
+
+def deck_cards(players: int) -> list[str]:
+    """The whole deck of the format for `players` (Deck: reduced 0–12 or full 0–16)."""
+    high = FORMATS[players][0]
+    return canon(numbered_deck(FAMILIES, 0, high) + list(SPECIAL_CARDS))
+
+
+_PLAYABLE: dict[int, Counter[str]] = {}
+
+
+def playable_deck(players: int) -> Counter[str]:
+    """The cards that can be in play: with 3 players the Joker is out (Set-up 1)."""
+    deck = _PLAYABLE.get(players)
+    if deck is None:
+        deck = Counter(c for c in deck_cards(players) if players > 3 or c != "joker")
+        _PLAYABLE[players] = deck
+    return deck
+
+
+def deck_name(players: int) -> str:
+    return f"the {players}-player numwars deck"
+
+
+def round_roles(players: int) -> Counter[str]:
+    """Exactly one of each role the table has: complice with 4+, n-4 civils (Set-up 1)."""
+    roles = Counter({"poseur": 1, "demineur": 1, "agent": 1})
+    if players >= 4:
+        roles["complice"] = 1
+        roles["civil"] = players - 4
+    return roles
+
+
+def role_lot(players: int) -> list[str]:
+    """The face-down lot of the role draw, in the spec's order (Set-up 1)."""
+    lot = ["bomb", "quantum", "numx", *(["joker"] if players >= 4 else [])]
+    return [*lot, "red-1", "blue-1", "green-1", "yellow-1"][:players]
+
+
+def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: str = "") -> None:
+    """Roles by seat: each in ROLES and exactly one of each role the round has.
+
+    `per_seat`: when given (e.g. ``players[{}].role``), the field of one seat's bad role.
+    """
+    if len(roles) != players:
+        raise InvalidInput(
+            f"roles lists one role per seat ({players}), not {len(roles)}",
+            code="bad-request",
+            field=field,
+        )
+    for seat, role in enumerate(roles):
+        if role not in ROLES:
+            raise InvalidInput(
+                f"seat {seat}: {role!r} is not a role (expected one of {', '.join(ROLES)})",
+                code="bad-request",
+                field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
+            )
+    want = round_roles(players)
+    got = Counter(str(r) for r in roles)
+    if got != want:
+        expected = ", ".join(f"{n} {r}" for r, n in sorted(want.items()))
+        raise InvalidInput(
+            f"a {players}-player round has exactly {expected}; got "
+            + ", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            code="bad-request",
+            field=field,
+        )
+
+
+# --- Legal moves -------------------------------------------------------------------------
+
+
+def contesting(cards: Sequence[str]) -> list[str]:
+    """Cards of a trick still contesting it: a completed trump pair leaves (Trump pairs)."""
+    out: list[str] = []
+    for card in cards:
+        comp = _COMP.get(card)
+        if comp is not None and comp in out:
+            out.remove(comp)
+        else:
+            out.append(card)
+    return out
+
+
+def _trump_choice(hand: Sequence[str], contest: Sequence[str]) -> list[str]:
+    """The trumps a forced trump play allows: the raising ones if any (Following 3)."""
+    trumps = [c for c in hand if _KIND[c] != CLASSIC]
+    if not trumps:
+        return trumps
+    top = -1
+    for c in contest:
+        s = _STRENGTH[c]
+        if s > top:
+            top = s
+    if top < 0:
+        return trumps
+    raising = [c for c in trumps if _STRENGTH[c] > top]
+    return raising or trumps
+
+
+def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
+    """Legal cards of `hand` (canonical, distinct) on a trick holding `cards` in play order
+    (Leading, Following 0-3); the result keeps the hand's order."""
+    if not cards:
+        normal = [c for c in hand if _KIND[c] <= REAL]
+        return normal or list(hand)
+    contest = contesting(cards)
+    asked = _COLOUR[cards[0]]
+    base: list[str] = []
+    if asked is not None:
+        base = [c for c in hand if _COLOUR[c] == asked]
+    if not base:
+        base = _trump_choice(hand, contest)
+        if not base:
+            return list(hand)
+    steal = [comp for comp in (_COMP.get(c) for c in contest) if comp is not None and comp in hand]
+    if not steal:
+        return base
+    legal = set(base).union(steal)
+    return [c for c in hand if c in legal]
+
+
+def illegal_reason(hand: Sequence[str], cards: Sequence[str], card: str) -> tuple[str, str]:
+    """(reason, message) for a card of the hand that `legal_cards` refuses: the first
+    obligation it breaks, in the contract's order."""
+    if not cards:
+        return (
+            "special-lead",
+            f"{card} may lead only when the hand holds no classic card and no real trump",
+        )
+    asked = _COLOUR[cards[0]]
+    if asked is not None:
+        follow = canon([c for c in hand if _COLOUR[c] == asked])
+        if follow:
+            return (
+                "must-follow-color",
+                f"{asked} is asked and the hand holds {', '.join(follow)}: play {asked}",
+            )
+    what = f"{asked} is asked and the hand holds none" if asked else "trump is asked"
+    if _KIND[card] == CLASSIC:
+        return ("must-play-trump", f"{what}: a trump must be played, not {card}")
+    raising = _trump_choice(hand, contesting(cards))
+    return (
+        "must-raise",
+        f"{card} does not raise over the contesting trumps; raise with {', '.join(canon(raising))}",
+    )
+
+
+# --- Trick resolution --------------------------------------------------------------------
+
+
+def contest_winner(contest: Sequence[tuple[int, str]], asked: str | None, leader: int) -> int:
+    """Seat winning the contest (Winning the contest 1-4, incl. the trump-asked Ruling)."""
+    best_seat, best = -1, -1
+    for seat, card in contest:
+        if card == "numx":
+            return seat
+        if _KIND[card] == REAL and _VALUE[card] > best:
+            best_seat, best = seat, _VALUE[card]
+    if best_seat >= 0:
+        return best_seat
+    colour = asked
+    if colour is None:
+        colour = next((_COLOUR[c] for _, c in contest if _KIND[c] == CLASSIC), None)
+        if colour is None:
+            return leader
+    for seat, card in contest:
+        if _COLOUR[card] == colour and _VALUE[card] > best:
+            best_seat, best = seat, _VALUE[card]
+    return best_seat if best_seat >= 0 else leader
+
+
+def neutralization_possible(trick: Sequence[tuple[int, str]]) -> bool:
+    """Bomb + Joker + at least one threat and no `numx`: the complice has a choice (Joker
+    neutralization)."""
+    cards = [c for _, c in trick]
+    if "bomb" not in cards or "joker" not in cards or "numx" in cards:
+        return False
+    return "quantum" in cards or any(c.startswith("shadow-") for c in contesting(cards))
+
+
+def resolve(
+    trick: Sequence[tuple[int, str]], roles: Sequence[str] | None, joker_neutralizes: bool
+) -> TrickResult:
+    """Resolve a complete, checked trick (Trump pairs; Winning the contest; The Bomb)."""
+    leader = trick[0][0]
+    asked = _COLOUR[trick[0][1]]
+    contest: list[tuple[int, str]] = []
+    pairs: list[tuple[int, list[str]]] = []
+    for seat, card in trick:
+        comp = _COMP.get(card)
+        held = [i for i, (_, c) in enumerate(contest) if c == comp] if comp else []
+        if comp is not None and held:
+            del contest[held[0]]
+            pairs.append((seat, canon([comp, card])))
+        else:
+            contest.append((seat, card))
+    seat_of = {card: seat for seat, card in trick}
+    bomb: BombResult | None = None
+    goes_to: dict[str, int] = {}
+    neutralized: tuple[int, str] | None = None
+    if "bomb" in seat_of:
+        assert roles is not None
+        bomb, neutralized = _bomb(contest, seat_of, roles, joker_neutralizes)
+        if neutralized is not None:
+            contest.remove(neutralized)
+            if neutralized[1] == "quantum":
+                goes_to["joker"] = neutralized[0]
+        captor = bomb.captured_by
+        goes_to["bomb"] = seat_of["bomb"] if captor is None else captor
+    winner = contest_winner(contest, asked, leader)
+    taken: dict[int, list[str]] = {}
+    for _, card in contest:
+        taken.setdefault(goes_to.get(card, winner), []).append(card)
+    if neutralized is not None:
+        taken.setdefault(winner, []).append(neutralized[1])
+    for seat, pair in pairs:
+        taken.setdefault(seat, []).extend(pair)
+    return TrickResult(
+        winner=winner,
+        annulled=False,
+        captures=[Capture(seat=s, cards=canon(taken[s])) for s in sorted(taken)],
+        pairs=[Capture(seat=s, cards=p) for s, p in sorted(pairs)],
+        next_leader=winner,
+        bomb=bomb,
+    )
+
+
+def _bomb(
+    contest: Sequence[tuple[int, str]],
+    seat_of: dict[str, int],
+    roles: Sequence[str],
+    joker_neutralizes: bool,
+) -> tuple[BombResult, tuple[int, str] | None]:
+    """Fate of the Bomb (The Bomb and the four roles): (result, neutralized (seat, card))."""
+    if "numx" in seat_of:
+        return BombResult(
+            outcome="numx-capture", captured_by=seat_of["numx"], neutralized=None
+        ), None
+    quantum = "quantum" in seat_of
+    shadows = sorted(
+        ((s, c) for s, c in contest if c.startswith("shadow-")), key=lambda sc: -_VALUE[sc[1]]
+    )
+    neutralized: tuple[int, str] | None = None
+    if "joker" in seat_of and joker_neutralizes and (quantum or shadows):
+        if shadows:
+            neutralized = shadows.pop(0)
+        else:
+            neutralized = (seat_of["quantum"], "quantum")
+            quantum = False
+    gone = None if neutralized is None else neutralized[1]
+    if quantum:  # Who captures the Bomb (Ruling): the Quantum before any Shadow.
+        result = BombResult(outcome="stolen", captured_by=seat_of["quantum"], neutralized=gone)
+    elif shadows:  # the highest Shadow left; the outcome follows its player's role (Rulings)
+        seat = shadows[0][0]
+        outcome = {
+            "civil": "civil-capture",
+            "demineur": "stolen",
+            "complice": "complice-capture",
+            "agent": "numx-capture",
+        }[roles[seat]]
+        result = BombResult(outcome=outcome, captured_by=seat, neutralized=gone)
+    elif gone == "quantum":
+        result = BombResult(outcome="protected-quantum", captured_by=None, neutralized=gone)
+    elif gone is not None:
+        result = BombResult(outcome="protected", captured_by=None, neutralized=gone)
+    else:
+        result = BombResult(outcome="kept", captured_by=None, neutralized=None)
+    return result, neutralized
+
+
+# --- Scoring -----------------------------------------------------------------------------
+
+
+def role_bonus(role: str, outcome: str) -> int:
+    return BONUSES[outcome].get(role, 0)
+
+
+def score_pile(
+    captured: Sequence[str], pairs: Sequence[Sequence[str]], role: str, outcome: str
+) -> PlayerScore:
+    """A player's round (Scoring a round): value groups, captured pairs, role bonus."""
+    lines = value_groups(captured)
+    for pair in sorted(pairs, key=lambda p: _VALUE[p[0]]):
+        cards = canon(list(pair))
+        lines.append(
+            ScoreLine(label=f"pair {cards[0]} + {cards[1]}", cards=cards, points=_VALUE[cards[0]])
+        )
+    lines.append(
+        ScoreLine(
+            label=f"role bonus ({role}, {outcome})", cards=[], points=role_bonus(role, outcome)
+        )
+    )
+    return PlayerScore(seat=-1, score=sum(line.points for line in lines), breakdown=lines)
 
 
 class NumWarsOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -44,6 +433,8 @@ class NumWarsPile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class NumWars:
+    """Num Wars, secret-roles edition: the rules object (rules/numwars.md)."""
+
     id: ClassVar[str] = "numwars"
     name: ClassVar[str] = "Num Wars"
     min_players: ClassVar[int] = 3
@@ -52,20 +443,90 @@ class NumWars:
 
     def __init__(self, options: NumWarsOptions | None = None) -> None:
         self.options = options or NumWarsOptions()
+        k = self.options.exchange
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 5:
+            raise InvalidInput(
+                f"exchange passes 0 to 5 cards, not {k!r}",
+                code="bad-option",
+                field="options.exchange",
+            )
+
+    def _players(self, players: int) -> None:
+        check_players(players, self.min_players, self.max_players, self.id)
 
     def deck(self, players: int) -> DeckInfo:
-        raise NotImplementedError
+        """Deck table: the whole deck of the format; 3 players: the Joker is the set-aside."""
+        self._players(players)
+        _, hand, aside = FORMATS[players]
+        return DeckInfo(players=players, cards=deck_cards(players), hand_size=hand, set_aside=aside)
 
     def deal(self, setup: RoundSetup) -> Deal:
-        raise NotImplementedError
+        """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4."""
+        n = setup.players
+        self._players(n)
+        if not isinstance(setup.dealer, int) or not 0 <= setup.dealer < n:
+            raise InvalidInput(
+                f"dealer {setup.dealer!r} is not a seat of {n} players",
+                code="bad-request",
+                field="dealer",
+            )
+        rng = Rng(setup.seed)
+        lot = role_lot(n)
+        rng.shuffle(lot)
+        excluded = set(lot) | ({"joker"} if n == 3 else set())
+        rest = [c for c in deck_cards(n) if c not in excluded]
+        rng.shuffle(rest)
+        k = FORMATS[n][1] - 1
+        hands = [canon([lot[s], *rest[s * k : (s + 1) * k]]) for s in range(n)]
+        aside = rest[n * k :] + (["joker"] if n == 3 else [])
+        return Deal(
+            hands=hands,
+            set_aside=canon(aside),
+            dealer=setup.dealer,
+            leader=setup.dealer,
+            roles=[ROLE_OF_CARD.get(card, "civil") for card in lot],
+        )
+
+    def new_round(self, setup: RoundSetup) -> NumWarsRound:
+        from engine.numwars_state import NumWarsRound
+
+        return NumWarsRound(self, setup)
+
+    def _check(self, players: int, hand: list[str], trick: list[TrickCard]) -> None:
+        self._players(players)
+        check_trick(trick, players, complete=False)
+        check_hand_and_trick(playable_deck(players), deck_name(players), hand, trick)
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
-        raise NotImplementedError
+        """Leading (with the special-lead Ruling) and Following 0-3."""
+        self._check(players, hand, trick)
+        return LegalMoves(legal=legal_cards(canon(hand), [t.card for t in trick]))
 
     def validate_move(
         self, players: int, hand: list[str], trick: list[TrickCard], card: str
     ) -> MoveCheck:
-        raise NotImplementedError
+        """Legal or the first broken obligation: card-not-in-hand, special-lead,
+        must-follow-color, must-play-trump, must-raise."""
+        self._check(players, hand, trick)
+        if card not in CARDS:
+            raise InvalidInput(f"{card!r} is not a card code", code="unknown-card", field="card")
+        if card not in playable_deck(players):
+            raise InvalidInput(
+                f"card {card!r} is not in {deck_name(players)}",
+                code="card-not-in-deck",
+                field="card",
+            )
+        cards = [t.card for t in trick]
+        legal = legal_cards(canon(hand), cards)
+        if card in legal:
+            return MoveCheck(
+                legal=True, reason=None, message=f"{card} may be played", legal_moves=legal
+            )
+        if card not in hand:
+            reason, message = "card-not-in-hand", f"{card} is not in the hand"
+        else:
+            reason, message = illegal_reason(hand, cards, card)
+        return MoveCheck(legal=False, reason=reason, message=message, legal_moves=legal)
 
     def resolve_trick(
         self,
@@ -74,10 +535,86 @@ class NumWars:
         roles: list[str] | None = None,
         joker_neutralizes: bool = True,
     ) -> TrickResult:
-        raise NotImplementedError
+        """Trump pairs, the contest winner and the Bomb; `roles` needed when the Bomb is in."""
+        self._players(players)
+        check_trick(trick, players, complete=True)
+        check_hand_and_trick(playable_deck(players), deck_name(players), [], trick)
+        seat_of = {t.card: t.seat for t in trick}
+        if roles is None:
+            if "bomb" in seat_of:
+                raise InvalidInput(
+                    "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
+                    code="bad-request",
+                    field="roles",
+                )
+        else:
+            check_roles(roles, players, "roles")
+            for card, role in ROLE_OF_CARD.items():
+                if card in seat_of and roles[seat_of[card]] != role:
+                    raise InvalidInput(
+                        f"seat {seat_of[card]} played {card}, the {role}'s card, but roles "
+                        f"names it {roles[seat_of[card]]}",
+                        code="bad-request",
+                        field=f"roles[{seat_of[card]}]",
+                    )
+        return resolve([(t.seat, t.card) for t in trick], roles, joker_neutralizes)
 
     def score_round(self, piles: list[NumWarsPile], bomb_outcome: str) -> RoundScore:
-        raise NotImplementedError
+        """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses."""
+        n = len(piles)
+        self._players(n)
+        groups: list[tuple[str, Sequence[object]]] = []
+        for i, pile in enumerate(piles):
+            groups.append((f"players[{i}].captured", pile.captured))
+            for j, pair in enumerate(pile.pairs):
+                groups.append((f"players[{i}].pairs[{j}]", pair))
+        check_cards(playable_deck(n), groups, deck_name=deck_name(n))
+        for i, pile in enumerate(piles):
+            for j, pair in enumerate(pile.pairs):
+                cards = canon(pair)
+                if (
+                    len(cards) != 2
+                    or _COMP.get(cards[0]) != cards[1]
+                    or not cards[0].startswith("rainbow-")
+                ):
+                    raise InvalidInput(
+                        f"a captured pair is rainbow-X with shadow-X, not {pair!r}",
+                        code="bad-request",
+                        field=f"players[{i}].pairs[{j}]",
+                    )
+        check_roles([p.role for p in piles], n, "players", per_seat="players[{}].role")
+        if bomb_outcome not in BOMB_OUTCOMES:
+            raise InvalidInput(
+                f"{bomb_outcome!r} is not a Bomb outcome (expected one of {', '.join(BOMB_OUTCOMES)})",
+                code="bad-request",
+                field="bomb_outcome",
+            )
+        players = [
+            msgspec.structs.replace(score_pile(p.captured, p.pairs, p.role, bomb_outcome), seat=s)
+            for s, p in enumerate(piles)
+        ]
+        return RoundScore(players=players, winners=best_seats([p.score for p in players]))
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
-        raise NotImplementedError
+        """Match: totals add up; a tied total is a tie unless `tiebreak` (Ruling)."""
+        if not rounds:
+            raise InvalidInput(
+                "a match holds at least one round", code="bad-request", field="rounds"
+            )
+        n = len(rounds[0].players)
+        totals = [0] * n
+        for r, rnd in enumerate(rounds):
+            if sorted(p.seat for p in rnd.players) != list(range(n)):
+                raise InvalidInput(
+                    f"round {r} does not score seats 0..{n - 1} exactly once",
+                    code="bad-request",
+                    field=f"rounds[{r}].players",
+                )
+            for p in rnd.players:
+                totals[p.seat] += p.score
+        winners = best_seats(totals)
+        return MatchResult(
+            totals=totals,
+            winners=winners,
+            tiebreak_needed=self.options.tiebreak and len(winners) > 1,
+        )

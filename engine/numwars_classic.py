@@ -1,22 +1,98 @@
-"""`numwars-classic` — Num Wars, classic edition (rules/numwars-classic.md). STUB."""
+"""`numwars-classic` — Num Wars, classic edition (rules/numwars-classic.md).
+
+3 to 8 players, 104 cards (four colours and the two trump families Rainbow and Shadow, 0–16,
+plus two Jokers), an exchange to the right before play, and the *trump duel*: a trick holding
+a trump pair (`rainbow-X` + `shadow-X`) above every single trump splits in two.
+
+The stateless answers live here as small pure functions (`legal_cards`, `move_reason`,
+`duel`, `score_pile`, `decide_tiebreak`); the round state machine is in
+:mod:`engine.numwars_classic_state`.
+
+Choices where the spec leaves room (documented for the API docs too):
+
+- Dealing: one card at a time, clockwise from the dealer's left neighbour (rules/README.md
+  seat order); the rest is set aside unseen. `RoundSetup.leader` is ignored: the dealer leads
+  the first trick ("Set-up").
+- Reason codes: a colour asked while holding no card of it but a trump, and an off-colour
+  card played, breaks `must-play-trump`; holding the colour, `must-follow-color`.
+- `alliance` with a player count other than 4, 6 or 8 is refused (`bad-option`) by every
+  call that knows the player count, stateless ones included.
+- `score_round` breakdown: the value groups, then one line per trump pair, then a 0-point line
+  for the lone trumps and one for the Jokers, so that every card of the pile is listed once.
+- Match: `score_match` sums the rounds and sets `tiebreak_needed` when the best total is shared
+  (by teams under `alliance`) and `tiebreak` is on; :func:`decide_tiebreak` (also
+  `NumWarsClassic.tiebreak`) applies the tie-break Ruling to the tie-break rounds played so
+  far and says whether another one is due or the win is shared. The match layer deals them
+  (the next dealer in rotation) and keeps their scores out of the totals.
+- Exchange: `Pass` moves one card; `Exchange(cards)` passes 1 up to the cards still owed at
+  once. Passed cards leave the hand at once and arrive when every seat has passed them all.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
 from engine.base import (
+    Capture,
     Deal,
     DeckInfo,
     LegalMoves,
     MatchResult,
     MoveCheck,
+    PlayerScore,
     RoundScore,
     RoundSetup,
+    ScoreLine,
+    TeamScore,
     TrickCard,
     TrickResult,
 )
+from engine.cards import CARDS, canonical, check_cards, numbered_deck
+from engine.errors import InvalidInput
+from engine.rng import Rng
+from engine.scoring import (
+    best_seats,
+    opposite_teams,
+    team_scores,
+    value_groups,
+    winning_team_seats,
+)
+from engine.tricks import check_hand_and_trick, check_players, check_trick
+
+if TYPE_CHECKING:
+    from engine.numwars_classic_state import ClassicRound
+
+RULESET_ID = "numwars-classic"
+MIN_PLAYERS = 3
+MAX_PLAYERS = 8
+ALLIANCE_PLAYERS = (4, 6, 8)
+MAX_TIEBREAK_ROUNDS = 3
+
+#: The whole deck, canonical order ("Deck and hands"): 68 colour cards, 34 trumps, 2 Jokers.
+DECK: tuple[str, ...] = (
+    *numbered_deck(("red", "blue", "green", "yellow", "rainbow", "shadow"), 0, 16),
+    "joker",
+    "joker",
+)
+DECK_COUNTS: Counter[str] = Counter(DECK)
+
+# Card kinds, precomputed once so that legality and the duel never parse a code.
+RED, BLUE, GREEN, YELLOW, RAINBOW, SHADOW, JOKER = range(7)
+#: What a trump lead asks ("Lead", Ruling: either family) — distinct from every colour.
+TRUMP_ASKED = RAINBOW
+_KIND_OF_FAMILY = {"red": RED, "blue": BLUE, "green": GREEN, "yellow": YELLOW}
+_KIND_OF_FAMILY |= {"rainbow": RAINBOW, "shadow": SHADOW}
+KIND: dict[str, int] = {c: _KIND_OF_FAMILY[CARDS[c].family] for c in DECK if c != "joker"}
+KIND["joker"] = JOKER
+VALUE: dict[str, int] = {c: CARDS[c].value or 0 for c in DECK if c != "joker"}
+VALUE["joker"] = -1
+#: `shadow-X` for `rainbow-X` and the reverse (the card that completes a pair).
+PARTNER_CARD: dict[str, str] = {f"rainbow-{v}": f"shadow-{v}" for v in range(17)}
+PARTNER_CARD |= {f"shadow-{v}": f"rainbow-{v}" for v in range(17)}
 
 
 class ClassicOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -31,35 +107,486 @@ class ClassicPile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     captured: list[str]
 
 
+class TiebreakOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """Where the tie-break of a tied match stands after the tie-break rounds played so far.
+
+    `winners`: the seats still in contention (the match winners once `decided`);
+    `another_round`: one more tie-break round is due; `shared`: three rounds left a tie.
+    """
+
+    winners: list[int]
+    decided: bool
+    another_round: bool
+    shared: bool
+    rounds_used: int
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure rule functions
+
+
+def asked_of(trick_cards: Iterable[str]) -> int | None:
+    """What the trick asks: a colour kind, TRUMP_ASKED, or None (no card, or Jokers only).
+
+    Ruling "Lead": a trump asks for trump (either family); a Joker asks nothing and the first
+    non-Joker card sets what is asked.
+    """
+    for card in trick_cards:
+        k = KIND[card]
+        if k != JOKER:
+            return TRUMP_ASKED if k >= RAINBOW else k
+    return None
+
+
+ORDER: dict[str, int] = {c: CARDS[c].order for c in DECK}
+
+
+def sort_cards(cards: Iterable[str]) -> list[str]:
+    """Canonical order (rules/cards.md) of cards of this deck, without a Python key call."""
+    return sorted(cards, key=ORDER.__getitem__)
+
+
+def distinct_in_order(hand: Iterable[str]) -> list[str]:
+    """The distinct cards of `hand` in canonical order (two Jokers are one choice)."""
+    return sort_cards(set(hand))
+
+
+def legal_cards(hand: Iterable[str], trick_cards: Sequence[str]) -> list[str]:
+    """Every distinct card of `hand` that may be played to the trick, in canonical order."""
+    return legal_in_order(distinct_in_order(hand), trick_cards)
+
+
+def legal_in_order(cards: list[str], trick_cards: Sequence[str]) -> list[str]:
+    """`legal_cards` for distinct cards already in canonical order (the round's hot path).
+
+    Playing a card: Joker always; colour asked -> that colour or a trump, holding neither any
+    card; trump asked -> a trump, holding none any card; Raise obligation on the trumps.
+    """
+    asked = asked_of(trick_cards)
+    if asked is None:
+        return cards
+    kinds = [KIND[c] for c in cards]
+    has_trump = RAINBOW in kinds or SHADOW in kinds
+    if asked == TRUMP_ASKED:
+        if not has_trump:
+            return cards
+    elif not has_trump and asked not in kinds:
+        return cards
+    top = -1
+    completes: list[str] = []
+    for card in trick_cards:
+        if RAINBOW <= KIND[card] <= SHADOW:
+            top = max(top, VALUE[card])
+            completes.append(PARTNER_CARD[card])
+    # Raise obligation: higher than every trump in the trick, or completing a pair; holding
+    # none of those, any trump.
+    binds = top >= 0 and any(
+        RAINBOW <= k <= SHADOW and (VALUE[c] > top or c in completes)
+        for c, k in zip(cards, kinds, strict=True)
+    )
+    out = []
+    for c, k in zip(cards, kinds, strict=True):
+        if RAINBOW <= k <= SHADOW:
+            if not binds or VALUE[c] > top or c in completes:
+                out.append(c)
+        elif k in (asked, JOKER):
+            out.append(c)
+    return out
+
+
+def move_reason(hand: Sequence[str], trick_cards: Sequence[str], card: str) -> str | None:
+    """The first obligation that playing `card` breaks (contract reason order), or None."""
+    if card not in hand:
+        return "card-not-in-hand"
+    if card in legal_cards(hand, trick_cards):
+        return None
+    return broken_obligation(hand, trick_cards, card)
+
+
+def broken_obligation(hand: Sequence[str], trick_cards: Sequence[str], card: str) -> str:
+    """Which obligation a held but illegal `card` breaks (contract reason order)."""
+    if RAINBOW <= KIND[card] <= SHADOW:
+        return "must-raise"
+    asked = asked_of(trick_cards)
+    if asked != TRUMP_ASKED and any(KIND[c] == asked for c in hand):
+        return "must-follow-color"
+    return "must-play-trump"
+
+
+_REASON_TEXT = {
+    "card-not-in-hand": "{card!r} is not in the hand",
+    "must-follow-color": "{card!r} does not follow the colour asked: play that colour, a trump "
+    "or a Joker (Playing a card: Colour asked)",
+    "must-play-trump": "{card!r} is not a trump: holding a trump you must play one, or a Joker "
+    "(Playing a card: Trump asked / Colour asked)",
+    "must-raise": "{card!r} neither beats every trump in the trick nor completes a pair, and "
+    "you hold a trump that does (Playing a card: Raise obligation)",
+}
+
+
+def check_card(card: object, field: str) -> None:
+    """A code of this deck, else the contract's `unknown-card` / `card-not-in-deck`."""
+    if isinstance(card, str) and card in KIND:
+        return
+    if isinstance(card, str) and card in CARDS:
+        raise InvalidInput(
+            f"card {card!r} is not in the numwars-classic deck",
+            code="card-not-in-deck",
+            field=field,
+        )
+    raise InvalidInput(f"{card!r} is not a card code", code="unknown-card", field=field)
+
+
+def reason_message(reason: str, card: str) -> str:
+    return _REASON_TEXT[reason].format(card=card)
+
+
+class DuelResult(msgspec.Struct, frozen=True):
+    """Who takes what from one complete trick (seat -> cards), the split pairs, the winner."""
+
+    takes: dict[int, list[str]]
+    pairs: list[tuple[int, list[str]]]
+    winner: int
+
+
+def duel(trick: Sequence[tuple[int, str]]) -> DuelResult:
+    """Resolve a complete trick by the trump duel ("Resolving the trick", rules 1–5)."""
+    rainbow: dict[int, int] = {}
+    shadow: dict[int, int] = {}
+    for seat, card in trick:
+        k = KIND[card]
+        if k == RAINBOW:
+            rainbow[VALUE[card]] = seat
+        elif k == SHADOW:
+            shadow[VALUE[card]] = seat
+    everything = [card for _, card in trick]
+    if not rainbow and not shadow:
+        best = _highest_of_asked(trick)
+        assert best is not None, "a complete trick holds a non-Joker card"
+        return DuelResult({best: everything}, [], best)
+    pair_values = sorted(rainbow.keys() & shadow.keys(), reverse=True)
+    singles = [(v, s) for v, s in rainbow.items() if v not in shadow]
+    singles += [(v, s) for v, s in shadow.items() if v not in rainbow]
+    top_single = max(singles) if singles else None
+    if top_single is not None and (not pair_values or top_single[0] > pair_values[0]):
+        # Rule 2 (no pair) and rule 3 (S above every pair: the pairs do not split).
+        return DuelResult({top_single[1]: everything}, [], top_single[1])
+    # Rule 3 and its Ruling: only the pairs above S split, lower pairs stay with the rest.
+    winning = [v for v in pair_values if top_single is None or v > top_single[0]]
+    taken = {f"rainbow-{v}" for v in winning} | {f"shadow-{v}" for v in winning}
+    takes: dict[int, list[str]] = {}
+    pairs: list[tuple[int, list[str]]] = []
+    for v in winning:
+        pair = [f"rainbow-{v}", f"shadow-{v}"]
+        takes[shadow[v]] = list(pair)
+        pairs.append((shadow[v], pair))
+    rest = [card for card in everything if card not in taken]
+    # Rule 4: the rest to S, else the highest of the colour asked, else the top pair's Shadow.
+    if top_single is not None:
+        owner = top_single[1]
+    else:
+        best = _highest_of_asked(trick)
+        owner = best if best is not None else shadow[winning[0]]
+    if rest:
+        takes.setdefault(owner, []).extend(rest)
+    else:
+        # Rule 5: nothing left, the Shadow player of the highest pair leads.
+        owner = shadow[winning[0]]
+    pairs.sort()
+    return DuelResult(takes, pairs, owner)
+
+
+def _highest_of_asked(trick: Sequence[tuple[int, str]]) -> int | None:
+    """Seat of the highest card of the colour asked; None when a trump (or nothing) is asked."""
+    asked = asked_of(card for _, card in trick)
+    if asked is None or asked == TRUMP_ASKED:
+        return None
+    best_seat, best_value = None, -1
+    for seat, card in trick:
+        if KIND[card] == asked and VALUE[card] > best_value:
+            best_seat, best_value = seat, VALUE[card]
+    return best_seat
+
+
+def score_pile(cards: Sequence[str]) -> tuple[int, list[ScoreLine]]:
+    """Points of one captured pile ("Scoring a round") and its line-by-line breakdown.
+
+    Classic cards by value group; a pile holding both `rainbow-X` and `shadow-X` scores X
+    however they got there; lone trumps and Jokers score 0.
+    """
+    lines = value_groups(cards)
+    held = set(cards)
+    lone: list[str] = []
+    for v in range(17):
+        r, s = f"rainbow-{v}", f"shadow-{v}"
+        if r in held and s in held:
+            lines.append(ScoreLine(label=f"trump pair {v}", cards=[r, s], points=v))
+        elif r in held or s in held:
+            lone.append(r if r in held else s)
+    if lone:
+        lines.append(ScoreLine(label="lone trumps", cards=canonical(lone), points=0))
+    jokers = [c for c in cards if c == "joker"]
+    if jokers:
+        lines.append(ScoreLine(label="jokers", cards=jokers, points=0))
+    return sum(line.points for line in lines), lines
+
+
+def decide_tiebreak(
+    tied: Sequence[int],
+    rounds: Sequence[RoundScore],
+    *,
+    alliance: bool = False,
+) -> TiebreakOutcome:
+    """Settle a tied match total by tie-break rounds ("Match and variants", Ruling).
+
+    `tied`: the seats sharing the best total (under `alliance`, the seats of the tied teams);
+    `rounds`: the tie-break rounds played so far, in order (all players play each one, the
+    next dealer in rotation deals; their scores are not added to the match totals). Each round
+    keeps, among those still tied, the highest round score (team totals under `alliance`);
+    while more than one player (team) remains another round is due, at most 3, after which the
+    win is shared. Rounds beyond the third are ignored.
+    """
+    if not tied:
+        raise InvalidInput("a tie-break needs the tied seats", code="bad-request", field="tied")
+    alive = sorted(set(tied))
+    used = 0
+    for score in rounds[:MAX_TIEBREAK_ROUNDS]:
+        if _entrants(alive, alliance) <= 1:
+            break
+        used += 1
+        by_seat = {p.seat: p.score for p in score.players}
+        missing = [s for s in alive if s not in by_seat]
+        if missing:
+            raise InvalidInput(
+                f"tie-break round {used} has no score for seat {missing[0]}",
+                code="bad-request",
+                field=f"rounds[{used - 1}].players",
+            )
+        if alliance:
+            half = len(score.players) // 2
+            key = {s: by_seat[s % half] + by_seat[s % half + half] for s in alive}
+        else:
+            key = by_seat
+        best = max(key[s] for s in alive)
+        alive = [s for s in alive if key[s] == best]
+    decided = _entrants(alive, alliance) <= 1
+    shared = not decided and used >= MAX_TIEBREAK_ROUNDS
+    return TiebreakOutcome(
+        winners=alive,
+        decided=decided or shared,
+        another_round=not decided and not shared,
+        shared=shared,
+        rounds_used=used,
+    )
+
+
+def _entrants(seats: Sequence[int], alliance: bool) -> int:
+    """How many players (teams, under `alliance`: partners count once) are still in contention."""
+    return (len(seats) + 1) // 2 if alliance else len(seats)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules object
+
+
 class NumWarsClassic:
-    id: ClassVar[str] = "numwars-classic"
+    """Num Wars, classic edition: the stateless answers and the round state factory."""
+
+    id: ClassVar[str] = RULESET_ID
     name: ClassVar[str] = "Num Wars (classic edition)"
-    min_players: ClassVar[int] = 3
-    max_players: ClassVar[int] = 8
+    min_players: ClassVar[int] = MIN_PLAYERS
+    max_players: ClassVar[int] = MAX_PLAYERS
     Options: ClassVar[type[ClassicOptions]] = ClassicOptions
 
     def __init__(self, options: ClassicOptions | None = None) -> None:
         self.options = options or ClassicOptions()
 
+    # -- formats -------------------------------------------------------------------------------
+
+    def check_players(self, players: int) -> None:
+        """Player count in 3–8; `alliance` only with 4, 6 or 8 ("Match and variants")."""
+        check_players(players, MIN_PLAYERS, MAX_PLAYERS, RULESET_ID)
+        self._check_alliance(players)
+
+    def _check_alliance(self, players: int) -> None:
+        if self.options.alliance and players not in ALLIANCE_PLAYERS:
+            raise InvalidInput(
+                f"the alliance variant needs 4, 6 or 8 players (partners opposite), not {players}",
+                code="bad-option",
+                field="options.alliance",
+            )
+
+    def hand_size(self, players: int) -> int:
+        """15 cards for 3–5 players, 13 for 6–8; 10 with `speed` ("Deck and hands")."""
+        if self.options.speed:
+            return 10
+        return 15 if players <= 5 else 13
+
+    def exchange_size(self, players: int) -> int:
+        """5 cards for 3–5 players, 3 for 6–8; 2 with `speed` ("Deck and hands")."""
+        if self.options.speed:
+            return 2
+        return 5 if players <= 5 else 3
+
     def deck(self, players: int) -> DeckInfo:
-        raise NotImplementedError
+        self.check_players(players)
+        hand = self.hand_size(players)
+        return DeckInfo(
+            players=players, cards=list(DECK), hand_size=hand, set_aside=len(DECK) - players * hand
+        )
 
     def deal(self, setup: RoundSetup) -> Deal:
-        raise NotImplementedError
+        """Shuffle with the setup's seed, deal one at a time from the dealer's left ("Set-up")."""
+        self.check_setup(setup)
+        n, k = setup.players, self.hand_size(setup.players)
+        cards = list(DECK)
+        Rng(setup.seed).shuffle(cards)
+        hands: list[list[str]] = [[] for _ in range(n)]
+        for i in range(n * k):
+            hands[(setup.dealer + 1 + i) % n].append(cards[i])
+        return Deal(
+            hands=[canonical(h) for h in hands],
+            set_aside=canonical(cards[n * k :]),
+            dealer=setup.dealer,
+            leader=setup.dealer,
+        )
+
+    def check_setup(self, setup: RoundSetup) -> None:
+        self.check_players(setup.players)
+        if (
+            not isinstance(setup.dealer, int)
+            or isinstance(setup.dealer, bool)
+            or not 0 <= setup.dealer < setup.players
+        ):
+            raise InvalidInput(
+                f"dealer {setup.dealer!r} is not a seat of {setup.players} players",
+                code="bad-request",
+                field="dealer",
+            )
+
+    # -- playing a card ------------------------------------------------------------------------
+
+    def _check_position(self, players: int, hand: list[str], trick: list[TrickCard]) -> None:
+        self.check_players(players)
+        check_trick(trick, players, complete=False)
+        check_hand_and_trick(DECK_COUNTS, self._deck_name(), hand, trick)
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
-        raise NotImplementedError
+        self._check_position(players, hand, trick)
+        return LegalMoves(legal=legal_cards(hand, [t.card for t in trick]))
 
     def validate_move(
         self, players: int, hand: list[str], trick: list[TrickCard], card: str
     ) -> MoveCheck:
-        raise NotImplementedError
+        self._check_position(players, hand, trick)
+        check_card(card, "card")
+        trick_cards = [t.card for t in trick]
+        legal = legal_cards(hand, trick_cards)
+        reason = move_reason(hand, trick_cards, card)
+        if reason is None:
+            return MoveCheck(
+                legal=True, reason=None, message=f"{card!r} may be played", legal_moves=legal
+            )
+        return MoveCheck(
+            legal=False, reason=reason, message=reason_message(reason, card), legal_moves=legal
+        )
 
     def resolve_trick(self, players: int, trick: list[TrickCard]) -> TrickResult:
-        raise NotImplementedError
+        self.check_players(players)
+        check_trick(trick, players, complete=True)
+        check_hand_and_trick(DECK_COUNTS, self._deck_name(), [], trick)
+        return trick_result(duel([(t.seat, t.card) for t in trick]))
+
+    # -- scoring -------------------------------------------------------------------------------
 
     def score_round(self, piles: list[ClassicPile]) -> RoundScore:
-        raise NotImplementedError
+        """Score 1 to 8 piles ("Scoring a round"); team scores and winners under `alliance`."""
+        n = len(piles)
+        if not 1 <= n <= MAX_PLAYERS:
+            raise InvalidInput(
+                f"score-round takes 1 to {MAX_PLAYERS} players' piles, not {n}",
+                code="bad-player-count",
+                field="players",
+            )
+        self._check_alliance(n)
+        check_cards(
+            DECK_COUNTS,
+            [(f"players[{i}].captured", p.captured) for i, p in enumerate(piles)],
+            deck_name=self._deck_name(),
+        )
+        return self.score_piles([p.captured for p in piles])
+
+    def score_piles(self, piles: Sequence[Sequence[str]]) -> RoundScore:
+        """Score already validated piles (the round state's end)."""
+        players = []
+        for seat, pile in enumerate(piles):
+            points, lines = score_pile(pile)
+            players.append(PlayerScore(seat=seat, score=points, breakdown=lines))
+        if self.options.alliance:
+            teams = team_scores(players, opposite_teams(len(piles)))
+            return RoundScore(players=players, winners=winning_team_seats(teams), teams=teams)
+        return RoundScore(players=players, winners=best_seats([p.score for p in players]))
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
-        raise NotImplementedError
+        """Totals of the rounds ("Match and variants"): highest total wins; a tie on it calls
+        for tie-break rounds when `tiebreak` is on (see :meth:`tiebreak`)."""
+        if not rounds:
+            raise InvalidInput(
+                "a match holds at least one round", code="bad-request", field="rounds"
+            )
+        n = len(rounds[0].players)
+        for r, score in enumerate(rounds):
+            if sorted(p.seat for p in score.players) != list(range(n)):
+                raise InvalidInput(
+                    f"round {r + 1} does not score seats 0..{n - 1} once each",
+                    code="bad-request",
+                    field=f"rounds[{r}].players",
+                )
+        self._check_alliance(n)
+        totals = [0] * n
+        for score in rounds:
+            for p in score.players:
+                totals[p.seat] += p.score
+        teams: list[TeamScore] | None = None
+        if self.options.alliance:
+            teams = [TeamScore(seats=t, score=sum(totals[s] for s in t)) for t in opposite_teams(n)]
+            winners = winning_team_seats(teams)
+            tied = len(winners) > 2
+        else:
+            winners = best_seats(totals)
+            tied = len(winners) > 1
+        if teams is None:
+            return MatchResult(
+                totals=totals, winners=winners, tiebreak_needed=tied and self.options.tiebreak
+            )
+        return MatchResult(
+            totals=totals,
+            winners=winners,
+            teams=teams,
+            tiebreak_needed=tied and self.options.tiebreak,
+        )
+
+    def tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome:
+        """The tie-break Ruling for this ruleset's options (see :func:`decide_tiebreak`)."""
+        return decide_tiebreak(tied, rounds, alliance=self.options.alliance)
+
+    # -- rounds --------------------------------------------------------------------------------
+
+    def new_round(self, setup: RoundSetup) -> ClassicRound:
+        from engine.numwars_classic_state import ClassicRound
+
+        return ClassicRound(self, setup)
+
+    def _deck_name(self) -> str:
+        return "the numwars-classic deck"
+
+
+def trick_result(result: DuelResult) -> TrickResult:
+    """The public shape of a duel: per-seat captures and pairs in canonical order."""
+    return TrickResult(
+        winner=result.winner,
+        annulled=False,
+        captures=[Capture(seat=s, cards=sort_cards(result.takes[s])) for s in sorted(result.takes)],
+        pairs=[Capture(seat=s, cards=sort_cards(cards)) for s, cards in result.pairs],
+        next_leader=result.winner,
+    )

@@ -1,12 +1,92 @@
-"""`numwin` — Num Win (rules/numwin.md). STUB."""
+"""`numwin` — Num Win (rules/numwin.md): the lowest combination of 5 face-down cards.
+
+The rules object answers the stateless questions (deck, deal, round scoring, match totals)
+and builds :class:`engine.numwin_state.NumWinRound`, the state machine of one round.
+
+Scoring (rules "Scoring") is exact and closed-form: pairs only form between cards of one
+value, and the 111-card deck holds one `rainbow-X` and one `shadow-X` per value, so each value
+is settled on its own except for one global choice (see :func:`_settle`).
+
+Choices where the spec is silent (documented here and in the API docs):
+- Deal: the deck is shuffled from canonical order with ``Rng(seed)``; the top of the pile is
+  the list's end; two rounds of one card each, clockwise from the dealer's left; then the
+  next card is turned up as the discard. Hands are returned (and laid out) canonically.
+- ``score-round`` refuses a combination longer than 40 cards (``bad-request``), far above
+  any real round, and with ``teams`` needs exactly 4 players (``bad-option``). The scoring
+  itself is linear, so a round state scores combinations of any length.
+- Breakdown lines, each only when it has cards: ``locked pairs`` (0), ``pairs removed`` (0),
+  ``remaining cards`` (classic and Shadow values), ``Rainbow`` (its value, or 0 when alone),
+  ``action cards`` (+5 each), ``caller penalty`` (+15).
+- When keeping a Rainbow alone saves nothing (value 0), it is paired instead.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
-from engine.base import Deal, DeckInfo, MatchResult, RoundScore, RoundSetup
+from engine.base import (
+    Deal,
+    DeckInfo,
+    MatchResult,
+    PlayerScore,
+    RoundScore,
+    RoundSetup,
+    ScoreLine,
+    TeamScore,
+)
+from engine.cards import CARDS, canonical, check_cards, numbered_deck
+from engine.errors import InvalidInput
+from engine.rng import Rng
+from engine.scoring import best_seats, opposite_teams, team_scores, winning_team_seats
+from engine.tricks import check_players
+
+if TYPE_CHECKING:
+    from engine.numwin_state import NumWinRound
+
+ACTION_CARDS: tuple[str, ...] = ("swipe", "swipe", "flip", "flip", "quantum", "quantum")
+MALUS_CARDS: tuple[str, ...] = ("malus-0", "malus-1", "malus-2")
+
+#: The 111-card deck in canonical order (rules "Deck").
+DECK: tuple[str, ...] = tuple(
+    canonical(
+        numbered_deck(("red", "blue", "green", "yellow", "rainbow", "shadow"), 0, 16)
+        + list(ACTION_CARDS)
+        + list(MALUS_CARDS)
+    )
+)
+DECK_COUNTS: Counter[str] = Counter(DECK)
+DECK_NAME = "the numwin deck"
+HAND_SIZE = 2
+TARGET_SIZE = 5  # rules "A turn" 3: the aim is exactly 5 cards
+ACTION_POINTS = 5  # rules "Scoring" 3
+CALLER_PENALTY = 15  # rules "Scoring" 4
+MAX_COMBINATION = 40  # score-round input bound
+
+#: Family code per card: 0 classic, 1 rainbow, 2 shadow, 3 action (never pairs).
+_KIND: dict[str, int] = {
+    code: (0 if c.is_classic else 1 if c.family == "rainbow" else 2 if c.family == "shadow" else 3)
+    for code, c in CARDS.items()
+}
+CLASSIC, RAINBOW, SHADOW, ACTION = 0, 1, 2, 3
+
+
+def may_pair(a: str, b: str) -> bool:
+    """Rules "Instant recovery": classics of equal value; rainbow-X with any numbered X;
+    shadow-X only with rainbow-X; action cards never."""
+    ka, kb = _KIND[a], _KIND[b]
+    if ka == ACTION or kb == ACTION or CARDS[a].value != CARDS[b].value:
+        return False
+    if ka == RAINBOW or kb == RAINBOW:
+        return True
+    return ka == CLASSIC and kb == CLASSIC
+
+
+def is_action(code: str) -> bool:
+    return _KIND[code] == ACTION
 
 
 class NumWinOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -21,7 +101,115 @@ class NumWinHand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     locked: list[list[str]] = []
 
 
+class _Settled(msgspec.Struct, frozen=True):
+    """One combination after the pair removal of rules "Scoring" 2."""
+
+    removed: list[str]
+    remaining: list[str]  # classic and shadow cards left
+    rainbows: list[str]  # rainbow cards left
+    actions: list[str]
+
+    @property
+    def points(self) -> int:
+        base = sum(CARDS[c].value or 0 for c in self.remaining)
+        rainbow = sum(CARDS[c].value or 0 for c in self.rainbows) if len(self.rainbows) >= 2 else 0
+        return base + rainbow + ACTION_POINTS * len(self.actions)
+
+
+def _settle(cards: Sequence[str]) -> _Settled:
+    """The pairing that leaves the lowest score (rules "Scoring" 2 and its Ruling).
+
+    Per value X with c classics, r rainbows and s shadows (r, s <= 1 in this deck):
+    - no rainbow: classics pair two by two, a shadow stays;
+    - rainbow and shadow: rainbow-shadow pair, classics two by two (never worse than
+      rainbow-classic, which leaves the shadow);
+    - rainbow, no shadow, odd c: rainbow-classic pair, the rest pairs off (nothing left);
+    - rainbow alone: it stays;
+    - rainbow, no shadow, even c >= 2 ("open" value): either rainbow-classic (one classic X
+      left) or classics two by two (the rainbow left).
+    Only the open values interact (the Rainbow rule counts the rainbows left). A left rainbow
+    costs X when 2+ rainbows remain, so keeping open rainbows pays only when none is otherwise
+    left: then the rainbow of the highest open value stays alone, scoring 0.
+    """
+    by_value: dict[int, list[str]] = {}
+    actions: list[str] = []
+    for code in cards:
+        if _KIND[code] == ACTION:
+            actions.append(code)
+        else:
+            v = CARDS[code].value
+            assert v is not None
+            by_value.setdefault(v, []).append(code)
+    removed: list[str] = []
+    remaining: list[str] = []
+    rainbows: list[str] = []
+    open_values: list[tuple[int, str, list[str]]] = []
+    for v, group in by_value.items():
+        classics = [c for c in group if _KIND[c] == CLASSIC]
+        rainbow = next((c for c in group if _KIND[c] == RAINBOW), None)
+        shadow = next((c for c in group if _KIND[c] == SHADOW), None)
+        if rainbow is None:
+            _pair_off(classics, removed, remaining)
+            if shadow is not None:
+                remaining.append(shadow)
+        elif shadow is not None:
+            removed += [rainbow, shadow]
+            _pair_off(classics, removed, remaining)
+        elif len(classics) % 2 == 1:
+            removed += [rainbow, classics[0]]
+            _pair_off(classics[1:], removed, remaining)
+        elif not classics:
+            rainbows.append(rainbow)
+        else:
+            open_values.append((v, rainbow, classics))
+    keep = None
+    if open_values and not rainbows and max(open_values)[0] > 0:
+        keep = max(open_values)[0]
+    for v, rainbow, classics in open_values:
+        if v == keep:
+            rainbows.append(rainbow)
+            _pair_off(classics, removed, remaining)
+        else:
+            removed += [rainbow, classics[0]]
+            _pair_off(classics[1:], removed, remaining)
+    return _Settled(
+        canonical(removed), canonical(remaining), canonical(rainbows), canonical(actions)
+    )
+
+
+def _pair_off(classics: Sequence[str], removed: list[str], remaining: list[str]) -> None:
+    """Classics of one value pair two by two; an odd one stays."""
+    even = len(classics) - len(classics) % 2
+    removed += classics[:even]
+    remaining += classics[even:]
+
+
+def player_lines(hand: NumWinHand) -> tuple[int, list[ScoreLine]]:
+    """One player's points and breakdown before any caller penalty (rules "Scoring" 1-3)."""
+    lines: list[ScoreLine] = []
+    locked = [c for pair in hand.locked for c in pair]
+    if locked:
+        lines.append(ScoreLine(label="locked pairs", cards=canonical(locked), points=0))
+    s = _settle(hand.combination)
+    if s.removed:
+        lines.append(ScoreLine(label="pairs removed", cards=s.removed, points=0))
+    if s.remaining:
+        pts = sum(CARDS[c].value or 0 for c in s.remaining)
+        lines.append(ScoreLine(label="remaining cards", cards=s.remaining, points=pts))
+    if len(s.rainbows) == 1:
+        lines.append(ScoreLine(label="Rainbow alone scores 0", cards=s.rainbows, points=0))
+    elif s.rainbows:
+        pts = sum(CARDS[c].value or 0 for c in s.rainbows)
+        lines.append(ScoreLine(label="Rainbows (two or more)", cards=s.rainbows, points=pts))
+    if s.actions:
+        pts = ACTION_POINTS * len(s.actions)
+        lines.append(ScoreLine(label="action cards", cards=s.actions, points=pts))
+    return s.points, lines
+
+
 class NumWin:
+    """Num Win rules: deck, deal, round and match scoring, and the round state machine."""
+
     id: ClassVar[str] = "numwin"
     name: ClassVar[str] = "Num Win"
     min_players: ClassVar[int] = 2
@@ -30,15 +218,177 @@ class NumWin:
 
     def __init__(self, options: NumWinOptions | None = None) -> None:
         self.options = options or NumWinOptions()
+        if self.options.max_turns < 0:
+            raise InvalidInput(
+                f"max_turns is a number of turns (0: no limit), not {self.options.max_turns}",
+                code="bad-option",
+                field="options.max_turns",
+            )
+
+    def check_players(self, players: int) -> None:
+        """2 to 8 players (ruling); `teams` only at 4 (rules "Match and variant")."""
+        check_players(players, self.min_players, self.max_players, self.id)
+        self._check_teams(players)
+
+    def _check_teams(self, players: int) -> None:
+        if self.options.teams and players != 4:
+            raise InvalidInput(
+                f"the teams variant is played by exactly 4 players, not {players}",
+                code="bad-option",
+                field="options.teams",
+            )
 
     def deck(self, players: int) -> DeckInfo:
-        raise NotImplementedError
+        self.check_players(players)
+        return DeckInfo(players=players, cards=list(DECK), hand_size=HAND_SIZE, set_aside=0)
+
+    def shuffled(self, setup: RoundSetup) -> tuple[list[int], list[list[int]], int, Rng]:
+        """The deal as card indices into DECK: (draw pile, hands, starter, the round's Rng).
+
+        Rules "Set-up": two cards each, clockwise from the dealer's left, then the top card
+        is turned up; the rest is the draw pile (top = last element).
+        """
+        self.check_players(setup.players)
+        n = setup.players
+        if not isinstance(setup.dealer, int) or not 0 <= setup.dealer < n:
+            raise InvalidInput(
+                f"dealer {setup.dealer!r} is not a seat of {n} players (0..{n - 1})",
+                code="bad-request",
+                field="dealer",
+            )
+        rng = Rng(setup.seed)
+        pile = list(range(len(DECK)))
+        rng.shuffle(pile)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for _ in range(HAND_SIZE):
+            for k in range(1, n + 1):
+                hands[(setup.dealer + k) % n].append(pile.pop())
+        for hand in hands:
+            hand.sort()
+        starter = pile.pop()
+        return pile, hands, starter, rng
 
     def deal(self, setup: RoundSetup) -> Deal:
-        raise NotImplementedError
+        pile, hands, starter, _ = self.shuffled(setup)
+        return Deal(
+            hands=[[DECK[i] for i in hand] for hand in hands],
+            set_aside=[],
+            dealer=setup.dealer,
+            leader=setup.dealer,
+            discard=[DECK[starter]],
+            draw_pile_count=len(pile),
+        )
+
+    def new_round(self, setup: RoundSetup) -> NumWinRound:
+        from engine.numwin_state import NumWinRound
+
+        return NumWinRound(self, setup)
 
     def score_round(self, hands: list[NumWinHand], caller: int | None) -> RoundScore:
-        raise NotImplementedError
+        """Score final combinations; each player holds at least 5 cards (api-contract)."""
+        self._check_hands(hands, caller)
+        for i, hand in enumerate(hands):
+            if len(hand.combination) > MAX_COMBINATION:
+                raise InvalidInput(
+                    f"players[{i}].combination holds {len(hand.combination)} cards; at most "
+                    f"{MAX_COMBINATION} are accepted",
+                    code="bad-request",
+                    field=f"players[{i}].combination",
+                )
+            held = len(hand.combination) + 2 * len(hand.locked)
+            if held < TARGET_SIZE:
+                raise InvalidInput(
+                    f"players[{i}] holds {held} cards counting locked pairs; a final "
+                    f"combination holds at least {TARGET_SIZE}",
+                    code="bad-request",
+                    field=f"players[{i}]",
+                )
+        return self.score_hands(hands, caller)
+
+    def _check_hands(self, hands: Sequence[NumWinHand], caller: int | None) -> None:
+        if not 1 <= len(hands) <= self.max_players:
+            raise InvalidInput(
+                f"score-round takes 1 to {self.max_players} players, not {len(hands)}",
+                code="bad-player-count",
+                field="players",
+            )
+        self._check_teams(len(hands))
+        groups: list[tuple[str, Sequence[object]]] = []
+        for i, hand in enumerate(hands):
+            groups.append((f"players[{i}].combination", hand.combination))
+            for j, pair in enumerate(hand.locked):
+                groups.append((f"players[{i}].locked[{j}]", pair))
+        check_cards(DECK_COUNTS, groups, deck_name=DECK_NAME)
+        for i, hand in enumerate(hands):
+            for j, pair in enumerate(hand.locked):
+                if len(pair) != 2 or not may_pair(pair[0], pair[1]):
+                    raise InvalidInput(
+                        f"players[{i}].locked[{j}] {pair!r} is not a pair: a locked pair is two "
+                        "cards of one value that may pair (classic+classic, rainbow+numbered, "
+                        "shadow+rainbow)",
+                        code="bad-request",
+                        field=f"players[{i}].locked[{j}]",
+                    )
+        if caller is not None and (
+            not isinstance(caller, int) or isinstance(caller, bool) or not 0 <= caller < len(hands)
+        ):
+            raise InvalidInput(
+                f"caller {caller!r} is not a seat (0..{len(hands) - 1}) or null",
+                code="bad-request",
+                field="caller",
+            )
+
+    def score_hands(self, hands: Sequence[NumWinHand], caller: int | None) -> RoundScore:
+        """Score combinations of any size (a round ended by exhausted piles or `max_turns`).
+
+        Same checks and scoring as :meth:`score_round` except the 5-card minimum.
+        """
+        self._check_hands(hands, caller)
+        raw: list[int] = []
+        breakdowns: list[list[ScoreLine]] = []
+        for hand in hands:
+            points, lines = player_lines(hand)
+            raw.append(points)
+            breakdowns.append(lines)
+        if caller is not None and any(s < raw[caller] for i, s in enumerate(raw) if i != caller):
+            breakdowns[caller].append(
+                ScoreLine(label="caller penalty", cards=[], points=CALLER_PENALTY)
+            )
+            raw[caller] += CALLER_PENALTY
+        players = [
+            PlayerScore(seat=i, score=raw[i], breakdown=breakdowns[i]) for i in range(len(hands))
+        ]
+        if self.options.teams:
+            teams = team_scores(players, opposite_teams(len(hands)))
+            return RoundScore(
+                players=players, winners=winning_team_seats(teams, lowest=True), teams=teams
+            )
+        return RoundScore(players=players, winners=best_seats(raw, lowest=True))
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
-        raise NotImplementedError
+        """Totals add up, the lowest total wins, ties share (rules "Match and variant")."""
+        if not rounds:
+            raise InvalidInput(
+                "a match holds at least one round", code="bad-request", field="rounds"
+            )
+        n = len(rounds[0].players)
+        for r, rs in enumerate(rounds):
+            if len(rs.players) != n:
+                raise InvalidInput(
+                    f"rounds[{r}] has {len(rs.players)} players, rounds[0] has {n}",
+                    code="bad-request",
+                    field=f"rounds[{r}].players",
+                )
+        self._check_teams(n)
+        totals = [0] * n
+        for rs in rounds:
+            for p in rs.players:
+                totals[p.seat] += p.score
+        if self.options.teams:
+            teams = [
+                TeamScore(seats=list(t), score=sum(totals[s] for s in t)) for t in opposite_teams(n)
+            ]
+            return MatchResult(
+                totals=totals, winners=winning_team_seats(teams, lowest=True), teams=teams
+            )
+        return MatchResult(totals=totals, winners=best_seats(totals, lowest=True))

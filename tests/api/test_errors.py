@@ -71,10 +71,17 @@ def test_two_jokers_are_fine_in_classic_but_not_three(client: Any) -> None:
 
 def test_over_long_trick(client: Any) -> None:
     trick = [{"seat": s, "card": c} for s, c in enumerate(["red-1", "red-2", "red-3"])]
-    r = client.post("/v1/rulesets/numwars-classic/resolve-trick", json={"players": 4, "trick": trick + [
-        {"seat": 3, "card": "red-4"}, {"seat": 0, "card": "red-5"}]})
+    r = client.post(
+        "/v1/rulesets/numwars-classic/resolve-trick",
+        json={
+            "players": 4,
+            "trick": [*trick, {"seat": 3, "card": "red-4"}, {"seat": 0, "card": "red-5"}],
+        },
+    )
     _problem(r, 422, "bad-trick")
-    r = client.post("/v1/rulesets/numwars-classic/resolve-trick", json={"players": 4, "trick": trick})
+    r = client.post(
+        "/v1/rulesets/numwars-classic/resolve-trick", json={"players": 4, "trick": trick}
+    )
     _problem(r, 422, "bad-trick")
 
 
@@ -94,7 +101,10 @@ def test_trick_seats_must_go_clockwise(client: Any) -> None:
 def test_missing_declared_for_infinity(client: Any) -> None:
     r = client.post(
         "/v1/rulesets/numking/resolve-trick",
-        json={"players": 2, "trick": [{"seat": 0, "card": "infinity"}, {"seat": 1, "card": "shadow-3"}]},
+        json={
+            "players": 2,
+            "trick": [{"seat": 0, "card": "infinity"}, {"seat": 1, "card": "shadow-3"}],
+        },
     )
     _problem(r, 422, "missing-declared")
     r = client.post(

@@ -33,7 +33,8 @@ def test_every_operation_has_summary_description_and_errors() -> None:
             if method == "post":
                 assert {"400", "413", "422"} <= set(op["responses"]), where
                 body = op["requestBody"]["content"]["application/json"]
-                assert body.get("examples"), f"{where}: no request example"
+                examples = body.get("examples") or body["schema"].get("examples")
+                assert examples, f"{where}: no request example"
                 ok = op["responses"]["200"]["content"]["application/json"]
                 assert ok.get("examples"), f"{where}: no response example"
 

@@ -15,9 +15,10 @@ import schemathesis
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from api.app import app
+from api.app import create_app
 
-schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+# A separate app instance: schemathesis runs its own lifespan, apart from the TestClient fixture.
+schema = schemathesis.openapi.from_asgi("/openapi.json", create_app())
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=40
 )

@@ -15,7 +15,14 @@ from engine.scoring import value_group_points, value_groups
 def test_canonical_order_follows_cards_md() -> None:
     mixed = ["malus-2", "joker", "shadow-3", "red-10", "yellow-0", "rainbow-16", "numx", "red-2"]
     assert cards.canonical(mixed) == [
-        "red-2", "red-10", "yellow-0", "rainbow-16", "shadow-3", "numx", "joker", "malus-2"
+        "red-2",
+        "red-10",
+        "yellow-0",
+        "rainbow-16",
+        "shadow-3",
+        "numx",
+        "joker",
+        "malus-2",
     ]
 
 
