@@ -34,5 +34,7 @@ def make(ruleset_id: str, options: Mapping[str, Any] | None = None) -> AnyRulese
     try:
         opts = msgspec.convert(dict(options or {}), type=cls.Options)
     except msgspec.ValidationError as exc:
-        raise InvalidInput(f"bad {ruleset_id} option: {exc}", code="bad-option", field="options") from None
+        raise InvalidInput(
+            f"bad {ruleset_id} option: {exc}", code="bad-option", field="options"
+        ) from None
     return cls(opts)  # type: ignore[arg-type]

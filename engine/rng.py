@@ -39,17 +39,32 @@ class Rng:
             raise ValueError("n must be positive")
         if n == 1:
             return 0
-        bits = (n - 1).bit_length()
+        shift = 64 - (n - 1).bit_length()
+        # next_u64 inlined (same draws, same results): this is the play-outs' hot path.
+        state = self._state
         while True:
-            r = self.next_u64() >> (64 - bits)
+            state = (state + _GAMMA) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            r = (z ^ (z >> 31)) >> shift
             if r < n:
+                self._state = state
                 return r
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher–Yates in place, from the last index down."""
+        """Fisher–Yates in place, from the last index down (``below(i + 1)`` inlined)."""
+        state = self._state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            shift = 64 - i.bit_length()
+            while True:
+                state = (state + _GAMMA) & _MASK
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+                j = (z ^ (z >> 31)) >> shift
+                if j <= i:
+                    break
             items[i], items[j] = items[j], items[i]
+        self._state = state
 
     def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]

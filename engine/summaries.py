@@ -122,7 +122,7 @@ _TEXT: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
                 "starts the discard. The dealer plays first.",
                 "turn": "Draw or take the discard, then discard, swap with one of your cards, or add "
                 "a taken card. Action cards (Swipe, Flip, Quantum, Malus) act when discarded; snap "
-                "a discard with a card of the same value. Call \"Num Win\" with 5 cards.",
+                'a discard with a card of the same value. Call "Num Win" with 5 cards.',
                 "hierarchy": "Pairs: equal classic values; Rainbow X with any card of value X; "
                 "Shadow X only with Rainbow X. Action cards never pair.",
                 "scoring": "Pairs are removed; cards score their value (a lone Rainbow 0), action "
