@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -135,17 +135,35 @@ def numbered_deck(families: Sequence[str], low: int, high: int) -> list[str]:
 
 
 def check_cards(
-    deck: Counter[str],
+    deck: Mapping[str, int],
     groups: Sequence[tuple[str, Sequence[object]]],
     *,
     deck_name: str,
 ) -> None:
-    """Check every card of every ``(field, cards)`` group against ``deck``.
+    """Check every card of every ``(field, cards)`` group against ``deck`` (card → copies).
 
     Raises :class:`InvalidInput` naming the first bad card: not a card code, not in this
     deck (``deck_name`` says which, e.g. "the 4-player numwars deck"), or more copies across
     all groups than the deck holds (rules/cards.md: a unique card at most once per request).
+    The common, valid case takes one dictionary look-up per card; the error path then walks
+    the groups again to name the culprit.
     """
+    seen: dict[object, int] = {}
+    copies = deck.get
+    try:
+        for _, cards in groups:
+            for card in cards:
+                n = seen.get(card, 0) + 1
+                if n > copies(card, 0):  # type: ignore[call-overload]
+                    _raise_card_error(deck, groups, deck_name)
+                seen[card] = n
+    except TypeError:  # an unhashable "card"
+        _raise_card_error(deck, groups, deck_name)
+
+
+def _raise_card_error(
+    deck: Mapping[str, int], groups: Sequence[tuple[str, Sequence[object]]], deck_name: str
+) -> None:
     seen: Counter[str] = Counter()
     for field, cards in groups:
         for i, card in enumerate(cards):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.base import TrickCard
 from engine.cards import check_cards
@@ -58,7 +57,7 @@ def check_trick(trick: Sequence[TrickCard], players: int, *, complete: bool) -> 
 
 
 def check_hand_and_trick(
-    deck: Counter[str],
+    deck: Mapping[str, int],
     deck_name: str,
     hand: Sequence[str],
     trick: Sequence[TrickCard],
