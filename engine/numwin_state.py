@@ -77,6 +77,9 @@ class NumWinRound:
         self.history: list[tuple[int, Action]] = []
         self.n = n = setup.players
         self.all = (1 << n) - 1
+        #: bit n marks a card shown to everyone at once (public): only those reach a spectator,
+        #: not a card that every seat happens to have seen privately.
+        self.public = self.all | (1 << n)
         self.teams = rules.options.teams
         self.max_turns = rules.options.max_turns
         self.rng = rng
@@ -91,7 +94,7 @@ class NumWinRound:
         for seat, hand in enumerate(hands):
             for card in hand:
                 self.known[card] = 1 << seat
-        self.known[starter] = self.all
+        self.known[starter] = self.public
         self.hand = -1
         self.hand_src = ""
         self.turn = setup.dealer
@@ -326,7 +329,7 @@ class NumWinRound:
     def _put_on_discard(self, card: int) -> bool:
         """A card goes face up on the discard; True when it is an action card (activates)."""
         self.discard.append(card)
-        self.known[card] = self.all
+        self.known[card] = self.public
         self.faceup[card] = False
         if _IS_ACTION[card]:
             self.snap_open = False
@@ -592,7 +595,7 @@ class NumWinRound:
             self.known[card] |= 1 << seat
             events.append(Event(kind="flip", seat=seat, cards=[DECK[card]], to=seat))
         elif kind == "quantum":
-            self.known[card] = self.all
+            self.known[card] = self.public
             self.faceup[card] = True
             events.append(
                 Event(
@@ -665,7 +668,7 @@ class NumWinRound:
         for c in (card, top):
             self.locked[c] = True
             self.faceup[c] = True
-            self.known[c] = self.all
+            self.known[c] = self.public
         self.pairs[seat].append((card, top))
         self.snap_open = False
         events.append(
@@ -692,7 +695,7 @@ class NumWinRound:
     def _wrong_claim(self, seat: int, owner: int, position: int, events: list[Event]) -> None:
         """Wrong card: shown to all, a penalty card, play resumes with the same player."""
         card = self.comb[owner][position]
-        self.known[card] = self.all
+        self.known[card] = self.public
         self.tried |= 1 << seat
         events.append(
             Event(
@@ -751,7 +754,7 @@ class NumWinRound:
         if self._phase is Phase.OVER:
             return True
         mask = self.known[card]
-        return mask == self.all if seat is None else bool(mask >> seat & 1)
+        return mask == self.public if seat is None else bool(mask >> seat & 1)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` has seen (Rules "Knowledge"); None: what every seat has seen."""
