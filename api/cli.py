@@ -72,13 +72,17 @@ def describe(event: Event) -> str | None:
     if event.kind == "trick":
         result = event.data.get("result", event.data)
         winner = result.get("winner", event.seat) if isinstance(result, dict) else event.seat
-        line = f"  → trick: {cards}; won by seat {winner}" if winner is not None else (
-            f"  → trick: {cards}; annulled"
+        line = (
+            f"  → trick: {cards}; won by seat {winner}"
+            if winner is not None
+            else (f"  → trick: {cards}; annulled")
         )
         return line
     if event.kind == "play":
         declared = event.data.get("declared")
-        return f"  {who} plays {cards}" + (f" (declared {declared})" if declared is not None else "")
+        return f"  {who} plays {cards}" + (
+            f" (declared {declared})" if declared is not None else ""
+        )
     extra = ", ".join(f"{k}={v}" for k, v in event.data.items() if not isinstance(v, (dict, list)))
     parts = [event.kind, who, cards, f"({extra})" if extra else ""]
     return "  " + " ".join(p for p in parts if p)
