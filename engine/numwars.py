@@ -15,6 +15,12 @@ Points the spec leaves to the implementation, and the choice made:
 - A stored round passes exchange cards one at a time (``Pass``; ``Exchange`` applies several)
   and asks the complice (``Neutralize``) only when the choice can change something: Bomb +
   Joker + a threat and no ``numx`` in the complete trick.
+
+Speed (the play-out benchmark and the stateless endpoints): facts about a card are looked up
+in per-code tables (kind, trump strength, colour asked, suit, complement, value); legal moves
+look at the hand grouped by suit (:func:`by_suit`); a trick without the Bomb and without a
+pair is resolved by :func:`plain_result`; value groups come from a label/points table. The
+plain versions these replace are kept as references in tests/engine/test_numwars_fast.py.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from engine.base import (
 from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
 from engine.errors import InvalidInput
 from engine.rng import Rng
-from engine.scoring import best_seats, value_groups
+from engine.scoring import best_seats, value_group_points
 from engine.tricks import check_hand_and_trick, check_players, check_trick
 
 if TYPE_CHECKING:
@@ -113,6 +119,12 @@ for _code, _c in CARDS.items():
         _COMP[_code] = ("shadow-" if _c.family == "rainbow" else "rainbow-") + str(_c.value)
 _KIND.update(numx=NUMX, joker=ZERO, quantum=ZERO, bomb=BOMB)
 _STRENGTH.update(numx=1000, joker=1, quantum=1, bomb=0)
+#: The suit a card follows in: its colour, or TRUMP for every trump (Card classes).
+TRUMP = "trump"
+SUIT: dict[str, str] = {code: colour or TRUMP for code, colour in _COLOUR.items()}
+#: The colour a card asks when it leads (None: trump), and a real trump's complement.
+ASKED_COLOUR: dict[str, str | None] = _COLOUR
+COMPLEMENT: dict[str, str] = _COMP
 
 
 def canon(cards: Sequence[str] | set[str]) -> list[str]:
@@ -125,10 +137,17 @@ def is_trump(card: str) -> bool:
     return _KIND[card] != CLASSIC
 
 
+_DECKS: dict[int, tuple[str, ...]] = {}
+
+
 def deck_cards(players: int) -> list[str]:
     """The whole deck of the format for `players` (Deck: reduced 0–12 or full 0–16)."""
-    high = FORMATS[players][0]
-    return canon(numbered_deck(FAMILIES, 0, high) + list(SPECIAL_CARDS))
+    deck = _DECKS.get(players)
+    if deck is None:
+        high = FORMATS[players][0]
+        deck = tuple(canon(numbered_deck(FAMILIES, 0, high) + list(SPECIAL_CARDS)))
+        _DECKS[players] = deck
+    return list(deck)
 
 
 _PLAYABLE: dict[int, Counter[str]] = {}
@@ -143,8 +162,11 @@ def playable_deck(players: int) -> Counter[str]:
     return deck
 
 
+_DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
+
+
 def deck_name(players: int) -> str:
-    return f"the {players}-player numwars deck"
+    return _DECK_NAMES.get(players) or f"the {players}-player numwars deck"
 
 
 def round_roles(players: int) -> Counter[str]:
@@ -160,6 +182,10 @@ def role_lot(players: int) -> list[str]:
     """The face-down lot of the role draw, in the spec's order (Set-up 1)."""
     lot = ["bomb", "quantum", "numx", *(["joker"] if players >= 4 else [])]
     return [*lot, "red-1", "blue-1", "green-1", "yellow-1"][:players]
+
+
+#: The roles of a round, sorted, by player count: the common, valid case of check_roles.
+_ROLE_SETS: dict[int, list[str]] = {n: sorted(round_roles(n).elements()) for n in FORMATS}
 
 
 def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: str = "") -> None:
@@ -180,6 +206,8 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
                 code="bad-request",
                 field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
             )
+    if sorted(roles) == _ROLE_SETS.get(players):  # type: ignore[type-var]
+        return
     want = round_roles(players)
     got = Counter(str(r) for r in roles)
     if got != want:
@@ -207,42 +235,82 @@ def contesting(cards: Sequence[str]) -> list[str]:
     return out
 
 
-def _trump_choice(hand: Sequence[str], contest: Sequence[str]) -> list[str]:
-    """The trumps a forced trump play allows: the raising ones if any (Following 3)."""
-    trumps = [c for c in hand if _KIND[c] != CLASSIC]
-    if not trumps:
-        return trumps
+def _raising(trumps: list[str], contest: Sequence[str]) -> list[str]:
+    """Of the trumps held, those a forced trump play allows: the raising ones if any
+    (Following 3). Classic cards have strength -1, so with no trump contesting (top -1) every
+    trump is allowed."""
+    strength = _STRENGTH
     top = -1
     for c in contest:
-        s = _STRENGTH[c]
+        s = strength[c]
         if s > top:
             top = s
     if top < 0:
         return trumps
-    raising = [c for c in trumps if _STRENGTH[c] > top]
+    raising = [c for c in trumps if strength[c] > top]
     return raising or trumps
+
+
+def _trump_choice(hand: Sequence[str], contest: Sequence[str]) -> list[str]:
+    """The trumps a forced trump play allows: the raising ones if any (Following 3)."""
+    strength = _STRENGTH
+    trumps = [c for c in hand if strength[c] >= 0]
+    return _raising(trumps, contest) if trumps else trumps
+
+
+def by_suit(hand: Sequence[str]) -> dict[str, list[str]]:
+    """The cards of `hand` by suit (each colour, and TRUMP for every trump), each in the
+    hand's order: following looks at one suit only (Following 1-2)."""
+    # The four COLOURS, then TRUMP.
+    suits: dict[str, list[str]] = {"red": [], "blue": [], "green": [], "yellow": [], TRUMP: []}
+    suit = SUIT
+    for c in hand:
+        suits[suit[c]].append(c)
+    return suits
+
+
+def lead_cards(hand: Sequence[str], suits: dict[str, list[str]]) -> list[str]:
+    """Legal leads of `hand` (grouped by :func:`by_suit` in `suits`): a classic card or a
+    real trump; a special only from a hand holding neither (Leading, Ruling)."""
+    kind = _KIND
+    normal = list(hand)
+    for c in suits[TRUMP]:
+        if kind[c] > REAL:
+            normal.remove(c)
+    return normal or list(hand)
+
+
+def follow_cards(
+    hand: Sequence[str], suits: dict[str, list[str]], asked: str | None, contest: Sequence[str]
+) -> list[str]:
+    """Legal cards of `hand` (grouped by :func:`by_suit` in `suits`) on a started trick
+    asking colour `asked` (None: trump) with the cards `contest` still contesting
+    (Following 0-3); the result is a new list in the hand's order."""
+    trumps = suits[TRUMP]
+    base = suits[asked] if asked is not None else None
+    if not base:
+        if not trumps:
+            return list(hand)
+        base = _raising(trumps, contest)
+    if trumps:  # the steal rule (Following 0): a held complement of a contesting real trump
+        steal: list[str] = []
+        for c in contest:
+            comp = _COMP.get(c)
+            if comp is not None and comp in trumps:
+                steal.append(comp)
+        if steal:
+            legal = set(base).union(steal)
+            return [c for c in hand if c in legal]
+    return base[:]
 
 
 def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     """Legal cards of `hand` (canonical, distinct) on a trick holding `cards` in play order
     (Leading, Following 0-3); the result keeps the hand's order."""
+    suits = by_suit(hand)
     if not cards:
-        normal = [c for c in hand if _KIND[c] <= REAL]
-        return normal or list(hand)
-    contest = contesting(cards)
-    asked = _COLOUR[cards[0]]
-    base: list[str] = []
-    if asked is not None:
-        base = [c for c in hand if _COLOUR[c] == asked]
-    if not base:
-        base = _trump_choice(hand, contest)
-        if not base:
-            return list(hand)
-    steal = [comp for comp in (_COMP.get(c) for c in contest) if comp is not None and comp in hand]
-    if not steal:
-        return base
-    legal = set(base).union(steal)
-    return [c for c in hand if c in legal]
+        return lead_cards(hand, suits)
+    return follow_cards(hand, suits, _COLOUR[cards[0]], contesting(cards))
 
 
 def illegal_reason(hand: Sequence[str], cards: Sequence[str], card: str) -> tuple[str, str]:
@@ -275,56 +343,93 @@ def illegal_reason(hand: Sequence[str], cards: Sequence[str], card: str) -> tupl
 
 
 def contest_winner(contest: Sequence[tuple[int, str]], asked: str | None, leader: int) -> int:
-    """Seat winning the contest (Winning the contest 1-4, incl. the trump-asked Ruling)."""
-    best_seat, best = -1, -1
+    """Seat winning the contest (Winning the contest 1-4, incl. the trump-asked Ruling).
+
+    `numx` (strength 1000) and real trumps (strength 2 + value) are the only strengths above
+    1; two contesting real trumps never share a value (they pair).
+    """
+    best_seat, best = -1, 1
+    strength = _STRENGTH
     for seat, card in contest:
-        if card == "numx":
-            return seat
-        if _KIND[card] == REAL and _VALUE[card] > best:
-            best_seat, best = seat, _VALUE[card]
+        s = strength[card]
+        if s > best:
+            best_seat, best = seat, s
     if best_seat >= 0:
         return best_seat
     colour = asked
     if colour is None:
-        colour = next((_COLOUR[c] for _, c in contest if _KIND[c] == CLASSIC), None)
-        if colour is None:
+        kind = _KIND
+        for _, card in contest:
+            if kind[card] == CLASSIC:
+                colour = _COLOUR[card]
+                break
+        else:
             return leader
+    best = -1
+    value = _VALUE
     for seat, card in contest:
-        if _COLOUR[card] == colour and _VALUE[card] > best:
-            best_seat, best = seat, _VALUE[card]
+        if _COLOUR[card] == colour and value[card] > best:
+            best_seat, best = seat, value[card]
     return best_seat if best_seat >= 0 else leader
 
 
-def neutralization_possible(trick: Sequence[tuple[int, str]]) -> bool:
-    """Bomb + Joker + at least one threat and no `numx`: the complice has a choice (Joker
-    neutralization)."""
-    cards = [c for _, c in trick]
-    if "bomb" not in cards or "joker" not in cards or "numx" in cards:
+def neutralization_possible(contest: Sequence[str]) -> bool:
+    """Bomb + Joker + at least one threat and no `numx` among the cards still contesting a
+    complete trick: the complice has a choice (Joker neutralization). Special cards never
+    pair, so they contest exactly when they are in the trick."""
+    if "bomb" not in contest or "joker" not in contest or "numx" in contest:
         return False
-    return "quantum" in cards or any(c.startswith("shadow-") for c in contesting(cards))
+    return "quantum" in contest or any(c.startswith("shadow-") for c in contest)
+
+
+def plain_result(trick: Sequence[tuple[int, str]]) -> TrickResult:
+    """A complete trick without the Bomb and without a pair: every card contests and the
+    winner takes them all (Winning the contest)."""
+    leader, lead = trick[0]
+    winner = contest_winner(trick, _COLOUR[lead], leader)
+    return TrickResult(
+        winner=winner,
+        annulled=False,
+        captures=[Capture(seat=winner, cards=canon([c for _, c in trick]))],
+        pairs=[],
+        next_leader=winner,
+        bomb=None,
+    )
 
 
 def resolve(
     trick: Sequence[tuple[int, str]], roles: Sequence[str] | None, joker_neutralizes: bool
 ) -> TrickResult:
-    """Resolve a complete, checked trick (Trump pairs; Winning the contest; The Bomb)."""
+    """Resolve a complete, checked trick (Trump pairs; Winning the contest; The Bomb).
+
+    Without the Bomb and without a pair (most tricks) the winner takes every card.
+    """
     leader = trick[0][0]
-    asked = _COLOUR[trick[0][1]]
     contest: list[tuple[int, str]] = []
     pairs: list[tuple[int, list[str]]] = []
+    has_bomb = False
     for seat, card in trick:
         comp = _COMP.get(card)
-        held = [i for i, (_, c) in enumerate(contest) if c == comp] if comp else []
-        if comp is not None and held:
-            del contest[held[0]]
-            pairs.append((seat, canon([comp, card])))
+        if comp is not None:
+            for i, (_, held) in enumerate(contest):
+                if held == comp:
+                    del contest[i]
+                    pairs.append((seat, canon([comp, card])))
+                    break
+            else:
+                contest.append((seat, card))
         else:
+            if card == "bomb":
+                has_bomb = True
             contest.append((seat, card))
+    if not has_bomb and not pairs:
+        return plain_result(trick)
+    asked = _COLOUR[trick[0][1]]
     seat_of = {card: seat for seat, card in trick}
     bomb: BombResult | None = None
     goes_to: dict[str, int] = {}
     neutralized: tuple[int, str] | None = None
-    if "bomb" in seat_of:
+    if has_bomb:
         assert roles is not None
         bomb, neutralized = _bomb(contest, seat_of, roles, joker_neutralizes)
         if neutralized is not None:
@@ -351,6 +456,15 @@ def resolve(
     )
 
 
+#: Fate of the Bomb captured by a Shadow, by the role of its player (Rulings).
+_SHADOW_CAPTURE = {
+    "civil": "civil-capture",
+    "demineur": "stolen",
+    "complice": "complice-capture",
+    "agent": "numx-capture",
+}
+
+
 def _bomb(
     contest: Sequence[tuple[int, str]],
     seat_of: dict[str, int],
@@ -363,9 +477,9 @@ def _bomb(
             outcome="numx-capture", captured_by=seat_of["numx"], neutralized=None
         ), None
     quantum = "quantum" in seat_of
-    shadows = sorted(
-        ((s, c) for s, c in contest if c.startswith("shadow-")), key=lambda sc: -_VALUE[sc[1]]
-    )
+    shadows = [(s, c) for s, c in contest if c.startswith("shadow-")]
+    if len(shadows) > 1:  # strongest first; contesting Shadows have distinct values
+        shadows.sort(key=lambda sc: -_VALUE[sc[1]])
     neutralized: tuple[int, str] | None = None
     if "joker" in seat_of and joker_neutralizes and (quantum or shadows):
         if shadows:
@@ -378,12 +492,7 @@ def _bomb(
         result = BombResult(outcome="stolen", captured_by=seat_of["quantum"], neutralized=gone)
     elif shadows:  # the highest Shadow left; the outcome follows its player's role (Rulings)
         seat = shadows[0][0]
-        outcome = {
-            "civil": "civil-capture",
-            "demineur": "stolen",
-            "complice": "complice-capture",
-            "agent": "numx-capture",
-        }[roles[seat]]
+        outcome = _SHADOW_CAPTURE[roles[seat]]
         result = BombResult(outcome=outcome, captured_by=seat, neutralized=gone)
     elif gone == "quantum":
         result = BombResult(outcome="protected-quantum", captured_by=None, neutralized=gone)
@@ -401,22 +510,70 @@ def role_bonus(role: str, outcome: str) -> int:
     return BONUSES[outcome].get(role, 0)
 
 
+#: The value of each classic card (Scoring a round: only classic cards form value groups).
+_CLASSIC_VALUE: dict[str, int] = {c: _VALUE[c] for c, k in _KIND.items() if k == CLASSIC}
+#: Label and points of a group of `count` classic cards of value `v`: [count][v].
+_GROUP_LINE: list[list[tuple[str, int]]] = [
+    [(f"{count} × value {v}", value_group_points(v, count) if count else 0) for v in range(17)]
+    for count in range(5)
+]
+
+
+def value_lines(cards: Sequence[str]) -> list[ScoreLine]:
+    """Classic cards grouped by value across colours, one line per value ascending
+    (Scoring a round); the same lines as :func:`engine.scoring.value_groups`. One sort of
+    the pile leaves every group in canonical order."""
+    classic = _CLASSIC_VALUE
+    groups: dict[int, list[str]] = {}
+    for card in canon([c for c in cards if c in classic]):
+        v = classic[card]
+        held = groups.get(v)
+        if held is None:
+            groups[v] = [card]
+        else:
+            held.append(card)
+    lines = []
+    for v in sorted(groups):
+        held = groups[v]
+        label, points = _GROUP_LINE[len(held)][v]
+        lines.append(ScoreLine(label=label, cards=held, points=points))
+    return lines
+
+
 def score_pile(
-    captured: Sequence[str], pairs: Sequence[Sequence[str]], role: str, outcome: str
+    captured: Sequence[str],
+    pairs: Sequence[Sequence[str]],
+    role: str,
+    outcome: str,
+    seat: int = -1,
 ) -> PlayerScore:
     """A player's round (Scoring a round): value groups, captured pairs, role bonus."""
-    lines = value_groups(captured)
-    for pair in sorted(pairs, key=lambda p: _VALUE[p[0]]):
-        cards = canon(list(pair))
-        lines.append(
-            ScoreLine(label=f"pair {cards[0]} + {cards[1]}", cards=cards, points=_VALUE[cards[0]])
-        )
+    lines = value_lines(captured)
+    if pairs:
+        for pair in sorted(pairs, key=lambda p: _VALUE[p[0]]):
+            cards = canon(list(pair))
+            lines.append(
+                ScoreLine(
+                    label=f"pair {cards[0]} + {cards[1]}", cards=cards, points=_VALUE[cards[0]]
+                )
+            )
     lines.append(
         ScoreLine(
             label=f"role bonus ({role}, {outcome})", cards=[], points=role_bonus(role, outcome)
         )
     )
-    return PlayerScore(seat=-1, score=sum(line.points for line in lines), breakdown=lines)
+    total = 0
+    for line in lines:
+        total += line.points
+    return PlayerScore(seat=seat, score=total, breakdown=lines)
+
+
+def score_piles(piles: Sequence[NumWarsPile], bomb_outcome: str) -> RoundScore:
+    """Scoring a round for checked piles: each seat's score and the winners (ties share)."""
+    players = [
+        score_pile(p.captured, p.pairs, p.role, bomb_outcome, s) for s, p in enumerate(piles)
+    ]
+    return RoundScore(players=players, winners=best_seats([p.score for p in players]))
 
 
 class NumWarsOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -589,11 +746,7 @@ class NumWars:
                 code="bad-request",
                 field="bomb_outcome",
             )
-        players = [
-            msgspec.structs.replace(score_pile(p.captured, p.pairs, p.role, bomb_outcome), seat=s)
-            for s, p in enumerate(piles)
-        ]
-        return RoundScore(players=players, winners=best_seats([p.score for p in players]))
+        return score_piles(piles, bomb_outcome)
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Match: totals add up; a tied total is a tie unless `tiebreak` (Ruling)."""

@@ -4,6 +4,14 @@ Phases: ``exchange`` (only with option ``exchange`` > 0: simultaneous one-card p
 right neighbour), ``play`` (tricks, the dealer leading the first), ``neutralize`` (the
 complice's choice once a trick holding Bomb + Joker + a threat is complete), ``over``.
 The state is a fold of the applied actions over the deal of ``Rng(setup.seed)``.
+
+Speed (the play-out benchmark): ``phase``, ``current_player`` and ``is_over`` are plain
+attributes kept up to date; the cards still contesting the current trick and the colour it
+asks are kept as cards are played; the legal actions of the seat to play are shared ``Play``
+instances, cached until the next card and reused by ``apply`` as its legality check; play
+events are shared values; finished tricks are kept as raw records (``tricks`` builds their
+plain-data form on demand) and the round is scored once, at its end, without re-checking
+the piles.
 """
 
 from __future__ import annotations
@@ -15,17 +23,24 @@ import msgspec
 
 from engine.actions import Action, Exchange, Neutralize, Pass, Play
 from engine.base import BombResult, Deal, Event, RoundScore, RoundSetup, TrickResult
+from engine.cards import CARDS
 from engine.errors import IllegalMove, InvalidInput
 from engine.numwars import (
+    ASKED_COLOUR,
+    COMPLEMENT,
     ROLE_CARDS,
     ROLE_OF_CARD,
+    SUIT,
     NumWarsPile,
+    by_suit,
     canon,
-    contesting,
+    follow_cards,
     illegal_reason,
-    legal_cards,
+    lead_cards,
     neutralization_possible,
+    plain_result,
     resolve,
+    score_piles,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +54,17 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+_EXCHANGE, _PLAYING, _NEUTRALIZE, _OVER = Phase.EXCHANGE, Phase.PLAY, Phase.NEUTRALIZE, Phase.OVER
+_MAX_PLAYERS = 8
+
 _YES_NO: list[Action] = [Neutralize(neutralize=True), Neutralize(neutralize=False)]
+#: One frozen action per card code, shared by every legal-action list.
+_PLAY: dict[str, Play] = {code: Play(card=code) for code in CARDS}
+_PASS: dict[str, Pass] = {code: Pass(card=code) for code in CARDS}
+#: The public "play" event of each seat and card (immutable values, shared).
+_PLAY_EVENTS: list[dict[str, Event]] = [
+    {code: Event(kind="play", seat=s, cards=[code]) for code in CARDS} for s in range(_MAX_PLAYERS)
+]
 
 
 class NumWarsRound:
@@ -56,13 +81,13 @@ class NumWarsRound:
         self.n = setup.players
         self.k = rules.options.exchange
         self.hands: list[list[str]] = [list(h) for h in deal.hands]
+        self._suits = [by_suit(h) for h in self.hands]  # each hand by suit, for following
         self.roles: list[str] = list(deal.roles)
         self.set_aside: list[str] = list(deal.set_aside)
         self.dealer = deal.dealer
         self.leader = deal.leader
         self.passed: list[list[str]] = [[] for _ in range(self.n)]
         self.trick: list[tuple[int, str]] = []
-        self.tricks: list[dict[str, Any]] = []
         self.results: list[TrickResult] = []
         self.choices: list[bool | None] = []
         self.piles: list[list[str]] = [[] for _ in range(self.n)]
@@ -70,61 +95,89 @@ class NumWarsRound:
         self.revealed: list[bool] = [False] * self.n
         self.bomb: BombResult | None = None
         self.complice = self.roles.index("complice") if "complice" in self.roles else -1
-        self._phase = Phase.EXCHANGE if self.k > 0 else Phase.PLAY
+        #: Plain attributes rather than properties: the play-out loop reads them at every step.
+        self.phase: Phase = _EXCHANGE if self.k > 0 else _PLAYING
+        self.current_player: int | None = None if self.k > 0 else self.leader
+        self.is_over = False
+        #: Finished tricks: (cards as (seat, card) in play order, result as plain data,
+        #: the complice's choice or None).
+        self._records: list[tuple[list[tuple[int, str]], dict[str, Any], bool | None]] = []
+        self._asked: str | None = None  # colour asked by the current trick (None: trump)
+        self._contest: list[str] = []  # its cards still contesting, in play order
         self._scores: RoundScore | None = None
-        self._legal_cache: list[str] | None = None
+        self._legal: list[Action] | None = None
 
     # --- protocol ------------------------------------------------------------------------
 
     @property
-    def phase(self) -> str:
-        return self._phase.value
-
-    @property
-    def current_player(self) -> int | None:
-        if self._phase is Phase.PLAY:
-            return (self.leader + len(self.trick)) % self.n
-        if self._phase is Phase.NEUTRALIZE:
-            return self.complice
-        return None
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase is Phase.OVER
+    def tricks(self) -> list[dict[str, Any]]:
+        """Finished tricks as plain data: leader, cards, result, the complice's choice."""
+        return [
+            {
+                "leader": cards[0][0],
+                "cards": [{"seat": s, "card": c} for s, c in cards],
+                "result": data,
+                "neutralize": choice,
+            }
+            for cards, data, choice in self._records
+        ]
 
     def actors(self) -> list[int]:
-        if self._phase is Phase.EXCHANGE:
+        if self.phase is _EXCHANGE:
             return [s for s in range(self.n) if len(self.passed[s]) < self.k]
         turn = self.current_player
         return [] if turn is None else [turn]
 
     def legal_actions(self, seat: int) -> list[Action]:
-        phase = self._phase
-        if phase is Phase.PLAY:
-            if seat != (self.leader + len(self.trick)) % self.n:
+        """The seat's legal actions. In play: shared ``Play`` values in a list cached until the
+        next card (callers read it, never change it)."""
+        phase = self.phase
+        if phase is _PLAYING:
+            if seat != self.current_player:
                 return []
-            return [Play(card=c) for c in self._legal()]
-        if phase is Phase.EXCHANGE:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._legal_plays()
+            return legal
+        if phase is _EXCHANGE:
             if not 0 <= seat < self.n or len(self.passed[seat]) >= self.k:
                 return []
-            return [Pass(card=c) for c in self.hands[seat] if c not in ROLE_CARDS]
-        if phase is Phase.NEUTRALIZE and seat == self.complice:
+            return [_PASS[c] for c in self.hands[seat] if c not in ROLE_CARDS]
+        if phase is _NEUTRALIZE and seat == self.complice:
             return list(_YES_NO)
         return []
 
     def apply(self, seat: int, action: Action) -> list[Event]:
+        """A legal card of the seat to play (the common case) is recognised by membership in
+        the cached legal actions; anything else goes through the full checks."""
+        if self.phase is _PLAYING and type(action) is Play and seat == self.current_player:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._legal_plays()
+            if action in legal and type(seat) is int:
+                events = self._play_card(seat, action.card)
+                self.history.append((seat, action))
+                return events
+        return self._apply_checked(seat, action)
+
+    def scores(self) -> RoundScore | None:
+        return self._scores
+
+    # --- phases --------------------------------------------------------------------------
+
+    def _apply_checked(self, seat: int, action: Action) -> list[Event]:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
             raise InvalidInput(
                 f"seat {seat!r} is not a seat of {self.n} players", code="bad-request", field="seat"
             )
-        phase = self._phase
-        if isinstance(action, Play) and phase is Phase.PLAY:
+        phase = self.phase
+        if isinstance(action, Play) and phase is _PLAYING:
             events = self._play(seat, action)
-        elif isinstance(action, Pass) and phase is Phase.EXCHANGE:
+        elif isinstance(action, Pass) and phase is _EXCHANGE:
             events = self._pass(seat, [action.card])
-        elif isinstance(action, Exchange) and phase is Phase.EXCHANGE:
+        elif isinstance(action, Exchange) and phase is _EXCHANGE:
             events = self._pass(seat, list(action.cards))
-        elif isinstance(action, Neutralize) and phase is Phase.NEUTRALIZE:
+        elif isinstance(action, Neutralize) and phase is _NEUTRALIZE:
             events = self._neutralize(seat, action.neutralize)
         else:
             kind = type(action).__name__.lower()
@@ -135,11 +188,6 @@ class NumWarsRound:
             )
         self.history.append((seat, action))
         return events
-
-    def scores(self) -> RoundScore | None:
-        return self._scores
-
-    # --- phases --------------------------------------------------------------------------
 
     def _pass(self, seat: int, cards: list[str]) -> list[Event]:
         """Set-up 3: k cards face down to the right neighbour; role cards stay."""
@@ -166,6 +214,7 @@ class NumWarsRound:
                 )
         for card in cards:
             hand.remove(card)
+            self._suits[seat][SUIT[card]].remove(card)
         self.passed[seat].extend(cards)
         events = [
             Event(kind="pass", seat=seat, cards=canon(cards), to=seat),
@@ -182,6 +231,7 @@ class NumWarsRound:
             left = (seat + 1) % self.n
             got = self.passed[left]
             self.hands[seat] = canon(self.hands[seat] + got)
+            self._suits[seat] = by_suit(self.hands[seat])
             events.append(
                 Event(
                     kind="exchange",
@@ -195,13 +245,14 @@ class NumWarsRound:
                     to=seat,
                 )
             )
-        self._phase = Phase.PLAY
-        self._legal_cache = None
+        self.phase = _PLAYING
+        self.current_player = self.leader
+        self._legal = None
         return events
 
     def _play(self, seat: int, action: Play) -> list[Event]:
-        """Leading and Following; a completed trick is resolved, or waits for the complice."""
-        turn = (self.leader + len(self.trick)) % self.n
+        """Leading and Following, with every check and the first broken rule's reason."""
+        turn = self.current_player
         if seat != turn:
             raise IllegalMove(
                 "not-your-turn", f"it is seat {turn}'s turn to play, not seat {seat}'s"
@@ -212,18 +263,32 @@ class NumWarsRound:
             )
         card = action.card
         hand = self.hands[seat]
-        cards = [c for _, c in self.trick]
-        legal = self._legal()
+        legal = [a.card for a in self.legal_actions(seat) if isinstance(a, Play)]
         if card not in legal:
             if card in hand:
-                reason, message = illegal_reason(hand, cards, card)
+                reason, message = illegal_reason(hand, [c for _, c in self.trick], card)
             else:
                 reason, message = "card-not-in-hand", f"{card!r} is not in the hand"
             raise IllegalMove(reason, message, legal)
-        hand.remove(card)
-        self.trick.append((seat, card))
-        self._legal_cache = None
-        events = [Event(kind="play", seat=seat, cards=[card])]
+        return self._play_card(seat, card)
+
+    def _play_card(self, seat: int, card: str) -> list[Event]:
+        """A checked card goes to the trick (Trump pairs: a completed pair leaves the
+        contest); a completed trick is resolved, or waits for the complice."""
+        self.hands[seat].remove(card)
+        self._suits[seat][SUIT[card]].remove(card)
+        trick = self.trick
+        trick.append((seat, card))
+        contest = self._contest
+        comp = COMPLEMENT.get(card)
+        if comp is not None and comp in contest:
+            contest.remove(comp)
+        else:
+            contest.append(card)
+        if len(trick) == 1:
+            self._asked = ASKED_COLOUR[card]
+        self._legal = None
+        events = [_PLAY_EVENTS[seat][card]]
         if card in ROLE_CARDS and not self.revealed[seat]:
             self.revealed[seat] = True
             events.append(
@@ -234,30 +299,34 @@ class NumWarsRound:
                     data={"role": ROLE_OF_CARD[card]},
                 )
             )
-        if len(self.trick) == self.n:
-            if neutralization_possible(self.trick):
-                self._phase = Phase.NEUTRALIZE
-                events.append(
-                    Event(
-                        kind="decision",
-                        seat=self.complice,
-                        data={"decision": "neutralize", "threat": self._threat()},
-                    )
+        if len(trick) < self.n:
+            self.current_player = (seat + 1) % self.n
+        elif neutralization_possible(contest):
+            self.phase = _NEUTRALIZE
+            self.current_player = self.complice
+            events.append(
+                Event(
+                    kind="decision",
+                    seat=self.complice,
+                    data={"decision": "neutralize", "threat": self._threat()},
                 )
-            else:
-                events.extend(self._finish_trick(None))
+            )
+        else:
+            events.extend(self._finish_trick(None))
         return events
 
-    def _legal(self) -> list[str]:
-        """Legal cards of the seat to play, cached until the next card is played."""
-        if self._legal_cache is None:
-            seat = (self.leader + len(self.trick)) % self.n
-            self._legal_cache = legal_cards(self.hands[seat], [c for _, c in self.trick])
-        return self._legal_cache
+    def _legal_plays(self) -> list[Action]:
+        """Legal cards of the seat to play (Leading; Following 0-3) as shared ``Play`` values."""
+        seat = (self.leader + len(self.trick)) % self.n
+        if self.trick:
+            cards = follow_cards(self.hands[seat], self._suits[seat], self._asked, self._contest)
+        else:
+            cards = lead_cards(self.hands[seat], self._suits[seat])
+        return list(map(_PLAY.__getitem__, cards))
 
     def _threat(self) -> str:
         """The threat the Joker would neutralize: the highest Shadow, else the Quantum."""
-        shadows = [c for c in contesting([c for _, c in self.trick]) if c.startswith("shadow-")]
+        shadows = [c for c in self._contest if c.startswith("shadow-")]
         return canon(shadows)[-1] if shadows else "quantum"
 
     def _neutralize(self, seat: int, choice: bool) -> list[Event]:
@@ -271,28 +340,34 @@ class NumWarsRound:
         return events
 
     def _finish_trick(self, choice: bool | None) -> list[Event]:
-        result = resolve(self.trick, self.roles, True if choice is None else choice)
-        paired = {c for p in result.pairs for c in p.cards}
-        for cap in result.captures:
-            self.piles[cap.seat].extend(c for c in cap.cards if c not in paired)
-        for p in result.pairs:
-            self.pairs[p.seat].append(p.cards)
+        trick = self.trick
+        contest = self._contest
+        if len(contest) == len(trick) and "bomb" not in contest:
+            result = plain_result(trick)
+        else:
+            result = resolve(trick, self.roles, True if choice is None else choice)
+        piles = self.piles
+        if result.pairs:
+            paired = {c for p in result.pairs for c in p.cards}
+            for cap in result.captures:
+                piles[cap.seat].extend([c for c in cap.cards if c not in paired])
+            for p in result.pairs:
+                self.pairs[p.seat].append(p.cards)
+        else:
+            for cap in result.captures:
+                piles[cap.seat].extend(cap.cards)
         data = msgspec.to_builtins(result)
-        self.tricks.append(
-            {
-                "leader": self.trick[0][0],
-                "cards": [{"seat": s, "card": c} for s, c in self.trick],
-                "result": data,
-                "neutralize": choice,
-            }
-        )
+        self._records.append((trick, data, choice))
         self.results.append(result)
         self.choices.append(choice)
-        events = [
-            Event(
-                kind="trick", seat=result.winner, cards=canon([c for _, c in self.trick]), data=data
-            )
-        ]
+        captures = result.captures
+        # Cards are conserved: a lone capture without pairs holds the whole trick, canonical.
+        cards = (
+            list(captures[0].cards)
+            if len(captures) == 1 and not result.pairs
+            else canon([c for _, c in trick])
+        )
+        events = [Event(kind="trick", seat=result.winner, cards=cards, data=data)]
         bomb = result.bomb
         if isinstance(bomb, BombResult):
             assert self.bomb is None, "the Bomb is resolved once"
@@ -306,19 +381,29 @@ class NumWarsRound:
                 )
             )
         self.trick = []
-        self._legal_cache = None
+        self._contest = []
+        self._asked = None
+        self._legal = None
         self.leader = result.next_leader
-        self._phase = Phase.PLAY
+        self.phase = _PLAYING
+        self.current_player = self.leader
         if not self.hands[0]:
             events.append(self._finish_round())
         return events
 
     def _finish_round(self) -> Event:
-        """Every role is revealed at the end of the round; scores via score_round."""
+        """Every role is revealed at the end of the round; the piles, built by the engine
+        itself, are scored without the checks of score_round."""
         assert self.bomb is not None, "the Bomb is always played"
-        self._phase = Phase.OVER
+        self.phase = _OVER
+        self.current_player = None
+        self.is_over = True
         self.revealed = [True] * self.n
-        self._scores = self.rules.score_round(self.final_piles(), self.bomb.outcome)
+        piles = [
+            NumWarsPile(captured=self.piles[s], pairs=self.pairs[s], role=self.roles[s])
+            for s in range(self.n)
+        ]
+        self._scores = score_piles(piles, self.bomb.outcome)
         return Event(
             kind="round-over",
             data={"roles": list(self.roles), "scores": msgspec.to_builtins(self._scores)},
@@ -342,7 +427,7 @@ class NumWarsRound:
         out: dict[str, Any] = {
             "ruleset": "numwars",
             "players": n,
-            "phase": self._phase.value,
+            "phase": self.phase.value,
             "dealer": self.dealer,
             "leader": self.leader,
             "current_player": self.current_player,
@@ -352,7 +437,7 @@ class NumWarsRound:
                 self.roles[s] if self.revealed[s] or (own and s == seat) else None for s in range(n)
             ],
             "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "tricks": [dict(t) for t in self.tricks],
+            "tricks": self.tricks,
             "captured": [
                 {
                     "seat": s,
@@ -369,7 +454,7 @@ class NumWarsRound:
             assert seat is not None
             out["hand"] = list(self.hands[seat])
             out["role"] = self.roles[seat]
-            if self._phase is Phase.EXCHANGE:
+            if self.phase is _EXCHANGE:
                 out["exchange"]["passed"] = canon(self.passed[seat])
             out["legal_actions"] = msgspec.to_builtins(self.legal_actions(seat))
         return out
@@ -379,7 +464,7 @@ class NumWarsRound:
         return {
             "setup": msgspec.to_builtins(self.setup),
             "options": msgspec.to_builtins(self.rules.options),
-            "phase": self._phase.value,
+            "phase": self.phase.value,
             "hands": [list(h) for h in self.hands],
             "roles": list(self.roles),
             "set_aside": list(self.set_aside),
@@ -387,7 +472,7 @@ class NumWarsRound:
             "leader": self.leader,
             "passed": [list(p) for p in self.passed],
             "trick": [[s, c] for s, c in self.trick],
-            "tricks": [dict(t) for t in self.tricks],
+            "tricks": self.tricks,
             "piles": [list(p) for p in self.piles],
             "pairs": [[list(p) for p in ps] for ps in self.pairs],
             "revealed": list(self.revealed),
