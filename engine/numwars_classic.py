@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
@@ -51,14 +52,14 @@ from engine.base import (
     TrickCard,
     TrickResult,
 )
-from engine.cards import CARDS, canonical, check_cards, numbered_deck
+from engine.cards import CARDS, COLOURS, check_cards, numbered_deck
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import (
     best_seats,
     opposite_teams,
     team_scores,
-    value_groups,
+    value_group_points,
     winning_team_seats,
 )
 from engine.tricks import check_hand_and_trick, check_players, check_trick
@@ -93,6 +94,12 @@ VALUE["joker"] = -1
 #: `shadow-X` for `rainbow-X` and the reverse (the card that completes a pair).
 PARTNER_CARD: dict[str, str] = {f"rainbow-{v}": f"shadow-{v}" for v in range(17)}
 PARTNER_CARD |= {f"shadow-{v}": f"rainbow-{v}" for v in range(17)}
+#: The card codes `rainbow-v` and `shadow-v`, by value.
+RAINBOW_CARD: tuple[str, ...] = tuple(f"rainbow-{v}" for v in range(17))
+SHADOW_CARD: tuple[str, ...] = tuple(f"shadow-{v}" for v in range(17))
+ORDER: dict[str, int] = {c: CARDS[c].order for c in DECK}
+#: Canonical sort key of this deck's cards, a C-level look-up (no Python call per card).
+ORDER_KEY = ORDER.__getitem__
 
 
 class ClassicOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -138,12 +145,9 @@ def asked_of(trick_cards: Iterable[str]) -> int | None:
     return None
 
 
-ORDER: dict[str, int] = {c: CARDS[c].order for c in DECK}
-
-
 def sort_cards(cards: Iterable[str]) -> list[str]:
     """Canonical order (rules/cards.md) of cards of this deck, without a Python key call."""
-    return sorted(cards, key=ORDER.__getitem__)
+    return sorted(cards, key=ORDER_KEY)
 
 
 def distinct_in_order(hand: Iterable[str]) -> list[str]:
@@ -157,41 +161,51 @@ def legal_cards(hand: Iterable[str], trick_cards: Sequence[str]) -> list[str]:
 
 
 def legal_in_order(cards: list[str], trick_cards: Sequence[str]) -> list[str]:
-    """`legal_cards` for distinct cards already in canonical order (the round's hot path).
+    """`legal_cards` for distinct cards already in canonical order.
 
     Playing a card: Joker always; colour asked -> that colour or a trump, holding neither any
-    card; trump asked -> a trump, holding none any card; Raise obligation on the trumps.
+    card; trump asked -> a trump, holding none any card; Raise obligation on the trumps. The
+    canonical order puts the colour asked, then the trumps, then the Joker, so the answer is
+    those three groups concatenated.
     """
     asked = asked_of(trick_cards)
     if asked is None:
         return cards
-    kinds = [KIND[c] for c in cards]
-    has_trump = RAINBOW in kinds or SHADOW in kinds
-    if asked == TRUMP_ASKED:
-        if not has_trump:
-            return cards
-    elif not has_trump and asked not in kinds:
+    follow: list[str] = []
+    trumps: list[str] = []
+    joker: list[str] = []
+    for card in cards:
+        k = KIND[card]
+        if k == JOKER:
+            joker.append(card)
+        elif k >= RAINBOW:
+            trumps.append(card)
+        elif k == asked:
+            follow.append(card)
+    if not follow and not trumps:
         return cards
+    if trumps:
+        trumps = raised_trumps(trumps, trick_cards)
+    return follow + trumps + joker
+
+
+def raised_trumps(trumps: list[str], trick_cards: Iterable[str]) -> list[str]:
+    """The trumps held that the Raise obligation allows ("Playing a card").
+
+    With a trump in the trick, only those higher than every trump in it or completing a pair
+    (the other family, same value as one played); holding none of those, any trump.
+    """
     top = -1
     completes: list[str] = []
     for card in trick_cards:
         if RAINBOW <= KIND[card] <= SHADOW:
-            top = max(top, VALUE[card])
+            if VALUE[card] > top:
+                top = VALUE[card]
             completes.append(PARTNER_CARD[card])
-    # Raise obligation: higher than every trump in the trick, or completing a pair; holding
-    # none of those, any trump.
-    binds = top >= 0 and any(
-        RAINBOW <= k <= SHADOW and (VALUE[c] > top or c in completes)
-        for c, k in zip(cards, kinds, strict=True)
-    )
-    out = []
-    for c, k in zip(cards, kinds, strict=True):
-        if RAINBOW <= k <= SHADOW:
-            if not binds or VALUE[c] > top or c in completes:
-                out.append(c)
-        elif k in (asked, JOKER):
-            out.append(c)
-    return out
+    if top < 0:
+        return trumps
+    raised = [c for c in trumps if VALUE[c] > top or c in completes]
+    return raised or trumps
 
 
 def move_reason(hand: Sequence[str], trick_cards: Sequence[str], card: str) -> str | None:
@@ -273,11 +287,11 @@ def duel(trick: Sequence[tuple[int, str]]) -> DuelResult:
         return DuelResult({top_single[1]: everything}, [], top_single[1])
     # Rule 3 and its Ruling: only the pairs above S split, lower pairs stay with the rest.
     winning = [v for v in pair_values if top_single is None or v > top_single[0]]
-    taken = {f"rainbow-{v}" for v in winning} | {f"shadow-{v}" for v in winning}
+    taken = {RAINBOW_CARD[v] for v in winning} | {SHADOW_CARD[v] for v in winning}
     takes: dict[int, list[str]] = {}
     pairs: list[tuple[int, list[str]]] = []
     for v in winning:
-        pair = [f"rainbow-{v}", f"shadow-{v}"]
+        pair = [RAINBOW_CARD[v], SHADOW_CARD[v]]
         takes[shadow[v]] = list(pair)
         pairs.append((shadow[v], pair))
     rest = [card for card in everything if card not in taken]
@@ -308,27 +322,100 @@ def _highest_of_asked(trick: Sequence[tuple[int, str]]) -> int | None:
     return best_seat
 
 
-def score_pile(cards: Sequence[str]) -> tuple[int, list[ScoreLine]]:
+def _pile_bit(card: str) -> int:
+    """A card's bit in a pile held as one integer, the sum of its cards' bits.
+
+    Bit 4 v + colour for a classic card of value v (so each byte holds the colours of two
+    values), bit 68 + v for `rainbow-v`, 85 + v for `shadow-v`; from bit 102 up, the number
+    of Jokers.
+    """
+    k, v = KIND[card], VALUE[card]
+    if k < RAINBOW:
+        return 1 << 4 * v + k
+    if k < JOKER:
+        return 1 << 68 + 17 * (k - RAINBOW) + v
+    return 1 << 102
+
+
+_PILE_BIT: dict[str, int] = {c: _pile_bit(c) for c in KIND}
+_CLASSIC_BITS = (1 << 68) - 1
+_ALL_VALUES = (1 << 17) - 1
+
+
+def _value_group(v: int, colours: int) -> ScoreLine:
+    """The line of the classic cards of value v whose colours are the bits of `colours`.
+
+    Scored as `numwars`: 1 card = value, 2 = 0, 3 = value + 30, 4 = value + 50.
+    """
+    cards = [f"{family}-{v}" for c, family in enumerate(COLOURS) if colours >> c & 1]
+    return ScoreLine(
+        label=f"{len(cards)} × value {v}",
+        cards=cards,
+        points=value_group_points(v, len(cards)),
+    )
+
+
+def _byte_lines(i: int, byte: int) -> tuple[ScoreLine, ...]:
+    """The value-group lines of byte i of a pile's classic bits: value 2 i in its low four
+    bits, value 2 i + 1 in its high four."""
+    groups = ((2 * i, byte & 15), (2 * i + 1, byte >> 4))
+    return tuple(_value_group(v, colours) for v, colours in groups if colours and v < 17)
+
+
+#: `_byte_lines` of every byte value at each of the 9 classic bytes, and the other fixed
+#: lines. Shared values, like the round's events: never mutate a breakdown's card lists.
+_BYTE_LINES = [[_byte_lines(i, byte) for byte in range(256)] for i in range(9)]
+_PAIR_LINE: dict[int, ScoreLine] = {
+    1 << v: ScoreLine(label=f"trump pair {v}", cards=[RAINBOW_CARD[v], SHADOW_CARD[v]], points=v)
+    for v in range(17)
+}
+_JOKER_LINES = [ScoreLine(label="jokers", cards=["joker"] * n, points=0) for n in range(3)]
+_RAINBOW_OF_BIT = {1 << v: RAINBOW_CARD[v] for v in range(17)}
+_SHADOW_OF_BIT = {1 << v: SHADOW_CARD[v] for v in range(17)}
+_POINTS = attrgetter("points")
+#: The request field of each pile of score-round, named when one of its cards is refused.
+_PILE_FIELDS = tuple(f"players[{i}].captured" for i in range(MAX_PLAYERS))
+
+
+def score_pile(cards: Iterable[str]) -> tuple[int, list[ScoreLine]]:
     """Points of one captured pile ("Scoring a round") and its line-by-line breakdown.
 
     Classic cards by value group; a pile holding both `rainbow-X` and `shadow-X` scores X
-    however they got there; lone trumps and Jokers score 0.
+    however they got there; lone trumps and Jokers score 0. The pile is first summed into one
+    integer (see `_pile_bit`): its classic bytes then index the value-group lines, and the
+    values held in both trump families are the pairs.
     """
-    lines = value_groups(cards)
-    held = set(cards)
-    lone: list[str] = []
-    for v in range(17):
-        r, s = f"rainbow-{v}", f"shadow-{v}"
-        if r in held and s in held:
-            lines.append(ScoreLine(label=f"trump pair {v}", cards=[r, s], points=v))
-        elif r in held or s in held:
-            lone.append(r if r in held else s)
-    if lone:
-        lines.append(ScoreLine(label="lone trumps", cards=canonical(lone), points=0))
-    jokers = [c for c in cards if c == "joker"]
+    held = sum(map(_PILE_BIT.__getitem__, cards))
+    lines: list[ScoreLine] = []
+    for i, byte in enumerate((held & _CLASSIC_BITS).to_bytes(9, "little")):
+        if byte:
+            lines += _BYTE_LINES[i][byte]
+    rainbows = held >> 68 & _ALL_VALUES
+    shadows = held >> 85 & _ALL_VALUES
+    pairs = rainbows & shadows
+    while pairs:
+        bit = pairs & -pairs
+        lines.append(_PAIR_LINE[bit])
+        pairs ^= bit
+    total = sum(map(_POINTS, lines))
+    if rainbows != shadows:
+        lone = _cards_of_bits(rainbows & ~shadows, _RAINBOW_OF_BIT)
+        lone += _cards_of_bits(shadows & ~rainbows, _SHADOW_OF_BIT)
+        lines.append(ScoreLine(label="lone trumps", cards=lone, points=0))
+    jokers = held >> 102
     if jokers:
-        lines.append(ScoreLine(label="jokers", cards=jokers, points=0))
-    return sum(line.points for line in lines), lines
+        lines.append(_JOKER_LINES[jokers])
+    return total, lines
+
+
+def _cards_of_bits(bits: int, card_of_bit: dict[int, str]) -> list[str]:
+    """The cards of the set bits, lowest (lowest value) first."""
+    cards = []
+    while bits:
+        bit = bits & -bits
+        cards.append(card_of_bit[bit])
+        bits ^= bit
+    return cards
 
 
 def decide_tiebreak(
@@ -437,19 +524,25 @@ class NumWarsClassic:
 
     def deal(self, setup: RoundSetup) -> Deal:
         """Shuffle with the setup's seed, deal one at a time from the dealer's left ("Set-up")."""
+        hands, rest = self.deal_hands(setup)
+        return Deal(
+            hands=hands, set_aside=sort_cards(rest), dealer=setup.dealer, leader=setup.dealer
+        )
+
+    def deal_hands(self, setup: RoundSetup) -> tuple[list[list[str]], list[str]]:
+        """The checked setup's hands, each in canonical order, and the undealt rest.
+
+        Card i of the shuffled deck goes to seat (dealer + 1 + i) mod n while n x hand size
+        cards are dealt, so a seat's hand is every n-th card from its first one.
+        """
         self.check_setup(setup)
-        n, k = setup.players, self.hand_size(setup.players)
+        n = setup.players
+        dealt = n * self.hand_size(n)
         cards = list(DECK)
         Rng(setup.seed).shuffle(cards)
-        hands: list[list[str]] = [[] for _ in range(n)]
-        for i in range(n * k):
-            hands[(setup.dealer + 1 + i) % n].append(cards[i])
-        return Deal(
-            hands=[canonical(h) for h in hands],
-            set_aside=canonical(cards[n * k :]),
-            dealer=setup.dealer,
-            leader=setup.dealer,
-        )
+        first = setup.dealer + 1
+        hands = [sort_cards(cards[(s - first) % n : dealt : n]) for s in range(n)]
+        return hands, cards[dealt:]
 
     def check_setup(self, setup: RoundSetup) -> None:
         self.check_players(setup.players)
@@ -482,11 +575,14 @@ class NumWarsClassic:
         check_card(card, "card")
         trick_cards = [t.card for t in trick]
         legal = legal_cards(hand, trick_cards)
-        reason = move_reason(hand, trick_cards, card)
-        if reason is None:
+        if card in legal:
             return MoveCheck(
                 legal=True, reason=None, message=f"{card!r} may be played", legal_moves=legal
             )
+        if card not in hand:
+            reason = "card-not-in-hand"
+        else:
+            reason = broken_obligation(hand, trick_cards, card)
         return MoveCheck(
             legal=False, reason=reason, message=reason_message(reason, card), legal_moves=legal
         )
@@ -509,12 +605,13 @@ class NumWarsClassic:
                 field="players",
             )
         self._check_alliance(n)
+        captured = [p.captured for p in piles]
         check_cards(
             DECK_COUNTS,
-            [(f"players[{i}].captured", p.captured) for i, p in enumerate(piles)],
+            list(zip(_PILE_FIELDS[:n], captured, strict=True)),
             deck_name=self._deck_name(),
         )
-        return self.score_piles([p.captured for p in piles])
+        return self.score_piles(captured)
 
     def score_piles(self, piles: Sequence[Sequence[str]]) -> RoundScore:
         """Score already validated piles (the round state's end)."""

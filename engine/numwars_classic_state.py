@@ -6,13 +6,23 @@ from its left neighbour (s+1); ``show`` — under `alliance` only, every seat sh
 its hand to its partner or skips (`Show(None)`), simultaneously, seen by the partner only;
 ``play`` — the dealer leads the first trick, the taker of the rest of each trick leads the
 next; ``over`` — scores are the stateless `score_round` of the final piles.
+
+Speed (random play-outs call `actors`, `legal_actions` and `apply` once per action): the
+actions and the play and pass events are shared frozen values, one per card (and seat); in the
+play phase each hand is also kept as seven runs of `Play` actions, one per card kind in
+canonical order, so that the legal plays are a few concatenations; the trick keeps what it
+asks, its top trump and the cards that would complete a pair as it grows, and a trick without
+a trump pair is resolved from those without the general `duel`. The legal actions are cached
+for the turn, and `apply` accepts an action found among them without further checks; any
+other action goes through the full checks, which name the broken rule.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -21,10 +31,22 @@ from engine.base import Event, RoundScore, RoundSetup
 from engine.cards import canonical
 from engine.errors import IllegalMove, InvalidInput
 from engine.numwars_classic import (
+    BLUE,
+    GREEN,
+    JOKER,
+    KIND,
+    MAX_PLAYERS,
+    ORDER_KEY,
+    PARTNER_CARD,
+    RAINBOW,
+    RED,
+    SHADOW,
+    TRUMP_ASKED,
+    VALUE,
+    YELLOW,
     broken_obligation,
     check_card,
     duel,
-    legal_in_order,
     reason_message,
     sort_cards,
     trick_result,
@@ -41,6 +63,9 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+#: Module constants: an Enum member look-up (`Phase.PLAY`) costs ~100 ns on the hot path.
+_EXCHANGE, _SHOW, _PLAYING, _OVER = Phase.EXCHANGE, Phase.SHOW, Phase.PLAY, Phase.OVER
+
 _PHASE_ACTIONS = {
     Phase.EXCHANGE: ["pass", "exchange"],
     Phase.SHOW: ["show"],
@@ -48,12 +73,99 @@ _PHASE_ACTIONS = {
     Phase.OVER: [],
 }
 
+#: One shared action per card: `legal_actions` lists these, `apply` finds them by identity.
+_PLAY: dict[str, Play] = {card: Play(card) for card in KIND}
+_PASS: dict[str, Pass] = {card: Pass(card) for card in KIND}
+#: The public "play" event of each seat and card, built once (identical values).
+_PLAY_EVENTS: list[dict[str, Event]] = [
+    {card: Event(kind="play", seat=s, cards=[card]) for card in KIND} for s in range(MAX_PLAYERS)
+]
+#: The private "pass" event of each seat and card, per player count (built on first use).
+_PASS_EVENTS: dict[int, list[dict[str, Event]]] = {}
+
+
+def _trump_bit(card: str) -> int:
+    """A trump's bit in a trick's trump mask: Rainbow X bit X, Shadow X bit 17 + X, so that
+    `mask & mask >> 17` holds the values of the trump pairs; 0 for any other card."""
+    if KIND[card] == RAINBOW:
+        return 1 << VALUE[card]
+    if KIND[card] == SHADOW:
+        return 1 << 17 + VALUE[card]
+    return 0
+
+
+#: Per card: its kind, its value and its trump bit, in one look-up.
+_INFO: dict[str, tuple[int, int, int]] = {c: (KIND[c], VALUE[c], _trump_bit(c)) for c in KIND}
+
+A = TypeVar("A")
+
+
+def _pass_events(players: int) -> list[dict[str, Event]]:
+    """Set-up: the event of a seat passing a card to its right neighbour, seen by it alone."""
+    events = _PASS_EVENTS.get(players)
+    if events is None:
+        events = _PASS_EVENTS[players] = [
+            {
+                card: Event(
+                    kind="exchange",
+                    seat=s,
+                    cards=[card],
+                    data={"action": "pass", "right": (s - 1) % players},
+                    to=s,
+                )
+                for card in KIND
+            }
+            for s in range(players)
+        ]
+    return events
+
 
 class ClassicRound:
-    """One round of Num Wars (classic edition), rebuilt exactly from `setup` + `history`."""
+    """One round of Num Wars (classic edition), rebuilt exactly from `setup` + `history`.
+
+    `hands` are canonical lists of card codes; assign the whole list to replace them (test
+    fixtures do), never one seat's list, so that the play phase's runs of actions follow.
+    `current_player` and `is_over` are plain attributes: the play-outs read them every step.
+    """
+
+    __slots__ = (
+        "_asked",
+        "_best",
+        "_best_seat",
+        "_completes",
+        "_hands",
+        "_legal",
+        "_pass_events",
+        "_passes",
+        "_phase",
+        "_score",
+        "_suits",
+        "_tbits",
+        "_top",
+        "_top_seat",
+        "_undealt",
+        "_waiting",
+        "alliance",
+        "current_player",
+        "exchange_size",
+        "has_shown",
+        "history",
+        "is_over",
+        "leader",
+        "passed",
+        "piles",
+        "players",
+        "received",
+        "rules",
+        "setup",
+        "shown",
+        "trick",
+        "trick_cards",
+        "tricks",
+    )
 
     def __init__(self, rules: NumWarsClassic, setup: RoundSetup) -> None:
-        deal = rules.deal(setup)
+        hands, undealt = rules.deal_hands(setup)
         n = setup.players
         self.rules = rules
         self.setup = setup
@@ -61,21 +173,36 @@ class ClassicRound:
         self.players = n
         self.alliance = rules.options.alliance
         self.exchange_size = rules.exchange_size(n)
-        self.hands: list[list[str]] = [list(h) for h in deal.hands]
-        self.set_aside: list[str] = deal.set_aside
+        self._hands: list[list[str]] = hands
+        #: The exchange's legal actions: per seat, the `Pass` of each distinct card held.
+        self._passes = [_distinct_actions(hand, _PASS) for hand in hands]
+        #: The play phase's hands: per seat, per kind, the `Play` of each card (canonical).
+        self._suits: list[list[list[Play]]] = []
+        self._undealt = undealt
         self.passed: list[list[str]] = [[] for _ in range(n)]
         self.received: list[list[str]] = [[] for _ in range(n)]
         self.shown: list[str | None] = [None] * n
         self.has_shown: list[bool] = [False] * n
-        self.trick: list[tuple[int, str]] = []
-        self.trick_cards: list[str] = []
         self.tricks: list[dict[str, Any]] = []
         self.piles: list[list[str]] = [[] for _ in range(n)]
-        self.leader = deal.leader
-        self.turn: int | None = None
-        self._phase = Phase.EXCHANGE
+        self.leader = setup.dealer
+        self.current_player: int | None = None
+        self.is_over = False
+        self._phase = _EXCHANGE
         self._score: RoundScore | None = None
-        self._legal: list[str] | None = None  # cache of the current player's legal cards
+        self._legal: list[Play] | None = None  # the current player's legal plays, this turn
+        self._waiting = list(range(n))  # seats still owing a pass (exchange) or a show (show)
+        self._pass_events = _pass_events(n)
+        self._new_trick()
+
+    def _new_trick(self) -> None:
+        self.trick: list[tuple[int, str]] = []
+        self.trick_cards: list[str] = []
+        self._asked: int | None = None  # what the trick asks (see `asked_of`)
+        self._best = self._best_seat = -1  # highest card of the colour asked, and its seat
+        self._top = self._top_seat = -1  # highest trump, and its seat
+        self._completes: list[str] = []  # the cards that would complete a pair
+        self._tbits = 0  # the trumps played (see `_INFO`)
 
     # -- the protocol --------------------------------------------------------------------------
 
@@ -84,12 +211,21 @@ class ClassicRound:
         return self._phase
 
     @property
-    def current_player(self) -> int | None:
-        return self.turn if self._phase is Phase.PLAY else None
+    def hands(self) -> list[list[str]]:
+        """Each seat's hand in canonical order."""
+        return self._hands
+
+    @hands.setter
+    def hands(self, hands: list[list[str]]) -> None:
+        self._hands = [sort_cards(hand) for hand in hands]
+        self._passes = [_distinct_actions(hand, _PASS) for hand in self._hands]
+        self._suits = [_suits_of(hand) for hand in self._hands]
+        self._legal = None
 
     @property
-    def is_over(self) -> bool:
-        return self._phase is Phase.OVER
+    def set_aside(self) -> list[str]:
+        """The undealt cards, canonical (sorted when read: the play-outs never read them)."""
+        return sort_cards(self._undealt)
 
     def scores(self) -> RoundScore | None:
         return self._score
@@ -98,46 +234,72 @@ class ClassicRound:
         return (seat + self.players // 2) % self.players
 
     def actors(self) -> list[int]:
-        phase = self._phase
-        if phase is Phase.PLAY:
-            assert self.turn is not None
-            return [self.turn]
-        if phase is Phase.EXCHANGE:
-            k = self.exchange_size
-            return [s for s in range(self.players) if len(self.passed[s]) < k]
-        if phase is Phase.SHOW:
-            return [s for s in range(self.players) if not self.has_shown[s]]
-        return []
+        turn = self.current_player
+        if turn is not None:
+            return [turn]
+        return list(self._waiting)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        phase = self._phase
-        if phase is Phase.PLAY:
-            if seat != self.turn:
+        """The seat's legal actions; in the play phase the turn's cached list (do not mutate)."""
+        turn = self.current_player
+        if turn is not None:
+            if seat != turn:
                 return []
-            return [Play(c) for c in self._current_legal()]
-        if phase is Phase.EXCHANGE:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._legal_plays(turn)
+            return legal  # type: ignore[return-value]
+        phase = self._phase
+        if phase is _EXCHANGE:
             if len(self.passed[seat]) >= self.exchange_size:
                 return []
-            return [Pass(c) for c in _distinct(self.hands[seat])]
-        if phase is Phase.SHOW:
+            return list(self._passes[seat])
+        if phase is _SHOW:
             if self.has_shown[seat]:
                 return []
-            return [Show(None), *(Show(c) for c in _distinct(self.hands[seat]))]
+            return [Show(None), *(Show(c) for c in _distinct(self._hands[seat]))]
         return []
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        """Validate `action` fully, then apply it (nothing changes when it is refused)."""
+        """Validate `action` fully, then apply it (nothing changes when it is refused).
+
+        A play found in the turn's legal plays, or a pass of a held card by a seat that still
+        owes one, is valid as it is; anything else goes through `_apply_checked`.
+        """
+        turn = self.current_player
+        if seat == turn and type(seat) is int:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._legal_plays(seat)
+            if action in legal:
+                self.history.append((seat, action))
+                return self._play(seat, action)
+        elif (
+            type(action) is Pass
+            and self._phase is _EXCHANGE
+            and type(seat) is int
+            and 0 <= seat < self.players
+            and len(self.passed[seat]) < self.exchange_size
+            and action.card in self._hands[seat]
+        ):
+            self.history.append((seat, action))
+            return self._pass(seat, action.card)
+        return self._apply_checked(seat, action)
+
+    def _apply_checked(self, seat: int, action: Action) -> list[Event]:
+        """`apply` for any action: the checks in contract order, then the change."""
         self._check_seat(seat)
         phase = self._phase
-        if phase is Phase.PLAY and isinstance(action, Play):
+        if phase is _PLAYING and isinstance(action, Play):
+            self._check_play(seat, action)
             events = self._play(seat, action)
-        elif phase is Phase.EXCHANGE and isinstance(action, Pass):
+        elif phase is _EXCHANGE and isinstance(action, Pass):
             self._check_exchange(seat, [action.card])
             events = self._pass(seat, action.card)
-        elif phase is Phase.EXCHANGE and isinstance(action, Exchange):
+        elif phase is _EXCHANGE and isinstance(action, Exchange):
             self._check_exchange(seat, action.cards)
             events = [e for card in action.cards for e in self._pass(seat, card)]
-        elif phase is Phase.SHOW and isinstance(action, Show):
+        elif phase is _SHOW and isinstance(action, Show):
             events = self._show(seat, action.card)
         else:
             allowed = _PHASE_ACTIONS[phase]
@@ -168,7 +330,7 @@ class ClassicRound:
             )
         for i, card in enumerate(cards):
             check_card(card, f"cards[{i}]" if len(cards) > 1 else "card")
-        hand = self.hands[seat]
+        hand = self._hands[seat]
         need = Counter(cards) if len(cards) > 1 else {cards[0]: 1}
         for card, count in need.items():
             held = hand.count(card) if count > 1 else int(card in hand)
@@ -180,26 +342,26 @@ class ClassicRound:
                 )
 
     def _pass(self, seat: int, card: str) -> list[Event]:
-        n = self.players
-        self.hands[seat].remove(card)
-        self.passed[seat].append(card)
-        events = [
-            Event(
-                kind="exchange",
-                seat=seat,
-                cards=[card],
-                data={"action": "pass", "right": (seat - 1) % n},
-                to=seat,
-            )
-        ]
-        k = self.exchange_size
-        if any(len(p) < k for p in self.passed):
+        hand = self._hands[seat]
+        hand.remove(card)
+        if card != "joker" or card not in hand:  # else the other Joker is still held
+            self._passes[seat].remove(_PASS[card])
+        passed = self.passed[seat]
+        passed.append(card)
+        events = [self._pass_events[seat][card]]
+        if len(passed) < self.exchange_size:
             return events
+        waiting = self._waiting
+        waiting.remove(seat)
+        if waiting:
+            return events
+        n = self.players
         for s in range(n):
-            got = canonical(self.passed[(s + 1) % n])
+            got = sort_cards(self.passed[(s + 1) % n])
             self.received[s] = got
-            self.hands[s].extend(got)
-            self.hands[s] = sort_cards(self.hands[s])
+            held = self._hands[s]
+            held.extend(got)
+            held.sort(key=ORDER_KEY)
             events.append(
                 Event(
                     kind="exchange",
@@ -210,7 +372,8 @@ class ClassicRound:
                 )
             )
         if self.alliance:
-            self._phase = Phase.SHOW
+            self._phase = _SHOW
+            self._waiting = list(range(n))
         else:
             self._start_play()
         return events
@@ -222,11 +385,11 @@ class ClassicRound:
             raise IllegalMove("not-your-turn", f"seat {seat} has already shown or skipped", [])
         if card is not None:
             check_card(card, "card")
-            if card not in self.hands[seat]:
+            if card not in self._hands[seat]:
                 raise IllegalMove(
                     "card-not-in-hand",
                     f"{card!r} is not in seat {seat}'s hand",
-                    _distinct(self.hands[seat]),
+                    _distinct(self._hands[seat]),
                 )
         self.has_shown[seat] = True
         self.shown[seat] = card
@@ -239,79 +402,142 @@ class ClassicRound:
                 to=self.partner(seat),
             )
         ]
-        if all(self.has_shown):
+        self._waiting.remove(seat)
+        if not self._waiting:
             self._start_play()
         return events
 
     def _start_play(self) -> None:
         """The dealer leads the first trick ("Set-up")."""
-        self._phase = Phase.PLAY
-        self.turn = self.leader
+        self._phase = _PLAYING
+        self.current_player = self.leader
         self._legal = None
-
-    def _current_legal(self) -> list[str]:
-        """The current player's legal cards, computed once per turn (legal_actions + apply)."""
-        legal = self._legal
-        if legal is None:
-            assert self.turn is not None
-            legal = self._legal = legal_in_order(_distinct(self.hands[self.turn]), self.trick_cards)
-        return legal
+        self._suits = [_suits_of(hand) for hand in self._hands]
 
     # -- play ("Playing a card", "Resolving the trick") ---------------------------------------
 
-    def _play(self, seat: int, action: Play) -> list[Event]:
-        card = action.card
-        if seat != self.turn:
+    def _legal_plays(self, seat: int) -> list[Play]:
+        """The seat's legal plays in canonical order ("Playing a card"), as `legal_in_order`.
+
+        Lead or Jokers only: any card. Colour asked: that colour or a trump, holding neither any
+        card; trump asked: a trump, holding none any card; Joker always; Raise obligation on
+        the trumps: higher than every trump in the trick or completing a pair, if held.
+        """
+        suits = self._suits[seat]
+        asked = self._asked
+        if asked is not None:
+            follow = [] if asked == TRUMP_ASKED else suits[asked]
+            trumps = suits[RAINBOW] + suits[SHADOW]
+            if follow or trumps:
+                top = self._top
+                if top >= 0 and trumps:
+                    completes = self._completes
+                    raised = [p for p in trumps if VALUE[p.card] > top or p.card in completes]
+                    if raised:
+                        trumps = raised
+                return [*follow, *trumps, *suits[JOKER][:1]]
+        return [
+            *suits[RED],
+            *suits[BLUE],
+            *suits[GREEN],
+            *suits[YELLOW],
+            *suits[RAINBOW],
+            *suits[SHADOW],
+            *suits[JOKER][:1],
+        ]
+
+    def _check_play(self, seat: int, action: Play) -> None:
+        """Raise the first rule `action` breaks: turn, declaration, card code, hand, legality."""
+        if seat != self.current_player:
             raise IllegalMove(
-                "not-your-turn", f"it is seat {self.turn}'s turn, not seat {seat}'s", []
+                "not-your-turn", f"it is seat {self.current_player}'s turn, not seat {seat}'s", []
             )
         if action.declared is not None:
             raise InvalidInput(
                 "numwars-classic cards take no declaration", code="bad-request", field="declared"
             )
+        card = action.card
         check_card(card, "card")
-        hand = self.hands[seat]
-        legal = self._current_legal()
+        hand = self._hands[seat]
+        plays = self._legal
+        if plays is None:
+            plays = self._legal = self._legal_plays(seat)
+        legal = [p.card for p in plays]
         if card not in hand:
-            raise IllegalMove(
-                "card-not-in-hand", reason_message("card-not-in-hand", card), list(legal)
-            )
+            raise IllegalMove("card-not-in-hand", reason_message("card-not-in-hand", card), legal)
         if card not in legal:
             reason = broken_obligation(hand, self.trick_cards, card)
-            raise IllegalMove(reason, reason_message(reason, card), list(legal))
+            raise IllegalMove(reason, reason_message(reason, card), legal)
+
+    def _play(self, seat: int, action: Play) -> list[Event]:
+        """Play a checked card; the trick keeps what it asks, its top trump and pair cards."""
+        card = action.card
+        kind, value, bit = _INFO[card]
         self._legal = None
-        hand.remove(card)
-        self.trick.append((seat, card))
+        self._hands[seat].remove(card)
+        self._suits[seat][kind].remove(action)
+        trick = self.trick
+        trick.append((seat, card))
         self.trick_cards.append(card)
-        events = [Event(kind="play", seat=seat, cards=[card])]
-        if len(self.trick) < self.players:
-            self.turn = (seat + 1) % self.players
-            return events
-        result = trick_result(duel(self.trick))
-        for cap in result.captures:
-            self.piles[cap.seat].extend(cap.cards)
+        if kind < RAINBOW:
+            asked = self._asked
+            if asked is None:
+                asked = self._asked = kind
+            if kind == asked and value > self._best:
+                self._best, self._best_seat = value, seat
+        elif kind != JOKER:
+            if self._asked is None:
+                self._asked = TRUMP_ASKED
+            if value > self._top:
+                self._top, self._top_seat = value, seat
+            self._completes.append(PARTNER_CARD[card])
+            self._tbits |= bit
+        if len(trick) < self.players:
+            self.current_player = (seat + 1) % self.players
+            return [_PLAY_EVENTS[seat][card]]
+        return [_PLAY_EVENTS[seat][card], *self._end_trick(seat)]
+
+    def _end_trick(self, seat: int) -> list[Event]:
+        """Resolve the full trick ("Resolving the trick"); the last card was `seat`'s.
+
+        Without a trump pair the whole trick goes to the highest trump, else to the highest
+        card of the colour asked (rules 1 and 2); with a pair, the trump duel decides.
+        """
+        trick = self.trick
+        cards = sort_cards(self.trick_cards)
+        tbits = self._tbits
+        if tbits & tbits >> 17:
+            result = trick_result(duel(trick))
+            winner = result.winner
+            assert winner is not None, "a numwars-classic trick is never annulled"
+            for cap in result.captures:
+                self.piles[cap.seat].extend(cap.cards)
+            captures = [{"seat": cap.seat, "cards": cap.cards} for cap in result.captures]
+            pairs = [{"seat": pair.seat, "cards": pair.cards} for pair in result.pairs]
+        else:
+            winner = self._top_seat if self._top >= 0 else self._best_seat
+            self.piles[winner].extend(cards)
+            captures = [{"seat": winner, "cards": list(cards)}]
+            pairs = []
         record = {
             "number": len(self.tricks) + 1,
-            "leader": self.trick[0][0],
-            "cards": [{"seat": s, "card": c} for s, c in self.trick],
-            **msgspec.to_builtins(result),
+            "leader": trick[0][0],
+            "cards": [{"seat": s, "card": c} for s, c in trick],
+            "winner": winner,
+            "annulled": False,
+            "captures": captures,
+            "pairs": pairs,
+            "next_leader": winner,
         }
         self.tricks.append(record)
-        self.trick = []
-        self.trick_cards = []
-        self.leader = self.turn = result.next_leader
-        events.append(
-            Event(
-                kind="trick",
-                seat=result.winner,
-                cards=canonical(c["card"] for c in record["cards"]),
-                data=record,
-            )
-        )
-        if self.hands[seat]:
+        self.leader = self.current_player = winner
+        self._new_trick()
+        events = [Event(kind="trick", seat=winner, cards=cards, data=record)]
+        if self._hands[seat]:
             return events
-        self._phase = Phase.OVER
-        self.turn = None
+        self._phase = _OVER
+        self.current_player = None
+        self.is_over = True
         self._score = self.rules.score_piles(self.piles)
         events.append(Event(kind="round-over", data=msgspec.to_builtins(self._score)))
         return events
@@ -331,13 +557,13 @@ class ClassicRound:
             "dealer": self.setup.dealer,
             "leader": self.leader,
             "current_player": self.current_player,
-            "hand_counts": [len(h) for h in self.hands],
+            "hand_counts": [len(h) for h in self._hands],
             "exchange_size": self.exchange_size,
             "passed_counts": [len(p) for p in self.passed],
             "trick": [{"seat": s, "card": c} for s, c in self.trick],
             "tricks": self.tricks,
             "captured": [canonical(p) for p in self.piles],
-            "set_aside_count": len(self.set_aside),
+            "set_aside_count": len(self._undealt),
             "scores": None if self._score is None else msgspec.to_builtins(self._score),
         }
         if self.alliance:
@@ -346,7 +572,7 @@ class ClassicRound:
         if seat is None:
             return out
         out["seat"] = seat
-        out["hand"] = canonical(self.hands[seat])
+        out["hand"] = canonical(self._hands[seat])
         out["passed"] = canonical(self.passed[seat])
         out["received"] = list(self.received[seat])
         if self.alliance:
@@ -361,7 +587,7 @@ class ClassicRound:
             "setup": msgspec.to_builtins(self.setup),
             "options": msgspec.to_builtins(self.rules.options),
             "phase": str(self._phase),
-            "hands": [canonical(h) for h in self.hands],
+            "hands": [canonical(h) for h in self._hands],
             "set_aside": list(self.set_aside),
             "passed": [list(p) for p in self.passed],
             "received": [list(r) for r in self.received],
@@ -371,7 +597,7 @@ class ClassicRound:
             "tricks": self.tricks,
             "piles": [list(p) for p in self.piles],
             "leader": self.leader,
-            "turn": self.turn,
+            "turn": self.current_player,
             "scores": None if self._score is None else msgspec.to_builtins(self._score),
             "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
         }
@@ -383,6 +609,22 @@ class ClassicRound:
                 code="bad-request",
                 field="seat",
             )
+
+
+def _suits_of(hand: list[str]) -> list[list[Play]]:
+    """A canonical hand as seven runs of `Play` actions, one per card kind (RED … JOKER)."""
+    suits: list[list[Play]] = [[] for _ in range(JOKER + 1)]
+    for card in hand:
+        suits[KIND[card]].append(_PLAY[card])
+    return suits
+
+
+def _distinct_actions(hand: list[str], actions: Mapping[str, A]) -> list[A]:
+    """The action of each distinct card of a canonical hand (its two Jokers are one choice)."""
+    out = list(map(actions.__getitem__, hand))
+    if len(hand) > 1 and hand[-2] == "joker":
+        out.pop()
+    return out
 
 
 def _distinct(hand: list[str]) -> list[str]:
