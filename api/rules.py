@@ -305,8 +305,13 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             "resolve a trick",
             RESOLVE_DOC
             + " Trump pairs go at once to the player who completed them; `bomb` tells the Bomb's "
-            "fate when it is in the trick (`roles` is then required; `joker_neutralizes` is the "
-            "complice's choice, default true).",
+            "fate when it is in the trick (`roles` is then required, and must agree with the role "
+            "cards in the trick: the Bomb's player is the poseur, and so on; `joker_neutralizes` is "
+            "the complice's choice, default true). Rulings: a Quantum beats a Shadow for the Bomb; "
+            "a Shadow played by the demineur counts as `stolen`, by the complice as "
+            "`complice-capture`, by the agent as `numx-capture`; when trump is asked and no real "
+            "trump or Num-X contests, the highest card of the first classic card's colour wins, else "
+            "the leader.",
         ),
         _post_route(
             "numwars",
@@ -317,7 +322,9 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " The whole table (3–8 players) with each role and the Bomb's outcome; `captured` "
-            "holds every card won except the trump pairs captured as pairs, listed in `pairs`.",
+            "holds every card won except the trump pairs captured as pairs, listed in `pairs`. "
+            "A Rainbow and a Shadow of the same value won in different tricks score 0 (only pairs "
+            "captured as pairs score), unlike `numwars-classic`.",
         ),
     ]
 
@@ -377,7 +384,8 @@ def _classic_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " From 1 player (one pile at a time) up to 8; with `alliance` the answer adds the "
-            "team totals and `winners` lists the winning team's seats.",
+            "team totals and `winners` lists the winning team's seats. A pile holding both "
+            "Rainbow X and Shadow X scores X however they got there.",
         ),
     ]
 
@@ -441,7 +449,9 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " Each player's bid, tricks taken and precision streak before the round; each "
-            "result adds the streak after it and the precision bonus.",
+            "result adds the streak after it and the precision bonus (+5 at a streak of 2, +10 "
+            "every round from 3 on). Tricks are not required to add up to `cards`: the rule book's "
+            "own scoring example does not, so a front-end may score players one at a time.",
         ),
     ]
 
@@ -467,7 +477,9 @@ def _numwin_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " Each player's final combination and locked pairs (at least 5 cards in all) and "
-            "who called; the lowest score wins.",
+            "who called; the lowest score wins. Pairs that may pair are removed, choosing the "
+            "pairing that leaves the lowest score; a lone remaining Rainbow scores 0; action cards "
+            "+5; a caller beaten by a strictly lower score takes +15.",
         ),
     ]
 

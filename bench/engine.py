@@ -133,7 +133,8 @@ def main() -> None:
     }
     print(f"{'contender':38} {'rounds/s':>10} {'µs/card':>9}   (median of {args.reps})")
     for name, (rps, us) in medians.items():
-        print(f"{name:38} {rps:10.1f} {us:9.2f}")
+        per_card = f"{us:9.2f}" if us == us else f"{'—':>9}"  # numwin plays no card to a trick
+        print(f"{name:38} {rps:10.1f} {per_card}")
 
     oh_hell = medians.get("openspiel oh_hell 4p 9 tricks")
     hearts = medians.get("openspiel hearts 4p")
