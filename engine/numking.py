@@ -464,7 +464,7 @@ class NumKing:
         self, players: int, hand: Sequence[str], trick: Sequence[TrickCard]
     ) -> None:
         check_players(players, MIN_PLAYERS, MAX_PLAYERS, self.id)
-        check_trick(trick, players, complete=False)
+        check_trick(trick, players, complete=False, declarations=True)
         check_cards(
             self._counts,
             [("hand", hand), ("trick", [t.card for t in trick])],
@@ -531,7 +531,7 @@ class NumKing:
 
     def resolve_trick(self, players: int, trick: list[TrickCard]) -> TrickResult:
         check_players(players, MIN_PLAYERS, MAX_PLAYERS, self.id)
-        check_trick(trick, players, complete=True)
+        check_trick(trick, players, complete=True, declarations=True)
         check_cards(
             self._counts,
             [("trick", [t.card for t in trick])],

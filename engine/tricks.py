@@ -18,11 +18,14 @@ def check_players(players: int, low: int, high: int, ruleset: str) -> None:
         )
 
 
-def check_trick(trick: Sequence[TrickCard], players: int, *, complete: bool) -> None:
+def check_trick(
+    trick: Sequence[TrickCard], players: int, *, complete: bool, declarations: bool = False
+) -> None:
     """Seats in range, each at most once, clockwise from the leader; length as required.
 
     `complete`: exactly one card per player (resolve-trick); otherwise fewer than `players`
     cards, so that a card can still be played (legal-moves, validate-move).
+    `declarations`: whether `declared` may appear at all (only numking's `infinity` has one).
     """
     if complete and len(trick) != players:
         raise InvalidInput(
@@ -40,6 +43,12 @@ def check_trick(trick: Sequence[TrickCard], players: int, *, complete: bool) -> 
         return
     leader = trick[0].seat
     for i, entry in enumerate(trick):
+        if entry.declared is not None and not declarations:
+            raise InvalidInput(
+                f"trick[{i}] has 'declared', which only numking's infinity carries",
+                code="bad-request",
+                field=f"trick[{i}].declared",
+            )
         if not 0 <= entry.seat < players:
             raise InvalidInput(
                 f"seat {entry.seat} is out of range for {players} players (0..{players - 1})",

@@ -190,3 +190,17 @@ def test_cors_preflight(client: Any) -> None:
     )
     assert r.status_code in (200, 204)
     assert r.headers["access-control-allow-origin"] in ("*", "https://app.example")
+
+
+@pytest.mark.parametrize("ruleset", ["numwars", "numwars-classic"])
+def test_declared_belongs_to_numking_only(client: Any, ruleset: str) -> None:
+    r = client.post(
+        f"/v1/rulesets/{ruleset}/legal-moves",
+        json={
+            "players": 4,
+            "hand": ["red-1"],
+            "trick": [{"seat": 0, "card": "red-2", "declared": 17}],
+        },
+    )
+    body = _problem(r, 422, "bad-request")
+    assert body["errors"][0]["field"] == "trick[0].declared"
