@@ -65,7 +65,7 @@ from engine.base import (
 from engine.cards import CARDS, canonical, check_cards, info, numbered_deck
 from engine.errors import IllegalMove, InvalidInput
 from engine.rng import Rng
-from engine.scoring import best_seats
+from engine.scoring import best_seats, match_totals
 from engine.tricks import check_players, check_trick
 
 MIN_PLAYERS = 2
@@ -573,17 +573,7 @@ class NumKing:
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals of every round; the highest total wins, ties share (rules "Game end")."""
-        if not rounds:
-            raise _bad("a match has at least one round", "rounds")
-        n = len(rounds[0].players)
-        totals = [0] * n
-        for r, rs in enumerate(rounds):
-            if len(rs.players) != n:
-                raise _bad(
-                    f"round {r} has {len(rs.players)} players, round 0 has {n}", f"rounds[{r}]"
-                )
-            for p in rs.players:
-                totals[p.seat] += p.score
+        totals = match_totals(rounds)
         return MatchResult(totals=totals, winners=best_seats(totals))
 
     # -- rounds and games -----------------------------------------------------------------

@@ -41,7 +41,13 @@ from engine.base import (
 from engine.cards import CARDS, canonical, check_cards, numbered_deck
 from engine.errors import InvalidInput
 from engine.rng import Rng
-from engine.scoring import best_seats, opposite_teams, team_scores, winning_team_seats
+from engine.scoring import (
+    best_seats,
+    match_totals,
+    opposite_teams,
+    team_scores,
+    winning_team_seats,
+)
 from engine.tricks import check_players
 
 if TYPE_CHECKING:
@@ -367,23 +373,9 @@ class NumWin:
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals add up, the lowest total wins, ties share (rules "Match and variant")."""
-        if not rounds:
-            raise InvalidInput(
-                "a match holds at least one round", code="bad-request", field="rounds"
-            )
-        n = len(rounds[0].players)
-        for r, rs in enumerate(rounds):
-            if len(rs.players) != n:
-                raise InvalidInput(
-                    f"rounds[{r}] has {len(rs.players)} players, rounds[0] has {n}",
-                    code="bad-request",
-                    field=f"rounds[{r}].players",
-                )
+        totals = match_totals(rounds)
+        n = len(totals)
         self._check_teams(n)
-        totals = [0] * n
-        for rs in rounds:
-            for p in rs.players:
-                totals[p.seat] += p.score
         if self.options.teams:
             teams = [
                 TeamScore(seats=list(t), score=sum(totals[s] for s in t)) for t in opposite_teams(n)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from engine.base import PlayerScore, ScoreLine, TeamScore
+from engine.base import PlayerScore, RoundScore, ScoreLine, TeamScore
 from engine.cards import CARDS, canonical
+from engine.errors import InvalidInput
 
 #: Points of a group of classic cards of one value, by group size (numwars and
 #: numwars-classic: 1 card = value, 2 = 0, 3 = value + 30, 4 = value + 50).
@@ -63,3 +64,25 @@ def winning_team_seats(teams: Sequence[TeamScore], *, lowest: bool = False) -> l
     """Seats of every team holding the best total, ascending."""
     best = best_seats([t.score for t in teams], lowest=lowest)
     return sorted(s for i in best for s in teams[i].seats)
+
+
+def match_totals(rounds: Sequence[RoundScore]) -> list[int]:
+    """Each seat's total over a match's rounds (every ruleset: "totals add up").
+
+    Every round must score seats ``0 … n-1`` exactly once, n being the first round's count.
+    """
+    if not rounds:
+        raise InvalidInput("a match holds at least one round", code="bad-request", field="rounds")
+    n = len(rounds[0].players)
+    seats = list(range(n))
+    totals = [0] * n
+    for r, rnd in enumerate(rounds):
+        if sorted(p.seat for p in rnd.players) != seats:
+            raise InvalidInput(
+                f"round {r} does not score seats 0..{n - 1} exactly once",
+                code="bad-request",
+                field=f"rounds[{r}].players",
+            )
+        for p in rnd.players:
+            totals[p.seat] += p.score
+    return totals

@@ -98,3 +98,19 @@ def test_value_groups_scoring() -> None:
         (["red-5", "blue-5", "green-5"], 35),
         (["red-9"], 9),
     ]
+
+
+def test_match_totals_add_up_and_check_seats() -> None:
+    from engine.base import PlayerScore, RoundScore
+    from engine.scoring import match_totals
+
+    def rnd(*scores: int) -> RoundScore:
+        players = [PlayerScore(seat=s, score=v, breakdown=[]) for s, v in enumerate(scores)]
+        return RoundScore(players=players, winners=[])
+
+    assert match_totals([rnd(3, -1, 7), rnd(0, 5, -7)]) == [3, 4, 0]
+    with pytest.raises(InvalidInput, match="at least one round"):
+        match_totals([])
+    with pytest.raises(InvalidInput) as err:
+        match_totals([rnd(1, 2), rnd(1, 2, 3)])
+    assert err.value.errors[0].field == "rounds[1].players"
