@@ -72,12 +72,8 @@ def describe(event: Event) -> str | None:
     if event.kind == "trick":
         result = event.data.get("result", event.data)
         winner = result.get("winner", event.seat) if isinstance(result, dict) else event.seat
-        line = (
-            f"  → trick: {cards}; won by seat {winner}"
-            if winner is not None
-            else (f"  → trick: {cards}; annulled")
-        )
-        return line
+        outcome = "annulled" if winner is None else f"won by seat {winner}"
+        return f"  → trick: {cards}; {outcome}"
     if event.kind == "play":
         declared = event.data.get("declared")
         return f"  {who} plays {cards}" + (
