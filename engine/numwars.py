@@ -17,16 +17,20 @@ Points the spec leaves to the implementation, and the choice made:
   Joker + a threat and no ``numx`` in the complete trick.
 
 Speed (the play-out benchmark and the stateless endpoints): facts about a card are looked up
-in per-code tables (kind, trump strength, colour asked, suit, complement, value); legal moves
-look at the hand grouped by suit (:func:`by_suit`); a trick without the Bomb and without a
-pair is resolved by :func:`plain_result`; value groups come from a label/points table. The
-plain versions these replace are kept as references in tests/engine/test_numwars_fast.py.
+in per-code tables (kind, trump strength, colour asked, complement, value); legal moves are
+comprehensions over the hand (the trumps listed only when the colour asked is missing), sorted
+once at the end; a trick without the Bomb and without a pair is resolved by
+:func:`plain_result`; value groups come from one sort by (value, canonical order) and a
+label/points table; the endpoints call check_cards once with the trick's cards listed once,
+and check the roles with one sort in the valid case. The plain versions these replace are
+kept as references in tests/engine/test_numwars_fast.py.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import groupby
 from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
@@ -50,7 +54,7 @@ from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import best_seats, value_group_points
-from engine.tricks import check_hand_and_trick, check_players, check_trick
+from engine.tricks import check_players, check_trick
 
 if TYPE_CHECKING:
     from engine.numwars_state import NumWarsRound
@@ -125,11 +129,16 @@ SUIT: dict[str, str] = {code: colour or TRUMP for code, colour in _COLOUR.items(
 #: The colour a card asks when it leads (None: trump), and a real trump's complement.
 ASKED_COLOUR: dict[str, str | None] = _COLOUR
 COMPLEMENT: dict[str, str] = _COMP
+#: Each card's trump strength (classics: -1).
+STRENGTH: dict[str, int] = _STRENGTH
+
+
+_ORDER_KEY = _ORDER.__getitem__
 
 
 def canon(cards: Sequence[str] | set[str]) -> list[str]:
     """Canonical order (rules/cards.md) through a local table, for the hot paths."""
-    return sorted(cards, key=_ORDER.__getitem__)
+    return sorted(cards, key=_ORDER_KEY)
 
 
 def is_trump(card: str) -> bool:
@@ -162,6 +171,20 @@ def playable_deck(players: int) -> Counter[str]:
     return deck
 
 
+_RESTS: dict[int, tuple[str, ...]] = {}
+
+
+def _rest_of_deck(players: int) -> list[str]:
+    """The deck without the role lot (and without the Joker with 3 players), canonical: the
+    cards dealt after the role draw (Set-up 1-2). The lot's cards do not depend on the draw."""
+    rest = _RESTS.get(players)
+    if rest is None:
+        excluded = set(role_lot(players)) | ({"joker"} if players == 3 else set())
+        rest = tuple(c for c in deck_cards(players) if c not in excluded)
+        _RESTS[players] = rest
+    return list(rest)
+
+
 _DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
 
 
@@ -192,7 +215,13 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
     """Roles by seat: each in ROLES and exactly one of each role the round has.
 
     `per_seat`: when given (e.g. ``players[{}].role``), the field of one seat's bad role.
+    The common, valid case is one sort and one comparison; the checks below name the error.
     """
+    try:
+        if len(roles) == players and sorted(roles) == _ROLE_SETS.get(players):  # type: ignore[type-var]
+            return
+    except TypeError:  # roles that do not sort (not all strings): reported below
+        pass
     if len(roles) != players:
         raise InvalidInput(
             f"roles lists one role per seat ({players}), not {len(roles)}",
@@ -206,8 +235,6 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
                 code="bad-request",
                 field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
             )
-    if sorted(roles) == _ROLE_SETS.get(players):  # type: ignore[type-var]
-        return
     want = round_roles(players)
     got = Counter(str(r) for r in roles)
     if got != want:
@@ -258,59 +285,29 @@ def _trump_choice(hand: Sequence[str], contest: Sequence[str]) -> list[str]:
     return _raising(trumps, contest) if trumps else trumps
 
 
-def by_suit(hand: Sequence[str]) -> dict[str, list[str]]:
-    """The cards of `hand` by suit (each colour, and TRUMP for every trump), each in the
-    hand's order: following looks at one suit only (Following 1-2)."""
-    # The four COLOURS, then TRUMP.
-    suits: dict[str, list[str]] = {"red": [], "blue": [], "green": [], "yellow": [], TRUMP: []}
-    suit = SUIT
-    for c in hand:
-        suits[suit[c]].append(c)
-    return suits
-
-
-def lead_cards(hand: Sequence[str], suits: dict[str, list[str]]) -> list[str]:
-    """Legal leads of `hand` (grouped by :func:`by_suit` in `suits`): a classic card or a
-    real trump; a special only from a hand holding neither (Leading, Ruling)."""
+def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
+    """Legal cards of `hand` (distinct cards) on a trick holding `cards` in play order
+    (Leading, Following 0-3); the result is a new list in the hand's order. The hand's trumps
+    are listed only when the colour asked is missing."""
     kind = _KIND
-    normal = list(hand)
-    for c in suits[TRUMP]:
-        if kind[c] > REAL:
-            normal.remove(c)
-    return normal or list(hand)
-
-
-def follow_cards(
-    hand: Sequence[str], suits: dict[str, list[str]], asked: str | None, contest: Sequence[str]
-) -> list[str]:
-    """Legal cards of `hand` (grouped by :func:`by_suit` in `suits`) on a started trick
-    asking colour `asked` (None: trump) with the cards `contest` still contesting
-    (Following 0-3); the result is a new list in the hand's order."""
-    trumps = suits[TRUMP]
-    base = suits[asked] if asked is not None else None
-    if not base:
+    if not cards:  # a classic card or a real trump; a special only from a hand of specials
+        normal = [c for c in hand if kind[c] <= REAL]
+        return normal or list(hand)
+    asked = _COLOUR[cards[0]]
+    colour = _COLOUR
+    base = [c for c in hand if colour[c] == asked] if asked is not None else []
+    contest = contesting(cards)
+    if not base:  # Following 1-2: a trump if any, raising if possible (Following 3)
+        trumps = [c for c in hand if kind[c] != CLASSIC]
         if not trumps:
             return list(hand)
         base = _raising(trumps, contest)
-    if trumps:  # the steal rule (Following 0): a held complement of a contesting real trump
-        steal: list[str] = []
-        for c in contest:
-            comp = _COMP.get(c)
-            if comp is not None and comp in trumps:
-                steal.append(comp)
-        if steal:
-            legal = set(base).union(steal)
-            return [c for c in hand if c in legal]
-    return base[:]
-
-
-def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
-    """Legal cards of `hand` (canonical, distinct) on a trick holding `cards` in play order
-    (Leading, Following 0-3); the result keeps the hand's order."""
-    suits = by_suit(hand)
-    if not cards:
-        return lead_cards(hand, suits)
-    return follow_cards(hand, suits, _COLOUR[cards[0]], contesting(cards))
+    # The steal rule (Following 0): a held complement of a contesting real trump.
+    steal = [comp for c in contest if (comp := _COMP.get(c)) is not None and comp in hand]
+    if steal:
+        legal = set(base).union(steal)
+        return [c for c in hand if c in legal]
+    return base
 
 
 def illegal_reason(hand: Sequence[str], cards: Sequence[str], card: str) -> tuple[str, str]:
@@ -404,17 +401,19 @@ def resolve(
 
     Without the Bomb and without a pair (most tricks) the winner takes every card.
     """
-    leader = trick[0][0]
     contest: list[tuple[int, str]] = []
     pairs: list[tuple[int, list[str]]] = []
+    comp_of = _COMP
     has_bomb = False
     for seat, card in trick:
-        comp = _COMP.get(card)
+        comp = comp_of.get(card)
         if comp is not None:
             for i, (_, held) in enumerate(contest):
                 if held == comp:
                     del contest[i]
-                    pairs.append((seat, canon([comp, card])))
+                    pairs.append(
+                        (seat, [comp, card] if card[0] == "s" else [card, comp])
+                    )  # rainbow-X before shadow-X (canonical)
                     break
             else:
                 contest.append((seat, card))
@@ -424,28 +423,34 @@ def resolve(
             contest.append((seat, card))
     if not has_bomb and not pairs:
         return plain_result(trick)
-    asked = _COLOUR[trick[0][1]]
-    seat_of = {card: seat for seat, card in trick}
+    leader, lead = trick[0]
     bomb: BombResult | None = None
-    goes_to: dict[str, int] = {}
-    neutralized: tuple[int, str] | None = None
+    taken: dict[int, list[str]] = {}
+    winner_takes: list[str] = []
     if has_bomb:
         assert roles is not None
+        # Special cards never pair: each contests exactly when it is in the trick.
+        seat_of = {card: seat for seat, card in contest}
         bomb, neutralized = _bomb(contest, seat_of, roles, joker_neutralizes)
         if neutralized is not None:
             contest.remove(neutralized)
-            if neutralized[1] == "quantum":
-                goes_to["joker"] = neutralized[0]
+            winner_takes.append(neutralized[1])
         captor = bomb.captured_by
-        goes_to["bomb"] = seat_of["bomb"] if captor is None else captor
-    winner = contest_winner(contest, asked, leader)
-    taken: dict[int, list[str]] = {}
-    for _, card in contest:
-        taken.setdefault(goes_to.get(card, winner), []).append(card)
-    if neutralized is not None:
-        taken.setdefault(winner, []).append(neutralized[1])
+        bomb_seat = seat_of["bomb"] if captor is None else captor
+        contest.remove((seat_of["bomb"], "bomb"))
+        taken[bomb_seat] = ["bomb"]
+        if bomb.neutralized == "quantum":  # the demineur's consolation: the Joker
+            joker = (seat_of["joker"], "joker")
+            contest.remove(joker)
+            taken.setdefault(seat_of["quantum"], []).append("joker")
+    winner = contest_winner(contest, _COLOUR[lead], leader)
+    won = taken.setdefault(winner, [])
+    won.extend([card for _, card in contest])
+    won.extend(winner_takes)
     for seat, pair in pairs:
         taken.setdefault(seat, []).extend(pair)
+    if not won:
+        del taken[winner]
     return TrickResult(
         winner=winner,
         annulled=False,
@@ -463,6 +468,7 @@ _SHADOW_CAPTURE = {
     "complice": "complice-capture",
     "agent": "numx-capture",
 }
+_SHADOWS = frozenset(c for c in CARDS if c.startswith("shadow-"))
 
 
 def _bomb(
@@ -477,11 +483,11 @@ def _bomb(
             outcome="numx-capture", captured_by=seat_of["numx"], neutralized=None
         ), None
     quantum = "quantum" in seat_of
-    shadows = [(s, c) for s, c in contest if c.startswith("shadow-")]
+    shadows = [sc for sc in contest if sc[1] in _SHADOWS]
     if len(shadows) > 1:  # strongest first; contesting Shadows have distinct values
         shadows.sort(key=lambda sc: -_VALUE[sc[1]])
     neutralized: tuple[int, str] | None = None
-    if "joker" in seat_of and joker_neutralizes and (quantum or shadows):
+    if joker_neutralizes and (quantum or shadows) and "joker" in seat_of:
         if shadows:
             neutralized = shadows.pop(0)
         else:
@@ -513,6 +519,9 @@ def role_bonus(role: str, outcome: str) -> int:
 #: The value of each classic card (Scoring a round: only classic cards form value groups).
 _CLASSIC_VALUE: dict[str, int] = {c: _VALUE[c] for c, k in _KIND.items() if k == CLASSIC}
 #: Label and points of a group of `count` classic cards of value `v`: [count][v].
+_CLASSIC_VALUE_KEY = _CLASSIC_VALUE.__getitem__
+#: Sort key of a classic card: its value, then its canonical order (value groups).
+_GROUP_ORDER_KEY = {c: v * 10_000 + _ORDER[c] for c, v in _CLASSIC_VALUE.items()}.__getitem__
 _GROUP_LINE: list[list[tuple[str, int]]] = [
     [(f"{count} × value {v}", value_group_points(v, count) if count else 0) for v in range(17)]
     for count in range(5)
@@ -521,20 +530,13 @@ _GROUP_LINE: list[list[tuple[str, int]]] = [
 
 def value_lines(cards: Sequence[str]) -> list[ScoreLine]:
     """Classic cards grouped by value across colours, one line per value ascending
-    (Scoring a round); the same lines as :func:`engine.scoring.value_groups`. One sort of
-    the pile leaves every group in canonical order."""
-    classic = _CLASSIC_VALUE
-    groups: dict[int, list[str]] = {}
-    for card in canon([c for c in cards if c in classic]):
-        v = classic[card]
-        held = groups.get(v)
-        if held is None:
-            groups[v] = [card]
-        else:
-            held.append(card)
+    (Scoring a round); the same lines as :func:`engine.scoring.value_groups`. One sort by
+    (value, canonical order) leaves the groups consecutive, each in canonical order."""
+    classic = [c for c in cards if c in _CLASSIC_VALUE]
+    classic.sort(key=_GROUP_ORDER_KEY)
     lines = []
-    for v in sorted(groups):
-        held = groups[v]
+    for v, group in groupby(classic, _CLASSIC_VALUE_KEY):
+        held = list(group)
         label, points = _GROUP_LINE[len(held)][v]
         lines.append(ScoreLine(label=label, cards=held, points=points))
     return lines
@@ -574,6 +576,20 @@ def score_piles(piles: Sequence[NumWarsPile], bomb_outcome: str) -> RoundScore:
         score_pile(p.captured, p.pairs, p.role, bomb_outcome, s) for s, p in enumerate(piles)
     ]
     return RoundScore(players=players, winners=best_seats([p.score for p in players]))
+
+
+def _check_role_cards(played: Sequence[tuple[int, str]], roles: Sequence[str]) -> None:
+    """Role cards never change hands (Set-up 1): the seat that played one has its role. The
+    first mismatch is reported in the order of ROLE_OF_CARD."""
+    seat_of = {card: seat for seat, card in played}
+    for card, role in ROLE_OF_CARD.items():
+        if card in seat_of and roles[seat_of[card]] != role:
+            raise InvalidInput(
+                f"seat {seat_of[card]} played {card}, the {role}'s card, but roles "
+                f"names it {roles[seat_of[card]]}",
+                code="bad-request",
+                field=f"roles[{seat_of[card]}]",
+            )
 
 
 class NumWarsOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -630,8 +646,7 @@ class NumWars:
         rng = Rng(setup.seed)
         lot = role_lot(n)
         rng.shuffle(lot)
-        excluded = set(lot) | ({"joker"} if n == 3 else set())
-        rest = [c for c in deck_cards(n) if c not in excluded]
+        rest = _rest_of_deck(n)
         rng.shuffle(rest)
         k = FORMATS[n][1] - 1
         hands = [canon([lot[s], *rest[s * k : (s + 1) * k]]) for s in range(n)]
@@ -649,22 +664,29 @@ class NumWars:
 
         return NumWarsRound(self, setup)
 
-    def _check(self, players: int, hand: list[str], trick: list[TrickCard]) -> None:
-        self._players(players)
+    def _check(self, players: int, hand: list[str], trick: list[TrickCard]) -> list[str]:
+        """The checks of legal-moves and validate-move (check_players, check_trick and
+        check_hand_and_trick, whose check_cards is called here with the trick's cards listed
+        once); returns the trick's cards in play order."""
+        check_players(players, self.min_players, self.max_players, self.id)
         check_trick(trick, players, complete=False)
-        check_hand_and_trick(playable_deck(players), deck_name(players), hand, trick)
+        cards = [t.card for t in trick]
+        check_cards(
+            playable_deck(players), [("hand", hand), ("trick", cards)], deck_name=deck_name(players)
+        )
+        return cards
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
         """Leading (with the special-lead Ruling) and Following 0-3."""
-        self._check(players, hand, trick)
-        return LegalMoves(legal=legal_cards(canon(hand), [t.card for t in trick]))
+        cards = self._check(players, hand, trick)
+        return LegalMoves(legal=canon(legal_cards(hand, cards)))
 
     def validate_move(
         self, players: int, hand: list[str], trick: list[TrickCard], card: str
     ) -> MoveCheck:
         """Legal or the first broken obligation: card-not-in-hand, special-lead,
         must-follow-color, must-play-trump, must-raise."""
-        self._check(players, hand, trick)
+        cards = self._check(players, hand, trick)
         if card not in CARDS:
             raise InvalidInput(f"{card!r} is not a card code", code="unknown-card", field="card")
         if card not in playable_deck(players):
@@ -673,8 +695,7 @@ class NumWars:
                 code="card-not-in-deck",
                 field="card",
             )
-        cards = [t.card for t in trick]
-        legal = legal_cards(canon(hand), cards)
+        legal = canon(legal_cards(hand, cards))
         if card in legal:
             return MoveCheck(
                 legal=True, reason=None, message=f"{card} may be played", legal_moves=legal
@@ -693,12 +714,15 @@ class NumWars:
         joker_neutralizes: bool = True,
     ) -> TrickResult:
         """Trump pairs, the contest winner and the Bomb; `roles` needed when the Bomb is in."""
-        self._players(players)
+        check_players(players, self.min_players, self.max_players, self.id)
         check_trick(trick, players, complete=True)
-        check_hand_and_trick(playable_deck(players), deck_name(players), [], trick)
-        seat_of = {t.card: t.seat for t in trick}
+        cards = [t.card for t in trick]
+        check_cards(
+            playable_deck(players), [("hand", []), ("trick", cards)], deck_name=deck_name(players)
+        )
+        played = [(t.seat, t.card) for t in trick]
         if roles is None:
-            if "bomb" in seat_of:
+            if "bomb" in cards:
                 raise InvalidInput(
                     "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
                     code="bad-request",
@@ -706,15 +730,11 @@ class NumWars:
                 )
         else:
             check_roles(roles, players, "roles")
-            for card, role in ROLE_OF_CARD.items():
-                if card in seat_of and roles[seat_of[card]] != role:
-                    raise InvalidInput(
-                        f"seat {seat_of[card]} played {card}, the {role}'s card, but roles "
-                        f"names it {roles[seat_of[card]]}",
-                        code="bad-request",
-                        field=f"roles[{seat_of[card]}]",
-                    )
-        return resolve([(t.seat, t.card) for t in trick], roles, joker_neutralizes)
+            for seat, card in played:
+                role = ROLE_OF_CARD.get(card)
+                if role is not None and roles[seat] != role:
+                    _check_role_cards(played, roles)
+        return resolve(played, roles, joker_neutralizes)
 
     def score_round(self, piles: list[NumWarsPile], bomb_outcome: str) -> RoundScore:
         """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses."""

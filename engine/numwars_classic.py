@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
@@ -80,6 +79,7 @@ DECK: tuple[str, ...] = (
     "joker",
 )
 DECK_COUNTS: Counter[str] = Counter(DECK)
+DECK_NAME = "the numwars-classic deck"
 
 # Card kinds, precomputed once so that legality and the duel never parse a code.
 RED, BLUE, GREEN, YELLOW, RAINBOW, SHADOW, JOKER = range(7)
@@ -322,6 +322,10 @@ def _highest_of_asked(trick: Sequence[tuple[int, str]]) -> int | None:
     return best_seat
 
 
+#: A held pile's bits from 102 up count its Jokers (see `_pile_bit`).
+JOKER_SHIFT = 102
+
+
 def _pile_bit(card: str) -> int:
     """A card's bit in a pile held as one integer, the sum of its cards' bits.
 
@@ -334,11 +338,13 @@ def _pile_bit(card: str) -> int:
         return 1 << 4 * v + k
     if k < JOKER:
         return 1 << 68 + 17 * (k - RAINBOW) + v
-    return 1 << 102
+    return 1 << JOKER_SHIFT
 
 
-_PILE_BIT: dict[str, int] = {c: _pile_bit(c) for c in KIND}
+#: Each card's bit in a held pile (see `_pile_bit`).
+PILE_BIT: dict[str, int] = {c: _pile_bit(c) for c in KIND}
 _CLASSIC_BITS = (1 << 68) - 1
+_UNIQUE_BITS = (1 << JOKER_SHIFT) - 1
 _ALL_VALUES = (1 << 17) - 1
 
 
@@ -362,60 +368,87 @@ def _byte_lines(i: int, byte: int) -> tuple[ScoreLine, ...]:
     return tuple(_value_group(v, colours) for v, colours in groups if colours and v < 17)
 
 
-#: `_byte_lines` of every byte value at each of the 9 classic bytes, and the other fixed
-#: lines. Shared values, like the round's events: never mutate a breakdown's card lists.
+#: Per byte of a held pile's classic bits (9 bytes), the lines and the points of every byte
+#: value, and the other fixed lines. Shared values, like the round's events: never mutate a
+#: breakdown's card lists.
 _BYTE_LINES = [[_byte_lines(i, byte) for byte in range(256)] for i in range(9)]
+_BYTE_POINTS = [[sum(line.points for line in lines) for lines in row] for row in _BYTE_LINES]
 _PAIR_LINE: dict[int, ScoreLine] = {
     1 << v: ScoreLine(label=f"trump pair {v}", cards=[RAINBOW_CARD[v], SHADOW_CARD[v]], points=v)
     for v in range(17)
 }
+#: The trump of each bit of a pile's 34 trump bits (`held >> 68`): Rainbows, then Shadows.
+_TRUMP_OF_BIT = {1 << b: card for b, card in enumerate(RAINBOW_CARD + SHADOW_CARD)}
+_TRUMP_BITS = (1 << 34) - 1
 _JOKER_LINES = [ScoreLine(label="jokers", cards=["joker"] * n, points=0) for n in range(3)]
-_RAINBOW_OF_BIT = {1 << v: RAINBOW_CARD[v] for v in range(17)}
-_SHADOW_OF_BIT = {1 << v: SHADOW_CARD[v] for v in range(17)}
-_POINTS = attrgetter("points")
 #: The request field of each pile of score-round, named when one of its cards is refused.
 _PILE_FIELDS = tuple(f"players[{i}].captured" for i in range(MAX_PLAYERS))
 
 
 def score_pile(cards: Iterable[str]) -> tuple[int, list[ScoreLine]]:
-    """Points of one captured pile ("Scoring a round") and its line-by-line breakdown.
+    """Points of one captured pile ("Scoring a round") and its line-by-line breakdown."""
+    return score_held(sum(map(PILE_BIT.__getitem__, cards)))
+
+
+def score_held(held: int) -> tuple[int, list[ScoreLine]]:
+    """`score_pile` of a pile summed into one integer (see `_pile_bit`).
 
     Classic cards by value group; a pile holding both `rainbow-X` and `shadow-X` scores X
-    however they got there; lone trumps and Jokers score 0. The pile is first summed into one
-    integer (see `_pile_bit`): its classic bytes then index the value-group lines, and the
-    values held in both trump families are the pairs.
+    however they got there; lone trumps and Jokers score 0. The classic bytes index the
+    value-group lines, the values held in both trump families are the pairs.
     """
-    held = sum(map(_PILE_BIT.__getitem__, cards))
     lines: list[ScoreLine] = []
+    total = 0
     for i, byte in enumerate((held & _CLASSIC_BITS).to_bytes(9, "little")):
         if byte:
             lines += _BYTE_LINES[i][byte]
-    rainbows = held >> 68 & _ALL_VALUES
-    shadows = held >> 85 & _ALL_VALUES
-    pairs = rainbows & shadows
-    while pairs:
-        bit = pairs & -pairs
-        lines.append(_PAIR_LINE[bit])
-        pairs ^= bit
-    total = sum(map(_POINTS, lines))
-    if rainbows != shadows:
-        lone = _cards_of_bits(rainbows & ~shadows, _RAINBOW_OF_BIT)
-        lone += _cards_of_bits(shadows & ~rainbows, _SHADOW_OF_BIT)
-        lines.append(ScoreLine(label="lone trumps", cards=lone, points=0))
-    jokers = held >> 102
+            total += _BYTE_POINTS[i][byte]
+    trumps = held >> 68
+    if not trumps:
+        return total, lines
+    pairs = trumps & trumps >> 17 & _ALL_VALUES
+    bits = pairs
+    while bits:
+        bit = bits & -bits
+        line = _PAIR_LINE[bit]
+        lines.append(line)
+        total += line.points
+        bits ^= bit
+    lone = trumps & _TRUMP_BITS ^ (pairs | pairs << 17)
+    if lone:
+        cards = []
+        while lone:
+            bit = lone & -lone
+            cards.append(_TRUMP_OF_BIT[bit])
+            lone ^= bit
+        lines.append(ScoreLine(label="lone trumps", cards=cards, points=0))
+    jokers = held >> JOKER_SHIFT
     if jokers:
         lines.append(_JOKER_LINES[jokers])
     return total, lines
 
 
-def _cards_of_bits(bits: int, card_of_bit: dict[int, str]) -> list[str]:
-    """The cards of the set bits, lowest (lowest value) first."""
-    cards = []
-    while bits:
-        bit = bits & -bits
-        cards.append(card_of_bit[bit])
-        bits ^= bit
-    return cards
+def _held_piles(captured: list[list[str]]) -> list[int]:
+    """The score-round piles, each summed into one integer, once every card is known valid.
+
+    Valid means what `check_cards` checks: every card of this deck, no card more often across
+    the piles than the deck holds. A card of this deck adds its bit (`_pile_bit`), so a unique
+    card held twice carries into a higher bit: the set unique bits plus the Jokers then count
+    fewer than the cards. Anything else goes to `check_cards`, which names the first bad card.
+    """
+    try:
+        helds = [sum(map(PILE_BIT.__getitem__, cards)) for cards in captured]
+        count = sum(map(len, captured))
+    except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
+        pass
+    else:
+        total = sum(helds)
+        jokers = total >> JOKER_SHIFT
+        if jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count:
+            return helds
+    fields = list(zip(_PILE_FIELDS, captured, strict=False))
+    check_cards(DECK_COUNTS, fields, deck_name=DECK_NAME)
+    raise AssertionError("check_cards accepts only piles that the sums accept")
 
 
 def decide_tiebreak(
@@ -559,21 +592,66 @@ class NumWarsClassic:
 
     # -- playing a card ------------------------------------------------------------------------
 
-    def _check_position(self, players: int, hand: list[str], trick: list[TrickCard]) -> None:
-        self.check_players(players)
-        check_trick(trick, players, complete=False)
-        check_hand_and_trick(DECK_COUNTS, self._deck_name(), hand, trick)
+    def _checked_trick(
+        self, players: int, hand: list[str], trick: list[TrickCard], *, complete: bool
+    ) -> list[str]:
+        """The trick's cards, once the player count, the trick and the cards are known valid.
+
+        The checks are the shared ones (`check_players`, `check_trick`, `check_hand_and_trick`)
+        in that order; a request that `_position_is_valid` accepts passes all of them, so they
+        run only for the others, to raise the first error exactly as they word it.
+        """
+        cards = [t.card for t in trick]
+        if not self._position_is_valid(players, hand, trick, cards, complete):
+            self.check_players(players)
+            check_trick(trick, players, complete=complete)
+            check_hand_and_trick(DECK_COUNTS, DECK_NAME, hand, trick)
+        return cards
+
+    def _position_is_valid(
+        self,
+        players: object,
+        hand: list[str],
+        trick: list[TrickCard],
+        cards: list[str],
+        complete: bool,
+    ) -> bool:
+        """True only if the shared checks would accept the request (False when unsure).
+
+        The cards go by their `_pile_bit` sums, as in `_held_piles`: a card held twice more
+        than the deck allows carries, and the unique bits plus the Jokers count short.
+        """
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            return False
+        if self.options.alliance and players not in ALLIANCE_PLAYERS:
+            return False
+        if (len(trick) != players) if complete else (len(trick) >= players):
+            return False
+        if trick:
+            leader = trick[0].seat
+            if type(leader) is not int or not 0 <= leader < players:
+                return False
+            for i, entry in enumerate(trick):
+                if entry.seat != (leader + i) % players or entry.declared is not None:
+                    return False
+        try:
+            total = sum(map(PILE_BIT.__getitem__, hand)) + sum(map(PILE_BIT.__getitem__, cards))
+            count = len(hand) + len(cards)
+        except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
+            return False
+        jokers = total >> JOKER_SHIFT
+        return jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
-        self._check_position(players, hand, trick)
-        return LegalMoves(legal=legal_cards(hand, [t.card for t in trick]))
+        return LegalMoves(
+            legal=legal_cards(hand, self._checked_trick(players, hand, trick, complete=False))
+        )
 
     def validate_move(
         self, players: int, hand: list[str], trick: list[TrickCard], card: str
     ) -> MoveCheck:
-        self._check_position(players, hand, trick)
+        trick_cards = self._checked_trick(players, hand, trick, complete=False)
         check_card(card, "card")
-        trick_cards = [t.card for t in trick]
         legal = legal_cards(hand, trick_cards)
         if card in legal:
             return MoveCheck(
@@ -588,9 +666,7 @@ class NumWarsClassic:
         )
 
     def resolve_trick(self, players: int, trick: list[TrickCard]) -> TrickResult:
-        self.check_players(players)
-        check_trick(trick, players, complete=True)
-        check_hand_and_trick(DECK_COUNTS, self._deck_name(), [], trick)
+        self._checked_trick(players, [], trick, complete=True)
         return trick_result(duel([(t.seat, t.card) for t in trick]))
 
     # -- scoring -------------------------------------------------------------------------------
@@ -605,22 +681,16 @@ class NumWarsClassic:
                 field="players",
             )
         self._check_alliance(n)
-        captured = [p.captured for p in piles]
-        check_cards(
-            DECK_COUNTS,
-            list(zip(_PILE_FIELDS[:n], captured, strict=True)),
-            deck_name=self._deck_name(),
-        )
-        return self.score_piles(captured)
+        return self.score_helds(_held_piles([p.captured for p in piles]))
 
-    def score_piles(self, piles: Sequence[Sequence[str]]) -> RoundScore:
-        """Score already validated piles (the round state's end)."""
+    def score_helds(self, helds: Sequence[int]) -> RoundScore:
+        """Score valid piles, each summed into one integer (see `score_held`)."""
         players = []
-        for seat, pile in enumerate(piles):
-            points, lines = score_pile(pile)
+        for seat, held in enumerate(helds):
+            points, lines = score_held(held)
             players.append(PlayerScore(seat=seat, score=points, breakdown=lines))
         if self.options.alliance:
-            teams = team_scores(players, opposite_teams(len(piles)))
+            teams = team_scores(players, opposite_teams(len(helds)))
             return RoundScore(players=players, winners=winning_team_seats(teams), teams=teams)
         return RoundScore(players=players, winners=best_seats([p.score for p in players]))
 
@@ -675,7 +745,7 @@ class NumWarsClassic:
         return ClassicRound(self, setup)
 
     def _deck_name(self) -> str:
-        return "the numwars-classic deck"
+        return DECK_NAME
 
 
 def trick_result(result: DuelResult) -> TrickResult:

@@ -9,12 +9,13 @@ next; ``over`` — scores are the stateless `score_round` of the final piles.
 
 Speed (random play-outs call `actors`, `legal_actions` and `apply` once per action): the
 actions and the play and pass events are shared frozen values, one per card (and seat); in the
-play phase each hand is also kept as seven runs of `Play` actions, one per card kind in
-canonical order, so that the legal plays are a few concatenations; the trick keeps what it
-asks, its top trump and the cards that would complete a pair as it grows, and a trick without
-a trump pair is resolved from those without the general `duel`. The legal actions are cached
-for the turn, and `apply` accepts an action found among them without further checks; any
-other action goes through the full checks, which name the broken rule.
+play phase each hand is kept only as seven runs of `Play` actions, one per card kind in
+canonical order (`hands` is read from them), so that the legal plays are a few concatenations;
+the trick keeps its cards, what it asks, its top trump and the bits of its trumps as it grows
+(its seats follow from its leader), and a trick without a trump pair is resolved from those
+without the general `duel`. The legal actions are cached for the turn, and `apply` accepts an
+action found among them without further checks; any other action goes through the full
+checks, which name the broken rule. The final piles are scored from their `PILE_BIT` sums.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from engine.numwars_classic import (
     MAX_PLAYERS,
     ORDER_KEY,
     PARTNER_CARD,
+    PILE_BIT,
     RAINBOW,
     RED,
     SHADOW,
@@ -94,6 +96,10 @@ def _trump_bit(card: str) -> int:
     return 0
 
 
+#: The seats of a trick of n players led by `leader`, in play order: `_SEATS_FROM[n][leader]`.
+_SEATS_FROM = [[tuple((lead + i) % n for i in range(n)) for lead in range(n)] for n in range(9)]
+#: Per trump, the trump bit of the card it would complete a pair with (Raise obligation).
+_PAIR_BIT: dict[str, int] = {c: _trump_bit(PARTNER_CARD[c]) for c in PARTNER_CARD}
 #: Per card: its kind, its value and its trump bit, in one look-up.
 _INFO: dict[str, tuple[int, int, int]] = {c: (KIND[c], VALUE[c], _trump_bit(c)) for c in KIND}
 
@@ -132,7 +138,6 @@ class ClassicRound:
         "_asked",
         "_best",
         "_best_seat",
-        "_completes",
         "_hands",
         "_legal",
         "_pass_events",
@@ -159,7 +164,6 @@ class ClassicRound:
         "rules",
         "setup",
         "shown",
-        "trick",
         "trick_cards",
         "tricks",
     )
@@ -173,7 +177,7 @@ class ClassicRound:
         self.players = n
         self.alliance = rules.options.alliance
         self.exchange_size = rules.exchange_size(n)
-        self._hands: list[list[str]] = hands
+        self._hands: list[list[str]] = hands  # until play starts; then `_suits` hold them
         #: The exchange's legal actions: per seat, the `Pass` of each distinct card held.
         self._passes = [_distinct_actions(hand, _PASS) for hand in hands]
         #: The play phase's hands: per seat, per kind, the `Play` of each card (canonical).
@@ -196,12 +200,10 @@ class ClassicRound:
         self._new_trick()
 
     def _new_trick(self) -> None:
-        self.trick: list[tuple[int, str]] = []
-        self.trick_cards: list[str] = []
+        self.trick_cards: list[str] = []  # in play order, from `leader`
         self._asked: int | None = None  # what the trick asks (see `asked_of`)
         self._best = self._best_seat = -1  # highest card of the colour asked, and its seat
         self._top = self._top_seat = -1  # highest trump, and its seat
-        self._completes: list[str] = []  # the cards that would complete a pair
         self._tbits = 0  # the trumps played (see `_INFO`)
 
     # -- the protocol --------------------------------------------------------------------------
@@ -212,15 +214,23 @@ class ClassicRound:
 
     @property
     def hands(self) -> list[list[str]]:
-        """Each seat's hand in canonical order."""
+        """Each seat's hand in canonical order (from the runs of plays once play starts)."""
+        if self._suits:
+            return [[p.card for run in suits for p in run] for suits in self._suits]
         return self._hands
 
     @hands.setter
     def hands(self, hands: list[list[str]]) -> None:
         self._hands = [sort_cards(hand) for hand in hands]
         self._passes = [_distinct_actions(hand, _PASS) for hand in self._hands]
-        self._suits = [_suits_of(hand) for hand in self._hands]
+        if self._suits:
+            self._suits = [_suits_of(hand) for hand in self._hands]
         self._legal = None
+
+    @property
+    def trick(self) -> list[tuple[int, str]]:
+        """The current trick as (seat, card) in play order, from its leader."""
+        return list(zip(_SEATS_FROM[self.players][self.leader], self.trick_cards, strict=False))
 
     @property
     def set_aside(self) -> list[str]:
@@ -343,9 +353,10 @@ class ClassicRound:
 
     def _pass(self, seat: int, card: str) -> list[Event]:
         hand = self._hands[seat]
-        hand.remove(card)
-        if card != "joker" or card not in hand:  # else the other Joker is still held
-            self._passes[seat].remove(_PASS[card])
+        i = hand.index(card)
+        del hand[i]
+        if i == len(hand) or hand[i] != card:  # else the other Joker is still held
+            del self._passes[seat][i]  # the passes follow the hand, one per distinct card
         passed = self.passed[seat]
         passed.append(card)
         events = [self._pass_events[seat][card]]
@@ -431,8 +442,8 @@ class ClassicRound:
             if follow or trumps:
                 top = self._top
                 if top >= 0 and trumps:
-                    completes = self._completes
-                    raised = [p for p in trumps if VALUE[p.card] > top or p.card in completes]
+                    tbits = self._tbits
+                    raised = [p for p in trumps if VALUE[p.card] > top or _PAIR_BIT[p.card] & tbits]
                     if raised:
                         trumps = raised
                 return [*follow, *trumps, *suits[JOKER][:1]]
@@ -458,7 +469,7 @@ class ClassicRound:
             )
         card = action.card
         check_card(card, "card")
-        hand = self._hands[seat]
+        hand = [p.card for run in self._suits[seat] for p in run]
         plays = self._legal
         if plays is None:
             plays = self._legal = self._legal_plays(seat)
@@ -470,15 +481,13 @@ class ClassicRound:
             raise IllegalMove(reason, reason_message(reason, card), legal)
 
     def _play(self, seat: int, action: Play) -> list[Event]:
-        """Play a checked card; the trick keeps what it asks, its top trump and pair cards."""
+        """Play a checked card; the trick keeps what it asks, its top trump and trump bits."""
         card = action.card
         kind, value, bit = _INFO[card]
         self._legal = None
-        self._hands[seat].remove(card)
         self._suits[seat][kind].remove(action)
-        trick = self.trick
-        trick.append((seat, card))
-        self.trick_cards.append(card)
+        played = self.trick_cards
+        played.append(card)
         if kind < RAINBOW:
             asked = self._asked
             if asked is None:
@@ -490,9 +499,8 @@ class ClassicRound:
                 self._asked = TRUMP_ASKED
             if value > self._top:
                 self._top, self._top_seat = value, seat
-            self._completes.append(PARTNER_CARD[card])
             self._tbits |= bit
-        if len(trick) < self.players:
+        if len(played) < self.players:
             self.current_player = (seat + 1) % self.players
             return [_PLAY_EVENTS[seat][card]]
         return [_PLAY_EVENTS[seat][card], *self._end_trick(seat)]
@@ -503,11 +511,13 @@ class ClassicRound:
         Without a trump pair the whole trick goes to the highest trump, else to the highest
         card of the colour asked (rules 1 and 2); with a pair, the trump duel decides.
         """
-        trick = self.trick
-        cards = sort_cards(self.trick_cards)
+        played = self.trick_cards
+        leader = self.leader
+        seats = _SEATS_FROM[self.players][leader]
+        cards = sort_cards(played)
         tbits = self._tbits
         if tbits & tbits >> 17:
-            result = trick_result(duel(trick))
+            result = trick_result(duel(list(zip(seats, played, strict=True))))
             winner = result.winner
             assert winner is not None, "a numwars-classic trick is never annulled"
             for cap in result.captures:
@@ -521,8 +531,8 @@ class ClassicRound:
             pairs = []
         record = {
             "number": len(self.tricks) + 1,
-            "leader": trick[0][0],
-            "cards": [{"seat": s, "card": c} for s, c in trick],
+            "leader": leader,
+            "cards": [{"seat": s, "card": c} for s, c in zip(seats, played, strict=True)],
             "winner": winner,
             "annulled": False,
             "captures": captures,
@@ -533,12 +543,14 @@ class ClassicRound:
         self.leader = self.current_player = winner
         self._new_trick()
         events = [Event(kind="trick", seat=winner, cards=cards, data=record)]
-        if self._hands[seat]:
+        if any(self._suits[seat]):
             return events
         self._phase = _OVER
         self.current_player = None
         self.is_over = True
-        self._score = self.rules.score_piles(self.piles)
+        self._score = self.rules.score_helds(
+            [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
+        )
         events.append(Event(kind="round-over", data=msgspec.to_builtins(self._score)))
         return events
 
@@ -557,7 +569,7 @@ class ClassicRound:
             "dealer": self.setup.dealer,
             "leader": self.leader,
             "current_player": self.current_player,
-            "hand_counts": [len(h) for h in self._hands],
+            "hand_counts": [len(h) for h in self.hands],
             "exchange_size": self.exchange_size,
             "passed_counts": [len(p) for p in self.passed],
             "trick": [{"seat": s, "card": c} for s, c in self.trick],
@@ -572,7 +584,7 @@ class ClassicRound:
         if seat is None:
             return out
         out["seat"] = seat
-        out["hand"] = canonical(self._hands[seat])
+        out["hand"] = canonical(self.hands[seat])
         out["passed"] = canonical(self.passed[seat])
         out["received"] = list(self.received[seat])
         if self.alliance:
@@ -587,7 +599,7 @@ class ClassicRound:
             "setup": msgspec.to_builtins(self.setup),
             "options": msgspec.to_builtins(self.rules.options),
             "phase": str(self._phase),
-            "hands": [canonical(h) for h in self._hands],
+            "hands": [canonical(h) for h in self.hands],
             "set_aside": list(self.set_aside),
             "passed": [list(p) for p in self.passed],
             "received": [list(r) for r in self.received],

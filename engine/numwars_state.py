@@ -6,23 +6,25 @@ complice's choice once a trick holding Bomb + Joker + a threat is complete), ``o
 The state is a fold of the applied actions over the deal of ``Rng(setup.seed)``.
 
 Speed (the play-out benchmark): ``phase``, ``current_player`` and ``is_over`` are plain
-attributes kept up to date; the cards still contesting the current trick and the colour it
-asks are kept as cards are played; the legal actions of the seat to play are shared ``Play``
-instances, cached until the next card and reused by ``apply`` as its legality check; play
-events are shared values; finished tricks are kept as raw records (``tricks`` builds their
-plain-data form on demand) and the round is scored once, at its end, without re-checking
-the piles.
+attributes kept up to date; each hand is kept three ways in step (its codes, its shared
+``Play`` values, those values by suit) plus the role cards it holds, so legal actions are
+mostly one slice of one suit; the current trick's contesting cards, their top strength, the
+complements a steal would take and the colour asked are kept as cards are played; the legal
+actions are cached until the next card and reused by ``apply`` as its legality check; play
+events are shared values; a plain trick (no Bomb, no pair) writes its result's plain data
+directly (``results`` builds its :class:`TrickResult` on demand); the round is scored once,
+at its end, without re-checking the piles.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
 from engine.actions import Action, Exchange, Neutralize, Pass, Play
-from engine.base import BombResult, Deal, Event, RoundScore, RoundSetup, TrickResult
+from engine.base import BombResult, Capture, Deal, Event, RoundScore, RoundSetup, TrickResult
 from engine.cards import CARDS
 from engine.errors import IllegalMove, InvalidInput
 from engine.numwars import (
@@ -30,15 +32,14 @@ from engine.numwars import (
     COMPLEMENT,
     ROLE_CARDS,
     ROLE_OF_CARD,
+    STRENGTH,
     SUIT,
+    TRUMP,
     NumWarsPile,
-    by_suit,
     canon,
-    follow_cards,
+    contest_winner,
     illegal_reason,
-    lead_cards,
     neutralization_possible,
-    plain_result,
     resolve,
     score_piles,
 )
@@ -66,6 +67,18 @@ _PLAY_EVENTS: list[dict[str, Event]] = [
     {code: Event(kind="play", seat=s, cards=[code]) for code in CARDS} for s in range(_MAX_PLAYERS)
 ]
 
+#: Cards in canonical order (rules/cards.md) through a local table.
+_ORDER_KEY = {code: c.order for code, c in CARDS.items()}.__getitem__
+
+
+def _by_suit(plays: list[Play]) -> dict[str, list[Play]]:
+    """A hand's ``Play`` values by suit (each colour, and TRUMP for every trump), in the
+    hand's order: following looks at one suit only (Following 1-2)."""
+    suits: dict[str, list[Play]] = {"red": [], "blue": [], "green": [], "yellow": [], TRUMP: []}
+    for p in plays:
+        suits[SUIT[p.card]].append(p)
+    return suits
+
 
 class NumWarsRound:
     """One round of `numwars` in progress; `apply` validates fully, then mutates."""
@@ -81,14 +94,17 @@ class NumWarsRound:
         self.n = setup.players
         self.k = rules.options.exchange
         self.hands: list[list[str]] = [list(h) for h in deal.hands]
-        self._suits = [by_suit(h) for h in self.hands]  # each hand by suit, for following
+        #: Each hand as shared ``Play`` values, whole and by suit, in the hand's order.
+        self._plays: list[list[Play]] = [list(map(_PLAY.__getitem__, h)) for h in self.hands]
+        self._suits = [_by_suit(p) for p in self._plays]
+        #: The role cards each hand holds (they never change hands: Set-up 3).
+        self._specials = [[p for p in plays if p.card in ROLE_CARDS] for plays in self._plays]
         self.roles: list[str] = list(deal.roles)
         self.set_aside: list[str] = list(deal.set_aside)
         self.dealer = deal.dealer
         self.leader = deal.leader
         self.passed: list[list[str]] = [[] for _ in range(self.n)]
         self.trick: list[tuple[int, str]] = []
-        self.results: list[TrickResult] = []
         self.choices: list[bool | None] = []
         self.piles: list[list[str]] = [[] for _ in range(self.n)]
         self.pairs: list[list[list[str]]] = [[] for _ in range(self.n)]
@@ -100,12 +116,17 @@ class NumWarsRound:
         self.current_player: int | None = None if self.k > 0 else self.leader
         self.is_over = False
         #: Finished tricks: (cards as (seat, card) in play order, result as plain data,
-        #: the complice's choice or None).
-        self._records: list[tuple[list[tuple[int, str]], dict[str, Any], bool | None]] = []
+        #: the complice's choice or None, the result or None for a plain trick).
+        self._records: list[
+            tuple[list[tuple[int, str]], dict[str, Any], bool | None, TrickResult | None]
+        ] = []
         self._asked: str | None = None  # colour asked by the current trick (None: trump)
         self._contest: list[str] = []  # its cards still contesting, in play order
+        self._top = -1  # the highest strength among them (-1: no trump contesting)
+        self._wanted: set[str] = set()  # the complements of the contesting real trumps
+        self._special = False  # the trick holds the Bomb or a pair: resolved in full
         self._scores: RoundScore | None = None
-        self._legal: list[Action] | None = None
+        self._legal: list[Play] | None = None
 
     # --- protocol ------------------------------------------------------------------------
 
@@ -119,8 +140,27 @@ class NumWarsRound:
                 "result": data,
                 "neutralize": choice,
             }
-            for cards, data, choice in self._records
+            for cards, data, choice, _ in self._records
         ]
+
+    @property
+    def results(self) -> list[TrickResult]:
+        """Finished tricks' results; a plain trick's is built on demand from its data."""
+        out = []
+        for _, data, _, result in self._records:
+            if result is None:
+                winner = data["winner"]
+                cards = list(data["captures"][0]["cards"])
+                result = TrickResult(
+                    winner=winner,
+                    annulled=False,
+                    captures=[Capture(seat=winner, cards=cards)],
+                    pairs=[],
+                    next_leader=winner,
+                    bomb=None,
+                )
+            out.append(result)
+        return out
 
     def actors(self) -> list[int]:
         if self.phase is _EXCHANGE:
@@ -137,8 +177,8 @@ class NumWarsRound:
                 return []
             legal = self._legal
             if legal is None:
-                legal = self._legal = self._legal_plays()
-            return legal
+                legal = self._legal = self._legal_plays(seat)
+            return cast("list[Action]", legal)
         if phase is _EXCHANGE:
             if not 0 <= seat < self.n or len(self.passed[seat]) >= self.k:
                 return []
@@ -153,7 +193,7 @@ class NumWarsRound:
         if self.phase is _PLAYING and type(action) is Play and seat == self.current_player:
             legal = self._legal
             if legal is None:
-                legal = self._legal = self._legal_plays()
+                legal = self._legal = self._legal_plays(seat)
             if action in legal and type(seat) is int:
                 events = self._play_card(seat, action.card)
                 self.history.append((seat, action))
@@ -214,7 +254,8 @@ class NumWarsRound:
                 )
         for card in cards:
             hand.remove(card)
-            self._suits[seat][SUIT[card]].remove(card)
+            self._plays[seat].remove(_PLAY[card])
+            self._suits[seat][SUIT[card]].remove(_PLAY[card])
         self.passed[seat].extend(cards)
         events = [
             Event(kind="pass", seat=seat, cards=canon(cards), to=seat),
@@ -231,7 +272,8 @@ class NumWarsRound:
             left = (seat + 1) % self.n
             got = self.passed[left]
             self.hands[seat] = canon(self.hands[seat] + got)
-            self._suits[seat] = by_suit(self.hands[seat])
+            self._plays[seat] = list(map(_PLAY.__getitem__, self.hands[seat]))
+            self._suits[seat] = _by_suit(self._plays[seat])
             events.append(
                 Event(
                     kind="exchange",
@@ -274,34 +316,55 @@ class NumWarsRound:
 
     def _play_card(self, seat: int, card: str) -> list[Event]:
         """A checked card goes to the trick (Trump pairs: a completed pair leaves the
-        contest); a completed trick is resolved, or waits for the complice."""
-        self.hands[seat].remove(card)
-        self._suits[seat][SUIT[card]].remove(card)
+        contest); a completed trick is resolved, or waits for the complice. The hand, its
+        ``Play`` values and its suits are parallel lists: one search finds the card."""
+        hand = self.hands[seat]
+        i = hand.index(card)
+        del hand[i]
+        play = self._plays[seat].pop(i)
+        self._suits[seat][SUIT[card]].remove(play)
         trick = self.trick
         trick.append((seat, card))
         contest = self._contest
         comp = COMPLEMENT.get(card)
         if comp is not None and comp in contest:
             contest.remove(comp)
+            self._wanted.discard(card)
+            self._special = True
+            top = -1
+            for c in contest:
+                if STRENGTH[c] > top:
+                    top = STRENGTH[c]
+            self._top = top
         else:
             contest.append(card)
-        if len(trick) == 1:
-            self._asked = ASKED_COLOUR[card]
+            strength = STRENGTH[card]
+            if strength > self._top:
+                self._top = strength
+            if comp is not None:
+                self._wanted.add(comp)
+            elif card == "bomb":
+                self._special = True
         self._legal = None
         events = [_PLAY_EVENTS[seat][card]]
-        if card in ROLE_CARDS and not self.revealed[seat]:
-            self.revealed[seat] = True
-            events.append(
-                Event(
-                    kind="role-revealed",
-                    seat=seat,
-                    cards=[card],
-                    data={"role": ROLE_OF_CARD[card]},
+        if card in ROLE_CARDS:
+            self._specials[seat].remove(play)
+            if not self.revealed[seat]:
+                self.revealed[seat] = True
+                events.append(
+                    Event(
+                        kind="role-revealed",
+                        seat=seat,
+                        cards=[card],
+                        data={"role": ROLE_OF_CARD[card]},
+                    )
                 )
-            )
-        if len(trick) < self.n:
+        n = len(trick)
+        if n == 1:
+            self._asked = ASKED_COLOUR[card]
+        if n < self.n:
             self.current_player = (seat + 1) % self.n
-        elif neutralization_possible(contest):
+        elif self._special and neutralization_possible(contest):
             self.phase = _NEUTRALIZE
             self.current_player = self.complice
             events.append(
@@ -315,14 +378,38 @@ class NumWarsRound:
             events.extend(self._finish_trick(None))
         return events
 
-    def _legal_plays(self) -> list[Action]:
-        """Legal cards of the seat to play (Leading; Following 0-3) as shared ``Play`` values."""
-        seat = (self.leader + len(self.trick)) % self.n
-        if self.trick:
-            cards = follow_cards(self.hands[seat], self._suits[seat], self._asked, self._contest)
-        else:
-            cards = lead_cards(self.hands[seat], self._suits[seat])
-        return list(map(_PLAY.__getitem__, cards))
+    def _legal_plays(self, seat: int) -> list[Play]:
+        """Legal cards of the seat to play as shared ``Play`` values, in the hand's order:
+        the same as :func:`engine.numwars.legal_cards`, from the hand by suit and the
+        contest's top strength and wanted complements kept as cards are played."""
+        plays = self._plays[seat]
+        suits = self._suits[seat]
+        trumps = suits[TRUMP]
+        if not self.trick:  # Leading: a special only from a hand holding nothing else
+            specials = self._specials[seat]
+            normal = plays[:]
+            if specials and len(specials) < len(plays):
+                for p in specials:
+                    normal.remove(p)
+            return normal
+        asked = self._asked
+        base = suits[asked] if asked is not None else None
+        if not base:  # Following 1-2: a trump if any, raising if possible (Following 3)
+            if not trumps:
+                return plays[:]
+            base = trumps
+            top = self._top
+            if top >= 0:
+                raising = [p for p in trumps if STRENGTH[p.card] > top]
+                if raising:
+                    base = raising
+        wanted = self._wanted
+        if wanted and trumps:  # the steal rule (Following 0)
+            steal = [p for p in trumps if p.card in wanted]
+            if steal:
+                legal = set(base).union(steal)
+                return [p for p in plays if p in legal]
+        return base[:]
 
     def _threat(self) -> str:
         """The threat the Joker would neutralize: the highest Shadow, else the Quantum."""
@@ -340,13 +427,31 @@ class NumWarsRound:
         return events
 
     def _finish_trick(self, choice: bool | None) -> list[Event]:
+        """Resolve the complete trick. A plain one (no Bomb, no pair: every card contests)
+        goes whole to the contest's winner, its data written directly as the plain form of
+        the :class:`TrickResult` that :func:`engine.numwars.resolve` would return."""
         trick = self.trick
-        contest = self._contest
-        if len(contest) == len(trick) and "bomb" not in contest:
-            result = plain_result(trick)
-        else:
-            result = resolve(trick, self.roles, True if choice is None else choice)
         piles = self.piles
+        if not self._special:
+            winner = contest_winner(trick, self._asked, trick[0][0])
+            cards = sorted([c for _, c in trick], key=_ORDER_KEY)
+            piles[winner].extend(cards)
+            data: dict[str, Any] = {
+                "winner": winner,
+                "annulled": False,
+                "captures": [{"seat": winner, "cards": cards}],
+                "pairs": [],
+                "next_leader": winner,
+                "bomb": None,
+            }
+            self._records.append((trick, data, choice, None))
+            self.choices.append(choice)
+            events = [Event(kind="trick", seat=winner, cards=list(cards), data=data)]
+            self._next_trick(winner)
+            if not self.hands[0]:
+                events.append(self._finish_round())
+            return events
+        result = resolve(trick, self.roles, True if choice is None else choice)
         if result.pairs:
             paired = {c for p in result.pairs for c in p.cards}
             for cap in result.captures:
@@ -357,8 +462,7 @@ class NumWarsRound:
             for cap in result.captures:
                 piles[cap.seat].extend(cap.cards)
         data = msgspec.to_builtins(result)
-        self._records.append((trick, data, choice))
-        self.results.append(result)
+        self._records.append((trick, data, choice, result))
         self.choices.append(choice)
         captures = result.captures
         # Cards are conserved: a lone capture without pairs holds the whole trick, canonical.
@@ -380,16 +484,23 @@ class NumWarsRound:
                     data=msgspec.to_builtins(bomb),
                 )
             )
-        self.trick = []
-        self._contest = []
-        self._asked = None
-        self._legal = None
-        self.leader = result.next_leader
-        self.phase = _PLAYING
-        self.current_player = self.leader
+        self._next_trick(result.next_leader)
         if not self.hands[0]:
             events.append(self._finish_round())
         return events
+
+    def _next_trick(self, leader: int) -> None:
+        """The winner of a trick leads the next (Winning the contest)."""
+        self.trick = []
+        self._contest = []
+        self._top = -1
+        self._wanted = set()
+        self._special = False
+        self._asked = None
+        self._legal = None
+        self.leader = leader
+        self.phase = _PLAYING
+        self.current_player = leader
 
     def _finish_round(self) -> Event:
         """Every role is revealed at the end of the round; the piles, built by the engine

@@ -19,7 +19,6 @@ from engine.cards import CARDS, COLOURS
 from engine.numwars import (
     NumWars,
     NumWarsOptions,
-    by_suit,
     canon,
     contesting,
     deck_cards,
@@ -67,6 +66,15 @@ def ref_complement(card: str) -> str | None:
     if c.family == "shadow":
         return f"rainbow-{c.value}"
     return None
+
+
+def by_suit(hand: Sequence[str]) -> dict[str, list[str]]:
+    """The hand by suit (each colour, then "trump" for every trump), in the hand's order."""
+    suits: dict[str, list[str]] = {colour: [] for colour in COLOURS}
+    suits["trump"] = []
+    for card in hand:
+        suits[ref_colour(card) or "trump"].append(card)
+    return suits
 
 
 def ref_legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
@@ -262,7 +270,9 @@ def test_round_bookkeeping_matches_the_stateless_rules(
     rng = Rng(seed)
     while not state.is_over:
         for seat in range(players):
-            assert state._suits[seat] == by_suit(state.hands[seat])
+            assert {s: [p.card for p in ps] for s, ps in state._suits[seat].items()} == by_suit(
+                state.hands[seat]
+            )
         if state.phase == "play":
             turn = state.current_player
             assert turn == (state.leader + len(state.trick)) % players
