@@ -10,12 +10,14 @@ from litestar import Litestar, MediaType, Response, get
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin, SwaggerRenderPlugin
-from litestar.openapi.spec import Tag
+from litestar.openapi.spec import Schema, Tag
+from litestar.openapi.spec.enums import OpenAPIType
 
 from api.problems import handle_exception
 from api.rules import route_handlers
 from api.schemas import Health
 from api.settings import Settings
+from engine.cards import CARD_PATTERN
 
 API_VERSION = "1.0.0"
 DESCRIPTION = """\
@@ -49,10 +51,71 @@ def openapi_document() -> Response[bytes]:
     return Response(_spec_bytes(), media_type=MediaType.JSON)
 
 
+#: Properties that hold a card code, a list of them, or a list of lists (pairs, hands).
+_CARD = {"card"}
+_CARD_LIST = {
+    "hand",
+    "captured",
+    "combination",
+    "legal",
+    "legal_moves",
+    "cards",
+    "set_aside",
+    "discard",
+    "cancelled",
+}
+_CARD_LIST_LIST = {"pairs", "locked", "hands"}
+
+
+def _string_schema(node: object) -> Schema | None:
+    if isinstance(node, Schema):
+        if node.type == OpenAPIType.STRING:
+            return node
+        for option in node.one_of or ():  # nullable fields: oneOf [string, null]
+            if isinstance(option, Schema) and option.type == OpenAPIType.STRING:
+                return option
+    return None
+
+
+def _items(node: object) -> object:
+    """The item schema of an array, also when the array is an optional field (oneOf)."""
+    if not isinstance(node, Schema):
+        return None
+    if node.items is not None:
+        return node.items
+    arrays = [o for o in node.one_of or () if isinstance(o, Schema) and o.items is not None]
+    return arrays[0].items if arrays else None
+
+
+def add_card_patterns(application: Litestar) -> None:
+    """Show the card-code pattern on every card field of the spec.
+
+    Decoding does not check the pattern (the engine names a bad card more precisely, and a
+    regular expression per card would cost more than the rules themselves); the spec still
+    tells integrators the exact shape of a card code, list items included, which Litestar's
+    schema generation leaves out.
+    """
+    components = application.openapi_schema.components
+    for title, component in (components.schemas or {}).items():
+        if title == "Problem":  # its `legal` may list action tags, not only cards
+            continue
+        for name, prop in (component.properties or {}).items():
+            if name in _CARD:
+                target = _string_schema(prop)
+            elif name in _CARD_LIST:
+                target = _string_schema(_items(prop))
+            elif name in _CARD_LIST_LIST:
+                target = _string_schema(_items(_items(prop)))
+            else:
+                continue
+            if target is not None:
+                target.pattern = CARD_PATTERN
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     cors = CORSConfig(allow_origins=settings.cors_origins) if settings.cors_origins else None
-    return Litestar(
+    application = Litestar(
         route_handlers=[healthz, openapi_document, *route_handlers()],
         exception_handlers={Exception: handle_exception},
         cors_config=cors,
@@ -74,6 +137,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=settings.debug,
     )
+    add_card_patterns(application)
+    return application
 
 
 def spec_dict(application: Litestar | None = None) -> dict[str, Any]:

@@ -23,21 +23,7 @@ T = TypeVar("T", bound=msgspec.Struct)
 _PATH_RE = re.compile(r" - at `\$(.*)`$")
 
 
-_INDEX_RE = re.compile(r"\.?([^.\[]+)|\[(\d+)\]")
-
-
-def _value_at(raw: object, path: str) -> object:
-    """The JSON value at a msgspec error path such as ``trick[2].card``."""
-    node = raw
-    for key, index in _INDEX_RE.findall(path):
-        if index:
-            node = node[int(index)] if isinstance(node, list) and int(index) < len(node) else None
-        else:
-            node = node.get(key) if isinstance(node, dict) else None
-    return node
-
-
-def decode_error(exc: msgspec.DecodeError, body: bytes | None = None) -> ProblemError:
+def decode_error(exc: msgspec.DecodeError) -> ProblemError:
     """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema."""
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
@@ -56,10 +42,6 @@ def decode_error(exc: msgspec.DecodeError, body: bytes | None = None) -> Problem
         name = text.split("`")[1] if "`" in text else ""
         field = f"{field}.{name}" if field else name
         text = f"required field {name!r} is missing"
-    elif "matching regex" in text and body is not None:
-        code = "unknown-card"
-        bad = _value_at(msgspec.json.decode(body), field)
-        text = f"{bad!r} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')"
     detail = f"{field}: {text}" if field else text
     return ProblemError(422, code, detail, [FieldProblem(field or "body", text)])
 
@@ -71,7 +53,7 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.json.decode(value, type=self.model_type, strict=True)
         except msgspec.DecodeError as exc:
-            raise decode_error(exc, value) from None
+            raise decode_error(exc) from None
 
     def decode_builtins(self, value: dict[str, Any]) -> Any:
         try:

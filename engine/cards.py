@@ -42,13 +42,14 @@ CARD_PATTERN = (
 )
 _CARD_RE = re.compile(CARD_PATTERN)
 
-#: A card code as a field type: decoding checks its shape, the spec shows the pattern.
+#: A card code as a field type. Decoding does not run the pattern (the engine checks every
+#: card against its deck and names a bad one precisely); JSON schemas still show it.
 CardCode = Annotated[
     str,
     msgspec.Meta(
-        pattern=CARD_PATTERN,
         description="a card code (rules/cards.md), e.g. red-7, shadow-12, joker",
         examples=["red-7", "shadow-12", "joker"],
+        extra_json_schema={"pattern": CARD_PATTERN},
     ),
 ]
 
