@@ -53,7 +53,7 @@ from engine.base import (
 from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
 from engine.errors import InvalidInput
 from engine.rng import Rng
-from engine.scoring import best_seats, value_group_points
+from engine.scoring import best_seats, match_totals, value_group_points
 from engine.tricks import check_players, check_trick
 
 if TYPE_CHECKING:
@@ -770,21 +770,7 @@ class NumWars:
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Match: totals add up; a tied total is a tie unless `tiebreak` (Ruling)."""
-        if not rounds:
-            raise InvalidInput(
-                "a match holds at least one round", code="bad-request", field="rounds"
-            )
-        n = len(rounds[0].players)
-        totals = [0] * n
-        for r, rnd in enumerate(rounds):
-            if sorted(p.seat for p in rnd.players) != list(range(n)):
-                raise InvalidInput(
-                    f"round {r} does not score seats 0..{n - 1} exactly once",
-                    code="bad-request",
-                    field=f"rounds[{r}].players",
-                )
-            for p in rnd.players:
-                totals[p.seat] += p.score
+        totals = match_totals(rounds)
         winners = best_seats(totals)
         return MatchResult(
             totals=totals,

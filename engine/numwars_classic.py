@@ -56,6 +56,7 @@ from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import (
     best_seats,
+    match_totals,
     opposite_teams,
     team_scores,
     value_group_points,
@@ -697,23 +698,9 @@ class NumWarsClassic:
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals of the rounds ("Match and variants"): highest total wins; a tie on it calls
         for tie-break rounds when `tiebreak` is on (see :meth:`tiebreak`)."""
-        if not rounds:
-            raise InvalidInput(
-                "a match holds at least one round", code="bad-request", field="rounds"
-            )
-        n = len(rounds[0].players)
-        for r, score in enumerate(rounds):
-            if sorted(p.seat for p in score.players) != list(range(n)):
-                raise InvalidInput(
-                    f"round {r + 1} does not score seats 0..{n - 1} once each",
-                    code="bad-request",
-                    field=f"rounds[{r}].players",
-                )
+        totals = match_totals(rounds)
+        n = len(totals)
         self._check_alliance(n)
-        totals = [0] * n
-        for score in rounds:
-            for p in score.players:
-                totals[p.seat] += p.score
         teams: list[TeamScore] | None = None
         if self.options.alliance:
             teams = [TeamScore(seats=t, score=sum(totals[s] for s in t)) for t in opposite_teams(n)]
