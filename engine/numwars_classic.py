@@ -4,7 +4,7 @@
 plus two Jokers), an exchange to the right before play, and the *trump duel*: a trick holding
 a trump pair (`rainbow-X` + `shadow-X`) above every single trump splits in two.
 
-The stateless answers live here as small pure functions (`legal_cards`, `move_reason`,
+The stateless answers live here as small pure functions (`legal_cards`, `broken_obligation`,
 `duel`, `score_pile`, `decide_tiebreak`); the round state machine is in
 :mod:`engine.numwars_classic_state`.
 
@@ -207,15 +207,6 @@ def raised_trumps(trumps: list[str], trick_cards: Iterable[str]) -> list[str]:
         return trumps
     raised = [c for c in trumps if VALUE[c] > top or c in completes]
     return raised or trumps
-
-
-def move_reason(hand: Sequence[str], trick_cards: Sequence[str], card: str) -> str | None:
-    """The first obligation that playing `card` breaks (contract reason order), or None."""
-    if card not in hand:
-        return "card-not-in-hand"
-    if card in legal_cards(hand, trick_cards):
-        return None
-    return broken_obligation(hand, trick_cards, card)
 
 
 def broken_obligation(hand: Sequence[str], trick_cards: Sequence[str], card: str) -> str:
