@@ -20,10 +20,12 @@ Speed (the play-out benchmark and the stateless endpoints): facts about a card a
 in per-code tables (kind, trump strength, colour asked, complement, value); legal moves are
 comprehensions over the hand (the trumps listed only when the colour asked is missing), sorted
 once at the end; a trick without the Bomb and without a pair is resolved by
-:func:`plain_result`; value groups come from one sort by (value, canonical order) and a
-label/points table; the endpoints call check_cards once with the trick's cards listed once,
-and check the roles with one sort in the valid case. The plain versions these replace are
-kept as references in tests/engine/test_numwars_fast.py.
+:func:`plain_result`, the others with the contest kept as card -> seat and the captures
+dealt out in canonical order; value groups come from one sort by (value, canonical order)
+and a label/points table; the endpoints run the shared checks (check_players, check_trick,
+check_cards) only when :func:`valid_play` cannot show the request valid in one pass, and
+check the roles with one sort in the valid case. The plain versions these replace are kept
+as references in tests/engine/test_numwars_fast.py and test_numwars_checks.py.
 """
 
 from __future__ import annotations
@@ -247,6 +249,50 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
         )
 
 
+#: The cards of each format's playable deck (Deck; with 3 players no Joker, Set-up 1). Every
+#: card is in it once, so a request's cards pass check_cards exactly when they are all in it
+#: and all distinct.
+_PLAYABLE_SETS: dict[int, frozenset[str]] = {n: frozenset(playable_deck(n)) for n in FORMATS}
+
+
+def valid_play(
+    players: object, hand: Sequence[str], trick: Sequence[TrickCard], *, complete: bool
+) -> tuple[list[tuple[int, str]], list[str]] | None:
+    """The trick as (seat, card) pairs and as cards, if the shared checks (check_players,
+    check_trick, check_cards over hand and trick) would all accept the request; None when
+    they might not, so that the caller runs them to raise the first error as they word it.
+
+    The common, valid case is one pass over the trick and one set of the cards.
+    """
+    if type(players) is not int or not 3 <= players <= 8:
+        return None
+    n = len(trick)
+    if (n != players) if complete else (n >= players):
+        return None
+    played: list[tuple[int, str]] = []
+    cards: list[str] = []
+    if n:
+        seat = trick[0].seat
+        if type(seat) is not int or not 0 <= seat < players:
+            return None
+        for entry in trick:  # clockwise from the leader, seats in range, no `declared`
+            if entry.seat != seat or entry.declared is not None:
+                return None
+            played.append((entry.seat, entry.card))
+            cards.append(entry.card)
+            seat += 1
+            if seat == players:
+                seat = 0
+    try:
+        seen = set(hand)
+        seen.update(cards)
+    except TypeError:  # an unhashable "card"
+        return None
+    if len(seen) != len(hand) + n or not seen <= _PLAYABLE_SETS[players]:
+        return None
+    return played, cards
+
+
 # --- Legal moves -------------------------------------------------------------------------
 
 
@@ -286,41 +332,53 @@ def _trump_choice(hand: Sequence[str], contest: Sequence[str]) -> list[str]:
 
 
 def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
-    """Legal cards of `hand` (distinct cards) on a trick holding `cards` in play order
-    (Leading, Following 0-3); the result is a new list in the hand's order. The hand's trumps
-    are listed only when the colour asked is missing."""
+    """Legal cards of `hand` (distinct cards, none of them in the trick) on a trick holding
+    `cards` in play order (Leading, Following 0-3); the result is a new list in the hand's
+    order. The hand's trumps are listed only when the colour asked is missing."""
     kind = _KIND
     if not cards:  # a classic card or a real trump; a special only from a hand of specials
         normal = [c for c in hand if kind[c] <= REAL]
         return normal or list(hand)
-    asked = _COLOUR[cards[0]]
     colour = _COLOUR
+    asked = colour[cards[0]]
     base = [c for c in hand if colour[c] == asked] if asked is not None else []
-    contest = contesting(cards)
     if not base:  # Following 1-2: a trump if any, raising if possible (Following 3)
         trumps = [c for c in hand if kind[c] != CLASSIC]
         if not trumps:
             return list(hand)
-        base = _raising(trumps, contest)
-    # The steal rule (Following 0): a held complement of a contesting real trump.
-    steal = [comp for c in contest if (comp := _COMP.get(c)) is not None and comp in hand]
+        base = _raising(trumps, contesting(cards))
+    # The steal rule (Following 0): a held complement of a contesting real trump. A real trump
+    # of the trick whose complement is in the hand cannot have paired, so it is contesting.
+    comp_of = _COMP
+    steal = [comp for c in cards if (comp := comp_of.get(c)) is not None and comp in hand]
     if steal:
         legal = set(base).union(steal)
         return [c for c in hand if c in legal]
     return base
 
 
-def illegal_reason(hand: Sequence[str], cards: Sequence[str], card: str) -> tuple[str, str]:
+def illegal_reason(
+    hand: Sequence[str], cards: Sequence[str], card: str, legal: Sequence[str] | None = None
+) -> tuple[str, str]:
     """(reason, message) for a card of the hand that `legal_cards` refuses: the first
-    obligation it breaks, in the contract's order."""
+    obligation it breaks, in the contract's order.
+
+    `legal`: the legal cards in canonical order, when the caller has them. The hand's cards of
+    the colour asked are then exactly the legal ones of that colour (Following 0: when the
+    hand holds the colour, all of it is legal; otherwise none is), so the short list is
+    filtered instead of the hand."""
     if not cards:
         return (
             "special-lead",
             f"{card} may lead only when the hand holds no classic card and no real trump",
         )
-    asked = _COLOUR[cards[0]]
+    colour = _COLOUR
+    asked = colour[cards[0]]
     if asked is not None:
-        follow = canon([c for c in hand if _COLOUR[c] == asked])
+        if legal is None:
+            follow = canon([c for c in hand if colour[c] == asked])
+        else:
+            follow = [c for c in legal if colour[c] == asked]
         if follow:
             return (
                 "must-follow-color",
@@ -337,6 +395,14 @@ def illegal_reason(hand: Sequence[str], cards: Sequence[str], card: str) -> tupl
 
 
 # --- Trick resolution --------------------------------------------------------------------
+
+
+#: By colour asked, each card's rank in the colour contest: its value if of that colour,
+#: else -1 (Winning the contest 4: the highest card of the colour asked).
+_RANK_IN: dict[str | None, dict[str, int]] = {
+    colour: {code: _VALUE[code] if c == colour else -1 for code, c in _COLOUR.items()}
+    for colour in COLOURS
+}
 
 
 def contest_winner(contest: Sequence[tuple[int, str]], asked: str | None, leader: int) -> int:
@@ -363,10 +429,11 @@ def contest_winner(contest: Sequence[tuple[int, str]], asked: str | None, leader
         else:
             return leader
     best = -1
-    value = _VALUE
+    rank = _RANK_IN[colour]
     for seat, card in contest:
-        if _COLOUR[card] == colour and value[card] > best:
-            best_seat, best = seat, value[card]
+        r = rank[card]
+        if r > best:
+            best_seat, best = seat, r
     return best_seat if best_seat >= 0 else leader
 
 
@@ -399,63 +466,59 @@ def resolve(
 ) -> TrickResult:
     """Resolve a complete, checked trick (Trump pairs; Winning the contest; The Bomb).
 
-    Without the Bomb and without a pair (most tricks) the winner takes every card.
+    Without the Bomb and without a pair (most tricks) the winner takes every card. The cards
+    still contesting are kept as card -> seat in play order: a real trump meets its complement
+    with one look-up, and the Bomb finds the special cards' seats there (they never pair).
     """
-    contest: list[tuple[int, str]] = []
+    contest: dict[str, int] = {}
     pairs: list[tuple[int, list[str]]] = []
     comp_of = _COMP
-    has_bomb = False
     for seat, card in trick:
         comp = comp_of.get(card)
-        if comp is not None:
-            for i, (_, held) in enumerate(contest):
-                if held == comp:
-                    del contest[i]
-                    pairs.append(
-                        (seat, [comp, card] if card[0] == "s" else [card, comp])
-                    )  # rainbow-X before shadow-X (canonical)
-                    break
-            else:
-                contest.append((seat, card))
+        if comp is not None and comp in contest:
+            del contest[comp]
+            # rainbow-X before shadow-X (canonical)
+            pairs.append((seat, [comp, card] if card[0] == "s" else [card, comp]))
         else:
-            if card == "bomb":
-                has_bomb = True
-            contest.append((seat, card))
+            contest[card] = seat
+    has_bomb = "bomb" in contest
     if not has_bomb and not pairs:
         return plain_result(trick)
-    leader, lead = trick[0]
+    # Where each card goes when not to the winner: the Bomb to its captor (or it stays), the
+    # Joker to the demineur whose Quantum it neutralized, each pair to the seat completing it.
+    goes_to: dict[str, int] = {}
     bomb: BombResult | None = None
-    taken: dict[int, list[str]] = {}
-    winner_takes: list[str] = []
     if has_bomb:
         assert roles is not None
-        # Special cards never pair: each contests exactly when it is in the trick.
-        seat_of = {card: seat for seat, card in contest}
-        bomb, neutralized = _bomb(contest, seat_of, roles, joker_neutralizes)
-        if neutralized is not None:
-            contest.remove(neutralized)
-            winner_takes.append(neutralized[1])
+        bomb = _bomb(contest, roles, joker_neutralizes)
         captor = bomb.captured_by
-        bomb_seat = seat_of["bomb"] if captor is None else captor
-        contest.remove((seat_of["bomb"], "bomb"))
-        taken[bomb_seat] = ["bomb"]
-        if bomb.neutralized == "quantum":  # the demineur's consolation: the Joker
-            joker = (seat_of["joker"], "joker")
-            contest.remove(joker)
-            taken.setdefault(seat_of["quantum"], []).append("joker")
-    winner = contest_winner(contest, _COLOUR[lead], leader)
-    won = taken.setdefault(winner, [])
-    won.extend([card for _, card in contest])
-    won.extend(winner_takes)
-    for seat, pair in pairs:
-        taken.setdefault(seat, []).extend(pair)
-    if not won:
-        del taken[winner]
+        goes_to["bomb"] = contest["bomb"] if captor is None else captor
+        gone = bomb.neutralized
+        if gone == "quantum":  # the demineur's consolation: the Joker
+            goes_to["joker"] = contest["quantum"]
+        elif gone is not None:  # a neutralized Shadow no longer contests
+            del contest[gone]
+    for seat, (rainbow, shadow) in pairs:
+        goes_to[rainbow] = goes_to[shadow] = seat
+    # The Bomb, the Joker and the Quantum may stay in the contest: strength 0 or 1 and no
+    # colour, they never decide it (Winning the contest).
+    leader, lead = trick[0]
+    winner = contest_winner(
+        list(zip(contest.values(), contest, strict=True)), _COLOUR[lead], leader
+    )
+    # Dealt out in canonical order, every capture comes out canonical.
+    taken: dict[int, list[str]] = {}
+    for card in canon([card for _, card in trick]):
+        seat = goes_to.get(card, winner)
+        if seat in taken:
+            taken[seat].append(card)
+        else:
+            taken[seat] = [card]
     return TrickResult(
         winner=winner,
         annulled=False,
-        captures=[Capture(seat=s, cards=canon(taken[s])) for s in sorted(taken)],
-        pairs=[Capture(seat=s, cards=p) for s, p in sorted(pairs)],
+        captures=[Capture(seat=s, cards=taken[s]) for s in sorted(taken)],
+        pairs=[Capture(seat=s, cards=p) for s, p in sorted(pairs)] if pairs else [],
         next_leader=winner,
         bomb=bomb,
     )
@@ -471,42 +534,31 @@ _SHADOW_CAPTURE = {
 _SHADOWS = frozenset(c for c in CARDS if c.startswith("shadow-"))
 
 
-def _bomb(
-    contest: Sequence[tuple[int, str]],
-    seat_of: dict[str, int],
-    roles: Sequence[str],
-    joker_neutralizes: bool,
-) -> tuple[BombResult, tuple[int, str] | None]:
-    """Fate of the Bomb (The Bomb and the four roles): (result, neutralized (seat, card))."""
-    if "numx" in seat_of:
-        return BombResult(
-            outcome="numx-capture", captured_by=seat_of["numx"], neutralized=None
-        ), None
-    quantum = "quantum" in seat_of
-    shadows = [sc for sc in contest if sc[1] in _SHADOWS]
+def _bomb(contest: dict[str, int], roles: Sequence[str], joker_neutralizes: bool) -> BombResult:
+    """Fate of the Bomb (The Bomb and the four roles), from the contesting cards' seats."""
+    if "numx" in contest:
+        return BombResult(outcome="numx-capture", captured_by=contest["numx"], neutralized=None)
+    quantum = "quantum" in contest
+    shadows = [card for card in contest if card in _SHADOWS]
     if len(shadows) > 1:  # strongest first; contesting Shadows have distinct values
-        shadows.sort(key=lambda sc: -_VALUE[sc[1]])
-    neutralized: tuple[int, str] | None = None
-    if joker_neutralizes and (quantum or shadows) and "joker" in seat_of:
+        shadows.sort(key=_VALUE.__getitem__, reverse=True)
+    gone: str | None = None
+    if joker_neutralizes and (quantum or shadows) and "joker" in contest:
         if shadows:
-            neutralized = shadows.pop(0)
+            gone = shadows.pop(0)
         else:
-            neutralized = (seat_of["quantum"], "quantum")
+            gone = "quantum"
             quantum = False
-    gone = None if neutralized is None else neutralized[1]
     if quantum:  # Who captures the Bomb (Ruling): the Quantum before any Shadow.
-        result = BombResult(outcome="stolen", captured_by=seat_of["quantum"], neutralized=gone)
-    elif shadows:  # the highest Shadow left; the outcome follows its player's role (Rulings)
-        seat = shadows[0][0]
-        outcome = _SHADOW_CAPTURE[roles[seat]]
-        result = BombResult(outcome=outcome, captured_by=seat, neutralized=gone)
-    elif gone == "quantum":
-        result = BombResult(outcome="protected-quantum", captured_by=None, neutralized=gone)
-    elif gone is not None:
-        result = BombResult(outcome="protected", captured_by=None, neutralized=gone)
-    else:
-        result = BombResult(outcome="kept", captured_by=None, neutralized=None)
-    return result, neutralized
+        return BombResult(outcome="stolen", captured_by=contest["quantum"], neutralized=gone)
+    if shadows:  # the highest Shadow left; the outcome follows its player's role (Rulings)
+        seat = contest[shadows[0]]
+        return BombResult(outcome=_SHADOW_CAPTURE[roles[seat]], captured_by=seat, neutralized=gone)
+    if gone == "quantum":
+        return BombResult(outcome="protected-quantum", captured_by=None, neutralized=gone)
+    if gone is not None:
+        return BombResult(outcome="protected", captured_by=None, neutralized=gone)
+    return BombResult(outcome="kept", captured_by=None, neutralized=None)
 
 
 # --- Scoring -----------------------------------------------------------------------------
@@ -667,7 +719,11 @@ class NumWars:
     def _check(self, players: int, hand: list[str], trick: list[TrickCard]) -> list[str]:
         """The checks of legal-moves and validate-move (check_players, check_trick and
         check_hand_and_trick, whose check_cards is called here with the trick's cards listed
-        once); returns the trick's cards in play order."""
+        once), run only when :func:`valid_play` is unsure; returns the trick's cards in play
+        order."""
+        valid = valid_play(players, hand, trick, complete=False)
+        if valid is not None:
+            return valid[1]
         check_players(players, self.min_players, self.max_players, self.id)
         check_trick(trick, players, complete=False)
         cards = [t.card for t in trick]
@@ -687,9 +743,11 @@ class NumWars:
         """Legal or the first broken obligation: card-not-in-hand, special-lead,
         must-follow-color, must-play-trump, must-raise."""
         cards = self._check(players, hand, trick)
-        if card not in CARDS:
-            raise InvalidInput(f"{card!r} is not a card code", code="unknown-card", field="card")
-        if card not in playable_deck(players):
+        if card not in _PLAYABLE_SETS[players]:
+            if card not in CARDS:
+                raise InvalidInput(
+                    f"{card!r} is not a card code", code="unknown-card", field="card"
+                )
             raise InvalidInput(
                 f"card {card!r} is not in {deck_name(players)}",
                 code="card-not-in-deck",
@@ -703,7 +761,7 @@ class NumWars:
         if card not in hand:
             reason, message = "card-not-in-hand", f"{card} is not in the hand"
         else:
-            reason, message = illegal_reason(hand, cards, card)
+            reason, message = illegal_reason(hand, cards, card, legal)
         return MoveCheck(legal=False, reason=reason, message=message, legal_moves=legal)
 
     def resolve_trick(
@@ -714,13 +772,19 @@ class NumWars:
         joker_neutralizes: bool = True,
     ) -> TrickResult:
         """Trump pairs, the contest winner and the Bomb; `roles` needed when the Bomb is in."""
-        check_players(players, self.min_players, self.max_players, self.id)
-        check_trick(trick, players, complete=True)
-        cards = [t.card for t in trick]
-        check_cards(
-            playable_deck(players), [("hand", []), ("trick", cards)], deck_name=deck_name(players)
-        )
-        played = [(t.seat, t.card) for t in trick]
+        valid = valid_play(players, [], trick, complete=True)
+        if valid is None:
+            check_players(players, self.min_players, self.max_players, self.id)
+            check_trick(trick, players, complete=True)
+            cards = [t.card for t in trick]
+            check_cards(
+                playable_deck(players),
+                [("hand", []), ("trick", cards)],
+                deck_name=deck_name(players),
+            )
+            played = [(t.seat, t.card) for t in trick]
+        else:
+            played, cards = valid
         if roles is None:
             if "bomb" in cards:
                 raise InvalidInput(

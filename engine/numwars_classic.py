@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import product
 from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
@@ -360,18 +361,54 @@ def _byte_lines(i: int, byte: int) -> tuple[ScoreLine, ...]:
     return tuple(_value_group(v, colours) for v, colours in groups if colours and v < 17)
 
 
-#: Per byte of a held pile's classic bits (9 bytes), the lines and the points of every byte
+#: Per byte of a held pile's classic bits (9 bytes), the lines and their points for every byte
 #: value, and the other fixed lines. Shared values, like the round's events: never mutate a
 #: breakdown's card lists.
-_BYTE_LINES = [[_byte_lines(i, byte) for byte in range(256)] for i in range(9)]
-_BYTE_POINTS = [[sum(line.points for line in lines) for lines in row] for row in _BYTE_LINES]
-_PAIR_LINE: dict[int, ScoreLine] = {
-    1 << v: ScoreLine(label=f"trump pair {v}", cards=[RAINBOW_CARD[v], SHADOW_CARD[v]], points=v)
-    for v in range(17)
+_BYTE_GROUPS: list[list[tuple[tuple[ScoreLine, ...], int]]] = [
+    [(lines, sum(line.points for line in lines)) for lines in row]
+    for row in ([_byte_lines(i, byte) for byte in range(256)] for i in range(9))
+]
+#: Which of the 9 classic bytes are set, by those bytes mapped to 0 / 1 (`_ZERO_OR_ONE`): a
+#: pile holds few values, and a Python loop over the bytes would cost more than the lines.
+_ZERO_OR_ONE = bytes((0, *[1] * 255))
+_SET_BYTES: dict[bytes, tuple[int, ...]] = {
+    bytes(flags): tuple(i for i, flag in enumerate(flags) if flag)
+    for flags in product((0, 1), repeat=9)
 }
+_PAIR_LINE = [
+    ScoreLine(label=f"trump pair {v}", cards=[RAINBOW_CARD[v], SHADOW_CARD[v]], points=v)
+    for v in range(17)
+]
+
+
+def _pair_group(values: int) -> tuple[tuple[ScoreLine, ...], int]:
+    """The pair lines (ascending values) and their points for the trump values in `values`."""
+    lines = tuple(line for v, line in enumerate(_PAIR_LINE) if values >> v & 1)
+    return lines, sum(line.points for line in lines)
+
+
+#: The pairs of a pile by the low 9 and the high 8 bits of its 17 pair values.
+_PAIRS_LOW = [_pair_group(bits) for bits in range(512)]
+_PAIRS_HIGH = [_pair_group(bits << 9) for bits in range(256)]
 #: The trump of each bit of a pile's 34 trump bits (`held >> 68`): Rainbows, then Shadows.
 _TRUMP_OF_BIT = {1 << b: card for b, card in enumerate(RAINBOW_CARD + SHADOW_CARD)}
 _TRUMP_BITS = (1 << 34) - 1
+
+
+def _lone_line(lone: int) -> ScoreLine:
+    """The 0-point line of the trumps whose bits of `held >> 68` are set in `lone`."""
+    cards = []
+    while lone:
+        bit = lone & -lone
+        cards.append(_TRUMP_OF_BIT[bit])
+        lone ^= bit
+    return ScoreLine(label="lone trumps", cards=cards, points=0)
+
+
+#: The lone-trump line of every set of one or two lone trumps, the usual case (shared too).
+_LONE_LINES = {
+    1 << a | 1 << b: _lone_line(1 << a | 1 << b) for a in range(34) for b in range(a, 34)
+}
 _JOKER_LINES = [ScoreLine(label="jokers", cards=["joker"] * n, points=0) for n in range(3)]
 #: The request field of each pile of score-round, named when one of its cards is refused.
 _PILE_FIELDS = tuple(f"players[{i}].captured" for i in range(MAX_PLAYERS))
@@ -391,46 +428,50 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     """
     lines: list[ScoreLine] = []
     total = 0
-    for i, byte in enumerate((held & _CLASSIC_BITS).to_bytes(9, "little")):
-        if byte:
-            lines += _BYTE_LINES[i][byte]
-            total += _BYTE_POINTS[i][byte]
+    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
+    for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
+        group_lines, points = _BYTE_GROUPS[i][classic[i]]
+        lines += group_lines
+        total += points
     trumps = held >> 68
     if not trumps:
         return total, lines
     pairs = trumps & trumps >> 17 & _ALL_VALUES
-    bits = pairs
-    while bits:
-        bit = bits & -bits
-        line = _PAIR_LINE[bit]
-        lines.append(line)
-        total += line.points
-        bits ^= bit
+    if pairs:
+        low_lines, low_points = _PAIRS_LOW[pairs & 511]
+        high_lines, high_points = _PAIRS_HIGH[pairs >> 9]
+        lines += low_lines
+        lines += high_lines
+        total += low_points + high_points
     lone = trumps & _TRUMP_BITS ^ (pairs | pairs << 17)
     if lone:
-        cards = []
-        while lone:
-            bit = lone & -lone
-            cards.append(_TRUMP_OF_BIT[bit])
-            lone ^= bit
-        lines.append(ScoreLine(label="lone trumps", cards=cards, points=0))
+        line = _LONE_LINES.get(lone)
+        lines.append(_lone_line(lone) if line is None else line)
     jokers = held >> JOKER_SHIFT
     if jokers:
         lines.append(_JOKER_LINES[jokers])
     return total, lines
 
 
-def _held_piles(captured: list[list[str]]) -> list[int]:
+def _held_piles(piles: Sequence[ClassicPile]) -> list[int]:
     """The score-round piles, each summed into one integer, once every card is known valid.
 
     Valid means what `check_cards` checks: every card of this deck, no card more often across
     the piles than the deck holds. A card of this deck adds its bit (`_pile_bit`), so a unique
     card held twice carries into a higher bit: the set unique bits plus the Jokers then count
     fewer than the cards. Anything else goes to `check_cards`, which names the first bad card.
+    One pass over the piles: this is most of a score-round request's cost.
     """
+    helds: list[int] = []
+    count = 0
     try:
-        helds = [sum(map(PILE_BIT.__getitem__, cards)) for cards in captured]
-        count = sum(map(len, captured))
+        for pile in piles:
+            cards = pile.captured
+            held = 0
+            for card in cards:
+                held += PILE_BIT[card]
+            helds.append(held)
+            count += len(cards)
     except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
         pass
     else:
@@ -438,7 +479,7 @@ def _held_piles(captured: list[list[str]]) -> list[int]:
         jokers = total >> JOKER_SHIFT
         if jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count:
             return helds
-    fields = list(zip(_PILE_FIELDS, captured, strict=False))
+    fields = [(field, pile.captured) for field, pile in zip(_PILE_FIELDS, piles, strict=False)]
     check_cards(DECK_COUNTS, fields, deck_name=DECK_NAME)
     raise AssertionError("check_cards accepts only piles that the sums accept")
 
@@ -673,18 +714,23 @@ class NumWarsClassic:
                 field="players",
             )
         self._check_alliance(n)
-        return self.score_helds(_held_piles([p.captured for p in piles]))
+        return self.score_helds(_held_piles(piles))
 
     def score_helds(self, helds: Sequence[int]) -> RoundScore:
         """Score valid piles, each summed into one integer (see `score_held`)."""
         players = []
+        scores = []
         for seat, held in enumerate(helds):
             points, lines = score_held(held)
             players.append(PlayerScore(seat=seat, score=points, breakdown=lines))
+            scores.append(points)
         if self.options.alliance:
             teams = team_scores(players, opposite_teams(len(helds)))
             return RoundScore(players=players, winners=winning_team_seats(teams), teams=teams)
-        return RoundScore(players=players, winners=best_seats([p.score for p in players]))
+        best = max(scores, default=0)
+        if scores.count(best) == 1:  # the usual single winner, without best_seats' scan
+            return RoundScore(players=players, winners=[scores.index(best)])
+        return RoundScore(players=players, winners=best_seats(scores))
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals of the rounds ("Match and variants"): highest total wins; a tie on it calls

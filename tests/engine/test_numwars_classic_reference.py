@@ -16,9 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import Play
-from engine.base import Capture, RoundSetup, ScoreLine, TrickResult
+from engine.base import (
+    Capture,
+    PlayerScore,
+    RoundScore,
+    RoundSetup,
+    ScoreLine,
+    TeamScore,
+    TrickResult,
+)
 from engine.cards import CARDS, canonical
 from engine.numwars_classic import (
+    ALLIANCE_PLAYERS,
     DECK,
     JOKER,
     KIND,
@@ -28,6 +37,7 @@ from engine.numwars_classic import (
     TRUMP_ASKED,
     VALUE,
     ClassicOptions,
+    ClassicPile,
     NumWarsClassic,
     duel,
     legal_cards,
@@ -215,6 +225,46 @@ def test_duel_matches_the_reference(trick: list[tuple[int, str]]) -> None:
 @given(cards=st.permutations(list(DECK)), size=st.integers(0, 60))
 def test_score_pile_matches_the_reference(cards: list[str], size: int) -> None:
     assert score_pile(cards[:size]) == ref_score_pile(cards[:size])
+
+
+def ref_score_round(piles: list[list[str]], alliance: bool) -> RoundScore:
+    """Scoring a round (the original implementation): each pile by `ref_score_pile`, the best
+    score wins; under `alliance` partners sit opposite and the best team total wins."""
+    players = []
+    for seat, pile in enumerate(piles):
+        points, lines = ref_score_pile(pile)
+        players.append(PlayerScore(seat=seat, score=points, breakdown=lines))
+    if not alliance:
+        best = max(p.score for p in players)
+        return RoundScore(players=players, winners=[p.seat for p in players if p.score == best])
+    half = len(piles) // 2
+    teams = [TeamScore(seats=[s, s + half], score=0) for s in range(half)]
+    teams = [TeamScore(seats=t.seats, score=sum(players[s].score for s in t.seats)) for t in teams]
+    best = max(t.score for t in teams)
+    winners = sorted(s for t in teams if t.score == best for s in t.seats)
+    return RoundScore(players=players, winners=winners, teams=teams)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    cards=st.permutations(list(DECK)),
+    sizes=st.lists(st.integers(0, 26), min_size=1, max_size=8),
+    alliance=st.booleans(),
+)
+def test_score_round_matches_the_reference(
+    cards: list[str], sizes: list[int], alliance: bool
+) -> None:
+    """The whole answer, as the API encodes it, byte for byte."""
+    if alliance and len(sizes) not in ALLIANCE_PLAYERS:
+        sizes = (sizes * 4)[:4]
+    piles, start = [], 0
+    for size in sizes:
+        piles.append(cards[start : start + size])
+        start += size
+    rules = NumWarsClassic(ClassicOptions(alliance=alliance))
+    score = rules.score_round([ClassicPile(captured=p) for p in piles])
+    expected = ref_score_round(piles, alliance)
+    assert msgspec.json.encode(score) == msgspec.json.encode(expected)
 
 
 @settings(max_examples=100, deadline=None)
