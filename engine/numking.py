@@ -246,6 +246,20 @@ def next_first_bidder(previous_first_bidder: int, tricks_by_seat: Sequence[int])
     raise AssertionError("unreachable")
 
 
+def declaration_error(card: str, declared: int | None) -> InvalidInput | None:
+    """`infinity` needs `declared` 17 or 0; no other card takes one ("Playing a card")."""
+    if card == INFINITY:
+        if declared not in DECLARATIONS:
+            return _bad(
+                f"infinity is played with 'declared' 17 or 0, not {declared!r}",
+                "declared",
+                "missing-declared",
+            )
+    elif declared is not None:
+        return _bad(f"only infinity takes a declared value, not {card!r}", "declared")
+    return None
+
+
 def _bad(message: str, field: str, code: str = "bad-request") -> InvalidInput:
     return InvalidInput(message, code=code, field=field)
 
@@ -490,15 +504,8 @@ class NumKing:
         info(card)
         if card not in self._counts:
             raise _bad(f"card {card!r} is not in {self._deck_name}", "card", "card-not-in-deck")
-        if card == INFINITY:
-            if declared not in DECLARATIONS:
-                raise _bad(
-                    f"infinity is played with 'declared' 17 or 0, not {declared!r}",
-                    "declared",
-                    "missing-declared",
-                )
-        elif declared is not None:
-            raise _bad(f"only infinity takes a declared value, not {card!r}", "declared")
+        if (error := declaration_error(card, declared)) is not None:
+            raise error
         top, mask = _trick_state(trick)
         cards, declarations = legal_cards(canonical(hand), top, mask)
         if card not in hand:
@@ -885,15 +892,8 @@ class NumKingRound:
         if card not in _HELD:
             info(card)
             return _bad(f"card {card!r} is not in the numking deck", "card", "card-not-in-deck")
-        if card == INFINITY:
-            if declared not in DECLARATIONS:
-                return _bad(
-                    f"infinity is played with 'declared' 17 or 0, not {declared!r}",
-                    "declared",
-                    "missing-declared",
-                )
-        elif declared is not None:
-            return _bad(f"only infinity takes a declared value, not {card!r}", "declared")
+        if (error := declaration_error(card, declared)) is not None:
+            return error
         if card not in self.hands[seat]:
             return IllegalMove(
                 "card-not-in-hand", f"card {card!r} is not in seat {seat}'s hand", legal
