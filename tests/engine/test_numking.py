@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -17,8 +16,9 @@ from engine.base import RoundSetup, TrickCard
 from engine.cards import canonical
 from engine.errors import InvalidInput
 from engine.numking import NumKing, NumKingBid, NumKingOptions, next_first_bidder
+from tests.conftest import CONFORMANCE_DIR
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance"
+CONFORMANCE = CONFORMANCE_DIR
 
 RULES = NumKing()
 ZEROS = NumKing(NumKingOptions(zeros=True))

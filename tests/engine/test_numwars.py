@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -20,9 +19,10 @@ from engine.errors import InvalidInput
 from engine.numwars import BOMB_OUTCOMES, ROLES, NumWars, NumWarsOptions, NumWarsPile
 from engine.registry import make
 from engine.rng import Rng
+from tests.conftest import CONFORMANCE_DIR
 
 RULES = NumWars()
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance"
+CONFORMANCE = CONFORMANCE_DIR
 
 #: The spec's deck table: players -> (deck size, cards per player, set aside).
 TABLE = {

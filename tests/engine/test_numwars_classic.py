@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -25,8 +24,9 @@ from engine.numwars_classic import (
     NumWarsClassic,
     decide_tiebreak,
 )
+from tests.conftest import CONFORMANCE_DIR
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance"
+CONFORMANCE = CONFORMANCE_DIR
 RULES = NumWarsClassic()
 
 
