@@ -1,8 +1,8 @@
 """Engine benchmark: seeded random-legal full rounds of every ruleset against OpenSpiel.
 
-One playout loop drives both sides: at each step the acting seat takes a uniformly random legal
-action drawn from the same portable `Rng`; OpenSpiel's chance nodes (the deal) are sampled the
-same way. Contenders are interleaved in every repetition and the median of the repetitions is
+One playout loop drives both sides: at each step the seat to play takes a uniformly random legal
+action drawn from the same portable `Rng` (where no seat is to play, a simultaneous numrules
+phase or an OpenSpiel chance node, the actor or chance outcome is drawn the same way). Contenders are interleaved in every repetition and the median of the repetitions is
 reported, so machine noise hits all of them alike.
 
     .venv/bin/python -m bench.engine            # default: 5 repetitions of 1.5 s each
@@ -26,7 +26,6 @@ from engine import registry
 from engine.actions import Play
 from engine.base import RoundSetup
 from engine.rng import Rng
-from engine.simulate import pick
 
 
 @dataclass
@@ -46,14 +45,28 @@ def numrules_contender(ruleset_id: str, players: int, round_no: int = 1) -> Cont
             )
         )
         while not state.is_over:
-            seat, action = pick(state, rng)
-            state.apply(seat, action)
-        return sum(1 for _, a in state.history if isinstance(a, Play))
+            seat = state.current_player
+            if seat is None:  # a simultaneous phase (numwars exchanges)
+                actors = state.actors()
+                seat = actors[rng.below(len(actors))]
+            legal = state.legal_actions(seat)
+            state.apply(seat, legal[rng.below(len(legal))])
+        last_round[:] = [state]
+        return cards
 
+    # Every card dealt is played to a trick: a constant, as for the OpenSpiel games (checked
+    # on a first round below). Num Win plays no card to a trick.
+    trick_game = ruleset_id != "numwin"
+    hand = round_no if ruleset_id == "numking" else rules.deck(players).hand_size
+    cards = players * hand if trick_game else 0
+    last_round: list[Any] = []
+    play_round(Rng(0))
+    played = sum(1 for _, a in last_round[0].history if isinstance(a, Play))
+    assert played == cards, f"{ruleset_id} {players}p: {played} cards played, not {cards}"
     label = f"numrules {ruleset_id} {players}p" + (
         f" k={round_no}" if ruleset_id == "numking" else ""
     )
-    return Contender(label, play_round, trick_game=ruleset_id != "numwin")
+    return Contender(label, play_round, trick_game=trick_game)
 
 
 def openspiel_contender(

@@ -173,18 +173,23 @@ def playable_deck(players: int) -> Counter[str]:
     return deck
 
 
-_RESTS: dict[int, tuple[str, ...]] = {}
+_RANKS: dict[int, tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]] = {}
 
 
-def _rest_of_deck(players: int) -> list[str]:
-    """The deck without the role lot (and without the Joker with 3 players), canonical: the
-    cards dealt after the role draw (Set-up 1-2). The lot's cards do not depend on the draw."""
-    rest = _RESTS.get(players)
-    if rest is None:
-        excluded = set(role_lot(players)) | ({"joker"} if players == 3 else set())
-        rest = tuple(c for c in deck_cards(players) if c not in excluded)
-        _RESTS[players] = rest
-    return list(rest)
+def _deal_ranks(players: int) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]:
+    """The deck of the format (canonical), then the role lot and the rest of the deck (without
+    the lot, and without the Joker with 3 players) as ranks in it: the lot is drawn, then the
+    rest shuffled and dealt (Set-up 1-2). Shuffling ranks moves them exactly as it would move
+    the codes, and a hand of ranks is made canonical by a plain sort."""
+    ranks = _RANKS.get(players)
+    if ranks is None:
+        deck = tuple(deck_cards(players))
+        rank = {c: i for i, c in enumerate(deck)}
+        lot = role_lot(players)
+        excluded = set(lot) | ({"joker"} if players == 3 else set())
+        rest = tuple(rank[c] for c in deck if c not in excluded)
+        ranks = _RANKS[players] = (deck, tuple(rank[c] for c in lot), rest)
+    return ranks
 
 
 _DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
@@ -622,6 +627,26 @@ def score_pile(
     return PlayerScore(seat=seat, score=total, breakdown=lines)
 
 
+#: Points of a group of `count` classic cards of value `v`: [count][v].
+_GROUP_POINTS: list[list[int]] = [[points for _, points in row] for row in _GROUP_LINE]
+_CLASSIC_VALUE_GET = _CLASSIC_VALUE.get
+
+
+def pile_points(
+    captured: Sequence[str], pairs: Sequence[Sequence[str]], role: str, outcome: str
+) -> int:
+    """The total of :func:`score_pile` without its breakdown (the end of a played round;
+    the breakdown is built when asked for). Tests compare both on every play-out."""
+    points = _GROUP_POINTS
+    total = 0
+    for v, count in Counter(map(_CLASSIC_VALUE_GET, captured)).items():
+        if v is not None:
+            total += points[count][v]
+    for pair in pairs:
+        total += _VALUE[pair[0]]
+    return total + BONUSES[outcome].get(role, 0)
+
+
 def score_piles(piles: Sequence[NumWarsPile], bomb_outcome: str) -> RoundScore:
     """Scoring a round for checked piles: each seat's score and the winners (ties share)."""
     players = [
@@ -696,19 +721,21 @@ class NumWars:
                 field="dealer",
             )
         rng = Rng(setup.seed)
-        lot = role_lot(n)
+        deck, lot_ranks, rest_ranks = _deal_ranks(n)
+        lot = list(lot_ranks)
         rng.shuffle(lot)
-        rest = _rest_of_deck(n)
+        rest = list(rest_ranks)
         rng.shuffle(rest)
         k = FORMATS[n][1] - 1
-        hands = [canon([lot[s], *rest[s * k : (s + 1) * k]]) for s in range(n)]
-        aside = rest[n * k :] + (["joker"] if n == 3 else [])
+        card = deck.__getitem__
+        hands = [list(map(card, sorted([lot[s], *rest[s * k : (s + 1) * k]]))) for s in range(n)]
+        aside = list(map(card, sorted(rest[n * k :])))
         return Deal(
             hands=hands,
-            set_aside=canon(aside),
+            set_aside=[*aside, "joker"] if n == 3 else aside,
             dealer=setup.dealer,
             leader=setup.dealer,
-            roles=[ROLE_OF_CARD.get(card, "civil") for card in lot],
+            roles=[ROLE_OF_CARD.get(deck[r], "civil") for r in lot],
         )
 
     def new_round(self, setup: RoundSetup) -> NumWarsRound:

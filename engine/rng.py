@@ -4,19 +4,32 @@ Every random decision of the engine (shuffles, role draws, random play-outs) com
 module, never from :mod:`random`, whose algorithms are not promised to stay the same across
 Python versions. The generator is SplitMix64 (Steele, Lea & Flood 2014; the seeding generator
 of xoshiro): 64-bit state, ``state += 0x9E3779B97F4A7C15`` then a fixed mix. Bounded integers
-use rejection sampling (no modulo bias) and shuffles are Fisher–Yates from the last index
-down. Same seed → same sequence on every platform and every Python ≥ 3.11.
+use rejection sampling (no modulo bias); a shuffle is Fisher–Yates from the last index down,
+its draws read from a SHAKE-256 stream keyed by one output (see :meth:`Rng.shuffle`). Same
+seed → same sequence on every platform and every Python ≥ 3.11.
 """
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from collections.abc import MutableSequence, Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+_SHUFFLE_KEY = b"numrules shuffle "
+
+
+class _Stream(Protocol):
+    def digest(self, length: int, /) -> bytes: ...
+
+
+def _words(stream: _Stream, count: int) -> tuple[int, ...]:
+    """The first `count` little-endian 32-bit words of a SHAKE stream."""
+    return struct.unpack(f"<{count}I", stream.digest(4 * count))
 
 
 class Rng:
@@ -52,19 +65,33 @@ class Rng:
                 return r
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher–Yates in place, from the last index down (``below(i + 1)`` inlined)."""
-        state = self._state
-        for i in range(len(items) - 1, 0, -1):
-            shift = 64 - i.bit_length()
-            while True:
-                state = (state + _GAMMA) & _MASK
-                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-                j = (z ^ (z >> 31)) >> shift
-                if j <= i:
-                    break
+        """Fisher–Yates in place, from the last index down, on words of one stream.
+
+        One output of the generator keys a SHAKE-256 stream (FIPS 202, in :mod:`hashlib`), read
+        as little-endian 32-bit words. The draw of ``j`` in ``[0, i]`` is the high word of
+        ``word * (i + 1)``; while its low word falls below ``2**32 mod (i + 1)`` the next word
+        is taken instead (Lemire 2019: exact, no modulo bias). The randomness is made by two
+        C calls; the Python loop only multiplies and swaps (deals are the rounds' set-up cost).
+        """
+        n = len(items)
+        if n < 2:
+            return
+        stream = hashlib.shake_256(_SHUFFLE_KEY + self.next_u64().to_bytes(8, "little"))
+        words = _words(stream, n + 15)
+        k = 0
+        for i in range(n - 1, 0, -1):
+            bound = i + 1
+            m = words[k] * bound
+            k += 1
+            if (m & 0xFFFFFFFF) < bound:  # rarely (p < 2**-24): maybe rejected
+                threshold = 0x100000000 % bound
+                while (m & 0xFFFFFFFF) < threshold:
+                    if k + n > len(words):
+                        words = _words(stream, 2 * len(words))
+                    m = words[k] * bound
+                    k += 1
+            j = m >> 32
             items[i], items[j] = items[j], items[i]
-        self._state = state
 
     def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import engine.rng as rng_module
 from engine import cards
 from engine.errors import InvalidInput
 from engine.rng import Rng
@@ -89,6 +90,25 @@ def test_rng_below_in_range_and_shuffle_is_permutation(seed: int, n: int) -> Non
         g2.below(n)
     g2.shuffle(again2 := list(range(n)))
     assert again2 == items
+
+
+def test_shuffle_rejects_biased_words_and_reads_more_of_the_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rng.shuffle: a word whose low product word falls below 2**32 mod (i + 1) is rejected
+    (exact draws), and a run of rejections reads further into the stream."""
+    calls: list[int] = []
+
+    def words(stream: object, count: int) -> tuple[int, ...]:
+        calls.append(count)
+        return tuple(0 if k < 30 else 2**31 for k in range(count))  # 0 * 3 is rejected
+
+    monkeypatch.setattr(rng_module, "_words", words)
+    items = [0, 1, 2]
+    Rng(7).shuffle(items)
+    # i = 2: words 0..29 rejected, then 2**31 * 3 >> 32 = 1; i = 1: 2**31 * 2 >> 32 = 1.
+    assert items == [0, 2, 1]
+    assert calls == [18, 36]
 
 
 def test_value_groups_scoring() -> None:

@@ -7,6 +7,7 @@ stateless rules and against independent recomputations.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from typing import Any
 
@@ -430,7 +431,8 @@ def test_next_setup_chains_rounds_and_stops_after_max_cards() -> None:
 
 
 class _ReferenceRng:
-    """SplitMix64 + rejection sampling + Fisher–Yates written plainly: the deal's contract."""
+    """SplitMix64 + rejection sampling + Fisher–Yates over SHAKE-256 words written plainly:
+    the deal's contract."""
 
     def __init__(self, seed: int) -> None:
         self.state = seed % 2**64
@@ -450,8 +452,20 @@ class _ReferenceRng:
                 return r
 
     def shuffle(self, items: list[Any]) -> None:
+        """Fisher–Yates from the last index down; j = floor(word * (i + 1) / 2**32) over the
+        SHAKE-256 stream keyed by one output, a word rejected when (word * (i + 1)) mod 2**32
+        < 2**32 mod (i + 1)."""
+        if len(items) < 2:
+            return
+        key = b"numrules shuffle " + self.next_u64().to_bytes(8, "little")
+        stream = hashlib.shake_256(key).digest(4 * 4096)
+        words = iter(int.from_bytes(stream[o : o + 4], "little") for o in range(0, 4096 * 4, 4))
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            while True:
+                product = next(words) * (i + 1)
+                if product % 2**32 >= 2**32 % (i + 1):
+                    break
+            j = product // 2**32
             items[i], items[j] = items[j], items[i]
 
 

@@ -261,27 +261,38 @@ def test_value_lines_match_value_groups(cards: list[str]) -> None:
 def test_round_bookkeeping_matches_the_stateless_rules(
     players: int, exchange: int, seed: int
 ) -> None:
-    """At every step of a play-out the round's incremental contest, suits and cached legal
-    actions equal what the stateless functions derive from its hands and trick, and its
-    final scores equal score_round on its piles."""
+    """At every step of a play-out the round's incremental contest (cards, top strength,
+    the seat winning a plain trick), suits and cached legal actions equal what the reference
+    functions derive from its hands and trick, and its final scores equal score_round on its
+    piles."""
     rules = NumWars(NumWarsOptions(exchange=exchange))
     state = rules.new_round(RoundSetup(players=players, seed=seed, dealer=seed % players))
     assert isinstance(state, NumWarsRound)
     rng = Rng(seed)
     while not state.is_over:
         for seat in range(players):
-            assert {s: [p.card for p in ps] for s, ps in state._suits[seat].items()} == by_suit(
-                state.hands[seat]
-            )
+            suits = by_suit(state.hands[seat])
+            assert state.hands[seat] == canon(state.hands[seat])
+            assert [[p.card for p in ps] for ps in state._suits[seat]] == list(suits.values())
         if state.phase == "play":
             turn = state.current_player
             assert turn == (state.leader + len(state.trick)) % players
             cards = [c for _, c in state.trick]
-            assert state._contest == contesting(cards)
+            contest = contesting(cards)
+            assert state._contest() == contest
+            assert state._top == max([ref_strength(c) for c in contest], default=-1)
+            if state.trick and not state._special:
+                asked = ref_colour(cards[0])
+                assert state._winner == ref_contest_winner(state.trick, asked, state.leader)
             expected = [Play(card=c) for c in ref_legal_cards(state.hands[turn], cards)]
             assert state.legal_actions(turn) == expected
             assert state.legal_actions(turn) is state.legal_actions(turn), "cached"
         seat, action = pick(state, rng)
-        state.apply(seat, action)
+        events = state.apply(seat, action)
     assert state.bomb is not None
-    assert state.scores() == rules.score_round(state.final_piles(), state.bomb.outcome)
+    scores = state.scores()
+    assert scores == rules.score_round(state.final_piles(), state.bomb.outcome)
+    over = events[-1]
+    assert over.kind == "round-over" and over.data["roles"] == state.roles
+    assert over.data["scores"] == [p.score for p in scores.players]
+    assert over.data["winners"] == scores.winners

@@ -206,8 +206,9 @@ def test_random_play_always_ends_far_below_the_step_bound() -> None:
 
 def test_spectator_does_not_see_a_card_every_seat_saw_privately() -> None:
     """Regression (found by hypothesis): with 2 players, a card each seat had seen on its own
-    (one by a flip, one earlier) was shown to spectators as if it were public."""
+    (one by a flip, one earlier) was shown to spectators as if it were public. The seed is one
+    that fails with the bug (re-found by putting it back when the shuffle changed)."""
     inner = (
         test_views_show_only_cards_told_in_events_and_refusals_change_nothing.hypothesis.inner_test
     )  # type: ignore[attr-defined]
-    inner((2, NumWinOptions()), 645073)
+    inner((2, NumWinOptions()), 806)
