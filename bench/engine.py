@@ -1,8 +1,9 @@
 """Engine benchmark: seeded random-legal full rounds of every ruleset against OpenSpiel.
 
 One playout loop drives both sides: at each step the seat to play takes a uniformly random legal
-action drawn from the same portable `Rng` (where no seat is to play, a simultaneous numrules
-phase or an OpenSpiel chance node, the actor or chance outcome is drawn the same way). Contenders are interleaved in every repetition and the median of the repetitions is
+action drawn from the same portable `Rng`; OpenSpiel's chance nodes (its deal) draw their
+outcome the same way. In a simultaneous numrules phase (the exchanges) the seats act in seat
+order, as OpenSpiel's hearts passes its cards one player after the other. Contenders are interleaved in every repetition and the median of the repetitions is
 reported, so machine noise hits all of them alike.
 
     .venv/bin/python -m bench.engine            # default: 5 repetitions of 1.5 s each
@@ -46,9 +47,8 @@ def numrules_contender(ruleset_id: str, players: int, round_no: int = 1) -> Cont
         )
         while not state.is_over:
             seat = state.current_player
-            if seat is None:  # a simultaneous phase (numwars exchanges)
-                actors = state.actors()
-                seat = actors[rng.below(len(actors))]
+            if seat is None:  # a simultaneous phase (the exchanges): in seat order
+                seat = state.actors()[0]
             legal = state.legal_actions(seat)
             state.apply(seat, legal[rng.below(len(legal))])
         last_round[:] = [state]

@@ -453,6 +453,20 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     return total, lines
 
 
+def held_points(held: int) -> int:
+    """The points of :func:`score_held` without its lines (the end of a played round; the
+    lines are built when asked for). Tests compare both."""
+    total = 0
+    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
+    for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
+        total += _BYTE_GROUPS[i][classic[i]][1]
+    trumps = held >> 68
+    pairs = trumps & trumps >> 17 & _ALL_VALUES
+    if pairs:
+        total += _PAIRS_LOW[pairs & 511][1] + _PAIRS_HIGH[pairs >> 9][1]
+    return total
+
+
 def _held_piles(piles: Sequence[ClassicPile]) -> list[int]:
     """The score-round piles, each summed into one integer, once every card is known valid.
 
@@ -598,17 +612,20 @@ class NumWarsClassic:
     def deal_hands(self, setup: RoundSetup) -> tuple[list[list[str]], list[str]]:
         """The checked setup's hands, each in canonical order, and the undealt rest.
 
-        Card i of the shuffled deck goes to seat (dealer + 1 + i) mod n while n x hand size
-        cards are dealt, so a seat's hand is every n-th card from its first one.
+        The last n x hand size cards of the shuffled deck are dealt (only they are drawn: see
+        `Rng.shuffle`): the i-th of them goes to seat (dealer + 1 + i) mod n, so a seat's hand
+        is every n-th card from its first one.
         """
         self.check_setup(setup)
         n = setup.players
         dealt = n * self.hand_size(n)
-        cards = list(DECK)
-        Rng(setup.seed).shuffle(cards)
+        ranks = list(range(len(DECK)))  # DECK is canonical: a hand of ranks sorts plainly
+        Rng(setup.seed).shuffle(ranks, last=dealt)  # the dealt cards: the last `dealt` ranks
+        undealt = len(DECK) - dealt
         first = setup.dealer + 1
-        hands = [sort_cards(cards[(s - first) % n : dealt : n]) for s in range(n)]
-        return hands, cards[dealt:]
+        card = DECK.__getitem__
+        hands = [list(map(card, sorted(ranks[undealt + (s - first) % n :: n]))) for s in range(n)]
+        return hands, list(map(card, ranks[:undealt]))
 
     def check_setup(self, setup: RoundSetup) -> None:
         self.check_players(setup.players)

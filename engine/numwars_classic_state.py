@@ -21,8 +21,9 @@ checks, which name the broken rule. The final piles are scored from their `PILE_
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from itertools import groupby
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -49,10 +50,12 @@ from engine.numwars_classic import (
     broken_obligation,
     check_card,
     duel,
+    held_points,
     reason_message,
     sort_cards,
     trick_result,
 )
+from engine.scoring import best_seats
 
 if TYPE_CHECKING:
     from engine.numwars_classic import NumWarsClassic
@@ -100,8 +103,14 @@ def _trump_bit(card: str) -> int:
 _SEATS_FROM = [[tuple((lead + i) % n for i in range(n)) for lead in range(n)] for n in range(9)]
 #: Per trump, the trump bit of the card it would complete a pair with (Raise obligation).
 _PAIR_BIT: dict[str, int] = {c: _trump_bit(PARTNER_CARD[c]) for c in PARTNER_CARD}
-#: Per card: its kind, its value and its trump bit, in one look-up.
-_INFO: dict[str, tuple[int, int, int]] = {c: (KIND[c], VALUE[c], _trump_bit(c)) for c in KIND}
+#: A hand in play is six runs of `Play` actions in canonical order: the four colours, the
+#: trumps (Rainbows then Shadows: one suit), the Jokers. The run of each card kind:
+_TRUMPS, _JOKERS = 4, 5
+_RUN = (RED, BLUE, GREEN, YELLOW, _TRUMPS, _TRUMPS, _JOKERS)
+#: Per card: its kind, its value, its trump bit and its run, in one look-up.
+_INFO: dict[str, tuple[int, int, int, int]] = {
+    c: (KIND[c], VALUE[c], _trump_bit(c), _RUN[KIND[c]]) for c in KIND
+}
 
 A = TypeVar("A")
 
@@ -139,10 +148,12 @@ class ClassicRound:
         "_best",
         "_best_seat",
         "_hands",
+        "_helds",
         "_legal",
         "_pass_events",
         "_passes",
         "_phase",
+        "_records",
         "_score",
         "_suits",
         "_tbits",
@@ -165,7 +176,6 @@ class ClassicRound:
         "setup",
         "shown",
         "trick_cards",
-        "tricks",
     )
 
     def __init__(self, rules: NumWarsClassic, setup: RoundSetup) -> None:
@@ -187,7 +197,9 @@ class ClassicRound:
         self.received: list[list[str]] = [[] for _ in range(n)]
         self.shown: list[str | None] = [None] * n
         self.has_shown: list[bool] = [False] * n
-        self.tricks: list[dict[str, Any]] = []
+        #: Finished tricks: leader, cards in play order, result as plain data.
+        self._records: list[tuple[int, list[str], dict[str, Any]]] = []
+        self._helds: list[int] = []  # the final piles, each summed (see `PILE_BIT`)
         self.piles: list[list[str]] = [[] for _ in range(n)]
         self.leader = setup.dealer
         self.current_player: int | None = None
@@ -238,6 +250,10 @@ class ClassicRound:
         return sort_cards(self._undealt)
 
     def scores(self) -> RoundScore | None:
+        """The round's scores with their breakdown, built on first request once it is over
+        (the round-over event carries the totals)."""
+        if self._score is None and self.is_over:
+            self._score = self.rules.score_helds(self._helds)
         return self._score
 
     def partner(self, seat: int) -> int:
@@ -250,20 +266,44 @@ class ClassicRound:
         return list(self._waiting)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """The seat's legal actions; in the play phase the turn's cached list (do not mutate)."""
+        """The seat's legal actions; in the play phase the turn's cached list (do not mutate).
+
+        Plays ("Playing a card"), in canonical order, as `legal_in_order`: on the lead or
+        after Jokers only, any card. Colour asked: that colour or a trump, holding neither any
+        card; trump asked: a trump, holding none any card; Joker always; Raise obligation on
+        the trumps: higher than every trump in the trick or completing a pair, if held.
+        """
         turn = self.current_player
-        if turn is not None:
-            if seat != turn:
-                return []
-            legal = self._legal
-            if legal is None:
-                legal = self._legal = self._legal_plays(turn)
-            return legal  # type: ignore[return-value]
+        if turn is None:
+            if self._phase is _EXCHANGE and len(self.passed[seat]) < self.exchange_size:
+                return list(self._passes[seat])
+            return self._other_actions(seat)
+        if seat != turn:
+            return []
+        legal = self._legal
+        if legal is not None:
+            return legal  # type: ignore[return-value]  # a list[Play] the caller only reads
+        suits = self._suits[seat]
+        asked = self._asked
+        if asked is not None:
+            follow = [] if asked == TRUMP_ASKED else suits[asked]
+            trumps = suits[_TRUMPS]
+            if follow or trumps:
+                top = self._top
+                if top >= 0 and trumps:
+                    tbits = self._tbits
+                    raised = [p for p in trumps if VALUE[p.card] > top or _PAIR_BIT[p.card] & tbits]
+                    if raised:
+                        trumps = raised
+                legal = self._legal = [*follow, *trumps, *suits[_JOKERS][:1]]
+                return legal  # type: ignore[return-value]
+        red, blue, green, yellow, trumps, jokers = suits
+        legal = self._legal = [*red, *blue, *green, *yellow, *trumps, *jokers[:1]]
+        return legal  # type: ignore[return-value]
+
+    def _other_actions(self, seat: int) -> list[Action]:
+        """Legal actions outside the play phase but a pass: shows."""
         phase = self._phase
-        if phase is _EXCHANGE:
-            if len(self.passed[seat]) >= self.exchange_size:
-                return []
-            return list(self._passes[seat])
         if phase is _SHOW:
             if self.has_shown[seat]:
                 return []
@@ -273,28 +313,52 @@ class ClassicRound:
     def apply(self, seat: int, action: Action) -> list[Event]:
         """Validate `action` fully, then apply it (nothing changes when it is refused).
 
-        A play found in the turn's legal plays, or a pass of a held card by a seat that still
-        owes one, is valid as it is; anything else goes through `_apply_checked`.
+        A play found in the turn's legal plays is played here: the trick keeps what it asks,
+        its top trump and trump bits. A pass of a held card by a seat that still owes one is
+        valid as it is; anything else goes through `_apply_checked`.
         """
-        turn = self.current_player
-        if seat == turn and type(seat) is int:
-            legal = self._legal
-            if legal is None:
-                legal = self._legal = self._legal_plays(seat)
-            if action in legal:
+        if seat != self.current_player or type(seat) is not int:
+            if (
+                type(action) is Pass
+                and self._phase is _EXCHANGE
+                and type(seat) is int
+                and 0 <= seat < self.players
+                and len(self.passed[seat]) < self.exchange_size
+                and action.card in self._hands[seat]
+            ):
                 self.history.append((seat, action))
-                return self._play(seat, action)
-        elif (
-            type(action) is Pass
-            and self._phase is _EXCHANGE
-            and type(seat) is int
-            and 0 <= seat < self.players
-            and len(self.passed[seat]) < self.exchange_size
-            and action.card in self._hands[seat]
-        ):
-            self.history.append((seat, action))
-            return self._pass(seat, action.card)
-        return self._apply_checked(seat, action)
+                return self._pass(seat, action.card)
+            return self._apply_checked(seat, action)
+        legal: Sequence[Action] | None = self._legal
+        if legal is None:
+            legal = self.legal_actions(seat)
+        if type(action) is not Play or action not in legal:
+            return self._apply_checked(seat, action)
+        self.history.append((seat, action))
+        card = action.card
+        kind, value, bit, run = _INFO[card]
+        self._legal = None
+        self._suits[seat][run].remove(action)
+        played = self.trick_cards
+        played.append(card)
+        if kind < RAINBOW:
+            asked = self._asked
+            if asked is None:
+                asked = self._asked = kind
+            if kind == asked and value > self._best:
+                self._best, self._best_seat = value, seat
+        elif kind != JOKER:
+            if self._asked is None:
+                self._asked = TRUMP_ASKED
+            if value > self._top:
+                self._top, self._top_seat = value, seat
+            self._tbits |= bit
+        events = [_PLAY_EVENTS[seat][card]]
+        if len(played) < self.players:
+            self.current_player = (seat + 1) % self.players
+        else:
+            self._end_trick(seat, events)
+        return events
 
     def _apply_checked(self, seat: int, action: Action) -> list[Event]:
         """`apply` for any action: the checks in contract order, then the change."""
@@ -302,7 +366,7 @@ class ClassicRound:
         phase = self._phase
         if phase is _PLAYING and isinstance(action, Play):
             self._check_play(seat, action)
-            events = self._play(seat, action)
+            return self.apply(int(seat), _PLAY[action.card])  # legal: played by the fast path
         elif phase is _EXCHANGE and isinstance(action, Pass):
             self._check_exchange(seat, [action.card])
             events = self._pass(seat, action.card)
@@ -427,36 +491,6 @@ class ClassicRound:
 
     # -- play ("Playing a card", "Resolving the trick") ---------------------------------------
 
-    def _legal_plays(self, seat: int) -> list[Play]:
-        """The seat's legal plays in canonical order ("Playing a card"), as `legal_in_order`.
-
-        Lead or Jokers only: any card. Colour asked: that colour or a trump, holding neither any
-        card; trump asked: a trump, holding none any card; Joker always; Raise obligation on
-        the trumps: higher than every trump in the trick or completing a pair, if held.
-        """
-        suits = self._suits[seat]
-        asked = self._asked
-        if asked is not None:
-            follow = [] if asked == TRUMP_ASKED else suits[asked]
-            trumps = suits[RAINBOW] + suits[SHADOW]
-            if follow or trumps:
-                top = self._top
-                if top >= 0 and trumps:
-                    tbits = self._tbits
-                    raised = [p for p in trumps if VALUE[p.card] > top or _PAIR_BIT[p.card] & tbits]
-                    if raised:
-                        trumps = raised
-                return [*follow, *trumps, *suits[JOKER][:1]]
-        return [
-            *suits[RED],
-            *suits[BLUE],
-            *suits[GREEN],
-            *suits[YELLOW],
-            *suits[RAINBOW],
-            *suits[SHADOW],
-            *suits[JOKER][:1],
-        ]
-
     def _check_play(self, seat: int, action: Play) -> None:
         """Raise the first rule `action` breaks: turn, declaration, card code, hand, legality."""
         if seat != self.current_player:
@@ -470,53 +504,27 @@ class ClassicRound:
         card = action.card
         check_card(card, "card")
         hand = [p.card for run in self._suits[seat] for p in run]
-        plays = self._legal
-        if plays is None:
-            plays = self._legal = self._legal_plays(seat)
-        legal = [p.card for p in plays]
+        legal = [a.card for a in self.legal_actions(seat) if isinstance(a, Play)]
         if card not in hand:
             raise IllegalMove("card-not-in-hand", reason_message("card-not-in-hand", card), legal)
         if card not in legal:
             reason = broken_obligation(hand, self.trick_cards, card)
             raise IllegalMove(reason, reason_message(reason, card), legal)
 
-    def _play(self, seat: int, action: Play) -> list[Event]:
-        """Play a checked card; the trick keeps what it asks, its top trump and trump bits."""
-        card = action.card
-        kind, value, bit = _INFO[card]
-        self._legal = None
-        self._suits[seat][kind].remove(action)
-        played = self.trick_cards
-        played.append(card)
-        if kind < RAINBOW:
-            asked = self._asked
-            if asked is None:
-                asked = self._asked = kind
-            if kind == asked and value > self._best:
-                self._best, self._best_seat = value, seat
-        elif kind != JOKER:
-            if self._asked is None:
-                self._asked = TRUMP_ASKED
-            if value > self._top:
-                self._top, self._top_seat = value, seat
-            self._tbits |= bit
-        if len(played) < self.players:
-            self.current_player = (seat + 1) % self.players
-            return [_PLAY_EVENTS[seat][card]]
-        return [_PLAY_EVENTS[seat][card], *self._end_trick(seat)]
-
-    def _end_trick(self, seat: int) -> list[Event]:
-        """Resolve the full trick ("Resolving the trick"); the last card was `seat`'s.
+    def _end_trick(self, seat: int, events: list[Event]) -> None:
+        """Resolve the full trick ("Resolving the trick"), adding its events; the last card
+        was `seat`'s.
 
         Without a trump pair the whole trick goes to the highest trump, else to the highest
-        card of the colour asked (rules 1 and 2); with a pair, the trump duel decides.
+        card of the colour asked (rules 1 and 2); with a pair, the trump duel decides. The
+        event carries the result; `tricks` adds the number, leader and cards when read.
         """
         played = self.trick_cards
         leader = self.leader
-        seats = _SEATS_FROM[self.players][leader]
         cards = sort_cards(played)
         tbits = self._tbits
         if tbits & tbits >> 17:
+            seats = _SEATS_FROM[self.players][leader]
             result = trick_result(duel(list(zip(seats, played, strict=True))))
             winner = result.winner
             assert winner is not None, "a numwars-classic trick is never annulled"
@@ -526,33 +534,53 @@ class ClassicRound:
             pairs = [{"seat": pair.seat, "cards": pair.cards} for pair in result.pairs]
         else:
             winner = self._top_seat if self._top >= 0 else self._best_seat
-            self.piles[winner].extend(cards)
+            self.piles[winner] += cards
             captures = [{"seat": winner, "cards": list(cards)}]
             pairs = []
-        record = {
-            "number": len(self.tricks) + 1,
-            "leader": leader,
-            "cards": [{"seat": s, "card": c} for s, c in zip(seats, played, strict=True)],
+        data = {
             "winner": winner,
             "annulled": False,
             "captures": captures,
             "pairs": pairs,
             "next_leader": winner,
         }
-        self.tricks.append(record)
+        self._records.append((leader, played, data))
         self.leader = self.current_player = winner
         self._new_trick()
-        events = [Event(kind="trick", seat=winner, cards=cards, data=record)]
+        events.append(Event(kind="trick", seat=winner, cards=cards, data=data))
         if any(self._suits[seat]):
-            return events
+            return
         self._phase = _OVER
         self.current_player = None
         self.is_over = True
-        self._score = self.rules.score_helds(
-            [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
-        )
-        events.append(Event(kind="round-over", data=msgspec.to_builtins(self._score)))
-        return events
+        self._helds = helds = [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
+        if self.alliance:  # an option: the teams decide the winners
+            score = self.scores()
+            assert score is not None
+            totals = [p.score for p in score.players]
+            over: dict[str, Any] = {"scores": totals, "winners": score.winners}
+            over["teams"] = msgspec.to_builtins(score.teams)
+        else:
+            totals = [held_points(h) for h in helds]
+            over = {"scores": totals, "winners": best_seats(totals)}
+        events.append(Event(kind="round-over", data=over))
+
+    @property
+    def tricks(self) -> list[dict[str, Any]]:
+        """Finished tricks: number, leader, cards (seat and card, in play order) and result."""
+        n = self.players
+        return [
+            {
+                "number": i + 1,
+                "leader": leader,
+                "cards": [
+                    {"seat": s, "card": c}
+                    for s, c in zip(_SEATS_FROM[n][leader], played, strict=True)
+                ],
+                **data,
+            }
+            for i, (leader, played, data) in enumerate(self._records)
+        ]
 
     # -- projections ---------------------------------------------------------------------------
 
@@ -576,7 +604,7 @@ class ClassicRound:
             "tricks": self.tricks,
             "captured": [canonical(p) for p in self.piles],
             "set_aside_count": len(self._undealt),
-            "scores": None if self._score is None else msgspec.to_builtins(self._score),
+            "scores": msgspec.to_builtins(self.scores()),
         }
         if self.alliance:
             out["teams"] = [[s, s + n // 2] for s in range(n // 2)]
@@ -610,7 +638,7 @@ class ClassicRound:
             "piles": [list(p) for p in self.piles],
             "leader": self.leader,
             "turn": self.current_player,
-            "scores": None if self._score is None else msgspec.to_builtins(self._score),
+            "scores": msgspec.to_builtins(self.scores()),
             "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
         }
 
@@ -624,11 +652,15 @@ class ClassicRound:
 
 
 def _suits_of(hand: list[str]) -> list[list[Play]]:
-    """A canonical hand as seven runs of `Play` actions, one per card kind (RED … JOKER)."""
-    suits: list[list[Play]] = [[] for _ in range(JOKER + 1)]
-    for card in hand:
-        suits[KIND[card]].append(_PLAY[card])
+    """A canonical hand as its six runs of `Play` actions (colours, trumps, Jokers)."""
+    suits: list[list[Play]] = [[], [], [], [], [], []]
+    for run, cards in groupby(hand, _RUN_OF):
+        suits[run] += map(_PLAY_OF, cards)
     return suits
+
+
+_RUN_OF = {c: info[3] for c, info in _INFO.items()}.__getitem__
+_PLAY_OF = _PLAY.__getitem__
 
 
 def _distinct_actions(hand: list[str], actions: Mapping[str, A]) -> list[A]:

@@ -64,8 +64,12 @@ class Rng:
                 self._state = state
                 return r
 
-    def shuffle(self, items: MutableSequence[T]) -> None:
+    def shuffle(self, items: MutableSequence[T], last: int | None = None) -> None:
         """Fisher–Yates in place, from the last index down, on words of one stream.
+
+        With `last`, only the last `last` positions are drawn: they hold a uniform random
+        ordered sample of the items (a deal that leaves cards out draws only those it deals);
+        the positions before them keep the rest in no particular order.
 
         One output of the generator keys a SHAKE-256 stream (FIPS 202, in :mod:`hashlib`), read
         as little-endian 32-bit words. The draw of ``j`` in ``[0, i]`` is the high word of
@@ -74,12 +78,13 @@ class Rng:
         C calls; the Python loop only multiplies and swaps (deals are the rounds' set-up cost).
         """
         n = len(items)
-        if n < 2:
+        stop = 1 if last is None else max(1, n - last)  # the lowest position drawn
+        if stop >= n:
             return
         stream = hashlib.shake_256(_SHUFFLE_KEY + self.next_u64().to_bytes(8, "little"))
-        words = _words(stream, n + 15)
+        words = _words(stream, n - stop + 16)
         k = 0
-        for i in range(n - 1, 0, -1):
+        for i in range(n - 1, stop - 1, -1):
             bound = i + 1
             m = words[k] * bound
             k += 1

@@ -451,16 +451,18 @@ class _ReferenceRng:
             if r < n:
                 return r
 
-    def shuffle(self, items: list[Any]) -> None:
-        """Fisher–Yates from the last index down; j = floor(word * (i + 1) / 2**32) over the
-        SHAKE-256 stream keyed by one output, a word rejected when (word * (i + 1)) mod 2**32
-        < 2**32 mod (i + 1)."""
-        if len(items) < 2:
+    def shuffle(self, items: list[Any], last: int | None = None) -> None:
+        """Fisher–Yates from the last index down (only the last `last` positions drawn);
+        j = floor(word * (i + 1) / 2**32) over the SHAKE-256 stream keyed by one output, a
+        word rejected when (word * (i + 1)) mod 2**32 < 2**32 mod (i + 1)."""
+        n = len(items)
+        lowest = 1 if last is None else max(1, n - last)
+        if lowest >= n:
             return
         key = b"numrules shuffle " + self.next_u64().to_bytes(8, "little")
         stream = hashlib.shake_256(key).digest(4 * 4096)
         words = iter(int.from_bytes(stream[o : o + 4], "little") for o in range(0, 4096 * 4, 4))
-        for i in range(len(items) - 1, 0, -1):
+        for i in range(n - 1, lowest - 1, -1):
             while True:
                 product = next(words) * (i + 1)
                 if product % 2**32 >= 2**32 % (i + 1):
@@ -478,6 +480,10 @@ def test_seeded_shuffle_and_draws_match_the_reference(seed: int, n: int) -> None
     a, b = list(range(n)), list(range(n))
     fast.shuffle(a)
     ref.shuffle(b)
+    assert a == b
+    last = seed % (n + 2)  # a partial shuffle draws the same way, fewer positions
+    fast.shuffle(a, last=last)
+    ref.shuffle(b, last=last)
     assert a == b
     for m in (1, 2, 3, 8, n, 37, 2**33 + 5):
         assert fast.below(m) == (ref.below(m) if m > 1 else 0)

@@ -6,12 +6,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import Action, Play
 from engine.base import RoundSetup, TrickCard
-from engine.numwars_classic import DECK, ClassicOptions, ClassicPile, NumWarsClassic
+from engine.numwars_classic import (
+    DECK,
+    PILE_BIT,
+    ClassicOptions,
+    ClassicPile,
+    NumWarsClassic,
+    held_points,
+    score_held,
+)
 from engine.numwars_classic_state import ClassicRound
 from engine.rng import Rng
 from engine.simulate import play_round
@@ -136,6 +145,21 @@ def test_random_rounds_invariants(config: tuple[int, bool, bool], seed: int, dea
         assert score.teams is not None
 
     replay = rules.new_round(setup)
+    events = []
     for seat, action in final.history:
-        replay.apply(seat, action)
+        events = replay.apply(seat, action)
     assert replay.snapshot() == final.snapshot()
+    over = events[-1]  # the round-over event carries the totals of the scores' breakdown
+    assert over.kind == "round-over"
+    assert over.data["scores"] == [p.score for p in score.players]
+    assert over.data["winners"] == score.winners
+    assert over.data.get("teams") == (msgspec.to_builtins(score.teams) if alliance else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, len(DECK) - 1), max_size=60, unique=True))
+def test_held_points_are_the_score_held_points(ranks: list[int]) -> None:
+    """Scoring: the totals-only scorer agrees with the breakdown scorer on any valid pile
+    (cards of the deck, each at most as often as the deck holds it)."""
+    held = sum(PILE_BIT[DECK[r]] for r in ranks)
+    assert held_points(held) == score_held(held)[0]

@@ -172,14 +172,16 @@ def ref_score_pile(cards: Sequence[str]) -> tuple[int, list[ScoreLine]]:
 
 
 def ref_deal(rules: NumWarsClassic, setup: RoundSetup) -> tuple[list[list[str]], list[str]]:
-    """Set-up: shuffle, then one card at a time clockwise from the dealer's left."""
+    """Set-up: shuffle, then one card at a time clockwise from the dealer's left, from the
+    cards the shuffle drew (the last n x k of the deck)."""
     n, k = setup.players, rules.hand_size(setup.players)
     cards = list(DECK)
-    Rng(setup.seed).shuffle(cards)
+    Rng(setup.seed).shuffle(cards, last=n * k)
+    dealt = cards[len(cards) - n * k :]
     hands: list[list[str]] = [[] for _ in range(n)]
     for i in range(n * k):
-        hands[(setup.dealer + 1 + i) % n].append(cards[i])
-    return [canonical(h) for h in hands], canonical(cards[n * k :])
+        hands[(setup.dealer + 1 + i) % n].append(dealt[i])
+    return [canonical(h) for h in hands], canonical(cards[: len(cards) - n * k])
 
 
 @st.composite
