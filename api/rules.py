@@ -215,7 +215,7 @@ def _post_route(
 ) -> HTTPRouteHandler:
     request_examples, response_examples = _examples(ruleset_id, endpoint, call, body)
 
-    async def handler(data: Any) -> Any:
+    def handler(data: Any) -> Any:  # sync: the engine never waits (run in the event loop)
         return call(data)
 
     handler.__annotations__ = {
@@ -240,6 +240,7 @@ def _post_route(
         status_code=200,
         dto=StrictBody[body],  # type: ignore[valid-type]
         return_dto=None,
+        sync_to_thread=False,
         responses=responses,
         tags=[TAG],
     )(handler)

@@ -126,6 +126,7 @@ wrk.body = [==[{body}]==]
 def serve(app: str, port: int) -> Iterator[None]:
     proc = subprocess.Popen(
         [
+            *_pin(SERVER_CPU),
             sys.executable,
             "-m",
             "uvicorn",
@@ -164,6 +165,17 @@ def serve(app: str, port: int) -> Iterator[None]:
 
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 
+#: With two CPUs or more (and `taskset`), the server has CPU 0 to itself and wrk runs on CPU 1
+#: with one thread, so the load generator never takes the one worker's CPU; otherwise both
+#: share the machine and wrk runs two threads.
+_PINNED = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
+SERVER_CPU, LOAD_CPU = 0, 1
+LOAD_THREADS = 1 if _PINNED else 2
+
+
+def _pin(cpu: int) -> list[str]:
+    return ["taskset", "-c", str(cpu)] if _PINNED else []
+
 
 def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, float, int]:
     """(requests per second, p99 latency in ms, non-2xx count) of one wrk run."""
@@ -172,7 +184,17 @@ def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, 
         script = fh.name
     try:
         out = subprocess.run(
-            ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script, url],
+            [
+                *_pin(LOAD_CPU),
+                "wrk",
+                f"-t{LOAD_THREADS}",
+                f"-c{connections}",
+                f"-d{duration}s",
+                "--latency",
+                "-s",
+                script,
+                url,
+            ],
             capture_output=True,
             text=True,
             timeout=duration + 30,
