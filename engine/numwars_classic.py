@@ -147,6 +147,11 @@ def asked_of(trick_cards: Iterable[str]) -> int | None:
     return None
 
 
+def undealt_cards(ranks: Iterable[int]) -> list[str]:
+    """Cards given as ranks in DECK (which is canonical), in canonical order."""
+    return list(map(DECK.__getitem__, sorted(ranks)))
+
+
 def sort_cards(cards: Iterable[str]) -> list[str]:
     """Canonical order (rules/cards.md) of cards of this deck, without a Python key call."""
     return sorted(cards, key=ORDER_KEY)
@@ -606,11 +611,12 @@ class NumWarsClassic:
         """Shuffle with the setup's seed, deal one at a time from the dealer's left ("Set-up")."""
         hands, rest = self.deal_hands(setup)
         return Deal(
-            hands=hands, set_aside=sort_cards(rest), dealer=setup.dealer, leader=setup.dealer
+            hands=hands, set_aside=undealt_cards(rest), dealer=setup.dealer, leader=setup.dealer
         )
 
-    def deal_hands(self, setup: RoundSetup) -> tuple[list[list[str]], list[str]]:
-        """The checked setup's hands, each in canonical order, and the undealt rest.
+    def deal_hands(self, setup: RoundSetup) -> tuple[list[list[str]], list[int]]:
+        """The checked setup's hands, each in canonical order, and the undealt rest as ranks in
+        DECK (`undealt_cards` names them: only a view or a deal shows them).
 
         The last n x hand size cards of the shuffled deck are dealt (only they are drawn: see
         `Rng.shuffle`): the i-th of them goes to seat (dealer + 1 + i) mod n, so a seat's hand
@@ -625,7 +631,7 @@ class NumWarsClassic:
         first = setup.dealer + 1
         card = DECK.__getitem__
         hands = [list(map(card, sorted(ranks[undealt + (s - first) % n :: n]))) for s in range(n)]
-        return hands, list(map(card, ranks[:undealt]))
+        return hands, ranks[:undealt]
 
     def check_setup(self, setup: RoundSetup) -> None:
         self.check_players(setup.players)

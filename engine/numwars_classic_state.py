@@ -54,6 +54,7 @@ from engine.numwars_classic import (
     reason_message,
     sort_cards,
     trick_result,
+    undealt_cards,
 )
 from engine.scoring import best_seats
 
@@ -247,7 +248,7 @@ class ClassicRound:
     @property
     def set_aside(self) -> list[str]:
         """The undealt cards, canonical (sorted when read: the play-outs never read them)."""
-        return sort_cards(self._undealt)
+        return undealt_cards(self._undealt)
 
     def scores(self) -> RoundScore | None:
         """The round's scores with their breakdown, built on first request once it is over
@@ -324,10 +325,13 @@ class ClassicRound:
                 and type(seat) is int
                 and 0 <= seat < self.players
                 and len(self.passed[seat]) < self.exchange_size
-                and action.card in self._hands[seat]
             ):
+                try:  # the seat's passes list each distinct card held, in the hand's order
+                    i = self._passes[seat].index(action)
+                except ValueError:
+                    return self._apply_checked(seat, action)
                 self.history.append((seat, action))
-                return self._pass(seat, action.card)
+                return self._pass(seat, action.card, i)
             return self._apply_checked(seat, action)
         legal: Sequence[Action] | None = self._legal
         if legal is None:
@@ -415,9 +419,11 @@ class ClassicRound:
                     _distinct(hand),
                 )
 
-    def _pass(self, seat: int, card: str) -> list[Event]:
+    def _pass(self, seat: int, card: str, i: int = -1) -> list[Event]:
+        """Pass a held card (at `i` in the hand, if known) to the right neighbour."""
         hand = self._hands[seat]
-        i = hand.index(card)
+        if i < 0:
+            i = hand.index(card)
         del hand[i]
         if i == len(hand) or hand[i] != card:  # else the other Joker is still held
             del self._passes[seat][i]  # the passes follow the hand, one per distinct card
