@@ -3,7 +3,9 @@
 Serves `api.app:app` and `bench.echo_app:app` with uvicorn (one worker each), then loads each
 rules endpoint and the echo with the very same request body from a separate process (`wrk`,
 Debian package `wrk`), at 32 and 128 connections, interleaved, repeated; prints medians of
-requests per second and p99 latency, and the ratio to the echo.
+requests per second and p99 latency, and the ratio to the echo. With two CPUs or more the
+server under test runs on CPU 0 and wrk (one thread) on CPU 1 (`taskset`), so the load
+generator never competes with the one worker for its CPU.
 
     .venv/bin/python -m bench.http                 # 3 repetitions of 4 s per measurement
     .venv/bin/python -m bench.http --reps 5 --duration 5
@@ -238,7 +240,8 @@ def main() -> None:
                         runs.setdefault((name, kind, conns), []).append((rps, p99))
     print(
         f"{'endpoint':15} {'conns':>5} {'rules rps':>10} {'echo rps':>10} {'ratio':>6} "
-        f"{'rules p99':>10} {'echo p99':>9}   (median of {args.reps}, wrk -t2, {args.duration:g} s)"
+        f"{'rules p99':>10} {'echo p99':>9}   (median of {args.reps}, wrk -t{LOAD_THREADS}"
+        f"{', pinned' if _PINNED else ''}, {args.duration:g} s)"
     )
     for name in BODIES:
         for conns in levels:
