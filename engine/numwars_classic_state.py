@@ -53,7 +53,6 @@ from engine.numwars_classic import (
     held_points,
     reason_message,
     sort_cards,
-    trick_result,
     undealt_cards,
 )
 from engine.scoring import best_seats
@@ -264,7 +263,7 @@ class ClassicRound:
         turn = self.current_player
         if turn is not None:
             return [turn]
-        return list(self._waiting)
+        return self._waiting  # never changed in place (replaced): callers only read it
 
     def legal_actions(self, seat: int) -> list[Action]:
         """The seat's legal actions; in the play phase the turn's cached list (do not mutate).
@@ -432,8 +431,7 @@ class ClassicRound:
         events = [self._pass_events[seat][card]]
         if len(passed) < self.exchange_size:
             return events
-        waiting = self._waiting
-        waiting.remove(seat)
+        waiting = self._waiting = [s for s in self._waiting if s != seat]  # a new list
         if waiting:
             return events
         n = self.players
@@ -483,7 +481,7 @@ class ClassicRound:
                 to=self.partner(seat),
             )
         ]
-        self._waiting.remove(seat)
+        self._waiting = [s for s in self._waiting if s != seat]  # a new list: see `actors`
         if not self._waiting:
             self._start_play()
         return events
@@ -531,13 +529,14 @@ class ClassicRound:
         tbits = self._tbits
         if tbits & tbits >> 17:
             seats = _SEATS_FROM[self.players][leader]
-            result = trick_result(duel(list(zip(seats, played, strict=True))))
-            winner = result.winner
-            assert winner is not None, "a numwars-classic trick is never annulled"
-            for cap in result.captures:
-                self.piles[cap.seat].extend(cap.cards)
-            captures = [{"seat": cap.seat, "cards": cap.cards} for cap in result.captures]
-            pairs = [{"seat": pair.seat, "cards": pair.cards} for pair in result.pairs]
+            split = duel(list(zip(seats, played, strict=True)))  # as `trick_result` shows it
+            winner = split.winner
+            captures = []
+            for s in sorted(split.takes):
+                taken = sort_cards(split.takes[s])
+                self.piles[s] += taken
+                captures.append({"seat": s, "cards": taken})
+            pairs = [{"seat": s, "cards": sort_cards(pair)} for s, pair in split.pairs]
         else:
             winner = self._top_seat if self._top >= 0 else self._best_seat
             self.piles[winner] += cards
