@@ -8,14 +8,18 @@ its hand to its partner or skips (`Show(None)`), simultaneously, seen by the par
 next; ``over`` — scores are the stateless `score_round` of the final piles.
 
 Speed (random play-outs call `actors`, `legal_actions` and `apply` once per action): the
-actions and the play and pass events are shared frozen values, one per card (and seat); in the
-play phase each hand is kept only as seven runs of `Play` actions, one per card kind in
-canonical order (`hands` is read from them), so that the legal plays are a few concatenations;
-the trick keeps its cards, what it asks, its top trump and the bits of its trumps as it grows
-(its seats follow from its leader), and a trick without a trump pair is resolved from those
-without the general `duel`. The legal actions are cached for the turn, and `apply` accepts an
-action found among them without further checks; any other action goes through the full
-checks, which name the broken rule. The final piles are scored from their `PILE_BIT` sums.
+class has `__slots__`; the actions and the play and pass events are shared frozen values, one
+per card (and seat); in the play phase each hand is kept only as six runs of `Play` actions in
+canonical order (the four colours, the trumps, the Jokers; `hands` is read from them), so that
+the legal plays are a few concatenations, computed inside `legal_actions` and played inside
+`apply`; the trick keeps its cards, what it asks, its top trump and the bits of its trumps as
+it grows (its seats follow from its leader), and a trick without a trump pair is resolved from
+those without the general `duel`. The legal actions are cached for the turn, and `apply`
+accepts an action found among them without further checks; any other action goes through the
+full checks, which name the broken rule. Finished tricks are stored compactly (`tricks` adds
+their number, leader and cards when read); the round-over event carries the totals of the
+final piles, scored from their `PILE_BIT` sums, and `scores` builds the breakdown when first
+asked. The deal draws only the cards it deals.
 """
 
 from __future__ import annotations

@@ -90,6 +90,9 @@ def test_rng_below_in_range_and_shuffle_is_permutation(seed: int, n: int) -> Non
         g2.below(n)
     g2.shuffle(again2 := list(range(n)))
     assert again2 == items
+    part = list(range(n))  # a partial shuffle is a permutation too
+    Rng(seed).shuffle(part, last=seed % (n + 1))
+    assert sorted(part) == list(range(n))
 
 
 def test_shuffle_rejects_biased_words_and_reads_more_of_the_stream(
