@@ -78,23 +78,26 @@ _ORDER_KEY = {code: c.order for code, c in CARDS.items()}.__getitem__
 #: canonical order the colours come first, in this order, and the role cards last.
 _SUIT_INDEX = {"red": 0, "blue": 1, "green": 2, "yellow": 3, TRUMP: 4}
 _TRUMPS = 4
-_INFO: dict[str, tuple[int, int, str | None, bool, int]] = {}
-"""Per card: suit index, trump strength (classics -1), complement of a real trump (else
-None), role card or not, and its key in a plain contest (Winning the contest 1-3: 1000 +
-strength for ``numx`` and the real trumps, -1 for the zero-level trumps, the value for a
-classic card, which counts only in the colour of reference)."""
-for _code in STRENGTH:  # the cards of the numwars decks
-    _suit = _SUIT_INDEX[SUIT[_code]]
-    _strength = STRENGTH[_code]
-    _INFO[_code] = (
-        _suit,
-        _strength,
-        COMPLEMENT.get(_code),
-        _code in ROLE_CARDS,
-        1000 + _strength if _strength > 1 else -1 if _suit == _TRUMPS else CARDS[_code].value or 0,
-    )
 
 
+def _card_info(code: str) -> tuple[int, int, str | None, bool, int]:
+    """A card's suit index, trump strength (classics -1), complement (real trumps, else
+    None), whether it is a role card, and its key in a plain contest (Winning the contest
+    1-3): 1000 + strength for ``numx`` and the real trumps, -1 for the zero-level trumps, and
+    for a classic card its value, which counts only in the colour of reference."""
+    suit = _SUIT_INDEX[SUIT[code]]
+    strength = STRENGTH[code]
+    if strength > 1:
+        key = 1000 + strength
+    elif suit == _TRUMPS:
+        key = -1
+    else:
+        key = CARDS[code].value or 0
+    return suit, strength, COMPLEMENT.get(code), code in ROLE_CARDS, key
+
+
+#: Every fact the play needs about a card, in one look-up (the cards of the numwars decks).
+_INFO = {code: _card_info(code) for code in STRENGTH}
 _SUIT_OF = {code: info[0] for code, info in _INFO.items()}.__getitem__
 _PLAY_OF = _PLAY.__getitem__
 
