@@ -25,8 +25,9 @@ Choices where the spec is silent (documented here and in the API docs):
   required to sum to at most ``cards``: the conformance case "numking: exact bids" (the
   seed's three examples in one 6-card request, 10 tricks) must be accepted.
 - Each score has two breakdown lines: the bid result, then the precision bonus (0 included).
-- Deal: the shuffled deck is cut in player order, seat s taking cards s·k … s·k + k − 1;
-  the rest is the reserve.
+- Deal: only the n·k dealt cards are drawn (``Rng.shuffle(…, last=n·k)``): they are the last
+  n·k of the shuffled deck, seat s taking the s-th block of k; the cards before them are the
+  reserve (a round of 1 card with 4 players draws 4 cards, not the whole deck).
 - The next round's seed, when not given, is the first output of ``Rng(previous seed)``;
   the dealer moves one seat clockwise each round (rules/README.md), with no effect on play.
 
@@ -448,13 +449,14 @@ class NumKing:
         n = setup.players
         k = setup.round
         cards = list(self._cards)
-        Rng(setup.seed).shuffle(cards)
+        Rng(setup.seed).shuffle(cards, last=n * k)
+        base = len(cards) - n * k
         key = _SORT_KEY
-        hands = [sorted(cards[s * k : s * k + k], key=key) for s in range(n)]
-        return hands, sorted(cards[n * k :], key=key), leader
+        hands = [sorted(cards[base + s * k : base + s * k + k], key=key) for s in range(n)]
+        return hands, sorted(cards[:base], key=key), leader
 
     def _order_of(self, players: int, k: int, hands: Sequence[Sequence[str]]) -> list[int]:
-        """Deck indices dealing exactly `hands` (k cards each), the rest as the reserve."""
+        """Deck indices dealing exactly `hands` (k cards each): the reserve, then the hands."""
         if len(hands) != players or any(len(h) != k for h in hands):
             raise _bad(f"hands: {players} hands of {k} cards", "hands")
         check_cards(
@@ -466,7 +468,7 @@ class NumKing:
         for i, c in enumerate(self._cards):
             free.setdefault(c, []).append(i)
         order = [free[c].pop(0) for h in hands for c in h]
-        return order + sorted(i for left in free.values() for i in left)
+        return sorted(i for left in free.values() for i in left) + order
 
     def deal(self, setup: RoundSetup) -> Deal:
         hands, reserve, leader = self._deal_lists(setup)
@@ -707,7 +709,7 @@ class NumKingRound:
         # ranks: a hand is then its sorted slice.
         if hands is None:
             order = rules._srank[:]
-            Rng(setup.seed).shuffle(order)
+            Rng(setup.seed).shuffle(order, last=n * k)
         else:
             order = [rules._srank[i] for i in rules._order_of(n, k, hands)]
         plays = rules._rank_play
@@ -715,12 +717,13 @@ class NumKingRound:
         self._plays: list[list[Action]] = []
         self._ranks: list[list[int]] = []
         self._hf: list[int] = []
+        base = len(order) - n * k  # the reserve, then the dealt cards (see `NumKing.deal`)
         for s in range(n):
-            ranks = sorted(order[s * k : s * k + k])
+            ranks = sorted(order[base + s * k : base + s * k + k])
             self._plays.append(list(map(plays.__getitem__, ranks)))
             self._ranks.append(ranks)
             self._hf.append(sum(map(fbit.__getitem__, ranks)))
-        self._reserve = order[n * k :]
+        self._reserve = order[:base]
         self._first_rank = rules._first_rank
         self._cut = rules._cut
         self.rules = rules
