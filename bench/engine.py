@@ -156,12 +156,12 @@ def main() -> None:
         nk = medians["numrules numking 4p k=9"]
         ratio = nk[0] / oh_hell[0]
         verdict = "met" if ratio >= 1 else "NOT met"
-        print(f"numking 4p k=9 vs oh_hell rounds/s: ×{ratio:.2f} ({verdict}: target ≥ ×1.00)")
+        print(f"numking 4p k=9 vs oh_hell rounds/s: ×{ratio:.3f} ({verdict}: target ≥ ×1.00)")
         for c in contenders:
             if c.trick_game and c.name.startswith("numrules"):
                 r = medians[c.name][1] / hearts[1]
                 verdict = "met" if r <= 1 else "NOT met"
-                print(f"{c.name:38} cost/card vs hearts: ×{r:.2f} ({verdict}: target ≤ ×1.00)")
+                print(f"{c.name:38} cost/card vs hearts: ×{r:.3f} ({verdict}: target ≤ ×1.00)")
 
 
 if __name__ == "__main__":

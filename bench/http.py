@@ -251,7 +251,7 @@ def main() -> None:
             r_p99, e_p99 = statistics.median(y for _, y in r), statistics.median(y for _, y in e)
             ok = r_rps / e_rps >= 0.8 and (conns != 32 or r_p99 <= 15)
             print(
-                f"{name:15} {conns:5d} {r_rps:10.0f} {e_rps:10.0f} {r_rps / e_rps:6.2f} "
+                f"{name:15} {conns:5d} {r_rps:10.0f} {e_rps:10.0f} {r_rps / e_rps:6.3f} "
                 f"{r_p99:8.2f}ms {e_p99:7.2f}ms   {'met' if ok else 'NOT met'}"
             )
 
