@@ -458,20 +458,6 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     return total, lines
 
 
-def held_points(held: int) -> int:
-    """The points of :func:`score_held` without its lines (the end of a played round; the
-    lines are built when asked for). Tests compare both."""
-    total = 0
-    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
-    for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
-        total += _BYTE_GROUPS[i][classic[i]][1]
-    trumps = held >> 68
-    pairs = trumps & trumps >> 17 & _ALL_VALUES
-    if pairs:
-        total += _PAIRS_LOW[pairs & 511][1] + _PAIRS_HIGH[pairs >> 9][1]
-    return total
-
-
 def _held_piles(piles: Sequence[ClassicPile]) -> list[int]:
     """The score-round piles, each summed into one integer, once every card is known valid.
 

@@ -17,9 +17,9 @@ it grows (its seats follow from its leader), and a trick without a trump pair is
 those without the general `duel`. The legal actions are cached for the turn, and `apply`
 accepts an action found among them without further checks; any other action goes through the
 full checks, which name the broken rule. Finished tricks are stored compactly (`tricks` adds
-their number, leader and cards when read); the round-over event carries the totals of the
-final piles, scored from their `PILE_BIT` sums, and `scores` builds the breakdown when first
-asked. The deal draws only the cards it deals.
+their number, leader and cards when read); the final piles are scored once from their
+`PILE_BIT` sums, and the round-over event carries the totals. The deal draws only the cards it
+deals.
 """
 
 from __future__ import annotations
@@ -54,12 +54,10 @@ from engine.numwars_classic import (
     broken_obligation,
     check_card,
     duel,
-    held_points,
     reason_message,
     sort_cards,
     undealt_cards,
 )
-from engine.scoring import best_seats
 
 if TYPE_CHECKING:
     from engine.numwars_classic import NumWarsClassic
@@ -152,7 +150,6 @@ class ClassicRound:
         "_best",
         "_best_seat",
         "_hands",
-        "_helds",
         "_legal",
         "_pass_events",
         "_passes",
@@ -203,7 +200,6 @@ class ClassicRound:
         self.has_shown: list[bool] = [False] * n
         #: Finished tricks: leader, cards in play order, result as plain data.
         self._records: list[tuple[int, list[str], dict[str, Any]]] = []
-        self._helds: list[int] = []  # the final piles, each summed (see `PILE_BIT`)
         self.piles: list[list[str]] = [[] for _ in range(n)]
         self.leader = setup.dealer
         self.current_player: int | None = None
@@ -254,10 +250,6 @@ class ClassicRound:
         return undealt_cards(self._undealt)
 
     def scores(self) -> RoundScore | None:
-        """The round's scores with their breakdown, built on first request once it is over
-        (the round-over event carries the totals)."""
-        if self._score is None and self.is_over:
-            self._score = self.rules.score_helds(self._helds)
         return self._score
 
     def partner(self, seat: int) -> int:
@@ -562,16 +554,15 @@ class ClassicRound:
         self._phase = _OVER
         self.current_player = None
         self.is_over = True
-        self._helds = helds = [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
-        if self.alliance:  # an option: the teams decide the winners
-            score = self.scores()
-            assert score is not None
-            totals = [p.score for p in score.players]
-            over: dict[str, Any] = {"scores": totals, "winners": score.winners}
+        score = self._score = self.rules.score_helds(
+            [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
+        )
+        over: dict[str, Any] = {
+            "scores": [p.score for p in score.players],
+            "winners": score.winners,
+        }
+        if self.alliance:  # the teams decide the winners
             over["teams"] = msgspec.to_builtins(score.teams)
-        else:
-            totals = [held_points(h) for h in helds]
-            over = {"scores": totals, "winners": best_seats(totals)}
         events.append(Event(kind="round-over", data=over))
 
     @property
