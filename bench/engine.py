@@ -25,7 +25,7 @@ from typing import Any
 
 from engine import registry
 from engine.actions import Play
-from engine.base import RoundSetup
+from engine.base import RoundSetup, RoundState
 from engine.rng import Rng
 
 
@@ -39,7 +39,7 @@ class Contender:
 def numrules_contender(ruleset_id: str, players: int, round_no: int = 1) -> Contender:
     rules = registry.make(ruleset_id)
 
-    def play_round(rng: Rng) -> int:
+    def play(rng: Rng) -> RoundState:
         state = rules.new_round(
             RoundSetup(
                 players=players, seed=rng.next_u64(), dealer=rng.below(players), round=round_no
@@ -51,18 +51,20 @@ def numrules_contender(ruleset_id: str, players: int, round_no: int = 1) -> Cont
                 seat = state.actors()[0]
             legal = state.legal_actions(seat)
             state.apply(seat, legal[rng.below(len(legal))])
-        last_round[:] = [state]
-        return cards
+        return state
 
     # Every card dealt is played to a trick: a constant, as for the OpenSpiel games (checked
-    # on a first round below). Num Win plays no card to a trick.
+    # on a first round). Num Win plays no card to a trick.
     trick_game = ruleset_id != "numwin"
     hand = round_no if ruleset_id == "numking" else rules.deck(players).hand_size
     cards = players * hand if trick_game else 0
-    last_round: list[Any] = []
-    play_round(Rng(0))
-    played = sum(1 for _, a in last_round[0].history if isinstance(a, Play))
+    played = sum(1 for _, a in play(Rng(0)).history if isinstance(a, Play))
     assert played == cards, f"{ruleset_id} {players}p: {played} cards played, not {cards}"
+
+    def play_round(rng: Rng) -> int:
+        play(rng)
+        return cards
+
     label = f"numrules {ruleset_id} {players}p" + (
         f" k={round_no}" if ruleset_id == "numking" else ""
     )
