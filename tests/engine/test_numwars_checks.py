@@ -10,7 +10,6 @@ the plain computations too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
@@ -18,7 +17,6 @@ from hypothesis import strategies as st
 
 from engine.base import TrickCard
 from engine.cards import check_cards
-from engine.errors import EngineError
 from engine.numwars import (
     ROLE_OF_CARD,
     NumWars,
@@ -33,22 +31,13 @@ from engine.numwars import (
     valid_play,
 )
 from engine.tricks import check_players, check_trick
+from tests.engine.checks import outcome, seated_trick
 from tests.engine.test_numwars_fast import ref_resolve
 
 #: Cards of some deck, cards of no numwars deck, malformed codes, non-strings.
 ODD_CARDS = st.sampled_from(
     ["joker", "red-15", "shadow-16", "flash", "red-17", "purple-3", "", 7, ["red-1"]]
 )
-
-
-def outcome(call: Callable[[], Any]) -> tuple[str, ...]:
-    """What a call did: its error's type, code, message and field errors, or 'ok'."""
-    try:
-        call()
-    except EngineError as err:
-        fields = tuple((e.field, e.message) for e in getattr(err, "errors", []))
-        return (type(err).__name__, err.code, err.message, repr(fields))
-    return ("ok",)
 
 
 @st.composite
@@ -71,16 +60,7 @@ def positions(draw: st.DrawFn) -> tuple[Any, list[Any], list[TrickCard], bool]:
         target[draw(st.integers(0, len(target) - 1))] = draw(ODD_CARDS)
     if draw(st.integers(0, 7)) == 0 and hand and played:  # a trick card also in the hand
         hand.append(played[-1])
-    seats: list[Any] = [(leader + i) % n for i in range(len(played))]
-    if draw(st.integers(0, 5)) == 0 and seats:
-        seats[draw(st.integers(0, len(seats) - 1))] = draw(st.integers(-1, n + 1))
-    declared: list[int | None] = [None] * len(played)
-    if draw(st.integers(0, 7)) == 0 and declared:
-        declared[draw(st.integers(0, len(declared) - 1))] = 17
-    trick = [
-        TrickCard(seat=s, card=c, declared=d)
-        for s, c, d in zip(seats, played, declared, strict=True)
-    ]
+    trick = seated_trick(draw, played, leader, n)
     return players, hand, trick, complete
 
 

@@ -9,7 +9,6 @@ message, field), or none.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
@@ -17,7 +16,6 @@ from hypothesis import strategies as st
 
 from engine.base import TrickCard
 from engine.cards import check_cards
-from engine.errors import EngineError
 from engine.numwars_classic import (
     DECK,
     DECK_COUNTS,
@@ -28,6 +26,7 @@ from engine.numwars_classic import (
     NumWarsClassic,
 )
 from engine.tricks import check_hand_and_trick, check_trick
+from tests.engine.checks import outcome, seated_trick
 
 #: Deck cards (the Joker twice as likely), foreign and malformed codes, a non-string.
 CARDS = st.one_of(
@@ -35,16 +34,6 @@ CARDS = st.one_of(
     st.sampled_from(["bomb", "flash", "red-17", "purple-3", ""]),
     st.just(7),
 )
-
-
-def outcome(call: Callable[[], Any]) -> tuple[str, ...]:
-    """What a call did: its error's type, code, message and field errors, or 'ok'."""
-    try:
-        call()
-    except EngineError as err:
-        fields = tuple((e.field, e.message) for e in getattr(err, "errors", []))
-        return (type(err).__name__, str(getattr(err, "code", "")), err.message, repr(fields))
-    return ("ok",)
 
 
 @st.composite
@@ -66,16 +55,7 @@ def positions(draw: st.DrawFn) -> tuple[int, list[str], list[TrickCard], bool]:
         in_hand: bool = draw(st.booleans())
         target = hand if hand and in_hand else played or hand
         target[draw(st.integers(0, len(target) - 1))] = draw(CARDS)
-    seats = [(leader + i) % n for i in range(len(played))]
-    if draw(st.integers(0, 5)) == 0 and seats:
-        seats[draw(st.integers(0, len(seats) - 1))] = draw(st.integers(-1, n + 1))
-    declared: list[int | None] = [None] * len(played)
-    if draw(st.integers(0, 7)) == 0 and declared:
-        declared[draw(st.integers(0, len(declared) - 1))] = 17
-    trick = [
-        TrickCard(seat=s, card=c, declared=d)
-        for s, c, d in zip(seats, played, declared, strict=True)
-    ]
+    trick = seated_trick(draw, played, leader, n)
     return players, hand, trick, complete
 
 
