@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bench import engine_build
 from engine import registry
 from engine.actions import Play
 from engine.base import RoundSetup, RoundState
@@ -146,6 +147,7 @@ def main() -> None:
         name: (statistics.median(r for r, _ in runs), statistics.median(c for _, c in runs))
         for name, runs in results.items()
     }
+    print(f"numrules engine: {engine_build()}")
     print(f"{'contender':38} {'rounds/s':>10} {'µs/card':>9}   (median of {args.reps})")
     for name, (rps, us) in medians.items():
         per_card = f"{us:9.2f}" if us == us else f"{'—':>9}"  # numwin plays no card to a trick

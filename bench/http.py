@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench import BUILD_DIR, engine_build
+
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 
@@ -124,12 +126,20 @@ wrk.body = [==[{body}]==]
 """
 
 
+def _server_env() -> dict[str, str]:
+    """The servers import the build under test (NUMRULES_BUILD_DIR) ahead of the source tree
+    (`python -P` leaves the working directory off sys.path; PYTHONPATH puts the build first)."""
+    path = [str(Path(BUILD_DIR).resolve())] if BUILD_DIR else []
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT)])}
+
+
 @contextmanager
 def serve(app: str, port: int) -> Iterator[None]:
     proc = subprocess.Popen(
         [
             *_pin(SERVER_CPU),
             sys.executable,
+            "-P",
             "-m",
             "uvicorn",
             app,
@@ -144,6 +154,7 @@ def serve(app: str, port: int) -> Iterator[None]:
             "warning",
         ],
         cwd=ROOT,
+        env=_server_env(),
     )
     try:
         for _ in range(100):
@@ -238,6 +249,7 @@ def main() -> None:
                         if bad:
                             raise SystemExit(f"{kind} {name}: {bad} non-2xx answers")
                         runs.setdefault((name, kind, conns), []).append((rps, p99))
+    print(f"numrules engine: {engine_build()}")
     print(
         f"{'endpoint':15} {'conns':>5} {'rules rps':>10} {'echo rps':>10} {'ratio':>6} "
         f"{'rules p99':>10} {'echo p99':>9}   (median of {args.reps}, wrk -t{LOAD_THREADS}"

@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh
-exec .venv/bin/numrules serve --host "${HOST:-127.0.0.1}" --port "${PORT:-8000}" "$@"
+bash deploy/build-mypyc.sh  # the engine compiled with mypyc (setup.py), ahead of the source
+PYTHONPATH=.build/mypyc exec .venv/bin/numrules serve --host "${HOST:-127.0.0.1}" --port "${PORT:-8000}" "$@"

@@ -13,5 +13,6 @@ if [ -z "$PY" ]; then
 fi
 [ -n "$PY" ] || { echo "Python 3.11+ is required" >&2; exit 1; }
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+# setuptools >= 70.1 builds wheels itself (deploy/build-mypyc.sh builds without isolation)
+.venv/bin/python -m pip install -q --upgrade pip "setuptools>=70.1" >/dev/null
 .venv/bin/python -m pip install -q -e ".[dev]"

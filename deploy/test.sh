@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh checkout: install, lint, type-check, test.
+# The whole test suite from a fresh checkout: install, lint, type-check, test the source, then
+# build the mypyc-compiled engine (what serve.sh runs) and test that build too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh
@@ -8,3 +9,5 @@ bash deploy/ensure-postgres.sh
 .venv/bin/ruff format --check engine api tests bench
 .venv/bin/mypy
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+bash deploy/build-mypyc.sh
+NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

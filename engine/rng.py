@@ -32,6 +32,26 @@ def _words(stream: _Stream, count: int) -> tuple[int, ...]:
     return struct.unpack(f"<{count}I", stream.digest(4 * count))
 
 
+def _fisher_yates(items: MutableSequence[T], stop: int, stream: _Stream) -> None:
+    """Swap each position from the last down to `stop` with a lower one drawn from `stream`."""
+    n = len(items)
+    words = _words(stream, n - stop + 16)
+    k = 0
+    for i in range(n - 1, stop - 1, -1):
+        bound = i + 1
+        m = words[k] * bound
+        k += 1
+        if (m & 0xFFFFFFFF) < bound:  # rarely (p < 2**-24): maybe rejected
+            threshold = 0x100000000 % bound
+            while (m & 0xFFFFFFFF) < threshold:
+                if k + n > len(words):
+                    words = _words(stream, 2 * len(words))
+                m = words[k] * bound
+                k += 1
+        j = m >> 32
+        items[i], items[j] = items[j], items[i]
+
+
 class Rng:
     """SplitMix64. Any Python int seeds it (taken modulo 2**64)."""
 
@@ -79,24 +99,9 @@ class Rng:
         """
         n = len(items)
         stop = 1 if last is None else max(1, n - last)  # the lowest position drawn
-        if stop >= n:
-            return
-        stream = hashlib.shake_256(_SHUFFLE_KEY + self.next_u64().to_bytes(8, "little"))
-        words = _words(stream, n - stop + 16)
-        k = 0
-        for i in range(n - 1, stop - 1, -1):
-            bound = i + 1
-            m = words[k] * bound
-            k += 1
-            if (m & 0xFFFFFFFF) < bound:  # rarely (p < 2**-24): maybe rejected
-                threshold = 0x100000000 % bound
-                while (m & 0xFFFFFFFF) < threshold:
-                    if k + n > len(words):
-                        words = _words(stream, 2 * len(words))
-                    m = words[k] * bound
-                    k += 1
-            j = m >> 32
-            items[i], items[j] = items[j], items[i]
+        if stop < n:
+            key = _SHUFFLE_KEY + self.next_u64().to_bytes(8, "little")
+            _fisher_yates(items, stop, hashlib.shake_256(key))
 
     def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]

@@ -1,8 +1,14 @@
-"""Shared test fixtures: where the conformance cases live."""
+"""Shared test fixtures: where the conformance cases live, and which engine build is tested.
+
+With NUMRULES_BUILD_DIR set (deploy/test.sh sets it for its second pass), the suite imports
+the packages installed there, the mypyc-compiled build of `deploy/build-mypyc.sh`, ahead of
+the source tree, and refuses to run if a compiled module would still come from source.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -11,3 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE_DIR = Path(
     os.environ.get("NUMRULES_CONFORMANCE_DIR", ROOT.parent / "shared" / "conformance")
 )
+#: The compiled build under test, if any (see the module docstring).
+BUILD_DIR = os.environ.get("NUMRULES_BUILD_DIR")
+
+if BUILD_DIR:
+    if "engine" in sys.modules:
+        raise RuntimeError("engine was imported before the conftest could select the build")
+    sys.path.insert(0, str(Path(BUILD_DIR).resolve()))
+    # Bind the packages now: pytest later puts the repository first on sys.path to import
+    # the test modules, and the submodules then still resolve in the packages' own folder.
+    import api  # noqa: F401
+    import engine  # noqa: F401

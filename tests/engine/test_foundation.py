@@ -1,5 +1,6 @@
 """Shared engine pieces: card codes, canonical order, the portable RNG, deck checks."""
 
+import struct
 from collections import Counter
 
 import pytest
@@ -95,20 +96,19 @@ def test_rng_below_in_range_and_shuffle_is_permutation(seed: int, n: int) -> Non
     assert sorted(part) == list(range(n))
 
 
-def test_shuffle_rejects_biased_words_and_reads_more_of_the_stream(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Rng.shuffle: a word whose low product word falls below 2**32 mod (i + 1) is rejected
-    (exact draws), and a run of rejections reads further into the stream."""
+def test_shuffle_rejects_biased_words_and_reads_more_of_the_stream() -> None:
+    """Rng.shuffle's draws: a word whose low product word falls below 2**32 mod (i + 1) is
+    rejected (exact draws), and a run of rejections reads further into the stream."""
     calls: list[int] = []
 
-    def words(stream: object, count: int) -> tuple[int, ...]:
-        calls.append(count)
-        return tuple(0 if k < 30 else 2**31 for k in range(count))  # 0 * 3 is rejected
+    class Stream:  # a SHAKE stream's interface: its first `length` bytes
+        def digest(self, length: int) -> bytes:
+            calls.append(length // 4)
+            words = [0 if k < 30 else 2**31 for k in range(length // 4)]  # 0 * 3 is rejected
+            return struct.pack(f"<{len(words)}I", *words)
 
-    monkeypatch.setattr(rng_module, "_words", words)
     items = [0, 1, 2]
-    Rng(7).shuffle(items)
+    rng_module._fisher_yates(items, 1, Stream())
     # i = 2: words 0..29 rejected, then 2**31 * 3 >> 32 = 1; i = 1: 2**31 * 2 >> 32 = 1.
     assert items == [0, 2, 1]
     assert calls == [18, 36]
