@@ -22,6 +22,7 @@ MYPYC_MODULES = [
     "engine/rng.py",
     "engine/scoring.py",
     "engine/numwars_state.py",
+    "engine/numwars_classic_cards.py",
     "engine/numwars_classic_state.py",
     "engine/numwin_state.py",
 ]

@@ -5,8 +5,9 @@ plus two Jokers), an exchange to the right before play, and the *trump duel*: a 
 a trump pair (`rainbow-X` + `shadow-X`) above every single trump splits in two.
 
 The stateless answers live here as small pure functions (`legal_cards`, `broken_obligation`,
-`duel`, `score_pile`, `decide_tiebreak`); the round state machine is in
-:mod:`engine.numwars_classic_state`.
+`duel`, `decide_tiebreak`); the deck's tables and the pile scorer (`score_pile`) are in
+:mod:`engine.numwars_classic_cards` (compiled with mypyc, re-exported here), the round state
+machine in :mod:`engine.numwars_classic_state`.
 
 Choices where the spec leaves room (documented for the API docs too):
 
@@ -30,9 +31,7 @@ Choices where the spec leaves room (documented for the API docs too):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import product
 from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
@@ -47,20 +46,44 @@ from engine.base import (
     PlayerScore,
     RoundScore,
     RoundSetup,
-    ScoreLine,
     TeamScore,
     TrickCard,
     TrickResult,
 )
-from engine.cards import CARDS, COLOURS, check_cards, numbered_deck
+from engine.cards import CARDS
 from engine.errors import InvalidInput
+from engine.numwars_classic_cards import (
+    BLUE as BLUE,
+    DECK as DECK,
+    DECK_COUNTS as DECK_COUNTS,
+    DECK_NAME as DECK_NAME,
+    GREEN as GREEN,
+    JOKER as JOKER,
+    JOKER_SHIFT as JOKER_SHIFT,
+    KIND as KIND,
+    ORDER as ORDER,
+    ORDER_KEY as ORDER_KEY,
+    PARTNER_CARD as PARTNER_CARD,
+    PILE_BIT as PILE_BIT,
+    RAINBOW as RAINBOW,
+    RAINBOW_CARD as RAINBOW_CARD,
+    RED as RED,
+    SHADOW as SHADOW,
+    SHADOW_CARD as SHADOW_CARD,
+    TRUMP_ASKED as TRUMP_ASKED,
+    UNIQUE_BITS as UNIQUE_BITS,
+    VALUE as VALUE,
+    YELLOW as YELLOW,
+    held_piles as held_piles,
+    score_held as score_held,
+    score_pile as score_pile,
+)
 from engine.rng import Rng
 from engine.scoring import (
     best_seats,
     match_totals,
     opposite_teams,
     team_scores,
-    value_group_points,
     winning_team_seats,
 )
 from engine.tricks import check_hand_and_trick, check_players, check_trick
@@ -73,35 +96,6 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 8
 ALLIANCE_PLAYERS = (4, 6, 8)
 MAX_TIEBREAK_ROUNDS = 3
-
-#: The whole deck, canonical order ("Deck and hands"): 68 colour cards, 34 trumps, 2 Jokers.
-DECK: tuple[str, ...] = (
-    *numbered_deck(("red", "blue", "green", "yellow", "rainbow", "shadow"), 0, 16),
-    "joker",
-    "joker",
-)
-DECK_COUNTS: Counter[str] = Counter(DECK)
-DECK_NAME = "the numwars-classic deck"
-
-# Card kinds, precomputed once so that legality and the duel never parse a code.
-RED, BLUE, GREEN, YELLOW, RAINBOW, SHADOW, JOKER = range(7)
-#: What a trump lead asks ("Lead", Ruling: either family) — distinct from every colour.
-TRUMP_ASKED = RAINBOW
-_KIND_OF_FAMILY = {"red": RED, "blue": BLUE, "green": GREEN, "yellow": YELLOW}
-_KIND_OF_FAMILY |= {"rainbow": RAINBOW, "shadow": SHADOW}
-KIND: dict[str, int] = {c: _KIND_OF_FAMILY[CARDS[c].family] for c in DECK if c != "joker"}
-KIND["joker"] = JOKER
-VALUE: dict[str, int] = {c: CARDS[c].value or 0 for c in DECK if c != "joker"}
-VALUE["joker"] = -1
-#: `shadow-X` for `rainbow-X` and the reverse (the card that completes a pair).
-PARTNER_CARD: dict[str, str] = {f"rainbow-{v}": f"shadow-{v}" for v in range(17)}
-PARTNER_CARD |= {f"shadow-{v}": f"rainbow-{v}" for v in range(17)}
-#: The card codes `rainbow-v` and `shadow-v`, by value.
-RAINBOW_CARD: tuple[str, ...] = tuple(f"rainbow-{v}" for v in range(17))
-SHADOW_CARD: tuple[str, ...] = tuple(f"shadow-{v}" for v in range(17))
-ORDER: dict[str, int] = {c: CARDS[c].order for c in DECK}
-#: Canonical sort key of this deck's cards, a C-level look-up (no Python call per card).
-ORDER_KEY = ORDER.__getitem__
 
 
 class ClassicOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -320,175 +314,6 @@ def _highest_of_asked(trick: Sequence[tuple[int, str]]) -> int | None:
     return best_seat
 
 
-#: A held pile's bits from 102 up count its Jokers (see `_pile_bit`).
-JOKER_SHIFT = 102
-
-
-def _pile_bit(card: str) -> int:
-    """A card's bit in a pile held as one integer, the sum of its cards' bits.
-
-    Bit 4 v + colour for a classic card of value v (so each byte holds the colours of two
-    values), bit 68 + v for `rainbow-v`, 85 + v for `shadow-v`; from bit 102 up, the number
-    of Jokers.
-    """
-    k, v = KIND[card], VALUE[card]
-    if k < RAINBOW:
-        return 1 << 4 * v + k
-    if k < JOKER:
-        return 1 << 68 + 17 * (k - RAINBOW) + v
-    return 1 << JOKER_SHIFT
-
-
-#: Each card's bit in a held pile (see `_pile_bit`).
-PILE_BIT: dict[str, int] = {c: _pile_bit(c) for c in KIND}
-_CLASSIC_BITS = (1 << 68) - 1
-_UNIQUE_BITS = (1 << JOKER_SHIFT) - 1
-_ALL_VALUES = (1 << 17) - 1
-
-
-def _value_group(v: int, colours: int) -> ScoreLine:
-    """The line of the classic cards of value v whose colours are the bits of `colours`.
-
-    Scored as `numwars`: 1 card = value, 2 = 0, 3 = value + 30, 4 = value + 50.
-    """
-    cards = [f"{family}-{v}" for c, family in enumerate(COLOURS) if colours >> c & 1]
-    return ScoreLine(
-        label=f"{len(cards)} × value {v}",
-        cards=cards,
-        points=value_group_points(v, len(cards)),
-    )
-
-
-def _byte_lines(i: int, byte: int) -> tuple[ScoreLine, ...]:
-    """The value-group lines of byte i of a pile's classic bits: value 2 i in its low four
-    bits, value 2 i + 1 in its high four."""
-    groups = ((2 * i, byte & 15), (2 * i + 1, byte >> 4))
-    return tuple(_value_group(v, colours) for v, colours in groups if colours and v < 17)
-
-
-#: Per byte of a held pile's classic bits (9 bytes), the lines and their points for every byte
-#: value, and the other fixed lines. Shared values, like the round's events: never mutate a
-#: breakdown's card lists.
-_BYTE_GROUPS: list[list[tuple[tuple[ScoreLine, ...], int]]] = [
-    [(lines, sum(line.points for line in lines)) for lines in row]
-    for row in ([_byte_lines(i, byte) for byte in range(256)] for i in range(9))
-]
-#: Which of the 9 classic bytes are set, by those bytes mapped to 0 / 1 (`_ZERO_OR_ONE`): a
-#: pile holds few values, and a Python loop over the bytes would cost more than the lines.
-_ZERO_OR_ONE = bytes((0, *[1] * 255))
-_SET_BYTES: dict[bytes, tuple[int, ...]] = {
-    bytes(flags): tuple(i for i, flag in enumerate(flags) if flag)
-    for flags in product((0, 1), repeat=9)
-}
-_PAIR_LINE = [
-    ScoreLine(label=f"trump pair {v}", cards=[RAINBOW_CARD[v], SHADOW_CARD[v]], points=v)
-    for v in range(17)
-]
-
-
-def _pair_group(values: int) -> tuple[tuple[ScoreLine, ...], int]:
-    """The pair lines (ascending values) and their points for the trump values in `values`."""
-    lines = tuple(line for v, line in enumerate(_PAIR_LINE) if values >> v & 1)
-    return lines, sum(line.points for line in lines)
-
-
-#: The pairs of a pile by the low 9 and the high 8 bits of its 17 pair values.
-_PAIRS_LOW = [_pair_group(bits) for bits in range(512)]
-_PAIRS_HIGH = [_pair_group(bits << 9) for bits in range(256)]
-#: The trump of each bit of a pile's 34 trump bits (`held >> 68`): Rainbows, then Shadows.
-_TRUMP_OF_BIT = {1 << b: card for b, card in enumerate(RAINBOW_CARD + SHADOW_CARD)}
-_TRUMP_BITS = (1 << 34) - 1
-
-
-def _lone_line(lone: int) -> ScoreLine:
-    """The 0-point line of the trumps whose bits of `held >> 68` are set in `lone`."""
-    cards = []
-    while lone:
-        bit = lone & -lone
-        cards.append(_TRUMP_OF_BIT[bit])
-        lone ^= bit
-    return ScoreLine(label="lone trumps", cards=cards, points=0)
-
-
-#: The lone-trump line of every set of one or two lone trumps, the usual case (shared too).
-_LONE_LINES = {
-    1 << a | 1 << b: _lone_line(1 << a | 1 << b) for a in range(34) for b in range(a, 34)
-}
-_JOKER_LINES = [ScoreLine(label="jokers", cards=["joker"] * n, points=0) for n in range(3)]
-#: The request field of each pile of score-round, named when one of its cards is refused.
-_PILE_FIELDS = tuple(f"players[{i}].captured" for i in range(MAX_PLAYERS))
-
-
-def score_pile(cards: Iterable[str]) -> tuple[int, list[ScoreLine]]:
-    """Points of one captured pile ("Scoring a round") and its line-by-line breakdown."""
-    return score_held(sum(map(PILE_BIT.__getitem__, cards)))
-
-
-def score_held(held: int) -> tuple[int, list[ScoreLine]]:
-    """`score_pile` of a pile summed into one integer (see `_pile_bit`).
-
-    Classic cards by value group; a pile holding both `rainbow-X` and `shadow-X` scores X
-    however they got there; lone trumps and Jokers score 0. The classic bytes index the
-    value-group lines, the values held in both trump families are the pairs.
-    """
-    lines: list[ScoreLine] = []
-    total = 0
-    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
-    for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
-        group_lines, points = _BYTE_GROUPS[i][classic[i]]
-        lines += group_lines
-        total += points
-    trumps = held >> 68
-    if not trumps:
-        return total, lines
-    pairs = trumps & trumps >> 17 & _ALL_VALUES
-    if pairs:
-        low_lines, low_points = _PAIRS_LOW[pairs & 511]
-        high_lines, high_points = _PAIRS_HIGH[pairs >> 9]
-        lines += low_lines
-        lines += high_lines
-        total += low_points + high_points
-    lone = trumps & _TRUMP_BITS ^ (pairs | pairs << 17)
-    if lone:
-        line = _LONE_LINES.get(lone)
-        lines.append(_lone_line(lone) if line is None else line)
-    jokers = held >> JOKER_SHIFT
-    if jokers:
-        lines.append(_JOKER_LINES[jokers])
-    return total, lines
-
-
-def _held_piles(piles: Sequence[ClassicPile]) -> list[int]:
-    """The score-round piles, each summed into one integer, once every card is known valid.
-
-    Valid means what `check_cards` checks: every card of this deck, no card more often across
-    the piles than the deck holds. A card of this deck adds its bit (`_pile_bit`), so a unique
-    card held twice carries into a higher bit: the set unique bits plus the Jokers then count
-    fewer than the cards. Anything else goes to `check_cards`, which names the first bad card.
-    One pass over the piles: this is most of a score-round request's cost.
-    """
-    helds: list[int] = []
-    count = 0
-    try:
-        for pile in piles:
-            cards = pile.captured
-            held = 0
-            for card in cards:
-                held += PILE_BIT[card]
-            helds.append(held)
-            count += len(cards)
-    except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
-        pass
-    else:
-        total = sum(helds)
-        jokers = total >> JOKER_SHIFT
-        if jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count:
-            return helds
-    fields = [(field, pile.captured) for field, pile in zip(_PILE_FIELDS, piles, strict=False)]
-    check_cards(DECK_COUNTS, fields, deck_name=DECK_NAME)
-    raise AssertionError("check_cards accepts only piles that the sums accept")
-
-
 def decide_tiebreak(
     tied: Sequence[int],
     rounds: Sequence[RoundScore],
@@ -660,7 +485,7 @@ class NumWarsClassic:
     ) -> bool:
         """True only if the shared checks would accept the request (False when unsure).
 
-        The cards go by their `_pile_bit` sums, as in `_held_piles`: a card held twice more
+        The cards go by their `_pile_bit` sums, as in `held_piles`: a card held twice more
         than the deck allows carries, and the unique bits plus the Jokers count short.
         """
         if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -682,7 +507,7 @@ class NumWarsClassic:
         except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
             return False
         jokers = total >> JOKER_SHIFT
-        return jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count
+        return jokers <= 2 and (total & UNIQUE_BITS).bit_count() + jokers == count
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
         return LegalMoves(
@@ -723,7 +548,7 @@ class NumWarsClassic:
                 field="players",
             )
         self._check_alliance(n)
-        return self.score_helds(_held_piles(piles))
+        return self.score_helds(held_piles([pile.captured for pile in piles]))
 
     def score_helds(self, helds: Sequence[int]) -> RoundScore:
         """Score valid piles, each summed into one integer (see `score_held`)."""

@@ -4,8 +4,7 @@ import struct
 from collections import Counter
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import engine.rng as rng_module
 from engine import cards

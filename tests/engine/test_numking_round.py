@@ -13,8 +13,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine.actions import Action, Bid, Pass, Play
 from engine.base import RoundScore, RoundSetup, RoundState, TrickCard

@@ -11,8 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine.base import RoundScore, RoundSetup, TrickCard
 from engine.errors import InvalidInput

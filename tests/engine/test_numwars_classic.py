@@ -10,8 +10,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine import registry
 from engine.base import PlayerScore, RoundScore, RoundSetup, TrickCard

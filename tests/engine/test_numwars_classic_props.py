@@ -7,8 +7,7 @@ from collections import Counter
 from typing import Any
 
 import msgspec
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine.actions import Action, Play
 from engine.base import RoundSetup, TrickCard

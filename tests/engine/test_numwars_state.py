@@ -8,8 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine.actions import Action, Bid, Exchange, Neutralize, Pass, Play
 from engine.base import Deal, Event, RoundSetup, TrickCard

@@ -6,8 +6,7 @@ import itertools
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine import registry
 from engine.base import RoundScore, RoundSetup

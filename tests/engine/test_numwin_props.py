@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine.actions import Action, Add, Call, Discard, Draw, Show, Snap, Swap, Take, Target
 from engine.base import RoundSetup
