@@ -43,7 +43,6 @@ from engine.base import (
     LegalMoves,
     MatchResult,
     MoveCheck,
-    PlayerScore,
     RoundScore,
     RoundSetup,
     TeamScore,
@@ -76,6 +75,7 @@ from engine.numwars_classic_cards import (
     YELLOW as YELLOW,
     held_piles as held_piles,
     score_held as score_held,
+    score_helds as score_helds,
     score_pile as score_pile,
 )
 from engine.rng import Rng
@@ -83,7 +83,6 @@ from engine.scoring import (
     best_seats,
     match_totals,
     opposite_teams,
-    team_scores,
     winning_team_seats,
 )
 from engine.tricks import check_hand_and_trick, check_players, check_trick
@@ -552,19 +551,7 @@ class NumWarsClassic:
 
     def score_helds(self, helds: Sequence[int]) -> RoundScore:
         """Score valid piles, each summed into one integer (see `score_held`)."""
-        players = []
-        scores = []
-        for seat, held in enumerate(helds):
-            points, lines = score_held(held)
-            players.append(PlayerScore(seat=seat, score=points, breakdown=lines))
-            scores.append(points)
-        if self.options.alliance:
-            teams = team_scores(players, opposite_teams(len(helds)))
-            return RoundScore(players=players, winners=winning_team_seats(teams), teams=teams)
-        best = max(scores, default=0)
-        if scores.count(best) == 1:  # the usual single winner, without best_seats' scan
-            return RoundScore(players=players, winners=[scores.index(best)])
-        return RoundScore(players=players, winners=best_seats(scores))
+        return score_helds(helds, alliance=self.options.alliance)
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals of the rounds ("Match and variants"): highest total wins; a tie on it calls

@@ -15,9 +15,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import product
 
-from engine.base import ScoreLine
+from engine.base import PlayerScore, RoundScore, ScoreLine
 from engine.cards import CARDS, COLOURS, check_cards, numbered_deck
-from engine.scoring import value_group_points
+from engine.scoring import (
+    best_seats,
+    opposite_teams,
+    team_scores,
+    value_group_points,
+    winning_team_seats,
+)
 
 #: The whole deck, canonical order ("Deck and hands"): 68 colour cards, 34 trumps, 2 Jokers.
 DECK: tuple[str, ...] = (
@@ -183,6 +189,24 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     if jokers:
         lines.append(_JOKER_LINES[jokers])
     return total, lines
+
+
+def score_helds(helds: Sequence[int], *, alliance: bool) -> RoundScore:
+    """A round's scores from its valid piles, each summed into one integer (`score_held`);
+    team scores and winners with `alliance` ("Scoring a round", "Match and variants")."""
+    players = []
+    scores = []
+    for seat, held in enumerate(helds):
+        points, lines = score_held(held)
+        players.append(PlayerScore(seat=seat, score=points, breakdown=lines))
+        scores.append(points)
+    if alliance:
+        teams = team_scores(players, opposite_teams(len(helds)))
+        return RoundScore(players=players, winners=winning_team_seats(teams), teams=teams)
+    best = max(scores, default=0)
+    if scores.count(best) == 1:  # the usual single winner, without best_seats' scan
+        return RoundScore(players=players, winners=[scores.index(best)])
+    return RoundScore(players=players, winners=best_seats(scores))
 
 
 def held_piles(captured: Sequence[list[str]]) -> list[int]:
