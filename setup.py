@@ -5,7 +5,7 @@ editable development install stays pure Python, and `deploy/test.sh` runs the su
 The compiled modules are the same source files (mypy --strict clean, as mypyc needs): the
 round states and the shared modules they call. Modules that define msgspec structs stay
 pure Python, because mypyc drops the class keywords (`frozen=True`, `kw_only=True` …) of a
-compiled class statement; `tests/test_build.py` keeps struct definitions out of this list.
+compiled class statement; `tests/test_build.py` keeps such class statements out of this list.
 Needs the runtime dependencies installed (build with `--no-build-isolation`).
 """
 
