@@ -1,8 +1,8 @@
 """Benchmarks (see bench/README.md).
 
-With NUMRULES_BUILD_DIR set (`NUMRULES_BUILD_DIR=.build/mypyc` after `deploy/build-mypyc.sh`),
-they measure the packages installed there, the mypyc-compiled engine that deploy/serve.sh
-runs, ahead of the source tree; without it, the pure-Python source. Each prints which.
+With NUMRULES_BUILD_DIR set (`bench/run.sh` builds `.build/mypyc` and sets it), they measure
+the packages installed there, the mypyc-compiled engine that deploy/serve.sh runs, ahead of
+the source tree; without it, the pure-Python source. Each prints which.
 """
 
 from __future__ import annotations

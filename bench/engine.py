@@ -6,8 +6,9 @@ outcome the same way. In a simultaneous numrules phase (the exchanges) the seats
 order, as OpenSpiel's hearts passes its cards one player after the other. Contenders are interleaved in every repetition and the median of the repetitions is
 reported, so machine noise hits all of them alike.
 
-    .venv/bin/python -m bench.engine            # default: 5 repetitions of 1.5 s each
-    .venv/bin/python -m bench.engine --reps 3 --seconds 1
+    bash bench/run.sh engine                    # the compiled build; 5 repetitions of 1.5 s
+    bash bench/run.sh engine --reps 3 --seconds 1
+    .venv/bin/python -m bench.engine            # the pure-Python source
 
 Needs `pip install open-spiel` (the `bench` extra); without it the numrules rows still run.
 Targets (issue #3): numking 4p/9 cards ≥ oh_hell 4p/9 tricks in rounds per second; every trick

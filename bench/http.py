@@ -7,8 +7,8 @@ requests per second and p99 latency, and the ratio to the echo. With two CPUs or
 server under test runs on CPU 0 and wrk (one thread) on CPU 1 (`taskset`), so the load
 generator never competes with the one worker for its CPU.
 
-    .venv/bin/python -m bench.http                 # 3 repetitions of 4 s per measurement
-    .venv/bin/python -m bench.http --reps 5 --duration 5
+    bash bench/run.sh http                         # the compiled build; 3 repetitions of 4 s
+    bash bench/run.sh http --reps 5 --duration 5
 
 Targets (issue #4): each rules endpoint ≥ 80 % of the echo's requests per second, and p99 ≤ 15 ms
 at 32 connections. All traffic stays on 127.0.0.1; every run is bounded in time.
