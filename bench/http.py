@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench import BUILD_DIR, engine_build
+from bench import BUILD_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -126,23 +126,39 @@ wrk.body = [==[{body}]==]
 """
 
 
+#: Where the servers import `api` and `engine` from: the build under test, or the source tree.
+#: uvicorn puts its `--app-dir` first on sys.path (its default, "", is the working directory,
+#: which would shadow the build); PYTHONPATH adds the source tree for `bench.echo_app`.
+APP_DIR = Path(BUILD_DIR).resolve() if BUILD_DIR else ROOT
+
+
 def _server_env() -> dict[str, str]:
-    """The servers import the build under test (NUMRULES_BUILD_DIR) ahead of the source tree
-    (`python -P` leaves the working directory off sys.path; PYTHONPATH puts the build first)."""
-    path = [str(Path(BUILD_DIR).resolve())] if BUILD_DIR else []
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT)])}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(APP_DIR), str(ROOT)])}
+
+
+def server_build(pid: int) -> str:
+    """Which engine a running server loaded, from its memory map (Linux): the compiled
+    modules are shared libraries under the build directory."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return "unknown (no /proc)"
+    compiled = str(APP_DIR / "engine") in maps
+    return f"mypyc-compiled ({APP_DIR})" if compiled else "pure Python (source)"
 
 
 @contextmanager
-def serve(app: str, port: int) -> Iterator[None]:
+def serve(app: str, port: int) -> Iterator[int]:
+    """Run `app` with uvicorn (one worker) until the block ends; yields the server's pid."""
     proc = subprocess.Popen(
         [
             *_pin(SERVER_CPU),
             sys.executable,
-            "-P",
             "-m",
             "uvicorn",
             app,
+            "--app-dir",
+            str(APP_DIR),
             "--host",
             HOST,
             "--port",
@@ -170,7 +186,7 @@ def serve(app: str, port: int) -> Iterator[None]:
                 break
             except OSError:
                 time.sleep(0.1)
-        yield
+        yield proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -233,7 +249,10 @@ def main() -> None:
     levels = [int(c) for c in args.connections.split(",")]
     api_port, echo_port = 18101, 18102
     runs: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
-    with serve("api.app:app", api_port), serve("bench.echo_app:app", echo_port):
+    with serve("api.app:app", api_port) as api_pid, serve("bench.echo_app:app", echo_port):
+        build = server_build(api_pid)
+        if BUILD_DIR and not build.startswith("mypyc"):
+            raise SystemExit(f"the server did not load the build in {BUILD_DIR}: {build}")
         for rep in range(args.reps):
             for name, (path, payload) in BODIES.items():
                 body = json.dumps(payload, separators=(",", ":")).encode()
@@ -249,7 +268,7 @@ def main() -> None:
                         if bad:
                             raise SystemExit(f"{kind} {name}: {bad} non-2xx answers")
                         runs.setdefault((name, kind, conns), []).append((rps, p99))
-    print(f"numrules engine: {engine_build()}")
+    print(f"numrules engine (server): {build}")
     print(
         f"{'endpoint':15} {'conns':>5} {'rules rps':>10} {'echo rps':>10} {'ratio':>6} "
         f"{'rules p99':>10} {'echo p99':>9}   (median of {args.reps}, wrk -t{LOAD_THREADS}"

@@ -67,7 +67,7 @@ from engine.cards import CARDS, canonical, check_cards, info, numbered_deck
 from engine.errors import IllegalMove, InvalidInput
 from engine.rng import Rng
 from engine.scoring import best_seats, match_totals
-from engine.tricks import check_players, check_trick
+from engine.tricks import check_players, check_seat, check_trick
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -828,9 +828,9 @@ class NumKingRound:
         self._legal = acts
         return acts
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        if seat != self.current_player:
-            raise self._refusal(seat, action)
+    def apply(self, seat: object, action: Action) -> list[Event]:
+        if seat != self.current_player or type(seat) is not int:
+            raise self._refusal(check_seat(seat, self.n), action)
         legal = self._legal
         if legal is None:
             legal = self.legal_actions(seat)
@@ -1062,11 +1062,12 @@ class NumKingRound:
             "scores": None if scores is None else msgspec.to_builtins(scores),
         }
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: object) -> dict[str, Any]:
         """Public data plus `seat`'s own hand; never another hand nor the reserve."""
+        seat = None if seat is None else check_seat(seat, self.n)
         data = self._public()
         data["seat"] = seat
-        if seat is not None and 0 <= seat < self.n:
+        if seat is not None:
             data["hand"] = list(self.hands[seat])
             data["legal_actions"] = msgspec.to_builtins(self.legal_actions(seat))
         return data

@@ -58,7 +58,6 @@ from engine.numwars_classic_cards import (
     DECK_NAME as DECK_NAME,
     GREEN as GREEN,
     JOKER as JOKER,
-    JOKER_SHIFT as JOKER_SHIFT,
     KIND as KIND,
     ORDER as ORDER,
     ORDER_KEY as ORDER_KEY,
@@ -70,13 +69,13 @@ from engine.numwars_classic_cards import (
     SHADOW as SHADOW,
     SHADOW_CARD as SHADOW_CARD,
     TRUMP_ASKED as TRUMP_ASKED,
-    UNIQUE_BITS as UNIQUE_BITS,
     VALUE as VALUE,
     YELLOW as YELLOW,
     held_piles as held_piles,
     score_held as score_held,
     score_helds as score_helds,
     score_pile as score_pile,
+    sums_are_valid,
 )
 from engine.rng import Rng
 from engine.scoring import (
@@ -484,7 +483,7 @@ class NumWarsClassic:
     ) -> bool:
         """True only if the shared checks would accept the request (False when unsure).
 
-        The cards go by their `_pile_bit` sums, as in `held_piles`: a card held twice more
+        The cards go by their pile-bit sums (`sums_are_valid`), as in `held_piles`: a card held twice more
         than the deck allows carries, and the unique bits plus the Jokers count short.
         """
         if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -505,8 +504,7 @@ class NumWarsClassic:
             count = len(hand) + len(cards)
         except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
             return False
-        jokers = total >> JOKER_SHIFT
-        return jokers <= 2 and (total & UNIQUE_BITS).bit_count() + jokers == count
+        return sums_are_valid(total, count)
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
         return LegalMoves(

@@ -77,7 +77,7 @@ def _pile_bit(card: str) -> int:
 #: Each card's bit in a held pile (see `_pile_bit`).
 PILE_BIT: dict[str, int] = {c: _pile_bit(c) for c in KIND}
 _CLASSIC_BITS = (1 << 68) - 1
-UNIQUE_BITS = (1 << JOKER_SHIFT) - 1
+_UNIQUE_BITS = (1 << JOKER_SHIFT) - 1
 _ALL_VALUES = (1 << 17) - 1
 
 
@@ -209,7 +209,15 @@ def score_helds(helds: Sequence[int], *, alliance: bool) -> RoundScore:
     return RoundScore(players=players, winners=best_seats(scores))
 
 
-def held_piles(captured: Sequence[list[str]]) -> list[int]:
+def sums_are_valid(total: int, count: int) -> bool:
+    """Whether `count` cards of this deck whose bits (`_pile_bit`) sum to `total` are no more
+    copies than the deck holds: a unique card held twice carries into a higher bit, so the set
+    unique bits plus the Jokers (at most two) then count fewer than the cards."""
+    jokers = total >> JOKER_SHIFT
+    return jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count
+
+
+def held_piles(captured: Sequence[Sequence[str]]) -> list[int]:
     """Score-round's piles (the `captured` lists), each summed into one integer, once every
     card is known valid.
 
@@ -231,9 +239,7 @@ def held_piles(captured: Sequence[list[str]]) -> list[int]:
     except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
         pass
     else:
-        total = sum(helds)
-        jokers = total >> JOKER_SHIFT
-        if jokers <= 2 and (total & UNIQUE_BITS).bit_count() + jokers == count:
+        if sums_are_valid(sum(helds), count):
             return helds
     fields = [(f"players[{i}].captured", cards) for i, cards in enumerate(captured)]
     check_cards(DECK_COUNTS, fields, deck_name=DECK_NAME)

@@ -58,6 +58,7 @@ from engine.numwars_classic import (
     sort_cards,
     undealt_cards,
 )
+from engine.tricks import check_seat
 
 if TYPE_CHECKING:
     from engine.numwars_classic import NumWarsClassic
@@ -306,7 +307,7 @@ class ClassicRound:
             return [Show(None), *(Show(c) for c in _distinct(self._hands[seat]))]
         return []
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: object, action: Action) -> list[Event]:
         """Validate `action` fully, then apply it (nothing changes when it is refused).
 
         A play found in the turn's legal plays is played here: the trick keeps what it asks,
@@ -359,13 +360,13 @@ class ClassicRound:
             self._end_trick(seat, events)
         return events
 
-    def _apply_checked(self, seat: int, action: Action) -> list[Event]:
+    def _apply_checked(self, seat: object, action: Action) -> list[Event]:
         """`apply` for any action: the checks in contract order, then the change."""
-        self._check_seat(seat)
+        seat = check_seat(seat, self.players)
         phase = self._phase
         if phase is _PLAYING and isinstance(action, Play):
             self._check_play(seat, action)
-            return self.apply(int(seat), _PLAY[action.card])  # legal: played by the fast path
+            return self.apply(seat, _PLAY[action.card])  # legal: played by the fast path
         elif phase is _EXCHANGE and isinstance(action, Pass):
             self._check_exchange(seat, [action.card])
             events = self._pass(seat, action.card)
@@ -584,11 +585,10 @@ class ClassicRound:
 
     # -- projections ---------------------------------------------------------------------------
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: object) -> dict[str, Any]:
         """What `seat` may see (None: a spectator): others' hands only as counts, never the
         set-aside cards, another seat's passed cards, or a show not meant for `seat`."""
-        if seat is not None:
-            self._check_seat(seat)
+        seat = None if seat is None else check_seat(seat, self.players)
         n = self.players
         out: dict[str, Any] = {
             "ruleset": self.rules.id,
@@ -641,14 +641,6 @@ class ClassicRound:
             "scores": msgspec.to_builtins(self.scores()),
             "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
         }
-
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
-            raise InvalidInput(
-                f"seat {seat!r} is not a seat of {self.players} players",
-                code="bad-request",
-                field="seat",
-            )
 
 
 def _suits_of(hand: list[str]) -> list[list[Play]]:

@@ -47,6 +47,7 @@ from engine.numwars import (
     score_piles,
 )
 from engine.scoring import best_seats
+from engine.tricks import check_seat
 
 if TYPE_CHECKING:
     from engine.numwars import NumWars
@@ -314,7 +315,7 @@ class NumWarsRound:
             return list(_YES_NO)
         return []
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: object, action: Action) -> list[Event]:
         """A legal card of the seat to play (the common case) is recognised by membership in
         the cached legal actions and played here; anything else goes through the full checks
         first. The card joins the trick (Trump pairs: a completed pair leaves the contest);
@@ -402,15 +403,12 @@ class NumWarsRound:
 
     # --- phases --------------------------------------------------------------------------
 
-    def _apply_checked(self, seat: int, action: Action) -> list[Event]:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
-            raise InvalidInput(
-                f"seat {seat!r} is not a seat of {self.n} players", code="bad-request", field="seat"
-            )
+    def _apply_checked(self, seat: object, action: Action) -> list[Event]:
+        seat = check_seat(seat, self.n)
         phase = self.phase
         if isinstance(action, Play) and phase is _PLAYING:
             self._check_play(seat, action)
-            return self.apply(int(seat), _PLAY[action.card])  # legal: played by the fast path
+            return self.apply(seat, _PLAY[action.card])  # legal: played by the fast path
         if isinstance(action, Pass) and phase is _EXCHANGE:
             events = self._pass(seat, [action.card])
         elif isinstance(action, Exchange) and phase is _EXCHANGE:
@@ -636,11 +634,12 @@ class NumWarsRound:
 
     # --- projections ---------------------------------------------------------------------
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: object) -> dict[str, Any]:
         """What `seat` may see (None: a spectator): never another hand, unrevealed role or the
         set-aside."""
         n = self.n
-        own = seat is not None and 0 <= seat < n
+        seat = None if seat is None else check_seat(seat, n)
+        own = seat is not None
         out: dict[str, Any] = {
             "ruleset": "numwars",
             "players": n,

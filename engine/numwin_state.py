@@ -52,6 +52,7 @@ from engine.actions import Action, Add, Call, Discard, Draw, Show, Snap, Swap, T
 from engine.base import Event, RoundScore, RoundSetup
 from engine.errors import IllegalMove, InvalidInput
 from engine.numwin import DECK, TARGET_SIZE, NumWinHand, is_action, may_pair
+from engine.tricks import check_seat
 
 if TYPE_CHECKING:
     from engine.numwin import NumWin
@@ -163,11 +164,8 @@ class NumWinRound:
                 out += [Snap(position=p, owner=tag) for p in self._unlocked(owner)]
         return out
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
-            raise InvalidInput(
-                f"seat {seat!r} is not a seat of {self.n} players", code="bad-request", field="seat"
-            )
+    def apply(self, seat: object, action: Action) -> list[Event]:
+        seat = check_seat(seat, self.n)
         if self._phase is Phase.OVER:
             raise self._illegal(seat, "wrong-phase", "the round is over")
         events: list[Event] = []
@@ -316,8 +314,10 @@ class NumWinRound:
                 events.append(Event(kind="fill-up", seat=seat, cards=[DECK[card]], to=seat))
         self._finish("called", events, keep_caller=True)
 
-    def _position(self, owner: int, position: int) -> int:
-        if not isinstance(position, int) or not 0 <= position < len(self.comb[owner]):
+    def _position(self, owner: int, position: object) -> int:
+        """The card at `position` of `owner`'s combination (`object`: an unchecked action's
+        field, checked here in the compiled build too)."""
+        if type(position) is not int or not 0 <= position < len(self.comb[owner]):
             raise InvalidInput(
                 f"position {position!r} is not in seat {owner}'s combination of "
                 f"{len(self.comb[owner])} cards",
@@ -756,8 +756,9 @@ class NumWinRound:
         mask = self.known[card]
         return mask == self.public if seat is None else bool(mask >> seat & 1)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: object) -> dict[str, Any]:
         """What `seat` has seen (Rules "Knowledge"); None: what every seat has seen."""
+        seat = None if seat is None else check_seat(seat, self.n)
         combos = []
         for s, comb in enumerate(self.comb):
             combos.append(

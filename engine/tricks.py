@@ -18,6 +18,20 @@ def check_players(players: int, low: int, high: int, ruleset: str) -> None:
         )
 
 
+def check_seat(seat: object, players: int) -> int:
+    """`seat` as a seat of `players` (an int, not a bool, in 0 … players-1), or InvalidInput.
+
+    The round states take their `seat` arguments as `object` and check them here, so that a
+    wrongly typed seat gets this error in the mypyc-compiled build too (compiled code would
+    take `True` for seat 1, or raise TypeError, at an `int` parameter).
+    """
+    if type(seat) is not int or not 0 <= seat < players:
+        raise InvalidInput(
+            f"seat {seat!r} is not a seat of {players} players", code="bad-request", field="seat"
+        )
+    return seat
+
+
 def check_trick(
     trick: Sequence[TrickCard], players: int, *, complete: bool, declarations: bool = False
 ) -> None:

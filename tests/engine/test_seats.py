@@ -1,0 +1,61 @@
+"""Every round state checks the `seat` it is given, in the pure and the compiled build alike.
+
+A seat is an int (not a bool) in 0 … n-1; anything else is `InvalidInput` (`bad-request`,
+field `seat`) from `apply` and `view`, never a TypeError or another seat's turn or view
+(compiled code would take `True` for seat 1 at an `int` parameter: see `check_seat`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine import registry
+from engine.base import RoundSetup
+from engine.errors import InvalidInput
+
+RULESETS = ["numwars", "numwars-classic", "numking", "numwin"]
+BAD_SEATS: list[Any] = [True, False, "0", 1.0, -1, 4, 99]
+
+
+def _round(ruleset: str) -> Any:
+    return registry.make(ruleset).new_round(RoundSetup(players=4, seed=3, dealer=0, round=2))
+
+
+def _actor(state: Any) -> int:
+    seat = state.current_player
+    return seat if seat is not None else state.actors()[0]
+
+
+@pytest.mark.parametrize("seat", BAD_SEATS, ids=repr)
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_apply_refuses_a_bad_seat_and_changes_nothing(ruleset: str, seat: Any) -> None:
+    state = _round(ruleset)
+    action = state.legal_actions(_actor(state))[0]
+    before = (list(state.history), state.view(None))
+    with pytest.raises(InvalidInput) as err:
+        state.apply(seat, action)
+    assert (err.value.code, err.value.errors[0].field) == ("bad-request", "seat")
+    assert repr(seat) in err.value.message
+    assert (list(state.history), state.view(None)) == before
+    state.apply(_actor(state), action)  # the good seat still may
+    assert len(state.history) == 1
+
+
+@pytest.mark.parametrize("seat", [*BAD_SEATS, None], ids=repr)
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_view_refuses_a_bad_seat(ruleset: str, seat: Any) -> None:
+    state = _round(ruleset)
+    if seat is None:  # a spectator
+        assert state.view(None) == state.view(None)
+        return
+    with pytest.raises(InvalidInput) as err:
+        state.view(seat)
+    assert (err.value.code, err.value.errors[0].field) == ("bad-request", "seat")
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_view_of_a_seat_is_its_own(ruleset: str) -> None:
+    state = _round(ruleset)
+    assert state.view(1) != state.view(None)
