@@ -2,7 +2,8 @@
 
 With NUMRULES_BUILD_DIR set (deploy/test.sh sets it for its second pass), the suite imports
 the packages installed there, the mypyc-compiled build of `deploy/build-mypyc.sh`, ahead of
-the source tree, and refuses to run if a compiled module would still come from source.
+the source tree, and refuses to run if a compiled module would still come from source or if
+the build is older than a source file of `engine/` or `api/`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ BUILD_DIR = os.environ.get("NUMRULES_BUILD_DIR")
 if BUILD_DIR:
     if "engine" in sys.modules:
         raise RuntimeError("engine was imported before the conftest could select the build")
+    _built = Path(BUILD_DIR, "engine").stat().st_mtime
+    _stale = [
+        str(p.relative_to(ROOT))
+        for package in ("engine", "api")
+        for p in (ROOT / package).glob("*.py")
+        if p.stat().st_mtime > _built
+    ]
+    if _stale:  # the build would test old copies of these modules
+        raise RuntimeError(
+            f"{BUILD_DIR} is older than {', '.join(sorted(_stale))}: run deploy/build-mypyc.sh"
+        )
     sys.path.insert(0, str(Path(BUILD_DIR).resolve()))
     # Bind the packages now: pytest later puts the repository first on sys.path to import
     # the test modules, and the submodules then still resolve in the packages' own folder.
