@@ -714,7 +714,7 @@ class NumWars:
         """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4."""
         n = setup.players
         self._players(n)
-        if not isinstance(setup.dealer, int) or not 0 <= setup.dealer < n:
+        if type(setup.dealer) is not int or not 0 <= setup.dealer < n:
             raise InvalidInput(
                 f"dealer {setup.dealer!r} is not a seat of {n} players",
                 code="bad-request",

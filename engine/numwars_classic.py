@@ -483,8 +483,8 @@ class NumWarsClassic:
     ) -> bool:
         """True only if the shared checks would accept the request (False when unsure).
 
-        The cards go by their pile-bit sums (`sums_are_valid`), as in `held_piles`: a card held twice more
-        than the deck allows carries, and the unique bits plus the Jokers count short.
+        The cards go by their pile-bit sums (`sums_are_valid`), as in `held_piles`: a card held
+        twice more than the deck allows carries, and the unique bits plus the Jokers count short.
         """
         if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             return False

@@ -314,7 +314,7 @@ class ClassicRound:
         its top trump and trump bits. A pass of a held card by a seat that still owes one is
         valid as it is; anything else goes through `_apply_checked`.
         """
-        if seat != self.current_player or type(seat) is not int:
+        if type(seat) is not int or seat != self.current_player:  # type first (see numwars)
             if (
                 type(action) is Pass
                 and self._phase is _EXCHANGE

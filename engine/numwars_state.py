@@ -321,10 +321,10 @@ class NumWarsRound:
         first. The card joins the trick (Trump pairs: a completed pair leaves the contest);
         a completed trick is resolved, or waits for the complice."""
         if (
-            self.phase is not _PLAYING
+            type(seat) is not int  # first: compiled, a seat compared as an int must be one
+            or self.phase is not _PLAYING
             or type(action) is not Play
             or seat != self.current_player
-            or type(seat) is not int
         ):
             return self._apply_checked(seat, action)
         legal: Sequence[Action] | None = self._legal

@@ -256,7 +256,7 @@ class NumWin:
         """
         self.check_players(setup.players)
         n = setup.players
-        if not isinstance(setup.dealer, int) or not 0 <= setup.dealer < n:
+        if type(setup.dealer) is not int or not 0 <= setup.dealer < n:
             raise InvalidInput(
                 f"dealer {setup.dealer!r} is not a seat of {n} players (0..{n - 1})",
                 code="bad-request",

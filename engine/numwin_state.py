@@ -314,10 +314,8 @@ class NumWinRound:
                 events.append(Event(kind="fill-up", seat=seat, cards=[DECK[card]], to=seat))
         self._finish("called", events, keep_caller=True)
 
-    def _position(self, owner: int, position: object) -> int:
-        """The card at `position` of `owner`'s combination (`object`: an unchecked action's
-        field, checked here in the compiled build too)."""
-        if type(position) is not int or not 0 <= position < len(self.comb[owner]):
+    def _position(self, owner: int, position: int) -> int:
+        if not isinstance(position, int) or not 0 <= position < len(self.comb[owner]):
             raise InvalidInput(
                 f"position {position!r} is not in seat {owner}'s combination of "
                 f"{len(self.comb[owner])} cards",

@@ -3,7 +3,7 @@
 With NUMRULES_BUILD_DIR set (deploy/test.sh sets it for its second pass), the suite imports
 the packages installed there, the mypyc-compiled build of `deploy/build-mypyc.sh`, ahead of
 the source tree, and refuses to run if a compiled module would still come from source or if
-the build is older than a source file of `engine/` or `api/`.
+the build was made from other sources than those of `engine/` and `api/` in the tree.
 """
 
 from __future__ import annotations
@@ -24,16 +24,17 @@ BUILD_DIR = os.environ.get("NUMRULES_BUILD_DIR")
 if BUILD_DIR:
     if "engine" in sys.modules:
         raise RuntimeError("engine was imported before the conftest could select the build")
-    _built = Path(BUILD_DIR, "engine").stat().st_mtime
-    _stale = [
+    _stale = [  # the build holds a copy of every source file it was built from
         str(p.relative_to(ROOT))
         for package in ("engine", "api")
-        for p in (ROOT / package).glob("*.py")
-        if p.stat().st_mtime > _built
+        for p in sorted((ROOT / package).glob("*.py"))
+        if not (copy := Path(BUILD_DIR, package, p.name)).is_file()
+        or copy.read_bytes() != p.read_bytes()
     ]
     if _stale:  # the build would test old copies of these modules
         raise RuntimeError(
-            f"{BUILD_DIR} is older than {', '.join(sorted(_stale))}: run deploy/build-mypyc.sh"
+            f"{BUILD_DIR} was built from other sources than {', '.join(_stale)}:"
+            " run deploy/build-mypyc.sh"
         )
     sys.path.insert(0, str(Path(BUILD_DIR).resolve()))
     # Bind the packages now: pytest later puts the repository first on sys.path to import

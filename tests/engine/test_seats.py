@@ -28,11 +28,13 @@ def _actor(state: Any) -> int:
     return seat if seat is not None else state.actors()[0]
 
 
-@pytest.mark.parametrize("seat", BAD_SEATS, ids=repr)
+@pytest.mark.parametrize("seat", [*BAD_SEATS, "actor as float"], ids=repr)
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_apply_refuses_a_bad_seat_and_changes_nothing(ruleset: str, seat: Any) -> None:
     state = _round(ruleset)
     action = state.legal_actions(_actor(state))[0]
+    if seat == "actor as float":  # equal to the seat to act, compared as a number
+        seat = float(_actor(state))
     before = (list(state.history), state.view(None))
     with pytest.raises(InvalidInput) as err:
         state.apply(seat, action)
@@ -59,3 +61,11 @@ def test_view_refuses_a_bad_seat(ruleset: str, seat: Any) -> None:
 def test_view_of_a_seat_is_its_own(ruleset: str) -> None:
     state = _round(ruleset)
     assert state.view(1) != state.view(None)
+
+
+@pytest.mark.parametrize("dealer", [True, "0", 1.0, -1, 4], ids=repr)
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_round_refuses_a_bad_dealer(ruleset: str, dealer: Any) -> None:
+    with pytest.raises(InvalidInput) as err:
+        registry.make(ruleset).new_round(RoundSetup(players=4, seed=3, dealer=dealer, round=2))
+    assert err.value.errors[0].field == "dealer"
