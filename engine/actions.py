@@ -7,7 +7,13 @@ actions stay enumerable; `Exchange` is a convenience that applies several `Pass`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import get_args
+
 import msgspec
+import msgspec.inspect as mi
+
+from engine.errors import InvalidInput
 
 
 class _Action(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
@@ -116,3 +122,44 @@ Action = (
     | Call
     | Target
 )
+
+
+def _accepts(t: mi.Type) -> tuple[Callable[[object], bool], str]:
+    """A test for a value of msgspec type `t` (the kinds actions use) and its name."""
+    if isinstance(t, mi.BoolType):
+        return (lambda v: type(v) is bool), "a boolean"
+    if isinstance(t, mi.IntType):
+        return (lambda v: type(v) is int), "an integer"
+    if isinstance(t, mi.StrType):
+        return (lambda v: type(v) is str), "a string"
+    if isinstance(t, mi.UnionType) and len(t.types) == 2 and isinstance(t.types[1], mi.NoneType):
+        test, name = _accepts(t.types[0])
+        return (lambda v: v is None or test(v)), f"{name} or null"
+    if isinstance(t, mi.ListType):
+        item, name = _accepts(t.item_type)
+        return (lambda v: type(v) is list and all(map(item, v))), f"a list of {name[2:]}s"
+    raise TypeError(f"no field check for {t!r}")  # a new kind of field: add it here
+
+
+#: Per action class, each field's name, test and expected type, from the structs themselves.
+_FIELD_CHECKS = {
+    cls: [(f.name, *_accepts(f.type)) for f in mi.type_info(cls).fields]  # type: ignore[attr-defined]
+    for cls in get_args(Action)
+}
+
+
+def check_fields(action: object) -> None:
+    """Refuse an action built in Python whose field has the wrong type (`InvalidInput`, naming
+    the field); anything but an action passes, for the round to refuse by its type.
+
+    Decoded from JSON (`msgspec`, as the API does), actions always have the declared types;
+    built by hand they may not, and the mypyc-compiled round states would then raise a
+    TypeError or read a bool as an int. The round states call this before reading a field of
+    an action they have not recognised as one of their legal actions, in both builds alike.
+    """
+    for name, test, expected in _FIELD_CHECKS.get(type(action), ()):
+        value = getattr(action, name)
+        if not test(value):
+            raise InvalidInput(
+                f"{name} must be {expected}, not {value!r}", code="bad-request", field=name
+            )

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from engine.actions import Action, Exchange, Pass, Play, Show
+from engine.actions import Action, Exchange, Pass, Play, Show, check_fields
 from engine.base import Event, RoundScore, RoundSetup
 from engine.cards import canonical
 from engine.errors import IllegalMove, InvalidInput
@@ -363,6 +363,7 @@ class ClassicRound:
     def _apply_checked(self, seat: object, action: Action) -> list[Event]:
         """`apply` for any action: the checks in contract order, then the change."""
         seat = check_seat(seat, self.players)
+        check_fields(action)
         phase = self._phase
         if phase is _PLAYING and isinstance(action, Play):
             self._check_play(seat, action)

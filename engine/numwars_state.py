@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.actions import Action, Exchange, Neutralize, Pass, Play
+from engine.actions import Action, Exchange, Neutralize, Pass, Play, check_fields
 from engine.base import BombResult, Capture, Deal, Event, RoundScore, RoundSetup, TrickResult
 from engine.cards import CARDS
 from engine.errors import IllegalMove, InvalidInput
@@ -405,6 +405,7 @@ class NumWarsRound:
 
     def _apply_checked(self, seat: object, action: Action) -> list[Event]:
         seat = check_seat(seat, self.n)
+        check_fields(action)
         phase = self.phase
         if isinstance(action, Play) and phase is _PLAYING:
             self._check_play(seat, action)

@@ -48,7 +48,19 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.actions import Action, Add, Call, Discard, Draw, Show, Snap, Swap, Take, Target
+from engine.actions import (
+    Action,
+    Add,
+    Call,
+    Discard,
+    Draw,
+    Show,
+    Snap,
+    Swap,
+    Take,
+    Target,
+    check_fields,
+)
 from engine.base import Event, RoundScore, RoundSetup
 from engine.errors import IllegalMove, InvalidInput
 from engine.numwin import DECK, TARGET_SIZE, NumWinHand, is_action, may_pair
@@ -166,6 +178,7 @@ class NumWinRound:
 
     def apply(self, seat: object, action: Action) -> list[Event]:
         seat = check_seat(seat, self.n)
+        check_fields(action)
         if self._phase is Phase.OVER:
             raise self._illegal(seat, "wrong-phase", "the round is over")
         events: list[Event] = []

@@ -1,8 +1,10 @@
-"""Every round state checks the `seat` it is given, in the pure and the compiled build alike.
+"""Every round state checks the `seat` it is given, and the compiled ones the field types of
+a hand-built action, in the pure and the compiled build alike.
 
 A seat is an int (not a bool) in 0 … n-1; anything else is `InvalidInput` (`bad-request`,
 field `seat`) from `apply` and `view`, never a TypeError or another seat's turn or view
-(compiled code would take `True` for seat 1 at an `int` parameter: see `check_seat`).
+(compiled code would take `True` for seat 1 at an `int` parameter: see `check_seat`). An
+action whose field has the wrong type is `InvalidInput` naming the field (`check_fields`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 
 from engine import registry
+from engine.actions import Discard, Exchange, Neutralize, Pass, Play, Snap, Swap, Target
 from engine.base import RoundSetup
 from engine.errors import InvalidInput
 
@@ -69,3 +72,29 @@ def test_a_round_refuses_a_bad_dealer(ruleset: str, dealer: Any) -> None:
     with pytest.raises(InvalidInput) as err:
         registry.make(ruleset).new_round(RoundSetup(players=4, seed=3, dealer=dealer, round=2))
     assert err.value.errors[0].field == "dealer"
+
+
+#: Actions built by hand with one wrongly typed field, and that field.
+BAD_ACTIONS: list[tuple[Any, str]] = [
+    (Play(card=7), "card"),  # type: ignore[arg-type]
+    (Play(card="red-3", declared=False), "declared"),
+    (Pass(card=None), "card"),  # type: ignore[arg-type]
+    (Exchange(cards=("red-3",)), "cards"),  # type: ignore[arg-type]
+    (Swap(position="0"), "position"),  # type: ignore[arg-type]
+    (Swap(position=True), "position"),
+    (Target(seat=True, position=0), "seat"),
+    (Snap(position=1.0), "position"),  # type: ignore[arg-type]
+    (Discard(call=1), "call"),  # type: ignore[arg-type]
+    (Neutralize(neutralize=1), "neutralize"),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize(("action", "field"), BAD_ACTIONS, ids=repr)
+@pytest.mark.parametrize("ruleset", ["numwars", "numwars-classic", "numwin"])
+def test_apply_names_a_wrongly_typed_action_field(ruleset: str, action: Any, field: str) -> None:
+    state = _round(ruleset)
+    before = (list(state.history), state.view(None))
+    with pytest.raises(InvalidInput) as err:
+        state.apply(_actor(state), action)
+    assert (err.value.code, err.value.errors[0].field) == ("bad-request", field)
+    assert (list(state.history), state.view(None)) == before
