@@ -154,8 +154,9 @@ def check_fields(action: object) -> None:
 
     Decoded from JSON (`msgspec`, as the API does), actions always have the declared types;
     built by hand they may not, and the mypyc-compiled round states would then raise a
-    TypeError or read a bool as an int. The round states call this before reading a field of
-    an action they have not recognised as one of their legal actions, in both builds alike.
+    TypeError or read a bool as an int. The compiled round states call this before reading an
+    action's fields (numwin: every action; the Num Wars editions: off their fast path, which
+    takes only the turn's own legal plays), in both builds alike.
     """
     for name, test, expected in _FIELD_CHECKS.get(type(action), ()):
         value = getattr(action, name)

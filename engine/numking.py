@@ -435,8 +435,7 @@ class NumKing:
         leader = self.options.first_bidder if setup.leader is None else setup.leader
         if type(leader) is not int or not 0 <= leader < n:
             raise _bad(f"first_bidder must be a seat 0 … {n - 1}, not {leader!r}", "first_bidder")
-        if type(setup.dealer) is not int or not 0 <= setup.dealer < n:
-            raise _bad(f"dealer must be a seat 0 … {n - 1}, not {setup.dealer!r}", "dealer")
+        check_seat(setup.dealer, n, "dealer")
         if setup.carry is not None and (
             len(setup.carry) != n or not all(_is_int(s) and s >= 0 for s in setup.carry)
         ):

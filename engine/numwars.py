@@ -56,7 +56,7 @@ from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import best_seats, match_totals, value_group_points
-from engine.tricks import check_players, check_trick
+from engine.tricks import check_players, check_seat, check_trick
 
 if TYPE_CHECKING:
     from engine.numwars_state import NumWarsRound
@@ -714,12 +714,7 @@ class NumWars:
         """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4."""
         n = setup.players
         self._players(n)
-        if type(setup.dealer) is not int or not 0 <= setup.dealer < n:
-            raise InvalidInput(
-                f"dealer {setup.dealer!r} is not a seat of {n} players",
-                code="bad-request",
-                field="dealer",
-            )
+        check_seat(setup.dealer, n, "dealer")
         rng = Rng(setup.seed)
         deck, lot_ranks, rest_ranks = _deal_ranks(n)
         lot = list(lot_ranks)

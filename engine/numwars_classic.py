@@ -84,7 +84,7 @@ from engine.scoring import (
     opposite_teams,
     winning_team_seats,
 )
-from engine.tricks import check_hand_and_trick, check_players, check_trick
+from engine.tricks import check_hand_and_trick, check_players, check_seat, check_trick
 
 if TYPE_CHECKING:
     from engine.numwars_classic_state import ClassicRound
@@ -444,16 +444,7 @@ class NumWarsClassic:
 
     def check_setup(self, setup: RoundSetup) -> None:
         self.check_players(setup.players)
-        if (
-            not isinstance(setup.dealer, int)
-            or isinstance(setup.dealer, bool)
-            or not 0 <= setup.dealer < setup.players
-        ):
-            raise InvalidInput(
-                f"dealer {setup.dealer!r} is not a seat of {setup.players} players",
-                code="bad-request",
-                field="dealer",
-            )
+        check_seat(setup.dealer, setup.players, "dealer")
 
     # -- playing a card ------------------------------------------------------------------------
 

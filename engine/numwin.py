@@ -48,7 +48,7 @@ from engine.scoring import (
     team_scores,
     winning_team_seats,
 )
-from engine.tricks import check_players
+from engine.tricks import check_players, check_seat
 
 if TYPE_CHECKING:
     from engine.numwin_state import NumWinRound
@@ -256,12 +256,7 @@ class NumWin:
         """
         self.check_players(setup.players)
         n = setup.players
-        if type(setup.dealer) is not int or not 0 <= setup.dealer < n:
-            raise InvalidInput(
-                f"dealer {setup.dealer!r} is not a seat of {n} players (0..{n - 1})",
-                code="bad-request",
-                field="dealer",
-            )
+        check_seat(setup.dealer, n, "dealer")
         rng = Rng(setup.seed)
         pile = list(range(len(DECK)))
         rng.shuffle(pile)

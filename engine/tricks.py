@@ -18,8 +18,9 @@ def check_players(players: int, low: int, high: int, ruleset: str) -> None:
         )
 
 
-def check_seat(seat: object, players: int) -> int:
-    """`seat` as a seat of `players` (an int, not a bool, in 0 … players-1), or InvalidInput.
+def check_seat(seat: object, players: int, field: str = "seat") -> int:
+    """`seat` as a seat of `players` (an int, not a bool, in 0 … players-1), or InvalidInput
+    on `field` (a round's `seat` argument, a setup's `dealer`).
 
     The round states take their `seat` arguments as `object` and check them here, so that a
     wrongly typed seat gets this error in the mypyc-compiled build too (compiled code would
@@ -27,7 +28,7 @@ def check_seat(seat: object, players: int) -> int:
     """
     if type(seat) is not int or not 0 <= seat < players:
         raise InvalidInput(
-            f"seat {seat!r} is not a seat of {players} players", code="bad-request", field="seat"
+            f"{field} {seat!r} is not a seat of {players} players", code="bad-request", field=field
         )
     return seat
 
