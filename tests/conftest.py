@@ -13,9 +13,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The shared conformance folder sits beside the repository (../shared/conformance), in
-#: development and in CI alike; NUMRULES_CONFORMANCE_DIR points elsewhere if needed.
-CONFORMANCE_DIR = Path(
+#: The repository's own copy of the conformance cases: every conformance runner reads it, so
+#: the suite runs in a clone with nothing beside it.
+CONFORMANCE_DIR = ROOT / "tests" / "conformance" / "cases"
+#: Where the cases come from: the shared folder beside the repository (../shared/conformance),
+#: when there is one; NUMRULES_CONFORMANCE_DIR points elsewhere. When it exists, the API runner
+#: also runs its cases that the copy lacks or holds otherwise, and
+#: tests/conformance/test_upstream.py fails on them, so new cases are adopted, not lost.
+UPSTREAM_CONFORMANCE_DIR = Path(
     os.environ.get("NUMRULES_CONFORMANCE_DIR", ROOT.parent / "shared" / "conformance")
 )
 #: The compiled build under test, if any (see the module docstring).

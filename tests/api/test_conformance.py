@@ -1,24 +1,28 @@
-"""Every case of ../shared/conformance runs through the real app (one parametrised test)."""
+"""Every conformance case runs through the real app (one parametrised test).
+
+The cases are the repository's copy (tests/conformance/cases/); with ../shared/conformance
+beside the repository, its cases that the copy lacks or holds otherwise run too (marked
+`upstream`), and tests/conformance/test_upstream.py fails until they are copied.
+"""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import CONFORMANCE_DIR
+from tests.conformance import repository_cases, upstream_changes
 
 
 def _cases() -> list[Any]:
-    files = sorted(CONFORMANCE_DIR.glob("*.json"))
-    if not files:
-        raise RuntimeError(f"no conformance cases found in {CONFORMANCE_DIR}")
-    cases = []
-    for path in files:
-        for case in json.loads(Path(path).read_text(encoding="utf-8")):
-            cases.append(pytest.param(case, id=f"{path.stem}: {case['name']}"))
+    cases = [
+        pytest.param(case, id=f"{file.removesuffix('.json')}: {name}")
+        for (file, name), case in repository_cases().items()
+    ]
+    cases += [
+        pytest.param(case, id=f"upstream {file.removesuffix('.json')}: {name}")
+        for (file, name), case in upstream_changes().items()
+    ]
     return cases
 
 
