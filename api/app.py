@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import msgspec
 from litestar import Litestar, MediaType, Response, get
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import CacheControlHeader
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Schema, Tag
 from litestar.openapi.spec.enums import OpenAPIType
+from litestar.static_files import create_static_files_router
+from litestar.types import Method
+from swagger_ui_bundle import swagger_ui_path
 
+from api.hygiene import HttpHygiene, require_json_body
 from api.problems import handle_exception
 from api.rules import route_handlers
 from api.schemas import Health
@@ -112,24 +118,72 @@ def add_card_patterns(application: Litestar) -> None:
                 target.pattern = CARD_PATTERN
 
 
+#: Swagger UI's files, from the pinned `swagger-ui-bundle-v2` package (pyproject.toml): the
+#: docs page loads nothing from outside the service, so it works offline and behind a firewall.
+SWAGGER_UI_DIR = Path(str(swagger_ui_path))
+DOCS_ASSETS = "/docs/assets"
+
+#: CORS (Fetch standard, "CORS protocol"): the methods and request headers the API uses, the
+#: stored-games and accounts endpoints' included (`Authorization` for tokens, `If-Match` and
+#: `Idempotency-Key` on actions, `Last-Event-ID` on event streams); a preflight asking for
+#: anything else is refused, whatever the path. Answers expose the headers a client must read.
+CORS_METHODS: list[Literal["*"] | Method] = [
+    "GET",
+    "HEAD",
+    "POST",
+    "PUT",
+    "PATCH",
+    "DELETE",
+    "OPTIONS",
+]
+CORS_HEADERS = ["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID"]
+CORS_EXPOSED = ["ETag", "Location", "Retry-After"]
+
+
+def _cors(settings: Settings) -> CORSConfig | None:
+    if not settings.cors_origins:
+        return None
+    return CORSConfig(
+        allow_origins=settings.cors_origins,
+        allow_methods=CORS_METHODS,
+        allow_headers=CORS_HEADERS,
+        expose_headers=CORS_EXPOSED,
+        max_age=settings.cors_max_age,
+    )
+
+
+def _swagger_ui() -> SwaggerRenderPlugin:
+    """Swagger UI at /docs, its scripts, stylesheet and icon served by the app itself."""
+    return SwaggerRenderPlugin(
+        path="/",
+        js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+        css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+        standalone_preset_js_url=f"{DOCS_ASSETS}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' type='image/png' href='{DOCS_ASSETS}/favicon-32x32.png'>",
+    )
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
-    cors = CORSConfig(allow_origins=settings.cors_origins) if settings.cors_origins else None
+    docs_assets = create_static_files_router(
+        path=DOCS_ASSETS,
+        directories=[SWAGGER_UI_DIR],
+        name="docs-assets",
+        cache_control=CacheControlHeader(max_age=86400, public=True),
+        include_in_schema=False,
+    )
     application = Litestar(
-        route_handlers=[healthz, openapi_document, *route_handlers()],
+        route_handlers=[healthz, openapi_document, docs_assets, *route_handlers()],
         exception_handlers={Exception: handle_exception},
-        cors_config=cors,
+        before_request=require_json_body,
+        cors_config=_cors(settings),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="numrules",
             version=API_VERSION,
             description=DESCRIPTION,
             path="/docs",
-            render_plugins=[
-                SwaggerRenderPlugin(path="/"),
-                ScalarRenderPlugin(path="/scalar"),
-                JsonRenderPlugin(path="/openapi.json"),
-            ],
+            render_plugins=[_swagger_ui(), JsonRenderPlugin(path="/openapi.json")],
             tags=[
                 Tag(name="Rules", description="Catalogue and stateless rules endpoints"),
                 Tag(name="Operations", description="Health and metrics"),
@@ -138,6 +192,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         debug=settings.debug,
     )
     add_card_patterns(application)
+    # Outermost, around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
+    application.asgi_handler = HttpHygiene(application.asgi_handler)
     return application
 
 

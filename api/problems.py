@@ -40,6 +40,18 @@ _TITLES = {
 }
 
 
+#: The `code` of a problem known only by its status: the router's and the server's own refusals.
+STATUS_CODES = {
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+    429: "too-many-requests",
+    500: "internal-error",
+    503: "unavailable",
+}
+
+
 class FieldProblem(msgspec.Struct, frozen=True):
     field: str
     message: str
@@ -89,6 +101,15 @@ def make_problem(
     status: int, code: str, detail: str, errors: list[FieldProblem] | None = None
 ) -> Problem:
     return ProblemError(status, code, detail, errors).problem
+
+
+def status_problem(status: int, detail: str | None = None, code: str | None = None) -> Problem:
+    """A problem for a refusal known by its status only (see `api.hygiene`)."""
+    return make_problem(
+        status,
+        code or STATUS_CODES.get(status, "http-error"),
+        detail or _TITLES.get(status, "error"),
+    )
 
 
 def engine_problem(exc: EngineError) -> Problem:
@@ -148,12 +169,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         return problem_response(make_problem(404, "not-found", f"no resource at {path}"))
     if isinstance(exc, HTTPException):
         status = exc.status_code
-        code = {
-            405: "method-not-allowed",
-            413: "body-too-large",
-            415: "unsupported-media-type",
-            429: "too-many-requests",
-        }.get(status, "http-error")
+        code = STATUS_CODES.get(status, "http-error")
         detail = str(exc.detail) if exc.detail else _TITLES.get(status, "error")
         return problem_response(make_problem(status, code, detail), dict(exc.headers or {}) or None)
     log.exception("unhandled error on %s %s", request.method, request.url.path)

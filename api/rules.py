@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, get, post
+from litestar import Request, Response, get, post
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
@@ -130,9 +130,10 @@ def get_ruleset(
         str, Parameter(description="ruleset id", examples=[Example(value="numwars")])
     ],
     request: Request[Any, Any, Any],
-) -> RulesetInfo:
+) -> Response[RulesetInfo]:
     language = summaries.pick_language(request.headers.get("accept-language"))
-    return _ruleset_info(ruleset_class(ruleset), language)
+    info = _ruleset_info(ruleset_class(ruleset), language)
+    return Response(info, headers={"Content-Language": language})  # + Vary: api.hygiene
 
 
 # --- deck (GET, options as query parameters) --------------------------------------------------

@@ -16,4 +16,20 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         default=64 * 1024, description="request body cap (contract: 64 KiB)"
     )
+    cors_max_age: int = Field(
+        default=600, ge=0, description="seconds a browser may cache a CORS preflight's answer"
+    )
+    keep_alive_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="an idle keep-alive connection is closed after this many seconds",
+    )
+    max_concurrency: int = Field(
+        default=1000,
+        ge=1,
+        description="open connections and tasks the server accepts before answering 503",
+    )
+    graceful_shutdown_seconds: float = Field(
+        default=10.0, ge=0, description="on shutdown, how long open requests may still finish"
+    )
     debug: bool = False

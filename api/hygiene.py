@@ -1,0 +1,185 @@
+"""HTTP rules every answer follows, whichever layer produced it (issue 10, "HTTP hygiene").
+
+Two pieces:
+
+* :class:`HttpHygiene` wraps the whole ASGI application, outside Litestar's CORS middleware,
+  so it sees every answer: the routes', the router's own 404/405, the CORS preflights and the
+  docs router's not-found page. It answers `HEAD` on every `GET` resource (RFC 9110 §9.3.2:
+  the same headers, no content), adds `X-Content-Type-Options: nosniff` to every response,
+  adds `Accept-Language` to `Vary` on any answer that names its `Content-Language` (RFC 9110
+  §12.5.5: a cache must know the answer was chosen by that header), and turns any 4xx/5xx
+  that is not already an RFC 9457 problem (an HTML or text page from a layer the exception
+  handler does not reach) into one, with the status' stable `code`.
+* :func:`require_json_body`, a `before_request` hook: an operation that reads a JSON body
+  refuses a body that is not declared as JSON with 415 `unsupported-media-type` (RFC 9110
+  §15.5.16). Browsers send `text/plain`, form-urlencoded and multipart bodies, and bodies
+  without a content type, across origins without a CORS preflight; refusing them keeps every
+  cross-origin write behind the preflight.
+"""
+
+from __future__ import annotations
+
+from email.message import Message
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.types import ASGIApp, Receive, Send
+
+from api.problems import MEDIA_TYPE, ProblemError, status_problem
+
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+#: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).
+_CORS_REFUSAL = "Disallowed CORS"
+#: Longest original text kept as a problem's `detail`.
+_DETAIL_MAX = 200
+
+
+def is_json_media_type(content_type: str) -> bool:
+    """`application/json` or `application/<something>+json` (RFC 6839 §3.1), in UTF-8.
+
+    JSON is UTF-8 (RFC 8259 §8.1): a `charset` parameter, if any, must say so.
+    """
+    header = Message()
+    header["content-type"] = content_type
+    media_type = header.get_content_type()
+    charset = header.get_param("charset")
+    if isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"):
+        return False
+    kind, _, subtype = media_type.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+def _has_body(request: Request[Any, Any, Any]) -> bool:
+    length = request.headers.get("content-length")
+    if length is not None:
+        return length.strip() not in ("", "0")
+    return "transfer-encoding" in request.headers
+
+
+def require_json_body(request: Request[Any, Any, Any]) -> None:
+    """415 for a body not declared as JSON, on the operations that read one.
+
+    A request without `Content-Type` and without a body goes on to the operation, which
+    answers 400 `malformed-json` (a JSON object is required); a body without `Content-Type`
+    is refused like any other undeclared body.
+    """
+    if "data" not in request.route_handler.parsed_fn_signature.parameters:
+        return
+    content_type = request.headers.get("content-type")
+    if content_type is None:
+        if _has_body(request):
+            raise ProblemError(
+                415,
+                "unsupported-media-type",
+                "the request body has no Content-Type: send it as application/json",
+                headers={"Accept-Post": "application/json"},
+            )
+        return
+    if not is_json_media_type(content_type):
+        shown = content_type if len(content_type) <= 60 else content_type[:60] + "…"
+        raise ProblemError(
+            415,
+            "unsupported-media-type",
+            f"the request body is {shown!r}: send it as application/json",
+            headers={"Accept-Post": "application/json"},
+        )
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None
+
+
+def _merge_vary(headers: list[tuple[bytes, bytes]], token: bytes) -> list[tuple[bytes, bytes]]:
+    """`Vary` with `token` added once (RFC 9110 §12.5.5: a comma-separated list)."""
+    values = [v.strip() for k, v in headers if k.lower() == b"vary" for v in v.split(b",")]
+    if token.lower() in (v.lower() for v in values) or b"*" in values:
+        return headers
+    kept = [(k, v) for k, v in headers if k.lower() != b"vary"]
+    return [*kept, (b"vary", b", ".join([*[v for v in values if v], token]))]
+
+
+def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tuple[str, str]:
+    """The code and detail of a problem that replaces a plain-text or HTML error page."""
+    text = body.decode("utf-8", "replace").strip() if content_type else ""
+    if status == 400 and text.startswith(_CORS_REFUSAL):
+        refused = text.removeprefix(_CORS_REFUSAL).strip() or "request"
+        return "cors-preflight-refused", f"this cross-origin request is not allowed ({refused})"
+    if status == 404:
+        return "not-found", "no resource here: the docs are at /docs, the spec at /openapi.json"
+    plain = content_type is not None and content_type.lower().startswith(b"text/plain")
+    if plain and text:
+        return "", text if len(text) <= _DETAIL_MAX else text[:_DETAIL_MAX] + "…"
+    return "", ""
+
+
+class HttpHygiene:
+    """The ASGI wrapper described in the module docstring."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
+        """`scope` is a plain ASGI scope (Litestar's typed dicts cannot say `{**scope}`)."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        head = scope["method"] == "HEAD"
+        if head:  # a copy: the server keeps its own scope, and so knows to send no body
+            scope = {**scope, "method": "GET"}
+        out: Any = send  # the messages built here are plain dicts
+        start: dict[str, Any] | None = None
+        held: list[bytes] = []  # the error page being replaced, while it arrives
+
+        async def send_wrapper(message: Any) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = [*message.get("headers", ()), NOSNIFF]
+                if _header(headers, b"content-language") is not None:
+                    headers = _merge_vary(headers, b"Accept-Language")
+                allow = _header(headers, b"allow")
+                if allow is not None and b"GET" in allow and b"HEAD" not in allow:
+                    headers = [
+                        (k, v + b", HEAD" if k.lower() == b"allow" else v) for k, v in headers
+                    ]
+                status = message["status"]
+                content_type = _header(headers, b"content-type")
+                if status >= 400 and (content_type or b"").split(b";")[0] != MEDIA_TYPE.encode():
+                    start = {**message, "headers": headers}
+                    return
+                await out({**message, "headers": headers})
+                return
+            if message["type"] == "http.response.body" and start is not None:
+                held.append(message.get("body", b""))
+                if message.get("more_body", False):
+                    return
+                await self._send_problem(out, start, b"".join(held), head)
+                return
+            if message["type"] == "http.response.body" and head:
+                message = {**message, "body": b""}
+            await out(message)
+
+        await self.app(scope, receive, send_wrapper)
+
+    @staticmethod
+    async def _send_problem(out: Any, start: dict[str, Any], body: bytes, head: bool) -> None:
+        headers: list[tuple[bytes, bytes]] = start["headers"]
+        status: int = start["status"]
+        code, detail = _problem_detail(status, _header(headers, b"content-type"), body)
+        content = msgspec.json.encode(status_problem(status, detail or None, code or None))
+        kept = [(k, v) for k, v in headers if k.lower() not in (b"content-type", b"content-length")]
+        await out(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    *kept,
+                    (b"content-type", MEDIA_TYPE.encode()),
+                    (b"content-length", str(len(content)).encode()),
+                ],
+            }
+        )
+        await out({"type": "http.response.body", "body": b"" if head else content})
