@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh checkout: install, lint, type-check, test the source, then
-# build the mypyc-compiled engine (what serve.sh runs) and test that build too.
+# build the mypyc-compiled engine (what serve.sh runs) and test that build too. Installs what
+# the tests need: the dev packages, PostgreSQL, and Debian's headless Chromium for the docs test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash deploy/setup.sh
+bash deploy/setup.sh dev
 bash deploy/ensure-postgres.sh
+NUMRULES_CHROMIUM=$(bash deploy/ensure-chromium.sh)
+export NUMRULES_CHROMIUM NUMRULES_REQUIRE_BROWSER=1  # the browser test may not skip here
 .venv/bin/ruff check engine api tests bench
 .venv/bin/ruff format --check engine api tests bench
 .venv/bin/mypy
