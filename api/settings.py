@@ -1,4 +1,8 @@
-"""Service settings, read from the environment (pydantic-settings), all `NUMRULES_*`."""
+"""Service settings, read from the environment (pydantic-settings), all `NUMRULES_*`.
+
+The server's own limits (keep-alive, concurrency, shutdown) reach uvicorn through
+`api.server.server_options`; README "Configuration" lists every variable.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +23,8 @@ class Settings(BaseSettings):
     cors_max_age: int = Field(
         default=600, ge=0, description="seconds a browser may cache a CORS preflight's answer"
     )
-    keep_alive_seconds: float = Field(
-        default=5.0,
+    keep_alive_seconds: int = Field(
+        default=5,
         gt=0,
         description="an idle keep-alive connection is closed after this many seconds",
     )
@@ -29,7 +33,7 @@ class Settings(BaseSettings):
         ge=1,
         description="open connections and tasks the server accepts before answering 503",
     )
-    graceful_shutdown_seconds: float = Field(
-        default=10.0, ge=0, description="on shutdown, how long open requests may still finish"
+    graceful_shutdown_seconds: int = Field(
+        default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )
     debug: bool = False

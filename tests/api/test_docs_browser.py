@@ -10,17 +10,14 @@ except under `deploy/test.sh`, which sets `NUMRULES_REQUIRE_BROWSER=1`: there it
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from api.app import app
+from tests.api.serving import serve
 
 #: The launch flags of a browser on a closed network: no sandbox (root), no GPU, and none of
 #: Chromium's background connections (update checks, sync, first-run pages).
@@ -68,21 +65,8 @@ def browser_path() -> str:
 @pytest.fixture(scope="module")
 def served() -> Iterator[str]:
     """The app behind uvicorn on a free local port; its base URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        assert thread.is_alive(), "uvicorn stopped"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serve(app) as (host, port):
+        yield f"http://{host}:{port}"
 
 
 def test_try_it_out_on_score_round_in_chromium(browser_path: str, served: str) -> None:

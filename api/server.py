@@ -1,0 +1,31 @@
+"""The HTTP server's options, from the settings: what `numrules serve` hands to uvicorn.
+
+Issue 10 asks for a keep-alive timeout and a concurrency limit in the server settings:
+* `timeout_keep_alive`: an idle keep-alive connection is closed after that many seconds, so
+  idle clients do not hold connections (uvicorn's default is 5 s; here it is a setting);
+* `limit_concurrency`: past that many open connections and tasks, uvicorn answers 503 at
+  once instead of queueing without bound (long-lived Server-Sent Events streams, when they
+  come, count against it: size it for them, or serve them from their own workers);
+* `timeout_graceful_shutdown`: on shutdown, requests under way get that long to finish;
+* `server_header`: off, so answers do not name the server and its version.
+
+uvicorn has no timeout for a client that never finishes sending its headers (one connection
+per trickling client stays open): in production a reverse proxy must close them;
+`deploy/nginx.conf` does (`client_header_timeout`), as README "Behind a reverse proxy" says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.settings import Settings
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """Keyword arguments for `uvicorn.run` / `uvicorn.Config` (see the module docstring)."""
+    return {
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "limit_concurrency": settings.max_concurrency,
+        "timeout_graceful_shutdown": settings.graceful_shutdown_seconds,
+        "server_header": False,
+    }

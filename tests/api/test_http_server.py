@@ -1,0 +1,117 @@
+"""The server's own limits (api/server.py) and the reverse proxy's (deploy/nginx.conf)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from api.app import app
+from api.server import server_options
+from api.settings import Settings
+from tests.api.serving import serve
+from tests.conftest import ROOT
+
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+REQUEST = b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"
+
+
+def test_server_options_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NUMRULES_KEEP_ALIVE_SECONDS", "3")
+    monkeypatch.setenv("NUMRULES_MAX_CONCURRENCY", "64")
+    options = server_options(Settings())
+    assert options["timeout_keep_alive"] == 3
+    assert options["limit_concurrency"] == 64
+    config = uvicorn.Config(app, **options)  # every option is one uvicorn knows
+    assert (config.timeout_keep_alive, config.limit_concurrency) == (3, 64)
+    assert config.server_header is False
+
+
+def test_the_defaults_bound_keep_alive_and_concurrency() -> None:
+    options = server_options(Settings())
+    assert 0 < options["timeout_keep_alive"] <= 30
+    assert 0 < options["limit_concurrency"] <= 10_000
+    assert options["timeout_graceful_shutdown"] is not None
+
+
+def _read_answer(sock: socket.socket) -> bytes:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        assert chunk, f"closed before an answer: {data!r}"
+        data += chunk
+    return data
+
+
+def test_an_idle_keep_alive_connection_is_closed() -> None:
+    with (
+        serve(app, **server_options(Settings(keep_alive_seconds=1))) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        sock.sendall(REQUEST)
+        head = _read_answer(sock)
+        assert head.startswith(b"HTTP/1.1 200")
+        assert b"server: uvicorn" not in head.lower()
+        started = time.monotonic()
+        while sock.recv(4096):  # the rest of the answer, then the close
+            pass
+        assert time.monotonic() - started < 5
+
+
+def test_past_the_concurrency_limit_the_server_answers_503() -> None:
+    """uvicorn counts open connections: with a limit of 2, a second one open is refused."""
+    with (
+        serve(app, **server_options(Settings(max_concurrency=2))) as address,
+        socket.create_connection(address, timeout=10) as first,
+    ):
+        first.sendall(REQUEST)
+        assert _read_answer(first).startswith(b"HTTP/1.1 200")
+        with socket.create_connection(address, timeout=10) as second:
+            second.sendall(REQUEST)
+            assert _read_answer(second).startswith(b"HTTP/1.1 503")
+
+
+# --- deploy/nginx.conf -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "client_header_timeout 10s;",
+        "client_body_timeout 10s;",
+        "send_timeout 10s;",
+        "keepalive_timeout 5s;",
+        "client_max_body_size 64k;",
+        "large_client_header_buffers",
+        "limit_conn numrules_conn",
+        "limit_req zone=numrules_req",
+        "proxy_intercept_errors on;",
+        "error_page 502 503 504 = @unavailable;",
+        "default_type application/problem+json;",
+    ],
+)
+def test_the_proxy_config_closes_slow_clients_and_caps_them(directive: str) -> None:
+    lines = [line.split("#")[0].strip() for line in NGINX_CONF.read_text().splitlines()]
+    assert any(line.startswith(directive) for line in lines), directive
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
+def test_nginx_accepts_the_proxy_config(tmp_path: Path) -> None:
+    main = tmp_path / "nginx.conf"
+    main.write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
+        f"events {{}}\nhttp {{\n  access_log off;\n  include {NGINX_CONF};\n}}\n"
+    )
+    result = subprocess.run(
+        ["nginx", "-t", "-p", str(tmp_path), "-c", str(main)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
