@@ -40,6 +40,8 @@ def is_json_media_type(content_type: str) -> bool:
 
     JSON is UTF-8 (RFC 8259 §8.1): a `charset` parameter, if any, must say so.
     """
+    if content_type == "application/json":  # the common case, without parsing
+        return True
     header = Message()
     header["content-type"] = content_type
     media_type = header.get_content_type()
