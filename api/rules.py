@@ -23,6 +23,8 @@ from api.problems import MEDIA_TYPE, Problem
 from api.schemas import (
     Catalogue,
     ClassicDealRequest,
+    ClassicHandRequest,
+    ClassicMoveRequest,
     ClassicScoreRequest,
     ClassicTrickRequest,
     NumKingDealRequest,
@@ -351,7 +353,7 @@ def _classic_routes() -> list[HTTPRouteHandler]:
         _post_route(
             "numwars-classic",
             "legal-moves",
-            NumWarsHandRequest,
+            ClassicHandRequest,
             LegalMoves,
             lambda d: rules.legal_moves(d.players, d.hand, d.trick),
             "legal moves",
@@ -360,7 +362,7 @@ def _classic_routes() -> list[HTTPRouteHandler]:
         _post_route(
             "numwars-classic",
             "validate-move",
-            NumWarsMoveRequest,
+            ClassicMoveRequest,
             MoveCheck,
             lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card),
             "validate a move",

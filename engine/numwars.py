@@ -696,7 +696,7 @@ class NumWars:
         k = self.options.exchange
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 5:
             raise InvalidInput(
-                f"exchange passes 0 to 5 cards, not {k!r}",
+                "exchange must be between 0 and 5 cards",
                 code="bad-option",
                 field="options.exchange",
             )

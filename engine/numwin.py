@@ -67,6 +67,8 @@ DECK: tuple[str, ...] = tuple(
 DECK_COUNTS: Counter[str] = Counter(DECK)
 DECK_NAME = "the numwin deck"
 HAND_SIZE = 2
+#: The largest `max_turns` option: a safety valve for simulations, far above any real round.
+MAX_TURNS = 10_000
 TARGET_SIZE = 5  # rules "A turn" 3: the aim is exactly 5 cards
 ACTION_POINTS = 5  # rules "Scoring" 3
 CALLER_PENALTY = 15  # rules "Scoring" 4
@@ -224,9 +226,10 @@ class NumWin:
 
     def __init__(self, options: NumWinOptions | None = None) -> None:
         self.options = options or NumWinOptions()
-        if self.options.max_turns < 0:
+        turns = self.options.max_turns
+        if type(turns) is not int or not 0 <= turns <= MAX_TURNS:
             raise InvalidInput(
-                f"max_turns is a number of turns (0: no limit), not {self.options.max_turns}",
+                f"max_turns must be a number of turns between 0 (no limit) and {MAX_TURNS}",
                 code="bad-option",
                 field="options.max_turns",
             )
