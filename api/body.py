@@ -143,8 +143,17 @@ _NESTED_LISTS = {"any_of", "one_of", "all_of", "prefix_items"}
 def _to_schema(data: dict[str, Any], ref: Callable[[str], Reference]) -> Schema | Reference:
     """A JSON Schema dict as Litestar's spec objects; `$ref`s resolved by `ref`."""
     if "$ref" in data:
-        result: Reference = ref(data["$ref"])
-        return result
+        target: Reference = ref(data["$ref"])
+        if len(data) == 1:
+            return target
+        data = {k: v for k, v in data.items() if k != "$ref"}
+        values = _values(data, ref)
+        values["all_of"] = [target]
+        return Schema(**values)
+    return Schema(**_values(data, ref))
+
+
+def _values(data: dict[str, Any], ref: Callable[[str], Reference]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for key, value in data.items():
         name = _ATTRIBUTES[key]
@@ -155,7 +164,7 @@ def _to_schema(data: dict[str, Any], ref: Callable[[str], Reference]) -> Schema 
         elif name in _NESTED_LISTS:
             value = [_to_schema(v, ref) for v in value]
         values[name] = value
-    return Schema(**values)
+    return values
 
 
 def _structs(model: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:

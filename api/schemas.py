@@ -25,11 +25,10 @@ import msgspec
 
 from engine.base import TrickCard
 from engine.cards import canonical
-from engine.errors import EngineError
 from engine.numking import MAX_STREAK, NumKing, NumKingBid, NumKingOptions
 from engine.numwars import BOMB_OUTCOMES, ROLES, NumWarsOptions, NumWarsPile
 from engine.numwars_classic import ClassicOptions, ClassicPile
-from engine.numwin import MAX_TURNS, NumWinHand, NumWinOptions
+from engine.numwin import MAX_COMBINATION, MAX_TURNS, TARGET_SIZE, NumWinHand, NumWinOptions
 from engine.registry import RULESETS
 
 #: Seeds are 63-bit, as the contract fixes them for stored games (0 <= seed < 2^63).
@@ -44,29 +43,22 @@ NUMKING_MAX_ROUND = NumKing(NumKingOptions(zeros=True)).k_max(NumKing.min_player
 
 @cache
 def deck_codes(ruleset_id: str) -> tuple[tuple[str, ...], int, int]:
-    """Every card code of a ruleset's decks, the largest deck's size and the most copies of one
-    card: the one place the spec learns a ruleset's cards.
+    """Every card code a ruleset's stateless endpoints take, the largest deck's size and the
+    most copies of one card: the one place the spec learns a ruleset's cards.
 
-    Asks the engine for the deck of every player count, with the default options and with each
-    yes/no option switched on (numking's `zeros` adds two cards), so it follows the engine's
-    decks as they change.
+    Asks the engine for the deck of every player count with the default options, as those
+    endpoints use them (none of the card-carrying requests takes a deck option: numking's
+    `zeros` cards are not among its codes), so it follows the engine's decks as they change.
     """
     cls = RULESETS[ruleset_id]
-    variants: list[msgspec.Struct] = [cls.Options()]
-    for field in msgspec.structs.fields(cls.Options):
-        if field.type is bool:
-            variants.append(msgspec.structs.replace(cls.Options(), **{field.name: True}))
+    rules = cls()
     codes: dict[str, None] = {}
     largest = copies = 0
-    for options in variants:
-        for players in range(cls.min_players, cls.max_players + 1):
-            try:
-                cards = cls(options).deck(players).cards  # type: ignore[arg-type]
-            except EngineError:  # an option not played at that table size (teams, alliance)
-                continue
-            codes.update(dict.fromkeys(cards))
-            largest = max(largest, len(cards))
-            copies = max(copies, *Counter(cards).values())
+    for players in range(cls.min_players, cls.max_players + 1):
+        cards = rules.deck(players).cards
+        codes.update(dict.fromkeys(cards))
+        largest = max(largest, len(cards))
+        copies = max(copies, *Counter(cards).values())
     return tuple(canonical(codes)), largest, copies
 
 
@@ -223,7 +215,10 @@ class NumKingBidInput(NumKingBid, frozen=True, kw_only=True, forbid_unknown_fiel
 
 class NumWinHandInput(NumWinHand, frozen=True, kw_only=True, forbid_unknown_fields=True):
     combination: Annotated[
-        list[NumWinCard], _cards("numwin", "the final combination, locked pairs apart")
+        list[NumWinCard],
+        msgspec.Meta(
+            max_length=MAX_COMBINATION, description="the final combination, locked pairs apart"
+        ),
     ]
     locked: Annotated[list[Annotated[list[NumWinCard], PAIR]], _pairs("numwin", "locked pairs")] = (
         msgspec.field(default_factory=list)
@@ -352,8 +347,27 @@ class NumKingScoreRequest(Request, frozen=True):
     players: Annotated[list[NumKingBidInput], PLAYERS]
 
 
+def _at_least(cards: int) -> msgspec.Meta:
+    """numwin: a final combination holds at least `cards` cards counting both lists, a locked
+    pair counting two (api-contract), stated as the alternatives JSON Schema can check."""
+    return msgspec.Meta(
+        extra_json_schema={
+            "anyOf": [
+                {
+                    "properties": {
+                        "combination": {"minItems": max(0, cards - 2 * pairs)},
+                        "locked": {"minItems": pairs},
+                    },
+                    **({"required": ["locked"]} if pairs else {}),
+                }
+                for pairs in range((cards + 1) // 2 + 1)
+            ]
+        }
+    )
+
+
 class NumWinScoreRequest(Request, frozen=True):
-    players: Annotated[list[NumWinHandInput], PLAYERS]
+    players: Annotated[list[Annotated[NumWinHandInput, _at_least(TARGET_SIZE)]], PLAYERS]
     caller: Seat | None = None
     options: NumWinOptionsInput = NumWinOptionsInput()
 
