@@ -214,10 +214,12 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
                 known = ", ".join(RULESETS)
                 return problem_response(
                     make_problem(
-                        404, "unknown-ruleset", f"unknown ruleset {ruleset!r} (known: {known})"
+                        404,
+                        "unknown-ruleset",
+                        f"unknown ruleset {shorten(ruleset)!r} (known: {known})",
                     )
                 )
-        return problem_response(make_problem(404, "not-found", f"no resource at {path}"))
+        return problem_response(make_problem(404, "not-found", f"no resource at {shorten(path)}"))
     if isinstance(exc, HTTPException):
         status = exc.status_code
         code = {

@@ -114,6 +114,12 @@ def quoted(value: object) -> str:
     return "a list" if isinstance(value, list | tuple) else "an object"
 
 
+def quoted_cards(cards: Sequence[object]) -> str:
+    """A list of bad cards as a message quotes it: each one `quoted`, at most four."""
+    shown = ", ".join(quoted(card) for card in cards[:4])
+    return (shown + ", …" if len(cards) > 4 else shown) or "no card"
+
+
 def _unknown_message(code: object) -> str:
     if isinstance(code, str) and _CARD_RE.match(code):
         return f"card {quoted(code)} does not exist (values run from 0 to {MAX_VALUE})"

@@ -38,7 +38,7 @@ from engine.base import (
     ScoreLine,
     TeamScore,
 )
-from engine.cards import CARDS, canonical, check_cards, numbered_deck
+from engine.cards import CARDS, canonical, check_cards, numbered_deck, quoted_cards
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import (
@@ -327,7 +327,7 @@ class NumWin:
             for j, pair in enumerate(hand.locked):
                 if len(pair) != 2 or not may_pair(pair[0], pair[1]):
                     raise InvalidInput(
-                        f"players[{i}].locked[{j}] {pair!r} is not a pair: a locked pair is two "
+                        f"players[{i}].locked[{j}] holds {quoted_cards(pair)}, not a pair: a locked pair is two "
                         "cards of one value that may pair (classic+classic, rainbow+numbered, "
                         "shadow+rainbow)",
                         code="bad-request",

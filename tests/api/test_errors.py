@@ -366,7 +366,19 @@ def test_a_missing_query_parameter_is_a_422_with_its_field(client: Any) -> None:
     assert wrong["errors"] == [{"field": "players", "message": "must be an integer, not a string"}]
 
 
-PYTHON_WORDS = ("None", "True", "False", "`int`", "`str`", "`list`", "`dict`", "k_max", " … ")
+PYTHON_WORDS = (
+    "None",
+    "True",
+    "False",
+    "`int`",
+    "`str`",
+    "`list`",
+    "`dict`",
+    "k_max",
+    " … ",
+    "['",
+    "('",
+)
 
 
 @pytest.mark.parametrize(
@@ -388,6 +400,25 @@ PYTHON_WORDS = ("None", "True", "False", "`int`", "`str`", "`list`", "`dict`", "
         ("numwars/legal-moves", {"players": 4, "hand": ["red-1"] * 200}),
         ("numwars/score-round", {"players": [], "bomb_outcome": "kept"}),
         ("numwin/deal", {"players": 3, "seed": 1, "options": {"teams": True}}),
+        (
+            "numwars/score-round",
+            {
+                "players": [
+                    {"captured": [], "pairs": [["red-1", "red-2"]], "role": "poseur"},
+                    {"captured": [], "role": "demineur"},
+                    {"captured": [], "role": "agent"},
+                ],
+                "bomb_outcome": "kept",
+            },
+        ),
+        (
+            "numwin/score-round",
+            {
+                "players": [
+                    {"combination": ["red-3", "red-4", "red-5"], "locked": [["red-1", "blue-2"]]}
+                ]
+            },
+        ),
     ],
 )
 def test_messages_speak_json_not_python(client: Any, path: str, payload: dict[str, Any]) -> None:
@@ -397,3 +428,11 @@ def test_messages_speak_json_not_python(client: Any, path: str, payload: dict[st
     texts = [body["detail"], *(e["message"] for e in body.get("errors", []))]
     for text in texts:
         assert not any(word in text for word in PYTHON_WORDS), text
+
+
+@pytest.mark.parametrize("path", ["/v1/rulesets/" + "z" * 5_000, "/v2/" + "z" * 5_000])
+def test_a_long_path_is_not_echoed_whole(client: Any, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 404
+    detail = r.json()["detail"]
+    assert "…" in detail and "z" * 41 not in detail and len(r.content) < 500
