@@ -42,8 +42,27 @@ def _member(path: str, name: str) -> str:
     return f"{path}[{json.dumps(shorten(name), ensure_ascii=False)}]"
 
 
-def decode_error(exc: msgspec.DecodeError) -> ProblemError:
-    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema."""
+def _holds(document: object, path: str, name: str) -> bool:
+    """Whether the object at `path` (`.a[0].b`) of the decoded body has a key `name`."""
+    node = document
+    for key, index in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]", path):
+        if key and isinstance(node, dict) and key in node:
+            node = node[key]
+        elif index and isinstance(node, list) and int(index) < len(node):
+            node = node[int(index)]
+        else:
+            return False
+    return isinstance(node, dict) and name in node
+
+
+def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemError:
+    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema.
+
+    msgspec names the bad value's path only in its message text, after the message, so an
+    unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
+    at `players`; `document` (the decoded body) settles it: a path is believed only when the
+    object there holds that name, else the whole text is the name of a top-level field.
+    """
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
         return ProblemError(
@@ -53,9 +72,11 @@ def decode_error(exc: msgspec.DecodeError) -> ProblemError:
     field = match.group(1).lstrip(".") if match else ""
     text = message[: match.start()] if match else message
     code = "validation-error"
-    if text.startswith(_UNKNOWN) and text.endswith("`"):
+    if message.startswith(_UNKNOWN) and text.endswith("`"):
         code = "unknown-field"
         name = text[len(_UNKNOWN) : -1]
+        if match and not _holds(document, match.group(1), name):
+            name, field = message[len(_UNKNOWN) : -1], ""
         field = _member(field, name)
         text = f"unknown field {shorten(name)!r}"
     elif text.startswith(_MISSING) and text.endswith("`"):
@@ -75,6 +96,8 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
     def decode_bytes(self, value: bytes) -> Any:
         try:
             return msgspec.json.decode(value, type=self.model_type, strict=True)
+        except msgspec.ValidationError as exc:
+            raise decode_error(exc, msgspec.json.decode(value)) from None
         except msgspec.DecodeError as exc:
             raise decode_error(exc) from None
 
@@ -82,7 +105,7 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.convert(value, type=self.model_type, strict=True)
         except msgspec.ValidationError as exc:
-            raise decode_error(exc) from None
+            raise decode_error(exc, value) from None
 
     @classmethod
     def create_openapi_schema(

@@ -14,7 +14,7 @@ import msgspec
 from litestar import Request, get, post
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Example
+from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.body import StrictBody
@@ -231,6 +231,7 @@ def _numking_deck(
             le=NUMKING_MAX_ROUND,
             description="the `max_cards` option: the last round's hand size (default: the most "
             "the deck gives that table)",
+            schema_extra={"type": OpenAPIType.INTEGER, "oneOf": None},  # absent, never null
         ),
     ] = None,
 ) -> DeckInfo:

@@ -436,3 +436,19 @@ def test_a_long_path_is_not_echoed_whole(client: Any, path: str) -> None:
     assert r.status_code == 404
     detail = r.json()["detail"]
     assert "…" in detail and "z" * 41 not in detail and len(r.content) < 500
+
+
+def test_a_field_named_like_a_path_is_reported_whole(client: Any) -> None:
+    """msgspec gives a path only as text after its message: a top-level key named
+    "x` - at `$.players" must not read as an unknown field `x` of `players`."""
+    key = "x` - at `$.players"
+    one = [{"bid": 1, "tricks": 1}]
+    r = client.post("/v1/rulesets/numking/score-round", json={"cards": 3, "players": one, key: 1})
+    body = _problem(r, 422, "unknown-field")
+    assert body["errors"][0]["field"] == '["x` - at `$.players"]'
+    nested = client.post(
+        "/v1/rulesets/numking/score-round",
+        json={"cards": 3, "players": [{"bid": 1, "tricks": 1, key: 1}]},
+    )
+    body = _problem(nested, 422, "unknown-field")
+    assert body["errors"][0]["field"] == 'players[0]["x` - at `$.players"]'
