@@ -327,9 +327,9 @@ class NumWin:
             for j, pair in enumerate(hand.locked):
                 if len(pair) != 2 or not may_pair(pair[0], pair[1]):
                     raise InvalidInput(
-                        f"players[{i}].locked[{j}] holds {quoted_cards(pair)}, not a pair: a locked pair is two "
-                        "cards of one value that may pair (classic+classic, rainbow+numbered, "
-                        "shadow+rainbow)",
+                        f"players[{i}].locked[{j}] holds {quoted_cards(pair)}, not a pair: a "
+                        "locked pair is two cards of one value that may pair (classic+classic, "
+                        "rainbow+numbered, shadow+rainbow)",
                         code="bad-request",
                         field=f"players[{i}].locked[{j}]",
                     )
