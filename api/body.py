@@ -97,7 +97,11 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.json.decode(value, type=self.model_type, strict=True)
         except msgspec.ValidationError as exc:
-            raise decode_error(exc, msgspec.json.decode(value)) from None
+            try:  # typed decoding stops at the first bad value, before the JSON ends
+                document = msgspec.json.decode(value)
+            except msgspec.DecodeError as malformed:
+                raise decode_error(malformed) from None
+            raise decode_error(exc, document) from None
         except msgspec.DecodeError as exc:
             raise decode_error(exc) from None
 

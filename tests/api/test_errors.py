@@ -130,6 +130,16 @@ def test_unparsable_json(client: Any) -> None:
     _problem(r, 400, "malformed-json")
 
 
+@pytest.mark.parametrize("content", [b"8Xx", b'{"players": "x", ', b"[1, 2"])
+def test_a_wrong_type_before_malformed_json_is_a_400(client: Any, content: bytes) -> None:
+    """Typed decoding stops at the first wrong type; the rest of the body may not even parse
+    (schemathesis found `8Xx` answered 500)."""
+    r = client.post(
+        "/v1/rulesets/numwars/deal", content=content, headers={"content-type": "application/json"}
+    )
+    _problem(r, 400, "malformed-json")
+
+
 def test_empty_body(client: Any) -> None:
     r = client.post("/v1/rulesets/numking/score-round", content=b"")
     _problem(r, 400, "malformed-json")
