@@ -1,47 +1,91 @@
-"""Strict request-body decoding.
+"""Strict request-body decoding, plain-English decode errors, and the exact request schemas.
 
 Litestar decodes bodies leniently (`strict=False`: "3" would pass for 3). The contract wants
 wrong types refused, unparsable JSON as 400 and contract breaks as 422, so request bodies go
 through :class:`StrictBody`, a DTO whose only job is one `msgspec.json.decode(..., strict=True)`
-into the handler's struct, while the OpenAPI schema stays the struct's own.
+into the handler's struct. Its OpenAPI schema is msgspec's own JSON Schema of that struct
+(Litestar's generator drops `additionalProperties: false` and the bounds of nullable fields),
+so the spec states exactly what the decoder takes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import msgspec
 from litestar.dto import MsgspecDTO
 from litestar.openapi.spec import Reference, Schema
+from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
-from api.problems import FieldProblem, ProblemError
+from api.problems import QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
 
 T = TypeVar("T", bound=msgspec.Struct)
 
-_PATH_RE = re.compile(r" - at `\$(.*)`$")
+#: msgspec ends a validation message with the path of the bad value: `` - at `$.a[0].b` ``.
+#: Request fields are identifiers, so the path is a run of `.name` and `[i]`; anchoring it at
+#: the end keeps a field *name* holding `` - at `$ `` from being read as a path.
+_PATH_RE = re.compile(r" - at `\$((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)`$")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_UNKNOWN = "Object contains unknown field `"
+_MISSING = "Object missing required field `"
 
 
-def decode_error(exc: msgspec.DecodeError) -> ProblemError:
-    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema."""
+def _member(path: str, name: str) -> str:
+    """`path.name`, or `path["name"]` (quoted, cut short) when the name is no identifier."""
+    if _IDENTIFIER.fullmatch(name) and len(name) <= QUOTE_LIMIT:
+        return f"{path}.{name}" if path else name
+    return f"{path}[{json.dumps(shorten(name), ensure_ascii=False)}]"
+
+
+def _holds(document: object, path: str, name: str) -> bool:
+    """Whether the object at `path` (`.a[0].b`) of the decoded body has a key `name`."""
+    node = document
+    for key, index in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]", path):
+        if key and isinstance(node, dict) and key in node:
+            node = node[key]
+        elif index and isinstance(node, list) and int(index) < len(node):
+            node = node[int(index)]
+        else:
+            return False
+    return isinstance(node, dict) and name in node
+
+
+def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemError:
+    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema.
+
+    msgspec names the bad value's path only in its message text, after the message, so an
+    unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
+    at `players`; `document` (the decoded body) settles it: a path is believed only when the
+    object there holds that name, else the whole text is the name of a top-level field.
+    """
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
-        return ProblemError(400, "malformed-json", f"the request body is not valid JSON: {message}")
+        return ProblemError(
+            400, "malformed-json", f"the request body is not valid JSON: {shorten(message)}"
+        )
     match = _PATH_RE.search(message)
     field = match.group(1).lstrip(".") if match else ""
-    text = _PATH_RE.sub("", message)
+    text = message[: match.start()] if match else message
     code = "validation-error"
-    if text.startswith("Object contains unknown field"):
+    if message.startswith(_UNKNOWN) and text.endswith("`"):
         code = "unknown-field"
-        name = text.split("`")[1] if "`" in text else ""
-        field = f"{field}.{name}" if field else name
-        text = f"unknown field {name!r}"
-    elif text.startswith("Object missing required field"):
+        name = text[len(_UNKNOWN) : -1]
+        if match and not _holds(document, match.group(1), name):
+            name, field = message[len(_UNKNOWN) : -1], ""
+        field = _member(field, name)
+        text = f"unknown field {shorten(name)!r}"
+    elif text.startswith(_MISSING) and text.endswith("`"):
         code = "missing-field"
-        name = text.split("`")[1] if "`" in text else ""
-        field = f"{field}.{name}" if field else name
+        name = text[len(_MISSING) : -1]
+        field = _member(field, name)
         text = f"required field {name!r} is missing"
+    else:
+        text = plain(text)
     detail = f"{field}: {text}" if field else text
     return ProblemError(422, code, detail, [FieldProblem(field or "body", text)])
 
@@ -52,6 +96,12 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
     def decode_bytes(self, value: bytes) -> Any:
         try:
             return msgspec.json.decode(value, type=self.model_type, strict=True)
+        except msgspec.ValidationError as exc:
+            try:  # typed decoding stops at the first bad value, before the JSON ends
+                document = msgspec.json.decode(value)
+            except msgspec.DecodeError as malformed:
+                raise decode_error(malformed) from None
+            raise decode_error(exc, document) from None
         except msgspec.DecodeError as exc:
             raise decode_error(exc) from None
 
@@ -59,11 +109,106 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.convert(value, type=self.model_type, strict=True)
         except msgspec.ValidationError as exc:
-            raise decode_error(exc) from None
+            raise decode_error(exc, value) from None
 
     @classmethod
     def create_openapi_schema(
         cls, field_definition: FieldDefinition, handler_id: str, schema_creator: Any
     ) -> Reference | Schema:
-        result: Reference | Schema = schema_creator.for_field_definition(field_definition)
-        return result
+        """msgspec's JSON Schema of the request struct, registered as named components."""
+        model: type[msgspec.Struct] = field_definition.annotation
+        registry = schema_creator.schema_registry
+        structs = _structs(model)
+        _, components = msgspec.json.schema_components([model], ref_template=_REF + "{name}")
+        fields = {name: FieldDefinition.from_annotation(structs[name]) for name in components}
+        targets = {name: registry.get_schema_for_field_definition(fields[name]) for name in fields}
+
+        def reference(ref: str) -> Reference:
+            found: Reference = registry.get_reference_for_field_definition(
+                fields[ref.removeprefix(_REF)]
+            )
+            return found
+
+        for name, component in components.items():
+            built = _to_schema(component, reference)
+            assert isinstance(built, Schema)
+            for f in dataclasses.fields(Schema):
+                setattr(targets[name], f.name, getattr(built, f.name))
+        kwarg = field_definition.kwarg_definition
+        if isinstance(kwarg, BodyKwarg) and kwarg.examples:
+            return Schema(
+                all_of=[reference(model.__name__)],
+                examples=[example.value for example in kwarg.examples],
+            )
+        return reference(model.__name__)
+
+
+_REF = "#/components/schemas/"
+#: JSON Schema keywords and the `Schema` attribute each maps to (OpenAPI 3.1 names).
+_ATTRIBUTES = {
+    (f.metadata.get("alias") or f.name): f.name
+    for f in dataclasses.fields(Schema)
+    if f.name not in {"schema_not", "schema_if", "schema_else"}
+}
+_ATTRIBUTES |= {
+    "maxItems": "max_items",
+    "minItems": "min_items",
+    "maxLength": "max_length",
+    "minLength": "min_length",
+    "uniqueItems": "unique_items",
+    "additionalProperties": "additional_properties",
+    "anyOf": "any_of",
+    "oneOf": "one_of",
+    "allOf": "all_of",
+    "exclusiveMaximum": "exclusive_maximum",
+    "exclusiveMinimum": "exclusive_minimum",
+}
+_NESTED = {"items", "additional_properties"}
+_NESTED_LISTS = {"any_of", "one_of", "all_of", "prefix_items"}
+
+
+def _to_schema(data: dict[str, Any], ref: Callable[[str], Reference]) -> Schema | Reference:
+    """A JSON Schema dict as Litestar's spec objects; `$ref`s resolved by `ref`."""
+    if "$ref" in data:
+        target: Reference = ref(data["$ref"])
+        if len(data) == 1:
+            return target
+        data = {k: v for k, v in data.items() if k != "$ref"}
+        values = _values(data, ref)
+        values["all_of"] = [target]
+        return Schema(**values)
+    return Schema(**_values(data, ref))
+
+
+def _values(data: dict[str, Any], ref: Callable[[str], Reference]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        name = _ATTRIBUTES[key]
+        if name == "properties":
+            value = {k: _to_schema(v, ref) for k, v in value.items()}
+        elif name in _NESTED and isinstance(value, dict):
+            value = _to_schema(value, ref)
+        elif name in _NESTED_LISTS:
+            value = [_to_schema(v, ref) for v in value]
+        values[name] = value
+    return values
+
+
+def _structs(model: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
+    """Every struct class a request struct holds, by name (msgspec's component names)."""
+    found: dict[str, type[msgspec.Struct]] = {}
+    todo: list[msgspec.inspect.Type] = [msgspec.inspect.type_info(model)]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, msgspec.inspect.StructType):
+            if t.cls.__name__ in found:
+                continue
+            found[t.cls.__name__] = t.cls
+            todo.extend(f.type for f in t.fields)
+        elif isinstance(t, msgspec.inspect.Metadata):
+            todo.append(t.type)
+        elif isinstance(t, msgspec.inspect.ListType):
+            todo.append(t.item_type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            todo.extend(t.types)
+    return found

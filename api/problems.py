@@ -7,6 +7,7 @@ kebab-case `code`, and for bad fields `errors: [{"field", "message"}]`.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import msgspec
@@ -112,21 +113,90 @@ def status_problem(status: int, detail: str | None = None, code: str | None = No
     )
 
 
+#: How many characters of a client's value a message quotes before cutting it with "…".
+QUOTE_LIMIT = 40
+#: The longest message sent back, whatever it quotes.
+MESSAGE_LIMIT = 400
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """`text` cut to `limit` characters with "…"."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _cut_quotes(message: str) -> str:
+    """Every quoted value of `message` cut short, then the whole message bounded: a client's
+    60 KB "card code" is never echoed back whole, in `detail` or in `errors[]`."""
+
+    def cut(match: re.Match[str]) -> str:
+        quoted = match.group(0)
+        if len(quoted) <= QUOTE_LIMIT + 2:
+            return quoted
+        return quoted[: QUOTE_LIMIT + 1] + "…" + quoted[-1]
+
+    return shorten(_QUOTED.sub(cut, message), MESSAGE_LIMIT)
+
+
+_TYPE_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+_EXPECTED_GOT = re.compile(r"Expected `([^`]*)`, got `([^`]*)`")
+_BOUND = re.compile(r"Expected `(int|float)` (>=|<=|>|<) (-?[0-9.e+]+)")
+_LENGTH = re.compile(r"Expected `(array|str|object)` of length (>=|<=) ([0-9]+)")
+_BOUND_WORDS = {">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
+
+
+def _kind(names: str) -> str:
+    return " or ".join(_TYPE_WORDS.get(n.strip(), n.strip()) for n in names.split("|"))
+
+
+def plain(message: str) -> str:
+    """A decoder's message in plain English: JSON kinds, not Python type names.
+
+    ``Expected `int`, got `str` `` → "must be an integer, not a string"; ``Expected `int` <= 7``
+    → "must be at most 7"; ``Expected `array` of length <= 8`` → "must hold at most 8 items".
+    """
+    if m := _EXPECTED_GOT.fullmatch(message):
+        return f"must be {_kind(m.group(1))}, not {_kind(m.group(2))}"
+    if m := _BOUND.fullmatch(message):
+        return f"must be {_kind(m.group(1))} {_BOUND_WORDS[m.group(2)]} {m.group(3)}"
+    if m := _LENGTH.fullmatch(message):
+        unit = {"array": "item", "str": "character", "object": "field"}[m.group(1)]
+        count = m.group(3)
+        return f"must hold {_BOUND_WORDS[m.group(2)]} {count} {unit}{'' if count == '1' else 's'}"
+    if m := re.fullmatch(r"Expected `([^`]*)`", message):
+        return f"must be {_kind(m.group(1))}"
+    return _cut_quotes(message)
+
+
 def engine_problem(exc: EngineError) -> Problem:
+    message = _cut_quotes(exc.message)
     if isinstance(exc, UnknownRuleset):
-        return make_problem(404, exc.code, exc.message)
+        return make_problem(404, exc.code, message)
     if isinstance(exc, IllegalMove):
-        p = make_problem(422, exc.code, exc.message)
+        p = make_problem(422, exc.code, message)
         return msgspec.structs.replace(p, reason=exc.reason, legal=list(exc.legal))
     errors = (
-        [FieldProblem(e.field, e.message) for e in exc.errors]
+        [FieldProblem(e.field, _cut_quotes(e.message)) for e in exc.errors]
         if isinstance(exc, InvalidInput)
         else []
     )
-    return make_problem(422, exc.code, exc.message, errors)
+    return make_problem(422, exc.code, message, errors)
+
+
+_MISSING_PARAMETER = re.compile(r"Missing required ([a-z]+) parameter '([^']+)'")
 
 
 def _validation_problem(exc: ValidationException) -> Problem:
+    """Query and path parameters: a missing one and a malformed one are both 422 with their
+    `errors[]` entry, named by the parameter (`players`)."""
     errors: list[FieldProblem] = []
     extra = exc.extra if isinstance(exc.extra, list) else []
     for item in extra:
@@ -138,10 +208,12 @@ def _validation_problem(exc: ValidationException) -> Problem:
                 return make_problem(
                     400, "malformed-json", "the request body is empty: a JSON object is expected"
                 )
-            errors.append(
-                FieldProblem(f"{source}.{key}" if source else key, str(item.get("message", "")))
-            )
-    detail = "; ".join(f"{e.field}: {e.message}" for e in errors) or str(exc.detail)
+            errors.append(FieldProblem(key, plain(str(item.get("message", "")))))
+    if not errors and (m := _MISSING_PARAMETER.search(str(exc.detail))):
+        name = m.group(2)
+        text = f"required {m.group(1)} parameter {name!r} is missing"
+        return make_problem(422, "missing-field", f"{name}: {text}", [FieldProblem(name, text)])
+    detail = "; ".join(f"{e.field}: {e.message}" for e in errors) or _cut_quotes(str(exc.detail))
     return make_problem(400 if not errors else 422, "validation-error", detail, errors)
 
 
@@ -163,10 +235,12 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
                 known = ", ".join(RULESETS)
                 return problem_response(
                     make_problem(
-                        404, "unknown-ruleset", f"unknown ruleset {ruleset!r} (known: {known})"
+                        404,
+                        "unknown-ruleset",
+                        f"unknown ruleset {shorten(ruleset)!r} (known: {known})",
                     )
                 )
-        return problem_response(make_problem(404, "not-found", f"no resource at {path}"))
+        return problem_response(make_problem(404, "not-found", f"no resource at {shorten(path)}"))
     if isinstance(exc, HTTPException):
         status = exc.status_code
         code = STATUS_CODES.get(status, "http-error")

@@ -12,17 +12,21 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Example
-from litestar.params import Body, Parameter
+from litestar.openapi.spec import Example, OpenAPIType
+from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.body import StrictBody
 from api.examples import EXAMPLES
 from api.problems import MEDIA_TYPE, Problem
 from api.schemas import (
+    NUMKING_MAX_ROUND,
     Catalogue,
     ClassicDealRequest,
+    ClassicHandRequest,
+    ClassicMoveRequest,
     ClassicScoreRequest,
     ClassicTrickRequest,
     NumKingDealRequest,
@@ -64,16 +68,59 @@ def _problem(description: str) -> ResponseSpec:
 BODY_ERRORS: dict[int, ResponseSpec] = {
     400: _problem("The body is not JSON (`malformed-json`)."),
     413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
+    415: _problem(
+        "The body is not declared as JSON (`unsupported-media-type`): send "
+        "`Content-Type: application/json`."
+    ),
     422: _problem(
         "The body breaks the contract: wrong type, unknown field, unknown card code, a card "
         "outside the deck for that player count, a duplicated unique card, a bad trick …"
     ),
 }
 QUERY_ERRORS: dict[int, ResponseSpec] = {
-    400: _problem("A query parameter is missing or malformed."),
+    400: _problem("The request is malformed."),
     404: _problem("Unknown ruleset (`unknown-ruleset`)."),
-    422: _problem("A query parameter is out of range for this ruleset."),
+    422: _problem(
+        "A query parameter is missing (`missing-field`), malformed or out of range for this "
+        "ruleset (`validation-error`, `bad-option`)."
+    ),
 }
+
+#: Which section of the engine's rules summary each answer quotes.
+_SECTION = {
+    "deck": "setup",
+    "deal": "setup",
+    "legal-moves": "turn",
+    "validate-move": "turn",
+    "resolve-trick": "hierarchy",
+    "score-round": "scoring",
+}
+#: `4.0` is an integer to JSON Schema, but the API never coerces: every operation says so.
+INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
+
+Refusals = list[tuple[str, str]]
+
+
+def _describe(ruleset_id: str, answer: str, text: str, refused: Refusals) -> str:
+    """An operation's description: what it does, the rules it applies (read from the engine's
+    summary and notes, never restated here), and the refusals its schema cannot state.
+
+    "Also refused" lists the limits across fields that JSON Schema cannot express, each with
+    its problem `code` in parentheses (tests/api/test_schemathesis.py holds every refusal of a
+    schema-valid request to this list).
+    """
+    rules = summaries.summary(ruleset_id, "en").sections[_SECTION[answer]]
+    parts = [text, f"Rules ({_SECTION[answer]}): {rules}"]
+    note = summaries.NOTES.get(ruleset_id, {}).get(answer.replace("-", "_"))
+    if note:
+        parts.append(f"Rulings: {note}")
+    limits = [f"{what} (`{code}`)" for what, code in refused] + [INTEGERS]
+    parts.append(
+        "Also refused (422, limits across fields that JSON Schema cannot state): "
+        + "; ".join(limits)
+        + "."
+    )
+    return "\n\n".join(parts)
 
 
 def _options_dict(options: msgspec.Struct) -> dict[str, object]:
@@ -119,15 +166,31 @@ def list_rulesets() -> Catalogue:
     description=(
         "The ruleset's catalogue entry plus a description and the rules summary (the app's "
         '"Règles de Calcul" card: set-up, turn, hierarchy, scoring), in English or French '
-        "according to `Accept-Language` (default English)."
+        "according to `Accept-Language` (default English). The answer names its language in "
+        "`Content-Language` and varies by `Accept-Language`."
     ),
     tags=[TAG],
+    response_headers=[
+        ResponseHeader(
+            name="Content-Language",
+            description="the language of the rules summary: `en` or `fr`",
+            documentation_only=True,
+        ),
+        ResponseHeader(
+            name="Vary", description="`Accept-Language` (and `Origin`)", documentation_only=True
+        ),
+    ],
     responses={404: _problem("Unknown ruleset (`unknown-ruleset`).")},
     sync_to_thread=False,
 )
 def get_ruleset(
     ruleset: Annotated[
-        str, Parameter(description="ruleset id", examples=[Example(value="numwars")])
+        str,
+        Parameter(
+            description="ruleset id",
+            examples=[Example(value="numwars")],
+            schema_extra={"enum": list(RULESETS)},
+        ),
     ],
     request: Request[Any, Any, Any],
 ) -> Response[RulesetInfo]:
@@ -139,46 +202,60 @@ def get_ruleset(
 # --- deck (GET, options as query parameters) --------------------------------------------------
 
 _PLAYERS_DOC = "number of players at the table"
+DECK_DOC = (
+    "The whole deck of that format (`cards`), the hand size and how many of its cards are not "
+    "dealt (`set_aside`)."
+)
 
 
-def _deck_route(ruleset_id: str, fn: Callable[..., DeckInfo], description: str) -> HTTPRouteHandler:
+def _deck_route(
+    ruleset_id: str, fn: Callable[..., DeckInfo], text: str, refused: Refusals
+) -> HTTPRouteHandler:
     return get(
         f"/v1/rulesets/{ruleset_id}/deck",
         operation_id=f"{_camel(ruleset_id)}Deck",
         summary=f"{RULESETS[ruleset_id].name}: the deck for a player count",
-        description=description,
+        description=_describe(ruleset_id, "deck", text, refused),
         tags=[TAG],
         responses=QUERY_ERRORS,
         sync_to_thread=False,
     )(fn)
 
 
-def _numwars_deck(
-    players: Annotated[int, Parameter(ge=3, le=8, description=_PLAYERS_DOC)],
-) -> DeckInfo:
+def _players(ruleset_id: str) -> ParameterKwarg:
+    cls = RULESETS[ruleset_id]
+    return ParameterKwarg(ge=cls.min_players, le=cls.max_players, description=_PLAYERS_DOC)
+
+
+def _numwars_deck(players: Annotated[int, _players("numwars")]) -> DeckInfo:
     return NumWars().deck(players)
 
 
 def _classic_deck(
-    players: Annotated[int, Parameter(ge=3, le=8, description=_PLAYERS_DOC)],
-    speed: Annotated[bool, Parameter(description="Speed Wars: 10 cards each")] = False,
+    players: Annotated[int, _players("numwars-classic")],
+    speed: Annotated[bool, Parameter(description="the `speed` option (Speed Wars)")] = False,
 ) -> DeckInfo:
     return NumWarsClassic(ClassicOptions(speed=speed)).deck(players)
 
 
 def _numking_deck(
-    players: Annotated[int, Parameter(ge=2, le=8, description=_PLAYERS_DOC)],
-    zeros: Annotated[bool, Parameter(description="add rainbow-0 and shadow-0")] = False,
+    players: Annotated[int, _players("numking")],
+    zeros: Annotated[bool, Parameter(description="the `zeros` option")] = False,
     max_cards: Annotated[
-        int | None, Parameter(ge=1, le=19, description="last round's hand size (default k_max)")
+        int | None,
+        Parameter(
+            ge=1,
+            le=NUMKING_MAX_ROUND,
+            description="the `max_cards` option: the last round's hand size (default: the most "
+            "the deck gives that table)",
+            schema_extra={"type": OpenAPIType.INTEGER, "oneOf": None},  # absent, never null
+        ),
     ] = None,
 ) -> DeckInfo:
     return NumKing(NumKingOptions(zeros=zeros, max_cards=max_cards)).deck(players)
 
 
-def _numwin_deck(
-    players: Annotated[int, Parameter(ge=2, le=8, description=_PLAYERS_DOC)],
-) -> DeckInfo:
+def _numwin_deck(players: Annotated[int, _players("numwin")]) -> DeckInfo:
     return NumWin().deck(players)
 
 
@@ -212,7 +289,8 @@ def _post_route(
     result: type[msgspec.Struct],
     call: Callable[[Any], Any],
     summary: str,
-    description: str,
+    text: str,
+    refused: Refusals,
 ) -> HTTPRouteHandler:
     request_examples, response_examples = _examples(ruleset_id, endpoint, call, body)
 
@@ -237,7 +315,7 @@ def _post_route(
         f"/v1/rulesets/{ruleset_id}/{endpoint}",
         operation_id=f"{_camel(ruleset_id)}{_camel(endpoint)}",
         summary=f"{RULESETS[ruleset_id].name}: {summary}",
-        description=description,
+        description=_describe(ruleset_id, endpoint, text, refused),
         status_code=200,
         dto=StrictBody[body],  # type: ignore[valid-type]
         return_dto=None,
@@ -260,16 +338,36 @@ VALIDATE_DOC = (
 RESOLVE_DOC = "Resolve a complete trick (exactly one card per player, in play order)."
 SCORE_DOC = "Score one round from what each player captured, with a line-by-line breakdown."
 
+# The refusals of schema-valid requests, by kind (each operation lists its own).
+NOT_IN_DECK = ("a card outside the deck of that player count", "card-not-in-deck")
+TRICK = (
+    "a trick seat that is not a seat of the table, repeated, or out of clockwise order from the "
+    "leader, or a trick that already holds one card per player",
+    "bad-trick",
+)
+RESOLVE_TRICK = (
+    "a trick that is not exactly one card per player, a seat that is not a seat of the table, "
+    "repeated, or out of clockwise order from the leader",
+    "bad-trick",
+)
+
+
+def _duplicates(where: str) -> tuple[str, str]:
+    return (f"a card more often than the deck holds it, {where}", "duplicate-card")
+
+
+HAND_AND_TRICK = _duplicates("within a list or across `hand`, `trick` (and `card`)")
+NUMKING_DECLARED = [
+    ("`declared` on another card than infinity", "bad-request"),
+    ("infinity without `declared`, in the trick or as `card`", "missing-declared"),
+]
+
 
 def _numwars_routes() -> list[HTTPRouteHandler]:
     rules = NumWars()
+    moves = [NOT_IN_DECK, HAND_AND_TRICK, TRICK]
     return [
-        _deck_route(
-            "numwars",
-            _numwars_deck,
-            "The whole deck of that format (reduced 0–12 for 3–5 players, full 0–16 for 6–8), the "
-            "hand size and how many cards are set aside unseen (3 players: the Joker).",
-        ),
+        _deck_route("numwars", _numwars_deck, DECK_DOC, []),
         _post_route(
             "numwars",
             "deal",
@@ -278,6 +376,7 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             lambda d: NumWars(d.options).deal(RoundSetup(players=d.players, seed=d.seed)),
             "deal a round",
             DEAL_DOC + " Adds `roles`: the secret role of each seat from the role draw.",
+            [],
         ),
         _post_route(
             "numwars",
@@ -287,6 +386,7 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             lambda d: rules.legal_moves(d.players, d.hand, d.trick),
             "legal moves",
             LEGAL_DOC,
+            moves,
         ),
         _post_route(
             "numwars",
@@ -297,6 +397,7 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             "validate a move",
             VALIDATE_DOC + " Reasons: `card-not-in-hand`, `special-lead`, `must-follow-color`, "
             "`must-play-trump`, `must-raise`.",
+            moves,
         ),
         _post_route(
             "numwars",
@@ -306,14 +407,18 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             lambda d: rules.resolve_trick(d.players, d.trick, d.roles, d.joker_neutralizes),
             "resolve a trick",
             RESOLVE_DOC
-            + " Trump pairs go at once to the player who completed them; `bomb` tells the Bomb's "
-            "fate when it is in the trick (`roles` is then required, and must agree with the role "
-            "cards in the trick: the Bomb's player is the poseur, and so on; `joker_neutralizes` is "
-            "the complice's choice, default true). Rulings: a Quantum beats a Shadow for the Bomb; "
-            "a Shadow played by the demineur counts as `stolen`, by the complice as "
-            "`complice-capture`, by the agent as `numx-capture`; when trump is asked and no real "
-            "trump or Num-X contests, the highest card of the first classic card's colour wins, else "
-            "the leader.",
+            + " `bomb` tells the Bomb's fate when it is in the trick (`roles` is then required, and must agree with the role "
+            "cards in the trick; `joker_neutralizes` is the complice's choice, default true).",
+            [
+                NOT_IN_DECK,
+                _duplicates("within the trick"),
+                RESOLVE_TRICK,
+                (
+                    "`roles` that is not one role per seat, missing while the Bomb is in the "
+                    "trick, or that disagrees with the role cards played",
+                    "bad-request",
+                ),
+            ],
         ),
         _post_route(
             "numwars",
@@ -324,22 +429,28 @@ def _numwars_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " The whole table (3–8 players) with each role and the Bomb's outcome; `captured` "
-            "holds every card won except the trump pairs captured as pairs, listed in `pairs`. "
-            "A Rainbow and a Shadow of the same value won in different tricks score 0 (only pairs "
-            "captured as pairs score), unlike `numwars-classic`.",
+            "holds every card won except the trump pairs captured as pairs, listed in `pairs`.",
+            [
+                ("a card outside the deck of that table size", "card-not-in-deck"),
+                _duplicates("across every `captured` and `pairs`"),
+                (
+                    "roles that are not exactly the roles of that table size (one of each), or "
+                    "a pair that is not rainbow-X with shadow-X",
+                    "bad-request",
+                ),
+            ],
         ),
     ]
 
 
+ALLIANCE = ("`alliance` at a table of other than 4, 6 or 8 players", "bad-option")
+
+
 def _classic_routes() -> list[HTTPRouteHandler]:
     rules = NumWarsClassic()
+    moves = [HAND_AND_TRICK, TRICK]
     return [
-        _deck_route(
-            "numwars-classic",
-            _classic_deck,
-            "The 104-card deck, the hand size (15 for 3–5 players, 13 for 6–8, 10 with `speed`) "
-            "and how many cards are set aside unseen.",
-        ),
+        _deck_route("numwars-classic", _classic_deck, DECK_DOC, []),
         _post_route(
             "numwars-classic",
             "deal",
@@ -348,25 +459,28 @@ def _classic_routes() -> list[HTTPRouteHandler]:
             lambda d: NumWarsClassic(d.options).deal(RoundSetup(players=d.players, seed=d.seed)),
             "deal a round",
             DEAL_DOC,
+            [ALLIANCE],
         ),
         _post_route(
             "numwars-classic",
             "legal-moves",
-            NumWarsHandRequest,
+            ClassicHandRequest,
             LegalMoves,
             lambda d: rules.legal_moves(d.players, d.hand, d.trick),
             "legal moves",
             LEGAL_DOC,
+            moves,
         ),
         _post_route(
             "numwars-classic",
             "validate-move",
-            NumWarsMoveRequest,
+            ClassicMoveRequest,
             MoveCheck,
             lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card),
             "validate a move",
             VALIDATE_DOC
             + " Reasons: `card-not-in-hand`, `must-follow-color`, `must-play-trump`, `must-raise`.",
+            moves,
         ),
         _post_route(
             "numwars-classic",
@@ -375,7 +489,8 @@ def _classic_routes() -> list[HTTPRouteHandler]:
             TrickResult,
             lambda d: rules.resolve_trick(d.players, d.trick),
             "resolve a trick",
-            RESOLVE_DOC + " A trick holding a winning trump pair splits (the trump duel).",
+            RESOLVE_DOC,
+            [_duplicates("within the trick"), RESOLVE_TRICK],
         ),
         _post_route(
             "numwars-classic",
@@ -386,20 +501,22 @@ def _classic_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " From 1 player (one pile at a time) up to 8; with `alliance` the answer adds the "
-            "team totals and `winners` lists the winning team's seats. A pile holding both "
-            "Rainbow X and Shadow X scores X however they got there.",
+            "team totals and `winners` lists the winning team's seats.",
+            [_duplicates("across every `captured`"), ALLIANCE],
         ),
     ]
 
 
 def _numking_routes() -> list[HTTPRouteHandler]:
     rules = NumKing()
+    moves = [HAND_AND_TRICK, TRICK, *NUMKING_DECLARED]
     return [
         _deck_route(
             "numking",
             _numking_deck,
-            "The deck (36 cards, 38 with `zeros`), the last round's hand size (`k_max` or "
-            "`max_cards`) and that round's reserve.",
+            DECK_DOC + " `hand_size` is the last round's hand (`max_cards` when given) and "
+            "`set_aside` that round's reserve.",
+            [("`max_cards` above the most the deck gives that table", "bad-option")],
         ),
         _post_route(
             "numking",
@@ -411,6 +528,18 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             ),
             "deal a round",
             DEAL_DOC + " `round` is k, the cards per player; `first_bidder` is the leader.",
+            [
+                (
+                    "`round` above the table's last round, or `first_bidder` that is not a seat "
+                    "of the table",
+                    "bad-request",
+                ),
+                (
+                    "`options.max_cards` above the most the deck gives that table (18 at most "
+                    "without `zeros`), or `options.first_bidder` that is not a seat of the table",
+                    "bad-option",
+                ),
+            ],
         ),
         _post_route(
             "numking",
@@ -420,6 +549,7 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             lambda d: rules.legal_moves(d.players, d.hand, d.trick),
             "legal moves",
             LEGAL_DOC + " `infinity` lists the declarations (17, 0) allowed for the Infinity card.",
+            moves,
         ),
         _post_route(
             "numking",
@@ -430,6 +560,7 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "validate a move",
             VALIDATE_DOC
             + " Reasons: `card-not-in-hand`, `must-beat`. `infinity` needs `declared`.",
+            moves,
         ),
         _post_route(
             "numking",
@@ -438,9 +569,8 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             TrickResult,
             lambda d: rules.resolve_trick(d.players, d.trick),
             "resolve a trick",
-            RESOLVE_DOC
-            + " A Flash annuls the trick; equal Rainbow/Shadow pairs cancel (`cancelled`); an "
-            "annulled trick has `winner: null` and its leader leads again.",
+            RESOLVE_DOC,
+            [_duplicates("within the trick"), RESOLVE_TRICK, *NUMKING_DECLARED],
         ),
         _post_route(
             "numking",
@@ -451,16 +581,18 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "score a round",
             SCORE_DOC
             + " Each player's bid, tricks taken and precision streak before the round; each "
-            "result adds the streak after it and the precision bonus (+5 at a streak of 2, +10 "
-            "every round from 3 on). Tricks are not required to add up to `cards`: the rule book's "
-            "own scoring example does not, so a front-end may score players one at a time.",
+            "result adds the streak after it and the precision bonus.",
+            [("a `bid` or `tricks` above `cards`", "bad-request")],
         ),
     ]
 
 
+TEAMS = ("`teams` at a table of other than 4 players", "bad-option")
+
+
 def _numwin_routes() -> list[HTTPRouteHandler]:
     return [
-        _deck_route("numwin", _numwin_deck, "The 111-card deck; 2 cards dealt to each player."),
+        _deck_route("numwin", _numwin_deck, DECK_DOC, []),
         _post_route(
             "numwin",
             "deal",
@@ -469,6 +601,7 @@ def _numwin_routes() -> list[HTTPRouteHandler]:
             lambda d: NumWin(d.options).deal(RoundSetup(players=d.players, seed=d.seed)),
             "deal a round",
             DEAL_DOC + " Adds the face-up `discard` starter card and `draw_pile_count`.",
+            [TEAMS],
         ),
         _post_route(
             "numwin",
@@ -478,10 +611,17 @@ def _numwin_routes() -> list[HTTPRouteHandler]:
             lambda d: NumWin(d.options).score_round(d.players, d.caller),
             "score a round",
             SCORE_DOC
-            + " Each player's final combination and locked pairs (at least 5 cards in all) and "
-            "who called; the lowest score wins. Pairs that may pair are removed, choosing the "
-            "pairing that leaves the lowest score; a lone remaining Rainbow scores 0; action cards "
-            "+5; a caller beaten by a strictly lower score takes +15.",
+            + " Each player's final combination and locked pairs (at least 5 cards in all, a "
+            "locked pair counting two) and who called; the lowest score wins.",
+            [
+                _duplicates("across every `combination` and `locked`"),
+                (
+                    "a locked pair of two cards that may not pair, or a `caller` that is not a "
+                    "seat of the table",
+                    "bad-request",
+                ),
+                TEAMS,
+            ],
         ),
     ]
 

@@ -96,10 +96,34 @@ def info(code: str) -> CardInfo:
         raise InvalidInput(_unknown_message(code), code="unknown-card") from None
 
 
+#: How many characters of a bad value a message quotes (a 60 KB "card" is not echoed whole).
+QUOTE_LIMIT = 40
+
+
+def quoted(value: object) -> str:
+    """A bad value as a message quotes it: a string in quotes cut to `QUOTE_LIMIT` characters
+    with "…", anything else named by its JSON kind (never a Python repr)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= QUOTE_LIMIT else value[:QUOTE_LIMIT] + "…")
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list | tuple) else "an object"
+
+
+def quoted_cards(cards: Sequence[object]) -> str:
+    """A list of bad cards as a message quotes it: each one `quoted`, at most four."""
+    shown = ", ".join(quoted(card) for card in cards[:4])
+    return (shown + ", …" if len(cards) > 4 else shown) or "no card"
+
+
 def _unknown_message(code: object) -> str:
     if isinstance(code, str) and _CARD_RE.match(code):
-        return f"card {code!r} does not exist (values run from 0 to {MAX_VALUE})"
-    return f"{code!r} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')"
+        return f"card {quoted(code)} does not exist (values run from 0 to {MAX_VALUE})"
+    return f"{quoted(code)} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')"
 
 
 def is_well_formed(code: str) -> bool:

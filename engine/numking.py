@@ -75,6 +75,9 @@ INFINITY = "infinity"
 FLASH = "flash"
 NUMX = "numx"
 DECLARATIONS = (17, 0)
+#: The longest streak a round can start with: a match has at most 19 rounds (k_max of two
+#: players with zeros, 38 // 2), so the streak before its last round is at most 18.
+MAX_STREAK = 18
 
 #: Strength of a played card (rules "Strength"); infinity's depends on its declaration.
 INF0, INF17, NUMX_STRENGTH, FLASH_STRENGTH = 0, 18, 19, 20
@@ -252,7 +255,7 @@ def declaration_error(card: str, declared: int | None) -> InvalidInput | None:
     if card == INFINITY:
         if declared not in DECLARATIONS:
             return _bad(
-                f"infinity is played with 'declared' 17 or 0, not {declared!r}",
+                "infinity is played with 'declared' 17 or 0",
                 "declared",
                 "missing-declared",
             )
@@ -275,7 +278,7 @@ def _check_declared(trick: Sequence[TrickCard]) -> None:
         if t.card == INFINITY:
             if t.declared not in DECLARATIONS:
                 raise _bad(
-                    f"trick[{i}] is infinity: it needs 'declared' 17 or 0, not {t.declared!r}",
+                    f"trick[{i}] is infinity: it needs 'declared' 17 or 0",
                     f"trick[{i}].declared",
                     "missing-declared",
                 )
@@ -372,15 +375,16 @@ class NumKing:
         mc = self.options.max_cards
         if mc is not None and (not _is_int(mc) or not 1 <= mc <= len(self._cards) // MIN_PLAYERS):
             raise _bad(
-                f"max_cards must be 1 … k_max (at most {len(self._cards) // MIN_PLAYERS}), "
-                f"not {mc!r}",
+                f"max_cards must be between 1 and {len(self._cards) // MIN_PLAYERS}",
                 "options.max_cards",
                 "bad-option",
             )
         fb = self.options.first_bidder
         if not _is_int(fb) or not 0 <= fb < MAX_PLAYERS:
             raise _bad(
-                f"first_bidder must be a seat, not {fb!r}", "options.first_bidder", "bad-option"
+                f"first_bidder must be a seat between 0 and {MAX_PLAYERS - 1}",
+                "options.first_bidder",
+                "bad-option",
             )
 
     # -- deck and deal ------------------------------------------------------------------
@@ -400,15 +404,15 @@ class NumKing:
         mc = self.options.max_cards
         if mc is not None and mc > k_max:
             raise _bad(
-                f"max_cards must be 1 … {k_max} for {players} players (k_max = "
-                f"⌊{len(self._cards)}/{players}⌋), not {mc}",
+                f"max_cards must be between 1 and {k_max} for {players} players "
+                f"({len(self._cards)} cards shared out), not {mc}",
                 "options.max_cards",
                 "bad-option",
             )
         if self.options.first_bidder >= players:
             raise _bad(
                 f"first_bidder {self.options.first_bidder} is not a seat of a {players}-player "
-                f"table (0 … {players - 1})",
+                f"table (seats 0 to {players - 1})",
                 "options.first_bidder",
                 "bad-option",
             )
@@ -431,15 +435,16 @@ class NumKing:
         last = self.max_cards(n)
         k = setup.round
         if type(k) is not int or not 1 <= k <= last:
-            raise _bad(f"round must be 1 … {last} (cards per player), not {k!r}", "round")
+            raise _bad(f"round must be between 1 and {last} (cards per player)", "round")
         leader = self.options.first_bidder if setup.leader is None else setup.leader
         if type(leader) is not int or not 0 <= leader < n:
-            raise _bad(f"first_bidder must be a seat 0 … {n - 1}, not {leader!r}", "first_bidder")
+            raise _bad(f"first_bidder must be a seat between 0 and {n - 1}", "first_bidder")
         check_seat(setup.dealer, n, "dealer")
         if setup.carry is not None and (
-            len(setup.carry) != n or not all(_is_int(s) and s >= 0 for s in setup.carry)
+            len(setup.carry) != n
+            or not all(_is_int(s) and 0 <= s <= MAX_STREAK for s in setup.carry)
         ):
-            raise _bad(f"carry holds one streak ≥ 0 per seat ({n}), not {setup.carry!r}", "carry")
+            raise _bad(f"carry holds one streak between 0 and {MAX_STREAK} per seat ({n})", "carry")
         return leader
 
     def _deal_lists(self, setup: RoundSetup) -> tuple[list[list[str]], list[str], int]:
@@ -563,10 +568,10 @@ class NumKing:
         """Round scores by the table, plus the precision bonus (rules "Scoring a round")."""
         top = len(self._cards) // MIN_PLAYERS
         if not _is_int(cards) or not 1 <= cards <= top:
-            raise _bad(f"cards (per player this round) must be 1 … {top}, not {cards!r}", "cards")
+            raise _bad(f"cards (per player this round) must be between 1 and {top}", "cards")
         if not 1 <= len(bids) <= MAX_PLAYERS:
             raise _bad(
-                f"score-round takes 1 … {MAX_PLAYERS} players, not {len(bids)}",
+                f"score-round takes between 1 and {MAX_PLAYERS} players, not {len(bids)}",
                 "players",
                 "bad-player-count",
             )
@@ -574,9 +579,13 @@ class NumKing:
             for name in ("bid", "tricks"):
                 x = getattr(b, name)
                 if not _is_int(x) or not 0 <= x <= cards:
-                    raise _bad(f"{name} must be 0 … {cards}, not {x!r}", f"players[{i}].{name}")
-            if not _is_int(b.streak) or b.streak < 0:
-                raise _bad(f"streak must be ≥ 0, not {b.streak!r}", f"players[{i}].streak")
+                    raise _bad(f"{name} must be between 0 and {cards}", f"players[{i}].{name}")
+            if not _is_int(b.streak) or not 0 <= b.streak <= MAX_STREAK:
+                raise _bad(
+                    f"streak must be between 0 and {MAX_STREAK} (a match has at most "
+                    f"{MAX_STREAK + 1} rounds)",
+                    f"players[{i}].streak",
+                )
         return _score(cards, [(b.bid, b.tricks, b.streak) for b in bids])
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:

@@ -52,7 +52,7 @@ from engine.base import (
     TrickCard,
     TrickResult,
 )
-from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
+from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck, quoted_cards
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import best_seats, match_totals, value_group_points
@@ -696,7 +696,7 @@ class NumWars:
         k = self.options.exchange
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 5:
             raise InvalidInput(
-                f"exchange passes 0 to 5 cards, not {k!r}",
+                "exchange must be between 0 and 5 cards",
                 code="bad-option",
                 field="options.exchange",
             )
@@ -841,7 +841,7 @@ class NumWars:
                     or not cards[0].startswith("rainbow-")
                 ):
                     raise InvalidInput(
-                        f"a captured pair is rainbow-X with shadow-X, not {pair!r}",
+                        f"a captured pair is rainbow-X with shadow-X, not {quoted_cards(pair)}",
                         code="bad-request",
                         field=f"players[{i}].pairs[{j}]",
                     )

@@ -38,7 +38,7 @@ from engine.base import (
     ScoreLine,
     TeamScore,
 )
-from engine.cards import CARDS, canonical, check_cards, numbered_deck
+from engine.cards import CARDS, canonical, check_cards, numbered_deck, quoted_cards
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import (
@@ -67,6 +67,8 @@ DECK: tuple[str, ...] = tuple(
 DECK_COUNTS: Counter[str] = Counter(DECK)
 DECK_NAME = "the numwin deck"
 HAND_SIZE = 2
+#: The largest `max_turns` option: a safety valve for simulations, far above any real round.
+MAX_TURNS = 10_000
 TARGET_SIZE = 5  # rules "A turn" 3: the aim is exactly 5 cards
 ACTION_POINTS = 5  # rules "Scoring" 3
 CALLER_PENALTY = 15  # rules "Scoring" 4
@@ -224,9 +226,10 @@ class NumWin:
 
     def __init__(self, options: NumWinOptions | None = None) -> None:
         self.options = options or NumWinOptions()
-        if self.options.max_turns < 0:
+        turns = self.options.max_turns
+        if type(turns) is not int or not 0 <= turns <= MAX_TURNS:
             raise InvalidInput(
-                f"max_turns is a number of turns (0: no limit), not {self.options.max_turns}",
+                f"max_turns must be a number of turns between 0 (no limit) and {MAX_TURNS}",
                 code="bad-option",
                 field="options.max_turns",
             )
@@ -324,9 +327,9 @@ class NumWin:
             for j, pair in enumerate(hand.locked):
                 if len(pair) != 2 or not may_pair(pair[0], pair[1]):
                     raise InvalidInput(
-                        f"players[{i}].locked[{j}] {pair!r} is not a pair: a locked pair is two "
-                        "cards of one value that may pair (classic+classic, rainbow+numbered, "
-                        "shadow+rainbow)",
+                        f"players[{i}].locked[{j}] holds {quoted_cards(pair)}, not a pair: a "
+                        "locked pair is two cards of one value that may pair (classic+classic, "
+                        "rainbow+numbered, shadow+rainbow)",
                         code="bad-request",
                         field=f"players[{i}].locked[{j}]",
                     )

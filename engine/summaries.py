@@ -148,6 +148,37 @@ _TEXT: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
 }
 
 
+#: Rulings the summary card leaves out, by ruleset and stateless answer (English): the rules'
+#: rulings and the engine's choices where they are silent, as the API docs state them.
+NOTES: dict[str, dict[str, str]] = {
+    "numwars": {
+        "resolve_trick": "A Quantum beats a Shadow for the Bomb; a Shadow played by the "
+        "demineur counts as `stolen`, by the complice as `complice-capture`, by the agent as "
+        "`numx-capture`; when trump is asked and no real trump or Num-X contests, the highest "
+        "card of the first classic card's colour wins, else the leader.",
+        "score_round": "A Rainbow and a Shadow of the same value won in different tricks score 0 "
+        "(only pairs captured as pairs score), unlike numwars-classic.",
+    },
+    "numwars-classic": {
+        "resolve_trick": "A trick holding a winning trump pair splits (the trump duel).",
+        "score_round": "A pile holding both Rainbow X and Shadow X scores X however they got "
+        "there.",
+    },
+    "numking": {
+        "resolve_trick": "A Flash annuls the trick; equal Rainbow/Shadow pairs cancel "
+        "(`cancelled`); an annulled trick has `winner: null` and its leader leads again.",
+        "score_round": "The precision bonus is +5 at a streak of 2 and +10 every round from 3 "
+        "on. Tricks need not add up to `cards`: the rule book's own scoring example does not, so "
+        "a front-end may score players one at a time.",
+    },
+    "numwin": {
+        "score_round": "Pairs that may pair are removed, choosing the pairing that leaves the "
+        "lowest score; a lone remaining Rainbow scores 0; action cards +5; a caller beaten by a "
+        "strictly lower score takes +15.",
+    },
+}
+
+
 def pick_language(accept_language: str | None) -> str:
     """The first supported language of an Accept-Language header by quality; English else."""
     if not accept_language:

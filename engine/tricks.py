@@ -12,7 +12,7 @@ from engine.errors import InvalidInput
 def check_players(players: int, low: int, high: int, ruleset: str) -> None:
     if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
         raise InvalidInput(
-            f"{ruleset} is played by {low} to {high} players, not {players!r}",
+            f"{ruleset} is played by {low} to {high} players",
             code="bad-player-count",
             field="players",
         )

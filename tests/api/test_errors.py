@@ -130,6 +130,16 @@ def test_unparsable_json(client: Any) -> None:
     _problem(r, 400, "malformed-json")
 
 
+@pytest.mark.parametrize("content", [b"8Xx", b'{"players": "x", ', b"[1, 2"])
+def test_a_wrong_type_before_malformed_json_is_a_400(client: Any, content: bytes) -> None:
+    """Typed decoding stops at the first wrong type; the rest of the body may not even parse
+    (schemathesis found `8Xx` answered 500)."""
+    r = client.post(
+        "/v1/rulesets/numwars/deal", content=content, headers={"content-type": "application/json"}
+    )
+    _problem(r, 400, "malformed-json")
+
+
 def test_empty_body(client: Any) -> None:
     r = client.post("/v1/rulesets/numking/score-round", content=b"")
     _problem(r, 400, "malformed-json")
@@ -202,5 +212,253 @@ def test_declared_belongs_to_numking_only(client: Any, ruleset: str) -> None:
             "trick": [{"seat": 0, "card": "red-2", "declared": 17}],
         },
     )
-    body = _problem(r, 422, "bad-request")
-    assert body["errors"][0]["field"] == "trick[0].declared"
+    # their spec says `declared: null` (only numking's infinity declares), so decoding refuses it
+    body = _problem(r, 422, "validation-error")
+    assert body["errors"] == [
+        {"field": "trick[0].declared", "message": "must be null, not an integer"}
+    ]
+
+
+# --- bounded input (issue 10, "An attacker") ---------------------------------------------------
+
+
+def _score_numking(client: Any, streak: str) -> Any:
+    body = '{"cards": 3, "players": [{"bid": 1, "tricks": 1, "streak": ' + streak + "}]}"
+    return client.post(
+        "/v1/rulesets/numking/score-round",
+        content=body.encode(),
+        headers={"content-type": "application/json"},
+    )
+
+
+@pytest.mark.parametrize("streak", ["9" * 4300, str(2**200), "19", "-1"])
+def test_streak_out_of_range_is_a_422_not_a_500_or_a_200(client: Any, streak: str) -> None:
+    """A 4,300-digit streak with bid == tricks was a 500 (the breakdown label could not print
+    it) and 2**200 a 200: a streak is at most 18, since a match has at most 19 rounds."""
+    body = _problem(_score_numking(client, streak), 422, "validation-error")
+    assert body["errors"][0]["field"] == "players[0].streak"
+    assert len(body["detail"]) < 200
+
+
+def test_longest_possible_streak_is_scored(client: Any) -> None:
+    r = _score_numking(client, "18")
+    assert r.status_code == 200, r.text
+    assert r.json()["players"][0]["streak"] == 19
+
+
+def test_engine_refuses_an_out_of_range_streak_too() -> None:
+    """The engine is a library first: it refuses the streak itself, without printing it."""
+    from engine.errors import InvalidInput
+    from engine.numking import MAX_STREAK, NumKing, NumKingBid, NumKingOptions
+
+    assert NumKing(NumKingOptions(zeros=True)).k_max(2) == MAX_STREAK + 1
+    with pytest.raises(InvalidInput) as err:
+        NumKing().score_round(3, [NumKingBid(bid=1, tricks=1, streak=10**5000)])
+    assert err.value.errors[0].field == "players[0].streak"
+    assert "between 0 and 18" in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("path", "payload", "field"),
+    [
+        ("numwars/deal", {"players": 4, "seed": 2**63}, "seed"),
+        ("numwars/deal", {"players": 4, "seed": -1}, "seed"),
+        ("numwars/deal", {"players": 4, "seed": 1, "options": {"exchange": 6}}, "options.exchange"),
+        ("numking/deal", {"players": 4, "seed": 1, "round": 20}, "round"),
+        ("numking/deal", {"players": 4, "seed": 1, "first_bidder": 8}, "first_bidder"),
+        ("numking/deal", {"players": 4, "seed": 1, "first_bidder": -1}, "first_bidder"),
+        (
+            "numking/deal",
+            {"players": 4, "seed": 1, "options": {"max_cards": 20}},
+            "options.max_cards",
+        ),
+        (
+            "numwin/deal",
+            {"players": 4, "seed": 1, "options": {"max_turns": 10**30}},
+            "options.max_turns",
+        ),
+        ("numking/score-round", {"cards": 19, "players": [{"bid": 0, "tricks": 0}]}, "cards"),
+        (
+            "numking/score-round",
+            {"cards": 3, "players": [{"bid": 99, "tricks": 0}]},
+            "players[0].bid",
+        ),
+        (
+            "numwin/score-round",
+            {"players": [{"combination": ["red-1"] * 5}], "caller": 8},
+            "caller",
+        ),
+        (
+            "numwars/legal-moves",
+            {"players": 4, "hand": ["red-1"], "trick": [{"seat": 2**70, "card": "red-2"}]},
+            "trick[0].seat",
+        ),
+        (
+            "numking/validate-move",
+            {"players": 2, "hand": [], "card": "infinity", "declared": 5},
+            None,
+        ),
+    ],
+)
+def test_integers_are_bounded_by_the_rules(
+    client: Any, path: str, payload: dict[str, Any], field: str | None
+) -> None:
+    body = _problem(client.post(f"/v1/rulesets/{path}", json=payload), 422, body_code(field))
+    if field is not None:
+        assert body["errors"][0]["field"] == field
+
+
+def body_code(field: str | None) -> str:
+    """Bounds the spec states are refused by the decoder; `declared` 5 by the engine, which
+    names what infinity needs."""
+    return "validation-error" if field is not None else "missing-declared"
+
+
+def test_largest_seed_deals(client: Any) -> None:
+    """Seeds are 63-bit, as the contract fixes them for stored games."""
+    r = client.post("/v1/rulesets/numwars/deal", json={"players": 4, "seed": 2**63 - 1})
+    assert r.status_code == 200, r.text
+    assert len(r.json()["hands"]) == 4
+
+
+def test_a_float_integer_is_refused(client: Any) -> None:
+    """`4.0` is a JSON Schema integer, but the API does not coerce: it is refused (and each
+    operation's description says so)."""
+    body = _problem(
+        client.post("/v1/rulesets/numwars/deal", json={"players": 4.0, "seed": 1}),
+        422,
+        "validation-error",
+    )
+    assert body["errors"] == [{"field": "players", "message": "must be an integer, not a number"}]
+
+
+# --- messages --------------------------------------------------------------------------------
+
+
+def test_a_long_unknown_card_is_quoted_cut_short(client: Any) -> None:
+    """A 60 KB unknown card code was echoed twice (a 120 KB answer)."""
+    card = "x" * 60_000
+    r = client.post("/v1/rulesets/numwars/legal-moves", json={"players": 4, "hand": [card]})
+    body = _problem(r, 422, "unknown-card")
+    assert len(r.content) < 1_000
+    cut = "'" + "x" * 40 + "…'"
+    assert cut in body["detail"] and cut in body["errors"][0]["message"]
+    assert body["errors"][0]["field"] == "hand[0]"
+
+
+@pytest.mark.parametrize(
+    ("key", "field"),
+    [
+        (" - at `$ ", '[" - at `$ "]'),
+        ("a` - at `$.x[0]", '["a` - at `$.x[0]"]'),
+        ("y" * 50_000, '["' + "y" * 40 + '…"]'),
+        ("colour", "players[0].colour"),
+    ],
+)
+def test_an_odd_field_name_never_corrupts_the_field(client: Any, key: str, field: str) -> None:
+    r = client.post(
+        "/v1/rulesets/numking/score-round",
+        json={"cards": 3, "players": [{"bid": 1, "tricks": 1, key: 1}]},
+    )
+    body = _problem(r, 422, "unknown-field")
+    expected = field if field.startswith("players") else "players[0]" + field
+    assert body["errors"][0]["field"] == expected
+    assert len(r.content) < 1_000
+
+
+def test_a_missing_query_parameter_is_a_422_with_its_field(client: Any) -> None:
+    """`GET …/deck` without `?players=` was a 400 without `errors[]`; `players=abc` a 422."""
+    missing = _problem(client.get("/v1/rulesets/numking/deck"), 422, "missing-field")
+    assert missing["errors"] == [
+        {"field": "players", "message": "required query parameter 'players' is missing"}
+    ]
+    wrong = _problem(client.get("/v1/rulesets/numking/deck?players=abc"), 422, "validation-error")
+    assert wrong["errors"] == [{"field": "players", "message": "must be an integer, not a string"}]
+
+
+PYTHON_WORDS = (
+    "None",
+    "True",
+    "False",
+    "`int`",
+    "`str`",
+    "`list`",
+    "`dict`",
+    "k_max",
+    " … ",
+    "['",
+    "('",
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "payload"),
+    [
+        ("numking/validate-move", {"players": 2, "hand": ["infinity"], "card": "infinity"}),
+        (
+            "numking/resolve-trick",
+            {
+                "players": 2,
+                "trick": [{"seat": 0, "card": "infinity"}, {"seat": 1, "card": "flash"}],
+            },
+        ),
+        ("numking/deal", {"players": 4, "seed": 1, "options": {"max_cards": 10}}),
+        ("numking/deal", {"players": 4, "seed": 1, "round": 10}),
+        ("numking/score-round", {"cards": "3", "players": []}),
+        ("numking/score-round", {"cards": 3, "players": [{"bid": None, "tricks": 1}]}),
+        ("numwars/legal-moves", {"players": 4, "hand": "red-1"}),
+        ("numwars/legal-moves", {"players": 4, "hand": ["red-1"] * 200}),
+        ("numwars/score-round", {"players": [], "bomb_outcome": "kept"}),
+        ("numwin/deal", {"players": 3, "seed": 1, "options": {"teams": True}}),
+        (
+            "numwars/score-round",
+            {
+                "players": [
+                    {"captured": [], "pairs": [["red-1", "red-2"]], "role": "poseur"},
+                    {"captured": [], "role": "demineur"},
+                    {"captured": [], "role": "agent"},
+                ],
+                "bomb_outcome": "kept",
+            },
+        ),
+        (
+            "numwin/score-round",
+            {
+                "players": [
+                    {"combination": ["red-3", "red-4", "red-5"], "locked": [["red-1", "blue-2"]]}
+                ]
+            },
+        ),
+    ],
+)
+def test_messages_speak_json_not_python(client: Any, path: str, payload: dict[str, Any]) -> None:
+    r = client.post(f"/v1/rulesets/{path}", json=payload)
+    assert r.status_code == 422, r.text
+    body = r.json()
+    texts = [body["detail"], *(e["message"] for e in body.get("errors", []))]
+    for text in texts:
+        assert not any(word in text for word in PYTHON_WORDS), text
+
+
+@pytest.mark.parametrize("path", ["/v1/rulesets/" + "z" * 5_000, "/v2/" + "z" * 5_000])
+def test_a_long_path_is_not_echoed_whole(client: Any, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 404
+    detail = r.json()["detail"]
+    assert "…" in detail and "z" * 41 not in detail and len(r.content) < 500
+
+
+def test_a_field_named_like_a_path_is_reported_whole(client: Any) -> None:
+    """msgspec gives a path only as text after its message: a top-level key named
+    "x` - at `$.players" must not read as an unknown field `x` of `players`."""
+    key = "x` - at `$.players"
+    one = [{"bid": 1, "tricks": 1}]
+    r = client.post("/v1/rulesets/numking/score-round", json={"cards": 3, "players": one, key: 1})
+    body = _problem(r, 422, "unknown-field")
+    assert body["errors"][0]["field"] == '["x` - at `$.players"]'
+    nested = client.post(
+        "/v1/rulesets/numking/score-round",
+        json={"cards": 3, "players": [{"bid": 1, "tricks": 1, key: 1}]},
+    )
+    body = _problem(nested, 422, "unknown-field")
+    assert body["errors"][0]["field"] == 'players[0]["x` - at `$.players"]'

@@ -41,3 +41,123 @@ def test_every_operation_has_summary_description_and_errors() -> None:
 
 def test_card_code_pattern_is_in_the_spec() -> None:
     assert "^((red|blue|green|yellow|rainbow|shadow)-" in openapi_json()
+
+
+# --- an exact spec (issue 10): what the schema says is what the server takes -------------------
+
+
+def _request_components() -> dict[str, Any]:
+    """Every component a request body reaches, by name."""
+    spec = json.loads(openapi_json())
+    components: dict[str, Any] = spec["components"]["schemas"]
+    found: dict[str, Any] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                name = ref.rsplit("/", 1)[1]
+                if name not in found:
+                    found[name] = components[name]
+                    walk(components[name])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for item in spec["paths"].values():
+        for op in item.values():
+            if "requestBody" in op:
+                walk(op["requestBody"])
+    return found
+
+
+def _arrays(node: Any, where: str = "") -> list[tuple[str, dict[str, Any]]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(node, dict):
+        if node.get("type") == "array":
+            found.append((where, node))
+        for key, value in node.items():
+            found.extend(_arrays(value, f"{where}/{key}"))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found.extend(_arrays(value, f"{where}[{i}]"))
+    return found
+
+
+def test_request_schemas_refuse_unknown_fields_and_bound_every_list() -> None:
+    components = _request_components()
+    assert len(components) >= 25, sorted(components)
+    for name, component in components.items():
+        assert component["additionalProperties"] is False, name
+        for where, array in _arrays(component):
+            assert "maxItems" in array, f"{name}{where}"
+
+
+def test_every_request_integer_is_bounded() -> None:
+    def integers(node: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+        found = []
+        if isinstance(node, dict):
+            if node.get("type") == "integer":
+                found.append((where, node))
+            for key, value in node.items():
+                found.extend(integers(value, f"{where}/{key}"))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                found.extend(integers(value, f"{where}[{i}]"))
+        return found
+
+    for name, component in _request_components().items():
+        for where, schema in integers(component, name):
+            bounded = ("minimum" in schema and "maximum" in schema) or "enum" in schema
+            assert bounded, where
+
+
+def test_nullable_seats_keep_their_bounds() -> None:
+    components = _request_components()
+    seat = {"type": "integer", "minimum": 0, "maximum": 7}
+    for name, field in [("NumKingDealRequest", "first_bidder"), ("NumWinScoreRequest", "caller")]:
+        options = components[name]["properties"][field]["anyOf"]
+        assert {"type": "null"} in options, name
+        assert any(seat.items() <= o.items() for o in options), (name, options)
+    declared = components["NumKingTrickCard"]["properties"]["declared"]["anyOf"]
+    assert any(o.get("enum") == [17, 0] for o in declared)
+
+
+def test_closed_sets_of_strings_are_enums() -> None:
+    components = _request_components()
+    pile = components["NumWarsPileInput"]["properties"]
+    assert pile["role"]["enum"] == ["poseur", "complice", "demineur", "agent", "civil"]
+    outcome = components["NumWarsScoreRequest"]["properties"]["bomb_outcome"]
+    assert "kept" in outcome["enum"] and "stolen" in outcome["enum"]
+    roles = components["NumWarsTrickRequest"]["properties"]["roles"]["anyOf"][0]
+    assert roles["items"]["enum"] == pile["role"]["enum"]
+
+
+def test_each_ruleset_lists_its_own_cards() -> None:
+    """Card fields enumerate exactly the codes of that ruleset's decks (from the engine)."""
+    from engine.registry import RULESETS
+
+    components = _request_components()
+    for ruleset, component in [
+        ("numwars", "NumWarsTrickCard"),
+        ("numwars-classic", "ClassicTrickCard"),
+        ("numking", "NumKingTrickCard"),
+    ]:
+        cls = RULESETS[ruleset]
+        codes = set()
+        for players in range(cls.min_players, cls.max_players + 1):
+            codes |= set(cls().deck(players).cards)
+        assert set(components[component]["properties"]["card"]["enum"]) == codes, ruleset
+    hand = components["NumWinHandInput"]["properties"]["combination"]["items"]["enum"]
+    assert "malus-2" in hand and "numx" not in hand
+    assert "flash" not in components["NumWarsTrickCard"]["properties"]["card"]["enum"]
+
+
+def test_float_integers_are_stated_as_refused() -> None:
+    spec = json.loads(openapi_json())
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            if method == "post":
+                assert "`4.0` where an integer is expected" in op["description"], path
