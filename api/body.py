@@ -31,6 +31,9 @@ T = TypeVar("T", bound=msgspec.Struct)
 #: the end keeps a field *name* holding `` - at `$ `` from being read as a path.
 _PATH_RE = re.compile(r" - at `\$((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)`$")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: `document` when the body could not be decoded untyped (nested deeper than Python recurses):
+#: msgspec's path is then believed as it stands.
+UNREAD = object()
 _UNKNOWN = "Object contains unknown field `"
 _MISSING = "Object missing required field `"
 
@@ -62,6 +65,7 @@ def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemEr
     unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
     at `players`; `document` (the decoded body) settles it: a path is believed only when the
     object there holds that name, else the whole text is the name of a top-level field.
+    With `document` :data:`UNREAD`, the path is believed.
     """
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
@@ -75,7 +79,7 @@ def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemEr
     if message.startswith(_UNKNOWN) and text.endswith("`"):
         code = "unknown-field"
         name = text[len(_UNKNOWN) : -1]
-        if match and not _holds(document, match.group(1), name):
+        if match and document is not UNREAD and not _holds(document, match.group(1), name):
             name, field = message[len(_UNKNOWN) : -1], ""
         field = _member(field, name)
         text = f"unknown field {shorten(name)!r}"
@@ -97,10 +101,13 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.json.decode(value, type=self.model_type, strict=True)
         except msgspec.ValidationError as exc:
+            document: object
             try:  # typed decoding stops at the first bad value, before the JSON ends
                 document = msgspec.json.decode(value)
             except msgspec.DecodeError as malformed:
                 raise decode_error(malformed) from None
+            except RecursionError:  # 30,000 nested lists fit in 64 KiB: never a 500
+                document = UNREAD
             raise decode_error(exc, document) from None
         except msgspec.DecodeError as exc:
             raise decode_error(exc) from None
