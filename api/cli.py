@@ -14,7 +14,11 @@ from engine.base import Event
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    """uvicorn with the settings' limits (api/server.py): keep-alive, concurrency, shutdown."""
     import uvicorn
+
+    from api.server import server_options
+    from api.settings import Settings
 
     uvicorn.run(
         "api.app:app",
@@ -23,6 +27,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_level=args.log_level,
         access_log=False,
+        **server_options(Settings()),
     )
     return 0
 

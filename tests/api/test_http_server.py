@@ -115,3 +115,21 @@ def test_nginx_accepts_the_proxy_config(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_numrules_serve_hands_the_server_options_to_uvicorn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`numrules serve` (what deploy/serve.sh runs) started uvicorn without them: no
+    concurrency limit, and the `server: uvicorn` header on every answer."""
+    from api import cli
+
+    monkeypatch.setenv("NUMRULES_MAX_CONCURRENCY", "77")
+    calls: list[dict[str, object]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: calls.append(kwargs))
+    assert cli.main(["serve", "--port", "8123"]) == 0
+    (kwargs,) = calls
+    assert kwargs["port"] == 8123
+    assert {k: kwargs[k] for k in server_options(Settings())} == server_options(Settings())
+    assert kwargs["limit_concurrency"] == 77
+    assert kwargs["server_header"] is False
