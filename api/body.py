@@ -22,7 +22,7 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
-from api.problems import QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
+from api.problems import MESSAGE_LIMIT, QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -34,6 +34,12 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: `document` when the body could not be decoded untyped (nested deeper than Python recurses):
 #: msgspec's path is then believed as it stands.
 UNREAD = object()
+#: A path msgspec could not place (`$[...]`), or any other: cut from the message.
+_ANY_PATH_RE = re.compile(r" - at `\$[^`]*`$")
+#: msgspec's syntax errors: "JSON is malformed: <what> (byte <n>)", never quoting the input.
+_MALFORMED_RE = re.compile(r"JSON is malformed: (.*) \(byte ([0-9]+)\)")
+_TRUNCATED = "Input data was truncated"
+_OUT_OF_RANGE = "Number out of range"
 _UNKNOWN = "Object contains unknown field `"
 _MISSING = "Object missing required field `"
 
@@ -70,13 +76,15 @@ def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemEr
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
         return ProblemError(
-            400, "malformed-json", f"the request body is not valid JSON: {shorten(message)}"
+            400, "malformed-json", f"the request body is not valid JSON: {_malformed(message)}"
         )
     match = _PATH_RE.search(message)
     field = match.group(1).lstrip(".") if match else ""
-    text = message[: match.start()] if match else message
+    text = message[: match.start()] if match else _ANY_PATH_RE.sub("", message)
     code = "validation-error"
-    if message.startswith(_UNKNOWN) and text.endswith("`"):
+    if text == _OUT_OF_RANGE:
+        text = "a number is out of range: every number here is an integer of at most 64 bits"
+    elif message.startswith(_UNKNOWN) and text.endswith("`"):
         code = "unknown-field"
         name = text[len(_UNKNOWN) : -1]
         if match and document is not UNREAD and not _holds(document, match.group(1), name):
@@ -92,6 +100,17 @@ def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemEr
         text = plain(text)
     detail = f"{field}: {text}" if field else text
     return ProblemError(422, code, detail, [FieldProblem(field or "body", text)])
+
+
+def _malformed(message: str) -> str:
+    """msgspec's syntax error in plain words, kept whole (it quotes none of the client's
+    text, and where the JSON broke is what the client needs): "expected ',' or '}' at byte
+    11", "it ends before the JSON is complete"."""
+    if match := _MALFORMED_RE.fullmatch(message):
+        return f"{match.group(1)} at byte {match.group(2)}"
+    if message == _TRUNCATED:
+        return "it ends before the JSON is complete"
+    return shorten(message, MESSAGE_LIMIT)
 
 
 class StrictBody(MsgspecDTO[T], Generic[T]):

@@ -217,6 +217,26 @@ def _validation_problem(exc: ValidationException) -> Problem:
     return make_problem(400 if not errors else 422, "validation-error", detail, errors)
 
 
+def _method_detail(method: str, allow: str) -> str:
+    """A 405's detail: the methods the resource takes (its `Allow`, HEAD with GET as
+    api.hygiene answers it, OPTIONS left out: only CORS preflights use it)."""
+    methods = [m.strip().upper() for m in allow.split(",") if m.strip()]
+    if "GET" in methods and "HEAD" not in methods:
+        methods.insert(methods.index("GET") + 1, "HEAD")
+    usable = [m for m in methods if m != "OPTIONS"]
+    if not usable:
+        return f"{shorten(method)} is not allowed here"
+    return f"{shorten(method)} is not allowed here: use {', '.join(usable)}"
+
+
+def _size_detail(limit: int | None) -> str:
+    """A 413's detail: the cap, in KiB when it is a whole number of them."""
+    if not limit:
+        return "the request body is too large"
+    shown = f"{limit // 1024} KiB" if limit % 1024 == 0 else f"{limit} bytes"
+    return f"the request body is over {shown}: send at most {limit} bytes"
+
+
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     """Map any exception to a problem; unexpected ones are logged (without the body) as 500."""
     if isinstance(exc, ProblemError):
@@ -245,6 +265,10 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         status = exc.status_code
         code = STATUS_CODES.get(status, "http-error")
         detail = str(exc.detail) if exc.detail else _TITLES.get(status, "error")
+        if status == 405:
+            detail = _method_detail(request.method, (exc.headers or {}).get("allow", ""))
+        elif status == 413:
+            detail = _size_detail(request.route_handler.resolve_request_max_body_size())
         return problem_response(make_problem(status, code, detail), dict(exc.headers or {}) or None)
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(

@@ -48,3 +48,55 @@ def test_deeply_nested_json_is_a_422_not_a_500(
     body = _problem(client.post(SCORE, content=content, headers=JSON), 422, code)
     assert body["errors"][0]["field"] == field
     assert "recursion" not in body["detail"].lower()
+
+
+def test_an_oversize_body_says_the_limit(client: Any) -> None:
+    """Was "Request Entity Too Large": the client learns the cap only from the docs."""
+    body = _problem(
+        client.post(SCORE, content=b" " * (64 * 1024 + 1), headers=JSON), 413, "body-too-large"
+    )
+    assert "64 KiB" in body["detail"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/healthz", "GET, HEAD"),
+        ("DELETE", SCORE, "POST"),
+        ("TRACE", "/v1/rulesets", "GET, HEAD"),
+    ],
+)
+def test_a_refused_method_names_the_allowed_ones(
+    client: Any, method: str, path: str, allowed: str
+) -> None:
+    """Was "Method Not Allowed": the detail now says which methods the resource takes."""
+    body = _problem(client.request(method, path), 405, "method-not-allowed")
+    assert method in body["detail"] and allowed in body["detail"], body["detail"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b'{"cards":1e400,"players":[]}', b'{"cards":' + b"9" * 5000 + b'.5,"players":[]}'],
+)
+def test_an_out_of_range_number_is_plain_english(client: Any, content: bytes) -> None:
+    """Was "Number out of range - at `$[...]`": msgspec's own path syntax in the detail."""
+    body = _problem(client.post(SCORE, content=content, headers=JSON), 422, "validation-error")
+    assert "`" not in body["detail"] and "$" not in body["detail"], body["detail"]
+    assert "out of range" in body["detail"]
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b'{"cards":NaN}', "byte 9"),
+        (b'{"cards":4 /* a comment */}', "byte 11"),
+        (b'\xef\xbb\xbf{"cards":4}', "byte 0"),
+        (b'{"cards":', "ends"),
+    ],
+)
+def test_a_malformed_json_message_is_whole(client: Any, content: bytes, words: str) -> None:
+    """Was cut at 40 characters mid-word ("invalid character (by…"): the decoder's message
+    quotes none of the client's text, so it is kept whole, where the JSON broke included."""
+    body = _problem(client.post(SCORE, content=content, headers=JSON), 400, "malformed-json")
+    assert "…" not in body["detail"], body["detail"]
+    assert words in body["detail"], body["detail"]
