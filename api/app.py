@@ -18,7 +18,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import Method
 from swagger_ui_bundle import swagger_ui_path
 
-from api.hygiene import HttpHygiene, require_json_body
+from api.hygiene import HttpHygiene, before_request
 from api.problems import handle_exception
 from api.rules import route_handlers
 from api.schemas import Health
@@ -175,7 +175,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     application = Litestar(
         route_handlers=[healthz, openapi_document, docs_assets, *route_handlers()],
         exception_handlers={Exception: handle_exception},
-        before_request=require_json_body,
+        before_request=before_request,
         cors_config=_cors(settings),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(

@@ -15,18 +15,25 @@ Two pieces:
   §15.5.16). Browsers send `text/plain`, form-urlencoded and multipart bodies, and bodies
   without a content type, across origins without a CORS preflight; refusing them keeps every
   cross-origin write behind the preflight.
+* :func:`require_exact_query`, run before it: a query parameter the operation reads is given
+  once (two values were settled silently, the last one winning), and an integer one is
+  written as an integer (`4.0` was coerced, as the body never is; 5,000 digits got the
+  decoder's "Integer value out of range").
 """
 
 from __future__ import annotations
 
+import re
 from email.message import Message
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 from litestar import Request
+from litestar.constants import RESERVED_KWARGS
+from litestar.params import ParameterKwarg
 from litestar.types import ASGIApp, Receive, Send
 
-from api.problems import MEDIA_TYPE, ProblemError, status_problem
+from api.problems import MEDIA_TYPE, FieldProblem, ProblemError, status_problem
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).
@@ -86,6 +93,46 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
             f"the request body is {shown!r}: send it as application/json",
             headers={"Accept-Post": "application/json"},
         )
+
+
+#: An integer as a query parameter writes it: digits, an optional minus, at most 18 digits
+#: (every integer parameter is far smaller; longer ones are out of range, not parsed).
+_INTEGER = re.compile(r"-?[0-9]{1,18}")
+
+
+def _query_refusal(name: str, message: str) -> ProblemError:
+    return ProblemError(
+        422, "validation-error", f"{name}: {message}", [FieldProblem(name, message)]
+    )
+
+
+def require_exact_query(request: Request[Any, Any, Any]) -> None:
+    """422 for a query parameter given twice, or an integer one not written as an integer."""
+    query = request.query_params
+    for name, field in request.route_handler.parsed_fn_signature.parameters.items():
+        kwarg = field.kwarg_definition
+        elsewhere = isinstance(kwarg, ParameterKwarg) and (kwarg.header or kwarg.cookie)
+        reserved = name in RESERVED_KWARGS  # the request, its body …: no query parameter
+        if name not in query or name in request.path_params or elsewhere or reserved:
+            continue
+        values = query.getall(name)
+        if len(values) > 1:
+            raise _query_refusal(name, f"given {len(values)} times: give it once")
+        if int not in (field.annotation, *get_args(field.annotation)):  # int, int | None
+            continue
+        if not _INTEGER.fullmatch(values[0]):
+            bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
+            too_long = values[0].lstrip("-").isdigit()
+            message = "must be an integer"
+            if too_long and bound is not None:
+                message = f"must be an integer at most {bound}"
+            raise _query_refusal(name, message)
+
+
+def before_request(request: Request[Any, Any, Any]) -> None:
+    """The request checks of this module, in order: the query, then the body's media type."""
+    require_exact_query(request)
+    require_json_body(request)
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:

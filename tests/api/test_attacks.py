@@ -100,3 +100,53 @@ def test_a_malformed_json_message_is_whole(client: Any, content: bytes, words: s
     body = _problem(client.post(SCORE, content=content, headers=JSON), 400, "malformed-json")
     assert "…" not in body["detail"], body["detail"]
     assert words in body["detail"], body["detail"]
+
+
+DECK = "/v1/rulesets/numking/deck"
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "words"),
+    [
+        # was 200 for 4 players: the body refuses 4.0 for an integer, the query coerced it
+        ("players=4.0", "players", "must be an integer"),
+        ("players=%2B4", "players", "must be an integer"),
+        ("players=4&max_cards=2.0", "max_cards", "must be an integer"),
+        # was 200 for 5 players: the last of two values won, silently
+        ("players=4&players=5", "players", "given 2 times"),
+        ("players=4&zeros=true&zeros=false", "zeros", "given 2 times"),
+        # was "Integer value out of range", the decoder's words
+        ("players=" + "9" * 60, "players", "must be an integer at most 8"),
+        ("players=" + "9" * 5000, "players", "must be an integer at most 8"),
+    ],
+)
+def test_a_query_parameter_is_one_exact_integer(
+    client: Any, query: str, field: str, words: str
+) -> None:
+    body = _problem(client.get(f"{DECK}?{query}"), 422, "validation-error")
+    assert body["errors"][0]["field"] == field, body
+    assert words in body["errors"][0]["message"], body
+    assert "9" * 41 not in body["detail"]
+
+
+def test_exact_query_parameters_still_answer(client: Any) -> None:
+    response = client.get(f"{DECK}?players=4&zeros=true&max_cards=3")
+    assert response.status_code == 200, response.text
+    assert response.json()["players"] == 4
+
+
+@pytest.mark.parametrize("name", ["ruleset", "request"])
+def test_only_query_parameters_are_held_to_one_value(client: Any, name: str) -> None:
+    """`ruleset` is the path's and `request` the handler's own argument: a query parameter
+    with their name is none of the operation's, and ignored like any unknown one."""
+    response = client.get(f"/v1/rulesets/numking?{name}=a&{name}=b")
+    assert response.status_code == 200, response.text
+    assert response.json()["id"] == "numking"
+
+
+def test_the_body_of_a_post_is_no_query_parameter(client: Any) -> None:
+    response = client.post(
+        f"{SCORE}?data=1&data=2",
+        json={"cards": 1, "players": [{"bid": 0, "tricks": 0}, {"bid": 1, "tricks": 1}]},
+    )
+    assert response.status_code == 200, response.text
