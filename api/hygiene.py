@@ -98,6 +98,7 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
 #: An integer as a query parameter writes it: digits, an optional minus, at most 18 digits
 #: (every integer parameter is far smaller; longer ones are out of range, not parsed).
 _INTEGER = re.compile(r"-?[0-9]{1,18}")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
 def _query_refusal(name: str, message: str) -> ProblemError:
@@ -122,10 +123,13 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
             continue
         if not _INTEGER.fullmatch(values[0]):
             bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
-            too_long = values[0].lstrip("-").isdigit()
-            message = "must be an integer"
-            if too_long and bound is not None:
-                message = f"must be an integer at most {bound}"
+            if values[0].lstrip("-").isdigit():  # too many digits
+                limit = "at most 18 digits long" if bound is None else f"at most {bound}"
+                message = f"must be an integer {limit}"
+            elif _NUMBER.fullmatch(values[0]):
+                message = "must be an integer, not a number"
+            else:
+                message = "must be an integer, not a string"
             raise _query_refusal(name, message)
 
 
