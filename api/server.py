@@ -7,7 +7,9 @@ Issue 10 asks for a keep-alive timeout and a concurrency limit in the server set
   once instead of queueing without bound (long-lived Server-Sent Events streams, when they
   come, count against it: size it for them, or serve them from their own workers);
 * `timeout_graceful_shutdown`: on shutdown, requests under way get that long to finish;
-* `server_header`: off, so answers do not name the server and its version.
+* `server_header`: off, so answers do not name the server and its version;
+* `ws`: WebSockets off: the API has none (event streams are Server-Sent Events), so an
+  upgrade request is an ordinary request answered by the app, not uvicorn's bare 403.
 
 uvicorn has no timeout for a client that never finishes sending its headers (one connection
 per trickling client stays open): in production a reverse proxy must close them;
@@ -28,4 +30,5 @@ def server_options(settings: Settings) -> dict[str, Any]:
         "limit_concurrency": settings.max_concurrency,
         "timeout_graceful_shutdown": settings.graceful_shutdown_seconds,
         "server_header": False,
+        "ws": "none",
     }

@@ -76,6 +76,25 @@ def test_past_the_concurrency_limit_the_server_answers_503() -> None:
             assert _read_answer(second).startswith(b"HTTP/1.1 503")
 
 
+def test_a_websocket_upgrade_is_answered_as_plain_http() -> None:
+    """The API has no WebSocket (event streams are Server-Sent Events): an upgrade request got
+    uvicorn's own bare 403 (text/plain, no nosniff); with WebSockets off it is an ordinary
+    request, answered by the app."""
+    upgrade = (
+        b"GET /nope HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with (
+        serve(app, **server_options(Settings())) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        sock.sendall(upgrade)
+        head = _read_answer(sock).lower()
+        assert head.startswith(b"http/1.1 404"), head
+        assert b"content-type: application/problem+json" in head
+        assert b"x-content-type-options: nosniff" in head
+
+
 # --- deploy/nginx.conf -------------------------------------------------------------------
 
 
