@@ -14,7 +14,8 @@ Two pieces:
   refuses a body that is not declared as JSON with 415 `unsupported-media-type` (RFC 9110
   §15.5.16). Browsers send `text/plain`, form-urlencoded and multipart bodies, and bodies
   without a content type, across origins without a CORS preflight; refusing them keeps every
-  cross-origin write behind the preflight.
+  cross-origin write behind the preflight. Two `Content-Type` headers are refused too: the
+  app read the first, a proxy in front may read the other.
 * :func:`require_exact_query`, run before it: a query parameter the operation reads is given
   once (two values were settled silently, the last one winning), and an integer one is
   written as an integer (`4.0` was coerced, as the body never is; 5,000 digits got the
@@ -75,6 +76,14 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
     """
     if "data" not in request.route_handler.parsed_fn_signature.parameters:
         return
+    declared = [v for k, v in request.scope["headers"] if k.lower() == b"content-type"]
+    if len(declared) > 1:  # one value only (RFC 9110 §8.3): a proxy may have read the other
+        raise ProblemError(
+            415,
+            "unsupported-media-type",
+            f"the request has {len(declared)} Content-Type headers: send one, application/json",
+            headers={"Accept-Post": "application/json"},
+        )
     content_type = request.headers.get("content-type")
     if content_type is None:
         if _has_body(request):

@@ -6,9 +6,14 @@ the decoder's own words, an imprecise detail); the request is kept as it was sen
 
 from __future__ import annotations
 
+import json
+import socket
 from typing import Any
 
 import pytest
+
+from api.app import app
+from tests.api.serving import serve
 
 PROBLEM = "application/problem+json"
 SCORE = "/v1/rulesets/numking/score-round"
@@ -150,3 +155,33 @@ def test_the_body_of_a_post_is_no_query_parameter(client: Any) -> None:
         json={"cards": 1, "players": [{"bid": 0, "tricks": 0}, {"bid": 1, "tricks": 1}]},
     )
     assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize(
+    "types", [[b"application/json", b"text/plain"], [b"application/json", b"application/json"]]
+)
+def test_two_content_types_are_refused(types: list[bytes]) -> None:
+    """Content-Type holds one value (RFC 9110 §8.3): with two, the first won (JSON, then text,
+    was a 200), where a proxy in front may read the other one. Over a real server: the test
+    client merges repeated headers into one before the app sees them."""
+    content = b'{"cards":1,"players":[{"bid":0,"tricks":0},{"bid":1,"tricks":1}]}'
+    head = b"".join(b"Content-Type: " + t + b"\r\n" for t in types)
+    request = (
+        b"POST "
+        + SCORE.encode()
+        + b" HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+        + head
+        + b"Content-Length: %d\r\n\r\n" % len(content)
+        + content
+    )
+    with serve(app) as address, socket.create_connection(address, timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    status, _, rest = answer.partition(b"\r\n")
+    assert status.startswith(b"HTTP/1.1 415"), answer
+    assert b"content-type: application/problem+json" in rest.lower()
+    body = json.loads(rest.partition(b"\r\n\r\n")[2])
+    assert body["code"] == "unsupported-media-type"
+    assert "2 Content-Type headers" in body["detail"]
