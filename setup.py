@@ -19,12 +19,12 @@ from setuptools import setup
 #: checks (`engine/cards.py`, `engine/tricks.py`) stay pure: compiled code rejects a value of
 #: the wrong type with a TypeError where they name the bad card, whatever its type.
 MYPYC_MODULES = [
-    "engine/rng.py",
-    "engine/scoring.py",
-    "engine/numwars_state.py",
-    "engine/numwars_classic_cards.py",
-    "engine/numwars_classic_state.py",
-    "engine/numwin_state.py",
+    "engine/core/rng.py",
+    "engine/core/scoring.py",
+    "engine/numwars/round.py",
+    "engine/numwars_classic/cards.py",
+    "engine/numwars_classic/round.py",
+    "engine/numwin/round.py",
 ]
 
 ext_modules = []

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from engine.base import Event
+from engine.core.base import Event
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -86,8 +86,8 @@ def describe(event: Event) -> str | None:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from engine import registry
-    from engine.base import RoundScore, RoundSetup
-    from engine.rng import Rng
+    from engine.core.base import RoundScore, RoundSetup
+    from engine.core.rng import Rng
     from engine.simulate import default_round, pick
 
     rules = registry.make(args.ruleset, _options(args.options))

@@ -41,8 +41,16 @@ from api.schemas import (
     RulesetInfo,
 )
 from engine import summaries
-from engine.base import Deal, DeckInfo, LegalMoves, MoveCheck, RoundScore, RoundSetup, TrickResult
-from engine.errors import EngineError
+from engine.core.base import (
+    Deal,
+    DeckInfo,
+    LegalMoves,
+    MoveCheck,
+    RoundScore,
+    RoundSetup,
+    TrickResult,
+)
+from engine.core.errors import EngineError
 from engine.numking import NumKing, NumKingOptions
 from engine.numwars import NumWars
 from engine.numwars_classic import ClassicOptions, NumWarsClassic

@@ -10,8 +10,8 @@ from typing import Annotated
 
 import msgspec
 
-from engine.base import TrickCard
-from engine.cards import CardCode
+from engine.core.base import TrickCard
+from engine.core.cards import CardCode
 from engine.numking import NumKingBid, NumKingOptions
 from engine.numwars import NumWarsOptions, NumWarsPile
 from engine.numwars_classic import ClassicOptions, ClassicPile

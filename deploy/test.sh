@@ -8,6 +8,7 @@ bash deploy/ensure-postgres.sh
 .venv/bin/ruff check engine api tests bench
 .venv/bin/ruff format --check engine api tests bench
 .venv/bin/mypy
+.venv/bin/lint-imports
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 bash deploy/build-mypyc.sh
 NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from engine.errors import InvalidInput, UnknownRuleset
+from engine.core.errors import InvalidInput, UnknownRuleset
 from engine.numking import NumKing
 from engine.numwars import NumWars
 from engine.numwars_classic import NumWarsClassic

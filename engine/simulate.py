@@ -4,7 +4,7 @@ the engine benchmark.
 Policy: when a seat is to play and has a legal action it acts with probability 7/8, else a
 uniformly random other seat that has a legal action acts (out-of-turn snaps in numwin); in a
 simultaneous phase a random seat with a legal action acts. The action is uniform among that
-seat's legal actions. Every draw comes from :class:`engine.rng.Rng`, so a seed fixes the game.
+seat's legal actions. Every draw comes from :class:`engine.core.rng.Rng`, so a seed fixes the game.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.actions import Action
-from engine.base import RoundScore, RoundSetup, RoundState
+from engine.core.actions import Action
+from engine.core.base import RoundScore, RoundSetup, RoundState
+from engine.core.rng import Rng
 from engine.registry import AnyRuleset
-from engine.rng import Rng
 
 #: A hard bound on actions per round, far above any real round; hitting it is a bug.
 MAX_STEPS = 20_000

@@ -28,7 +28,7 @@ MODULES = _compiled_modules()
 
 
 def test_the_build_compiles_the_round_states() -> None:
-    assert {"engine/numwars_state.py", "engine/numwars_classic_state.py"} <= set(MODULES)
+    assert {"engine/numwars/round.py", "engine/numwars_classic/round.py"} <= set(MODULES)
     for path in MODULES:
         assert (ROOT / path).is_file(), path
 
