@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh checkout: install, lint, type-check, test the source, then
-# build the mypyc-compiled engine (what serve.sh runs) and test that build too.
+# The whole test suite from a fresh checkout: install, lint, type-check, check the import
+# layering, test the source, then build the mypyc-compiled engine (what serve.sh runs) and run
+# the engine suite on that build (tests/engine: the API and storage suites do not run twice).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh
@@ -11,4 +12,4 @@ bash deploy/ensure-postgres.sh
 .venv/bin/lint-imports
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 bash deploy/build-mypyc.sh
-NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider tests/engine

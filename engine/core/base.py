@@ -169,8 +169,13 @@ class Event(msgspec.Struct, frozen=True, kw_only=True):
 class RoundState(Protocol):
     """A round in progress. Mutable; `apply` validates then changes it."""
 
-    setup: RoundSetup
-    history: list[tuple[int, Action]]
+    @property
+    def setup(self) -> RoundSetup: ...
+
+    @property
+    def history(self) -> list[tuple[int, Action]]:
+        """The applied actions, in order: with `setup`, all a replay needs."""
+        ...
 
     @property
     def phase(self) -> str: ...

@@ -11,7 +11,8 @@ from engine.core.actions import Action, Bid, Exchange, Pass, Play, Show
 from engine.core.base import RoundSetup
 from engine.core.cards import canonical
 from engine.core.errors import IllegalMove, InvalidInput
-from engine.numwars_classic.round import ClassicRound, Phase
+from engine.numwars_classic.kernel import Phase
+from engine.numwars_classic.round import ClassicRound
 from engine.numwars_classic.rules import ClassicOptions, NumWarsClassic
 from engine.numwars_classic.scoring import ClassicPile
 

@@ -14,7 +14,8 @@ from engine.core.actions import Add, Call, Discard, Draw, Show, Snap, Swap, Take
 from engine.core.base import RoundSetup
 from engine.core.errors import IllegalMove, InvalidInput
 from engine.numwin.cards import DECK
-from engine.numwin.round import NumWinRound, Phase
+from engine.numwin.kernel import Phase
+from engine.numwin.round import NumWinRound
 from engine.numwin.rules import NumWin, NumWinOptions
 
 

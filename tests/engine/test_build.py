@@ -13,24 +13,44 @@ from tests.conftest import BUILD_DIR, ROOT
 
 
 def _compiled_modules() -> list[str]:
-    """`MYPYC_MODULES` as setup.py lists them (read, not imported: importing runs setup)."""
+    """The modules setup.py's `KERNEL_GLOB` finds (read, not imported: importing runs setup)."""
     tree = ast.parse((ROOT / "setup.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.AnnAssign | ast.Assign):
             targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
-            if any(isinstance(t, ast.Name) and t.id == "MYPYC_MODULES" for t in targets):
+            if any(isinstance(t, ast.Name) and t.id == "KERNEL_GLOB" for t in targets):
                 assert node.value is not None
-                return list(ast.literal_eval(node.value))
-    raise AssertionError("setup.py defines no MYPYC_MODULES")
+                pattern = ast.literal_eval(node.value)
+                return sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(pattern))
+    raise AssertionError("setup.py defines no KERNEL_GLOB")
 
 
 MODULES = _compiled_modules()
 
 
-def test_the_build_compiles_the_round_states() -> None:
-    assert {"engine/numwars/round.py", "engine/numwars_classic/round.py"} <= set(MODULES)
-    for path in MODULES:
-        assert (ROOT / path).is_file(), path
+def test_the_build_compiles_each_games_kernel_and_nothing_else() -> None:
+    assert MODULES == [
+        "engine/numwars/kernel.py",
+        "engine/numwars_classic/kernel.py",
+        "engine/numwin/kernel.py",
+    ]
+
+
+@pytest.mark.parametrize("path", MODULES)
+def test_only_the_games_round_imports_its_kernel(path: str) -> None:
+    """The kernel is contained: the public round object (plain Python) is its one importer,
+    so every seat and action reaches it through that boundary's checks."""
+    kernel = path.removesuffix(".py").replace("/", ".")
+    importers = [
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / "engine").rglob("*.py"))
+        if str(p.relative_to(ROOT)) != path
+        and any(
+            isinstance(node, ast.ImportFrom) and node.module == kernel
+            for node in ast.walk(ast.parse(p.read_text()))
+        )
+    ]
+    assert importers == [path.replace("kernel.py", "round.py")]
 
 
 @pytest.mark.parametrize("path", MODULES)
