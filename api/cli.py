@@ -102,9 +102,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     print(f"{rules.name} — {args.players} players, seed {args.seed}")
     for seat in range(args.players):
         view = state.view(seat)
-        hand = view.get("hand")
-        if not isinstance(hand, list):  # numwin: the seat's own face-down combination
-            hand = view["combinations"][seat]["cards"]
+        combinations = getattr(view, "combinations", None)
+        # numwin: the seat's own face-down combination, as far as it has seen it
+        hand = view.hand if combinations is None else combinations[seat].cards
         print(f"  seat {seat}: {json.dumps(hand)}")
     while not state.is_over:
         seat, action = pick(state, rng)

@@ -21,6 +21,7 @@ from msgspec import UNSET, UnsetType
 
 from engine.core.actions import Action
 from engine.core.cards import CardCode
+from engine.core.view import BaseView
 
 __all__ = [
     "UNSET",
@@ -202,7 +203,7 @@ class RoundState(Protocol):
         """The round's scores once it is over, else None."""
         ...
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | None) -> BaseView:
         """What `seat` may see (None: a spectator). Never another seat's hidden card."""
         ...
 

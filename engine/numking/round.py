@@ -45,6 +45,7 @@ from engine.numking.cards import (
 )
 from engine.numking.scoring import _score, precision_bonus, round_points
 from engine.numking.tricks import _bad, declaration_error, strength
+from engine.numking.view import View, view
 
 if TYPE_CHECKING:
     from engine.numking.rules import NumKing
@@ -188,6 +189,11 @@ class NumKingRound:
             sorted([p.card for p in plays], key=_SORT_KEY)  # type: ignore[union-attr, misc]
             for plays in self._plays
         ]
+
+    @property
+    def trick_leader(self) -> int:
+        """Who leads the current trick."""
+        return self._trick_leader
 
     @property
     def trick(self) -> list[tuple[int, str, int]]:
@@ -489,15 +495,9 @@ class NumKingRound:
             "scores": None if scores is None else msgspec.to_builtins(scores),
         }
 
-    def view(self, seat: object) -> dict[str, Any]:
+    def view(self, seat: object) -> View:
         """Public data plus `seat`'s own hand; never another hand nor the reserve."""
-        seat = None if seat is None else check_seat(seat, self.n)
-        data = self._public()
-        data["seat"] = seat
-        if seat is not None:
-            data["hand"] = list(self.hands[seat])
-            data["legal_actions"] = msgspec.to_builtins(self.legal_actions(seat))
-        return data
+        return view(self, None if seat is None else check_seat(seat, self.n))
 
     def snapshot(self) -> dict[str, Any]:
         data = self._public()

@@ -615,46 +615,6 @@ class NumWarsKernel:
 
     # --- projections ---------------------------------------------------------------------
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: a spectator): never another hand, unrevealed role or the
-        set-aside."""
-        n = self.n
-        own = seat is not None
-        out: dict[str, Any] = {
-            "ruleset": "numwars",
-            "players": n,
-            "phase": self.phase.value,
-            "dealer": self.dealer,
-            "leader": self.leader,
-            "current_player": self.current_player,
-            "seat": seat if own else None,
-            "hand_counts": [len(h) for h in self.hands],
-            "roles": [
-                self.roles[s] if self.revealed[s] or (own and s == seat) else None for s in range(n)
-            ],
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "tricks": self.tricks,
-            "captured": [
-                {
-                    "seat": s,
-                    "cards": canon(self.piles[s]),
-                    "pairs": [list(p) for p in self.pairs[s]],
-                }
-                for s in range(n)
-            ],
-            "bomb": None if self.bomb is None else msgspec.to_builtins(self.bomb),
-            "exchange": {"cards": self.k, "passed_counts": [len(p) for p in self.passed]},
-            "scores": msgspec.to_builtins(self.scores()),
-        }
-        if own:
-            assert seat is not None
-            out["hand"] = list(self.hands[seat])
-            out["role"] = self.roles[seat]
-            if self.phase is _EXCHANGE:
-                out["exchange"]["passed"] = canon(self.passed[seat])
-            out["legal_actions"] = msgspec.to_builtins(self.legal_actions(seat))
-        return out
-
     def snapshot(self) -> dict[str, Any]:
         """The whole state as plain data, hidden cards included (replay equality)."""
         return {

@@ -583,42 +583,6 @@ class ClassicKernel:
 
     # -- projections ---------------------------------------------------------------------------
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: a spectator): others' hands only as counts, never the
-        set-aside cards, another seat's passed cards, or a show not meant for `seat`."""
-        n = self.players
-        out: dict[str, Any] = {
-            "ruleset": self.rules.id,
-            "phase": str(self._phase),
-            "players": n,
-            "dealer": self.setup.dealer,
-            "leader": self.leader,
-            "current_player": self.current_player,
-            "hand_counts": [len(h) for h in self.hands],
-            "exchange_size": self.exchange_size,
-            "passed_counts": [len(p) for p in self.passed],
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "tricks": self.tricks,
-            "captured": [canonical(p) for p in self.piles],
-            "set_aside_count": len(self._undealt),
-            "scores": msgspec.to_builtins(self.scores()),
-        }
-        if self.alliance:
-            out["teams"] = [[s, s + n // 2] for s in range(n // 2)]
-            out["has_shown"] = list(self.has_shown)
-        if seat is None:
-            return out
-        out["seat"] = seat
-        out["hand"] = canonical(self.hands[seat])
-        out["passed"] = canonical(self.passed[seat])
-        out["received"] = list(self.received[seat])
-        if self.alliance:
-            partner = self.partner(seat)
-            out["shown"] = self.shown[seat]
-            out["partner_shown"] = self.shown[partner] if self.has_shown[partner] else None
-        out["legal_actions"] = msgspec.to_builtins(self.legal_actions(seat))
-        return out
-
     def snapshot(self) -> dict[str, Any]:
         return {
             "setup": msgspec.to_builtins(self.setup),

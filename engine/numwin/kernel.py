@@ -758,64 +758,12 @@ class NumWinKernel:
 
     # -- projections ----------------------------------------------------------------------
 
-    def _visible(self, seat: int | None, card: int) -> bool:
+    def visible(self, seat: int | None, card: int) -> bool:
+        """Whether `seat` (None: every seat) has seen deck card `card` (Rules "Knowledge")."""
         if self._phase is Phase.OVER:
             return True
         mask = self.known[card]
         return mask == self.public if seat is None else bool(mask >> seat & 1)
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` has seen (Rules "Knowledge"); None: what every seat has seen."""
-        combos = []
-        for s, comb in enumerate(self.comb):
-            combos.append(
-                {
-                    "seat": s,
-                    "count": len(comb),
-                    "cards": [DECK[c] if self._visible(seat, c) else None for c in comb],
-                    "locked": [self.locked[c] for c in comb],
-                    "face_up": [self.faceup[c] or self.locked[c] for c in comb],
-                }
-            )
-        hand = None
-        if self.hand >= 0:
-            hand = {
-                "seat": self.turn,
-                "card": DECK[self.hand] if self._visible(seat, self.hand) else None,
-                "from": self.hand_src,
-            }
-        out: dict[str, Any] = {
-            "ruleset": "numwin",
-            "seat": seat,
-            "players": self.n,
-            "dealer": self.setup.dealer,
-            "phase": self.phase,
-            "turn": self.current_player,
-            "turns": self.turns,
-            "combinations": combos,
-            "hand": hand,
-            "discard": DECK[self.discard[-1]] if self.discard else None,
-            "discard_count": len(self.discard),
-            "draw_pile_count": len(self.pile),
-            "set_aside_count": len(self.aside),
-            "snap_open": self.snap_open,
-            "pending": (
-                {"seat": self.turn, "action": self.pending, "step": int(self.swipe_from >= 0)}
-                if self.pending
-                else None
-            ),
-            "call_open": self.call_seat if self.call_seat >= 0 else None,
-            "caller": self.caller,
-            "last_turns": list(self.last_turns) if self.last_turns is not None else None,
-            "end": self.end or None,
-        }
-        if self.teams:
-            out["shown"] = [s for s in range(self.n) if self.shown >> s & 1]
-        if seat is not None:
-            out["legal_actions"] = [msgspec.to_builtins(a) for a in self.legal_actions(seat)]
-        score = self.scores()
-        out["scores"] = msgspec.to_builtins(score) if score is not None else None
-        return out
 
     def snapshot(self) -> dict[str, Any]:
         return {

@@ -100,8 +100,8 @@ def test_complice_is_asked_after_the_last_card() -> None:
     state.apply(3, Play(card="blue-2"))
     events = state.apply(0, Play(card="bomb"))
     assert kinds(events) == ["play", "role-revealed"]
-    assert [state.view(v)["roles"][0] for v in (None, 1, 2, 3)] == ["poseur"] * 4
-    assert state.view(None)["roles"] == ["poseur", None, None, "agent"]
+    assert [state.view(v).roles[0] for v in (None, 1, 2, 3)] == ["poseur"] * 4
+    assert state.view(None).roles == ["poseur", None, None, "agent"]
     assert state.legal_actions(1) == [Play(card="joker")], "joker raises over the Bomb"
     state.apply(1, Play(card="joker"))
     assert state.phase == "play", "the choice is never asked before the last card"
@@ -150,7 +150,7 @@ def test_scripted_round_to_the_end(
     else:
         assert state.piles[2] == ["bomb"]
     assert events[-1].data["roles"] == ROLES4
-    assert state.view(0)["roles"] == ROLES4, "every role is revealed at the end"
+    assert state.view(0).roles == ROLES4, "every role is revealed at the end"
     assert illegal(state, 1, Play(card="red-3")).reason == "wrong-phase"
 
 
@@ -249,16 +249,16 @@ def test_views_hide_hands_roles_and_passes() -> None:
     """STYLE 7: a view shows the own hand and role, other hands only as counts."""
     state = seeded(5, 2)
     own = state.view(2)
-    assert own["hand"] == state.hands[2] and own["role"] == state.roles[2]
-    assert own["hand_counts"] == [16] * 5
-    assert [r for s, r in enumerate(own["roles"]) if s != 2] == [None] * 4
+    assert own.hand == state.hands[2] and own.role == state.roles[2]
+    assert own.hand_counts == [16] * 5
+    assert [r for s, r in enumerate(own.roles) if s != 2] == [None] * 4
     spectator = state.view(None)
-    assert "hand" not in spectator and spectator["roles"] == [None] * 5
+    assert spectator.hand is None and spectator.roles == [None] * 5
     card = next(c for c in state.hands[2] if c not in ("bomb", "numx", "joker", "quantum"))
     state.apply(2, Pass(card=card))
-    assert state.view(2)["exchange"]["passed"] == [card]
-    assert state.view(1)["exchange"]["passed"] == []
-    assert "passed" not in state.view(None)["exchange"]
+    assert state.view(2).passed == [card]
+    assert state.view(1).passed == []
+    assert state.view(None).passed is None
     assert card not in strings(state.view(1)) and card not in strings(state.view(None))
 
 
@@ -268,7 +268,7 @@ def test_views_hide_hands_roles_and_passes() -> None:
 def strings(data: Any) -> set[str]:
     """Every string value anywhere in a JSON-like value (keys are field names, not data)."""
     out: set[str] = set()
-    stack = [data]
+    stack = [msgspec.to_builtins(data)]  # a typed view as its JSON-able data
     while stack:
         x = stack.pop()
         if isinstance(x, str):
@@ -289,11 +289,11 @@ def check_views(state: NumWarsRound) -> None:
         seen = strings(view)
         for other in range(n):
             if other == viewer:
-                assert view["hand"] == state.hands[other]
-                assert view["roles"][other] == state.roles[other]
+                assert view.hand == state.hands[other]
+                assert view.roles[other] == state.roles[other]
                 continue
             assert not seen & set(state.hands[other]), (viewer, other)
-            assert view["roles"][other] == (state.roles[other] if state.revealed[other] else None)
+            assert view.roles[other] == (state.roles[other] if state.revealed[other] else None)
         assert not seen & hidden_everywhere
         msgspec.json.encode(view)
 

@@ -25,7 +25,7 @@ CONFIGS += [(n, speed, True) for n in (4, 6, 8) for speed in (False, True)]
 def strings(data: Any) -> Counter[str]:
     """Every string anywhere in plain JSON-able data, with multiplicity."""
     out: Counter[str] = Counter()
-    stack = [data]
+    stack = [msgspec.to_builtins(data)]  # a typed view as its JSON-able data
     while stack:
         item = stack.pop()
         if isinstance(item, str):

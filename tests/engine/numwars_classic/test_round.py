@@ -170,10 +170,10 @@ def test_alliance_show_step_seen_by_the_partner_only() -> None:
     card = state.hands[1][0]
     events = state.apply(1, Show(card))
     assert [(e.kind, e.seat, e.cards, e.to) for e in events] == [("show", 1, [card], 4)]
-    assert state.view(4)["partner_shown"] == card
-    assert state.view(1)["shown"] == card
+    assert state.view(4).partner_shown == card
+    assert state.view(1).shown == card
     for seat in (0, 2, 3, 5):
-        assert state.view(seat)["partner_shown"] is None
+        assert state.view(seat).partner_shown is None
     assert refused(state, 1, Show(None)).reason == "not-your-turn"
     foreign = next(c for c in state.hands[3] if c not in state.hands[0])
     assert refused(state, 0, Show(foreign)).reason == "card-not-in-hand"
@@ -283,10 +283,11 @@ def test_full_random_round_plays_hand_size_tricks() -> None:
 def test_views_hide_other_hands() -> None:
     state = new(players=4)
     spectator = state.view(None)
-    assert "hand" not in spectator and spectator["hand_counts"] == [15, 15, 15, 15]
-    assert spectator["set_aside_count"] == 104 - 60
+    assert spectator.hand is None and spectator.hand_counts == [15, 15, 15, 15]
+    assert spectator.set_aside_count == 104 - 60
     mine = state.view(0)
-    assert mine["hand"] == canonical(state.hands[0]) and mine["seat"] == 0
-    assert all(a["type"] == "pass" for a in mine["legal_actions"])
+    assert mine.hand == canonical(state.hands[0]) and mine.seat == 0
+    assert mine.legal_actions is not None
+    assert all(type(a) is Pass for a in mine.legal_actions)
     with pytest.raises(InvalidInput):
         state.view(7)

@@ -51,16 +51,16 @@ def check_views(s: NumWinRound) -> None:
         return
     for viewer in [*range(s.n), None]:
         view = s.view(viewer)
-        for owner, combo in enumerate(view["combinations"]):
-            for pos, shown in enumerate(combo["cards"]):
+        for owner, combo in enumerate(view.combinations):
+            for pos, shown in enumerate(combo.cards):
                 card = s.comb[owner][pos]
                 mask = s.known[card]
                 may = mask == s.public if viewer is None else bool(mask >> viewer & 1)
                 assert (shown is not None) == may
                 if shown is not None:
                     assert shown == DECK[card]
-        hand = view["hand"]
-        if hand is not None and hand["card"] is not None and hand["from"] == "draw":
+        hand = view.in_hand
+        if hand is not None and hand.card is not None and hand.from_ == "draw":
             assert viewer == s.turn
 
 
@@ -181,9 +181,10 @@ def test_views_show_only_cards_told_in_events_and_refusals_change_nothing(
         for viewer in [*range(n), None]:
             index = n if viewer is None else viewer
             view = s.view(viewer)
-            shown = [c for combo in view["combinations"] for c in combo["cards"] if c]
-            if view["hand"] and view["hand"]["card"]:
-                shown.append(view["hand"]["card"])
+            shown = [c for combo in view.combinations for c in combo.cards if c]
+            if view.in_hand and view.in_hand.card:
+                shown.append(view.in_hand.card)
+            shown += view.hand or []  # the seat's own card in hand
             assert set(shown) <= told[index], (viewer, set(shown) - told[index])
     assert s.is_over
 

@@ -17,6 +17,7 @@ from engine.numwin.cards import DECK
 from engine.numwin.kernel import Phase
 from engine.numwin.round import NumWinRound
 from engine.numwin.rules import NumWin, NumWinOptions
+from engine.numwin.view import InHand
 
 
 def rig(
@@ -62,8 +63,7 @@ def codes(st: NumWinRound, seat: int) -> list[str]:
 
 
 def seen(st: NumWinRound, viewer: int | None, owner: int) -> list[str | None]:
-    combos: list[dict[str, Any]] = st.view(viewer)["combinations"]
-    return combos[owner]["cards"]  # type: ignore[no-any-return]
+    return st.view(viewer).combinations[owner].cards
 
 
 def illegal(st: NumWinRound, seat: int, action: Any) -> IllegalMove:
@@ -87,8 +87,8 @@ def test_new_round_matches_the_deal() -> None:
     deal = rules.deal(setup)
     st = rules.new_round(setup)
     assert [codes(st, s) for s in range(4)] == deal.hands
-    assert st.view(0)["discard"] == deal.discard[0]  # type: ignore[index]
-    assert st.view(0)["draw_pile_count"] == deal.draw_pile_count
+    assert st.view(0).discard == deal.discard[0]  # type: ignore[index]
+    assert st.view(0).draw_pile_count == deal.draw_pile_count
     assert st.current_player == 2 and st.phase == "draw"
     for s in range(4):
         assert seen(st, s, s) == deal.hands[s]
@@ -104,7 +104,7 @@ def test_face_up_starter_cannot_be_claimed_but_can_be_taken() -> None:
     assert illegal(st, 1, Snap(position=0)).reason == "wrong-phase"
     assert Take() in st.legal_actions(0)
     st.apply(0, Take())
-    assert st.view(1)["hand"] == {"seat": 0, "card": "blue-3", "from": "take"}
+    assert st.view(1).in_hand == InHand(seat=0, card="blue-3", from_="take")
 
 
 def test_starter_action_card_does_not_activate() -> None:
@@ -114,7 +114,7 @@ def test_starter_action_card_does_not_activate() -> None:
         deal = rules.deal(RoundSetup(players=3, seed=seed))
         if deal.discard[0] in ("swipe", "flip", "quantum"):  # type: ignore[index]
             st = rules.new_round(RoundSetup(players=3, seed=seed))
-            assert st.phase == "draw" and st.view(0)["pending"] is None
+            assert st.phase == "draw" and st.view(0).pending is None
             return
     pytest.fail("no seed turned up an action card")
 
@@ -129,9 +129,9 @@ def test_draw_then_discard_passes_the_turn_and_opens_a_claim() -> None:
     private = [e for e in events if e.to == 0]
     assert private and private[0].cards == ["blue-7"]
     assert all(not e.cards for e in events if e.to is None)
-    assert st.view(1)["hand"]["card"] is None and st.view(0)["hand"]["card"] == "blue-7"
+    assert st.view(1).in_hand.card is None and st.view(0).in_hand.card == "blue-7"
     st.apply(0, Discard())
-    assert st.current_player == 1 and st.view(2)["discard"] == "blue-7" and st.snap_open
+    assert st.current_player == 1 and st.view(2).discard == "blue-7" and st.snap_open
 
 
 def test_drawn_card_swapped_in_takes_the_position() -> None:
@@ -140,7 +140,7 @@ def test_drawn_card_swapped_in_takes_the_position() -> None:
     st.apply(0, Draw())
     st.apply(0, Swap(position=1))
     assert codes(st, 0) == ["red-3", "blue-7", "green-5"]
-    assert st.view(0)["discard"] == "blue-4"
+    assert st.view(0).discard == "blue-4"
     assert seen(st, 0, 0) == ["red-3", "blue-7", "green-5"]
     assert seen(st, 1, 0) == [None, None, None]
 
@@ -152,7 +152,7 @@ def test_taken_card_is_added_last_and_seen_by_all() -> None:
     st.apply(0, Add())
     assert codes(st, 0) == ["red-3", "blue-4", "yellow-6"]
     assert seen(st, 1, 0) == [None, None, "yellow-6"]
-    assert st.view(1)["discard"] == "yellow-1"
+    assert st.view(1).discard == "yellow-1"
     assert not st.snap_open, "a take does not reopen the uncovered card"
 
 
@@ -259,7 +259,7 @@ def test_swipe_exchanges_unseen_and_giver_keeps_knowing() -> None:
     st = rig([["red-3", "blue-4"], ["green-6", "yellow-9"], ["red-0"]], pile=["swipe"])
     st.apply(0, Draw())
     st.apply(0, Discard())
-    assert st.phase == "action" and st.view(1)["pending"]["action"] == "swipe"
+    assert st.phase == "action" and st.view(1).pending["action"] == "swipe"
     assert illegal(st, 1, Target(seat=1, position=0)).reason == "not-your-decision"
     assert illegal(st, 0, Draw()).reason == "wrong-phase"
     assert illegal(st, 0, Target(seat=1, position=0)).reason == "not-your-decision"
@@ -299,7 +299,7 @@ def test_quantum_reveals_to_everyone_face_up() -> None:
     st2.apply(0, Target(seat=1, position=1))
     for viewer in (0, 1, None):
         assert seen(st2, viewer, 1)[1] == "yellow-9"
-    assert st2.view(0)["combinations"][1]["face_up"] == [False, True]
+    assert st2.view(0).combinations[1].face_up == [False, True]
 
 
 def test_malus_sets_aside_and_adds_unseen_cards() -> None:
@@ -310,12 +310,12 @@ def test_malus_sets_aside_and_adds_unseen_cards() -> None:
     )
     st.apply(0, Draw())
     st.apply(0, Discard())
-    assert st.view(0)["pending"]["action"] == "malus-2"
+    assert st.view(0).pending["action"] == "malus-2"
     st.apply(0, Target(seat=1, position=0))
     assert codes(st, 1) == ["yellow-9", "red-1", "blue-12", "blue-13"]
     assert seen(st, 1, 1) == ["yellow-9", "red-1", None, None]
     assert seen(st, 0, 1) == [None, None, None, None]
-    assert st.view(0)["set_aside_count"] == 1
+    assert st.view(0).set_aside_count == 1
     assert "green-6" not in str(st.view(1)) and "green-6" not in str(st.view(None))
     assert not st.snap_open, "a set-aside card is not discarded: it cannot be snapped"
 
@@ -363,7 +363,7 @@ def test_right_snap_locks_the_pair_and_play_resumes_after_claimant() -> None:
     events = st.apply(2, Snap(position=1))
     assert any(e.kind == "snap" and e.cards == ["blue-9", "red-9"] for e in events)
     assert codes(st, 2) == ["red-0", "blue-9", "red-9"]
-    assert st.view(0)["combinations"][2]["locked"] == [False, True, True]
+    assert st.view(0).combinations[2].locked == [False, True, True]
     assert seen(st, 0, 2) == [None, "blue-9", "red-9"]
     assert st.current_player == 3
     assert st.final_hands()[2].locked == [["blue-9", "red-9"]]
@@ -390,7 +390,7 @@ def test_snap_by_the_discarder_and_shadow_only_with_rainbow() -> None:
     st.apply(0, Draw())
     st.apply(0, Discard())
     st.apply(1, Snap(position=0))  # blue-5 with shadow-5: wrong
-    assert st.view(0)["discard"] == "shadow-5" and st.snap_open
+    assert st.view(0).discard == "shadow-5" and st.snap_open
     st.apply(0, Snap(position=1))
     assert codes(st, 0)[-2:] == ["rainbow-5", "shadow-5"]
 
@@ -406,7 +406,7 @@ def test_wrong_snap_penalty_and_no_second_claim() -> None:
     assert penalty and penalty[0].cards == ["blue-11"]
     assert codes(st, 2) == ["red-0", "blue-11"]
     assert seen(st, 0, 2) == ["red-0", None] and seen(st, 2, 2) == ["red-0", "blue-11"]
-    assert st.current_player == 1 and st.snap_open and st.view(0)["discard"] == "red-7"
+    assert st.current_player == 1 and st.snap_open and st.view(0).discard == "red-7"
     assert not any(isinstance(a, Snap) for a in st.legal_actions(2))
     assert illegal(st, 2, Snap(position=1)).reason == "wrong-phase"
     assert st.call_seat == -1
@@ -637,7 +637,7 @@ def test_removed_card_closes_the_gap_and_locked_pair_keeps_positions() -> None:
     st.apply(1, Discard())  # malus-0
     st.apply(1, Target(seat=0, position=1))
     assert codes(st, 0) == ["red-3", "red-6", "green-8", "blue-6"]
-    assert st.view(1)["combinations"][0]["locked"] == [False, True, False, True]
+    assert st.view(1).combinations[0].locked == [False, True, False, True]
 
 
 def test_right_snap_before_drawing_passes_the_turn_on() -> None:
@@ -660,7 +660,7 @@ def test_wrong_claim_on_partner_card_penalises_the_claimant() -> None:
     st.apply(0, Snap(position=1, owner=2))
     assert codes(st, 2) == ["red-0", "blue-8"] and codes(st, 0) == ["red-3", "blue-4", "yellow-12"]
     assert seen(st, 1, 2) == [None, "blue-8"]
-    assert st.view(1)["combinations"][2]["face_up"] == [False, False]
+    assert st.view(1).combinations[2].face_up == [False, False]
     assert illegal(st, 1, Snap(position=0, owner=0)).reason == "not-your-decision"
 
 
@@ -674,11 +674,11 @@ def test_face_up_card_moves_face_up_and_is_discarded_as_usual() -> None:
     st.apply(1, Target(seat=1, position=0))
     st.apply(1, Target(seat=0, position=0))
     assert codes(st, 1) == ["red-3", "yellow-9"]
-    assert st.view(None)["combinations"][1]["face_up"] == [True, False]
+    assert st.view(None).combinations[1].face_up == [True, False]
     assert seen(st, None, 1) == ["red-3", None]
     st.apply(0, Draw())
     st.apply(0, Discard())
-    assert st.view(None)["discard"] == "red-12"
+    assert st.view(None).discard == "red-12"
 
 
 def test_fill_up_keeps_larger_combinations_and_only_one_call() -> None:
