@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from engine.core.base import Event
+from engine.core.events import EventBase
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -63,7 +63,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe(event: Event) -> str | None:
+def describe(event: EventBase) -> str | None:
     """One line for a reader; None for events that only repeat what the next line says."""
     who = f"seat {event.seat}" if event.seat is not None else ""
     cards = ", ".join(event.cards)

@@ -21,6 +21,7 @@ from msgspec import UNSET, UnsetType
 
 from engine.core.actions import Action
 from engine.core.cards import CardCode
+from engine.core.events import EventBase
 from engine.core.view import BaseView
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
     "Capture",
     "Deal",
     "DeckInfo",
-    "Event",
     "LegalMoves",
     "MatchResult",
     "MoveCheck",
@@ -157,16 +157,6 @@ class RoundSetup(msgspec.Struct, frozen=True, kw_only=True):
     carry: list[int] | None = None
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True):
-    """Something that happened in a round. `to` = None: public; else only that seat sees it."""
-
-    kind: str
-    seat: int | None = None
-    cards: list[str] = []
-    data: dict[str, Any] = {}
-    to: int | None = None
-
-
 class RoundState(Protocol):
     """A round in progress. Mutable; `apply` validates then changes it."""
 
@@ -192,7 +182,7 @@ class RoundState(Protocol):
 
     def legal_actions(self, seat: int) -> list[Action]: ...
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
         """Apply one action; raises IllegalMove / InvalidInput and then changes nothing."""
         ...
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any, Generic, Protocol, TypeVar
 
 from engine.core.actions import Action, check_fields
-from engine.core.base import Event, RoundScore, RoundSetup
+from engine.core.base import RoundScore, RoundSetup
+from engine.core.events import EventBase
 from engine.core.tricks import check_seat
 
 __all__ = ["Kernel", "KernelRound"]
@@ -44,7 +45,7 @@ class Kernel(Protocol):
 
     def legal_actions(self, seat: int) -> list[Any]: ...
 
-    def apply(self, seat: int, action: Action) -> list[Event]: ...
+    def apply(self, seat: int, action: Action) -> list[EventBase]: ...
 
     def scores(self) -> RoundScore | None: ...
 
@@ -89,7 +90,7 @@ class KernelRound(Generic[K]):
     def legal_actions(self, seat: object) -> list[Action]:
         return self.k.legal_actions(check_seat(seat, self.players))
 
-    def apply(self, seat: object, action: Action) -> list[Event]:
+    def apply(self, seat: object, action: Action) -> list[EventBase]:
         """Check the seat and the action's field types, then apply it (the kernel checks its
         legality; nothing changes when it is refused)."""
         seat = check_seat(seat, self.players)

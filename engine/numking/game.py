@@ -8,10 +8,10 @@ import msgspec
 
 from engine.core.actions import Action
 from engine.core.base import (
-    Event,
     MatchResult,
     RoundScore,
 )
+from engine.core.events import EventBase, GameOverEvent, RoundStartEvent
 from engine.core.rng import Rng
 from engine.numking.round import NumKingRound
 
@@ -57,7 +57,7 @@ class NumKingGame:
     def legal_actions(self, seat: int) -> list[Action]:
         return self.round.legal_actions(seat)
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
         state = self.round
         events = state.apply(seat, action)
         self.history.append((seat, action))
@@ -70,15 +70,13 @@ class NumKingGame:
             if nxt is not None:
                 self.round = self.rules.new_round(nxt)
                 events.append(
-                    Event(kind="round-start", data={"round": nxt.round, "first_bidder": nxt.leader})
+                    RoundStartEvent(data={"round": nxt.round, "first_bidder": nxt.leader})
                 )
             else:
                 result = self.result()
                 assert result is not None
                 events.append(
-                    Event(
-                        kind="game-over", data={"totals": result.totals, "winners": result.winners}
-                    )
+                    GameOverEvent(data={"totals": result.totals, "winners": result.winners})
                 )
         return events
 

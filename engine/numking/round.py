@@ -17,12 +17,12 @@ import msgspec
 
 from engine.core.actions import Action, Bid, Play
 from engine.core.base import (
-    Event,
     RoundScore,
     RoundSetup,
 )
 from engine.core.cards import canonical, info
 from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import BidEvent, EventBase, PlayEvent, RoundOverEvent, TrickEvent
 from engine.core.rng import Rng
 from engine.core.tricks import check_seat
 from engine.numking.cards import (
@@ -52,17 +52,15 @@ if TYPE_CHECKING:
 
 #: Play and bid events by seat: values shared by every round, never to be mutated (one
 #: msgspec struct built per action was the largest single cost of a play-out step).
-_PLAY_EVENTS: list[dict[str, Event]] = [
-    {c: Event(kind="play", seat=s, cards=[c]) for c in _HELD if c != INFINITY}
+_PLAY_EVENTS: list[dict[str, EventBase]] = [
+    {c: PlayEvent(seat=s, cards=[c]) for c in _HELD if c != INFINITY} for s in range(MAX_PLAYERS)
+]
+_INF_EVENTS: list[dict[int, EventBase]] = [
+    {d: PlayEvent(seat=s, cards=[INFINITY], data={"declared": d}) for d in DECLARATIONS}
     for s in range(MAX_PLAYERS)
 ]
-_INF_EVENTS: list[dict[int, Event]] = [
-    {d: Event(kind="play", seat=s, cards=[INFINITY], data={"declared": d}) for d in DECLARATIONS}
-    for s in range(MAX_PLAYERS)
-]
-_BID_EVENTS: list[list[Event]] = [
-    [Event(kind="bid", seat=s, data={"tricks": t}) for t in range(len(_BIDS))]
-    for s in range(MAX_PLAYERS)
+_BID_EVENTS: list[list[EventBase]] = [
+    [BidEvent(seat=s, data={"tricks": t}) for t in range(len(_BIDS))] for s in range(MAX_PLAYERS)
 ]
 
 
@@ -261,7 +259,7 @@ class NumKingRound:
         self._legal = acts
         return acts
 
-    def apply(self, seat: object, action: Action) -> list[Event]:
+    def apply(self, seat: object, action: Action) -> list[EventBase]:
         if seat != self.current_player or type(seat) is not int:
             raise self._refusal(check_seat(seat, self.n), action)
         legal = self._legal
@@ -347,7 +345,7 @@ class NumKingRound:
             legal,
         )
 
-    def _apply_bid(self, seat: int, action: Bid) -> list[Event]:
+    def _apply_bid(self, seat: int, action: Bid) -> list[EventBase]:
         """Bids go clockwise from the first bidder; the first bidder then leads (Ruling)."""
         self.bids[seat] = action.tricks
         nxt = (seat + 1) % self.n
@@ -356,7 +354,7 @@ class NumKingRound:
         self.current_player = nxt
         return [_BID_EVENTS[seat][action.tricks]]
 
-    def _end_trick(self) -> list[Event]:
+    def _end_trick(self) -> list[EventBase]:
         """Resolve the full trick (rules "Resolving the trick" 1–4, as :func:`resolve`).
 
         A Flash annuls; without a Rainbow/Shadow pair the strongest card, tracked as played,
@@ -401,9 +399,8 @@ class NumKingRound:
         self._fmask = 0
         self._trick_leader = nxt
         self._done += 1
-        events = [
-            Event(
-                kind="trick",
+        events: list[EventBase] = [
+            TrickEvent(
                 seat=winner,
                 cards=sorted(cards, key=_SORT_KEY),
                 data={
@@ -431,8 +428,7 @@ class NumKingRound:
             scores.append(round_points(k, bid, took) + precision_bonus(after))  # type: ignore[arg-type]
             streaks.append(after)
         events.append(
-            Event(
-                kind="round-over",
+            RoundOverEvent(
                 data={
                     "bids": list(self.bids),
                     "tricks": list(self.tricks_taken),

@@ -28,9 +28,21 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.core.actions import Action, Exchange, Neutralize, Pass, Play
-from engine.core.base import BombResult, Capture, Deal, Event, RoundScore, RoundSetup, TrickResult
+from engine.core.base import BombResult, Capture, Deal, RoundScore, RoundSetup, TrickResult
 from engine.core.cards import CARDS, COMPLEMENT, ORDER_KEY
 from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import (
+    BombEvent,
+    DecisionEvent,
+    EventBase,
+    ExchangeEvent,
+    NeutralizeEvent,
+    PassEvent,
+    PlayEvent,
+    RoleRevealedEvent,
+    RoundOverEvent,
+    TrickEvent,
+)
 from engine.core.scoring import best_seats
 from engine.numwars.cards import ROLE_CARDS, ROLE_OF_CARD, STRENGTH, SUIT, TRUMP, canon
 from engine.numwars.scoring import NumWarsPile, pile_points, score_piles
@@ -55,8 +67,8 @@ _YES_NO: list[Action] = [Neutralize(neutralize=True), Neutralize(neutralize=Fals
 _PLAY: dict[str, Play] = {code: Play(card=code) for code in CARDS}
 _PASS: dict[str, Pass] = {code: Pass(card=code) for code in CARDS}
 #: The public "play" event of each seat and card (immutable values, shared).
-_PLAY_EVENTS: list[dict[str, Event]] = [
-    {code: Event(kind="play", seat=s, cards=[code]) for code in CARDS} for s in range(_MAX_PLAYERS)
+_PLAY_EVENTS: list[dict[str, EventBase]] = [
+    {code: PlayEvent(seat=s, cards=[code]) for code in CARDS} for s in range(_MAX_PLAYERS)
 ]
 
 #: Cards in canonical order (rules/cards.md) through a local table.
@@ -302,7 +314,7 @@ class NumWarsKernel:
             return list(_YES_NO)
         return []
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
         """A legal card of the seat to play (the common case) is recognised by membership in
         the cached legal actions and played here; anything else goes through the full checks
         first. The card joins the trick (Trump pairs: a completed pair leaves the contest);
@@ -350,8 +362,7 @@ class NumWarsKernel:
             if not self.revealed[seat]:
                 self.revealed[seat] = True
                 events.append(
-                    Event(
-                        kind="role-revealed",
+                    RoleRevealedEvent(
                         seat=seat,
                         cards=[card],
                         data={"role": ROLE_OF_CARD[card]},
@@ -366,8 +377,7 @@ class NumWarsKernel:
             self.phase = _NEUTRALIZE
             self.current_player = self.complice
             events.append(
-                Event(
-                    kind="decision",
+                DecisionEvent(
                     seat=self.complice,
                     data={"decision": "neutralize", "threat": self._threat()},
                 )
@@ -385,7 +395,7 @@ class NumWarsKernel:
 
     # --- phases --------------------------------------------------------------------------
 
-    def _apply_checked(self, seat: int, action: Action) -> list[Event]:
+    def _apply_checked(self, seat: int, action: Action) -> list[EventBase]:
         phase = self.phase
         if isinstance(action, Play) and phase is _PLAYING:
             self._check_play(seat, action)
@@ -406,7 +416,7 @@ class NumWarsKernel:
         self.history.append((seat, action))
         return events
 
-    def _pass(self, seat: int, cards: list[str]) -> list[Event]:
+    def _pass(self, seat: int, cards: list[str]) -> list[EventBase]:
         """Set-up 3: k cards face down to the right neighbour; role cards stay."""
         remaining = self.k - len(self.passed[seat])
         if remaining <= 0:
@@ -432,24 +442,23 @@ class NumWarsKernel:
         for card in cards:
             self._suits[seat][_INFO[card][0]].remove(_PLAY[card])
         self.passed[seat].extend(cards)
-        events = [
-            Event(kind="pass", seat=seat, cards=canon(cards), to=seat),
-            Event(kind="pass", seat=seat, data={"count": len(cards)}),
+        events: list[EventBase] = [
+            PassEvent(seat=seat, cards=canon(cards), to=[seat]),
+            PassEvent(seat=seat, data={"count": len(cards)}),
         ]
         if all(len(p) == self.k for p in self.passed):
             events.extend(self._finish_exchange())
         return events
 
-    def _finish_exchange(self) -> list[Event]:
+    def _finish_exchange(self) -> list[EventBase]:
         """Set-up 3: everyone receives, at once, the cards of the left neighbour."""
-        events = []
+        events: list[EventBase] = []
         for seat in range(self.n):
             left = (seat + 1) % self.n
             got = self.passed[left]
             self._suits[seat] = _by_suit(canon(self._hand(seat) + got))
             events.append(
-                Event(
-                    kind="exchange",
+                ExchangeEvent(
                     seat=seat,
                     cards=canon(got),
                     data={
@@ -457,7 +466,7 @@ class NumWarsKernel:
                         "to": (seat - 1) % self.n,
                         "passed": canon(self.passed[seat]),
                     },
-                    to=seat,
+                    to=[seat],
                 )
             )
         self.phase = _PLAYING
@@ -496,17 +505,17 @@ class NumWarsKernel:
         shadows = [c for c in self._contest() if c.startswith("shadow-")]
         return canon(shadows)[-1] if shadows else "quantum"
 
-    def _neutralize(self, seat: int, choice: bool) -> list[Event]:
+    def _neutralize(self, seat: int, choice: bool) -> list[EventBase]:
         """Joker neutralization: the complice's choice, asked after the trick's last card."""
         if seat != self.complice:
             raise IllegalMove(
                 "not-your-decision", f"the complice (seat {self.complice}) decides, not seat {seat}"
             )
-        events = [Event(kind="neutralize", seat=seat, data={"neutralize": bool(choice)})]
+        events: list[EventBase] = [NeutralizeEvent(seat=seat, data={"neutralize": bool(choice)})]
         self._finish_trick(bool(choice), events)
         return events
 
-    def _finish_trick(self, choice: bool | None, events: list[Event]) -> None:
+    def _finish_trick(self, choice: bool | None, events: list[EventBase]) -> None:
         """Resolve the complete trick, adding its events. A plain one (no Bomb, no pair:
         every card contests) goes whole to the contest's winner, its data written directly as
         the plain form of the :class:`TrickResult` that :func:`engine.numwars.tricks.resolve` would
@@ -525,7 +534,7 @@ class NumWarsKernel:
                 "bomb": None,
             }
             self._records.append((self.leader, self._cards, data, choice, None))
-            events.append(Event(kind="trick", seat=winner, cards=list(cards), data=data))
+            events.append(TrickEvent(seat=winner, cards=list(cards), data=data))
             self._next_trick(winner)
             if not any(self._suits[0]):
                 events.append(self._finish_round())
@@ -550,14 +559,13 @@ class NumWarsKernel:
             if len(captures) == 1 and not result.pairs
             else canon(self._cards)
         )
-        events.append(Event(kind="trick", seat=result.winner, cards=cards, data=data))
+        events.append(TrickEvent(seat=result.winner, cards=cards, data=data))
         bomb = result.bomb
         if isinstance(bomb, BombResult):
             assert self.bomb is None, "the Bomb is resolved once"
             self.bomb = bomb
             events.append(
-                Event(
-                    kind="bomb",
+                BombEvent(
                     seat=bomb.captured_by,
                     cards=["bomb"],
                     data=msgspec.to_builtins(bomb),
@@ -585,7 +593,7 @@ class NumWarsKernel:
         self._legal = None
         self.phase = _PLAYING
 
-    def _finish_round(self) -> Event:
+    def _finish_round(self) -> EventBase:
         """Every role is revealed at the end of the round; the piles, built by the engine
         itself, are totalled without the checks of score_round (``scores`` adds the
         breakdown when asked)."""
@@ -600,8 +608,7 @@ class NumWarsKernel:
             pile_points(pile, pairs, role, outcome)
             for pile, pairs, role in zip(self.piles, self.pairs, self.roles, strict=True)
         ]
-        return Event(
-            kind="round-over",
+        return RoundOverEvent(
             data={"roles": list(self.roles), "scores": totals, "winners": best_seats(totals)},
         )
 

@@ -33,9 +33,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from engine.core.actions import Action, Exchange, Pass, Play, Show
-from engine.core.base import Event, RoundScore, RoundSetup
+from engine.core.base import RoundScore, RoundSetup
 from engine.core.cards import canonical
 from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import (
+    EventBase,
+    ExchangeEvent,
+    PlayEvent,
+    RoundOverEvent,
+    ShowEvent,
+    TrickEvent,
+)
 from engine.numwars_classic.cards import (
     BLUE,
     GREEN,
@@ -86,11 +94,11 @@ _PHASE_ACTIONS = {
 _PLAY: dict[str, Play] = {card: Play(card) for card in KIND}
 _PASS: dict[str, Pass] = {card: Pass(card) for card in KIND}
 #: The public "play" event of each seat and card, built once (identical values).
-_PLAY_EVENTS: list[dict[str, Event]] = [
-    {card: Event(kind="play", seat=s, cards=[card]) for card in KIND} for s in range(MAX_PLAYERS)
+_PLAY_EVENTS: list[dict[str, EventBase]] = [
+    {card: PlayEvent(seat=s, cards=[card]) for card in KIND} for s in range(MAX_PLAYERS)
 ]
 #: The private "pass" event of each seat and card, per player count (built on first use).
-_PASS_EVENTS: dict[int, list[dict[str, Event]]] = {}
+_PASS_EVENTS: dict[int, list[dict[str, EventBase]]] = {}
 
 
 def _trump_bit(card: str) -> int:
@@ -119,18 +127,17 @@ _INFO: dict[str, tuple[int, int, int, int]] = {
 A = TypeVar("A")
 
 
-def _pass_events(players: int) -> list[dict[str, Event]]:
+def _pass_events(players: int) -> list[dict[str, EventBase]]:
     """Set-up: the event of a seat passing a card to its right neighbour, seen by it alone."""
     events = _PASS_EVENTS.get(players)
     if events is None:
         events = _PASS_EVENTS[players] = [
             {
-                card: Event(
-                    kind="exchange",
+                card: ExchangeEvent(
                     seat=s,
                     cards=[card],
                     data={"action": "pass", "right": (s - 1) % players},
-                    to=s,
+                    to=[s],
                 )
                 for card in KIND
             }
@@ -308,7 +315,7 @@ class ClassicKernel:
             return [Show(None), *(Show(c) for c in _distinct(self._hands[seat]))]
         return []
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
         """Validate `action` fully, then apply it (nothing changes when it is refused).
 
         A play found in the turn's legal plays is played here: the trick keeps what it asks,
@@ -359,7 +366,7 @@ class ClassicKernel:
             self._end_trick(seat, events)
         return events
 
-    def _apply_checked(self, seat: int, action: Action) -> list[Event]:
+    def _apply_checked(self, seat: int, action: Action) -> list[EventBase]:
         """`apply` for any action: the checks in contract order, then the change."""
         phase = self._phase
         if phase is _PLAYING and isinstance(action, Play):
@@ -413,7 +420,7 @@ class ClassicKernel:
                     _distinct(hand),
                 )
 
-    def _pass(self, seat: int, card: str, i: int = -1) -> list[Event]:
+    def _pass(self, seat: int, card: str, i: int = -1) -> list[EventBase]:
         """Pass a held card (at `i` in the hand, if known) to the right neighbour."""
         hand = self._hands[seat]
         if i < 0:
@@ -437,12 +444,11 @@ class ClassicKernel:
             held.extend(got)
             held.sort(key=ORDER_KEY)
             events.append(
-                Event(
-                    kind="exchange",
+                ExchangeEvent(
                     seat=s,
                     cards=got,
                     data={"action": "receive", "left": (s + 1) % n},
-                    to=s,
+                    to=[s],
                 )
             )
         if self.alliance:
@@ -454,7 +460,7 @@ class ClassicKernel:
 
     # -- alliance show step ("Match and variants", Ruling) ------------------------------------
 
-    def _show(self, seat: int, card: str | None) -> list[Event]:
+    def _show(self, seat: int, card: str | None) -> list[EventBase]:
         if self.has_shown[seat]:
             raise IllegalMove("not-your-turn", f"seat {seat} has already shown or skipped", [])
         if card is not None:
@@ -467,13 +473,12 @@ class ClassicKernel:
                 )
         self.has_shown[seat] = True
         self.shown[seat] = card
-        events = [
-            Event(
-                kind="show",
+        events: list[EventBase] = [
+            ShowEvent(
                 seat=seat,
                 cards=[] if card is None else [card],
                 data={"shown": card is not None},
-                to=self.partner(seat),
+                to=[self.partner(seat)],
             )
         ]
         self._waiting = [s for s in self._waiting if s != seat]  # a new list: see `actors`
@@ -510,7 +515,7 @@ class ClassicKernel:
             reason = broken_obligation(hand, self.trick_cards, card)
             raise IllegalMove(reason, reason_message(reason, card), legal)
 
-    def _end_trick(self, seat: int, events: list[Event]) -> None:
+    def _end_trick(self, seat: int, events: list[EventBase]) -> None:
         """Resolve the full trick ("Resolving the trick"), adding its events; the last card
         was `seat`'s.
 
@@ -547,7 +552,7 @@ class ClassicKernel:
         self._records.append((leader, played, data))
         self.leader = self.current_player = winner
         self._new_trick()
-        events.append(Event(kind="trick", seat=winner, cards=cards, data=data))
+        events.append(TrickEvent(seat=winner, cards=cards, data=data))
         if any(self._suits[seat]):
             return
         self._phase = _OVER
@@ -562,7 +567,7 @@ class ClassicKernel:
         }
         if self.alliance:  # the teams decide the winners
             over["teams"] = msgspec.to_builtins(score.teams)
-        events.append(Event(kind="round-over", data=over))
+        events.append(RoundOverEvent(data=over))
 
     @property
     def tricks(self) -> list[dict[str, Any]]:

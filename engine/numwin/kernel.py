@@ -60,8 +60,30 @@ from engine.core.actions import (
     Take,
     Target,
 )
-from engine.core.base import Event, RoundScore, RoundSetup
+from engine.core.base import RoundScore, RoundSetup
 from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import (
+    ActionEvent,
+    AddEvent,
+    CallEvent,
+    DiscardEvent,
+    DrawEvent,
+    EventBase,
+    FillUpEvent,
+    FlipEvent,
+    MalusEvent,
+    PenaltyEvent,
+    QuantumEvent,
+    ReshuffleEvent,
+    RoundOverEvent,
+    ShowEvent,
+    SnapEvent,
+    SwapEvent,
+    TakeEvent,
+    TargetEvent,
+    TurnEvent,
+    WrongClaimEvent,
+)
 from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
 from engine.numwin.scoring import NumWinHand
 
@@ -175,10 +197,10 @@ class NumWinKernel:
                 out += [Snap(position=p, owner=tag) for p in self._unlocked(owner)]
         return out
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
         if self._phase is Phase.OVER:
             raise self._illegal(seat, "wrong-phase", "the round is over")
-        events: list[Event] = []
+        events: list[EventBase] = []
         if isinstance(action, Snap):
             self._snap(seat, action, events)
         elif isinstance(action, Call):
@@ -248,7 +270,7 @@ class NumWinKernel:
             len(self.comb[seat]) < TARGET_SIZE or self._has_unlocked(seat)
         )
 
-    def _draw_card(self, events: list[Event]) -> int:
+    def _draw_card(self, events: list[EventBase]) -> int:
         """The top of the draw pile, reshuffling the discard but its top when empty; -1: none."""
         if not self.pile:
             if len(self.discard) <= 1:
@@ -259,10 +281,10 @@ class NumWinKernel:
                 self.known[c] = 0
                 self.faceup[c] = False
             self.rng.shuffle(self.pile)
-            events.append(Event(kind="reshuffle", data={"draw_pile_count": len(self.pile)}))
+            events.append(ReshuffleEvent(data={"draw_pile_count": len(self.pile)}))
         return self.pile.pop()
 
-    def _finish(self, reason: str, events: list[Event], *, keep_caller: bool = False) -> None:
+    def _finish(self, reason: str, events: list[EventBase], *, keep_caller: bool = False) -> None:
         """End the round; exhausted piles and `max_turns` score with no caller (Ruling)."""
         self._phase = Phase.OVER
         self.end = reason
@@ -270,9 +292,9 @@ class NumWinKernel:
         self.call_seat = -1
         self.snap_open = False
         self.pending = ""
-        events.append(Event(kind="round-end", data={"reason": reason}))
+        events.append(RoundOverEvent(data={"reason": reason}))
 
-    def _start_turn(self, seat: int, events: list[Event]) -> None:
+    def _start_turn(self, seat: int, events: list[EventBase]) -> None:
         self._phase = Phase.DRAW
         self.turn = seat
         self.hand = -1
@@ -280,9 +302,9 @@ class NumWinKernel:
         if not self._can_draw():
             self._finish("exhausted", events)
         else:
-            events.append(Event(kind="turn", seat=seat))
+            events.append(TurnEvent(seat=seat))
 
-    def _end_turn(self, seat: int, call: bool, events: list[Event]) -> None:
+    def _end_turn(self, seat: int, call: bool, events: list[EventBase]) -> None:
         """After a turn: call, `max_turns`, last turns, or the next player."""
         self.turns += 1
         self.hand = -1
@@ -292,7 +314,7 @@ class NumWinKernel:
         if call:
             self.caller = seat
             self.last_turns = [(seat + k) % self.n for k in range(1, self.n)]
-            events.append(Event(kind="call", seat=seat))
+            events.append(CallEvent(seat=seat))
         if self.max_turns and self.turns >= self.max_turns:
             self._finish("max-turns", events)
             return
@@ -308,7 +330,7 @@ class NumWinKernel:
         self.resume_after = -1
         self._start_turn(nxt, events)
 
-    def _fill_up(self, events: list[Event]) -> None:
+    def _fill_up(self, events: list[EventBase]) -> None:
         """Rules "Calling": after the last turns, fewer than 5 cards draw up to 5."""
         assert self.caller is not None
         for k in range(1, self.n + 1):
@@ -320,8 +342,8 @@ class NumWinKernel:
                     return
                 self.comb[seat].append(card)
                 self.known[card] |= 1 << seat
-                events.append(Event(kind="fill-up", seat=seat))
-                events.append(Event(kind="fill-up", seat=seat, cards=[DECK[card]], to=seat))
+                events.append(FillUpEvent(seat=seat))
+                events.append(FillUpEvent(seat=seat, cards=[DECK[card]], to=[seat]))
         self._finish("called", events, keep_caller=True)
 
     def _position(self, owner: int, position: int) -> int:
@@ -423,7 +445,7 @@ class NumWinKernel:
         return out
 
     def _turn(
-        self, seat: int, action: Draw | Take | Discard | Swap | Add, events: list[Event]
+        self, seat: int, action: Draw | Take | Discard | Swap | Add, events: list[EventBase]
     ) -> None:
         if seat != self.turn:
             raise self._illegal(seat, "not-your-turn", f"it is seat {self.turn}'s turn")
@@ -447,7 +469,7 @@ class NumWinKernel:
         else:
             self._add(seat, action, events)
 
-    def _draw(self, seat: int, events: list[Event]) -> None:
+    def _draw(self, seat: int, events: list[EventBase]) -> None:
         if not self._can_draw():
             raise self._illegal(seat, "wrong-phase", "both piles are exhausted")
         self.call_seat = -1
@@ -456,10 +478,10 @@ class NumWinKernel:
         self.hand = card
         self.hand_src = "draw"
         self._phase = Phase.PLAY
-        events.append(Event(kind="draw", seat=seat))
-        events.append(Event(kind="draw", seat=seat, cards=[DECK[card]], to=seat))
+        events.append(DrawEvent(seat=seat))
+        events.append(DrawEvent(seat=seat, cards=[DECK[card]], to=[seat]))
 
-    def _take(self, seat: int, events: list[Event]) -> None:
+    def _take(self, seat: int, events: list[EventBase]) -> None:
         if not self.discard:
             raise self._illegal(seat, "wrong-phase", "the discard pile is empty")
         if not self._can_take(seat):
@@ -475,7 +497,7 @@ class NumWinKernel:
         self.hand = card
         self.hand_src = "take"
         self._phase = Phase.PLAY
-        events.append(Event(kind="take", seat=seat, cards=[DECK[card]]))
+        events.append(TakeEvent(seat=seat, cards=[DECK[card]]))
 
     def _check_call(self, seat: int, call: bool, count_after: int, ends: bool) -> None:
         if not call:
@@ -495,7 +517,7 @@ class NumWinKernel:
                 f"calling needs exactly {TARGET_SIZE} cards, you would hold {count_after}",
             )
 
-    def _after_discard(self, seat: int, card: int, call: bool, events: list[Event]) -> None:
+    def _after_discard(self, seat: int, card: int, call: bool, events: list[EventBase]) -> None:
         """Rules "Actions": a discarded action card activates; else the turn ends."""
         if self._put_on_discard(card):
             kind = DECK[card]
@@ -504,12 +526,12 @@ class NumWinKernel:
                 self.pending = kind
                 self.swipe_from = -1
                 self.hand = -1
-                events.append(Event(kind="action", seat=seat, cards=[kind]))
+                events.append(ActionEvent(seat=seat, cards=[kind]))
                 return
-            events.append(Event(kind="action", seat=seat, cards=[kind], data={"effect": False}))
+            events.append(ActionEvent(seat=seat, cards=[kind], data={"effect": False}))
         self._end_turn(seat, call, events)
 
-    def _discard(self, seat: int, action: Discard, events: list[Event]) -> None:
+    def _discard(self, seat: int, action: Discard, events: list[EventBase]) -> None:
         card = self.hand
         count = len(self.comb[seat])
         if self.hand_src == "take":
@@ -519,10 +541,10 @@ class NumWinKernel:
         ends = not (_IS_ACTION[card] and self._has_target(seat, DECK[card]))
         self._check_call(seat, action.call, count, ends)
         self.call_seat = -1
-        events.append(Event(kind="discard", seat=seat, cards=[DECK[card]]))
+        events.append(DiscardEvent(seat=seat, cards=[DECK[card]]))
         self._after_discard(seat, card, action.call, events)
 
-    def _swap(self, seat: int, action: Swap, events: list[Event]) -> None:
+    def _swap(self, seat: int, action: Swap, events: list[EventBase]) -> None:
         old = self._position(seat, action.position)
         if self.locked[old]:
             raise self._illegal(seat, "card-locked", f"position {action.position} is a locked pair")
@@ -532,12 +554,10 @@ class NumWinKernel:
         card = self.hand
         self.comb[seat][action.position] = card
         self.faceup[card] = False
-        events.append(
-            Event(kind="swap", seat=seat, cards=[DECK[old]], data={"position": action.position})
-        )
+        events.append(SwapEvent(seat=seat, cards=[DECK[old]], data={"position": action.position}))
         self._after_discard(seat, old, action.call, events)
 
-    def _add(self, seat: int, action: Add, events: list[Event]) -> None:
+    def _add(self, seat: int, action: Add, events: list[EventBase]) -> None:
         if self.hand_src != "take":
             raise self._illegal(
                 seat, "wrong-phase", "only a card taken from the discard can be added"
@@ -553,12 +573,12 @@ class NumWinKernel:
         self.call_seat = -1
         card = self.hand
         self.comb[seat].append(card)
-        events.append(Event(kind="add", seat=seat, cards=[DECK[card]]))
+        events.append(AddEvent(seat=seat, cards=[DECK[card]]))
         self._end_turn(seat, action.call, events)
 
     # -- action decisions -----------------------------------------------------------------
 
-    def _target(self, seat: int, action: Target, events: list[Event]) -> None:
+    def _target(self, seat: int, action: Target, events: list[EventBase]) -> None:
         if self._phase is not Phase.ACTION:
             raise self._illegal(seat, "wrong-phase", "no action card is waiting for a target")
         if seat != self.turn:
@@ -582,8 +602,7 @@ class NumWinKernel:
         self._check_call(seat, action.call, count_after, last)
         self.call_seat = -1
         events.append(
-            Event(
-                kind="target",
+            TargetEvent(
                 seat=seat,
                 cards=[kind],
                 data={"seat": action.seat, "position": action.position},
@@ -601,13 +620,12 @@ class NumWinKernel:
             )
         elif kind == "flip":
             self.known[card] |= 1 << seat
-            events.append(Event(kind="flip", seat=seat, cards=[DECK[card]], to=seat))
+            events.append(FlipEvent(seat=seat, cards=[DECK[card]], to=[seat]))
         elif kind == "quantum":
             self.known[card] = self.public
             self.faceup[card] = True
             events.append(
-                Event(
-                    kind="quantum",
+                QuantumEvent(
                     seat=action.seat,
                     cards=[DECK[card]],
                     data={"position": action.position},
@@ -617,12 +635,12 @@ class NumWinKernel:
             return
         self._end_turn(seat, action.call, events)
 
-    def _malus(self, target: int, position: int, k: int, events: list[Event]) -> bool:
+    def _malus(self, target: int, position: int, k: int, events: list[EventBase]) -> bool:
         """Rules "malus-K": the card is set aside, K pile cards join unseen; False: exhausted."""
         card = self.comb[target].pop(position)
         self.faceup[card] = False
         self.aside.append(card)
-        events.append(Event(kind="malus", seat=target, data={"position": position, "added": k}))
+        events.append(MalusEvent(seat=target, data={"position": position, "added": k}))
         for _ in range(k):
             new = self._draw_card(events)
             if new < 0:
@@ -633,7 +651,7 @@ class NumWinKernel:
 
     # -- snaps, calls, show ---------------------------------------------------------------
 
-    def _snap(self, seat: int, action: Snap, events: list[Event]) -> None:
+    def _snap(self, seat: int, action: Snap, events: list[EventBase]) -> None:
         owner = seat if action.owner is None else action.owner
         if self._phase is Phase.SHOW or self._phase is Phase.ACTION:
             raise self._illegal(seat, "wrong-phase", "no discarded card can be claimed now")
@@ -665,7 +683,7 @@ class NumWinKernel:
         else:
             self._wrong_claim(seat, owner, action.position, events)
 
-    def _right_claim(self, seat: int, owner: int, position: int, events: list[Event]) -> None:
+    def _right_claim(self, seat: int, owner: int, position: int, events: list[EventBase]) -> None:
         """Right card: the pair locks face up; play resumes after the claimant."""
         top = self.discard.pop()
         card = self.comb[owner][position]
@@ -680,8 +698,7 @@ class NumWinKernel:
         self.pairs[seat].append((card, top))
         self.snap_open = False
         events.append(
-            Event(
-                kind="snap",
+            SnapEvent(
                 seat=seat,
                 cards=[DECK[card], DECK[top]],
                 data={"owner": owner, "position": position},
@@ -700,14 +717,13 @@ class NumWinKernel:
         if self.caller is None and len(self.comb[seat]) == TARGET_SIZE:
             self.call_seat = seat
 
-    def _wrong_claim(self, seat: int, owner: int, position: int, events: list[Event]) -> None:
+    def _wrong_claim(self, seat: int, owner: int, position: int, events: list[EventBase]) -> None:
         """Wrong card: shown to all, a penalty card, play resumes with the same player."""
         card = self.comb[owner][position]
         self.known[card] = self.public
         self.tried |= 1 << seat
         events.append(
-            Event(
-                kind="wrong-claim",
+            WrongClaimEvent(
                 seat=seat,
                 cards=[DECK[card]],
                 data={"owner": owner, "position": position},
@@ -719,12 +735,12 @@ class NumWinKernel:
             return
         self.comb[seat].append(penalty)
         self.known[penalty] |= 1 << seat
-        events.append(Event(kind="penalty", seat=seat))
-        events.append(Event(kind="penalty", seat=seat, cards=[DECK[penalty]], to=seat))
+        events.append(PenaltyEvent(seat=seat))
+        events.append(PenaltyEvent(seat=seat, cards=[DECK[penalty]], to=[seat]))
         if self._phase is Phase.DRAW and not self._can_draw():
             self._finish("exhausted", events)
 
-    def _call(self, seat: int, events: list[Event]) -> None:
+    def _call(self, seat: int, events: list[EventBase]) -> None:
         """Right after a successful snap with exactly 5 cards (rules "Instant recovery")."""
         if seat != self.call_seat:
             raise self._illegal(
@@ -736,9 +752,9 @@ class NumWinKernel:
         if self._phase is Phase.DRAW and self.turn in queue:
             queue.remove(self.turn)
         self.last_turns = queue
-        events.append(Event(kind="call", seat=seat))
+        events.append(CallEvent(seat=seat))
 
-    def _show(self, seat: int, action: Show, events: list[Event]) -> None:
+    def _show(self, seat: int, action: Show, events: list[EventBase]) -> None:
         """Teams: each partner shows one card of their own choice to the other."""
         if self._phase is not Phase.SHOW or self.shown >> seat & 1:
             raise self._illegal(seat, "wrong-phase", "there is nothing to show now")
@@ -751,8 +767,8 @@ class NumWinKernel:
         partner = self._partner(seat)
         self.known[card] |= 1 << partner
         self.shown |= 1 << seat
-        events.append(Event(kind="show", seat=seat))
-        events.append(Event(kind="show", seat=seat, cards=[action.card], to=partner))
+        events.append(ShowEvent(seat=seat))
+        events.append(ShowEvent(seat=seat, cards=[action.card], to=[partner]))
         if self.shown == self.all:
             self._start_turn(self.setup.dealer, events)
 

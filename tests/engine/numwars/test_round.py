@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine.core.actions import Action, Bid, Exchange, Neutralize, Pass, Play
-from engine.core.base import Deal, Event, RoundSetup, TrickCard
+from engine.core.base import Deal, RoundSetup, TrickCard
 from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import EventBase
 from engine.core.rng import Rng
 from engine.numwars.cards import canon
 from engine.numwars.round import NumWarsRound
@@ -41,7 +42,7 @@ def illegal(state: NumWarsRound, seat: int, action: Action) -> IllegalMove:
     return err.value
 
 
-def kinds(events: list[Event]) -> list[str]:
+def kinds(events: list[EventBase]) -> list[str]:
     return [e.kind for e in events]
 
 
@@ -200,7 +201,7 @@ def test_exchange_passes_to_the_right_simultaneously() -> None:
         for s in range(4)
     }
     events = state.apply(0, Exchange(cards=passed[0]))
-    assert [(e.kind, e.to) for e in events] == [("pass", 0), ("pass", None)]
+    assert [(e.kind, e.to) for e in events] == [("pass", [0]), ("pass", None)]
     assert events[1].cards == [] and events[1].data == {"count": 2}
     assert state.actors() == [1, 2, 3]
     assert illegal(state, 0, Pass(card=start[0][-1])).reason == "not-your-turn"
@@ -210,7 +211,7 @@ def test_exchange_passes_to_the_right_simultaneously() -> None:
     assert illegal(state, 2, Play(card=start[2][0])).reason == "wrong-phase"
     state.apply(2, Exchange(cards=passed[2]))
     events = state.apply(3, Exchange(cards=passed[3]))
-    assert [(e.kind, e.to) for e in events][2:] == [("exchange", s) for s in range(4)]
+    assert [(e.kind, e.to) for e in events][2:] == [("exchange", [s]) for s in range(4)]
     for s in range(4):
         left = (s + 1) % 4
         expected = sorted(set(start[s]) - set(passed[s]) | set(passed[left]))
@@ -298,14 +299,14 @@ def check_views(state: NumWarsRound) -> None:
         msgspec.json.encode(view)
 
 
-def check_events(state: NumWarsRound, seat: int, events: list[Event]) -> None:
+def check_events(state: NumWarsRound, seat: int, events: list[EventBase]) -> None:
     """Public events carry no hidden card; private ones go to the acting seat's own eyes."""
     hidden = set(state.set_aside).union(*map(set, state.hands))
     for e in events:
         if e.to is None:
             assert not strings(msgspec.to_builtins(e)) & hidden, e
         else:
-            assert e.kind in ("pass", "exchange") and (e.kind != "pass" or e.to == seat)
+            assert e.kind in ("pass", "exchange") and (e.kind != "pass" or e.to == [seat])
 
 
 def outside_legal(state: NumWarsRound, rng: Rng) -> Iterator[tuple[int, Action]]:

@@ -72,7 +72,7 @@ def test_exchange_to_the_right_from_the_left(players: int, speed: bool, size: in
     for seat in range(players):
         for card in before[seat][:size]:
             events = state.apply(seat, Pass(card))
-            assert events[0].kind == "exchange" and events[0].to == seat
+            assert events[0].kind == "exchange" and events[0].to == [seat]
             assert events[0].cards == [card]
     for seat in range(players):
         left = (seat + 1) % players
@@ -88,8 +88,8 @@ def test_exchange_completion_events_are_private() -> None:
     for seat in range(3):
         events += state.apply(seat, Exchange(state.hands[seat][:5]))
     received = [e for e in events if e.data.get("action") == "receive"]
-    assert [e.to for e in received] == [0, 1, 2]
-    assert all(e.seat == e.to == (e.data["left"] - 1) % 3 for e in received)
+    assert [e.to for e in received] == [[0], [1], [2]]
+    assert all([e.seat] == e.to == [(e.data["left"] - 1) % 3] for e in received)
     assert all(e.to is not None for e in events)
 
 
@@ -169,7 +169,7 @@ def test_alliance_show_step_seen_by_the_partner_only() -> None:
     assert {a.card for a in legal[1:] if isinstance(a, Show)} == set(state.hands[1])
     card = state.hands[1][0]
     events = state.apply(1, Show(card))
-    assert [(e.kind, e.seat, e.cards, e.to) for e in events] == [("show", 1, [card], 4)]
+    assert [(e.kind, e.seat, e.cards, e.to) for e in events] == [("show", 1, [card], [4])]
     assert state.view(4).partner_shown == card
     assert state.view(1).shown == card
     for seat in (0, 2, 3, 5):
@@ -179,7 +179,7 @@ def test_alliance_show_step_seen_by_the_partner_only() -> None:
     assert refused(state, 0, Show(foreign)).reason == "card-not-in-hand"
     assert refused(state, 0, Play(state.hands[0][0])).reason == "wrong-phase"
     skip = state.apply(0, Show(None))
-    assert skip[0].to == 3 and skip[0].cards == []
+    assert skip[0].to == [3] and skip[0].cards == []
     for seat in (2, 3, 4, 5):
         state.apply(seat, Show(None))
     assert state.phase == "play" and state.current_player == 2

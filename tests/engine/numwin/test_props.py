@@ -173,7 +173,7 @@ def test_views_show_only_cards_told_in_events_and_refusals_change_nothing(
             assert s.snapshot() == before
         seat, action = pick(s, rng)
         for event in s.apply(seat, action):
-            receivers = range(n + 1) if event.to is None else [event.to]
+            receivers = range(n + 1) if event.to is None else event.to
             for r in receivers:
                 told[r].update(event.cards)
         if s.is_over:

@@ -126,7 +126,7 @@ def test_draw_then_discard_passes_the_turn_and_opens_a_claim() -> None:
     """Rules "A turn" 2: discard the drawn card; then the next player clockwise."""
     st = rig([["red-3", "blue-4"], ["green-3", "yellow-9"], ["red-0", "red-2"]], pile=["blue-7"])
     events = st.apply(0, Draw())
-    private = [e for e in events if e.to == 0]
+    private = [e for e in events if e.to == [0]]
     assert private and private[0].cards == ["blue-7"]
     assert all(not e.cards for e in events if e.to is None)
     assert st.view(1).in_hand.card is None and st.view(0).in_hand.card == "blue-7"
@@ -283,7 +283,7 @@ def test_flip_reveals_to_the_player_only() -> None:
     st.apply(0, Discard())
     events = st.apply(0, Target(seat=0, position=1))
     flips = [e for e in events if e.kind == "flip"]
-    assert flips and flips[0].to == 0 and flips[0].cards == ["blue-4"]
+    assert flips and flips[0].to == [0] and flips[0].cards == ["blue-4"]
     assert seen(st, 0, 0) == ["red-3", "blue-4"] and seen(st, 1, 0) == [None, None]
 
 
@@ -402,7 +402,7 @@ def test_wrong_snap_penalty_and_no_second_claim() -> None:
     st.apply(0, Discard())
     events = st.apply(2, Snap(position=0))
     assert any(e.kind == "wrong-claim" and e.cards == ["red-0"] for e in events)
-    penalty = [e for e in events if e.kind == "penalty" and e.to == 2]
+    penalty = [e for e in events if e.kind == "penalty" and e.to == [2]]
     assert penalty and penalty[0].cards == ["blue-11"]
     assert codes(st, 2) == ["red-0", "blue-11"]
     assert seen(st, 0, 2) == ["red-0", None] and seen(st, 2, 2) == ["red-0", "blue-11"]
@@ -595,7 +595,7 @@ def test_teams_show_step_and_partner_snap() -> None:
         card = codes(st, s)[1]
         shown[s] = card
         events = st.apply(s, Show(card=card))
-        assert [e.to for e in events if e.cards] == [(s + 2) % 4]
+        assert [e.to for e in events if e.cards] == [[(s + 2) % 4]]
     assert st.phase == "draw" and st.current_player == 0
     for s in range(4):
         assert shown[(s + 2) % 4] in seen(st, s, (s + 2) % 4)
