@@ -25,4 +25,4 @@ class NumWarsRound(KernelRound[NumWarsKernel]):
 
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""
-        return view(self.k, None if seat is None else check_seat(seat, self.players))
+        return view(self.kernel, None if seat is None else check_seat(seat, self._players))
