@@ -209,6 +209,8 @@ class Ruleset(Protocol):
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    #: Every card code the ruleset can ever use (any player count, any option), canonical.
+    card_codes: ClassVar[tuple[str, ...]]
 
     @property
     def options(self) -> msgspec.Struct: ...

@@ -89,6 +89,11 @@ class NumKing:
     min_players: ClassVar[int] = MIN_PLAYERS
     max_players: ClassVar[int] = MAX_PLAYERS
     Options: ClassVar[type[NumKingOptions]] = NumKingOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(
+        canonical({*_deck_tables(True).cards, *_deck_tables(False).cards})
+    )
     next_first_bidder = staticmethod(next_first_bidder)
 
     def __init__(self, options: NumKingOptions | None = None) -> None:

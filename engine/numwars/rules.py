@@ -88,6 +88,11 @@ class NumWars:
     min_players: ClassVar[int] = 3
     max_players: ClassVar[int] = 8
     Options: ClassVar[type[NumWarsOptions]] = NumWarsOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(
+        canon(set().union(*(deck_cards(n) for n in FORMATS)))
+    )
 
     def __init__(self, options: NumWarsOptions | None = None) -> None:
         self.options = options or NumWarsOptions()

@@ -48,6 +48,7 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
+from engine.core.cards import canonical
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
 from engine.core.scoring import (
@@ -105,6 +106,9 @@ class NumWarsClassic:
     min_players: ClassVar[int] = MIN_PLAYERS
     max_players: ClassVar[int] = MAX_PLAYERS
     Options: ClassVar[type[ClassicOptions]] = ClassicOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(canonical(set(DECK)))
 
     def __init__(self, options: ClassicOptions | None = None) -> None:
         self.options = options or ClassicOptions()

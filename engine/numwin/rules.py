@@ -37,7 +37,7 @@ from engine.core.base import (
     ScoreLine,
     TeamScore,
 )
-from engine.core.cards import check_cards
+from engine.core.cards import canonical, check_cards
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
 from engine.core.scoring import (
@@ -75,6 +75,9 @@ class NumWin:
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 8
     Options: ClassVar[type[NumWinOptions]] = NumWinOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(canonical(set(DECK)))
 
     def __init__(self, options: NumWinOptions | None = None) -> None:
         self.options = options or NumWinOptions()
