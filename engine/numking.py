@@ -2,11 +2,10 @@
 
 The rules object answers the stateless questions (deck, deal, legal moves, trick resolution,
 round scoring, match totals) and builds :class:`NumKingRound`, the state machine of one
-round (bids, then play). A whole game (rounds 1 … max_cards) is :class:`NumKingGame`, or by
-hand: ``setup = rules.first_setup(players, seed)`` then, after each round,
-``setup = rules.next_setup(setup, state)`` (None after the last round); the next setup
-carries the streaks (``RoundSetup.carry``) and names the first bidder by the Ruling
-(``RoundSetup.leader``, see :func:`next_first_bidder`).
+round (bids, then play). A whole game (rounds 1 … max_cards) is a match,
+``rules.new_match(players, seed)`` (:mod:`engine.core.match`): its rounds are set up by
+``rules.round_setup``, which carries the streaks (``RoundSetup.carry``) and names the first
+bidder by the Ruling (``RoundSetup.leader``, see :func:`next_first_bidder`).
 
 Strength (rules "Playing a card") is one small int per card, precomputed:
 ``infinity``@0 = 0 < numbered X = X + 1 < ``infinity``@17 = 18 < ``numx`` = 19 < ``flash`` = 20.
@@ -28,7 +27,7 @@ Choices where the spec is silent (documented here and in the API docs):
 - Deal: only the n·k dealt cards are drawn (``Rng.shuffle(…, last=n·k)``): they are the last
   n·k of the shuffled deck, seat s taking the s-th block of k; the cards before them are the
   reserve (a round of 1 card with 4 players draws 4 cards, not the whole deck).
-- The next round's seed, when not given, is the first output of ``Rng(previous seed)``;
+- In a match, round r's seed is :func:`engine.core.match.round_seed` of the match seed;
   the dealer moves one seat clockwise each round (rules/README.md), with no effect on play.
 
 Speed (the play-out benchmark): legal actions are slices of a strength-ordered hand, cached
@@ -59,11 +58,13 @@ from engine.base import (
     PlayerScore,
     RoundScore,
     RoundSetup,
+    RoundState,
     ScoreLine,
     TrickCard,
     TrickResult,
 )
 from engine.cards import CARDS, canonical, check_cards, info, numbered_deck
+from engine.core.match import Match, TiebreakDecision, check_rules_version
 from engine.errors import IllegalMove, InvalidInput
 from engine.rng import Rng
 from engine.scoring import best_seats, match_totals
@@ -592,36 +593,52 @@ class NumKing:
         """A round state; `hands` replaces the seeded deal (tests, puzzles)."""
         return NumKingRound(self, setup, hands)
 
-    def first_setup(self, players: int, seed: int) -> RoundSetup:
-        """Round 1 of a game: one card each, first bidder from the option (rules "Bids")."""
-        self.max_cards(players)
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumKing:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole game (rules "Rounds", "Game end") of `players`, seeded `seed`."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """Rounds 1 … max_cards (rules "Rounds"; checks the player count and the options)."""
+        return self.max_cards(players)
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index + 1`: that many cards each (rules "Rounds"), the dealer moving one seat
+        clockwise (no effect on play), the streaks after `previous` carried ("Precision bonus")
+        and its first bidder by the Ruling of "Bids" (:func:`next_first_bidder`); round 1's
+        first bidder is option `first_bidder`."""
+        if previous is None:
+            return RoundSetup(
+                players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
+            )
+        if not isinstance(previous, NumKingRound) or not previous.is_over:
+            raise _bad("the previous round is a numking round that is over", "previous")
         return RoundSetup(
-            players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
+            players=players,
+            seed=seed,
+            dealer=index % players,
+            round=index + 1,
+            leader=next_first_bidder(previous.first_bidder, previous.tricks_taken),
+            carry=previous.streaks_after(),
         )
 
-    def next_setup(
-        self, previous: RoundSetup, state: NumKingRound, seed: int | None = None
-    ) -> RoundSetup | None:
-        """The round after `state` (over), or None after round max_cards (rules "Rounds").
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakDecision | None:
+        """No tie-break: ties share the win (rules "Game end")."""
+        return None
 
-        Carries the streaks after the round and names the first bidder by the Ruling.
-        """
-        if not state.is_over:
-            raise _bad("the round is not over", "state")
-        n = previous.players
-        if previous.round >= self.max_cards(n):
-            return None
-        return RoundSetup(
-            players=n,
-            seed=Rng(previous.seed).next_u64() if seed is None else seed,
-            dealer=(previous.dealer + 1) % n,
-            round=previous.round + 1,
-            leader=next_first_bidder(state.first_bidder, state.tricks_taken),
-            carry=state.streaks_after(),
-        )
-
-    def new_game(self, players: int, seed: int) -> NumKingGame:
-        return NumKingGame(self, players, seed)
+    # -- end of match policy ----------------------------------------------------------------
 
 
 def _score(cards: int, rows: Sequence[tuple[int, int, int]]) -> RoundScore:
@@ -1108,96 +1125,3 @@ def _action_label(action: Action) -> str:
     if isinstance(action, Bid):
         return f"bid-{action.tricks}"
     return type(action).__name__.lower()
-
-
-# --------------------------------------------------------------------------- whole game
-
-
-class NumKingGame:
-    """A whole game: rounds 1 … max_cards, streaks carried and first bidders by the Ruling.
-
-    Drives the current :class:`NumKingRound` (same `phase`, `current_player`, `actors`,
-    `legal_actions`, `apply`, `view`, `snapshot` shape) and starts the next round as soon as
-    one ends. Round r's seed is the r-th output of ``Rng(seed)``.
-    """
-
-    def __init__(self, rules: NumKing, players: int, seed: int) -> None:
-        self.rules = rules
-        self.players = players
-        self.seed = seed
-        self.last_round = rules.max_cards(players)
-        self._seeds = Rng(seed)
-        self.history: list[tuple[int, Action]] = []
-        self.rounds: list[NumKingRound] = []
-        self.round_scores: list[RoundScore] = []
-        first = rules.first_setup(players, self._seeds.next_u64())
-        self.round = rules.new_round(first)
-
-    @property
-    def phase(self) -> str:
-        return self.round.phase
-
-    @property
-    def current_player(self) -> int | None:
-        return self.round.current_player
-
-    @property
-    def is_over(self) -> bool:
-        return self.round.is_over and self.round.k == self.last_round
-
-    def actors(self) -> list[int]:
-        return self.round.actors()
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        return self.round.legal_actions(seat)
-
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        state = self.round
-        events = state.apply(seat, action)
-        self.history.append((seat, action))
-        if state.is_over:
-            scores = state.scores()
-            assert scores is not None
-            self.rounds.append(state)
-            self.round_scores.append(scores)
-            nxt = self.rules.next_setup(state.setup, state, self._seeds.next_u64())
-            if nxt is not None:
-                self.round = self.rules.new_round(nxt)
-                events.append(
-                    Event(kind="round-start", data={"round": nxt.round, "first_bidder": nxt.leader})
-                )
-            else:
-                result = self.result()
-                assert result is not None
-                events.append(
-                    Event(
-                        kind="game-over", data={"totals": result.totals, "winners": result.winners}
-                    )
-                )
-        return events
-
-    def result(self) -> MatchResult | None:
-        """Totals and winners once the last round is over."""
-        if not self.is_over:
-            return None
-        return self.rules.score_match(self.round_scores)
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        totals = [0] * self.players
-        for rs in self.round_scores:
-            for p in rs.players:
-                totals[p.seat] += p.score
-        return {
-            "round_no": self.round.k,
-            "last_round": self.last_round,
-            "totals": totals,
-            "over": self.is_over,
-            "current": self.round.view(seat),
-        }
-
-    def snapshot(self) -> dict[str, Any]:
-        return {
-            "rounds": [r.snapshot() for r in self.rounds],
-            "current": None if self.round.is_over else self.round.snapshot(),
-            "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
-        }

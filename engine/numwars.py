@@ -48,11 +48,13 @@ from engine.base import (
     PlayerScore,
     RoundScore,
     RoundSetup,
+    RoundState,
     ScoreLine,
     TrickCard,
     TrickResult,
 )
 from engine.cards import CARDS, COLOURS, FAMILIES, check_cards, numbered_deck
+from engine.core.match import Match, TiebreakDecision, check_rules_version
 from engine.errors import InvalidInput
 from engine.rng import Rng
 from engine.scoring import best_seats, match_totals, value_group_points
@@ -863,3 +865,40 @@ class NumWars:
             winners=winners,
             tiebreak_needed=self.options.tiebreak and len(winners) > 1,
         )
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWars:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match")."""
+        self._players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n` (rules/README.md, "Seats")."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakDecision | None:
+        """With `tiebreak`, the tie-break of numwars-classic (rules "Match", Ruling); else the
+        tie stands (None)."""
+        if not self.options.tiebreak:
+            return None
+        from engine.numwars_classic import decide_tiebreak
+
+        return decide_tiebreak(tied, rounds)
+
+    # -- end of match policy ----------------------------------------------------------------

@@ -45,11 +45,13 @@ from engine.base import (
     MoveCheck,
     RoundScore,
     RoundSetup,
+    RoundState,
     TeamScore,
     TrickCard,
     TrickResult,
 )
 from engine.cards import CARDS
+from engine.core.match import Match, TiebreakDecision, check_rules_version
 from engine.errors import InvalidInput
 from engine.numwars_classic_cards import (
     BLUE as BLUE,
@@ -570,6 +572,39 @@ class NumWarsClassic:
     def tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome:
         """The tie-break Ruling for this ruleset's options (see :func:`decide_tiebreak`)."""
         return decide_tiebreak(tied, rounds, alliance=self.options.alliance)
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWarsClassic:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match and variants") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match and variants")."""
+        self.check_players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n`; a tie-break round (index ≥ n) by "the
+        next dealer in rotation" (rules "Match and variants", Ruling)."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakDecision | None:
+        """With `tiebreak` (default on), the tie-break Ruling (:meth:`tiebreak`); else None."""
+        return self.tiebreak(tied, rounds) if self.options.tiebreak else None
+
+    # -- end of match policy ----------------------------------------------------------------
 
     # -- rounds --------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ seat's legal actions. Every draw comes from :class:`engine.rng.Rng`, so a seed f
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from engine.actions import Action
 from engine.base import RoundScore, RoundSetup, RoundState
@@ -25,7 +25,21 @@ class StuckError(AssertionError):
     """The round is not over but no seat has a legal action, or it never ends."""
 
 
-def pick(state: RoundState, rng: Rng) -> tuple[int, Action]:
+class Playable(Protocol):
+    """What the policy reads: a round state, or a whole match (engine.core.match)."""
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def current_player(self) -> int | None: ...
+
+    def actors(self) -> list[int]: ...
+
+    def legal_actions(self, seat: int) -> list[Action]: ...
+
+
+def pick(state: Playable, rng: Rng) -> tuple[int, Action]:
     actors = state.actors()
     if not actors:
         raise StuckError(f"no legal action in phase {state.phase!r} of an unfinished round")
