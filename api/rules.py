@@ -87,7 +87,7 @@ def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> Ruleset
             name=cls.name,
             players=PlayerRange(cls.min_players, cls.max_players),
             options=_options_dict(cls.Options()),
-        rules_version=cls.rules_version,
+            rules_version=cls.rules_version,
         )
     summary = summaries.summary(cls.id, language)
     return RulesetInfo(
