@@ -10,19 +10,29 @@ replayed from its record (equal views for every seat and the spectator, equal re
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+import json
+from typing import Any, ClassVar
 
 import msgspec
 import pytest
 
 from engine import registry
 from engine.actions import Bid, Play
-from engine.base import Event, RoundScore
-from engine.core.match import Match, MatchRecord, match_view, replay, round_seed
+from engine.base import Event, RoundScore, RoundSetup, RoundState
+from engine.core.match import (
+    Match,
+    MatchRecord,
+    check_rules_version,
+    match_view,
+    replay,
+    round_seed,
+)
 from engine.errors import IllegalMove, InvalidInput
+from engine.numking import NumKing, NumKingOptions
 from engine.registry import RULESETS
 from engine.rng import Rng
 from engine.simulate import pick, play_match
+from tests.engine import golden
 
 #: Options that change the deal, the play or the match, per ruleset (player counts they need).
 VARIANTS: list[tuple[str, dict[str, Any], tuple[int, ...] | None]] = [
@@ -445,3 +455,48 @@ def test_record_json_shape() -> None:
     assert isinstance(match.round_scores, list) and all(
         isinstance(r, RoundScore) for r in match.round_scores
     )
+
+
+class _BumpedNumKing(NumKing):
+    """How a deliberate change ships (engine/core/match.py, "Rules versions"): version 2
+    lets the last seat bid first in round 1; version 1 keeps the published behaviour."""
+
+    rules_version: ClassVar[int] = 2
+    rules_versions: ClassVar[tuple[int, ...]] = (1, 2)
+
+    def for_version(self, version: int) -> NumKing:
+        check_rules_version(self, version)
+        return self if version == 2 else NumKing(self.options)
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        setup = super().round_setup(players, index, seed, previous)
+        return setup if index else msgspec.structs.replace(setup, leader=players - 1)
+
+
+def test_a_version_bump_keeps_old_records_replaying() -> None:
+    """Old records replay by the old behaviour, new matches record the new version, and a
+    version never published is still refused."""
+    path = golden.GOLDEN_DIR / "numking.v1.json"
+    old = [
+        msgspec.convert(m["record"], type=MatchRecord)
+        for m in json.loads(path.read_text(encoding="utf-8"))["matches"]
+    ]
+    bumped = _BumpedNumKing()
+    for record in old:
+        rules = _BumpedNumKing(msgspec.convert(record.options, type=NumKingOptions))
+        assert replay(record, rules).snapshot() == replay(record).snapshot()
+    match = bumped.new_match(players=3, seed=5)
+    assert match.record().rules_version == 2 and match.current_player == 2
+    rng = Rng(5)
+    while not match.is_over:
+        seat, action = pick(match, rng)
+        match.apply(seat, action)
+    assert replay(match.record(), bumped).snapshot() == match.snapshot()
+    with pytest.raises(InvalidInput) as exc:  # version 2 is unknown to the published engine
+        replay(match.record())
+    assert exc.value.code == "unknown-rules-version"
+    with pytest.raises(InvalidInput) as exc:
+        bumped.new_match(players=3, seed=5, rules_version=3)
+    assert exc.value.code == "unknown-rules-version"
