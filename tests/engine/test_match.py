@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from engine import registry
 from engine.actions import Bid, Play
@@ -500,3 +501,47 @@ def test_a_version_bump_keeps_old_records_replaying() -> None:
     with pytest.raises(InvalidInput) as exc:
         bumped.new_match(players=3, seed=5, rules_version=3)
     assert exc.value.code == "unknown-rules-version"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(m, id=f"{path.stem}-{i}")
+        for path in golden.golden_files()
+        for i, m in enumerate(json.loads(path.read_text(encoding="utf-8"))["matches"])
+    ],
+)
+def test_golden_matches_score_by_the_rules(data: dict[str, Any]) -> None:
+    """The golden matches (tie-breaks, alliance and teams included) are also right: totals
+    are the regular rounds' sums and the winners follow the rules' text."""
+    record = msgspec.convert(data["record"], type=MatchRecord)
+    match = replay(record)
+    result = match.result()
+    assert result is not None
+    regular = match.regular_rounds
+    n = record.players
+    assert result.totals == [
+        sum(r.players[s].score for r in result.rounds[:regular]) for s in range(n)
+    ]
+    assert result.winners == expected_winners(record.ruleset, record.options, match)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_any_seeded_match_ends_scores_and_replays(data: st.DataObject) -> None:
+    """Property: for any ruleset, option variant, player count and seed, the match ends, its
+    totals and winners follow the rules, and its record replays to the same match."""
+    rid, options, counts = data.draw(st.sampled_from(VARIANTS))
+    cls = RULESETS[rid]
+    players = data.draw(st.sampled_from(counts or range(cls.min_players, cls.max_players + 1)))
+    seed = data.draw(st.integers(min_value=0, max_value=2**64 - 1))
+    match, _ = played(rid, options, players, seed)
+    result = match.result()
+    assert result is not None
+    regular = match.regular_rounds
+    assert result.totals == [
+        sum(r.players[s].score for r in result.rounds[:regular]) for s in range(players)
+    ]
+    assert result.winners == expected_winners(rid, options, match)
+    again = replay(msgspec.json.decode(msgspec.json.encode(match.record()), type=MatchRecord))
+    assert again.result() == result and again.snapshot() == match.snapshot()

@@ -71,6 +71,7 @@ PLAN: dict[str, list[tuple[dict[str, Any], int, int, Want | None]]] = {
         ({"speed": True}, 3, 4, None),
         ({"alliance": True}, 4, 5, None),
         ({}, 3, 0, _tiebreak),
+        ({"alliance": True}, 4, 0, _tiebreak),
         ({"tiebreak": False}, 3, 0, _tie),
     ],
     "numking": [
