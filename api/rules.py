@@ -95,6 +95,7 @@ def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> Ruleset
             name=cls.name,
             players=PlayerRange(cls.min_players, cls.max_players),
             options=_options_dict(cls.Options()),
+            rules_version=cls.rules_version,
         )
     summary = summaries.summary(cls.id, language)
     return RulesetInfo(
@@ -102,6 +103,7 @@ def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> Ruleset
         name=cls.name,
         players=PlayerRange(cls.min_players, cls.max_players),
         options=_options_dict(cls.Options()),
+        rules_version=cls.rules_version,
         description=summary.description,
         summary=summary.sections,
         language=summary.language,

@@ -163,6 +163,7 @@ class RulesetInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     name: str
     players: PlayerRange
     options: dict[str, object]
+    rules_version: int  # engine.core.match "Rules versions": what a stored game is replayed by
     description: str | None = None
     summary: dict[str, str] | None = None
     language: str | None = None

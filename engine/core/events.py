@@ -1,7 +1,8 @@
 """What happened in a round, as a tagged union of msgspec structs (issue 9; STYLE 7, 8).
 
 One struct per kind, the tag field `kind` naming it, with the same kind names in every game
-(one `round-over` ends every round). Each event carries its visibility, decided where it is
+(one `round-over` ends every round; a match adds `round-start` between rounds and
+`match-over` after the last). Each event carries its visibility, decided where it is
 made: `to` None means public, else the seats that may see it (a card passed, drawn or shown
 to a partner). :func:`visible_to` is the one filter that gives a seat (or a spectator) its
 events. Kind-specific details are in `data` (documented per kind).
@@ -99,15 +100,18 @@ class RoundOverEvent(EventBase, frozen=True, tag="round-over"):
 
 
 class RoundStartEvent(EventBase, frozen=True, tag="round-start"):
-    """A whole game: the next round starts."""
+    """A match (engine.core.match): the next round starts, public (`data`: `round` 1-based,
+    `dealer`, `tiebreak`, `current_player`; in a tie-break round `tied`, the seats still tied).
+    """
 
     kind: ClassVar[str] = "round-start"
 
 
-class GameOverEvent(EventBase, frozen=True, tag="game-over"):
-    """A whole game is over: totals and winners."""
+class MatchOverEvent(EventBase, frozen=True, tag="match-over"):
+    """A match (engine.core.match) is over, public (`data`: `totals`, `winners`,
+    `tiebreak_rounds`, and `teams` in team variants)."""
 
-    kind: ClassVar[str] = "game-over"
+    kind: ClassVar[str] = "match-over"
 
 
 class TurnEvent(EventBase, frozen=True, tag="turn"):
@@ -225,7 +229,7 @@ Event = (
     | TrickEvent
     | RoundOverEvent
     | RoundStartEvent
-    | GameOverEvent
+    | MatchOverEvent
     | TurnEvent
     | DrawEvent
     | TakeEvent
@@ -261,7 +265,7 @@ EVENT_TYPES: dict[str, type[EventBase]] = {
         TrickEvent,
         RoundOverEvent,
         RoundStartEvent,
-        GameOverEvent,
+        MatchOverEvent,
         TurnEvent,
         DrawEvent,
         TakeEvent,

@@ -2,11 +2,10 @@
 
 The rules object answers the stateless questions (deck, deal, legal moves, trick resolution,
 round scoring, match totals) and builds :class:`engine.numking.round.NumKingRound`, the state machine of one
-round (bids, then play). A whole game (rounds 1 … max_cards) is :class:`engine.numking.game.NumKingGame`, or by
-hand: ``setup = rules.first_setup(players, seed)`` then, after each round,
-``setup = rules.next_setup(setup, state)`` (None after the last round); the next setup
-carries the streaks (``RoundSetup.carry``) and names the first bidder by the Ruling
-(``RoundSetup.leader``, see :func:`next_first_bidder`).
+round (bids, then play). A whole game (rounds 1 … max_cards) is a match,
+``rules.new_match(players, seed)`` (:mod:`engine.core.match`): its rounds are set up by
+``rules.round_setup``, which carries the streaks (``RoundSetup.carry``) and names the first
+bidder by the Ruling (``RoundSetup.leader``, see :func:`next_first_bidder`).
 
 Strength (rules "Playing a card") is one small int per card, precomputed:
 ``infinity``@0 = 0 < numbered X = X + 1 < ``infinity``@17 = 18 < ``numx`` = 19 < ``flash`` = 20.
@@ -28,7 +27,7 @@ Choices where the spec is silent (documented here and in the API docs):
 - Deal: only the n·k dealt cards are drawn (``Rng.shuffle(…, last=n·k)``): they are the last
   n·k of the shuffled deck, seat s taking the s-th block of k; the cards before them are the
   reserve (a round of 1 card with 4 players draws 4 cards, not the whole deck).
-- The next round's seed, when not given, is the first output of ``Rng(previous seed)``;
+- In a match, round r's seed is :func:`engine.core.match.round_seed` of the match seed;
   the dealer moves one seat clockwise each round (rules/README.md), with no effect on play.
 
 Speed (the play-out benchmark): legal actions are slices of a strength-ordered hand, cached
@@ -52,15 +51,17 @@ from engine.core.base import (
     MoveCheck,
     RoundScore,
     RoundSetup,
+    RoundState,
     TrickCard,
     TrickResult,
 )
 from engine.core.cards import canonical, check_cards, info
+from engine.core.match import Match, check_rules_version
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
+from engine.core.tiebreak import TiebreakOutcome
 from engine.core.tricks import check_players, check_seat, check_trick
 from engine.numking.cards import _HELD, _SORT_KEY, INFINITY, MAX_PLAYERS, MIN_PLAYERS, _deck_tables
-from engine.numking.game import NumKingGame
 from engine.numking.round import NumKingRound
 from engine.numking.scoring import NumKingBid, _score, next_first_bidder
 from engine.numking.tricks import (
@@ -324,7 +325,7 @@ class NumKing:
         totals = match_totals(rounds)
         return MatchResult(totals=totals, winners=best_seats(totals))
 
-    # -- rounds and games -----------------------------------------------------------------
+    # -- rounds -----------------------------------------------------------------
 
     def new_round(
         self, setup: RoundSetup, hands: Sequence[Sequence[str]] | None = None
@@ -332,33 +333,49 @@ class NumKing:
         """A round state; `hands` replaces the seeded deal (tests, puzzles)."""
         return NumKingRound(self, setup, hands)
 
-    def first_setup(self, players: int, seed: int) -> RoundSetup:
-        """Round 1 of a game: one card each, first bidder from the option (rules "Bids")."""
-        self.max_cards(players)
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumKing:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole game (rules "Rounds", "Game end") of `players`, seeded `seed`."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """Rounds 1 … max_cards (rules "Rounds"; checks the player count and the options)."""
+        return self.max_cards(players)
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index + 1`: that many cards each (rules "Rounds"), the dealer moving one seat
+        clockwise (no effect on play), the streaks after `previous` carried ("Precision bonus")
+        and its first bidder by the Ruling of "Bids" (:func:`next_first_bidder`); round 1's
+        first bidder is option `first_bidder`."""
+        if previous is None:
+            return RoundSetup(
+                players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
+            )
+        if not isinstance(previous, NumKingRound) or not previous.is_over:
+            raise _bad("the previous round is a numking round that is over", "previous")
         return RoundSetup(
-            players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
+            players=players,
+            seed=seed,
+            dealer=index % players,
+            round=index + 1,
+            leader=next_first_bidder(previous.first_bidder, previous.tricks_taken),
+            carry=previous.streaks_after(),
         )
 
-    def next_setup(
-        self, previous: RoundSetup, state: NumKingRound, seed: int | None = None
-    ) -> RoundSetup | None:
-        """The round after `state` (over), or None after round max_cards (rules "Rounds").
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """No tie-break: ties share the win (rules "Game end")."""
+        return None
 
-        Carries the streaks after the round and names the first bidder by the Ruling.
-        """
-        if not state.is_over:
-            raise _bad("the round is not over", "state")
-        n = previous.players
-        if previous.round >= self.max_cards(n):
-            return None
-        return RoundSetup(
-            players=n,
-            seed=Rng(previous.seed).next_u64() if seed is None else seed,
-            dealer=(previous.dealer + 1) % n,
-            round=previous.round + 1,
-            leader=next_first_bidder(state.first_bidder, state.tricks_taken),
-            carry=state.streaks_after(),
-        )
-
-    def new_game(self, players: int, seed: int) -> NumKingGame:
-        return NumKingGame(self, players, seed)
+    # -- end of match policy ----------------------------------------------------------------

@@ -43,13 +43,16 @@ from engine.core.base import (
     MoveCheck,
     RoundScore,
     RoundSetup,
+    RoundState,
     TrickCard,
     TrickResult,
 )
 from engine.core.cards import CARDS, check_cards
 from engine.core.errors import InvalidInput
+from engine.core.match import Match, check_rules_version
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
+from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_players, check_seat, check_trick
 from engine.numwars.cards import (
     _COMP,
@@ -264,3 +267,36 @@ class NumWars:
             winners=winners,
             tiebreak_needed=self.options.tiebreak and len(winners) > 1,
         )
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWars:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match")."""
+        self._players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n` (rules/README.md, "Seats")."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """With `tiebreak`, the tie-break of numwars-classic (rules "Match", Ruling;
+        :mod:`engine.core.tiebreak`); else the tie stands (None)."""
+        return decide_tiebreak(tied, rounds) if self.options.tiebreak else None
+
+    # -- end of match policy ----------------------------------------------------------------

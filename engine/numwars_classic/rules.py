@@ -5,7 +5,7 @@ plus two Jokers), an exchange to the right before play, and the *trump duel*: a 
 a trump pair (`rainbow-X` + `shadow-X`) above every single trump splits in two.
 
 The stateless answers live here as small pure functions (`legal_cards`, `broken_obligation`,
-`duel`, `decide_tiebreak`); the deck's tables and the pile scorer (`score_pile`) are in
+`duel`); the deck's tables and the pile scorer (`score_pile`) are in
 :mod:`engine.numwars_classic.cards` and :mod:`engine.numwars_classic.scoring`, the round state
 machine in :mod:`engine.numwars_classic.round`.
 
@@ -21,8 +21,8 @@ Choices where the spec leaves room (documented for the API docs too):
 - `score_round` breakdown: the value groups, then one line per trump pair, then a 0-point line
   for the lone trumps and one for the Jokers, so that every card of the pile is listed once.
 - Match: `score_match` sums the rounds and sets `tiebreak_needed` when the best total is shared
-  (by teams under `alliance`) and `tiebreak` is on; :func:`decide_tiebreak` (also
-  `NumWarsClassic.tiebreak`) applies the tie-break Ruling to the tie-break rounds played so
+  (by teams under `alliance`) and `tiebreak` is on; :func:`engine.core.tiebreak.decide_tiebreak`
+  (also `NumWarsClassic.tiebreak`) applies the tie-break Ruling to the tie-break rounds played so
   far and says whether another one is due or the win is shared. The match layer deals them
   (the next dealer in rotation) and keeps their scores out of the totals.
 - Exchange: `Pass` moves one card; `Exchange(cards)` passes 1 up to the cards still owed at
@@ -44,12 +44,14 @@ from engine.core.base import (
     MoveCheck,
     RoundScore,
     RoundSetup,
+    RoundState,
     TeamScore,
     TrickCard,
     TrickResult,
 )
 from engine.core.cards import canonical
 from engine.core.errors import InvalidInput
+from engine.core.match import Match, check_rules_version
 from engine.core.rng import Rng
 from engine.core.scoring import (
     best_seats,
@@ -57,6 +59,7 @@ from engine.core.scoring import (
     opposite_teams,
     winning_team_seats,
 )
+from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_hand_and_trick, check_players, check_seat, check_trick
 from engine.numwars_classic.cards import (
     ALLIANCE_PLAYERS,
@@ -71,8 +74,6 @@ from engine.numwars_classic.cards import (
 from engine.numwars_classic.round import ClassicRound
 from engine.numwars_classic.scoring import (
     ClassicPile,
-    TiebreakOutcome,
-    decide_tiebreak,
     held_piles,
     score_helds,
     sums_are_valid,
@@ -301,6 +302,39 @@ class NumWarsClassic:
     def tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome:
         """The tie-break Ruling for this ruleset's options (see :func:`decide_tiebreak`)."""
         return decide_tiebreak(tied, rounds, alliance=self.options.alliance)
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWarsClassic:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match and variants") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match and variants")."""
+        self.check_players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n`; a tie-break round (index ≥ n) by "the
+        next dealer in rotation" (rules "Match and variants", Ruling)."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """With `tiebreak` (default on), the tie-break Ruling (:meth:`tiebreak`); else None."""
+        return self.tiebreak(tied, rounds) if self.options.tiebreak else None
+
+    # -- end of match policy ----------------------------------------------------------------
 
     # -- rounds --------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """Num Wars classic round and match scoring (rules/numwars-classic.md "Scoring a round",
 "Match"): a captured pile held as one integer (the sum of its cards' bits, see
-:mod:`engine.numwars_classic.cards`), read from tables built once; the match tie-break.
+:mod:`engine.numwars_classic.cards`), read from tables built once. (The match tie-break Ruling, shared with numwars, is
+:mod:`engine.core.tiebreak`.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from engine.core.base import (
     ScoreLine,
 )
 from engine.core.cards import COLOURS, check_cards
-from engine.core.errors import InvalidInput
 from engine.core.scoring import (
     best_seats,
     opposite_teams,
@@ -31,7 +31,6 @@ from engine.numwars_classic.cards import (
     DECK_COUNTS,
     DECK_NAME,
     JOKER_SHIFT,
-    MAX_TIEBREAK_ROUNDS,
     PILE_BIT,
     RAINBOW_CARD,
     SHADOW_CARD,
@@ -42,78 +41,6 @@ class ClassicPile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """One player's captured cards for score-round."""
 
     captured: list[str]
-
-
-class TiebreakOutcome(msgspec.Struct, frozen=True, kw_only=True):
-    """Where the tie-break of a tied match stands after the tie-break rounds played so far.
-
-    `winners`: the seats still in contention (the match winners once `decided`);
-    `another_round`: one more tie-break round is due; `shared`: three rounds left a tie.
-    """
-
-    winners: list[int]
-    decided: bool
-    another_round: bool
-    shared: bool
-    rounds_used: int
-
-
-# ---------------------------------------------------------------------------------------------
-# Pure rule functions
-
-
-def decide_tiebreak(
-    tied: Sequence[int],
-    rounds: Sequence[RoundScore],
-    *,
-    alliance: bool = False,
-) -> TiebreakOutcome:
-    """Settle a tied match total by tie-break rounds ("Match and variants", Ruling).
-
-    `tied`: the seats sharing the best total (under `alliance`, the seats of the tied teams);
-    `rounds`: the tie-break rounds played so far, in order (all players play each one, the
-    next dealer in rotation deals; their scores are not added to the match totals). Each round
-    keeps, among those still tied, the highest round score (team totals under `alliance`);
-    while more than one player (team) remains another round is due, at most 3, after which the
-    win is shared. Rounds beyond the third are ignored.
-    """
-    if not tied:
-        raise InvalidInput("a tie-break needs the tied seats", code="bad-request", field="tied")
-    alive = sorted(set(tied))
-    used = 0
-    for score in rounds[:MAX_TIEBREAK_ROUNDS]:
-        if _entrants(alive, alliance) <= 1:
-            break
-        used += 1
-        by_seat = {p.seat: p.score for p in score.players}
-        missing = [s for s in alive if s not in by_seat]
-        if missing:
-            raise InvalidInput(
-                f"tie-break round {used} has no score for seat {missing[0]}",
-                code="bad-request",
-                field=f"rounds[{used - 1}].players",
-            )
-        if alliance:
-            half = len(score.players) // 2
-            key = {s: by_seat[s % half] + by_seat[s % half + half] for s in alive}
-        else:
-            key = by_seat
-        best = max(key[s] for s in alive)
-        alive = [s for s in alive if key[s] == best]
-    decided = _entrants(alive, alliance) <= 1
-    shared = not decided and used >= MAX_TIEBREAK_ROUNDS
-    return TiebreakOutcome(
-        winners=alive,
-        decided=decided or shared,
-        another_round=not decided and not shared,
-        shared=shared,
-        rounds_used=used,
-    )
-
-
-def _entrants(seats: Sequence[int], alliance: bool) -> int:
-    """How many players (teams, under `alliance`: partners count once) are still in contention."""
-    return (len(seats) + 1) // 2 if alliance else len(seats)
 
 
 def _value_group(v: int, colours: int) -> ScoreLine:

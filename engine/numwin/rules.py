@@ -34,11 +34,13 @@ from engine.core.base import (
     PlayerScore,
     RoundScore,
     RoundSetup,
+    RoundState,
     ScoreLine,
     TeamScore,
 )
 from engine.core.cards import canonical, check_cards
 from engine.core.errors import InvalidInput
+from engine.core.match import Match, check_rules_version
 from engine.core.rng import Rng
 from engine.core.scoring import (
     best_seats,
@@ -47,6 +49,7 @@ from engine.core.scoring import (
     team_scores,
     winning_team_seats,
 )
+from engine.core.tiebreak import TiebreakOutcome
 from engine.core.tricks import check_players, check_seat
 from engine.numwin.cards import (
     CALLER_PENALTY,
@@ -234,3 +237,35 @@ class NumWin:
                 totals=totals, winners=winning_team_seats(teams, lowest=True), teams=teams
             )
         return MatchResult(totals=totals, winners=best_seats(totals, lowest=True))
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWin:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match and variant") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match and variant")."""
+        self.check_players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n` (rules/README.md, "Seats")."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """No tie-break: the lowest total wins and a tie is shared (rules "Match and variant")."""
+        return None
+
+    # -- end of match policy ----------------------------------------------------------------

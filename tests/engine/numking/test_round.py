@@ -374,16 +374,17 @@ def test_whole_game_carries_streaks_and_rotates_first_bidder(
     max_cards = None if seed % 3 else 1 + seed % min(5, k_max)
     rules = NumKing(NumKingOptions(zeros=zeros, first_bidder=first, max_cards=max_cards))
     last = rules.deck(players).hand_size
-    game = rules.new_game(players, seed)
+    game = rules.new_match(players, seed)
     rng = Rng(seed)
     while not game.is_over:
-        seat, action = pick(game, rng)  # type: ignore[arg-type]
+        seat, action = pick(game, rng)
         game.apply(seat, action)
-    assert [r.k for r in game.rounds] == list(range(1, last + 1))
+    rounds = [r for r in game.rounds if isinstance(r, NumKingRound)]
+    assert [r.k for r in rounds] == list(range(1, last + 1))
     streaks = [0] * players
     bidder = first
     totals = [0] * players
-    for state, score in zip(game.rounds, game.round_scores, strict=True):
+    for state, score in zip(rounds, game.round_scores, strict=True):
         assert state.first_bidder == bidder and state.history[0][0] == bidder
         assert state.streaks_before == streaks
         first_play = next(s for s, a in state.history if isinstance(a, Play))
@@ -399,35 +400,44 @@ def test_whole_game_carries_streaks_and_rotates_first_bidder(
     result = game.result()
     assert result is not None and result.totals == totals
     assert result.winners == [s for s in range(players) if totals[s] == max(totals)]
-    assert game.view(0)["totals"] == totals
-    replay = rules.new_game(players, seed)
+    assert game.view(0).scores == totals
+    replay = rules.new_match(players, seed)
     for seat, action in game.history:
         replay.apply(seat, action)
     assert replay.snapshot() == game.snapshot()
 
 
-def test_next_setup_chains_rounds_and_stops_after_max_cards() -> None:
+def test_round_setup_chains_rounds_and_stops_after_max_cards() -> None:
     """Rounds: round k + 1 follows round k, until round max_cards; the setup carries streaks."""
     rules = NumKing(NumKingOptions(max_cards=2))
-    setup: RoundSetup | None = rules.first_setup(3, seed=4)
+    assert rules.match_rounds(3) == 2
+    setup = rules.round_setup(3, 0, 4, None)
     rng = Rng(4)
     seen = []
-    while setup is not None:
+    for index in range(1, rules.match_rounds(3) + 1):
         state = play_round(rules, setup, rng)
         assert isinstance(state, NumKingRound)
         seen.append((setup.round, setup.carry))
         scores = state.scores()
         assert isinstance(scores, RoundScore)
-        nxt = rules.next_setup(setup, state)
-        if nxt is not None:
-            assert nxt.leader is not None
-            assert nxt.carry == [p.streak for p in scores.players]
-            assert nxt.leader == state.first_bidder or state.tricks_taken[nxt.leader] == max(
-                state.tricks_taken
-            )
+        nxt = rules.round_setup(3, index, 5, state)
+        assert nxt.leader is not None
+        assert nxt.carry == [p.streak for p in scores.players]
+        assert nxt.leader == state.first_bidder or state.tricks_taken[nxt.leader] == max(
+            state.tricks_taken
+        )
         setup = nxt
     assert [r for r, _ in seen] == [1, 2]
     assert seen[0][1] is None
+    with pytest.raises(InvalidInput):  # a round past max_cards is refused by the round
+        rules.new_round(setup)
+
+
+def test_round_setup_needs_a_finished_numking_round() -> None:
+    """Rounds: the next round's first bidder and streaks come from a round that is over."""
+    state = RULES.new_round(RULES.round_setup(3, 0, 4, None))
+    with pytest.raises(InvalidInput):
+        RULES.round_setup(3, 1, 5, state)
 
 
 # ----------------------------------------------------------------------------- shuffle

@@ -16,9 +16,10 @@ from engine import registry
 from engine.core.base import PlayerScore, RoundScore, RoundSetup, TrickCard
 from engine.core.cards import canonical
 from engine.core.errors import InvalidInput
+from engine.core.tiebreak import decide_tiebreak
 from engine.numwars_classic.cards import DECK
 from engine.numwars_classic.rules import ClassicOptions, NumWarsClassic
-from engine.numwars_classic.scoring import ClassicPile, decide_tiebreak
+from engine.numwars_classic.scoring import ClassicPile
 from tests.conftest import CONFORMANCE_DIR
 
 CONFORMANCE = CONFORMANCE_DIR
