@@ -5,6 +5,9 @@ At every step: a seat can act until the round is over (never stuck), and no view
 visible to a seat (or to a spectator) shows a card hidden from it (STYLE 7). At the end: the
 last event is `round-over`, every card is in exactly one place, the scores are the ruleset's
 scoring of the final state, and replaying the setup and the actions rebuilds the same state.
+
+Whole matches (engine.core.match) keep the same invariants round after round, through the
+match object: every ruleset, every player count and option set, one seed each.
 """
 
 from __future__ import annotations
@@ -19,8 +22,16 @@ import pytest
 from engine import registry
 from engine.core.base import RoundScore, RoundSetup
 from engine.core.cards import canonical
-from engine.core.events import EventBase, RoundOverEvent, visible_to
+from engine.core.events import (
+    EventBase,
+    MatchOverEvent,
+    RoundOverEvent,
+    RoundStartEvent,
+    visible_to,
+)
+from engine.core.match import MatchRecord, replay
 from engine.core.rng import Rng
+from engine.core.tiebreak import MAX_TIEBREAK_ROUNDS
 from engine.numking import NumKingBid
 from engine.numwars_classic import ClassicPile
 from engine.numwin.cards import DECK as NUMWIN_DECK
@@ -185,6 +196,78 @@ def test_a_seeded_round_keeps_every_invariant(
         replay.apply(seat, action)
     assert replay.snapshot() == state.snapshot()
     assert [replay.view(v) for v in viewers] == [state.view(v) for v in viewers]
+
+
+def _match_cases() -> list[Any]:
+    cases = []
+    for ruleset_id, cls in registry.RULESETS.items():
+        for options, counts in OPTIONS[ruleset_id]:
+            for players in range(cls.min_players, cls.max_players + 1):
+                if counts is None or players in counts:
+                    label = f"{ruleset_id}-{players}p-{options or 'defaults'}"
+                    cases.append(pytest.param(ruleset_id, options, players, id=label))
+    return cases
+
+
+def _assert_no_leak(ruleset_id: str, state: Any, events: list[EventBase], unique: set[str]) -> None:
+    """No event visible to a seat or the spectator shows a card `state` hides from it."""
+    for viewer in [None, *range(state.setup.players)]:
+        hidden = _hidden(ruleset_id, state, viewer) & unique
+        leaked = hidden & set(_strings(visible_to(events, viewer)))
+        assert not leaked, (viewer, "events", leaked)
+
+
+@pytest.mark.parametrize(("ruleset_id", "options", "players"), _match_cases())
+def test_a_seeded_match_keeps_every_invariant(
+    ruleset_id: str, options: dict[str, Any], players: int
+) -> None:
+    """A whole match through the match object: never stuck, no leak in any view or visible
+    event, each round `round-over` then `round-start` (or `match-over` last), cards conserved
+    and scores = scoring of the final state in every round, totals = the regular rounds' sums,
+    and the record replays to the same match."""
+    rules = registry.make(ruleset_id, options)
+    seed = 7919 * players + len(options)
+    match = rules.new_match(players=players, seed=seed)
+    rng = Rng(seed)
+    unique = _unique_codes(ruleset_id, rules, players)
+    viewers: list[int | None] = [None, *range(players)]
+    bound = MAX_STEPS * (match.regular_rounds + MAX_TIEBREAK_ROUNDS)
+    events: list[EventBase] = []
+    for _ in range(bound):
+        if match.is_over:
+            break
+        actors = match.actors()
+        assert actors, f"stuck in phase {match.phase!r} of round {match.index + 1}"
+        state = match.round
+        seat, action = pick(match, rng)
+        events = match.apply(seat, action)
+        assert events, "every action tells what happened"
+        if state.is_over:  # this action ended the round: the events are that round's
+            assert isinstance(events[-2], RoundOverEvent)
+            end = events[-1]
+            assert isinstance(end, MatchOverEvent if match.is_over else RoundStartEvent)
+            assert end.to is None and not end.cards
+        _assert_no_leak(ruleset_id, state, events, unique)
+        for viewer in viewers:
+            hidden = _hidden(ruleset_id, match.round, viewer) & unique
+            view = match.view(viewer)
+            assert view.seat == viewer and view.ruleset == ruleset_id
+            assert view.round == match.index + 1 and view.scores == match.totals()
+            leaked = hidden & set(_strings(view))
+            assert not leaked, (viewer, "view", leaked)
+    assert match.is_over, f"not over after {bound} actions"
+    assert isinstance(events[-1], MatchOverEvent)
+    result = match.result()
+    assert result is not None and result.rounds == match.round_scores
+    for state, score in zip(match.rounds, match.round_scores, strict=True):
+        assert _placed(ruleset_id, state) == _dealt(ruleset_id, rules, players), "conserved"
+        assert score == SCORING[ruleset_id](rules, state)
+    regular = match.round_scores[: match.regular_rounds]
+    assert result.totals == [sum(r.players[s].score for r in regular) for s in range(players)]
+    record = msgspec.json.decode(msgspec.json.encode(match.record()), type=MatchRecord)
+    again = replay(record)
+    assert again.snapshot() == match.snapshot() and again.result() == result
+    assert [again.view(v) for v in viewers] == [match.view(v) for v in viewers]
 
 
 @pytest.mark.parametrize("ruleset_id", list(registry.RULESETS))

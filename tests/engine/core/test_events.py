@@ -8,8 +8,10 @@ from engine.core.events import (
     EVENT_TYPES,
     DrawEvent,
     Event,
+    MatchOverEvent,
     PlayEvent,
     RoundOverEvent,
+    RoundStartEvent,
     ShowEvent,
     visible_to,
 )
@@ -39,3 +41,16 @@ def test_visible_to_keeps_the_public_events_and_a_seats_own() -> None:
     assert visible_to(events, 3) == [public, shown]
     assert visible_to(events, 2) == [public]
     assert [e.visible(3) for e in events] == [True, False, True]
+
+
+def test_match_events_are_public_members_of_the_union() -> None:
+    """A match adds `round-start` between rounds and `match-over` last (engine.core.match)."""
+    assert EVENT_TYPES["round-start"] is RoundStartEvent
+    assert EVENT_TYPES["match-over"] is MatchOverEvent and "game-over" not in EVENT_TYPES
+    over = MatchOverEvent(data={"totals": [3, 1], "winners": [0], "tiebreak_rounds": 0})
+    back = msgspec.json.decode(msgspec.json.encode(over), type=Event)
+    assert type(back) is MatchOverEvent and back == over and back.to is None
+    assert visible_to([over, RoundStartEvent(data={"round": 2})], None) == [
+        over,
+        RoundStartEvent(data={"round": 2}),
+    ]
