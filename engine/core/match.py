@@ -449,7 +449,7 @@ def replay(record: MatchRecord, rules: MatchRules | None = None) -> Match:
     (``actions[i]``) in the error's field.
     """
     if rules is None:
-        if _rules_lookup is None:  # only if engine.core was loaded without the engine package
+        if _rules_lookup is None:  # engine/__init__ imports the registry: only mid-import
             raise RuntimeError("no rules lookup: import engine.registry, or pass the rules")
         rules = _rules_lookup(record.ruleset, record.options)
     elif rules.id != record.ruleset:

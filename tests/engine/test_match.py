@@ -447,6 +447,25 @@ def test_replay_refuses_a_tampered_record_naming_the_action() -> None:
     assert exc.value.errors[0].field == "ruleset"
 
 
+def test_replay_finds_the_rules_through_the_registry_lookup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Core imports no game: the registry installs the lookup replay(record) uses."""
+    import engine.core.match as core_match
+
+    assert core_match._rules_lookup is registry.make
+    match, _ = played("numwin", {"max_turns": 4}, 3, 2)
+    record = match.record()
+    assert (
+        replay(record).snapshot()
+        == replay(record, registry.make("numwin", record.options)).snapshot()
+    )
+    monkeypatch.setattr(core_match, "_rules_lookup", None)
+    with pytest.raises(RuntimeError, match=r"import engine\.registry"):
+        replay(record)
+    assert replay(record, registry.make("numwin", record.options)).result() == match.result()
+
+
 def test_record_json_shape() -> None:
     """The record's JSON: the fields of issue 9, actions as [seat, action] pairs."""
     match = registry.make("numking").new_match(players=2, seed=9)
