@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from api.db.cli import add_db_commands
 from engine.base import Event
 
 
@@ -130,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_cmd_serve)
+
+    add_db_commands(sub)
 
     spec = sub.add_parser("openapi", help="write the OpenAPI spec the app serves")
     spec.add_argument("--output", "-o", default="openapi/openapi.json")
