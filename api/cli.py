@@ -10,12 +10,15 @@ from collections.abc import Sequence
 
 import msgspec
 
-from api.db.cli import add_db_commands
+from api.db.cli import add_db_commands, refuse_behind_head
 from engine.base import Event
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+
+    if (refused := refuse_behind_head()) is not None:
+        return refused
 
     uvicorn.run(
         "api.app:app",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from typing import Any
 
@@ -50,3 +51,17 @@ def add_db_commands(subparsers: Any) -> None:
     down.set_defaults(db_func=_downgrade)
     cur = sub.add_parser("current", help="print the database's revision")
     cur.set_defaults(db_func=_current)
+
+
+def refuse_behind_head() -> int | None:
+    """Before `numrules serve`: the startup refusal as one line and exit status 2, rather
+    than the traceback of a failed lifespan (the app's own check stays for other servers)."""
+    settings = Settings()
+    if not settings.check_db_on_start:
+        return None
+    try:
+        asyncio.run(migrations.require_head(settings.database_url))
+    except Exception as exc:
+        print(f"numrules serve: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
+    return None

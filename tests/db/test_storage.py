@@ -66,7 +66,7 @@ def test_check_at_head_false_on_empty_database(sqlite_url: str) -> None:
 
 
 def test_app_refuses_to_start_behind_head(sqlite_url: str) -> None:
-    app = create_app(Settings(DATABASE_URL=sqlite_url))
+    app = create_app(Settings(DATABASE_URL=sqlite_url, check_db_on_start=True))
     with pytest.raises(ExceptionGroup) as refused, TestClient(app):
         pass
     assert refused.group_contains(
@@ -74,14 +74,16 @@ def test_app_refuses_to_start_behind_head(sqlite_url: str) -> None:
         match='^database at revision none, not at head .*: run "numrules db upgrade"$',
     )
     migrations.upgrade(sqlite_url)
-    with TestClient(create_app(Settings(DATABASE_URL=sqlite_url))) as client:
+    with TestClient(
+        create_app(Settings(DATABASE_URL=sqlite_url, check_db_on_start=True))
+    ) as client:
         assert client.get("/healthz").status_code == 200
 
 
 def test_postgres_urls_use_asyncpg() -> None:
     for url in ("postgres://u@h/db", "postgresql://u@h/db"):
         assert Settings(DATABASE_URL=url).database_url == "postgresql+asyncpg://u@h/db"
-    assert Settings().database_url.startswith("sqlite+aiosqlite:///")
+    assert Settings.model_fields["database_url"].default == "sqlite+aiosqlite:///numrules.db"
 
 
 async def _store_game(url: str, game_id: str) -> tuple[Game, list[GameEvent]]:
@@ -193,3 +195,17 @@ def test_cli_commands(sqlite_url: str) -> None:
     failed = _cli(sqlite_url, "downgrade", "nosuchrev")
     assert failed.returncode == 2
     assert len(failed.stderr.strip().splitlines()) == 1
+
+
+def test_serve_refuses_behind_head_in_one_line(sqlite_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": sqlite_url, "NUMRULES_CHECK_DB_ON_START": "true"}
+    refused = subprocess.run(
+        [sys.executable, "-m", "api.cli", "serve", "--port", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith('run "numrules db upgrade"')
+    assert len(refused.stderr.strip().splitlines()) == 1
