@@ -32,8 +32,8 @@ if BUILD_DIR:
     _stale = [  # the build holds a copy of every source file it was built from
         str(p.relative_to(ROOT))
         for package in ("engine", "api")
-        for p in sorted((ROOT / package).glob("*.py"))
-        if not (copy := Path(BUILD_DIR, package, p.name)).is_file()
+        for p in sorted((ROOT / package).rglob("*.py"))  # subpackages too (api/db …)
+        if not (copy := Path(BUILD_DIR, p.relative_to(ROOT))).is_file()
         or copy.read_bytes() != p.read_bytes()
     ]
     if _stale:  # the build would test old copies of these modules
