@@ -140,19 +140,23 @@ class ClassicTrickCard(TrickCard, frozen=True, forbid_unknown_fields=True):
     declared: NotDeclared = None
 
 
+#: numking's `infinity` declaration: 17 or 0, required on `infinity` only.
+Declared = (
+    Annotated[
+        int,
+        msgspec.Meta(
+            description="infinity only, and then required: 17 or 0",
+            extra_json_schema={"enum": [17, 0]},
+        ),
+    ]
+    | None
+)
+
+
 class NumKingTrickCard(TrickCard, frozen=True, forbid_unknown_fields=True):
     seat: Seat
     card: NumKingCard
-    declared: (
-        Annotated[
-            int,
-            msgspec.Meta(
-                description="infinity only, and then required: 17 or 0",
-                extra_json_schema={"enum": [17, 0]},
-            ),
-        ]
-        | None
-    ) = None
+    declared: Declared = None
 
 
 class NumWarsOptionsInput(NumWarsOptions, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -287,16 +291,7 @@ class ClassicMoveRequest(ClassicHandRequest, frozen=True, kw_only=True):
 
 class NumKingMoveRequest(NumKingHandRequest, frozen=True, kw_only=True):
     card: NumKingCard
-    declared: (
-        Annotated[
-            int,
-            msgspec.Meta(
-                description="infinity only, and then required: 17 or 0",
-                extra_json_schema={"enum": [17, 0]},
-            ),
-        ]
-        | None
-    ) = None
+    declared: Declared = None
 
 
 class NumWarsTrickRequest(Request, frozen=True):
