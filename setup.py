@@ -1,36 +1,30 @@
-"""Build hook: with NUMRULES_MYPYC=1 the engine's hot modules are compiled with mypyc.
+"""Build hook: with NUMRULES_MYPYC=1 each game's kernel is compiled with mypyc.
 
 The compiled build is what `deploy/serve.sh` installs and what the benchmarks measure; the
-editable development install stays pure Python, and `deploy/test.sh` runs the suite on both.
-The compiled modules are the same source files (mypy --strict clean, as mypyc needs): the
-round states and the shared modules they call. Modules that define msgspec structs stay
-pure Python, because mypyc drops the class keywords (`frozen=True`, `kw_only=True` …) of a
-compiled class statement; `tests/test_build.py` keeps such class statements out of this list.
+editable development install stays pure Python, and `deploy/test.sh` runs the engine suite on
+both. What is compiled is contained (issue 9): every game's `kernel.py`, found by the glob
+below, and nothing else — the round state machine with plain typed arguments. The public
+round object in front of it (`engine/<game>/round.py`, `engine.core.boundary`) is plain
+Python and checks a seat or an action once, so no other module has to suit the compiler.
+A kernel declares no msgspec struct: mypyc drops the class keywords (`frozen=True`,
+`kw_only=True` …) of a compiled class statement (`tests/test_build.py` checks it).
 Needs the runtime dependencies installed (build with `--no-build-isolation`).
 """
 
 from __future__ import annotations
 
 import os
+from glob import glob
 
 from setuptools import setup
 
-#: The modules mypyc compiles: the play-out hot path and the helpers it calls. The input
-#: checks (`engine/cards.py`, `engine/tricks.py`) stay pure: compiled code rejects a value of
-#: the wrong type with a TypeError where they name the bad card, whatever its type.
-MYPYC_MODULES = [
-    "engine/rng.py",
-    "engine/scoring.py",
-    "engine/numwars_state.py",
-    "engine/numwars_classic_cards.py",
-    "engine/numwars_classic_state.py",
-    "engine/numwin_state.py",
-]
+#: The modules mypyc compiles: one kernel per game (numking has none: its round is pure).
+KERNEL_GLOB = "engine/*/kernel.py"
 
 ext_modules = []
 if os.environ.get("NUMRULES_MYPYC") == "1":
     from mypyc.build import mypycify
 
-    ext_modules = mypycify(MYPYC_MODULES, opt_level="3")
+    ext_modules = mypycify(sorted(glob(KERNEL_GLOB)), opt_level="3")
 
 setup(ext_modules=ext_modules)

@@ -23,7 +23,7 @@ from api.problems import handle_exception
 from api.rules import route_handlers
 from api.schemas import Health
 from api.settings import Settings
-from engine.cards import CARD_PATTERN
+from engine.core.cards import CARD_PATTERN
 
 API_VERSION = "1.0.0"
 DESCRIPTION = """\

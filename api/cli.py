@@ -1,4 +1,14 @@
-"""The `numrules` console script: serve the API, write the spec, simulate or show rounds."""
+"""The `numrules` console script: serve the API, write the spec, simulate or show matches.
+
+    numrules play --ruleset numking --players 4 --seed 1     # a whole match, trick by trick
+    numrules simulate --ruleset numwin --players 4 --matches 50
+    numrules simulate --ruleset numking --players 4 --rounds 1000 --round 5
+
+Every bad argument (unknown ruleset, a player count the ruleset does not take, a count below
+1, options that are not a JSON object or that the ruleset refuses …) is one line on stderr,
+``numrules <command>: error: …``, and exit status 2 (argparse's own error path), never a
+traceback.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +16,81 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 import msgspec
 
-from engine.base import Event
+from engine.core.base import RoundSetup
+from engine.core.errors import EngineError
+from engine.core.events import EventBase
+from engine.core.match import Match
+from engine.registry import RULESETS, AnyRuleset
+
+SEED_LIMIT = 1 << 64
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with every error on one line: ``prog: error: message`` (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def _int_at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+
+    parse.__name__ = f"integer ≥ {low}"
+    return parse
+
+
+def _seed(text: str) -> int:
+    value = _int_at_least(0)(text)
+    if value >= SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed is below 2**64, not {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _int_at_least(0)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 … 65535, not {value}")
+    return value
+
+
+def _options(text: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON ({exc.msg}): {text!r}") from None
+    if not isinstance(parsed, dict):
+        raise argparse.ArgumentTypeError(
+            f"takes a JSON object, e.g. '{{\"exchange\": 2}}', not {text!r}"
+        )
+    return parsed
+
+
+def _rules(args: argparse.Namespace) -> AnyRuleset:
+    """The rules object for `--ruleset` and `--options`, checked against `--players`."""
+    from engine import registry
+
+    parser: argparse.ArgumentParser = args.parser
+    try:
+        rules = registry.make(args.ruleset, args.options)
+        rules.match_rounds(args.players)
+    except EngineError as exc:
+        fields = [e.field for e in getattr(exc, "errors", [])]
+        if fields == ["players"]:  # the engine does not echo the count; the console can
+            parser.error(f"argument --players: {exc.message}, not {args.players}")
+        parser.error(f"argument --options: {exc.message}")
+    return rules
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -38,41 +118,50 @@ def _cmd_openapi(args: argparse.Namespace) -> int:
     data = openapi_json()
     if args.output == "-":
         sys.stdout.write(data)
-    else:
+        return 0
+    try:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(data)
+    except OSError as exc:
+        args.parser.error(f"argument --output: cannot write {args.output!r}: {exc.strerror}")
     return 0
 
 
-def _options(raw: str | None) -> dict[str, object]:
-    if not raw:
-        return {}
-    parsed = json.loads(raw)
-    if not isinstance(parsed, dict):
-        raise SystemExit("--options takes a JSON object, e.g. '{\"exchange\": 2}'")
-    return parsed
-
-
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from engine import registry
-    from engine.simulate import simulate
+    from engine.simulate import simulate, simulate_matches
 
-    rules = registry.make(args.ruleset, _options(args.options))
+    rules = _rules(args)
+    parser: argparse.ArgumentParser = args.parser
+    if args.round is not None:
+        if args.matches is not None:
+            parser.error("argument --round: a match deals its own rounds; use it with --rounds")
+        if rules.id != "numking":
+            parser.error("argument --round: only numking deals a chosen hand size")
+        try:
+            rules.new_round(RoundSetup(players=args.players, seed=0, round=args.round))
+        except EngineError as exc:
+            parser.error(f"argument --round: {exc.message}")
     start = time.perf_counter()
-    stats = simulate(rules, args.players, args.rounds, args.seed, args.round)
+    if args.matches is not None:
+        stats = simulate_matches(rules, args.players, args.matches, args.seed)
+        count, unit = args.matches, "matches"
+    else:
+        rounds = 1000 if args.rounds is None else args.rounds
+        stats = simulate(rules, args.players, rounds, args.seed, args.round)
+        count, unit = rounds, "rounds"
     elapsed = time.perf_counter() - start
     stats["seconds"] = round(elapsed, 3)
-    stats["rounds_per_second"] = round(args.rounds / elapsed, 1) if elapsed else None
+    stats[f"{unit}_per_second"] = round(count / elapsed, 1) if elapsed else None
     stats["actions_per_second"] = round(stats["actions"] / elapsed, 1) if elapsed else None
     print(json.dumps(stats, indent=2))
     return 0
 
 
-def describe(event: Event) -> str | None:
+def describe(event: EventBase) -> str | None:
     """One line for a reader; None for events that only repeat what the next line says."""
     who = f"seat {event.seat}" if event.seat is not None else ""
     cards = ", ".join(event.cards)
-    if event.kind == "round-over":
+    if event.kind in ("round-over", "round-start", "match-over"):
         return None
     if event.kind == "trick":
         result = event.data.get("result", event.data)
@@ -89,76 +178,116 @@ def describe(event: Event) -> str | None:
     return "  " + " ".join(p for p in parts if p)
 
 
-def _cmd_play(args: argparse.Namespace) -> int:
-    from engine import registry
-    from engine.base import RoundScore, RoundSetup
-    from engine.rng import Rng
-    from engine.simulate import default_round, pick
-
-    rules = registry.make(args.ruleset, _options(args.options))
-    rng = Rng(args.seed)
-    setup = RoundSetup(
-        players=args.players,
-        seed=args.seed,
-        dealer=0,
-        round=args.round or default_round(rules, args.players),
-    )
-    state = rules.new_round(setup)
-    print(f"{rules.name} — {args.players} players, seed {args.seed}")
-    for seat in range(args.players):
+def _print_round_start(match: Match) -> None:
+    """The round's number, dealer and each seat's hand (numwin: its face-down combination)."""
+    state = match.round
+    title = f"round {match.index + 1} of {match.regular_rounds}"
+    if match.in_tiebreak:
+        title = f"tie-break round {match.index + 1 - match.regular_rounds}"
+    print(f"{title} (dealer {state.setup.dealer})")
+    for seat in range(match.players):
         view = state.view(seat)
-        hand = view.get("hand")
-        if not isinstance(hand, list):  # numwin: the seat's own face-down combination
-            hand = view["combinations"][seat]["cards"]
+        combinations = getattr(view, "combinations", None)
+        # numwin: the seat's own face-down combination, as far as it has seen it
+        hand = view.hand if combinations is None else combinations[seat].cards
         print(f"  seat {seat}: {json.dumps(hand)}")
-    while not state.is_over:
-        seat, action = pick(state, rng)
-        for event in state.apply(seat, action):
+
+
+def _print_round_scores(match: Match) -> None:
+    score = match.round_scores[-1]
+    for player in score.players:
+        print(f"  seat {player.seat}: {player.score} points")
+    print(f"round {len(match.round_scores)} scores: " + msgspec.json.encode(score).decode())
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from engine.core.rng import Rng
+    from engine.core.tiebreak import MAX_TIEBREAK_ROUNDS
+    from engine.simulate import MAX_STEPS, StuckError, pick
+
+    rules = _rules(args)
+    rng = Rng(args.seed)
+    match = rules.new_match(players=args.players, seed=args.seed)
+    print(f"{rules.name} — {args.players} players, seed {args.seed}")
+    _print_round_start(match)
+    for _ in range(MAX_STEPS * (match.regular_rounds + MAX_TIEBREAK_ROUNDS)):
+        if match.is_over:
+            break
+        seat, action = pick(match, rng)
+        for event in match.apply(seat, action):
+            if event.kind in ("round-start", "match-over"):
+                _print_round_scores(match)
+                if event.kind == "round-start":
+                    _print_round_start(match)
+                continue
             line = describe(event) if event.to is None else None
             if line:
                 print(line)
-    score = state.scores()
-    assert isinstance(score, RoundScore)
-    for player in score.players:
-        print(f"  seat {player.seat}: {player.score} points")
-    print("scores: " + msgspec.json.encode(score).decode())
+    result = match.result()
+    if result is None:
+        raise StuckError("the match did not end")
+    print("totals: " + ", ".join(f"seat {s}: {t}" for s, t in enumerate(result.totals)))
+    if result.tiebreak_rounds:
+        print(f"tie-break rounds: {result.tiebreak_rounds}")
+    print(f"winners: {result.winners}")
+    print("result: " + msgspec.json.encode(result).decode())
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="numrules", description=__doc__)
+    parser = _Parser(
+        prog="numrules",
+        description=(__doc__ or "").split("\n\n")[0],
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the HTTP API (uvicorn)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--port", type=_port, default=8000)
+    serve.add_argument("--workers", type=_int_at_least(1), default=1)
     serve.add_argument("--log-level", default="info")
-    serve.set_defaults(func=_cmd_serve)
+    serve.set_defaults(func=_cmd_serve, parser=serve)
 
     spec = sub.add_parser("openapi", help="write the OpenAPI spec the app serves")
-    spec.add_argument("--output", "-o", default="openapi/openapi.json")
-    spec.set_defaults(func=_cmd_openapi)
+    spec.add_argument("--output", "-o", default="openapi/openapi.json", help="a path, or -")
+    spec.set_defaults(func=_cmd_openapi, parser=spec)
 
     for name, func, helptext in (
-        ("simulate", _cmd_simulate, "play seeded random-legal rounds, print statistics"),
-        ("play", _cmd_play, "play one seeded random round and print it trick by trick"),
+        (
+            "simulate",
+            _cmd_simulate,
+            "play seeded random-legal rounds (--rounds) or whole matches (--matches), "
+            "print statistics",
+        ),
+        ("play", _cmd_play, "play one seeded random match and print it round by round"),
     ):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("--ruleset", required=True)
-        p.add_argument("--players", type=int, required=True)
-        p.add_argument("--seed", type=int, default=1)
-        p.add_argument("--round", type=int, default=None, help="numking: cards per player")
-        p.add_argument("--options", default=None, help="ruleset options as a JSON object")
+        p = sub.add_parser(name, help=helptext, description=helptext)
+        p.add_argument("--ruleset", required=True, choices=list(RULESETS))
+        p.add_argument("--players", type=_int_at_least(1), required=True)
+        p.add_argument("--seed", type=_seed, default=1, help="0 ≤ seed < 2**64")
+        p.add_argument(
+            "--options", type=_options, default={}, help="ruleset options as a JSON object"
+        )
         if name == "simulate":
-            p.add_argument("--rounds", type=int, default=1000)
-        p.set_defaults(func=func)
+            count = p.add_mutually_exclusive_group()
+            count.add_argument(
+                "--rounds", type=_int_at_least(1), default=None, help="single rounds (1000)"
+            )
+            count.add_argument("--matches", type=_int_at_least(1), default=None)
+            p.add_argument(
+                "--round", type=_int_at_least(1), default=None, help="numking: cards per player"
+            )
+        p.set_defaults(func=func, parser=p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # `numrules play … | head`: the reader left, nothing is wrong
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from litestar.exceptions import (
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
-from engine.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
+from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_BASE = "https://numrules.dev/problems/"

@@ -45,8 +45,16 @@ from api.schemas import (
     RulesetInfo,
 )
 from engine import summaries
-from engine.base import Deal, DeckInfo, LegalMoves, MoveCheck, RoundScore, RoundSetup, TrickResult
-from engine.errors import EngineError
+from engine.core.base import (
+    Deal,
+    DeckInfo,
+    LegalMoves,
+    MoveCheck,
+    RoundScore,
+    RoundSetup,
+    TrickResult,
+)
+from engine.core.errors import EngineError
 from engine.numking import NumKing, NumKingOptions
 from engine.numwars import NumWars
 from engine.numwars_classic import ClassicOptions, NumWarsClassic
@@ -134,6 +142,7 @@ def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> Ruleset
             name=cls.name,
             players=PlayerRange(cls.min_players, cls.max_players),
             options=_options_dict(cls.Options()),
+            rules_version=cls.rules_version,
         )
     summary = summaries.summary(cls.id, language)
     return RulesetInfo(
@@ -141,6 +150,7 @@ def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> Ruleset
         name=cls.name,
         players=PlayerRange(cls.min_players, cls.max_players),
         options=_options_dict(cls.Options()),
+        rules_version=cls.rules_version,
         description=summary.description,
         summary=summary.sections,
         language=summary.language,

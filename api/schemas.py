@@ -23,12 +23,16 @@ from typing import Annotated, Any
 
 import msgspec
 
-from engine.base import TrickCard
-from engine.cards import canonical
-from engine.numking import MAX_STREAK, NumKing, NumKingBid, NumKingOptions
-from engine.numwars import BOMB_OUTCOMES, ROLES, NumWarsOptions, NumWarsPile
+from engine.core.base import TrickCard
+from engine.core.cards import canonical
+from engine.numking import NumKing, NumKingBid, NumKingOptions
+from engine.numking.cards import MAX_STREAK
+from engine.numwars import NumWarsOptions, NumWarsPile
+from engine.numwars.cards import BOMB_OUTCOMES, ROLES
 from engine.numwars_classic import ClassicOptions, ClassicPile
-from engine.numwin import MAX_COMBINATION, MAX_TURNS, TARGET_SIZE, NumWinHand, NumWinOptions
+from engine.numwin import NumWinHand, NumWinOptions
+from engine.numwin.cards import MAX_COMBINATION, TARGET_SIZE
+from engine.numwin.rules import MAX_TURNS
 from engine.registry import RULESETS
 
 #: Seeds are 63-bit, as the contract fixes them for stored games (0 <= seed < 2^63).
@@ -380,6 +384,7 @@ class RulesetInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     name: str
     players: PlayerRange
     options: dict[str, object]
+    rules_version: int  # engine.core.match "Rules versions": what a stored game is replayed by
     description: str | None = None
     summary: dict[str, str] | None = None
     language: str | None = None

@@ -19,9 +19,9 @@ if BUILD_DIR:
 
 def engine_build() -> str:
     """Which engine this process runs: the mypyc-compiled build or the pure-Python source."""
-    import engine.numwars_state
+    import engine.numwars.kernel
 
-    path = engine.numwars_state.__file__ or ""
+    path = engine.numwars.kernel.__file__ or ""
     if path.endswith(tuple(EXTENSION_SUFFIXES)):
-        return f"mypyc-compiled ({Path(path).parent.parent})"
+        return f"mypyc-compiled ({Path(path).parents[2]})"
     return "pure Python (source)"

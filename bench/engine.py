@@ -26,9 +26,9 @@ from typing import Any
 
 from bench import engine_build
 from engine import registry
-from engine.actions import Play
-from engine.base import RoundSetup, RoundState
-from engine.rng import Rng
+from engine.core.actions import Play
+from engine.core.base import RoundSetup, RoundState
+from engine.core.rng import Rng
 
 
 @dataclass

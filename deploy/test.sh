@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh checkout: install, lint, type-check, test the source, then
-# build the mypyc-compiled engine (what serve.sh runs) and test that build too. Installs what
-# the tests need: the dev packages, PostgreSQL, and Debian's headless Chromium for the docs test.
+# The whole test suite from a fresh checkout: install, lint, type-check, check the import
+# layering, test the source, then build the mypyc-compiled engine (what serve.sh runs) and run
+# the engine suite on that build (tests/engine: the API and storage suites do not run twice).
+# Installs what the tests need: the dev packages, PostgreSQL, and Debian's headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh dev
@@ -11,6 +12,7 @@ export NUMRULES_CHROMIUM NUMRULES_REQUIRE_BROWSER=1  # the browser test may not 
 .venv/bin/ruff check engine api tests bench
 .venv/bin/ruff format --check engine api tests bench
 .venv/bin/mypy
+.venv/bin/lint-imports
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 bash deploy/build-mypyc.sh
-NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider tests/engine

@@ -1,4 +1,9 @@
-"""Ruleset registry (STYLE 6): ruleset ids → implementations, options → typed structs."""
+"""Ruleset registry (STYLE 6): ruleset ids → implementations, options → typed structs.
+
+It also installs itself as the rules lookup of :func:`engine.core.match.replay` (core
+imports no game, so a record's rules are found through this lookup; see that module's
+"Replay and the registry").
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ from typing import Any
 
 import msgspec
 
-from engine.errors import InvalidInput, UnknownRuleset
+from engine.core.errors import InvalidInput, UnknownRuleset
+from engine.core.match import set_rules_lookup
 from engine.numking import NumKing
 from engine.numwars import NumWars
 from engine.numwars_classic import NumWarsClassic
@@ -38,3 +44,6 @@ def make(ruleset_id: str, options: Mapping[str, Any] | None = None) -> AnyRulese
             f"bad {ruleset_id} option: {exc}", code="bad-option", field="options"
         ) from None
     return cls(opts)  # type: ignore[arg-type]
+
+
+set_rules_lookup(make)

@@ -1,21 +1,24 @@
-"""Seeded random play-outs: the same loop serves `numrules simulate`, the property tests and
-the engine benchmark.
+"""Seeded random play-outs of rounds and whole matches: the same loop serves `numrules
+simulate` and `play`, the property tests, the golden records and the engine benchmark.
 
 Policy: when a seat is to play and has a legal action it acts with probability 7/8, else a
 uniformly random other seat that has a legal action acts (out-of-turn snaps in numwin); in a
 simultaneous phase a random seat with a legal action acts. The action is uniform among that
-seat's legal actions. Every draw comes from :class:`engine.rng.Rng`, so a seed fixes the game.
+seat's legal actions. Every draw comes from :class:`engine.core.rng.Rng`, so a seed fixes the game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from engine.actions import Action
-from engine.base import RoundScore, RoundSetup, RoundState
+from engine.core.actions import Action
+from engine.core.base import RoundScore, RoundSetup, RoundState
+from engine.core.events import EventBase
+from engine.core.match import Match
+from engine.core.rng import Rng
+from engine.core.tiebreak import MAX_TIEBREAK_ROUNDS
 from engine.registry import AnyRuleset
-from engine.rng import Rng
 
 #: A hard bound on actions per round, far above any real round; hitting it is a bug.
 MAX_STEPS = 20_000
@@ -25,7 +28,21 @@ class StuckError(AssertionError):
     """The round is not over but no seat has a legal action, or it never ends."""
 
 
-def pick(state: RoundState, rng: Rng) -> tuple[int, Action]:
+class Playable(Protocol):
+    """What the policy reads: a round state, or a whole match (engine.core.match)."""
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def current_player(self) -> int | None: ...
+
+    def actors(self) -> list[int]: ...
+
+    def legal_actions(self, seat: int) -> list[Action]: ...
+
+
+def pick(state: Playable, rng: Rng) -> tuple[int, Action]:
     actors = state.actors()
     if not actors:
         raise StuckError(f"no legal action in phase {state.phase!r} of an unfinished round")
@@ -94,4 +111,65 @@ def simulate(
         "wins_by_seat": wins,
         "lowest_score": min(lows) if lows else None,
         "highest_score": max(highs) if highs else None,
+    }
+
+
+def play_match(
+    ruleset: AnyRuleset,
+    players: int,
+    seed: int,
+    rng: Rng,
+    on_events: Callable[[Match, list[EventBase]], None] | None = None,
+) -> Match:
+    """Play a whole match (engine.core.match) to its result with random legal actions.
+
+    `on_events` sees the match and each action's events (before the next action is picked).
+    """
+    match = ruleset.new_match(players=players, seed=seed)
+    bound = MAX_STEPS * (match.regular_rounds + MAX_TIEBREAK_ROUNDS)
+    for _ in range(bound):
+        if match.is_over:
+            return match
+        seat, action = pick(match, rng)
+        events = match.apply(seat, action)
+        if on_events is not None:
+            on_events(match, events)
+    raise StuckError(f"match not over after {bound} actions")
+
+
+def simulate_matches(ruleset: AnyRuleset, players: int, matches: int, seed: int) -> dict[str, Any]:
+    """Play `matches` seeded random whole matches; return timing-free statistics of results.
+
+    Match i's seed is the i-th output of ``Rng(seed)``; the same generator then picks actions.
+    """
+    rng = Rng(seed)
+    totals = [0] * players
+    wins = [0] * players
+    actions = rounds = tiebreak_rounds = 0
+    lows: list[int] = []
+    highs: list[int] = []
+    for _ in range(matches):
+        match = play_match(ruleset, players, rng.next_u64(), rng)
+        result = match.result()
+        assert result is not None
+        actions += len(match.history)
+        rounds += len(result.rounds)
+        tiebreak_rounds += result.tiebreak_rounds
+        for seat, total in enumerate(result.totals):
+            totals[seat] += total
+        for seat in result.winners:
+            wins[seat] += 1
+        lows.append(min(result.totals))
+        highs.append(max(result.totals))
+    return {
+        "ruleset": ruleset.id,
+        "players": players,
+        "matches": matches,
+        "rounds": rounds,
+        "tiebreak_rounds": tiebreak_rounds,
+        "actions": actions,
+        "mean_total_by_seat": [round(t / matches, 2) for t in totals],
+        "wins_by_seat": wins,
+        "lowest_total": min(lows) if lows else None,
+        "highest_total": max(highs) if highs else None,
     }

@@ -31,10 +31,16 @@ if BUILD_DIR:
         raise RuntimeError("engine was imported before the conftest could select the build")
     _stale = [  # the build holds a copy of every source file it was built from
         str(p.relative_to(ROOT))
-        for package in ("engine", "api")
-        for p in sorted((ROOT / package).glob("*.py"))
-        if not (copy := Path(BUILD_DIR, package, p.name)).is_file()
+        for package in ("engine", "api")  # every subpackage too (engine/core, engine/<game>)
+        for p in sorted((ROOT / package).rglob("*.py"))
+        if not (copy := Path(BUILD_DIR, p.relative_to(ROOT))).is_file()
         or copy.read_bytes() != p.read_bytes()
+    ]
+    _stale += [  # and no module the tree no longer has (a moved or deleted one)
+        str(p.relative_to(BUILD_DIR))
+        for package in ("engine", "api")
+        for p in sorted(Path(BUILD_DIR, package).rglob("*.py"))
+        if not (ROOT / p.relative_to(BUILD_DIR)).is_file()
     ]
     if _stale:  # the build would test old copies of these modules
         raise RuntimeError(

@@ -248,8 +248,9 @@ def test_longest_possible_streak_is_scored(client: Any) -> None:
 
 def test_engine_refuses_an_out_of_range_streak_too() -> None:
     """The engine is a library first: it refuses the streak itself, without printing it."""
-    from engine.errors import InvalidInput
-    from engine.numking import MAX_STREAK, NumKing, NumKingBid, NumKingOptions
+    from engine.core.errors import InvalidInput
+    from engine.numking import NumKing, NumKingBid, NumKingOptions
+    from engine.numking.cards import MAX_STREAK
 
     assert NumKing(NumKingOptions(zeros=True)).k_max(2) == MAX_STREAK + 1
     with pytest.raises(InvalidInput) as err:

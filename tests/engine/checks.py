@@ -1,5 +1,5 @@
 """Shared pieces of the property tests that compare a fast path's input checks with the shared
-checks (test_numwars_checks.py, test_numwars_classic_checks.py)."""
+checks (numwars/test_checks.py, numwars_classic/test_checks.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from engine.base import TrickCard
-from engine.errors import EngineError
+from engine.core.base import TrickCard
+from engine.core.errors import EngineError
 
 
 def outcome(call: Callable[[], Any]) -> tuple[str, ...]:

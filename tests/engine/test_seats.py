@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from engine import registry
-from engine.actions import Discard, Exchange, Neutralize, Pass, Play, Snap, Swap, Target
-from engine.base import RoundSetup
-from engine.errors import InvalidInput
+from engine.core.actions import Discard, Exchange, Neutralize, Pass, Play, Snap, Swap, Target
+from engine.core.base import RoundSetup
+from engine.core.errors import InvalidInput
 
 RULESETS = ["numwars", "numwars-classic", "numking", "numwin"]
 BAD_SEATS: list[Any] = [True, False, "0", 1.0, -1, 4, 99]

@@ -1,0 +1,148 @@
+"""The public round object over a game's compiled kernel (issue 9, "The compiled engine,
+contained"; STYLE 4: legality is checked once, at the boundary).
+
+A game's state machine lives in its `kernel.py`, which the mypyc build compiles (setup.py
+finds every `engine/*/kernel.py`). Compiled code enforces declared types at run time: it
+would take `True` for seat 1, or raise a bare TypeError for a seat `"0"` or an action built
+by hand with a wrongly typed field. So a kernel takes plain typed arguments (`seat: int`, an
+`Action` whose fields have their declared types), and the round object the engine hands out,
+:class:`KernelRound`, is plain Python: it checks the seat (:func:`check_seat`) and the action's
+fields (:func:`check_fields`) once, then calls the kernel. Both builds therefore refuse a bad
+seat or field with the same :class:`InvalidInput`.
+
+Everything else a kernel offers (`hands`, `trick`, `roles` …, read by tests and tools) is
+read and written through to it by properties (see :func:`_forward`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from engine.core.actions import Action, Pass, Play, check_fields
+from engine.core.base import RoundScore, RoundSetup
+from engine.core.events import EventBase
+from engine.core.tricks import check_seat
+
+__all__ = ["Kernel", "KernelRound"]
+
+
+class Kernel(Protocol):
+    """What a compiled kernel offers its round object: the round protocol, typed args."""
+
+    setup: RoundSetup
+    history: list[tuple[int, Action]]
+
+    @property
+    def phase(self) -> Any: ...
+
+    @property
+    def current_player(self) -> int | None: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def actors(self) -> list[int]: ...
+
+    def legal_actions(self, seat: int) -> list[Any]: ...
+
+    def apply(self, seat: int, action: Action) -> list[EventBase]: ...
+
+    def scores(self) -> RoundScore | None: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+
+K = TypeVar("K", bound=Kernel)
+
+
+class KernelRound(Generic[K]):
+    """A round in progress, over its `kernel` (see the module docstring)."""
+
+    __slots__ = ("_players", "kernel")
+
+    def __init__(self, kernel: K) -> None:
+        self.kernel = kernel
+        self._players = kernel.setup.players
+        if not type(self).__dict__.get("_forwarded"):
+            _forward(type(self), kernel)
+
+    @property
+    def setup(self) -> RoundSetup:
+        return self.kernel.setup
+
+    @property
+    def history(self) -> list[tuple[int, Action]]:
+        return self.kernel.history
+
+    @property
+    def phase(self) -> Any:
+        return self.kernel.phase
+
+    @property
+    def current_player(self) -> int | None:
+        return self.kernel.current_player
+
+    @property
+    def is_over(self) -> bool:
+        return self.kernel.is_over
+
+    def actors(self) -> list[int]:
+        return self.kernel.actors()
+
+    def legal_actions(self, seat: object) -> list[Action]:
+        if type(seat) is not int or not 0 <= seat < self._players:
+            check_seat(seat, self._players)
+        return self.kernel.legal_actions(seat)  # type: ignore[arg-type]
+
+    def apply(self, seat: object, action: Action) -> list[EventBase]:
+        """Check the seat and the action's field types, then apply it (the kernel checks its
+        legality; nothing changes when it is refused)."""
+        if type(seat) is not int or not 0 <= seat < self._players:
+            check_seat(seat, self._players)
+        kind = type(action)
+        if kind is Play:  # the play-out's hot action, checked inline (check_fields: ~200 ns)
+            if type(action.card) is not str or action.declared is not None:  # type: ignore[union-attr]
+                check_fields(action)
+        elif kind is not Pass or type(action.card) is not str:  # type: ignore[union-attr]
+            check_fields(action)
+        return self.kernel.apply(seat, action)  # type: ignore[arg-type]
+
+    def scores(self) -> RoundScore | None:
+        return self.kernel.scores()
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.kernel.snapshot()
+
+    if TYPE_CHECKING:  # the kernel's other attributes, forwarded by `_forward`
+
+        def __getattr__(self, name: str) -> Any: ...
+
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
+
+def _forward(cls: type[KernelRound[Any]], kernel: Kernel) -> None:
+    """Give `cls` a property for each attribute and method of `kernel` it does not define
+    itself (`hands`, `trick`, `roles` …), read and written through to the kernel.
+
+    Properties rather than a `__getattr__` hook: a class with that hook pays for it on every
+    attribute look-up, the play-out loop's included (about 50 ns each). Built from the first
+    kernel, so every attribute a kernel sets in its constructor is found, in the compiled
+    build (descriptors on the class) and the pure one (`__slots__` or the instance dict).
+    """
+    for name in dir(kernel):
+        if name.startswith("__") or hasattr(cls, name):
+            continue
+        setattr(cls, name, _through(name))
+    cls._forwarded = True  # type: ignore[attr-defined]
+
+
+def _through(name: str) -> property:
+    """A property reading and writing the kernel's attribute `name`."""
+
+    def get(self: KernelRound[Any]) -> Any:
+        return getattr(self.kernel, name)
+
+    def set_(self: KernelRound[Any], value: Any) -> None:
+        setattr(self.kernel, name, value)
+
+    return property(get, set_)

@@ -1,0 +1,218 @@
+"""Card codes (rules/cards.md): parsing, canonical order, deck checks.
+
+A card is its lower-case string code everywhere in the engine (``"red-12"``, ``"joker"``).
+Facts about a code are looked up once in a table of :class:`CardInfo`; copies of the same
+card (two Jokers, two Flashes) are equal strings, so hands and piles are multisets of codes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
+
+from engine.core.errors import InvalidInput
+
+COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
+TRUMP_FAMILIES: tuple[str, ...] = ("rainbow", "shadow")
+FAMILIES: tuple[str, ...] = COLOURS + TRUMP_FAMILIES
+SPECIALS: tuple[str, ...] = (
+    "numx",
+    "infinity",
+    "flash",
+    "joker",
+    "bomb",
+    "quantum",
+    "swipe",
+    "flip",
+    "malus-0",
+    "malus-1",
+    "malus-2",
+)
+MAX_VALUE = 16
+
+#: Regular expression of a well-formed card code, used in the OpenAPI spec too.
+CARD_PATTERN = (
+    r"^((red|blue|green|yellow|rainbow|shadow)-(0|[1-9][0-9]{0,2})"
+    r"|numx|infinity|flash|joker|bomb|quantum|swipe|flip|malus-[012])$"
+)
+_CARD_RE = re.compile(CARD_PATTERN)
+
+#: A card code as a field type. Decoding does not run the pattern (the engine checks every
+#: card against its deck and names a bad one precisely); JSON schemas still show it.
+CardCode = Annotated[
+    str,
+    msgspec.Meta(
+        description="a card code (rules/cards.md), e.g. red-7, shadow-12, joker",
+        examples=["red-7", "shadow-12", "joker"],
+        extra_json_schema={"pattern": CARD_PATTERN},
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CardInfo:
+    code: str
+    family: str  # a colour, "rainbow", "shadow", or "special"
+    value: int | None  # None for cards without a value (specials)
+    order: int  # canonical sort key (rules/cards.md)
+
+    @property
+    def is_classic(self) -> bool:
+        return self.family in COLOURS
+
+    @property
+    def is_real_trump(self) -> bool:
+        return self.family == "rainbow" or self.family == "shadow"
+
+    @property
+    def is_numbered(self) -> bool:
+        return self.value is not None
+
+
+def _build_table() -> dict[str, CardInfo]:
+    table: dict[str, CardInfo] = {}
+    for f, family in enumerate(FAMILIES):
+        for value in range(MAX_VALUE + 1):
+            code = f"{family}-{value}"
+            table[code] = CardInfo(code, family, value, f * 100 + value)
+    for s, code in enumerate(SPECIALS):
+        table[code] = CardInfo(code, "special", None, 1000 + s)
+    return table
+
+
+CARDS: dict[str, CardInfo] = _build_table()
+
+#: The card facts every game reads, as flat tables built once from :data:`CARDS` (the one
+#: place they come from; a game's own tables are built from these):
+#: each code's canonical rank (rules/cards.md "Canonical order"), as a table and a sort key;
+ORDER: dict[str, int] = {code: c.order for code, c in CARDS.items()}
+ORDER_KEY = ORDER.__getitem__
+#: each numbered card's value;
+VALUE: dict[str, int] = {code: c.value for code, c in CARDS.items() if c.value is not None}
+#: each real trump's complement, ``rainbow-X`` ⇄ ``shadow-X`` (rules/cards.md "Pairs").
+COMPLEMENT: dict[str, str] = {
+    code: ("shadow-" if c.family == "rainbow" else "rainbow-") + str(c.value)
+    for code, c in CARDS.items()
+    if c.is_real_trump
+}
+
+
+def info(code: str) -> CardInfo:
+    """The facts of a card code; :class:`InvalidInput` for a code no deck holds."""
+    try:
+        return CARDS[code]
+    except (KeyError, TypeError):
+        raise InvalidInput(_unknown_message(code), code="unknown-card") from None
+
+
+#: How many characters of a bad value a message quotes (a 60 KB "card" is not echoed whole).
+QUOTE_LIMIT = 40
+
+
+def quoted(value: object) -> str:
+    """A bad value as a message quotes it: a string in quotes cut to `QUOTE_LIMIT` characters
+    with "…", anything else named by its JSON kind (never a Python repr)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= QUOTE_LIMIT else value[:QUOTE_LIMIT] + "…")
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list | tuple) else "an object"
+
+
+def quoted_cards(cards: Sequence[object]) -> str:
+    """A list of bad cards as a message quotes it: each one `quoted`, at most four."""
+    shown = ", ".join(quoted(card) for card in cards[:4])
+    return (shown + ", …" if len(cards) > 4 else shown) or "no card"
+
+
+def _unknown_message(code: object) -> str:
+    if isinstance(code, str) and _CARD_RE.match(code):
+        return f"card {quoted(code)} does not exist (values run from 0 to {MAX_VALUE})"
+    return f"{quoted(code)} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')"
+
+
+def is_well_formed(code: str) -> bool:
+    return bool(_CARD_RE.match(code))
+
+
+def value(code: str) -> int:
+    v = CARDS[code].value
+    assert v is not None, code
+    return v
+
+
+def sort_key(code: str) -> int:
+    return ORDER[code]
+
+
+def canonical(cards: Iterable[str]) -> list[str]:
+    """Cards in canonical order: colours, Rainbow, Shadow by value, then the specials."""
+    return sorted(cards, key=ORDER_KEY)
+
+
+def complement(code: str) -> str | None:
+    """``shadow-X`` for ``rainbow-X`` and the reverse; None for any other card."""
+    return COMPLEMENT.get(code)
+
+
+def numbered_deck(families: Sequence[str], low: int, high: int) -> list[str]:
+    return [f"{family}-{v}" for family in families for v in range(low, high + 1)]
+
+
+def check_cards(
+    deck: Mapping[str, int],
+    groups: Sequence[tuple[str, Sequence[object]]],
+    *,
+    deck_name: str,
+) -> None:
+    """Check every card of every ``(field, cards)`` group against ``deck`` (card → copies).
+
+    Raises :class:`InvalidInput` naming the first bad card: not a card code, not in this
+    deck (``deck_name`` says which, e.g. "the 4-player numwars deck"), or more copies across
+    all groups than the deck holds (rules/cards.md: a unique card at most once per request).
+    The common, valid case takes one dictionary look-up per card; the error path then walks
+    the groups again to name the culprit.
+    """
+    seen: dict[object, int] = {}
+    copies = deck.get
+    try:
+        for _, cards in groups:
+            for card in cards:
+                n = seen.get(card, 0) + 1
+                if n > copies(card, 0):  # type: ignore[call-overload]
+                    _raise_card_error(deck, groups, deck_name)
+                seen[card] = n
+    except TypeError:  # an unhashable "card"
+        _raise_card_error(deck, groups, deck_name)
+
+
+def _raise_card_error(
+    deck: Mapping[str, int], groups: Sequence[tuple[str, Sequence[object]]], deck_name: str
+) -> None:
+    seen: Counter[str] = Counter()
+    for field, cards in groups:
+        for i, card in enumerate(cards):
+            where = f"{field}[{i}]"
+            if not isinstance(card, str) or card not in CARDS:
+                raise InvalidInput(_unknown_message(card), code="unknown-card", field=where)
+            if card not in deck:
+                raise InvalidInput(
+                    f"card {card!r} is not in {deck_name}", code="card-not-in-deck", field=where
+                )
+            seen[card] += 1
+            if seen[card] > deck[card]:
+                copies = "once" if deck[card] == 1 else f"{deck[card]} times"
+                raise InvalidInput(
+                    f"card {card!r} appears more often than {deck_name} holds it ({copies})",
+                    code="duplicate-card",
+                    field=where,
+                )

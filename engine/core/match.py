@@ -1,0 +1,472 @@
+"""A whole game of one ruleset, its record, its replay, and the rules version (issue 9, "Matches").
+
+A **match** plays a ruleset's whole game by its own rules (rules/*.md, "Match" sections): the
+regular rounds (as many as players, the dealer rotating, in the Num Wars editions and numwin;
+rounds 1 … max_cards with streaks carried and the first bidder by the Ruling in numking),
+then, when the ruleset breaks a tied total by more rounds (numwars-classic `tiebreak`, on by
+default; numwars `tiebreak`, off by default), the tie-break rounds, at most 3. It has the
+protocol of a round: `phase`, `current_player`, `actors()`, `legal_actions(seat)`,
+`apply(seat, action)` → events, `view(seat | None)`, `is_over`, and `result()` once over; it
+starts the next round by itself.
+
+What differs between rulesets is asked of the rules object (:class:`MatchRules`, one
+delimited "match policy" block per rules class): `match_rounds(players)` (how many regular
+rounds), `round_setup(players, index, seed, previous)` (round `index`'s setup, 0-based,
+tie-break rounds continuing the count, `previous` the round just over), `match_tiebreak(tied,
+rounds)` (the tie-break Ruling, or None when the ruleset has none) and `score_match(rounds)`.
+
+Events
+    `apply` returns the round's events; when that action ends a round it appends one public
+    event (:mod:`engine.core.events`): :class:`RoundStartEvent` (``round-start``, ``data``:
+    ``round`` (1-based), ``dealer``, ``tiebreak`` (bool), ``current_player`` of the new round;
+    with ``tied``, the seats still tied, in a tie-break round), or, after the last round,
+    :class:`MatchOverEvent` (``match-over``, ``data``: ``totals``, ``winners``,
+    ``tiebreak_rounds``, plus ``teams`` in team variants). Round 1 starts with the match: no
+    event announces it.
+
+Seeds
+    Round ``index`` (0-based; tie-break rounds continue the count) is dealt from
+    :func:`round_seed`: the first 8 bytes, little-endian, of SHAKE-256 (FIPS 202) of
+    ``b"numrules round " + seed (8 bytes LE) + index (4 bytes LE)``. Any language with
+    SHAKE-256 recomputes it; no Python ``hash`` or ``random`` is involved. The match seed is an
+    integer 0 ≤ seed < 2**64 (stored games draw 63 bits).
+
+Rules versions
+    Each rules class declares ``rules_version`` (the version new matches are played by) and
+    ``rules_versions`` (every version this engine can still replay, ascending). A match and
+    its :class:`MatchRecord` carry the version; a record of a version the engine never
+    published is refused (:class:`InvalidInput`, code ``unknown-rules-version``). The golden
+    records (``tests/engine/golden/``) fail on any change that replays a recorded match
+    differently. A deliberate change therefore (1) appends the new version to
+    ``rules_versions`` and sets ``rules_version`` to it, (2) keeps the old behaviour behind a
+    test of the match's version — the match hands its version to the rules through
+    :meth:`MatchRules.for_version`, which returns the rules object playing that version (today
+    every ruleset has version 1 only, and returns itself), and (3) adds golden records of the
+    new version beside the old ones, which must keep passing: no stored game is stranded.
+
+View
+    :func:`match_view` is the current round's typed view (the game's ``View`` struct) with the
+    match's ``round`` (1-based) and ``scores`` (match totals so far, tie-break rounds
+    excluded) set; the round's own score stays in the game's ``round_score`` field.
+
+Replay and the registry
+    Core imports no game, so :func:`replay` is given the rules object, or, without one, asks
+    the rules lookup that :mod:`engine.registry` installs when it is imported
+    (:func:`set_rules_lookup`; ``engine/__init__.py`` imports the registry, so the lookup is
+    there whenever anything of ``engine`` is). ``replay(MatchRecord.from_export(data))`` thus
+    rebuilds a stored game offline (api-contract.md, "Stored games").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Protocol, TypeVar
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from engine.core.actions import Action
+from engine.core.base import MatchResult, RoundScore, RoundSetup, RoundState, TeamScore
+from engine.core.errors import EngineError, IllegalMove, InvalidInput
+from engine.core.events import EventBase, MatchOverEvent, RoundStartEvent
+from engine.core.tiebreak import TiebreakOutcome
+from engine.core.view import BaseView
+
+__all__ = [
+    "Match",
+    "MatchOutcome",
+    "MatchRecord",
+    "MatchRules",
+    "RulesLookup",
+    "check_rules_version",
+    "match_view",
+    "replay",
+    "round_seed",
+    "set_rules_lookup",
+]
+
+_ROUND_KEY = b"numrules round "
+_SEED_LIMIT = 1 << 64
+
+
+def round_seed(seed: int, index: int) -> int:
+    """The seed of round `index` (0-based) of the match seeded `seed` (module docstring)."""
+    key = _ROUND_KEY + seed.to_bytes(8, "little") + index.to_bytes(4, "little")
+    return int.from_bytes(hashlib.shake_256(key).digest(8), "little")
+
+
+class MatchRules(Protocol):
+    """What a match asks of a rules object (the "match policy" block of each rules class)."""
+
+    id: ClassVar[str]
+    rules_version: ClassVar[int]
+    rules_versions: ClassVar[tuple[int, ...]]
+
+    @property
+    def options(self) -> msgspec.Struct: ...
+
+    def new_round(self, setup: RoundSetup) -> RoundState: ...
+
+    def score_match(self, rounds: list[RoundScore]) -> MatchResult: ...
+
+    def for_version(self, version: int) -> MatchRules:
+        """The rules object playing `version` (one of `rules_versions`)."""
+        ...
+
+    def match_rounds(self, players: int) -> int:
+        """How many regular rounds a match of `players` has (checks the player count)."""
+        ...
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index`'s setup (0-based; `previous`: the round just over, None for round 0)."""
+        ...
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """The tie-break of a tied total after tie-break `rounds` (:mod:`engine.core.tiebreak`);
+        None: the ruleset has none, ties share the win."""
+        ...
+
+
+class MatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished match: the contract's stored-game `result` (api-contract.md, "Stored games").
+
+    `rounds`: one score-round answer per round played, in order, tie-break rounds included (the
+    last `tiebreak_rounds` of them); `totals`: each seat's sum over the regular rounds (the
+    numwars-classic Ruling keeps tie-break rounds out of the totals); `winners`: ascending
+    seats (the seats of every winning team in team variants); `teams`: team totals.
+    """
+
+    rounds: list[RoundScore]
+    totals: list[int]
+    winners: list[int]
+    teams: list[TeamScore] | UnsetType = UNSET
+    tiebreak_rounds: int = 0
+
+
+class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Everything a match is rebuilt from: `replay(record)` gives an equal match.
+
+    `options` are the rules object's whole options (defaults written out, so that a later
+    change of a default does not change an old record); `actions` the ordered (seat, action)
+    pairs applied, each action as the API takes it.
+    """
+
+    ruleset: str
+    options: dict[str, Any]
+    rules_version: int
+    seed: int
+    players: int
+    actions: list[tuple[int, Action]]
+
+    @classmethod
+    def from_export(cls, export: bytes | str | Mapping[str, Any]) -> MatchRecord:
+        """Read a stored game's export (api-contract.md: `GET /v1/games/{id}/export`).
+
+        Checks that the players are seats 0 … n-1 in order, that the actions' `seq`s are
+        1 … n in order (a `seq` is the version the action produced), that the seed is
+        revealed, and, when the export holds them, that `seed_commitment` is
+        ``sha256("<seed>:<salt>")``. Refusals are `InvalidInput` with code ``bad-record``.
+        """
+        try:
+            if isinstance(export, bytes | str):
+                data = msgspec.json.decode(export, type=_Export)
+            else:
+                data = msgspec.convert(dict(export), type=_Export)
+        except msgspec.ValidationError as exc:
+            raise InvalidInput(f"not a game export: {exc}", code="bad-record") from None
+        except msgspec.DecodeError as exc:
+            raise InvalidInput(f"the export is not JSON: {exc}", code="bad-record") from None
+        for i, player in enumerate(data.players):
+            if player.seat != i:
+                raise _bad_record(
+                    f"players[{i}] has seat {player.seat}: seats are 0 … n-1 in order",
+                    f"players[{i}].seat",
+                )
+        for i, entry in enumerate(data.actions):
+            if entry.seq != i + 1:
+                raise _bad_record(
+                    f"actions[{i}] has seq {entry.seq}, expected {i + 1}: seqs are 1 … n in order",
+                    f"actions[{i}].seq",
+                )
+        if data.seed is None:
+            raise _bad_record("the export reveals no seed: the game cannot be replayed", "seed")
+        if data.seed_commitment is not None and data.salt is not None:
+            digest = hashlib.sha256(f"{data.seed}:{data.salt}".encode()).hexdigest()
+            if digest != data.seed_commitment:
+                raise _bad_record(
+                    'seed_commitment is not sha256("<seed>:<salt>") of the revealed seed',
+                    "seed_commitment",
+                )
+        return cls(
+            ruleset=data.ruleset,
+            options=data.options,
+            rules_version=data.rules_version,
+            seed=data.seed,
+            players=len(data.players),
+            actions=[(a.seat, a.action) for a in data.actions],
+        )
+
+
+class _ExportPlayer(msgspec.Struct, frozen=True):
+    seat: int
+    name: str
+
+
+class _ExportAction(msgspec.Struct, frozen=True):
+    seq: int
+    seat: int
+    action: Action
+
+
+class _Export(msgspec.Struct, frozen=True, kw_only=True):
+    """The fields of an export that replay reads (more fields may be added: they are ignored)."""
+
+    ruleset: str
+    options: dict[str, Any] = {}
+    rules_version: int
+    players: list[_ExportPlayer]
+    seed: int | None = None
+    seed_commitment: str | None = None
+    salt: str | None = None
+    actions: list[_ExportAction]
+
+
+def _bad_record(message: str, field: str) -> InvalidInput:
+    return InvalidInput(message, code="bad-record", field=field)
+
+
+def check_rules_version(rules: MatchRules, version: object) -> int:
+    """`version` if the engine published it for this ruleset, else `unknown-rules-version`."""
+    if type(version) is not int or version not in rules.rules_versions:
+        known = ", ".join(map(str, rules.rules_versions))
+        raise InvalidInput(
+            f"{rules.id} has no rules version {version!r}: this engine replays versions "
+            f"{known} (current {rules.rules_version})",
+            code="unknown-rules-version",
+            field="rules_version",
+        )
+    return version
+
+
+V = TypeVar("V", bound=BaseView)
+
+
+def match_view(view: V, round_no: int, scores: list[int]) -> V:
+    """A round's view as a match view: `round` (1-based) and `scores` (match totals) set.
+
+    The round's view is left as it was (views are frozen structs); every other field, the
+    round's own `round_score` included, is kept.
+    """
+    return msgspec.structs.replace(view, round=round_no, scores=scores)
+
+
+class Match:
+    """A whole match of one ruleset (module docstring): the round protocol, over every round.
+
+    `round` is the current round state (the last one once over), `rounds` the finished round
+    states and `round_scores` their scores, in order; `history` every applied (seat, action).
+    """
+
+    def __init__(
+        self, rules: MatchRules, players: int, seed: int, rules_version: int | None = None
+    ) -> None:
+        version = rules.rules_version if rules_version is None else rules_version
+        self.rules_version = check_rules_version(rules, version)
+        if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
+            raise InvalidInput(
+                f"a match seed is an integer 0 ≤ seed < 2**64, not {seed!r}",
+                code="bad-request",
+                field="seed",
+            )
+        self.rules = rules.for_version(self.rules_version)
+        self.regular_rounds = self.rules.match_rounds(players)
+        self.players = players
+        self.seed = seed
+        self.history: list[tuple[int, Action]] = []
+        self.rounds: list[RoundState] = []
+        self.round_scores: list[RoundScore] = []
+        self._outcome: MatchOutcome | None = None
+        self._totals = [0] * players
+        self._tied: list[int] = []
+        self.round = self._start(0, None)
+
+    # -- the round protocol ---------------------------------------------------------------
+
+    @property
+    def index(self) -> int:
+        """The current round's index, 0-based (tie-break rounds continue the count)."""
+        return len(self.rounds) - (1 if self._outcome is not None else 0)
+
+    @property
+    def phase(self) -> str:
+        return str(self.round.phase)
+
+    @property
+    def current_player(self) -> int | None:
+        return self.round.current_player
+
+    @property
+    def is_over(self) -> bool:
+        return self._outcome is not None
+
+    @property
+    def in_tiebreak(self) -> bool:
+        """Whether the current round is a tie-break round (numwars-classic Ruling)."""
+        return self.index >= self.regular_rounds
+
+    def actors(self) -> list[int]:
+        return self.round.actors()
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return self.round.legal_actions(seat)
+
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
+        """Apply one action to the current round; start the next round when it ends.
+
+        Raises like the round (nothing changes then); after the last round, `IllegalMove`
+        with reason ``game-over``.
+        """
+        if self._outcome is not None:
+            raise IllegalMove("game-over", "the match is over")
+        state = self.round
+        events = list(state.apply(seat, action))
+        self.history.append((seat, action))
+        if state.is_over:
+            events.append(self._round_over(state))
+        return events
+
+    def view(self, seat: int | None) -> BaseView:
+        """The current round's view (`seat`'s, or the spectator's) as a match view."""
+        return match_view(self.round.view(seat), self.index + 1, list(self._totals))
+
+    def totals(self) -> list[int]:
+        """Each seat's total so far over the regular rounds (tie-break rounds excluded)."""
+        return list(self._totals)
+
+    def result(self) -> MatchOutcome | None:
+        """The contract's `result` once the match is over, else None."""
+        return self._outcome
+
+    def record(self) -> MatchRecord:
+        """What the match is rebuilt from (see :func:`replay`)."""
+        return MatchRecord(
+            ruleset=self.rules.id,
+            options=msgspec.to_builtins(self.rules.options),
+            rules_version=self.rules_version,
+            seed=self.seed,
+            players=self.players,
+            actions=list(self.history),
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole match as plain data, hidden cards included (replay equality)."""
+        return {
+            "rules_version": self.rules_version,
+            "rounds": [r.snapshot() for r in self.rounds],
+            "current": None if self._outcome is not None else self.round.snapshot(),
+            "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
+            "result": msgspec.to_builtins(self._outcome),
+        }
+
+    # -- moving on --------------------------------------------------------------------------
+
+    def _start(self, index: int, previous: RoundState | None) -> RoundState:
+        setup = self.rules.round_setup(self.players, index, round_seed(self.seed, index), previous)
+        return self.rules.new_round(setup)
+
+    def _round_over(self, state: RoundState) -> EventBase:
+        """Score the round just over; start the next one or end the match (module docstring)."""
+        scores = state.scores()
+        assert scores is not None, "a round over has its scores"
+        self.rounds.append(state)
+        self.round_scores.append(scores)
+        index = len(self.rounds)
+        if index <= self.regular_rounds:
+            for p in scores.players:
+                self._totals[p.seat] += p.score
+        if index < self.regular_rounds:
+            return self._next_round(index, state)
+        regular = self.rules.score_match(self.round_scores[: self.regular_rounds])
+        winners = regular.winners
+        if regular.tiebreak_needed:
+            decision = self.rules.match_tiebreak(
+                regular.winners, self.round_scores[self.regular_rounds :]
+            )
+            if decision is not None:
+                if decision.another_round:
+                    self._tied = list(decision.winners)
+                    return self._next_round(index, state)
+                winners = list(decision.winners)
+        outcome = MatchOutcome(
+            rounds=list(self.round_scores),
+            totals=regular.totals,
+            winners=winners,
+            teams=regular.teams,
+            tiebreak_rounds=index - self.regular_rounds,
+        )
+        self._outcome = outcome
+        data: dict[str, Any] = {
+            "totals": outcome.totals,
+            "winners": outcome.winners,
+            "tiebreak_rounds": outcome.tiebreak_rounds,
+        }
+        if not isinstance(outcome.teams, UnsetType):
+            data["teams"] = msgspec.to_builtins(outcome.teams)
+        return MatchOverEvent(data=data)
+
+    def _next_round(self, index: int, previous: RoundState) -> EventBase:
+        self.round = self._start(index, previous)
+        data: dict[str, Any] = {
+            "round": index + 1,
+            "dealer": self.round.setup.dealer,
+            "tiebreak": index >= self.regular_rounds,
+            "current_player": self.round.current_player,
+        }
+        if index >= self.regular_rounds:
+            data["tied"] = list(self._tied)
+        return RoundStartEvent(data=data)
+
+
+#: Finds the rules object of a ruleset id and options (see "Replay and the registry").
+RulesLookup = Callable[[str, Mapping[str, Any]], MatchRules]
+_rules_lookup: RulesLookup | None = None
+
+
+def set_rules_lookup(lookup: RulesLookup) -> None:
+    """Install what :func:`replay` asks for a record's rules (:mod:`engine.registry` does)."""
+    global _rules_lookup
+    _rules_lookup = lookup
+
+
+def replay(record: MatchRecord, rules: MatchRules | None = None) -> Match:
+    """The match `record` describes, rebuilt by applying its actions in order.
+
+    `rules` defaults to the rules object of the record's ruleset and options, from the
+    registry's lookup (module docstring). A refused action is re-raised with its position
+    (``actions[i]``) in the error's field.
+    """
+    if rules is None:
+        if _rules_lookup is None:  # engine/__init__ imports the registry: only mid-import
+            raise RuntimeError("no rules lookup: import engine.registry, or pass the rules")
+        rules = _rules_lookup(record.ruleset, record.options)
+    elif rules.id != record.ruleset:
+        raise InvalidInput(
+            f"the record is a {record.ruleset} match, not {rules.id}",
+            code="bad-record",
+            field="ruleset",
+        )
+    match = Match(rules, record.players, record.seed, record.rules_version)
+    for i, (seat, action) in enumerate(record.actions):
+        try:
+            match.apply(seat, action)
+        except EngineError as exc:
+            why = exc.reason if isinstance(exc, IllegalMove) else exc.code
+            raise InvalidInput(
+                f"actions[{i}] (seat {seat}, {action!r}) is refused: {why}: {exc.message}",
+                code="bad-record",
+                field=f"actions[{i}]",
+            ) from exc
+    return match

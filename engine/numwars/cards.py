@@ -1,0 +1,215 @@
+"""Num Wars deck and card facts (rules/numwars.md "Deck", "Set-up"): formats, roles, and
+per-code tables (kind, trump strength, colour asked, complement, value) read by the tricks,
+the scoring and the round.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.core.cards import (
+    CARDS,
+    COLOURS,
+    COMPLEMENT,
+    FAMILIES,
+    ORDER,
+    ORDER_KEY,
+    VALUE,
+    numbered_deck,
+)
+from engine.core.errors import InvalidInput
+
+ROLES = ("poseur", "complice", "demineur", "agent", "civil")
+BOMB_OUTCOMES = (
+    "numx-capture",
+    "stolen",
+    "civil-capture",
+    "complice-capture",
+    "protected",
+    "protected-quantum",
+    "kept",
+)
+
+#: Role cards (Set-up 1) and the role each gives; they can never be passed (Set-up 3).
+ROLE_OF_CARD: dict[str, str] = {
+    "bomb": "poseur",
+    "joker": "complice",
+    "quantum": "demineur",
+    "numx": "agent",
+}
+ROLE_CARDS = frozenset(ROLE_OF_CARD)
+SPECIAL_CARDS = ("numx", "joker", "bomb", "quantum")
+
+#: Deck table: players -> (highest value, cards per player, set aside).
+FORMATS: dict[int, tuple[int, int, int]] = {
+    3: (12, 27, 1),
+    4: (12, 20, 2),
+    5: (12, 16, 2),
+    6: (16, 17, 4),
+    7: (16, 15, 1),
+    8: (16, 13, 2),
+}
+
+#: Bonuses of each Bomb outcome by role (The Bomb and the four roles, bonus table).
+BONUSES: dict[str, dict[str, int]] = {
+    "numx-capture": {"agent": -10},
+    "stolen": {"demineur": 50, "agent": 30},
+    "civil-capture": {"civil": 15},
+    "complice-capture": {"agent": 30},
+    "protected": {"poseur": 30, "complice": 20, "agent": 30},
+    "protected-quantum": {"poseur": 30, "complice": 20, "demineur": 20, "agent": 30},
+    "kept": {"poseur": 50, "agent": 30},
+}
+
+# Card classes (Card classes): kinds, trump strength, colour asked, complement.
+CLASSIC, REAL, NUMX, ZERO, BOMB = 0, 1, 2, 3, 4
+_KIND: dict[str, int] = {}
+_STRENGTH: dict[str, int] = {}
+_COLOUR: dict[str, str | None] = {}
+_COMP: dict[str, str] = COMPLEMENT
+_VALUE: dict[str, int] = VALUE
+_ORDER: dict[str, int] = ORDER
+for _code, _c in CARDS.items():
+    _COLOUR[_code] = _c.family if _c.family in COLOURS else None
+    if _c.is_classic:
+        _KIND[_code] = CLASSIC
+        _STRENGTH[_code] = -1
+    elif _c.is_real_trump:
+        _KIND[_code] = REAL
+        _STRENGTH[_code] = 2 + (_c.value or 0)
+_KIND.update(numx=NUMX, joker=ZERO, quantum=ZERO, bomb=BOMB)
+_STRENGTH.update(numx=1000, joker=1, quantum=1, bomb=0)
+#: The suit a card follows in: its colour, or TRUMP for every trump (Card classes).
+TRUMP = "trump"
+SUIT: dict[str, str] = {code: colour or TRUMP for code, colour in _COLOUR.items()}
+#: The colour a card asks when it leads (None: trump); a real trump's complement is core's
+#: COMPLEMENT, re-exported.
+ASKED_COLOUR: dict[str, str | None] = _COLOUR
+#: Each card's trump strength (classics: -1).
+STRENGTH: dict[str, int] = _STRENGTH
+
+
+_ORDER_KEY = ORDER_KEY
+
+
+def canon(cards: Sequence[str] | set[str]) -> list[str]:
+    """Canonical order (rules/cards.md) through a local table, for the hot paths."""
+    return sorted(cards, key=_ORDER_KEY)
+
+
+def is_trump(card: str) -> bool:
+    """Any real trump, zero-level trump or `numx` (Card classes)."""
+    return _KIND[card] != CLASSIC
+
+
+_DECKS: dict[int, tuple[str, ...]] = {}
+
+
+def deck_cards(players: int) -> list[str]:
+    """The whole deck of the format for `players` (Deck: reduced 0–12 or full 0–16)."""
+    deck = _DECKS.get(players)
+    if deck is None:
+        high = FORMATS[players][0]
+        deck = tuple(canon(numbered_deck(FAMILIES, 0, high) + list(SPECIAL_CARDS)))
+        _DECKS[players] = deck
+    return list(deck)
+
+
+_PLAYABLE: dict[int, Counter[str]] = {}
+
+
+def playable_deck(players: int) -> Counter[str]:
+    """The cards that can be in play: with 3 players the Joker is out (Set-up 1)."""
+    deck = _PLAYABLE.get(players)
+    if deck is None:
+        deck = Counter(c for c in deck_cards(players) if players > 3 or c != "joker")
+        _PLAYABLE[players] = deck
+    return deck
+
+
+_RANKS: dict[int, tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _deal_ranks(players: int) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]]:
+    """The deck of the format (canonical), then the role lot and the rest of the deck (without
+    the lot, and without the Joker with 3 players) as ranks in it: the lot is drawn, then the
+    rest shuffled and dealt (Set-up 1-2). Shuffling ranks moves them exactly as it would move
+    the codes, and a hand of ranks is made canonical by a plain sort."""
+    ranks = _RANKS.get(players)
+    if ranks is None:
+        deck = tuple(deck_cards(players))
+        rank = {c: i for i, c in enumerate(deck)}
+        lot = role_lot(players)
+        excluded = set(lot) | ({"joker"} if players == 3 else set())
+        rest = tuple(rank[c] for c in deck if c not in excluded)
+        ranks = _RANKS[players] = (deck, tuple(rank[c] for c in lot), rest)
+    return ranks
+
+
+_DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
+
+
+def deck_name(players: int) -> str:
+    return _DECK_NAMES.get(players) or f"the {players}-player numwars deck"
+
+
+def round_roles(players: int) -> Counter[str]:
+    """Exactly one of each role the table has: complice with 4+, n-4 civils (Set-up 1)."""
+    roles = Counter({"poseur": 1, "demineur": 1, "agent": 1})
+    if players >= 4:
+        roles["complice"] = 1
+        roles["civil"] = players - 4
+    return roles
+
+
+def role_lot(players: int) -> list[str]:
+    """The face-down lot of the role draw, in the spec's order (Set-up 1)."""
+    lot = ["bomb", "quantum", "numx", *(["joker"] if players >= 4 else [])]
+    return [*lot, "red-1", "blue-1", "green-1", "yellow-1"][:players]
+
+
+#: The roles of a round, sorted, by player count: the common, valid case of check_roles.
+_ROLE_SETS: dict[int, list[str]] = {n: sorted(round_roles(n).elements()) for n in FORMATS}
+
+
+def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: str = "") -> None:
+    """Roles by seat: each in ROLES and exactly one of each role the round has.
+
+    `per_seat`: when given (e.g. ``players[{}].role``), the field of one seat's bad role.
+    The common, valid case is one sort and one comparison; the checks below name the error.
+    """
+    try:
+        if len(roles) == players and sorted(roles) == _ROLE_SETS.get(players):  # type: ignore[type-var]
+            return
+    except TypeError:  # roles that do not sort (not all strings): reported below
+        pass
+    if len(roles) != players:
+        raise InvalidInput(
+            f"roles lists one role per seat ({players}), not {len(roles)}",
+            code="bad-request",
+            field=field,
+        )
+    for seat, role in enumerate(roles):
+        if role not in ROLES:
+            raise InvalidInput(
+                f"seat {seat}: {role!r} is not a role (expected one of {', '.join(ROLES)})",
+                code="bad-request",
+                field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
+            )
+    want = round_roles(players)
+    got = Counter(str(r) for r in roles)
+    if got != want:
+        expected = ", ".join(f"{n} {r}" for r, n in sorted(want.items()))
+        raise InvalidInput(
+            f"a {players}-player round has exactly {expected}; got "
+            + ", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            code="bad-request",
+            field=field,
+        )
+
+
+#: The cards of each format's playable deck (Deck; with 3 players no Joker, Set-up 1). Every
+#: card is in it once, so a request's cards pass check_cards exactly when they are all in it
+#: and all distinct.
+_PLAYABLE_SETS: dict[int, frozenset[str]] = {n: frozenset(playable_deck(n)) for n in FORMATS}

@@ -1,0 +1,302 @@
+"""`numwars` — Num Wars, secret-roles edition (rules/numwars.md).
+
+The stateless answers (deck, deal, legal moves, trick resolution, scoring) live here as pure
+functions over card codes; the round state machine is in :mod:`engine.numwars.round`.
+
+Points the spec leaves to the implementation, and the choice made:
+- The role draw shuffles the lot with the round's :class:`Rng` and gives ``lot[s]`` to seat
+  ``s``; the rest of the deck is then shuffled and dealt in blocks, seat 0 first.
+- ``RoundSetup.leader`` is ignored: the dealer leads the first trick (Set-up 4, Ruling).
+- ``resolve_trick`` also checks that the roles agree with the role cards of the trick (the
+  Bomb's player is the poseur, …): role cards never change hands, so any other pairing is an
+  impossible request (``bad-request``).
+- A score-round breakdown always ends with the role line, even at 0 points, so the table
+  sees every role at the end of the round.
+- A stored round passes exchange cards one at a time (``Pass``; ``Exchange`` applies several)
+  and asks the complice (``Neutralize``) only when the choice can change something: Bomb +
+  Joker + a threat and no ``numx`` in the complete trick.
+
+Speed (the play-out benchmark and the stateless endpoints): facts about a card are looked up
+in per-code tables (kind, trump strength, colour asked, complement, value); legal moves are
+comprehensions over the hand (the trumps listed only when the colour asked is missing), sorted
+once at the end; a trick without the Bomb and without a pair is resolved by
+:func:`plain_result`, the others with the contest kept as card -> seat and the captures
+dealt out in canonical order; value groups come from one sort by (value, canonical order)
+and a label/points table; the endpoints run the shared checks (check_players, check_trick,
+check_cards) only when :func:`valid_play` cannot show the request valid in one pass, and
+check the roles with one sort in the valid case. The plain versions these replace are kept
+as references in tests/engine/numwars/test_fast.py and test_checks.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import msgspec
+
+from engine.core.base import (
+    Deal,
+    DeckInfo,
+    LegalMoves,
+    MatchResult,
+    MoveCheck,
+    RoundScore,
+    RoundSetup,
+    RoundState,
+    TrickCard,
+    TrickResult,
+)
+from engine.core.cards import CARDS, check_cards, quoted_cards
+from engine.core.errors import InvalidInput
+from engine.core.match import Match, check_rules_version
+from engine.core.rng import Rng
+from engine.core.scoring import best_seats, match_totals
+from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
+from engine.core.tricks import check_players, check_seat, check_trick
+from engine.numwars.cards import (
+    _COMP,
+    _PLAYABLE_SETS,
+    BOMB_OUTCOMES,
+    FORMATS,
+    ROLE_OF_CARD,
+    _deal_ranks,
+    canon,
+    check_roles,
+    deck_cards,
+    deck_name,
+    playable_deck,
+)
+from engine.numwars.round import NumWarsRound
+from engine.numwars.scoring import NumWarsPile, score_piles
+from engine.numwars.tricks import (
+    _check_role_cards,
+    illegal_reason,
+    legal_cards,
+    resolve,
+    valid_play,
+)
+
+
+class NumWarsOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    exchange: int = 0  # cards each player passes to the right neighbour before play (0-5)
+    tiebreak: bool = False  # break a tied match total as numwars-classic does
+
+
+class NumWars:
+    """Num Wars, secret-roles edition: the rules object (rules/numwars.md)."""
+
+    id: ClassVar[str] = "numwars"
+    name: ClassVar[str] = "Num Wars"
+    min_players: ClassVar[int] = 3
+    max_players: ClassVar[int] = 8
+    Options: ClassVar[type[NumWarsOptions]] = NumWarsOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(
+        canon(set().union(*(deck_cards(n) for n in FORMATS)))
+    )
+
+    def __init__(self, options: NumWarsOptions | None = None) -> None:
+        self.options = options or NumWarsOptions()
+        k = self.options.exchange
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 5:
+            raise InvalidInput(
+                "exchange must be between 0 and 5 cards",
+                code="bad-option",
+                field="options.exchange",
+            )
+
+    def _players(self, players: int) -> None:
+        check_players(players, self.min_players, self.max_players, self.id)
+
+    def deck(self, players: int) -> DeckInfo:
+        """Deck table: the whole deck of the format; 3 players: the Joker is the set-aside."""
+        self._players(players)
+        _, hand, aside = FORMATS[players]
+        return DeckInfo(players=players, cards=deck_cards(players), hand_size=hand, set_aside=aside)
+
+    def deal(self, setup: RoundSetup) -> Deal:
+        """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4."""
+        n = setup.players
+        self._players(n)
+        check_seat(setup.dealer, n, "dealer")
+        rng = Rng(setup.seed)
+        deck, lot_ranks, rest_ranks = _deal_ranks(n)
+        lot = list(lot_ranks)
+        rng.shuffle(lot)
+        rest = list(rest_ranks)
+        rng.shuffle(rest)
+        k = FORMATS[n][1] - 1
+        card = deck.__getitem__
+        hands = [list(map(card, sorted([lot[s], *rest[s * k : (s + 1) * k]]))) for s in range(n)]
+        aside = list(map(card, sorted(rest[n * k :])))
+        return Deal(
+            hands=hands,
+            set_aside=[*aside, "joker"] if n == 3 else aside,
+            dealer=setup.dealer,
+            leader=setup.dealer,
+            roles=[ROLE_OF_CARD.get(deck[r], "civil") for r in lot],
+        )
+
+    def new_round(self, setup: RoundSetup) -> NumWarsRound:
+        return NumWarsRound(self, setup)
+
+    def _check(self, players: int, hand: list[str], trick: list[TrickCard]) -> list[str]:
+        """The checks of legal-moves and validate-move (check_players, check_trick and
+        check_hand_and_trick, whose check_cards is called here with the trick's cards listed
+        once), run only when :func:`valid_play` is unsure; returns the trick's cards in play
+        order."""
+        valid = valid_play(players, hand, trick, complete=False)
+        if valid is not None:
+            return valid[1]
+        check_players(players, self.min_players, self.max_players, self.id)
+        check_trick(trick, players, complete=False)
+        cards = [t.card for t in trick]
+        check_cards(
+            playable_deck(players), [("hand", hand), ("trick", cards)], deck_name=deck_name(players)
+        )
+        return cards
+
+    def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
+        """Leading (with the special-lead Ruling) and Following 0-3."""
+        cards = self._check(players, hand, trick)
+        return LegalMoves(legal=canon(legal_cards(hand, cards)))
+
+    def validate_move(
+        self, players: int, hand: list[str], trick: list[TrickCard], card: str
+    ) -> MoveCheck:
+        """Legal or the first broken obligation: card-not-in-hand, special-lead,
+        must-follow-color, must-play-trump, must-raise."""
+        cards = self._check(players, hand, trick)
+        if card not in _PLAYABLE_SETS[players]:
+            if card not in CARDS:
+                raise InvalidInput(
+                    f"{card!r} is not a card code", code="unknown-card", field="card"
+                )
+            raise InvalidInput(
+                f"card {card!r} is not in {deck_name(players)}",
+                code="card-not-in-deck",
+                field="card",
+            )
+        legal = canon(legal_cards(hand, cards))
+        if card in legal:
+            return MoveCheck(
+                legal=True, reason=None, message=f"{card} may be played", legal_moves=legal
+            )
+        if card not in hand:
+            reason, message = "card-not-in-hand", f"{card} is not in the hand"
+        else:
+            reason, message = illegal_reason(hand, cards, card, legal)
+        return MoveCheck(legal=False, reason=reason, message=message, legal_moves=legal)
+
+    def resolve_trick(
+        self,
+        players: int,
+        trick: list[TrickCard],
+        roles: list[str] | None = None,
+        joker_neutralizes: bool = True,
+    ) -> TrickResult:
+        """Trump pairs, the contest winner and the Bomb; `roles` needed when the Bomb is in."""
+        valid = valid_play(players, [], trick, complete=True)
+        if valid is None:
+            check_players(players, self.min_players, self.max_players, self.id)
+            check_trick(trick, players, complete=True)
+            cards = [t.card for t in trick]
+            check_cards(
+                playable_deck(players),
+                [("hand", []), ("trick", cards)],
+                deck_name=deck_name(players),
+            )
+            played = [(t.seat, t.card) for t in trick]
+        else:
+            played, cards = valid
+        if roles is None:
+            if "bomb" in cards:
+                raise InvalidInput(
+                    "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
+                    code="bad-request",
+                    field="roles",
+                )
+        else:
+            check_roles(roles, players, "roles")
+            for seat, card in played:
+                role = ROLE_OF_CARD.get(card)
+                if role is not None and roles[seat] != role:
+                    _check_role_cards(played, roles)
+        return resolve(played, roles, joker_neutralizes)
+
+    def score_round(self, piles: list[NumWarsPile], bomb_outcome: str) -> RoundScore:
+        """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses."""
+        n = len(piles)
+        self._players(n)
+        groups: list[tuple[str, Sequence[object]]] = []
+        for i, pile in enumerate(piles):
+            groups.append((f"players[{i}].captured", pile.captured))
+            for j, pair in enumerate(pile.pairs):
+                groups.append((f"players[{i}].pairs[{j}]", pair))
+        check_cards(playable_deck(n), groups, deck_name=deck_name(n))
+        for i, pile in enumerate(piles):
+            for j, pair in enumerate(pile.pairs):
+                cards = canon(pair)
+                if (
+                    len(cards) != 2
+                    or _COMP.get(cards[0]) != cards[1]
+                    or not cards[0].startswith("rainbow-")
+                ):
+                    raise InvalidInput(
+                        f"a captured pair is rainbow-X with shadow-X, not {quoted_cards(pair)}",
+                        code="bad-request",
+                        field=f"players[{i}].pairs[{j}]",
+                    )
+        check_roles([p.role for p in piles], n, "players", per_seat="players[{}].role")
+        if bomb_outcome not in BOMB_OUTCOMES:
+            raise InvalidInput(
+                f"{bomb_outcome!r} is not a Bomb outcome (expected one of {', '.join(BOMB_OUTCOMES)})",
+                code="bad-request",
+                field="bomb_outcome",
+            )
+        return score_piles(piles, bomb_outcome)
+
+    def score_match(self, rounds: list[RoundScore]) -> MatchResult:
+        """Match: totals add up; a tied total is a tie unless `tiebreak` (Ruling)."""
+        totals = match_totals(rounds)
+        winners = best_seats(totals)
+        return MatchResult(
+            totals=totals,
+            winners=winners,
+            tiebreak_needed=self.options.tiebreak and len(winners) > 1,
+        )
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWars:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match")."""
+        self._players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n` (rules/README.md, "Seats")."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """With `tiebreak`, the tie-break of numwars-classic (rules "Match", Ruling;
+        :mod:`engine.core.tiebreak`); else the tie stands (None)."""
+        return decide_tiebreak(tied, rounds) if self.options.tiebreak else None
+
+    # -- end of match policy ----------------------------------------------------------------

@@ -1,0 +1,69 @@
+"""Num Wars classic deck and card facts (rules/numwars-classic.md "Deck and hands"): the
+deck in canonical order, each card's kind, value and partner, and its bit in a held pile.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.core.cards import CARDS, COMPLEMENT, ORDER as CORE_ORDER, numbered_deck
+
+#: The whole deck, canonical order ("Deck and hands"): 68 colour cards, 34 trumps, 2 Jokers.
+DECK: tuple[str, ...] = (
+    *numbered_deck(("red", "blue", "green", "yellow", "rainbow", "shadow"), 0, 16),
+    "joker",
+    "joker",
+)
+DECK_COUNTS: Counter[str] = Counter(DECK)
+DECK_NAME = "the numwars-classic deck"
+
+# Card kinds, precomputed once so that legality and the duel never parse a code.
+RED, BLUE, GREEN, YELLOW, RAINBOW, SHADOW, JOKER = range(7)
+#: What a trump lead asks ("Lead", Ruling: either family) — distinct from every colour.
+TRUMP_ASKED = RAINBOW
+_KIND_OF_FAMILY = {"red": RED, "blue": BLUE, "green": GREEN, "yellow": YELLOW}
+_KIND_OF_FAMILY |= {"rainbow": RAINBOW, "shadow": SHADOW}
+KIND: dict[str, int] = {c: _KIND_OF_FAMILY[CARDS[c].family] for c in DECK if c != "joker"}
+KIND["joker"] = JOKER
+VALUE: dict[str, int] = {c: CARDS[c].value or 0 for c in DECK if c != "joker"}
+VALUE["joker"] = -1
+#: `shadow-X` for `rainbow-X` and the reverse (the card that completes a pair).
+PARTNER_CARD: dict[str, str] = COMPLEMENT
+#: The card codes `rainbow-v` and `shadow-v`, by value.
+RAINBOW_CARD: tuple[str, ...] = tuple(f"rainbow-{v}" for v in range(17))
+SHADOW_CARD: tuple[str, ...] = tuple(f"shadow-{v}" for v in range(17))
+ORDER: dict[str, int] = CORE_ORDER
+#: Canonical sort key of this deck's cards, a C-level look-up (no Python call per card).
+ORDER_KEY = ORDER.__getitem__
+
+
+#: A held pile's bits from 102 up count its Jokers (see `_pile_bit`).
+JOKER_SHIFT = 102
+
+
+def _pile_bit(card: str) -> int:
+    """A card's bit in a pile held as one integer, the sum of its cards' bits.
+
+    Bit 4 v + colour for a classic card of value v (so each byte holds the colours of two
+    values), bit 68 + v for `rainbow-v`, 85 + v for `shadow-v`; from bit 102 up, the number
+    of Jokers.
+    """
+    k, v = KIND[card], VALUE[card]
+    if k < RAINBOW:
+        return 1 << 4 * v + k
+    if k < JOKER:
+        return 1 << 68 + 17 * (k - RAINBOW) + v
+    return 1 << JOKER_SHIFT
+
+
+#: Each card's bit in a held pile (see `_pile_bit`).
+PILE_BIT: dict[str, int] = {c: _pile_bit(c) for c in KIND}
+_CLASSIC_BITS = (1 << 68) - 1
+_UNIQUE_BITS = (1 << JOKER_SHIFT) - 1
+_ALL_VALUES = (1 << 17) - 1
+
+
+RULESET_ID = "numwars-classic"
+MIN_PLAYERS = 3
+MAX_PLAYERS = 8
+ALLIANCE_PLAYERS = (4, 6, 8)

@@ -1,0 +1,634 @@
+"""The `numwars-classic` round as a state machine (rules/numwars-classic.md).
+
+Phases (STYLE 3): ``exchange`` — every seat passes `exchange` cards, one `Pass` at a time and
+simultaneously, to its right neighbour (seat s-1) and, once all have passed, receives as many
+from its left neighbour (s+1); ``show`` — under `alliance` only, every seat shows one card of
+its hand to its partner or skips (`Show(None)`), simultaneously, seen by the partner only;
+``play`` — the dealer leads the first trick, the taker of the rest of each trick leads the
+next; ``over`` — scores are the stateless `score_round` of the final piles.
+
+Speed (random play-outs call `actors`, `legal_actions` and `apply` once per action): the
+class has `__slots__`; the actions and the play and pass events are shared frozen values, one
+per card (and seat); in the play phase each hand is kept only as six runs of `Play` actions in
+canonical order (the four colours, the trumps, the Jokers; `hands` is read from them), so that
+the legal plays are a few concatenations, computed inside `legal_actions` and played inside
+`apply`; the trick keeps its cards, what it asks, its top trump and the bits of its trumps as
+it grows (its seats follow from its leader), and a trick without a trump pair is resolved from
+those without the general `duel`. The legal actions are cached for the turn, and `apply`
+accepts an action found among them without further checks; any other action goes through the
+full checks, which name the broken rule. Finished tricks are stored compactly (`tricks` adds
+their number, leader and cards when read); the final piles are scored once from their
+`PILE_BIT` sums, and the round-over event carries the totals. The deal draws only the cards it
+deals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from itertools import groupby
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
+
+from engine.core.actions import Action, Exchange, Pass, Play, Show
+from engine.core.base import RoundScore, RoundSetup
+from engine.core.cards import canonical
+from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import (
+    EventBase,
+    ExchangeEvent,
+    PlayEvent,
+    RoundOverEvent,
+    ShowEvent,
+    TrickEvent,
+)
+from engine.numwars_classic.cards import (
+    BLUE,
+    GREEN,
+    JOKER,
+    KIND,
+    MAX_PLAYERS,
+    ORDER_KEY,
+    PARTNER_CARD,
+    PILE_BIT,
+    RAINBOW,
+    RED,
+    SHADOW,
+    TRUMP_ASKED,
+    VALUE,
+    YELLOW,
+)
+from engine.numwars_classic.tricks import (
+    broken_obligation,
+    check_card,
+    duel,
+    reason_message,
+    sort_cards,
+    undealt_cards,
+)
+
+if TYPE_CHECKING:
+    from engine.numwars_classic.rules import NumWarsClassic
+
+
+class Phase(StrEnum):
+    EXCHANGE = "exchange"
+    SHOW = "show"
+    PLAY = "play"
+    OVER = "over"
+
+
+#: Module constants: an Enum member look-up (`Phase.PLAY`) costs ~100 ns on the hot path.
+_EXCHANGE, _SHOW, _PLAYING, _OVER = Phase.EXCHANGE, Phase.SHOW, Phase.PLAY, Phase.OVER
+
+_PHASE_ACTIONS = {
+    Phase.EXCHANGE: ["pass", "exchange"],
+    Phase.SHOW: ["show"],
+    Phase.PLAY: ["play"],
+    Phase.OVER: [],
+}
+
+#: One shared action per card: `legal_actions` lists these, `apply` finds them by identity.
+_PLAY: dict[str, Play] = {card: Play(card) for card in KIND}
+_PASS: dict[str, Pass] = {card: Pass(card) for card in KIND}
+#: The public "play" event of each seat and card, built once (identical values).
+_PLAY_EVENTS: list[dict[str, EventBase]] = [
+    {card: PlayEvent(seat=s, cards=[card]) for card in KIND} for s in range(MAX_PLAYERS)
+]
+#: The private "pass" event of each seat and card, per player count (built on first use).
+_PASS_EVENTS: dict[int, list[dict[str, EventBase]]] = {}
+
+
+def _trump_bit(card: str) -> int:
+    """A trump's bit in a trick's trump mask: Rainbow X bit X, Shadow X bit 17 + X, so that
+    `mask & mask >> 17` holds the values of the trump pairs; 0 for any other card."""
+    if KIND[card] == RAINBOW:
+        return 1 << VALUE[card]
+    if KIND[card] == SHADOW:
+        return 1 << 17 + VALUE[card]
+    return 0
+
+
+#: The seats of a trick of n players led by `leader`, in play order: `_SEATS_FROM[n][leader]`.
+_SEATS_FROM = [[tuple((lead + i) % n for i in range(n)) for lead in range(n)] for n in range(9)]
+#: Per trump, the trump bit of the card it would complete a pair with (Raise obligation).
+_PAIR_BIT: dict[str, int] = {c: _trump_bit(PARTNER_CARD[c]) for c in PARTNER_CARD}
+#: A hand in play is six runs of `Play` actions in canonical order: the four colours, the
+#: trumps (Rainbows then Shadows: one suit), the Jokers. The run of each card kind:
+_TRUMPS, _JOKERS = 4, 5
+_RUN = (RED, BLUE, GREEN, YELLOW, _TRUMPS, _TRUMPS, _JOKERS)
+#: Per card: its kind, its value, its trump bit and its run, in one look-up.
+_INFO: dict[str, tuple[int, int, int, int]] = {
+    c: (KIND[c], VALUE[c], _trump_bit(c), _RUN[KIND[c]]) for c in KIND
+}
+
+A = TypeVar("A")
+
+
+def _pass_events(players: int) -> list[dict[str, EventBase]]:
+    """Set-up: the event of a seat passing a card to its right neighbour, seen by it alone."""
+    events = _PASS_EVENTS.get(players)
+    if events is None:
+        events = _PASS_EVENTS[players] = [
+            {
+                card: ExchangeEvent(
+                    seat=s,
+                    cards=[card],
+                    data={"action": "pass", "right": (s - 1) % players},
+                    to=[s],
+                )
+                for card in KIND
+            }
+            for s in range(players)
+        ]
+    return events
+
+
+class ClassicKernel:
+    """One round of Num Wars (classic edition), rebuilt exactly from `setup` + `history`.
+
+    `hands` are canonical lists of card codes; assign the whole list to replace them (test
+    fixtures do), never one seat's list, so that the play phase's runs of actions follow.
+    `current_player` and `is_over` are plain attributes: the play-outs read them every step.
+    """
+
+    __slots__ = (
+        "_asked",
+        "_best",
+        "_best_seat",
+        "_hands",
+        "_legal",
+        "_pass_events",
+        "_passes",
+        "_phase",
+        "_records",
+        "_score",
+        "_suits",
+        "_tbits",
+        "_top",
+        "_top_seat",
+        "_undealt",
+        "_waiting",
+        "alliance",
+        "current_player",
+        "exchange_size",
+        "has_shown",
+        "history",
+        "is_over",
+        "leader",
+        "passed",
+        "piles",
+        "players",
+        "received",
+        "rules",
+        "setup",
+        "shown",
+        "trick_cards",
+    )
+
+    def __init__(self, rules: NumWarsClassic, setup: RoundSetup) -> None:
+        hands, undealt = rules.deal_hands(setup)
+        n = setup.players
+        self.rules = rules
+        self.setup = setup
+        self.history: list[tuple[int, Action]] = []
+        self.players = n
+        self.alliance = rules.options.alliance
+        self.exchange_size = rules.exchange_size(n)
+        self._hands: list[list[str]] = hands  # until play starts; then `_suits` hold them
+        #: The exchange's legal actions: per seat, the `Pass` of each distinct card held.
+        self._passes = [_distinct_actions(hand, _PASS) for hand in hands]
+        #: The play phase's hands: per seat, per kind, the `Play` of each card (canonical).
+        self._suits: list[list[list[Play]]] = []
+        self._undealt = undealt
+        self.passed: list[list[str]] = [[] for _ in range(n)]
+        self.received: list[list[str]] = [[] for _ in range(n)]
+        self.shown: list[str | None] = [None] * n
+        self.has_shown: list[bool] = [False] * n
+        #: Finished tricks: leader, cards in play order, result as plain data.
+        self._records: list[tuple[int, list[str], dict[str, Any]]] = []
+        self.piles: list[list[str]] = [[] for _ in range(n)]
+        self.leader = setup.dealer
+        self.current_player: int | None = None
+        self.is_over = False
+        self._phase = _EXCHANGE
+        self._score: RoundScore | None = None
+        self._legal: list[Play] | None = None  # the current player's legal plays, this turn
+        self._waiting = list(range(n))  # seats still owing a pass (exchange) or a show (show)
+        self._pass_events = _pass_events(n)
+        self._new_trick()
+
+    def _new_trick(self) -> None:
+        self.trick_cards: list[str] = []  # in play order, from `leader`
+        self._asked: int | None = None  # what the trick asks (see `asked_of`)
+        self._best = self._best_seat = -1  # highest card of the colour asked, and its seat
+        self._top = self._top_seat = -1  # highest trump, and its seat
+        self._tbits = 0  # the trumps played (see `_INFO`)
+
+    # -- the protocol --------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def hands(self) -> list[list[str]]:
+        """Each seat's hand in canonical order (from the runs of plays once play starts)."""
+        if self._suits:
+            return [[p.card for run in suits for p in run] for suits in self._suits]
+        return self._hands
+
+    @hands.setter
+    def hands(self, hands: list[list[str]]) -> None:
+        self._hands = [sort_cards(hand) for hand in hands]
+        self._passes = [_distinct_actions(hand, _PASS) for hand in self._hands]
+        if self._suits:
+            self._suits = [_suits_of(hand) for hand in self._hands]
+        self._legal = None
+
+    @property
+    def trick(self) -> list[tuple[int, str]]:
+        """The current trick as (seat, card) in play order, from its leader."""
+        return list(zip(_SEATS_FROM[self.players][self.leader], self.trick_cards, strict=False))
+
+    @property
+    def set_aside(self) -> list[str]:
+        """The undealt cards, canonical (sorted when read: the play-outs never read them)."""
+        return undealt_cards(self._undealt)
+
+    def scores(self) -> RoundScore | None:
+        return self._score
+
+    def partner(self, seat: int) -> int:
+        return (seat + self.players // 2) % self.players
+
+    def actors(self) -> list[int]:
+        turn = self.current_player
+        if turn is not None:
+            return [turn]
+        return self._waiting  # never changed in place (replaced): callers only read it
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The seat's legal actions; in the play phase the turn's cached list (do not mutate).
+
+        Plays ("Playing a card"), in canonical order, as `legal_in_order`: on the lead or
+        after Jokers only, any card. Colour asked: that colour or a trump, holding neither any
+        card; trump asked: a trump, holding none any card; Joker always; Raise obligation on
+        the trumps: higher than every trump in the trick or completing a pair, if held.
+        """
+        turn = self.current_player
+        if turn is None:
+            if self._phase is _EXCHANGE and len(self.passed[seat]) < self.exchange_size:
+                return list(self._passes[seat])
+            return self._other_actions(seat)
+        if seat != turn:
+            return []
+        legal = self._legal
+        if legal is not None:
+            return legal  # type: ignore[return-value]  # a list[Play] the caller only reads
+        suits = self._suits[seat]
+        asked = self._asked
+        if asked is not None:
+            follow = [] if asked == TRUMP_ASKED else suits[asked]
+            trumps = suits[_TRUMPS]
+            if follow or trumps:
+                top = self._top
+                if top >= 0 and trumps:
+                    tbits = self._tbits
+                    raised = [p for p in trumps if VALUE[p.card] > top or _PAIR_BIT[p.card] & tbits]
+                    if raised:
+                        trumps = raised
+                legal = self._legal = [*follow, *trumps, *suits[_JOKERS][:1]]
+                return legal  # type: ignore[return-value]
+        red, blue, green, yellow, trumps, jokers = suits
+        legal = self._legal = [*red, *blue, *green, *yellow, *trumps, *jokers[:1]]
+        return legal  # type: ignore[return-value]
+
+    def _other_actions(self, seat: int) -> list[Action]:
+        """Legal actions outside the play phase but a pass: shows."""
+        phase = self._phase
+        if phase is _SHOW:
+            if self.has_shown[seat]:
+                return []
+            return [Show(None), *(Show(c) for c in _distinct(self._hands[seat]))]
+        return []
+
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
+        """Validate `action` fully, then apply it (nothing changes when it is refused).
+
+        A play found in the turn's legal plays is played here: the trick keeps what it asks,
+        its top trump and trump bits. A pass of a held card by a seat that still owes one is
+        valid as it is; anything else goes through `_apply_checked`.
+        """
+        if seat != self.current_player:
+            if (
+                type(action) is Pass
+                and self._phase is _EXCHANGE
+                and len(self.passed[seat]) < self.exchange_size
+            ):
+                try:  # the seat's passes list each distinct card held, in the hand's order
+                    i = self._passes[seat].index(action)
+                except ValueError:
+                    return self._apply_checked(seat, action)
+                self.history.append((seat, action))
+                return self._pass(seat, action.card, i)
+            return self._apply_checked(seat, action)
+        legal: Sequence[Action] | None = self._legal
+        if legal is None:
+            legal = self.legal_actions(seat)
+        if type(action) is not Play or action not in legal:
+            return self._apply_checked(seat, action)
+        self.history.append((seat, action))
+        card = action.card
+        kind, value, bit, run = _INFO[card]
+        self._legal = None
+        self._suits[seat][run].remove(action)
+        played = self.trick_cards
+        played.append(card)
+        if kind < RAINBOW:
+            asked = self._asked
+            if asked is None:
+                asked = self._asked = kind
+            if kind == asked and value > self._best:
+                self._best, self._best_seat = value, seat
+        elif kind != JOKER:
+            if self._asked is None:
+                self._asked = TRUMP_ASKED
+            if value > self._top:
+                self._top, self._top_seat = value, seat
+            self._tbits |= bit
+        events = [_PLAY_EVENTS[seat][card]]
+        if len(played) < self.players:
+            self.current_player = (seat + 1) % self.players
+        else:
+            self._end_trick(seat, events)
+        return events
+
+    def _apply_checked(self, seat: int, action: Action) -> list[EventBase]:
+        """`apply` for any action: the checks in contract order, then the change."""
+        phase = self._phase
+        if phase is _PLAYING and isinstance(action, Play):
+            self._check_play(seat, action)
+            return self.apply(seat, _PLAY[action.card])  # legal: played by the fast path
+        elif phase is _EXCHANGE and isinstance(action, Pass):
+            self._check_exchange(seat, [action.card])
+            events = self._pass(seat, action.card)
+        elif phase is _EXCHANGE and isinstance(action, Exchange):
+            self._check_exchange(seat, action.cards)
+            events = [e for card in action.cards for e in self._pass(seat, card)]
+        elif phase is _SHOW and isinstance(action, Show):
+            events = self._show(seat, action.card)
+        else:
+            allowed = _PHASE_ACTIONS[phase]
+            raise IllegalMove(
+                "wrong-phase",
+                f"a {type(action).__name__.lower()} action is not allowed in the {phase} phase"
+                + (f" (allowed: {', '.join(allowed)})" if allowed else " (the round is over)"),
+                allowed,
+            )
+        self.history.append((seat, action))
+        return events
+
+    # -- exchange ("Set-up") -------------------------------------------------------------------
+
+    def _check_exchange(self, seat: int, cards: list[str]) -> None:
+        left = self.exchange_size - len(self.passed[seat])
+        if left <= 0:
+            raise IllegalMove(
+                "not-your-turn",
+                f"seat {seat} has already passed its {self.exchange_size} cards",
+                [],
+            )
+        if not cards or len(cards) > left:
+            raise InvalidInput(
+                f"seat {seat} has {left} card(s) left to pass, not {len(cards)}",
+                code="bad-request",
+                field="cards",
+            )
+        for i, card in enumerate(cards):
+            check_card(card, f"cards[{i}]" if len(cards) > 1 else "card")
+        hand = self._hands[seat]
+        need = Counter(cards) if len(cards) > 1 else {cards[0]: 1}
+        for card, count in need.items():
+            held = hand.count(card) if count > 1 else int(card in hand)
+            if held < count:
+                raise IllegalMove(
+                    "card-not-in-hand",
+                    f"{card!r} is not in seat {seat}'s hand" + (" that often" if held else ""),
+                    _distinct(hand),
+                )
+
+    def _pass(self, seat: int, card: str, i: int = -1) -> list[EventBase]:
+        """Pass a held card (at `i` in the hand, if known) to the right neighbour."""
+        hand = self._hands[seat]
+        if i < 0:
+            i = hand.index(card)
+        del hand[i]
+        if i == len(hand) or hand[i] != card:  # else the other Joker is still held
+            del self._passes[seat][i]  # the passes follow the hand, one per distinct card
+        passed = self.passed[seat]
+        passed.append(card)
+        events = [self._pass_events[seat][card]]
+        if len(passed) < self.exchange_size:
+            return events
+        waiting = self._waiting = [s for s in self._waiting if s != seat]  # a new list
+        if waiting:
+            return events
+        n = self.players
+        for s in range(n):
+            got = sort_cards(self.passed[(s + 1) % n])
+            self.received[s] = got
+            held = self._hands[s]
+            held.extend(got)
+            held.sort(key=ORDER_KEY)
+            events.append(
+                ExchangeEvent(
+                    seat=s,
+                    cards=got,
+                    data={"action": "receive", "left": (s + 1) % n},
+                    to=[s],
+                )
+            )
+        if self.alliance:
+            self._phase = _SHOW
+            self._waiting = list(range(n))
+        else:
+            self._start_play()
+        return events
+
+    # -- alliance show step ("Match and variants", Ruling) ------------------------------------
+
+    def _show(self, seat: int, card: str | None) -> list[EventBase]:
+        if self.has_shown[seat]:
+            raise IllegalMove("not-your-turn", f"seat {seat} has already shown or skipped", [])
+        if card is not None:
+            check_card(card, "card")
+            if card not in self._hands[seat]:
+                raise IllegalMove(
+                    "card-not-in-hand",
+                    f"{card!r} is not in seat {seat}'s hand",
+                    _distinct(self._hands[seat]),
+                )
+        self.has_shown[seat] = True
+        self.shown[seat] = card
+        events: list[EventBase] = [
+            ShowEvent(
+                seat=seat,
+                cards=[] if card is None else [card],
+                data={"shown": card is not None},
+                to=[self.partner(seat)],
+            )
+        ]
+        self._waiting = [s for s in self._waiting if s != seat]  # a new list: see `actors`
+        if not self._waiting:
+            self._start_play()
+        return events
+
+    def _start_play(self) -> None:
+        """The dealer leads the first trick ("Set-up")."""
+        self._phase = _PLAYING
+        self.current_player = self.leader
+        self._legal = None
+        self._suits = [_suits_of(hand) for hand in self._hands]
+
+    # -- play ("Playing a card", "Resolving the trick") ---------------------------------------
+
+    def _check_play(self, seat: int, action: Play) -> None:
+        """Raise the first rule `action` breaks: turn, declaration, card code, hand, legality."""
+        if seat != self.current_player:
+            raise IllegalMove(
+                "not-your-turn", f"it is seat {self.current_player}'s turn, not seat {seat}'s", []
+            )
+        if action.declared is not None:
+            raise InvalidInput(
+                "numwars-classic cards take no declaration", code="bad-request", field="declared"
+            )
+        card = action.card
+        check_card(card, "card")
+        hand = [p.card for run in self._suits[seat] for p in run]
+        legal = [a.card for a in self.legal_actions(seat) if isinstance(a, Play)]
+        if card not in hand:
+            raise IllegalMove("card-not-in-hand", reason_message("card-not-in-hand", card), legal)
+        if card not in legal:
+            reason = broken_obligation(hand, self.trick_cards, card)
+            raise IllegalMove(reason, reason_message(reason, card), legal)
+
+    def _end_trick(self, seat: int, events: list[EventBase]) -> None:
+        """Resolve the full trick ("Resolving the trick"), adding its events; the last card
+        was `seat`'s.
+
+        Without a trump pair the whole trick goes to the highest trump, else to the highest
+        card of the colour asked (rules 1 and 2); with a pair, the trump duel decides. The
+        event carries the result; `tricks` adds the number, leader and cards when read.
+        """
+        played = self.trick_cards
+        leader = self.leader
+        cards = sort_cards(played)
+        tbits = self._tbits
+        if tbits & tbits >> 17:
+            seats = _SEATS_FROM[self.players][leader]
+            split = duel(list(zip(seats, played, strict=True)))  # as `trick_result` shows it
+            winner = split.winner
+            captures = []
+            for s in sorted(split.takes):
+                taken = sort_cards(split.takes[s])
+                self.piles[s] += taken
+                captures.append({"seat": s, "cards": taken})
+            pairs = [{"seat": s, "cards": sort_cards(pair)} for s, pair in split.pairs]
+        else:
+            winner = self._top_seat if self._top >= 0 else self._best_seat
+            self.piles[winner] += cards
+            captures = [{"seat": winner, "cards": list(cards)}]
+            pairs = []
+        data = {
+            "winner": winner,
+            "annulled": False,
+            "captures": captures,
+            "pairs": pairs,
+            "next_leader": winner,
+        }
+        self._records.append((leader, played, data))
+        self.leader = self.current_player = winner
+        self._new_trick()
+        events.append(TrickEvent(seat=winner, cards=cards, data=data))
+        if any(self._suits[seat]):
+            return
+        self._phase = _OVER
+        self.current_player = None
+        self.is_over = True
+        score = self._score = self.rules.score_helds(
+            [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
+        )
+        over: dict[str, Any] = {
+            "scores": [p.score for p in score.players],
+            "winners": score.winners,
+        }
+        if self.alliance:  # the teams decide the winners
+            over["teams"] = msgspec.to_builtins(score.teams)
+        events.append(RoundOverEvent(data=over))
+
+    @property
+    def tricks(self) -> list[dict[str, Any]]:
+        """Finished tricks: number, leader, cards (seat and card, in play order) and result."""
+        n = self.players
+        return [
+            {
+                "number": i + 1,
+                "leader": leader,
+                "cards": [
+                    {"seat": s, "card": c}
+                    for s, c in zip(_SEATS_FROM[n][leader], played, strict=True)
+                ],
+                **data,
+            }
+            for i, (leader, played, data) in enumerate(self._records)
+        ]
+
+    # -- projections ---------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "setup": msgspec.to_builtins(self.setup),
+            "options": msgspec.to_builtins(self.rules.options),
+            "phase": str(self._phase),
+            "hands": [canonical(h) for h in self.hands],
+            "set_aside": list(self.set_aside),
+            "passed": [list(p) for p in self.passed],
+            "received": [list(r) for r in self.received],
+            "shown": list(self.shown),
+            "has_shown": list(self.has_shown),
+            "trick": [[s, c] for s, c in self.trick],
+            "tricks": self.tricks,
+            "piles": [list(p) for p in self.piles],
+            "leader": self.leader,
+            "turn": self.current_player,
+            "scores": msgspec.to_builtins(self.scores()),
+            "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
+        }
+
+
+def _suits_of(hand: list[str]) -> list[list[Play]]:
+    """A canonical hand as its six runs of `Play` actions (colours, trumps, Jokers)."""
+    suits: list[list[Play]] = [[], [], [], [], [], []]
+    for run, cards in groupby(hand, _RUN_OF):
+        suits[run] += map(_PLAY_OF, cards)
+    return suits
+
+
+_RUN_OF = {c: info[3] for c, info in _INFO.items()}.__getitem__
+_PLAY_OF = _PLAY.__getitem__
+
+
+def _distinct_actions(hand: list[str], actions: Mapping[str, A]) -> list[A]:
+    """The action of each distinct card of a canonical hand (its two Jokers are one choice)."""
+    out = list(map(actions.__getitem__, hand))
+    if len(hand) > 1 and hand[-2] == "joker":
+        out.pop()
+    return out
+
+
+def _distinct(hand: list[str]) -> list[str]:
+    """A canonical hand without its repeated copies (the two Jokers are one choice)."""
+    return list(dict.fromkeys(hand))

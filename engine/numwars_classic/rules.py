@@ -1,0 +1,345 @@
+"""`numwars-classic` — Num Wars, classic edition (rules/numwars-classic.md).
+
+3 to 8 players, 104 cards (four colours and the two trump families Rainbow and Shadow, 0–16,
+plus two Jokers), an exchange to the right before play, and the *trump duel*: a trick holding
+a trump pair (`rainbow-X` + `shadow-X`) above every single trump splits in two.
+
+The stateless answers live here as small pure functions (`legal_cards`, `broken_obligation`,
+`duel`); the deck's tables and the pile scorer (`score_pile`) are in
+:mod:`engine.numwars_classic.cards` and :mod:`engine.numwars_classic.scoring`, the round state
+machine in :mod:`engine.numwars_classic.round`.
+
+Choices where the spec leaves room (documented for the API docs too):
+
+- Dealing: one card at a time, clockwise from the dealer's left neighbour (rules/README.md
+  seat order); the rest is set aside unseen. `RoundSetup.leader` is ignored: the dealer leads
+  the first trick ("Set-up").
+- Reason codes: a colour asked while holding no card of it but a trump, and an off-colour
+  card played, breaks `must-play-trump`; holding the colour, `must-follow-color`.
+- `alliance` with a player count other than 4, 6 or 8 is refused (`bad-option`) by every
+  call that knows the player count, stateless ones included.
+- `score_round` breakdown: the value groups, then one line per trump pair, then a 0-point line
+  for the lone trumps and one for the Jokers, so that every card of the pile is listed once.
+- Match: `score_match` sums the rounds and sets `tiebreak_needed` when the best total is shared
+  (by teams under `alliance`) and `tiebreak` is on; :func:`engine.core.tiebreak.decide_tiebreak`
+  (also `NumWarsClassic.tiebreak`) applies the tie-break Ruling to the tie-break rounds played so
+  far and says whether another one is due or the win is shared. The match layer deals them
+  (the next dealer in rotation) and keeps their scores out of the totals.
+- Exchange: `Pass` moves one card; `Exchange(cards)` passes 1 up to the cards still owed at
+  once. Passed cards leave the hand at once and arrive when every seat has passed them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import msgspec
+
+from engine.core.base import (
+    Deal,
+    DeckInfo,
+    LegalMoves,
+    MatchResult,
+    MoveCheck,
+    RoundScore,
+    RoundSetup,
+    RoundState,
+    TeamScore,
+    TrickCard,
+    TrickResult,
+)
+from engine.core.cards import canonical
+from engine.core.errors import InvalidInput
+from engine.core.match import Match, check_rules_version
+from engine.core.rng import Rng
+from engine.core.scoring import (
+    best_seats,
+    match_totals,
+    opposite_teams,
+    winning_team_seats,
+)
+from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
+from engine.core.tricks import check_hand_and_trick, check_players, check_seat, check_trick
+from engine.numwars_classic.cards import (
+    ALLIANCE_PLAYERS,
+    DECK,
+    DECK_COUNTS,
+    DECK_NAME,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PILE_BIT,
+    RULESET_ID,
+)
+from engine.numwars_classic.round import ClassicRound
+from engine.numwars_classic.scoring import (
+    ClassicPile,
+    held_piles,
+    score_helds,
+    sums_are_valid,
+)
+from engine.numwars_classic.tricks import (
+    broken_obligation,
+    check_card,
+    duel,
+    legal_cards,
+    reason_message,
+    trick_result,
+    undealt_cards,
+)
+
+
+class ClassicOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    speed: bool = False  # "Speed Wars": 10 cards each, exchange 2
+    alliance: bool = False  # 4, 6 or 8 players; partners opposite, team scores
+    tiebreak: bool = True  # a tied match total calls for tie-break rounds (at most 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules object
+
+
+class NumWarsClassic:
+    """Num Wars, classic edition: the stateless answers and the round state factory."""
+
+    id: ClassVar[str] = RULESET_ID
+    name: ClassVar[str] = "Num Wars (classic edition)"
+    min_players: ClassVar[int] = MIN_PLAYERS
+    max_players: ClassVar[int] = MAX_PLAYERS
+    Options: ClassVar[type[ClassicOptions]] = ClassicOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(canonical(set(DECK)))
+
+    def __init__(self, options: ClassicOptions | None = None) -> None:
+        self.options = options or ClassicOptions()
+
+    # -- formats -------------------------------------------------------------------------------
+
+    def check_players(self, players: int) -> None:
+        """Player count in 3–8; `alliance` only with 4, 6 or 8 ("Match and variants")."""
+        check_players(players, MIN_PLAYERS, MAX_PLAYERS, RULESET_ID)
+        self._check_alliance(players)
+
+    def _check_alliance(self, players: int) -> None:
+        if self.options.alliance and players not in ALLIANCE_PLAYERS:
+            raise InvalidInput(
+                f"the alliance variant needs 4, 6 or 8 players (partners opposite), not {players}",
+                code="bad-option",
+                field="options.alliance",
+            )
+
+    def hand_size(self, players: int) -> int:
+        """15 cards for 3–5 players, 13 for 6–8; 10 with `speed` ("Deck and hands")."""
+        if self.options.speed:
+            return 10
+        return 15 if players <= 5 else 13
+
+    def exchange_size(self, players: int) -> int:
+        """5 cards for 3–5 players, 3 for 6–8; 2 with `speed` ("Deck and hands")."""
+        if self.options.speed:
+            return 2
+        return 5 if players <= 5 else 3
+
+    def deck(self, players: int) -> DeckInfo:
+        self.check_players(players)
+        hand = self.hand_size(players)
+        return DeckInfo(
+            players=players, cards=list(DECK), hand_size=hand, set_aside=len(DECK) - players * hand
+        )
+
+    def deal(self, setup: RoundSetup) -> Deal:
+        """Shuffle with the setup's seed, deal one at a time from the dealer's left ("Set-up")."""
+        hands, rest = self.deal_hands(setup)
+        return Deal(
+            hands=hands, set_aside=undealt_cards(rest), dealer=setup.dealer, leader=setup.dealer
+        )
+
+    def deal_hands(self, setup: RoundSetup) -> tuple[list[list[str]], list[int]]:
+        """The checked setup's hands, each in canonical order, and the undealt rest as ranks in
+        DECK (`undealt_cards` names them: only a view or a deal shows them).
+
+        The last n x hand size cards of the shuffled deck are dealt (only they are drawn: see
+        `Rng.shuffle`): the i-th of them goes to seat (dealer + 1 + i) mod n, so a seat's hand
+        is every n-th card from its first one.
+        """
+        self.check_setup(setup)
+        n = setup.players
+        dealt = n * self.hand_size(n)
+        ranks = list(range(len(DECK)))  # DECK is canonical: a hand of ranks sorts plainly
+        Rng(setup.seed).shuffle(ranks, last=dealt)  # the dealt cards: the last `dealt` ranks
+        undealt = len(DECK) - dealt
+        first = setup.dealer + 1
+        card = DECK.__getitem__
+        hands = [list(map(card, sorted(ranks[undealt + (s - first) % n :: n]))) for s in range(n)]
+        return hands, ranks[:undealt]
+
+    def check_setup(self, setup: RoundSetup) -> None:
+        self.check_players(setup.players)
+        check_seat(setup.dealer, setup.players, "dealer")
+
+    # -- playing a card ------------------------------------------------------------------------
+
+    def _checked_trick(
+        self, players: int, hand: list[str], trick: list[TrickCard], *, complete: bool
+    ) -> list[str]:
+        """The trick's cards, once the player count, the trick and the cards are known valid.
+
+        The checks are the shared ones (`check_players`, `check_trick`, `check_hand_and_trick`)
+        in that order; a request that `_position_is_valid` accepts passes all of them, so they
+        run only for the others, to raise the first error exactly as they word it.
+        """
+        cards = [t.card for t in trick]
+        if not self._position_is_valid(players, hand, trick, cards, complete):
+            self.check_players(players)
+            check_trick(trick, players, complete=complete)
+            check_hand_and_trick(DECK_COUNTS, DECK_NAME, hand, trick)
+        return cards
+
+    def _position_is_valid(
+        self,
+        players: object,
+        hand: list[str],
+        trick: list[TrickCard],
+        cards: list[str],
+        complete: bool,
+    ) -> bool:
+        """True only if the shared checks would accept the request (False when unsure).
+
+        The cards go by their pile-bit sums (`sums_are_valid`), as in `held_piles`: a card held
+        twice more than the deck allows carries, and the unique bits plus the Jokers count short.
+        """
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            return False
+        if self.options.alliance and players not in ALLIANCE_PLAYERS:
+            return False
+        if (len(trick) != players) if complete else (len(trick) >= players):
+            return False
+        if trick:
+            leader = trick[0].seat
+            if type(leader) is not int or not 0 <= leader < players:
+                return False
+            for i, entry in enumerate(trick):
+                if entry.seat != (leader + i) % players or entry.declared is not None:
+                    return False
+        try:
+            total = sum(map(PILE_BIT.__getitem__, hand)) + sum(map(PILE_BIT.__getitem__, cards))
+            count = len(hand) + len(cards)
+        except (KeyError, TypeError):  # not a card code, not of this deck, or not hashable
+            return False
+        return sums_are_valid(total, count)
+
+    def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
+        return LegalMoves(
+            legal=legal_cards(hand, self._checked_trick(players, hand, trick, complete=False))
+        )
+
+    def validate_move(
+        self, players: int, hand: list[str], trick: list[TrickCard], card: str
+    ) -> MoveCheck:
+        trick_cards = self._checked_trick(players, hand, trick, complete=False)
+        check_card(card, "card")
+        legal = legal_cards(hand, trick_cards)
+        if card in legal:
+            return MoveCheck(
+                legal=True, reason=None, message=f"{card!r} may be played", legal_moves=legal
+            )
+        if card not in hand:
+            reason = "card-not-in-hand"
+        else:
+            reason = broken_obligation(hand, trick_cards, card)
+        return MoveCheck(
+            legal=False, reason=reason, message=reason_message(reason, card), legal_moves=legal
+        )
+
+    def resolve_trick(self, players: int, trick: list[TrickCard]) -> TrickResult:
+        self._checked_trick(players, [], trick, complete=True)
+        return trick_result(duel([(t.seat, t.card) for t in trick]))
+
+    # -- scoring -------------------------------------------------------------------------------
+
+    def score_round(self, piles: list[ClassicPile]) -> RoundScore:
+        """Score 1 to 8 piles ("Scoring a round"); team scores and winners under `alliance`."""
+        n = len(piles)
+        if not 1 <= n <= MAX_PLAYERS:
+            raise InvalidInput(
+                f"score-round takes 1 to {MAX_PLAYERS} players' piles, not {n}",
+                code="bad-player-count",
+                field="players",
+            )
+        self._check_alliance(n)
+        return self.score_helds(held_piles([pile.captured for pile in piles]))
+
+    def score_helds(self, helds: Sequence[int]) -> RoundScore:
+        """Score valid piles, each summed into one integer (see `score_held`)."""
+        return score_helds(helds, alliance=self.options.alliance)
+
+    def score_match(self, rounds: list[RoundScore]) -> MatchResult:
+        """Totals of the rounds ("Match and variants"): highest total wins; a tie on it calls
+        for tie-break rounds when `tiebreak` is on (see :meth:`tiebreak`)."""
+        totals = match_totals(rounds)
+        n = len(totals)
+        self._check_alliance(n)
+        teams: list[TeamScore] | None = None
+        if self.options.alliance:
+            teams = [TeamScore(seats=t, score=sum(totals[s] for s in t)) for t in opposite_teams(n)]
+            winners = winning_team_seats(teams)
+            tied = len(winners) > 2
+        else:
+            winners = best_seats(totals)
+            tied = len(winners) > 1
+        if teams is None:
+            return MatchResult(
+                totals=totals, winners=winners, tiebreak_needed=tied and self.options.tiebreak
+            )
+        return MatchResult(
+            totals=totals,
+            winners=winners,
+            teams=teams,
+            tiebreak_needed=tied and self.options.tiebreak,
+        )
+
+    def tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome:
+        """The tie-break Ruling for this ruleset's options (see :func:`decide_tiebreak`)."""
+        return decide_tiebreak(tied, rounds, alliance=self.options.alliance)
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWarsClassic:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match and variants") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match and variants")."""
+        self.check_players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n`; a tie-break round (index ≥ n) by "the
+        next dealer in rotation" (rules "Match and variants", Ruling)."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """With `tiebreak` (default on), the tie-break Ruling (:meth:`tiebreak`); else None."""
+        return self.tiebreak(tied, rounds) if self.options.tiebreak else None
+
+    # -- end of match policy ----------------------------------------------------------------
+
+    # -- rounds --------------------------------------------------------------------------------
+
+    def new_round(self, setup: RoundSetup) -> ClassicRound:
+        return ClassicRound(self, setup)
+
+    def _deck_name(self) -> str:
+        return DECK_NAME

@@ -1,0 +1,69 @@
+"""What a seat of a Num Wars classic round may see (rules/numwars-classic.md "Set-up",
+"Alliance"): one projection, :func:`view`; others' hands only as counts, never the set-aside
+cards, another seat's passed cards, or a show not meant for the seat."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.core.base import RoundScore, TrickCard
+from engine.core.cards import canonical
+from engine.core.view import BaseView
+
+if TYPE_CHECKING:
+    from engine.numwars_classic.kernel import ClassicKernel
+
+
+class View(BaseView, frozen=True, kw_only=True):
+    leader: int  # who leads the current trick
+    hand_counts: list[int]
+    exchange_size: int  # cards each seat passes to the right
+    passed_counts: list[int]
+    trick: list[TrickCard]  # the current trick, in play order
+    tricks: list[dict[str, Any]]  # finished tricks: leader, cards, result
+    captured: list[list[str]]  # each seat's captured cards, canonical
+    set_aside_count: int
+    teams: list[list[int]] | None = None  # alliance: partners opposite
+    has_shown: list[bool] | None = None  # alliance: who has made the show step
+    passed: list[str] | None = None  # the cards the seat passed
+    received: list[str] | None = None  # the cards the seat received
+    shown: str | None = None  # alliance: the card the seat showed
+    partner_shown: str | None = None  # alliance: the card the seat's partner showed it
+    round_score: RoundScore | None  # the round's scores once it is over
+
+
+def view(state: ClassicKernel, seat: int | None) -> View:
+    """What `seat` may see (None: a spectator); `seat` is already checked."""
+    n = state.players
+    alliance = state.alliance
+    partner = state.partner(seat) if alliance and seat is not None else None
+    return View(
+        ruleset=state.rules.id,
+        phase=str(state.phase),
+        round=state.setup.round,
+        dealer=state.setup.dealer,
+        players=n,
+        seat=seat,
+        current_player=state.current_player,
+        actors=list(state.actors()),
+        hand=canonical(state.hands[seat]) if seat is not None else None,
+        legal_actions=list(state.legal_actions(seat)) if seat is not None else None,
+        scores=[0] * n,
+        leader=state.leader,
+        hand_counts=[len(h) for h in state.hands],
+        exchange_size=state.exchange_size,
+        passed_counts=[len(p) for p in state.passed],
+        trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
+        tricks=state.tricks,
+        captured=[canonical(p) for p in state.piles],
+        set_aside_count=len(state.set_aside),
+        teams=[[s, s + n // 2] for s in range(n // 2)] if alliance else None,
+        has_shown=list(state.has_shown) if alliance else None,
+        passed=canonical(state.passed[seat]) if seat is not None else None,
+        received=list(state.received[seat]) if seat is not None else None,
+        shown=state.shown[seat] if alliance and seat is not None else None,
+        partner_shown=(
+            state.shown[partner] if partner is not None and state.has_shown[partner] else None
+        ),
+        round_score=state.scores(),
+    )

@@ -1,0 +1,811 @@
+"""The Num Win round state machine (rules/numwin.md).
+
+Card instances are indices into :data:`engine.numwin.DECK` (0 … 110), so the two copies of
+`swipe`, `flip` and `quantum` stay apart and knowledge can follow each card (Ruling
+"knowledge follows the card"): ``known[card]`` is a bit mask of the seats that have seen it.
+
+Phases: ``show`` (teams only, simultaneous), ``draw`` (the turn player draws or takes),
+``play`` (holding a card: discard, swap or add), ``action`` (the discarder chooses the target
+of an action card), ``over``. Snaps are open to every seat in ``draw`` and ``play`` while the
+discard top was just discarded and is not an action card.
+
+Choices where the spec is silent (documented here and in the API docs):
+- Both piles are exhausted when the draw pile is empty and the discard holds nothing under
+  its top. The round then ends at once, with no caller, when a turn would start that way, or
+  when a forced draw (penalty, malus, fill-up) finds no card (Ruling "A turn" 4). With
+  `max_turns`, the round ends the same way after that many finished turns.
+- A reshuffle is a shuffle: nobody can follow a card through it, so the reshuffled cards
+  become unseen by every seat.
+- A call flag belongs to the turn's last action: on the `Target` that finishes an action
+  card's effect, else on the discard, swap or add; it needs exactly 5 cards after it.
+- A snap pair: the claimant's named card keeps its position, the snapped card goes last;
+  under teams a partner's named card leaves the partner's combination (the gap closes) and
+  both cards go last in the claimant's.
+- Targets: `swipe` names one of your unlocked cards then an unlocked card of any other
+  player; `flip` one of your unlocked cards; `quantum` and `malus-K` any unlocked card.
+  Locked cards are face up and untouchable ("no action can touch them").
+- The call after a right snap is open only as the very next action: any other action
+  (anyone's) lets it lapse. A wrong claim gives no call right (it bans no later call).
+- A right claim before the turn player has drawn moves play to the claimant's left at once,
+  even when the claimant is that player (rules: "play resumes with the player after").
+- A `quantum` card stays face up while it moves between combinations (swap-in by swipe);
+  once discarded it is an ordinary discard.
+- The teams show step is mandatory: each partner names one card of their own two.
+- `view(None)` (a spectator) shows the cards every seat has seen; once the round is over
+  every combination is revealed (rules "All cards are revealed"), the set-aside never.
+- Ending "with no caller" on exhausted piles holds during the last turns and the fill-up too.
+- The round ends when the last of the last turns is over (snaps on that final discard come
+  too late); cards still in hand at an early end are not scored.
+- A claim naming a card that is not yours (nor, under teams, your partner's) is refused with
+  `not-your-decision`; other refusals use `wrong-phase`, `card-locked`, `combination-full`,
+  `cannot-call`, `not-your-turn`; a position out of range is `bad-request`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from engine.core.actions import (
+    Action,
+    Add,
+    Call,
+    Discard,
+    Draw,
+    Show,
+    Snap,
+    Swap,
+    Take,
+    Target,
+)
+from engine.core.base import RoundScore, RoundSetup
+from engine.core.errors import IllegalMove, InvalidInput
+from engine.core.events import (
+    ActionEvent,
+    AddEvent,
+    CallEvent,
+    DiscardEvent,
+    DrawEvent,
+    EventBase,
+    FillUpEvent,
+    FlipEvent,
+    MalusEvent,
+    PenaltyEvent,
+    QuantumEvent,
+    ReshuffleEvent,
+    RoundOverEvent,
+    ShowEvent,
+    SnapEvent,
+    SwapEvent,
+    TakeEvent,
+    TargetEvent,
+    TurnEvent,
+    WrongClaimEvent,
+)
+from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
+from engine.numwin.scoring import NumWinHand
+
+if TYPE_CHECKING:
+    from engine.numwin.rules import NumWin
+
+_IS_ACTION: tuple[bool, ...] = tuple(is_action(c) for c in DECK)
+
+
+class Phase(StrEnum):
+    SHOW = "show"
+    DRAW = "draw"
+    PLAY = "play"
+    ACTION = "action"
+    OVER = "over"
+
+
+class NumWinKernel:
+    """One round of Num Win, rebuilt exactly from its setup and its ordered actions."""
+
+    def __init__(self, rules: NumWin, setup: RoundSetup) -> None:
+        pile, hands, starter, rng = rules.shuffled(setup)
+        self.rules = rules
+        self.setup = setup
+        self.history: list[tuple[int, Action]] = []
+        self.n = n = setup.players
+        self.all = (1 << n) - 1
+        #: bit n marks a card shown to everyone at once (public): only those reach a spectator,
+        #: not a card that every seat happens to have seen privately.
+        self.public = self.all | (1 << n)
+        self.teams = rules.options.teams
+        self.max_turns = rules.options.max_turns
+        self.rng = rng
+        self.pile = pile
+        self.discard = [starter]
+        self.aside: list[int] = []
+        self.comb = hands
+        self.pairs: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.known = [0] * len(DECK)
+        self.faceup = [False] * len(DECK)
+        self.locked = [False] * len(DECK)
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                self.known[card] = 1 << seat
+        self.known[starter] = self.public
+        self.hand = -1
+        self.hand_src = ""
+        self.turn = setup.dealer
+        self.pending = ""
+        self.swipe_from = -1
+        self.snap_open = False
+        self.tried = 0
+        self.call_seat = -1
+        self.resume_after = -1
+        self.caller: int | None = None
+        self.last_turns: list[int] | None = None
+        self.turns = 0
+        self.shown = 0
+        self.end = ""
+        self.score_caller: int | None = None
+        self._scores: RoundScore | None = None
+        self._phase = Phase.SHOW if self.teams else Phase.DRAW
+        if not self.teams:
+            self._start_turn(setup.dealer, [])
+
+    # -- protocol -------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        return self._phase.value
+
+    @property
+    def current_player(self) -> int | None:
+        if self._phase is Phase.SHOW or self._phase is Phase.OVER:
+            return None
+        return self.turn
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase is Phase.OVER
+
+    def actors(self) -> list[int]:
+        phase = self._phase
+        if phase is Phase.OVER:
+            return []
+        if phase is Phase.SHOW:
+            return [s for s in range(self.n) if not self.shown >> s & 1]
+        seats = {self.turn}
+        if self.call_seat >= 0:
+            seats.add(self.call_seat)
+        if self.snap_open:
+            seats.update(s for s in range(self.n) if self._snap_owners(s))
+        return sorted(seats)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        phase = self._phase
+        if phase is Phase.OVER or not 0 <= seat < self.n:
+            return []
+        if phase is Phase.SHOW:
+            if self.shown >> seat & 1:
+                return []
+            return [Show(card=c) for c in dict.fromkeys(DECK[i] for i in self.comb[seat])]
+        out: list[Action] = []
+        if seat == self.call_seat:
+            out.append(Call())
+        if seat == self.turn:
+            out += self._turn_actions(seat)
+        if self.snap_open:
+            for owner in self._snap_owners(seat):
+                tag = None if owner == seat else owner
+                out += [Snap(position=p, owner=tag) for p in self._unlocked(owner)]
+        return out
+
+    def apply(self, seat: int, action: Action) -> list[EventBase]:
+        if self._phase is Phase.OVER:
+            raise self._illegal(seat, "wrong-phase", "the round is over")
+        events: list[EventBase] = []
+        if isinstance(action, Snap):
+            self._snap(seat, action, events)
+        elif isinstance(action, Call):
+            self._call(seat, events)
+        elif isinstance(action, Show):
+            self._show(seat, action, events)
+        elif isinstance(action, Target):
+            self._target(seat, action, events)
+        elif isinstance(action, Draw | Take | Discard | Swap | Add):
+            self._turn(seat, action, events)
+        else:
+            raise self._illegal(
+                seat, "wrong-phase", f"{type(action).__name__} is not a numwin action"
+            )
+        self.history.append((seat, action))
+        return events
+
+    def scores(self) -> RoundScore | None:
+        if self._phase is not Phase.OVER:
+            return None
+        if self._scores is None:
+            self._scores = self.rules.score_hands(self.final_hands(), self.score_caller)
+        return self._scores
+
+    def final_hands(self) -> list[NumWinHand]:
+        """Each seat's combination as score-round takes it (locked pairs apart)."""
+        return [
+            NumWinHand(
+                combination=[DECK[c] for c in comb if not self.locked[c]],
+                locked=[[DECK[a], DECK[b]] for a, b in self.pairs[s]],
+            )
+            for s, comb in enumerate(self.comb)
+        ]
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _illegal(self, seat: int, reason: str, message: str) -> IllegalMove:
+        tags = sorted({msgspec.to_builtins(a)["type"] for a in self.legal_actions(seat)})
+        return IllegalMove(reason, message, tags)
+
+    def _unlocked(self, seat: int) -> list[int]:
+        locked = self.locked
+        return [p for p, c in enumerate(self.comb[seat]) if not locked[c]]
+
+    def _has_unlocked(self, seat: int) -> bool:
+        locked = self.locked
+        return any(not locked[c] for c in self.comb[seat])
+
+    def _partner(self, seat: int) -> int:
+        return (seat + 2) % 4
+
+    def _snap_owners(self, seat: int) -> list[int]:
+        """Whose cards `seat` may name in a claim now (rules "Instant recovery", teams)."""
+        if not self.snap_open or self.tried >> seat & 1:
+            return []
+        owners = [seat] if self._has_unlocked(seat) else []
+        if self.teams and self._has_unlocked(self._partner(seat)):
+            owners.append(self._partner(seat))
+        return owners
+
+    def _can_draw(self) -> bool:
+        return bool(self.pile) or len(self.discard) > 1
+
+    def _can_take(self, seat: int) -> bool:
+        """Ruling "A turn" 1: take only when you could then swap or add."""
+        return bool(self.discard) and (
+            len(self.comb[seat]) < TARGET_SIZE or self._has_unlocked(seat)
+        )
+
+    def _draw_card(self, events: list[EventBase]) -> int:
+        """The top of the draw pile, reshuffling the discard but its top when empty; -1: none."""
+        if not self.pile:
+            if len(self.discard) <= 1:
+                return -1
+            self.pile = self.discard[:-1]
+            self.discard = self.discard[-1:]
+            for c in self.pile:
+                self.known[c] = 0
+                self.faceup[c] = False
+            self.rng.shuffle(self.pile)
+            events.append(ReshuffleEvent(data={"draw_pile_count": len(self.pile)}))
+        return self.pile.pop()
+
+    def _finish(self, reason: str, events: list[EventBase], *, keep_caller: bool = False) -> None:
+        """End the round; exhausted piles and `max_turns` score with no caller (Ruling)."""
+        self._phase = Phase.OVER
+        self.end = reason
+        self.score_caller = self.caller if keep_caller else None
+        self.call_seat = -1
+        self.snap_open = False
+        self.pending = ""
+        events.append(RoundOverEvent(data={"reason": reason}))
+
+    def _start_turn(self, seat: int, events: list[EventBase]) -> None:
+        self._phase = Phase.DRAW
+        self.turn = seat
+        self.hand = -1
+        self.hand_src = ""
+        if not self._can_draw():
+            self._finish("exhausted", events)
+        else:
+            events.append(TurnEvent(seat=seat))
+
+    def _end_turn(self, seat: int, call: bool, events: list[EventBase]) -> None:
+        """After a turn: call, `max_turns`, last turns, or the next player."""
+        self.turns += 1
+        self.hand = -1
+        self.hand_src = ""
+        self.pending = ""
+        self.swipe_from = -1
+        if call:
+            self.caller = seat
+            self.last_turns = [(seat + k) % self.n for k in range(1, self.n)]
+            events.append(CallEvent(seat=seat))
+        if self.max_turns and self.turns >= self.max_turns:
+            self._finish("max-turns", events)
+            return
+        if self.last_turns is not None:
+            if not self.last_turns:
+                self._fill_up(events)
+                return
+            nxt = self.last_turns.pop(0)
+        elif self.resume_after >= 0:
+            nxt = (self.resume_after + 1) % self.n
+        else:
+            nxt = (seat + 1) % self.n
+        self.resume_after = -1
+        self._start_turn(nxt, events)
+
+    def _fill_up(self, events: list[EventBase]) -> None:
+        """Rules "Calling": after the last turns, fewer than 5 cards draw up to 5."""
+        assert self.caller is not None
+        for k in range(1, self.n + 1):
+            seat = (self.caller + k) % self.n
+            while len(self.comb[seat]) < TARGET_SIZE:
+                card = self._draw_card(events)
+                if card < 0:
+                    self._finish("exhausted", events)
+                    return
+                self.comb[seat].append(card)
+                self.known[card] |= 1 << seat
+                events.append(FillUpEvent(seat=seat))
+                events.append(FillUpEvent(seat=seat, cards=[DECK[card]], to=[seat]))
+        self._finish("called", events, keep_caller=True)
+
+    def _position(self, owner: int, position: int) -> int:
+        if not isinstance(position, int) or not 0 <= position < len(self.comb[owner]):
+            raise InvalidInput(
+                f"position {position!r} is not in seat {owner}'s combination of "
+                f"{len(self.comb[owner])} cards",
+                code="bad-request",
+                field="position",
+            )
+        return self.comb[owner][position]
+
+    def _put_on_discard(self, card: int) -> bool:
+        """A card goes face up on the discard; True when it is an action card (activates)."""
+        self.discard.append(card)
+        self.known[card] = self.public
+        self.faceup[card] = False
+        if _IS_ACTION[card]:
+            self.snap_open = False
+            return True
+        self.snap_open = True
+        self.tried = 0
+        return False
+
+    # -- action targets -------------------------------------------------------------------
+
+    def _targets(self, seat: int, kind: str, step: int) -> list[tuple[int, int]]:
+        """Rules "Actions": the (seat, position) choices of an action card's effect now."""
+        if kind == "swipe":
+            if step == 0:
+                return [(seat, p) for p in self._unlocked(seat)]
+            return [(o, p) for o in range(self.n) if o != seat for p in self._unlocked(o)]
+        if kind == "flip":
+            return [(seat, p) for p in self._unlocked(seat)]
+        return [(o, p) for o in range(self.n) for p in self._unlocked(o)]
+
+    def _has_target(self, seat: int, kind: str) -> bool:
+        """Ruling: an action is mandatory with a valid target, without effect otherwise."""
+        if kind == "swipe":
+            return self._has_unlocked(seat) and any(
+                self._has_unlocked(o) for o in range(self.n) if o != seat
+            )
+        if kind == "flip":
+            return self._has_unlocked(seat)
+        return any(self._has_unlocked(o) for o in range(self.n))
+
+    def _count_after_target(self, seat: int, kind: str, target: int) -> int:
+        count = len(self.comb[seat])
+        if kind.startswith("malus") and target == seat:
+            count += int(kind[-1]) - 1
+        return count
+
+    def _may_call(self, seat: int, count_after: int) -> bool:
+        return self.caller is None and count_after == TARGET_SIZE
+
+    # -- turn -----------------------------------------------------------------------------
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        phase = self._phase
+        if phase is Phase.DRAW:
+            out: list[Action] = [Draw()] if self._can_draw() else []
+            if self._can_take(seat):
+                out.append(Take())
+            return out
+        if phase is Phase.PLAY:
+            return self._play_actions(seat)
+        if phase is Phase.ACTION:
+            step = 1 if self.swipe_from >= 0 else 0
+            last = self.pending != "swipe" or step == 1
+            res: list[Action] = []
+            for o, p in self._targets(seat, self.pending, step):
+                res.append(Target(seat=o, position=p))
+                if last and self._may_call(seat, self._count_after_target(seat, self.pending, o)):
+                    res.append(Target(seat=o, position=p, call=True))
+            return res
+        return []
+
+    def _play_actions(self, seat: int) -> list[Action]:
+        positions = self._unlocked(seat)
+        count = len(self.comb[seat])
+        ends = not (_IS_ACTION[self.hand] and self._has_target(seat, DECK[self.hand]))
+        out: list[Action] = []
+        can_add = self.hand_src == "take" and count < TARGET_SIZE
+        if self.hand_src == "draw":
+            out.append(Discard())
+            if ends and self._may_call(seat, count):
+                out.append(Discard(call=True))
+        for p in positions:
+            out.append(Swap(position=p))
+            old = self.comb[seat][p]
+            if self._may_call(seat, count) and not (
+                _IS_ACTION[old] and self._has_target(seat, DECK[old])
+            ):
+                out.append(Swap(position=p, call=True))
+        if can_add:
+            out.append(Add())
+            if self._may_call(seat, count + 1):
+                out.append(Add(call=True))
+        return out
+
+    def _turn(
+        self, seat: int, action: Draw | Take | Discard | Swap | Add, events: list[EventBase]
+    ) -> None:
+        if seat != self.turn:
+            raise self._illegal(seat, "not-your-turn", f"it is seat {self.turn}'s turn")
+        phase = self._phase
+        if isinstance(action, Draw | Take):
+            if phase is not Phase.DRAW:
+                raise self._illegal(seat, "wrong-phase", "you already hold a card this turn")
+            if isinstance(action, Draw):
+                self._draw(seat, events)
+            else:
+                self._take(seat, events)
+            return
+        if phase is not Phase.PLAY:
+            raise self._illegal(
+                seat, "wrong-phase", f"{action.__class__.__name__.lower()} needs a card in hand"
+            )
+        if isinstance(action, Discard):
+            self._discard(seat, action, events)
+        elif isinstance(action, Swap):
+            self._swap(seat, action, events)
+        else:
+            self._add(seat, action, events)
+
+    def _draw(self, seat: int, events: list[EventBase]) -> None:
+        if not self._can_draw():
+            raise self._illegal(seat, "wrong-phase", "both piles are exhausted")
+        self.call_seat = -1
+        card = self._draw_card(events)
+        self.known[card] |= 1 << seat
+        self.hand = card
+        self.hand_src = "draw"
+        self._phase = Phase.PLAY
+        events.append(DrawEvent(seat=seat))
+        events.append(DrawEvent(seat=seat, cards=[DECK[card]], to=[seat]))
+
+    def _take(self, seat: int, events: list[EventBase]) -> None:
+        if not self.discard:
+            raise self._illegal(seat, "wrong-phase", "the discard pile is empty")
+        if not self._can_take(seat):
+            raise self._illegal(
+                seat,
+                "combination-full",
+                "taking is allowed only when you could then swap or add (Ruling): your "
+                f"combination holds {len(self.comb[seat])} cards, all locked",
+            )
+        self.call_seat = -1
+        card = self.discard.pop()
+        self.snap_open = False
+        self.hand = card
+        self.hand_src = "take"
+        self._phase = Phase.PLAY
+        events.append(TakeEvent(seat=seat, cards=[DECK[card]]))
+
+    def _check_call(self, seat: int, call: bool, count_after: int, ends: bool) -> None:
+        if not call:
+            return
+        if self.caller is not None:
+            raise self._illegal(seat, "cannot-call", f"seat {self.caller} has already called")
+        if not ends:
+            raise self._illegal(
+                seat,
+                "cannot-call",
+                "the call goes with the turn's last action (an activated action card's target)",
+            )
+        if count_after != TARGET_SIZE:
+            raise self._illegal(
+                seat,
+                "cannot-call",
+                f"calling needs exactly {TARGET_SIZE} cards, you would hold {count_after}",
+            )
+
+    def _after_discard(self, seat: int, card: int, call: bool, events: list[EventBase]) -> None:
+        """Rules "Actions": a discarded action card activates; else the turn ends."""
+        if self._put_on_discard(card):
+            kind = DECK[card]
+            if self._has_target(seat, kind):
+                self._phase = Phase.ACTION
+                self.pending = kind
+                self.swipe_from = -1
+                self.hand = -1
+                events.append(ActionEvent(seat=seat, cards=[kind]))
+                return
+            events.append(ActionEvent(seat=seat, cards=[kind], data={"effect": False}))
+        self._end_turn(seat, call, events)
+
+    def _discard(self, seat: int, action: Discard, events: list[EventBase]) -> None:
+        card = self.hand
+        count = len(self.comb[seat])
+        if self.hand_src == "take":
+            raise self._illegal(
+                seat, "wrong-phase", "a card taken from the discard is swapped or added"
+            )
+        ends = not (_IS_ACTION[card] and self._has_target(seat, DECK[card]))
+        self._check_call(seat, action.call, count, ends)
+        self.call_seat = -1
+        events.append(DiscardEvent(seat=seat, cards=[DECK[card]]))
+        self._after_discard(seat, card, action.call, events)
+
+    def _swap(self, seat: int, action: Swap, events: list[EventBase]) -> None:
+        old = self._position(seat, action.position)
+        if self.locked[old]:
+            raise self._illegal(seat, "card-locked", f"position {action.position} is a locked pair")
+        ends = not (_IS_ACTION[old] and self._has_target(seat, DECK[old]))
+        self._check_call(seat, action.call, len(self.comb[seat]), ends)
+        self.call_seat = -1
+        card = self.hand
+        self.comb[seat][action.position] = card
+        self.faceup[card] = False
+        events.append(SwapEvent(seat=seat, cards=[DECK[old]], data={"position": action.position}))
+        self._after_discard(seat, old, action.call, events)
+
+    def _add(self, seat: int, action: Add, events: list[EventBase]) -> None:
+        if self.hand_src != "take":
+            raise self._illegal(
+                seat, "wrong-phase", "only a card taken from the discard can be added"
+            )
+        count = len(self.comb[seat])
+        if count >= TARGET_SIZE:
+            raise self._illegal(
+                seat,
+                "combination-full",
+                f"your combination holds {count} cards; adding is refused from {TARGET_SIZE}",
+            )
+        self._check_call(seat, action.call, count + 1, True)
+        self.call_seat = -1
+        card = self.hand
+        self.comb[seat].append(card)
+        events.append(AddEvent(seat=seat, cards=[DECK[card]]))
+        self._end_turn(seat, action.call, events)
+
+    # -- action decisions -----------------------------------------------------------------
+
+    def _target(self, seat: int, action: Target, events: list[EventBase]) -> None:
+        if self._phase is not Phase.ACTION:
+            raise self._illegal(seat, "wrong-phase", "no action card is waiting for a target")
+        if seat != self.turn:
+            raise self._illegal(
+                seat, "not-your-decision", f"seat {self.turn} chooses the target of {self.pending}"
+            )
+        kind = self.pending
+        step = 1 if self.swipe_from >= 0 else 0
+        if not isinstance(action.seat, int) or not 0 <= action.seat < self.n:
+            raise InvalidInput(
+                f"target seat {action.seat!r} is not a seat", code="bad-request", field="seat"
+            )
+        card = self._position(action.seat, action.position)
+        if self.locked[card]:
+            raise self._illegal(seat, "card-locked", "a locked pair cannot be touched by actions")
+        if (action.seat, action.position) not in self._targets(seat, kind, step):
+            whose = "one of your cards" if kind == "flip" or step == 0 else "another player's card"
+            raise self._illegal(seat, "not-your-decision", f"{kind} targets {whose}")
+        last = kind != "swipe" or step == 1
+        count_after = self._count_after_target(seat, kind, action.seat)
+        self._check_call(seat, action.call, count_after, last)
+        self.call_seat = -1
+        events.append(
+            TargetEvent(
+                seat=seat,
+                cards=[kind],
+                data={"seat": action.seat, "position": action.position},
+            )
+        )
+        if kind == "swipe" and step == 0:
+            self.swipe_from = action.position
+            return
+        if kind == "swipe":
+            mine = self.comb[seat]
+            theirs = self.comb[action.seat]
+            mine[self.swipe_from], theirs[action.position] = (
+                theirs[action.position],
+                mine[self.swipe_from],
+            )
+        elif kind == "flip":
+            self.known[card] |= 1 << seat
+            events.append(FlipEvent(seat=seat, cards=[DECK[card]], to=[seat]))
+        elif kind == "quantum":
+            self.known[card] = self.public
+            self.faceup[card] = True
+            events.append(
+                QuantumEvent(
+                    seat=action.seat,
+                    cards=[DECK[card]],
+                    data={"position": action.position},
+                )
+            )
+        elif not self._malus(action.seat, action.position, int(kind[-1]), events):
+            return
+        self._end_turn(seat, action.call, events)
+
+    def _malus(self, target: int, position: int, k: int, events: list[EventBase]) -> bool:
+        """Rules "malus-K": the card is set aside, K pile cards join unseen; False: exhausted."""
+        card = self.comb[target].pop(position)
+        self.faceup[card] = False
+        self.aside.append(card)
+        events.append(MalusEvent(seat=target, data={"position": position, "added": k}))
+        for _ in range(k):
+            new = self._draw_card(events)
+            if new < 0:
+                self._finish("exhausted", events)
+                return False
+            self.comb[target].append(new)
+        return True
+
+    # -- snaps, calls, show ---------------------------------------------------------------
+
+    def _snap(self, seat: int, action: Snap, events: list[EventBase]) -> None:
+        owner = seat if action.owner is None else action.owner
+        if self._phase is Phase.SHOW or self._phase is Phase.ACTION:
+            raise self._illegal(seat, "wrong-phase", "no discarded card can be claimed now")
+        if not self.snap_open:
+            shown = DECK[self.discard[-1]] if self.discard else None
+            why = (
+                "an action card never pairs"
+                if shown is not None and is_action(shown)
+                else "the discard top is not a freshly discarded card"
+            )
+            raise self._illegal(seat, "wrong-phase", f"no claim is open: {why}")
+        if self.tried >> seat & 1:
+            raise self._illegal(
+                seat, "wrong-phase", "you already claimed this discard with a wrong card"
+            )
+        if owner != seat and not (
+            self.teams and isinstance(owner, int) and owner == self._partner(seat)
+        ):
+            raise self._illegal(
+                seat, "not-your-decision", "a claim names your own card (or your partner's)"
+            )
+        card = self._position(owner, action.position)
+        if self.locked[card]:
+            raise self._illegal(seat, "card-locked", f"position {action.position} is locked")
+        self.call_seat = -1
+        top = self.discard[-1]
+        if may_pair(DECK[card], DECK[top]):
+            self._right_claim(seat, owner, action.position, events)
+        else:
+            self._wrong_claim(seat, owner, action.position, events)
+
+    def _right_claim(self, seat: int, owner: int, position: int, events: list[EventBase]) -> None:
+        """Right card: the pair locks face up; play resumes after the claimant."""
+        top = self.discard.pop()
+        card = self.comb[owner][position]
+        if owner != seat:
+            self.comb[owner].pop(position)
+            self.comb[seat].append(card)
+        self.comb[seat].append(top)
+        for c in (card, top):
+            self.locked[c] = True
+            self.faceup[c] = True
+            self.known[c] = self.public
+        self.pairs[seat].append((card, top))
+        self.snap_open = False
+        events.append(
+            SnapEvent(
+                seat=seat,
+                cards=[DECK[card], DECK[top]],
+                data={"owner": owner, "position": position},
+            )
+        )
+        if self.last_turns is None:
+            if self._phase is Phase.PLAY:
+                self.resume_after = seat
+            elif (seat + 1) % self.n != self.turn:
+                self._start_turn((seat + 1) % self.n, events)
+                if self._phase is Phase.OVER:
+                    return
+        if self._phase is Phase.DRAW and not self._can_draw():
+            self._finish("exhausted", events)
+            return
+        if self.caller is None and len(self.comb[seat]) == TARGET_SIZE:
+            self.call_seat = seat
+
+    def _wrong_claim(self, seat: int, owner: int, position: int, events: list[EventBase]) -> None:
+        """Wrong card: shown to all, a penalty card, play resumes with the same player."""
+        card = self.comb[owner][position]
+        self.known[card] = self.public
+        self.tried |= 1 << seat
+        events.append(
+            WrongClaimEvent(
+                seat=seat,
+                cards=[DECK[card]],
+                data={"owner": owner, "position": position},
+            )
+        )
+        penalty = self._draw_card(events)
+        if penalty < 0:
+            self._finish("exhausted", events)
+            return
+        self.comb[seat].append(penalty)
+        self.known[penalty] |= 1 << seat
+        events.append(PenaltyEvent(seat=seat))
+        events.append(PenaltyEvent(seat=seat, cards=[DECK[penalty]], to=[seat]))
+        if self._phase is Phase.DRAW and not self._can_draw():
+            self._finish("exhausted", events)
+
+    def _call(self, seat: int, events: list[EventBase]) -> None:
+        """Right after a successful snap with exactly 5 cards (rules "Instant recovery")."""
+        if seat != self.call_seat:
+            raise self._illegal(
+                seat, "cannot-call", "a call is made right after your successful snap"
+            )
+        self.call_seat = -1
+        self.caller = seat
+        queue = [(seat + k) % self.n for k in range(1, self.n)]
+        if self._phase is Phase.DRAW and self.turn in queue:
+            queue.remove(self.turn)
+        self.last_turns = queue
+        events.append(CallEvent(seat=seat))
+
+    def _show(self, seat: int, action: Show, events: list[EventBase]) -> None:
+        """Teams: each partner shows one card of their own choice to the other."""
+        if self._phase is not Phase.SHOW or self.shown >> seat & 1:
+            raise self._illegal(seat, "wrong-phase", "there is nothing to show now")
+        codes = [DECK[c] for c in self.comb[seat]]
+        if action.card is None or action.card not in codes:
+            raise self._illegal(
+                seat, "card-not-in-hand", f"show one of your own cards, not {action.card!r}"
+            )
+        card = self.comb[seat][codes.index(action.card)]
+        partner = self._partner(seat)
+        self.known[card] |= 1 << partner
+        self.shown |= 1 << seat
+        events.append(ShowEvent(seat=seat))
+        events.append(ShowEvent(seat=seat, cards=[action.card], to=[partner]))
+        if self.shown == self.all:
+            self._start_turn(self.setup.dealer, events)
+
+    # -- projections ----------------------------------------------------------------------
+
+    def visible(self, seat: int | None, card: int) -> bool:
+        """Whether `seat` (None: every seat) has seen deck card `card` (Rules "Knowledge")."""
+        if self._phase is Phase.OVER:
+            return True
+        mask = self.known[card]
+        return mask == self.public if seat is None else bool(mask >> seat & 1)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "turn": self.turn,
+            "turns": self.turns,
+            "comb": [list(c) for c in self.comb],
+            "pairs": [[list(p) for p in ps] for ps in self.pairs],
+            "known": list(self.known),
+            "faceup": [i for i, f in enumerate(self.faceup) if f],
+            "locked": [i for i, f in enumerate(self.locked) if f],
+            "pile": list(self.pile),
+            "discard": list(self.discard),
+            "aside": list(self.aside),
+            "hand": self.hand,
+            "hand_src": self.hand_src,
+            "pending": self.pending,
+            "swipe_from": self.swipe_from,
+            "snap_open": self.snap_open,
+            "tried": self.tried,
+            "call_seat": self.call_seat,
+            "resume_after": self.resume_after,
+            "caller": self.caller,
+            "last_turns": self.last_turns,
+            "shown": self.shown,
+            "end": self.end,
+            "score_caller": self.score_caller,
+            "history": len(self.history),
+        }

@@ -1,0 +1,275 @@
+"""`numwin` — Num Win (rules/numwin.md): the lowest combination of 5 face-down cards.
+
+The rules object answers the stateless questions (deck, deal, round scoring, match totals)
+and builds :class:`engine.numwin.round.NumWinRound`, the state machine of one round.
+
+Scoring (rules "Scoring") is exact and closed-form: pairs only form between cards of one
+value, and the 111-card deck holds one `rainbow-X` and one `shadow-X` per value, so each value
+is settled on its own except for one global choice (see :func:`_settle`).
+
+Choices where the spec is silent (documented here and in the API docs):
+- Deal: the deck is shuffled from canonical order with ``Rng(seed)``; the top of the pile is
+  the list's end; two rounds of one card each, clockwise from the dealer's left; then the
+  next card is turned up as the discard. Hands are returned (and laid out) canonically.
+- ``score-round`` refuses a combination longer than 40 cards (``bad-request``), far above
+  any real round, and with ``teams`` needs exactly 4 players (``bad-option``). The scoring
+  itself is linear, so a round state scores combinations of any length.
+- Breakdown lines, each only when it has cards: ``locked pairs`` (0), ``pairs removed`` (0),
+  ``remaining cards`` (classic and Shadow values), ``Rainbow`` (its value, or 0 when alone),
+  ``action cards`` (+5 each), ``caller penalty`` (+15).
+- When keeping a Rainbow alone saves nothing (value 0), it is paired instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import msgspec
+
+from engine.core.base import (
+    Deal,
+    DeckInfo,
+    MatchResult,
+    PlayerScore,
+    RoundScore,
+    RoundSetup,
+    RoundState,
+    ScoreLine,
+    TeamScore,
+)
+from engine.core.cards import canonical, check_cards, quoted_cards
+from engine.core.errors import InvalidInput
+from engine.core.match import Match, check_rules_version
+from engine.core.rng import Rng
+from engine.core.scoring import (
+    best_seats,
+    match_totals,
+    opposite_teams,
+    team_scores,
+    winning_team_seats,
+)
+from engine.core.tiebreak import TiebreakOutcome
+from engine.core.tricks import check_players, check_seat
+from engine.numwin.cards import (
+    CALLER_PENALTY,
+    DECK,
+    DECK_COUNTS,
+    DECK_NAME,
+    HAND_SIZE,
+    MAX_COMBINATION,
+    TARGET_SIZE,
+    may_pair,
+)
+from engine.numwin.round import NumWinRound
+from engine.numwin.scoring import NumWinHand, player_lines
+
+#: The largest `max_turns` option: a safety valve for simulations, far above any real round.
+MAX_TURNS = 10_000
+
+
+class NumWinOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    teams: bool = False  # 4 players, partners opposite, team totals
+    max_turns: int = 0  # end the round unscored-caller after this many turns (0: no limit)
+
+
+class NumWin:
+    """Num Win rules: deck, deal, round and match scoring, and the round state machine."""
+
+    id: ClassVar[str] = "numwin"
+    name: ClassVar[str] = "Num Win"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 8
+    Options: ClassVar[type[NumWinOptions]] = NumWinOptions
+    #: Every card code the ruleset can ever use, any player count and option, canonical order
+    #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
+    card_codes: ClassVar[tuple[str, ...]] = tuple(canonical(set(DECK)))
+
+    def __init__(self, options: NumWinOptions | None = None) -> None:
+        self.options = options or NumWinOptions()
+        turns = self.options.max_turns
+        if type(turns) is not int or not 0 <= turns <= MAX_TURNS:
+            raise InvalidInput(
+                f"max_turns must be a number of turns between 0 (no limit) and {MAX_TURNS}",
+                code="bad-option",
+                field="options.max_turns",
+            )
+
+    def check_players(self, players: int) -> None:
+        """2 to 8 players (ruling); `teams` only at 4 (rules "Match and variant")."""
+        check_players(players, self.min_players, self.max_players, self.id)
+        self._check_teams(players)
+
+    def _check_teams(self, players: int) -> None:
+        if self.options.teams and players != 4:
+            raise InvalidInput(
+                f"the teams variant is played by exactly 4 players, not {players}",
+                code="bad-option",
+                field="options.teams",
+            )
+
+    def deck(self, players: int) -> DeckInfo:
+        self.check_players(players)
+        return DeckInfo(players=players, cards=list(DECK), hand_size=HAND_SIZE, set_aside=0)
+
+    def shuffled(self, setup: RoundSetup) -> tuple[list[int], list[list[int]], int, Rng]:
+        """The deal as card indices into DECK: (draw pile, hands, starter, the round's Rng).
+
+        Rules "Set-up": two cards each, clockwise from the dealer's left, then the top card
+        is turned up; the rest is the draw pile (top = last element).
+        """
+        self.check_players(setup.players)
+        n = setup.players
+        check_seat(setup.dealer, n, "dealer")
+        rng = Rng(setup.seed)
+        pile = list(range(len(DECK)))
+        rng.shuffle(pile)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for _ in range(HAND_SIZE):
+            for k in range(1, n + 1):
+                hands[(setup.dealer + k) % n].append(pile.pop())
+        for hand in hands:
+            hand.sort()
+        starter = pile.pop()
+        return pile, hands, starter, rng
+
+    def deal(self, setup: RoundSetup) -> Deal:
+        pile, hands, starter, _ = self.shuffled(setup)
+        return Deal(
+            hands=[[DECK[i] for i in hand] for hand in hands],
+            set_aside=[],
+            dealer=setup.dealer,
+            leader=setup.dealer,
+            discard=[DECK[starter]],
+            draw_pile_count=len(pile),
+        )
+
+    def new_round(self, setup: RoundSetup) -> NumWinRound:
+        return NumWinRound(self, setup)
+
+    def score_round(self, hands: list[NumWinHand], caller: int | None) -> RoundScore:
+        """Score final combinations; each player holds at least 5 cards (api-contract)."""
+        self._check_hands(hands, caller)
+        for i, hand in enumerate(hands):
+            if len(hand.combination) > MAX_COMBINATION:
+                raise InvalidInput(
+                    f"players[{i}].combination holds {len(hand.combination)} cards; at most "
+                    f"{MAX_COMBINATION} are accepted",
+                    code="bad-request",
+                    field=f"players[{i}].combination",
+                )
+            held = len(hand.combination) + 2 * len(hand.locked)
+            if held < TARGET_SIZE:
+                raise InvalidInput(
+                    f"players[{i}] holds {held} cards counting locked pairs; a final "
+                    f"combination holds at least {TARGET_SIZE}",
+                    code="bad-request",
+                    field=f"players[{i}]",
+                )
+        return self.score_hands(hands, caller)
+
+    def _check_hands(self, hands: Sequence[NumWinHand], caller: int | None) -> None:
+        if not 1 <= len(hands) <= self.max_players:
+            raise InvalidInput(
+                f"score-round takes 1 to {self.max_players} players, not {len(hands)}",
+                code="bad-player-count",
+                field="players",
+            )
+        self._check_teams(len(hands))
+        groups: list[tuple[str, Sequence[object]]] = []
+        for i, hand in enumerate(hands):
+            groups.append((f"players[{i}].combination", hand.combination))
+            for j, pair in enumerate(hand.locked):
+                groups.append((f"players[{i}].locked[{j}]", pair))
+        check_cards(DECK_COUNTS, groups, deck_name=DECK_NAME)
+        for i, hand in enumerate(hands):
+            for j, pair in enumerate(hand.locked):
+                if len(pair) != 2 or not may_pair(pair[0], pair[1]):
+                    raise InvalidInput(
+                        f"players[{i}].locked[{j}] holds {quoted_cards(pair)}, not a pair: a "
+                        "locked pair is two cards of one value that may pair (classic+classic, "
+                        "rainbow+numbered, shadow+rainbow)",
+                        code="bad-request",
+                        field=f"players[{i}].locked[{j}]",
+                    )
+        if caller is not None and (
+            not isinstance(caller, int) or isinstance(caller, bool) or not 0 <= caller < len(hands)
+        ):
+            raise InvalidInput(
+                f"caller {caller!r} is not a seat (0..{len(hands) - 1}) or null",
+                code="bad-request",
+                field="caller",
+            )
+
+    def score_hands(self, hands: Sequence[NumWinHand], caller: int | None) -> RoundScore:
+        """Score combinations of any size (a round ended by exhausted piles or `max_turns`).
+
+        Same checks and scoring as :meth:`score_round` except the 5-card minimum.
+        """
+        self._check_hands(hands, caller)
+        raw: list[int] = []
+        breakdowns: list[list[ScoreLine]] = []
+        for hand in hands:
+            points, lines = player_lines(hand)
+            raw.append(points)
+            breakdowns.append(lines)
+        if caller is not None and any(s < raw[caller] for i, s in enumerate(raw) if i != caller):
+            breakdowns[caller].append(
+                ScoreLine(label="caller penalty", cards=[], points=CALLER_PENALTY)
+            )
+            raw[caller] += CALLER_PENALTY
+        players = [
+            PlayerScore(seat=i, score=raw[i], breakdown=breakdowns[i]) for i in range(len(hands))
+        ]
+        if self.options.teams:
+            teams = team_scores(players, opposite_teams(len(hands)))
+            return RoundScore(
+                players=players, winners=winning_team_seats(teams, lowest=True), teams=teams
+            )
+        return RoundScore(players=players, winners=best_seats(raw, lowest=True))
+
+    def score_match(self, rounds: list[RoundScore]) -> MatchResult:
+        """Totals add up, the lowest total wins, ties share (rules "Match and variant")."""
+        totals = match_totals(rounds)
+        n = len(totals)
+        self._check_teams(n)
+        if self.options.teams:
+            teams = [
+                TeamScore(seats=list(t), score=sum(totals[s] for s in t)) for t in opposite_teams(n)
+            ]
+            return MatchResult(
+                totals=totals, winners=winning_team_seats(teams, lowest=True), teams=teams
+            )
+        return MatchResult(totals=totals, winners=best_seats(totals, lowest=True))
+
+    # -- match policy (engine.core.match) --------------------------------------------------
+    #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
+    #: replay a recorded match differently; `rules_versions` lists every version still replayed.
+    rules_version: ClassVar[int] = 1
+    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+
+    def for_version(self, version: int) -> NumWin:
+        """The rules object playing `version`: version 1 is the only one, played by `self`."""
+        check_rules_version(self, version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match (rules "Match and variant") of `players`, seeded `seed` (engine.core.match)."""
+        return Match(self, players, seed, rules_version)
+
+    def match_rounds(self, players: int) -> int:
+        """As many rounds as players, each dealing once (rules "Match and variant")."""
+        self.check_players(players)
+        return players
+
+    def round_setup(
+        self, players: int, index: int, seed: int, previous: RoundState | None
+    ) -> RoundSetup:
+        """Round `index` is dealt by seat `index mod n` (rules/README.md, "Seats")."""
+        return RoundSetup(players=players, seed=seed, dealer=index % players, round=index + 1)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome | None:
+        """No tie-break: the lowest total wins and a tie is shared (rules "Match and variant")."""
+        return None
+
+    # -- end of match policy ----------------------------------------------------------------

@@ -1,0 +1,107 @@
+"""What a seat of a Num Win round has seen (rules/numwin.md "Knowledge"): one projection,
+:func:`view`; a spectator sees what every seat has seen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from engine.core.base import RoundScore
+from engine.core.view import BaseView
+from engine.numwin.cards import DECK
+
+if TYPE_CHECKING:
+    from engine.numwin.kernel import NumWinKernel
+
+
+class Combination(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat's combination, position by position; `cards[i]` None where unseen."""
+
+    seat: int
+    count: int
+    cards: list[str | None]
+    locked: list[bool]
+    face_up: list[bool]
+
+
+class InHand(msgspec.Struct, frozen=True, kw_only=True):
+    """The card the seat on turn holds (None where unseen) and where it came from."""
+
+    seat: int
+    card: str | None
+    from_: str = msgspec.field(name="from")
+
+
+class View(BaseView, frozen=True, kw_only=True):
+    turns: int  # turns begun so far
+    combinations: list[Combination]
+    in_hand: InHand | None  # the card held by the seat on turn, if any
+    discard: str | None  # the uncovered discard
+    discard_count: int
+    draw_pile_count: int
+    set_aside_count: int
+    snap_open: bool
+    pending: dict[str, Any] | None  # an action card waiting for its target
+    call_open: int | None  # the seat that may call "Num Win" now
+    caller: int | None
+    last_turns: list[int] | None
+    end: str | None
+    shown: list[int] | None = None  # teams: the seats that made the show step
+    round_score: RoundScore | None  # the round's scores once it is over
+
+
+def view(state: NumWinKernel, seat: int | None) -> View:
+    """What `seat` has seen (None: what every seat has seen); `seat` is already checked."""
+    visible = state.visible
+    held = state.hand
+    in_hand = None
+    if held >= 0:
+        in_hand = InHand(
+            seat=state.turn, card=DECK[held] if visible(seat, held) else None, from_=state.hand_src
+        )
+    hand: list[str] | None = None
+    if seat is not None:  # the seat's own hand: the card it holds on its turn
+        hand = [DECK[held]] if held >= 0 and state.turn == seat and visible(seat, held) else []
+    n = state.n
+    return View(
+        ruleset="numwin",
+        phase=state.phase,
+        round=state.setup.round,
+        dealer=state.setup.dealer,
+        players=n,
+        seat=seat,
+        current_player=state.current_player,
+        actors=list(state.actors()),
+        hand=hand,
+        legal_actions=list(state.legal_actions(seat)) if seat is not None else None,
+        scores=[0] * n,
+        turns=state.turns,
+        combinations=[
+            Combination(
+                seat=s,
+                count=len(comb),
+                cards=[DECK[c] if visible(seat, c) else None for c in comb],
+                locked=[state.locked[c] for c in comb],
+                face_up=[state.faceup[c] or state.locked[c] for c in comb],
+            )
+            for s, comb in enumerate(state.comb)
+        ],
+        in_hand=in_hand,
+        discard=DECK[state.discard[-1]] if state.discard else None,
+        discard_count=len(state.discard),
+        draw_pile_count=len(state.pile),
+        set_aside_count=len(state.aside),
+        snap_open=state.snap_open,
+        pending=(
+            {"seat": state.turn, "action": state.pending, "step": int(state.swipe_from >= 0)}
+            if state.pending
+            else None
+        ),
+        call_open=state.call_seat if state.call_seat >= 0 else None,
+        caller=state.caller,
+        last_turns=list(state.last_turns) if state.last_turns is not None else None,
+        end=state.end or None,
+        shown=[s for s in range(n) if state.shown >> s & 1] if state.teams else None,
+        round_score=state.scores(),
+    )
