@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -163,6 +164,20 @@ def _swagger_ui() -> SwaggerRenderPlugin:
     )
 
 
+def _database_check(settings: Settings) -> list[Callable[[], Awaitable[None]]]:
+    """Refuse to start on a database behind the migrations (issue 11): the error names the
+    command. Off (`NUMRULES_CHECK_DB_ON_START=false`) for the stateless tests, which need none."""
+    if not settings.check_db_on_start:
+        return []
+
+    async def check() -> None:
+        from api.db.migrations import require_head
+
+        await require_head(settings.database_url)
+
+    return [check]
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     docs_assets = create_static_files_router(
@@ -190,6 +205,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ],
         ),
         debug=settings.debug,
+        on_startup=_database_check(settings),
     )
     add_card_patterns(application)
     # Outermost, around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.

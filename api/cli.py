@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 import msgspec
 
+from api.db.cli import add_db_commands, refuse_behind_head
 from engine.core.base import RoundSetup
 from engine.core.errors import EngineError
 from engine.core.events import EventBase
@@ -99,6 +100,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     from api.server import server_options
     from api.settings import Settings
+
+    if (refused := refuse_behind_head()) is not None:
+        return refused
 
     uvicorn.run(
         "api.app:app",
@@ -247,6 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=_int_at_least(1), default=1)
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_cmd_serve, parser=serve)
+
+    add_db_commands(sub)
 
     spec = sub.add_parser("openapi", help="write the OpenAPI spec the app serves")
     spec.add_argument("--output", "-o", default="openapi/openapi.json", help="a path, or -")

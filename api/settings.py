@@ -6,7 +6,7 @@ The server's own limits (keep-alive, concurrency, shutdown) reach uvicorn throug
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -37,3 +37,23 @@ class Settings(BaseSettings):
         default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )
     debug: bool = False
+    database_url: str = Field(
+        default="sqlite+aiosqlite:///numrules.db",
+        validation_alias=AliasChoices("DATABASE_URL", "database_url"),
+        description="stored games' database (the conventional DATABASE_URL, no prefix);"
+        " unset: the embedded SQLite file numrules.db in the working directory",
+    )
+    db_pool_size: int = Field(default=10, ge=1, description="PostgreSQL connection pool size")
+    check_db_on_start: bool = Field(
+        default=True,
+        description="refuse to start unless the database is at the migrations' head",
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_driver(cls, url: str) -> str:
+        """Plain `postgres://` / `postgresql://` URLs (as hosts hand them out) use asyncpg."""
+        for scheme in ("postgres://", "postgresql://"):
+            if url.startswith(scheme):
+                return "postgresql+asyncpg://" + url[len(scheme) :]
+        return url

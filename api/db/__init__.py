@@ -1,0 +1,1 @@
+"""Storage of stored games: SQLAlchemy 2 models, the async engine, Alembic migrations."""

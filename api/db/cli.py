@@ -1,0 +1,67 @@
+"""`numrules db upgrade [REV] | downgrade REV | current`: Alembic on DATABASE_URL."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from api.db import migrations
+from api.settings import Settings
+
+
+def _upgrade(args: argparse.Namespace) -> None:
+    migrations.upgrade(Settings().database_url, args.revision)
+
+
+def _downgrade(args: argparse.Namespace) -> None:
+    migrations.downgrade(Settings().database_url, args.revision)
+
+
+def _current(_args: argparse.Namespace) -> None:
+    found = migrations.current(Settings().database_url)
+    head = migrations.head()
+    state = "head" if found == head else f"not at head {head}"
+    print(f"{found or 'none'} ({state})")
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Errors are one line on stderr and exit status 2."""
+    try:
+        args.db_func(args)
+    except Exception as exc:
+        print(
+            f"numrules db {args.db_command}: {type(exc).__name__}: {exc}".splitlines()[0],
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+def add_db_commands(subparsers: Any) -> None:
+    db = subparsers.add_parser("db", help="migrate the stored-games database (Alembic)")
+    db.set_defaults(func=_run)
+    sub = db.add_subparsers(dest="db_command", required=True)
+    up = sub.add_parser("upgrade", help="apply migrations up to REV (default: head)")
+    up.add_argument("revision", nargs="?", default="head")
+    up.set_defaults(db_func=_upgrade)
+    down = sub.add_parser("downgrade", help="revert migrations down to REV (base: all)")
+    down.add_argument("revision")
+    down.set_defaults(db_func=_downgrade)
+    cur = sub.add_parser("current", help="print the database's revision")
+    cur.set_defaults(db_func=_current)
+
+
+def refuse_behind_head() -> int | None:
+    """Before `numrules serve`: the startup refusal as one line and exit status 2, rather
+    than the traceback of a failed lifespan (the app's own check stays for other servers)."""
+    settings = Settings()
+    if not settings.check_db_on_start:
+        return None
+    try:
+        asyncio.run(migrations.require_head(settings.database_url))
+    except Exception as exc:
+        print(f"numrules serve: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
+    return None

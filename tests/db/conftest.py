@@ -1,0 +1,61 @@
+"""A fresh PostgreSQL database per test run (`numrules_test_<random>`), migrated exactly as
+production is (`numrules db upgrade`'s code path), dropped at the end; and SQLite files.
+
+The server is the local one of deploy/ensure-postgres.sh (trust auth): user `postgres`, or
+the current user when that role is the one that exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from api.db import migrations
+
+ADMIN_USERS = ("postgres", "root")
+
+
+async def _admin(sql: str) -> str:
+    errors: list[str] = []
+    for user in ADMIN_USERS:
+        try:
+            conn = await asyncpg.connect(
+                host="127.0.0.1", port=5432, user=user, database="postgres", timeout=10
+            )
+        except (OSError, asyncpg.PostgresError) as exc:
+            errors.append(f"{user}: {exc}")
+            continue
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+        return user
+    raise RuntimeError("no PostgreSQL on 127.0.0.1:5432 (" + "; ".join(errors) + ")")
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """An empty PostgreSQL database's URL (never migrated)."""
+    name = f"numrules_test_{secrets.token_hex(6)}"
+    user = asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"postgresql+asyncpg://{user}@127.0.0.1:5432/{name}"
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def pg_head(pg_url: str) -> str:
+    """The run's PostgreSQL database, migrated to head."""
+    migrations.upgrade(pg_url)
+    return pg_url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'numrules.db'}"
