@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import logging
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +22,8 @@ from litestar.static_files import create_static_files_router
 from litestar.types import Method
 from swagger_ui_bundle import swagger_ui_path
 
+from api.games.routes import route_handlers as game_handlers
+from api.games.spec import document_games
 from api.hygiene import HttpHygiene, before_request
 from api.problems import handle_exception
 from api.rules import route_handlers
@@ -178,6 +183,53 @@ def _database_check(settings: Settings) -> list[Callable[[], Awaitable[None]]]:
     return [check]
 
 
+def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The stored games' database engine, store and event fan-out, for the app's lifetime."""
+
+    @asynccontextmanager
+    async def lifespan(application: Litestar) -> AsyncIterator[None]:
+        from api.db.engine import engine_from_settings
+        from api.games.fanout import Fanout
+        from api.games.store import GameStore
+
+        engine = engine_from_settings(settings)
+        fanout = Fanout()
+        application.state.games = GameStore(engine, fanout)
+        redact_tickets()
+        try:
+            if settings.check_db_on_start:
+                await fanout.listen(settings.database_url)
+            yield
+        finally:
+            await fanout.close()
+            await engine.dispose()
+
+    return lifespan
+
+
+class _RedactTickets(logging.Filter):
+    """Stream tickets travel in the query string (`?ticket=`): cut them from access lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(
+            isinstance(a, str) and "ticket=" in a for a in record.args
+        ):
+            record.args = tuple(
+                _TICKET.sub("ticket=[redacted]", a) if isinstance(a, str) else a
+                for a in record.args
+            )
+        return True
+
+
+_TICKET = re.compile(r"ticket=[^&\s]*")
+
+
+def redact_tickets() -> None:
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, _RedactTickets) for f in access.filters):
+        access.addFilter(_RedactTickets())
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     docs_assets = create_static_files_router(
@@ -188,7 +240,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
         include_in_schema=False,
     )
     application = Litestar(
-        route_handlers=[healthz, openapi_document, docs_assets, *route_handlers()],
+        route_handlers=[
+            healthz,
+            openapi_document,
+            docs_assets,
+            *route_handlers(),
+            *game_handlers,
+        ],
+        lifespan=[_games_lifespan(settings)],
         exception_handlers={Exception: handle_exception},
         before_request=before_request,
         cors_config=_cors(settings),
@@ -201,6 +260,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
             render_plugins=[_swagger_ui(), JsonRenderPlugin(path="/openapi.json")],
             tags=[
                 Tag(name="Rules", description="Catalogue and stateless rules endpoints"),
+                Tag(
+                    name="Stored games",
+                    description="Whole matches run by the server: it deals, hides every "
+                    "hand, enforces turns, scores and keeps the log",
+                ),
                 Tag(name="Operations", description="Health and metrics"),
             ],
         ),
@@ -208,6 +272,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         on_startup=_database_check(settings),
     )
     add_card_patterns(application)
+    document_games(application)
     # Outermost, around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(application.asgi_handler)
     return application

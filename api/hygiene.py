@@ -74,7 +74,8 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
     answers 400 `malformed-json` (a JSON object is required); a body without `Content-Type`
     is refused like any other undeclared body.
     """
-    if "data" not in request.route_handler.parsed_fn_signature.parameters:
+    handler = request.route_handler
+    if "data" not in handler.parsed_fn_signature.parameters and not handler.opt.get("json_body"):
         return
     declared = [v for k, v in request.scope["headers"] if k.lower() == b"content-type"]
     if len(declared) > 1:  # one value only (RFC 9110 §8.3): a proxy may have read the other

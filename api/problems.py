@@ -69,6 +69,7 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     errors: list[FieldProblem] = []
     reason: str | None = None  # illegal moves in stored games: the broken obligation
     legal: list[str] = []  # illegal moves: the legal alternatives (never hidden cards)
+    legal_actions: list[Any] | None = None  # stored games: the seat's legal actions
 
 
 class ProblemError(Exception):
@@ -92,6 +93,13 @@ class ProblemError(Exception):
             errors=errors or [],
         )
         self.headers = headers
+
+    @classmethod
+    def of(cls, problem: Problem, headers: dict[str, str] | None = None) -> ProblemError:
+        """Raise an already built problem."""
+        error = cls(problem.status, problem.code, problem.detail, headers=headers)
+        error.problem = problem
+        return error
 
 
 def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> Response[Problem]:

@@ -52,3 +52,7 @@ if BUILD_DIR:
     # the test modules, and the submodules then still resolve in the packages' own folder.
     import api  # noqa: F401
     import engine  # noqa: F401
+
+# PostgreSQL (and SQLite) databases for the storage and stored-games suites: one fresh,
+# migrated PostgreSQL database per run (tests/pg.py).
+from tests.pg import pg_head, pg_url, sqlite_url  # noqa: E402, F401

@@ -54,7 +54,8 @@ def _game_fk() -> Mapped[str]:
 
 
 class Game(Base):
-    """One stored match; `version` counts the actions applied (contract: `ETag`)."""
+    """One stored match; `version` counts the actions applied (contract: `ETag`), `event_seq`
+    the events recorded."""
 
     __tablename__ = "games"
 
@@ -65,8 +66,11 @@ class Game(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     salt: Mapped[str] = mapped_column(String(64))
     seed_commitment: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16), default="active")
+    players: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active|over|abandoned
     version: Mapped[int] = mapped_column(Integer, default=0)
+    event_seq: Mapped[int] = mapped_column(Integer, default=0)  # the last event's seq
+    result: Mapped[dict[str, Any] | None]  # the match's result once over
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()

@@ -8,12 +8,18 @@ actions stay enumerable; `Exchange` is a convenience that applies several `Pass`
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import get_args
+from typing import Annotated, Literal, get_args
 
 import msgspec
 import msgspec.inspect as mi
 
 from engine.core.errors import InvalidInput
+
+
+#: Bounds of the actions' integers and lists (the spec states them; the rules refuse more).
+Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
+Position = Annotated[int, msgspec.Meta(ge=0, le=63)]
+Cards = Annotated[list[str], msgspec.Meta(max_length=16)]
 
 
 class _Action(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
@@ -24,13 +30,13 @@ class Play(_Action, frozen=True, tag="play"):
     """Play a card to the trick (`declared`: 17 or 0, only with numking's `infinity`)."""
 
     card: str
-    declared: int | None = None
+    declared: Literal[17, 0] | None = None
 
 
 class Bid(_Action, frozen=True, tag="bid"):
     """numking: announce the exact number of tricks this seat will take."""
 
-    tricks: int
+    tricks: Annotated[int, msgspec.Meta(ge=0, le=63)]
 
 
 class Pass(_Action, frozen=True, tag="pass"):
@@ -42,7 +48,7 @@ class Pass(_Action, frozen=True, tag="pass"):
 class Exchange(_Action, frozen=True, tag="exchange"):
     """Exchange phase: pass all of this seat's cards at once (several `Pass`es)."""
 
-    cards: list[str]
+    cards: Cards
 
 
 class Show(_Action, frozen=True, tag="show"):
@@ -74,7 +80,7 @@ class Discard(_Action, frozen=True, tag="discard"):
 class Swap(_Action, frozen=True, tag="swap"):
     """numwin: put the card in hand at `position` of the combination, discarding the old one."""
 
-    position: int
+    position: Position
     call: bool = False
 
 
@@ -90,8 +96,8 @@ class Snap(_Action, frozen=True, tag="snap"):
     `owner` defaults to the claimant; under `teams` it may name the partner.
     """
 
-    position: int
-    owner: int | None = None
+    position: Position
+    owner: Seat | None = None
 
 
 class Call(_Action, frozen=True, tag="call"):
@@ -101,8 +107,8 @@ class Call(_Action, frozen=True, tag="call"):
 class Target(_Action, frozen=True, tag="target"):
     """numwin: choose the card an action applies to (a seat's combination, a position)."""
 
-    seat: int
-    position: int
+    seat: Seat
+    position: Position
     call: bool = False  # call "Num Win" with it, when it is the turn's last action
 
 
@@ -126,6 +132,11 @@ Action = (
 
 def _accepts(t: mi.Type) -> tuple[Callable[[object], bool], str]:
     """A test for a value of msgspec type `t` (the kinds actions use) and its name."""
+    if isinstance(t, mi.Metadata):  # bounds: the rules check them, with better messages
+        return _accepts(t.type)
+    if isinstance(t, mi.LiteralType):
+        values = t.values
+        return (lambda v: type(v) is int and v in values), " or ".join(map(str, values))
     if isinstance(t, mi.BoolType):
         return (lambda v: type(v) is bool), "a boolean"
     if isinstance(t, mi.IntType):

@@ -100,6 +100,7 @@ async def _store_game(url: str, game_id: str) -> tuple[Game, list[GameEvent]]:
                     seed=2**63 - 1,
                     salt="ab" * 16,
                     seed_commitment="0" * 64,
+                    players=2,
                 )
             )
             await session.flush()

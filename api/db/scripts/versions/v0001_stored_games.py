@@ -45,8 +45,11 @@ def upgrade() -> None:
         sa.Column("seed", sa.BigInteger(), nullable=False),
         sa.Column("salt", sa.String(64), nullable=False),
         sa.Column("seed_commitment", sa.String(64), nullable=False),
+        sa.Column("players", sa.Integer(), nullable=False),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("event_seq", sa.Integer(), nullable=False),
+        sa.Column("result", JSON, nullable=True),
         _created(),
         sa.Column(
             "updated_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False

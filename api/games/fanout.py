@@ -1,0 +1,113 @@
+"""Wake the event streams of a game when it moves, in this process and in every replica.
+
+Each open stream waits on an `asyncio.Event` of its game. An action wakes the streams of its
+own process at once (:meth:`Fanout.publish`); on PostgreSQL it also sends
+``NOTIFY numrules_games, '<game id>'`` in its transaction (delivered at commit, never for a
+rolled-back action), and every process LISTENs on that channel with one asyncpg connection
+of its own, so a stream opened on one replica sees an action sent to another: no broker but
+the database. On SQLite (one process) the in-process wake-up is all there is.
+
+A stream never relies on a wake-up alone: it reads the log again at least every keep-alive
+interval, so a notification lost while the listening connection was down costs a delay, not
+an event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+CHANNEL = "numrules_games"
+log = logging.getLogger("numrules.games")
+
+
+class Fanout:
+    def __init__(self) -> None:
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._connection: Any = None
+        self._dsn: str | None = None
+        self._reconnect: asyncio.Task[None] | None = None
+        self._closing = False
+
+    @property
+    def closing(self) -> bool:
+        """The service is shutting down: streams end."""
+        return self._closing
+
+    @property
+    def streams(self) -> int:
+        """How many streams are open in this process."""
+        return sum(map(len, self._waiters.values()))
+
+    def subscribe(self, game_id: str) -> asyncio.Event:
+        event = asyncio.Event()
+        self._waiters.setdefault(game_id, set()).add(event)
+        return event
+
+    def unsubscribe(self, game_id: str, event: asyncio.Event) -> None:
+        waiters = self._waiters.get(game_id)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self._waiters[game_id]
+
+    def publish(self, game_id: str) -> None:
+        for event in self._waiters.get(game_id, ()):
+            event.set()
+
+    # -- PostgreSQL LISTEN ------------------------------------------------------------------
+
+    async def listen(self, database_url: str) -> None:
+        """LISTEN on the channel (PostgreSQL only); reconnects in the background if the
+        connection drops."""
+        url = make_url(database_url)
+        if url.get_backend_name() != "postgresql":
+            return
+        self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        await self._connect()
+
+    async def _connect(self) -> None:
+        assert self._dsn is not None
+        connection = await asyncpg.connect(self._dsn, timeout=10)
+        await connection.add_listener(CHANNEL, self._on_notify)
+        connection.add_termination_listener(self._on_lost)
+        self._connection = connection
+
+    def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
+        self.publish(payload)
+
+    def _on_lost(self, _connection: object) -> None:
+        if not self._closing and self._reconnect is None:
+            log.warning("the LISTEN connection was lost: reconnecting")
+            self._reconnect = asyncio.get_running_loop().create_task(self._reconnect_loop())
+
+    async def _reconnect_loop(self) -> None:
+        delay = 0.5
+        while not self._closing:
+            await asyncio.sleep(delay)
+            try:
+                await self._connect()
+            except (OSError, asyncpg.PostgresError) as exc:
+                log.warning("LISTEN reconnect failed (%s): retrying", type(exc).__name__)
+                delay = min(delay * 2, 10.0)
+                continue
+            for game_id in list(self._waiters):  # whatever was missed: streams read again
+                self.publish(game_id)
+            break
+        self._reconnect = None
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._reconnect is not None:
+            self._reconnect.cancel()
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                await self._connection.close(timeout=5)
+        for waiters in self._waiters.values():  # streams end at their next wake-up
+            for event in waiters:
+                event.set()

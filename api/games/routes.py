@@ -1,0 +1,455 @@
+"""The stored-games endpoints (api-contract.md, "Stored games"): handlers only read the request,
+call :class:`api.games.store.GameStore`, and shape the answer."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import Body, HeaderParameter, Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api.body import StrictBody, decode_error
+from api.games.schemas import (
+    AbandonOut,
+    ActionOut,
+    CreateGame,
+    EventsOut,
+    ExportOut,
+    GameCreated,
+    GameOut,
+    TicketOut,
+)
+from api.games.store import EVENTS_PAGE, GameStore
+from api.problems import MEDIA_TYPE, FieldProblem, Problem, ProblemError
+from engine.core.actions import Action
+
+TAG = "Stored games"
+SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}]
+OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+#: Seconds between keep-alive comments on an idle event stream.
+KEEP_ALIVE_SECONDS = 15.0
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+def _problem(description: str) -> ResponseSpec:
+    return ResponseSpec(
+        data_container=Problem,
+        description=description,
+        media_type=MEDIA_TYPE,
+        generate_examples=False,
+    )
+
+
+UNAUTHORIZED = _problem("No seat token, or not a seat token of this game (`unauthorized`).")
+NOT_FOUND = _problem("No such game (`not-found`).")
+
+
+def store(request: Request[Any, Any, Any]) -> GameStore:
+    games: GameStore = request.app.state.games
+    return games
+
+
+def bearer(request: Request[Any, Any, Any]) -> str | None:
+    """The token of `Authorization: Bearer <token>` (None without the header); anything else
+    in the header is 401, never read as a spectator."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
+        raise ProblemError(
+            401,
+            "unauthorized",
+            "Authorization must be 'Bearer <seat token>'",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return token
+
+
+def _etag(version: int) -> dict[str, str]:
+    return {"ETag": f'"{version}"'}
+
+
+ETAG_HEADER = ResponseHeader(
+    name="ETag", description='The game\'s version, quoted: `"<version>"`.', documentation_only=True
+)
+
+CREATE_EXAMPLE = {
+    "ruleset": "numking",
+    "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}],
+}
+
+
+@post(
+    "/v1/games",
+    operation_id="CreateGame",
+    summary="Start a stored game",
+    description=(
+        "Start a whole match of a ruleset, dealt by the server. Each seat's `token` is "
+        "returned **only here** (store it: it is kept only hashed); send it as "
+        "`Authorization: Bearer <token>` to see that seat's hand and to act for it. "
+        '`seed_commitment` = sha256 of `"<seed>:<salt>"`, published now; `seed` and `salt` '
+        "are revealed once the game is over or abandoned, so anyone can check the deal was "
+        "fixed in advance and replay the export. Without `seed`, the server draws 63 random "
+        "bits.\n\nAlso refused (422, limits across fields that JSON Schema cannot state): a "
+        "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
+        "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
+        "(`validation-error`): integers are never coerced."
+    ),
+    status_code=201,
+    dto=StrictBody[CreateGame],
+    return_dto=None,
+    tags=[TAG],
+    response_headers=[
+        ResponseHeader(name="Location", description="`/v1/games/{id}`", documentation_only=True),
+        ETAG_HEADER,
+    ],
+    responses={
+        400: _problem("The body is not JSON (`malformed-json`)."),
+        413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
+        415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
+        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+    },
+)
+async def create_game(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        CreateGame,
+        Body(examples=[Example(summary="Three players of Num King", value=CREATE_EXAMPLE)]),
+    ],
+) -> Response[GameCreated]:
+    created, _ = await store(request).create(data)
+    return Response(
+        created,
+        status_code=201,
+        headers={"Location": f"/v1/games/{created.id}", **_etag(0)},
+    )
+
+
+GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
+
+
+@get(
+    "/v1/games/{game_id:str}",
+    operation_id="GetGame",
+    summary="Read a stored game",
+    description=(
+        "The game as one viewer sees it. Without a token: the spectator view (no hand, no "
+        "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
+        "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
+        "never a spectator view. Once over: `result`, `seed` and `salt`."
+    ),
+    tags=[TAG],
+    security=OPTIONAL_SECURITY,
+    response_headers=[ETAG_HEADER],
+    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+)
+async def get_game(request: Request[Any, Any, Any], game_id: GameId) -> Response[GameOut]:
+    game = await store(request).get(game_id, bearer(request))
+    return Response(game, headers=_etag(game.version))
+
+
+ACTION_EXAMPLES = {
+    "play": {"type": "play", "card": "red-7"},
+    "bid": {"type": "bid", "tricks": 1},
+    "pass": {"type": "pass", "card": "red-7"},
+    "draw": {"type": "draw"},
+    "snap": {"type": "snap", "position": 2},
+}
+
+
+@post(
+    "/v1/games/{game_id:str}/actions",
+    operation_id="PostGameAction",
+    summary="Act for a seat",
+    description=(
+        "Apply one action for the token's seat (a seat acts only for itself): one of the "
+        "`legal_actions` of its view, as it is. Answers the new `version`, the events the "
+        "action made that the seat may see, and the seat's view.\n\n"
+        '`If-Match: "<version>"`: 412 `version-mismatch` when the game has moved. '
+        "`Idempotency-Key` (1 … 255 visible ASCII characters): a retry with the same key "
+        "and action returns the first answer (with `Idempotent-Replayed: true`) and applies "
+        "nothing twice; the same key with another action is 422 `idempotency-key-reused`. "
+        "Only applied actions are remembered: a refused one may be retried.\n\n"
+        "Who may act and when is a 409 (`code` and `reason`): `not-your-turn`, `wrong-phase` "
+        "(also a numwin snap after another claim won or the window closed), `game-over`. "
+        "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
+        "`must-follow-color`, `bad-bid` …) and the seat's `legal_actions`.\n\n"
+        "Also refused (422, limits across fields that JSON Schema cannot state): an action "
+        "the rules forbid now (`illegal-move`); a card code that is no card of the game "
+        "(`unknown-card`, `card-not-in-deck`); an Idempotency-Key already used for another "
+        "action (`idempotency-key-reused`); `4.0` where an integer is expected "
+        "(`validation-error`): integers are never coerced."
+    ),
+    tags=[TAG],
+    status_code=200,
+    security=SECURITY,
+    response_headers=[ETAG_HEADER],
+    opt={"json_body": True},  # the body is read here (the Action union), 415 unless JSON
+    responses={
+        400: _problem("The body is not JSON (`malformed-json`)."),
+        401: UNAUTHORIZED,
+        404: NOT_FOUND,
+        409: _problem("`not-your-turn`, `wrong-phase` or `game-over`."),
+        412: _problem("`If-Match` names another version (`version-mismatch`)."),
+        413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
+        415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
+        422: _problem(
+            "`illegal-move` (with `reason` and `legal_actions`), `idempotency-key-reused`, or a "
+            "body that is no action (`validation-error`, `unknown-field` …)."
+        ),
+    },
+)
+async def post_action(
+    request: Request[Any, Any, Any],
+    game_id: GameId,
+    if_match: Annotated[
+        str | None,
+        HeaderParameter(name="If-Match", required=False, description='`"<version>"` (ETag)'),
+    ] = None,
+    idempotency_key: Annotated[
+        str | None,
+        HeaderParameter(
+            name="Idempotency-Key", required=False, description="1 … 255 visible ASCII chars"
+        ),
+    ] = None,
+) -> Response[ActionOut]:
+    token = bearer(request)
+    if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
+        message = "must be 1 … 255 visible ASCII characters"
+        raise ProblemError(
+            422,
+            "validation-error",
+            f"Idempotency-Key: {message}",
+            [FieldProblem("Idempotency-Key", message)],
+        )
+    action = decode_action(await request.body())
+    answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
+    version = answer["version"] if isinstance(answer, dict) else answer.version
+    headers = _etag(version)
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(answer, headers=headers)  # type: ignore[arg-type]
+
+
+def decode_action(body: bytes) -> Action:
+    if not body.strip():
+        raise ProblemError(
+            400, "malformed-json", "the request body is empty: an action object is expected"
+        )
+    try:
+        return msgspec.json.decode(body, type=Action, strict=True)
+    except msgspec.ValidationError as exc:
+        try:
+            document = msgspec.json.decode(body)
+        except (msgspec.DecodeError, RecursionError):
+            document = None
+        raise decode_error(exc, document) from None
+    except msgspec.DecodeError as exc:
+        raise decode_error(exc) from None
+
+
+After = Annotated[
+    int,
+    Parameter(ge=0, le=2**31 - 1, description="only events with a greater `seq` (0: all)"),
+]
+
+
+@get(
+    "/v1/games/{game_id:str}/events",
+    operation_id="ListGameEvents",
+    summary="Read a game's events",
+    description=(
+        "The game's events after `after`, in order, as this viewer may see them (a seat's "
+        "token adds the events only it may see; without one, the public events). Events have "
+        "their own `seq`, 1, 2, … over all the game's events; a viewer's list skips those it "
+        "may not see. At most `limit` events are examined per page: with `more`, ask again "
+        "with `after=next_after`."
+    ),
+    tags=[TAG],
+    security=OPTIONAL_SECURITY,
+    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+)
+async def list_events(
+    request: Request[Any, Any, Any],
+    game_id: GameId,
+    after: After = 0,
+    limit: Annotated[int, Parameter(ge=1, le=EVENTS_PAGE)] = EVENTS_PAGE,
+) -> EventsOut:
+    return await store(request).events(game_id, bearer(request), after, limit)
+
+
+@get(
+    "/v1/games/{game_id:str}/stream",
+    operation_id="StreamGameEvents",
+    summary="Stream a game's events (Server-Sent Events)",
+    description=(
+        "The events of `GET /v1/games/{id}/events` as `text/event-stream`: `id:` = the event's "
+        "`seq`, `event:` = its `kind`, `data:` = the event as JSON. Resume with the "
+        "`Last-Event-ID` header (or `after`). A comment line (`: keep-alive`) comes every "
+        "15 s of silence. When the game is over or abandoned and every event is sent, an "
+        "`event: end` message (`data`: the status) closes the stream; a reconnection after "
+        "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
+        "from a browser's EventSource (which sends no headers), with `?ticket=` from "
+        "`POST /v1/games/{id}/stream-tickets`."
+    ),
+    tags=[TAG],
+    security=OPTIONAL_SECURITY,
+    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+)
+async def stream_events(
+    request: Request[Any, Any, Any],
+    game_id: GameId,
+    after: Annotated[
+        int | None,
+        Parameter(ge=0, le=2**31 - 1, description="only events with a greater `seq`"),
+    ] = None,
+    ticket: Annotated[
+        str | None, Parameter(description="a stream ticket (single use)", max_length=200)
+    ] = None,
+    last_event_id: Annotated[
+        str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=20)
+    ] = None,
+) -> ServerSentEvent:
+    games = store(request)
+    token = bearer(request)
+    if ticket is not None:
+        if token is not None:
+            raise ProblemError(
+                422,
+                "validation-error",
+                "send either a token or a ticket, not both",
+                [FieldProblem("ticket", "not with an Authorization header")],
+            )
+        await games.viewer(game_id, None)  # 404 first
+        seat: int | None = await games.redeem(game_id, ticket)
+    else:
+        seat = await games.viewer(game_id, token)
+    start: int = after or 0
+    if last_event_id is not None:
+        if not last_event_id.isdigit() or len(last_event_id) > 10:
+            raise ProblemError(
+                422,
+                "validation-error",
+                "Last-Event-ID: must be an event seq (a non-negative integer)",
+                [FieldProblem("Last-Event-ID", "must be an event seq")],
+            )
+        start = max(start, int(last_event_id))
+    first = await games.events_for(game_id, seat, start)
+    if first.status != "active" and not first.events and not first.more:
+        return ServerSentEvent(_nothing(), status_code=204)
+    return ServerSentEvent(
+        _messages(games, game_id, seat, first),
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+async def _nothing() -> AsyncIterator[str]:
+    return
+    yield ""
+
+
+async def _messages(
+    games: GameStore, game_id: str, seat: int | None, page: EventsOut
+) -> AsyncIterator[ServerSentEventMessage]:
+    wake = games.fanout.subscribe(game_id)
+    try:
+        while True:
+            for event in page.events:
+                yield ServerSentEventMessage(
+                    data=msgspec.json.encode(event).decode(), event=event.kind, id=str(event.seq)
+                )
+            if not page.more:
+                if page.status != "active" or games.fanout.closing:
+                    yield ServerSentEventMessage(data=page.status, event="end")
+                    return
+                wake.clear()
+                try:
+                    await asyncio.wait_for(wake.wait(), KEEP_ALIVE_SECONDS)
+                except TimeoutError:
+                    yield ServerSentEventMessage(comment="keep-alive")
+            page = await games.events_for(game_id, seat, page.next_after)
+    finally:
+        games.fanout.unsubscribe(game_id, wake)
+
+
+@post(
+    "/v1/games/{game_id:str}/stream-tickets",
+    operation_id="CreateStreamTicket",
+    summary="A ticket for a browser's event stream",
+    description=(
+        "A single-use ticket, valid 60 s, for `GET /v1/games/{id}/stream?ticket=…` as the "
+        "token's seat: browsers' EventSource cannot send an Authorization header. The service "
+        "never logs it."
+    ),
+    tags=[TAG],
+    status_code=201,
+    security=SECURITY,
+    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+)
+async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> TicketOut:
+    return await store(request).ticket(game_id, bearer(request))
+
+
+@post(
+    "/v1/games/{game_id:str}/abandon",
+    operation_id="AbandonGame",
+    summary="Abandon a game",
+    description=(
+        "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
+        "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over."
+    ),
+    tags=[TAG],
+    status_code=200,
+    security=SECURITY,
+    responses={
+        401: UNAUTHORIZED,
+        404: NOT_FOUND,
+        409: _problem("The game is already over or abandoned (`game-over`)."),
+    },
+)
+async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> AbandonOut:
+    return await store(request).abandon(game_id, bearer(request))
+
+
+@get(
+    "/v1/games/{game_id:str}/export",
+    operation_id="ExportGame",
+    summary="Export a finished game",
+    description=(
+        "Once the game is over or abandoned: everything needed to replay it offline with the "
+        "engine (`engine.core.match.MatchRecord.from_export`, then `replay`) to the same "
+        "result, and to check the deal against `seed_commitment`. An action's `seq` is the "
+        "`version` it produced. 409 `game-active` while the game is played (its actions hold "
+        "hidden cards)."
+    ),
+    tags=[TAG],
+    responses={
+        404: NOT_FOUND,
+        409: _problem("The game is still being played (`game-active`)."),
+    },
+)
+async def export_game(request: Request[Any, Any, Any], game_id: GameId) -> ExportOut:
+    return await store(request).export(game_id)
+
+
+route_handlers = [
+    create_game,
+    get_game,
+    post_action,
+    list_events,
+    stream_events,
+    create_ticket,
+    abandon_game,
+    export_game,
+]

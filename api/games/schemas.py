@@ -1,0 +1,150 @@
+"""Request and response bodies of the stored-games endpoints (api-contract.md, "Stored games").
+
+`view` is the engine's typed match view (one `View` struct per ruleset) and an action is the
+engine's `Action` union: their OpenAPI schemas are msgspec's own, put in by
+:mod:`api.games.spec`, so the spec states exactly what the server sends and takes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from engine.registry import RULESETS
+
+#: The largest table of any ruleset, and the seed range of the contract (63 random bits).
+MAX_PLAYERS = max(cls.max_players for cls in RULESETS.values())
+SEED_LIMIT = 1 << 63
+NAME_LENGTH = 40
+
+RulesetId = Literal["numwars", "numwars-classic", "numking", "numwin"]
+Status = Literal["active", "over", "abandoned"]
+
+
+class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
+
+
+class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A new stored game: the ruleset, its players in seat order, options and (optionally) the
+    seed; without one the server draws 63 random bits."""
+
+    ruleset: RulesetId
+    players: Annotated[list[PlayerIn], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)]
+    options: dict[str, Any] = {}
+    seed: Annotated[int, msgspec.Meta(ge=0, le=SEED_LIMIT - 1)] | None = None
+
+
+class SeatOut(msgspec.Struct, frozen=True):
+    seat: int
+    name: str
+
+
+class SeatToken(msgspec.Struct, frozen=True):
+    """A seat and its secret token (returned once, at creation; stored only hashed)."""
+
+    seat: int
+    name: str
+    token: str
+
+
+class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    rules_version: int
+    version: int
+    status: Status
+    seed_commitment: str
+    seats: list[SeatToken]
+    view: Any
+
+
+class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A game as one viewer sees it: `seat` None for a spectator; `result`, `seed` and `salt`
+    once it is over (`seed` and `salt` also once abandoned)."""
+
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    rules_version: int
+    version: int
+    status: Status
+    seat: int | None
+    players: list[SeatOut]
+    seed_commitment: str
+    view: Any
+    result: dict[str, Any] | None = None
+    seed: int | None = None
+    salt: str | None = None
+
+
+class EventOut(msgspec.Struct, frozen=True, kw_only=True):
+    """One event of the game's log: `seq` 1, 2, … over all its events; `to` the seats that may
+    see it (null: everyone); `seat` who acted; `cards` shown; `data` the kind's details."""
+
+    seq: int
+    kind: str  # the spec lists the engine's kinds (api.games.spec)
+    seat: int | None = None
+    cards: list[str] = []
+    data: dict[str, Any] = {}
+    to: list[int] | None = None
+
+
+class ActionOut(msgspec.Struct, frozen=True, kw_only=True):
+    """An applied action: the game's new `version`, the events it made that the seat may see,
+    and the seat's view."""
+
+    version: int
+    events: list[EventOut]
+    view: Any
+
+
+class EventsOut(msgspec.Struct, frozen=True, kw_only=True):
+    """Events after `after`, as this viewer may see them. `more`: the page was cut at `limit`
+    events; ask again with `after=next_after`."""
+
+    events: list[EventOut]
+    version: int
+    status: Status
+    more: bool
+    next_after: int
+
+
+class AbandonOut(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    status: Status
+    version: int
+    seed: int
+    salt: str
+
+
+class TicketOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A single-use ticket for `GET /v1/games/{id}/stream?ticket=…` (browsers' EventSource
+    sends no headers), valid `expires_in` seconds."""
+
+    ticket: str
+    expires_in: int
+
+
+class ExportAction(msgspec.Struct, frozen=True):
+    seq: int
+    seat: int
+    action: dict[str, Any]
+
+
+class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Everything to replay the game offline (`engine.core.match.MatchRecord.from_export`)."""
+
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    rules_version: int
+    status: Status
+    players: list[SeatOut]
+    seed_commitment: str
+    seed: int
+    salt: str
+    actions: list[ExportAction]
+    result: dict[str, Any] | None = None

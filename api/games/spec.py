@@ -1,0 +1,174 @@
+"""The stored games' OpenAPI details that Litestar cannot derive: the engine's typed views and
+action union, written as msgspec's own JSON Schema of those structs.
+
+* every `view` is one of the four rulesets' `View` structs (components `NumWarsView`,
+  `NumWarsClassicView`, `NumKingView`, `NumWinView`);
+* the body of `PostGameAction`, `legal_actions` (in views and in problems) and an export's
+  `action` are the `Action` union (components `Play`, `Bid` …, discriminated by `type`);
+* an event's `kind` lists the engine's event kinds;
+* the seat token is the `seatToken` bearer scheme.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Litestar
+from litestar.openapi.spec import (
+    Components,
+    Example,
+    OpenAPIMediaType,
+    Reference,
+    RequestBody,
+    Schema,
+    SecurityScheme,
+)
+
+from api.body import _to_schema
+from engine.core.actions import Action
+from engine.core.events import EventBase
+from engine.numking.view import View as NumKingView
+from engine.numwars.view import View as NumWarsView
+from engine.numwars_classic.view import View as ClassicView
+from engine.numwin.view import View as NumWinView
+
+_REF = "#/components/schemas/"
+VIEWS = {
+    "NumWarsView": NumWarsView,
+    "NumWarsClassicView": ClassicView,
+    "NumKingView": NumKingView,
+    "NumWinView": NumWinView,
+}
+_VIEW_RESPONSES = ("GameCreated", "GameOut", "ActionOut")
+ACTION_EXAMPLE = {"type": "play", "card": "red-7"}
+
+
+def _kinds(cls: type[EventBase]) -> list[str]:
+    found: list[str] = []
+    for sub in cls.__subclasses__():
+        found.append(sub.kind)
+        found.extend(_kinds(sub))
+    return sorted(set(found))
+
+
+def _components() -> tuple[dict[str, Any], dict[str, Any]]:
+    """msgspec's schema components for the views and the action union, the views renamed."""
+    (*_, action), components = msgspec.json.schema_components(
+        [*VIEWS.values(), Action], ref_template=_REF + "{name}"
+    )
+    renames = {f"{cls.__module__}.{cls.__qualname__}": name for name, cls in VIEWS.items()}
+    encoded = msgspec.json.encode(components).decode()
+    for old, new in renames.items():
+        encoded = encoded.replace(_REF + old + '"', _REF + new + '"')
+    renamed: dict[str, Any] = msgspec.json.decode(encoded)
+    return {renames.get(k, k): v for k, v in renamed.items()}, action
+
+
+def _ref(name: str) -> Reference:
+    return Reference(ref=_REF + name)
+
+
+def _full_ref(ref: str) -> Reference:
+    return Reference(ref=ref)
+
+
+def _examples() -> dict[str, dict[str, Any]]:
+    """Real answers of a numking game of three (seed 1), tokens shortened: by operation id."""
+    from engine import registry
+
+    match = registry.make("numking").new_match(players=3, seed=1)
+    game = {
+        "id": "5f0c3a4e9b2d4c6e8a1b3d5f7a9c1e3b",
+        "ruleset": "numking",
+        "options": msgspec.to_builtins(match.rules.options),
+        "rules_version": match.rules_version,
+        "version": 0,
+        "status": "active",
+        "seed_commitment": "9d1c…(sha256 hex)",
+    }
+    created = {
+        **game,
+        "seats": [{"seat": i, "name": n, "token": "…"} for i, n in enumerate(["Ada", "Bo", "Cy"])],
+        "view": msgspec.to_builtins(match.view(None)),
+    }
+    seat = match.actors()[0]
+    before = msgspec.to_builtins(match.view(seat))
+    action = match.legal_actions(seat)[0]
+    events = match.apply(seat, action)
+    acted = {
+        "version": 1,
+        "events": [
+            {"seq": i + 1, **msgspec.to_builtins(e)}
+            for i, e in enumerate(events)
+            if e.visible(seat)
+        ],
+        "view": msgspec.to_builtins(match.view(seat)),
+    }
+    read = {
+        **game,
+        "seat": seat,
+        "players": [{"seat": i, "name": n} for i, n in enumerate(["Ada", "Bo", "Cy"])],
+        "view": before,
+    }
+    return {"CreateGame": created, "PostGameAction": acted, "GetGame": read}
+
+
+def document_games(application: Litestar) -> None:
+    spec = application.openapi_schema
+    components = spec.components
+    assert isinstance(components, Components)
+    schemas = components.schemas
+    assert schemas is not None
+    extra, action_schema = _components()
+    for name, schema in extra.items():
+        if name not in schemas:  # RoundScore … are the same engine structs as the rules'
+            schemas[name] = _to_schema(schema, _full_ref)  # type: ignore[assignment]
+    action = _to_schema(action_schema, _full_ref)
+    view = Schema(one_of=[_ref(name) for name in VIEWS])
+    for name in _VIEW_RESPONSES:
+        properties = schemas[name].properties
+        assert properties is not None
+        properties["view"] = view
+    events = schemas["EventOut"].properties
+    assert events is not None
+    events["kind"] = Schema(type=events["kind"].type, enum=_kinds(EventBase))  # type: ignore[union-attr]
+    exported = schemas["ExportAction"].properties
+    assert exported is not None
+    exported["action"] = action
+    problem = schemas["Problem"].properties
+    assert problem is not None
+    problem["legal_actions"] = Schema(
+        one_of=[Schema(type="array", items=action), Schema(type="null")]  # type: ignore[arg-type]
+    )
+    components.security_schemes = {
+        **(components.security_schemes or {}),
+        "seatToken": SecurityScheme(
+            type="http",
+            scheme="bearer",
+            description="A seat's token from `POST /v1/games` (at least 128 random bits).",
+        ),
+    }
+    examples = _examples()
+    for path_item in (spec.paths or {}).values():
+        for operation in (path_item.get, path_item.post):
+            if operation is None or operation.operation_id not in examples:
+                continue
+            for status in ("200", "201"):
+                response = (operation.responses or {}).get(status)
+                if response is not None and not isinstance(response, Reference):
+                    for media in (response.content or {}).values():
+                        media.examples = {
+                            "numking": Example(
+                                summary="A numking game of three (seed 1)",
+                                value=examples[operation.operation_id],
+                            )
+                        }
+        operation = path_item.post
+        if operation is None or operation.operation_id != "PostGameAction":
+            continue
+        operation.request_body = RequestBody(
+            content={"application/json": OpenAPIMediaType(schema=action, example=ACTION_EXAMPLE)},
+            required=True,
+            description="One action, as listed in the seat's `legal_actions`.",
+        )

@@ -1,0 +1,583 @@
+"""Stored games: create, read, act, events, abandon, export (api-contract.md, "Stored games").
+
+A game is its match record: ruleset, options (defaults written out), rules version, seed,
+players, and the append-only action log (`game_actions`, one row per action, `seq` = the
+version it produced). The events each action made are stored beside it (`game_events`, with
+the seats that may see each), so `events?after=N` is one read of the primary key.
+
+The current match is rebuilt from the log (:func:`engine.core.match.replay`) and kept in a
+per-process cache keyed by game **and version**: whatever another replica did, a cached match
+is used only if its version is the row's, so it always equals the replay of the log.
+
+One transaction per action: lock the game row (`SELECT … FOR UPDATE`; on SQLite every
+transaction is `BEGIN IMMEDIATE`), authenticate the seat, check `Idempotency-Key` and
+`If-Match`, apply the action to the match, append the action and its events, bump the
+version, commit. The cached match is taken out of the cache before it is changed and put
+back only after the commit, so an error at any point leaves neither a partial game in the
+database nor a changed match in the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import msgspec
+from sqlalchemy import Row, Table, func, insert, select, text, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from api.db.models import Game, GameAction, GameEvent, GameSeat, IdempotencyKey, StreamTicket
+from api.games.fanout import CHANNEL, Fanout
+from api.games.schemas import (
+    SEED_LIMIT,
+    AbandonOut,
+    ActionOut,
+    CreateGame,
+    EventOut,
+    EventsOut,
+    ExportAction,
+    ExportOut,
+    GameCreated,
+    GameOut,
+    SeatOut,
+    SeatToken,
+    TicketOut,
+)
+from api.problems import Problem, ProblemError, engine_problem, make_problem
+from engine import registry
+from engine.core.actions import Action
+from engine.core.errors import EngineError, IllegalMove
+from engine.core.match import Match, MatchRecord, replay
+
+GAMES: Table = Game.__table__  # type: ignore[assignment]
+SEATS: Table = GameSeat.__table__  # type: ignore[assignment]
+ACTIONS: Table = GameAction.__table__  # type: ignore[assignment]
+EVENTS: Table = GameEvent.__table__  # type: ignore[assignment]
+KEYS: Table = IdempotencyKey.__table__  # type: ignore[assignment]
+TICKETS: Table = StreamTicket.__table__  # type: ignore[assignment]
+
+#: 409 reasons: who may act and when is a status, not an illegal move (the contract).
+STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
+TICKET_SECONDS = 60
+GAME_ID = re.compile(r"[0-9a-f]{32}")
+EVENTS_PAGE = 1000
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def commitment(seed: int, salt: str) -> str:
+    """The contract's `seed_commitment`: lowercase hex sha256 of ``"<seed>:<salt>"``."""
+    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
+
+
+def _unauthorized(detail: str) -> ProblemError:
+    return ProblemError(401, "unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def _not_found(game_id: str) -> ProblemError:
+    shown = game_id if len(game_id) <= 40 else game_id[:40] + "…"
+    return ProblemError(404, "not-found", f"no game {shown!r}")
+
+
+def _event_out(seq: int, payload: dict[str, Any]) -> EventOut:
+    return msgspec.convert({**payload, "seq": seq}, EventOut)
+
+
+def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
+    return visibility is None or (seat is not None and seat in visibility)
+
+
+@dataclass
+class _Cached:
+    version: int
+    match: Match
+
+
+class GameStore:
+    """The stored games of one database; `fanout` wakes their event streams."""
+
+    def __init__(self, engine: AsyncEngine, fanout: Fanout, cache_size: int = 2048) -> None:
+        self.engine = engine
+        self.fanout = fanout
+        self.notify = engine.dialect.name == "postgresql"
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        #: Called after an action's rows are written, before the commit (tests inject faults).
+        self.before_commit: Callable[[], None] | None = None
+
+    # -- creating -------------------------------------------------------------------------
+
+    async def create(self, body: CreateGame) -> tuple[GameCreated, Match]:
+        try:
+            rules = registry.make(body.ruleset, body.options)
+            seed = secrets.randbits(63) if body.seed is None else body.seed
+            match = Match(rules, len(body.players), seed)
+        except EngineError as exc:
+            raise ProblemError.of(engine_problem(exc)) from None
+        game_id = uuid.uuid4().hex
+        salt = secrets.token_hex(16)
+        tokens = [secrets.token_urlsafe(32) for _ in body.players]
+        options: dict[str, Any] = msgspec.to_builtins(rules.options)
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(GAMES).values(
+                    id=game_id,
+                    ruleset=rules.id,
+                    options=options,
+                    rules_version=match.rules_version,
+                    seed=seed,
+                    salt=salt,
+                    seed_commitment=commitment(seed, salt),
+                    players=len(body.players),
+                    status="active",
+                    version=0,
+                    event_seq=0,
+                    result=None,
+                )
+            )
+            await conn.execute(
+                insert(SEATS),
+                [
+                    {"game_id": game_id, "seat": i, "name": p.name, "token_hash": token_hash(t)}
+                    for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
+                ],
+            )
+        self._put(game_id, 0, match)
+        created = GameCreated(
+            id=game_id,
+            ruleset=rules.id,
+            options=options,
+            rules_version=match.rules_version,
+            version=0,
+            status="active",
+            seed_commitment=commitment(seed, salt),
+            seats=[
+                SeatToken(seat=i, name=p.name, token=t)
+                for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
+            ],
+            view=match.view(None),
+        )
+        return created, match
+
+    # -- reading --------------------------------------------------------------------------
+
+    async def get(self, game_id: str, token: str | None) -> GameOut:
+        async with self.engine.connect() as conn:
+            game = await self._game(conn, game_id)
+            seat = await self._seat(conn, game_id, token)
+            names = await self._names(conn, game_id)
+            match = await self._match(conn, game)
+        return self._game_out(game, seat, names, match)
+
+    async def events(
+        self, game_id: str, token: str | None, after: int, limit: int = EVENTS_PAGE
+    ) -> EventsOut:
+        async with self.engine.connect() as conn:
+            game = await self._game(conn, game_id)
+            seat = await self._seat(conn, game_id, token)
+            return await self._events_page(conn, game, seat, after, limit)
+
+    async def events_for(
+        self, game_id: str, seat: int | None, after: int, limit: int = EVENTS_PAGE
+    ) -> EventsOut:
+        """The events page of an already authenticated viewer (the event stream)."""
+        async with self.engine.connect() as conn:
+            game = await self._game(conn, game_id)
+            return await self._events_page(conn, game, seat, after, limit)
+
+    async def _events_page(
+        self, conn: AsyncConnection, game: Row[Any], seat: int | None, after: int, limit: int
+    ) -> EventsOut:
+        """Events after `after` up to the row's `event_seq` (read first: all committed)."""
+        game_id = game.id
+        rows = (
+            await conn.execute(
+                select(EVENTS.c.seq, EVENTS.c.visibility, EVENTS.c.payload)
+                .where(
+                    EVENTS.c.game_id == game_id,
+                    EVENTS.c.seq > after,
+                    EVENTS.c.seq <= game.event_seq,
+                )
+                .order_by(EVENTS.c.seq)
+                .limit(limit)
+            )
+        ).all()
+        events = [_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
+        last = rows[-1].seq if rows else after
+        return EventsOut(
+            events=events,
+            version=game.version,
+            status=game.status,
+            more=last < game.event_seq,
+            next_after=last,
+        )
+
+    async def export(self, game_id: str) -> ExportOut:
+        async with self.engine.connect() as conn:
+            game = await self._game(conn, game_id)
+            if game.status == "active":
+                raise ProblemError(
+                    409,
+                    "game-active",
+                    "the game is still being played: its actions hold hidden cards; "
+                    "the export is available once it is over or abandoned",
+                )
+            names = await self._names(conn, game_id)
+            rows = (
+                await conn.execute(
+                    select(ACTIONS.c.seq, ACTIONS.c.seat, ACTIONS.c.action)
+                    .where(ACTIONS.c.game_id == game_id, ACTIONS.c.seq <= game.version)
+                    .order_by(ACTIONS.c.seq)
+                )
+            ).all()
+        return ExportOut(
+            id=game.id,
+            ruleset=game.ruleset,
+            options=game.options,
+            rules_version=game.rules_version,
+            status=game.status,
+            players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
+            seed_commitment=game.seed_commitment,
+            seed=game.seed,
+            salt=game.salt,
+            actions=[ExportAction(r.seq, r.seat, r.action) for r in rows],
+            result=game.result,
+        )
+
+    # -- acting ---------------------------------------------------------------------------
+
+    async def act(
+        self,
+        game_id: str,
+        token: str | None,
+        action: Action,
+        if_match: str | None,
+        idempotency_key: str | None,
+    ) -> tuple[dict[str, Any] | ActionOut, bool]:
+        """Apply `action` for the token's seat; returns the answer and whether it is the
+        stored answer of an earlier request with the same `Idempotency-Key`."""
+        if token is None:
+            raise _unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
+        request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
+        published = False
+        async with self.engine.begin() as conn:
+            game = await self._game(conn, game_id, lock=True)
+            seat = await self._seat(conn, game_id, token)
+            assert seat is not None
+            if idempotency_key is not None:
+                stored = (
+                    await conn.execute(
+                        select(KEYS.c.request_hash, KEYS.c.response).where(
+                            KEYS.c.game_id == game_id,
+                            KEYS.c.seat == seat,
+                            KEYS.c.key == idempotency_key,
+                        )
+                    )
+                ).first()
+                if stored is not None:
+                    if not hmac.compare_digest(stored.request_hash, request_hash):
+                        raise ProblemError(
+                            422,
+                            "idempotency-key-reused",
+                            "this Idempotency-Key was used by this seat for another action: "
+                            "use a new key for a new action",
+                        )
+                    return stored.response, True
+            if if_match is not None and not _etag_matches(if_match, game.version):
+                raise ProblemError(
+                    412,
+                    "version-mismatch",
+                    f"the game is at version {game.version}, not the one in If-Match "
+                    f"({_shorten(if_match)}): read it again",
+                    headers={"ETag": f'"{game.version}"'},
+                )
+            if game.status != "active":
+                raise ProblemError.of(
+                    _status_problem("game-over", f"the game is {game.status}: no more actions")
+                )
+            match = await self._take(conn, game)
+            try:
+                events = match.apply(seat, action)
+            except EngineError as exc:
+                self._put(game_id, game.version, match)  # a refused action changes nothing
+                raise self._refusal(exc, match, seat) from None
+            version = game.version + 1
+            first = game.event_seq + 1
+            stored_events = [
+                (first + i, msgspec.to_builtins(e), e.to) for i, e in enumerate(events)
+            ]
+            result = match.result()
+            await conn.execute(
+                insert(ACTIONS).values(
+                    game_id=game_id, seq=version, seat=seat, action=msgspec.to_builtins(action)
+                )
+            )
+            if stored_events:
+                await conn.execute(
+                    insert(EVENTS),
+                    [
+                        {
+                            "game_id": game_id,
+                            "seq": seq,
+                            "kind": payload["kind"],
+                            "visibility": to,
+                            "payload": payload,
+                        }
+                        for seq, payload, to in stored_events
+                    ],
+                )
+            await conn.execute(
+                update(GAMES)
+                .where(GAMES.c.id == game_id)
+                .values(
+                    version=version,
+                    event_seq=game.event_seq + len(stored_events),
+                    status="over" if result is not None else "active",
+                    result=None if result is None else msgspec.to_builtins(result),
+                    updated_at=func.now(),
+                )
+            )
+            answer = ActionOut(
+                version=version,
+                events=[
+                    _event_out(seq, payload)
+                    for seq, payload, to in stored_events
+                    if _visible(to, seat)
+                ],
+                view=match.view(seat),
+            )
+            if idempotency_key is not None:
+                await conn.execute(
+                    insert(KEYS).values(
+                        game_id=game_id,
+                        seat=seat,
+                        key=idempotency_key,
+                        request_hash=request_hash,
+                        status=200,
+                        response=msgspec.to_builtins(answer),
+                    )
+                )
+            if self.notify:
+                await conn.execute(
+                    text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": game_id}
+                )
+                published = True
+            if self.before_commit is not None:
+                self.before_commit()
+        self._put(game_id, version, match)
+        if not published:
+            self.fanout.publish(game_id)
+        return answer, False
+
+    async def abandon(self, game_id: str, token: str | None) -> AbandonOut:
+        if token is None:
+            raise _unauthorized("abandoning needs a seat's token: Authorization: Bearer <token>")
+        async with self.engine.begin() as conn:
+            game = await self._game(conn, game_id, lock=True)
+            await self._seat(conn, game_id, token)
+            if game.status != "active":
+                raise ProblemError.of(
+                    _status_problem("game-over", f"the game is already {game.status}")
+                )
+            await conn.execute(
+                update(GAMES)
+                .where(GAMES.c.id == game_id)
+                .values(status="abandoned", updated_at=func.now())
+            )
+            if self.notify:
+                await conn.execute(
+                    text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": game_id}
+                )
+        self.fanout.publish(game_id)
+        return AbandonOut(
+            id=game_id, status="abandoned", version=game.version, seed=game.seed, salt=game.salt
+        )
+
+    # -- stream tickets -------------------------------------------------------------------
+
+    async def ticket(self, game_id: str, token: str | None) -> TicketOut:
+        if token is None:
+            raise _unauthorized("a stream ticket needs a seat's token: Authorization: Bearer")
+        ticket = secrets.token_urlsafe(32)
+        async with self.engine.begin() as conn:
+            await self._game(conn, game_id)
+            seat = await self._seat(conn, game_id, token)
+            now = datetime.now(UTC)
+            await conn.execute(TICKETS.delete().where(TICKETS.c.expires_at < now))
+            await conn.execute(
+                insert(TICKETS).values(
+                    ticket_hash=token_hash(ticket),
+                    game_id=game_id,
+                    seat=seat,
+                    expires_at=now + timedelta(seconds=TICKET_SECONDS),
+                    used=False,
+                )
+            )
+        return TicketOut(ticket=ticket, expires_in=TICKET_SECONDS)
+
+    async def redeem(self, game_id: str, ticket: str) -> int:
+        """The seat of a valid, unused, unexpired ticket of this game; it is used up."""
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    update(TICKETS)
+                    .where(
+                        TICKETS.c.ticket_hash == token_hash(ticket),
+                        TICKETS.c.game_id == game_id,
+                        TICKETS.c.used.is_(False),
+                        TICKETS.c.expires_at > datetime.now(UTC),
+                    )
+                    .values(used=True)
+                    .returning(TICKETS.c.seat)
+                )
+            ).first()
+        if row is None:
+            raise _unauthorized("the stream ticket is unknown, used or expired: ask for a new one")
+        return int(row.seat)
+
+    async def viewer(self, game_id: str, token: str | None) -> int | None:
+        """Check the game exists and the token (if any) is one of its seats'."""
+        async with self.engine.connect() as conn:
+            await self._game(conn, game_id)
+            return await self._seat(conn, game_id, token)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    async def _game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> Row[Any]:
+        if not GAME_ID.fullmatch(game_id):
+            raise _not_found(game_id)
+        query = select(GAMES).where(GAMES.c.id == game_id)
+        if lock:
+            query = query.with_for_update()
+        game = (await conn.execute(query)).first()
+        if game is None:
+            raise _not_found(game_id)
+        return game
+
+    async def _seat(self, conn: AsyncConnection, game_id: str, token: str | None) -> int | None:
+        """The seat whose token this is (None without a token); 401 for any other token."""
+        if token is None:
+            return None
+        digest = token_hash(token)
+        row = (
+            await conn.execute(
+                select(SEATS.c.seat, SEATS.c.token_hash).where(
+                    SEATS.c.game_id == game_id, SEATS.c.token_hash == digest
+                )
+            )
+        ).first()
+        if row is None or not hmac.compare_digest(row.token_hash, digest):
+            raise _unauthorized("the token is not a seat token of this game")
+        return int(row.seat)
+
+    async def _names(self, conn: AsyncConnection, game_id: str) -> list[str]:
+        rows = await conn.execute(
+            select(SEATS.c.name).where(SEATS.c.game_id == game_id).order_by(SEATS.c.seat)
+        )
+        return [r.name for r in rows]
+
+    def _put(self, game_id: str, version: int, match: Match) -> None:
+        self._cache[game_id] = _Cached(version, match)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    async def _match(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        """The game's match at its row's version, for reading (it stays in the cache)."""
+        cached = self._cache.get(game.id)
+        if cached is not None and cached.version == game.version:
+            return cached.match
+        match = await self._replay(conn, game)
+        cached = self._cache.get(game.id)  # an action may have moved on meanwhile
+        if cached is None or cached.version < game.version:
+            self._put(game.id, game.version, match)
+        return match
+
+    async def _take(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        """The game's match at its row's version, out of the cache, to be changed."""
+        cached = self._cache.pop(game.id, None)
+        if cached is not None and cached.version == game.version:
+            return cached.match
+        return await self._replay(conn, game)
+
+    async def _replay(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        rows = await conn.execute(
+            select(ACTIONS.c.seat, ACTIONS.c.action)
+            .where(ACTIONS.c.game_id == game.id, ACTIONS.c.seq <= game.version)
+            .order_by(ACTIONS.c.seq)
+        )
+        record = MatchRecord(
+            ruleset=game.ruleset,
+            options=game.options,
+            rules_version=game.rules_version,
+            seed=game.seed,
+            players=game.players,
+            actions=[(r.seat, msgspec.convert(r.action, Action)) for r in rows],
+        )
+        return replay(record)
+
+    def _game_out(
+        self, game: Row[Any], seat: int | None, names: list[str], match: Match
+    ) -> GameOut:
+        revealed = game.status != "active"
+        return GameOut(
+            id=game.id,
+            ruleset=game.ruleset,
+            options=game.options,
+            rules_version=game.rules_version,
+            version=game.version,
+            status=game.status,
+            seat=seat,
+            players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
+            seed_commitment=game.seed_commitment,
+            view=match.view(seat),
+            result=game.result,
+            seed=game.seed if revealed else None,
+            salt=game.salt if revealed else None,
+        )
+
+    @staticmethod
+    def _refusal(exc: EngineError, match: Match, seat: int) -> ProblemError:
+        problem = engine_problem(exc)
+        if isinstance(exc, IllegalMove):
+            if exc.reason in STATUS_REASONS:
+                return ProblemError.of(_status_problem(exc.reason, problem.detail))
+            problem = msgspec.structs.replace(
+                problem, legal_actions=msgspec.to_builtins(match.legal_actions(seat))
+            )
+        return ProblemError.of(problem)
+
+
+def _status_problem(reason: str, detail: str) -> Problem:
+    problem = make_problem(409, reason, detail)
+    return msgspec.structs.replace(problem, reason=reason)
+
+
+def _shorten(text_: str) -> str:
+    return text_ if len(text_) <= 40 else text_[:40] + "…"
+
+
+_ETAG = re.compile(r'\s*(?:W/)?"([^"]*)"\s*')
+
+
+def _etag_matches(if_match: str, version: int) -> bool:
+    """RFC 9110 If-Match: `*`, or a list of entity tags one of which is `"<version>"`."""
+    if if_match.strip() == "*":
+        return True
+    return any(
+        (m := _ETAG.fullmatch(part)) is not None and m.group(1) == str(version)
+        for part in if_match.split(",")
+    )
+
+
+__all__ = ["SEED_LIMIT", "GameStore", "commitment", "token_hash"]

@@ -1,0 +1,250 @@
+"""Stored games' contract on PostgreSQL: creation, tokens, the errors of api-contract.md
+("Stored games": 401, 404, 409, 412, 422 with `reason` and `legal_actions`,
+`idempotency-key-reused`, `game-active`), abandon and the verifiable deal."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import msgspec
+import pytest
+
+from engine.core.actions import Action
+from tests.games.driver import Table
+
+
+def _actor_and_action(table: Table) -> tuple[int, dict[str, Any]]:
+    seat = table.shadow.actors()[0]
+    return seat, msgspec.to_builtins(table.shadow.legal_actions(seat)[0])
+
+
+def test_creation_answers_the_contract(games: Any) -> None:
+    body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"]}
+    response = games.post("/v1/games", json=body)
+    assert response.status_code == 201
+    game = response.json()
+    assert response.headers["location"] == f"/v1/games/{game['id']}"
+    assert response.headers["etag"] == '"0"'
+    assert game["status"] == "active" and game["version"] == 0
+    assert game["ruleset"] == "numwars" and game["rules_version"] >= 1
+    assert [s["seat"] for s in game["seats"]] == [0, 1, 2, 3]
+    tokens = [s["token"] for s in game["seats"]]
+    assert len(set(tokens)) == 4 and all(len(t) >= 43 for t in tokens)  # 256 bits, urlsafe
+    assert len(game["seed_commitment"]) == 64 and "seed" not in game and "salt" not in game
+    assert game["view"]["seat"] is None and game["view"]["hand"] is None
+    # the spectator's GET reveals neither seed nor salt while the game is played
+    spectator = games.get(f"/v1/games/{game['id']}").json()
+    assert spectator["seed"] is None if "seed" in spectator else True
+    assert "salt" not in spectator and spectator["seat"] is None
+
+
+def test_a_seat_sees_its_hand_and_legal_actions_and_only_its_own(games: Any) -> None:
+    table = Table(games, "numking", 4, seed=11)
+    for seat in range(4):
+        game = table.view(seat)
+        assert game["view"]["hand"] == msgspec.to_builtins(table.shadow.view(seat).hand)
+        legal = game["view"]["legal_actions"]
+        decoded = [msgspec.convert(a, Action) for a in legal]
+        assert decoded == table.shadow.legal_actions(seat)
+    spectator = table.view(None)["view"]
+    assert spectator["hand"] is None and spectator["legal_actions"] is None
+
+
+@pytest.mark.parametrize(
+    ("headers", "detail"),
+    [
+        ({}, "token"),
+        ({"Authorization": "Bearer not-a-token-of-this-game"}, "not a seat token"),
+        ({"Authorization": "Basic dXNlcjpwYXNz"}, "Bearer"),
+        ({"Authorization": "Bearer "}, "Bearer"),
+    ],
+)
+def test_acting_needs_the_seats_own_token(games: Any, headers: dict[str, str], detail: str) -> None:
+    table = Table(games, "numwars-classic", 3, seed=5)
+    _, action = _actor_and_action(table)
+    response = games.post(f"/v1/games/{table.id}/actions", json=action, headers=headers)
+    assert response.status_code == 401, response.text
+    problem = response.json()
+    assert problem["code"] == "unauthorized" and detail in problem["detail"]
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert table.view(None)["version"] == 0
+
+
+def test_a_wrong_token_is_401_never_a_spectator_view(games: Any) -> None:
+    table = Table(games, "numwin", 2, seed=3)
+    other = Table(games, "numwin", 2, seed=3)
+    response = games.get(
+        f"/v1/games/{table.id}", headers={"Authorization": f"Bearer {other.tokens[0]}"}
+    )
+    assert response.status_code == 401 and response.json()["code"] == "unauthorized"
+
+
+def test_unknown_games_are_404(games: Any) -> None:
+    for game_id in ("0" * 32, "nope", "x" * 300):
+        for path in ("", "/events", "/export"):
+            response = games.get(f"/v1/games/{game_id}{path}")
+            assert response.status_code == 404, (game_id, path)
+            assert response.json()["code"] == "not-found"
+            assert len(response.text) < 600
+    response = games.post(f"/v1/games/{'0' * 32}/abandon", headers={"Authorization": "Bearer x"})
+    assert response.status_code == 404
+
+
+def test_out_of_turn_is_409_and_an_illegal_move_is_422_with_the_legal_actions(games: Any) -> None:
+    table = Table(games, "numking", 3, seed=21)
+    actor = table.shadow.actors()[0]
+    idle = next(s for s in range(3) if s not in table.shadow.actors())
+    idle_action = {"type": "bid", "tricks": 0}
+    response = table.post("/actions", idle, json=idle_action)
+    assert response.status_code == 409, response.text
+    problem = response.json()
+    assert problem["code"] == problem["reason"] == "not-your-turn"
+    # numking opens with bids: a bid above the cards dealt is refused by the rules
+    response = table.post("/actions", actor, json={"type": "bid", "tricks": 60})
+    assert response.status_code == 422, response.text
+    problem = response.json()
+    assert problem["code"] == "illegal-move" and problem["reason"] == "bad-bid"
+    legal = [msgspec.convert(a, Action) for a in problem["legal_actions"]]
+    assert legal == table.shadow.legal_actions(actor)
+    # a play in the bidding phase is the wrong phase
+    hand = table.shadow.view(actor).hand or []
+    response = table.post("/actions", actor, json={"type": "play", "card": hand[0]})
+    assert response.status_code == 409 and response.json()["code"] == "wrong-phase"
+    # nothing was applied
+    assert table.view(None)["version"] == 0
+
+
+def test_body_errors_are_precise_problems(games: Any) -> None:
+    table = Table(games, "numwars", 4, seed=2)
+    seat, _ = _actor_and_action(table)
+    cases = [
+        (b"", 400, "malformed-json"),
+        (b"{", 400, "malformed-json"),
+        (b'{"type": "fly"}', 422, "validation-error"),
+        (b'{"type": "play", "card": "red-7", "x": 1}', 422, "unknown-field"),
+        (b'{"type": "play"}', 422, "missing-field"),
+        (b'{"type": "play", "card": 7}', 422, "validation-error"),
+        (b'{"type": "play", "card": "' + b"z" * 5000 + b'"}', 422, "illegal-move"),
+    ]
+    for body, status, code in cases:
+        response = table.post(
+            "/actions", seat, content=body, headers={"Content-Type": "application/json"}
+        )
+        assert (response.status_code, response.json()["code"]) == (status, code), body[:40]
+        assert len(response.text) < 1500
+    response = table.post("/actions", seat, content=b'{"type":"draw"}')
+    assert response.status_code == 415
+    response = table.post(
+        "/actions", seat, content=b'{"type":"draw"}', headers={"Content-Type": "text/plain"}
+    )
+    assert response.status_code == 415
+    assert table.view(None)["version"] == 0
+
+
+def test_if_match_guards_against_a_moved_game(games: Any) -> None:
+    table = Table(games, "numwars-classic", 4, seed=8)
+    seat, action = _actor_and_action(table)
+    stale = table.post("/actions", seat, json=action, headers={"If-Match": '"3"'})
+    assert stale.status_code == 412 and stale.json()["code"] == "version-mismatch"
+    assert stale.headers["etag"] == '"0"'
+    ok = table.post("/actions", seat, json=action, headers={"If-Match": '"0"'})
+    assert ok.status_code == 200 and ok.headers["etag"] == '"1"'
+    table.shadow.apply(seat, msgspec.convert(action, Action))
+    table.version = 1
+    seat, action = _actor_and_action(table)
+    again = table.post("/actions", seat, json=action, headers={"If-Match": '"0"'})
+    assert again.status_code == 412
+
+
+def test_an_idempotency_key_applies_once_and_answers_the_same(games: Any) -> None:
+    table = Table(games, "numking", 3, seed=4)
+    seat, action = _actor_and_action(table)
+    key = {"Idempotency-Key": "retry-1"}
+    first = table.post("/actions", seat, json=action, headers=key)
+    assert first.status_code == 200
+    retry = table.post("/actions", seat, json=action, headers=key)
+    assert retry.status_code == 200 and retry.json() == first.json()
+    assert retry.headers["idempotent-replayed"] == "true"
+    table.shadow.apply(seat, msgspec.convert(action, Action))
+    table.version = 1
+    assert table.view(None)["version"] == 1
+    other = {"type": "bid", "tricks": (action.get("tricks", 0) + 1) % 2}
+    reused = table.post("/actions", seat, json=other, headers=key)
+    assert reused.status_code == 422 and reused.json()["code"] == "idempotency-key-reused"
+    for bad_key in ("a b", "x" * 256):
+        bad = table.post("/actions", seat, json=action, headers={"Idempotency-Key": bad_key})
+        assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "Idempotency-Key"
+
+
+def test_events_after_n_and_per_viewer(games: Any) -> None:
+    table = Table(games, "numwars", 4, seed=31)  # exchange passes are private events
+    table.shadow.rules.options  # noqa: B018
+    rng = random.Random(2)
+    for _ in range(30):
+        table.step(rng)
+    everything = [table.get("/events?after=0", v).json() for v in [None, 0, 1, 2, 3]]
+    for page in everything:
+        seqs = [e["seq"] for e in page["events"]]
+        assert seqs == sorted(set(seqs)) and page["version"] == 30 and not page["more"]
+    public = {e["seq"] for e in everything[0]["events"]}
+    for viewer, page in enumerate(everything[1:]):
+        own = {e["seq"] for e in page["events"]}
+        assert public <= own
+        assert all(e["to"] is None or viewer in e["to"] for e in page["events"])
+    after = everything[1]["events"][5]["seq"]
+    later = table.get(f"/events?after={after}", 0).json()["events"]
+    assert later == [e for e in everything[1]["events"] if e["seq"] > after]
+    page = table.get("/events?after=0&limit=3").json()
+    assert page["more"] and page["next_after"] == 3
+    assert table.get("/events?after=-1").status_code == 422
+    assert table.get("/events?limit=0").status_code == 422
+
+
+def test_export_waits_for_the_end_and_abandon_reveals_the_deal(games: Any) -> None:
+    table = Table(games, "numwin", 3, seed=77)
+    rng = random.Random(3)
+    for _ in range(5):
+        table.step(rng)
+    early = table.get("/export")
+    assert early.status_code == 409 and early.json()["code"] == "game-active"
+    assert table.post("/abandon", None).status_code == 401
+    done = table.post("/abandon", 1)
+    assert done.status_code == 200
+    body = done.json()
+    assert body["status"] == "abandoned" and body["version"] == 5
+    digest = hashlib.sha256(f"{body['seed']}:{body['salt']}".encode()).hexdigest()
+    assert body["seed"] == 77 and digest == table.created["seed_commitment"]
+    game = table.get("").json()
+    assert game["status"] == "abandoned" and game["seed"] == 77 and "result" not in game
+    seat, action = _actor_and_action(table)
+    late = table.post("/actions", seat, json=action)
+    assert late.status_code == 409 and late.json()["code"] == "game-over"
+    assert table.post("/abandon", 0).status_code == 409
+    export = table.get("/export").json()
+    assert export["status"] == "abandoned" and len(export["actions"]) == 5
+    assert [a["seq"] for a in export["actions"]] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"ruleset": "numking", "players": [{"name": "A"}]}, "bad-player-count"),
+        ({"ruleset": "chess", "players": [{"name": "A"}, {"name": "B"}]}, "validation-error"),
+        ({"ruleset": "numwin", "players": [{"name": ""}, {"name": "B"}]}, "validation-error"),
+        (
+            {"ruleset": "numwin", "players": [{"name": "A"}, {"name": "B"}], "seed": 2**63},
+            "validation-error",
+        ),
+        (
+            {"ruleset": "numwin", "players": [{"name": "A"}, {"name": "B"}], "options": {"x": 1}},
+            "bad-option",
+        ),
+        ({"ruleset": "numwin", "players": [{"name": "A"}] * 9}, "validation-error"),
+    ],
+)
+def test_creation_refuses_bad_bodies(games: Any, body: dict[str, Any], code: str) -> None:
+    response = games.post("/v1/games", json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["code"] == code
