@@ -15,7 +15,6 @@ import msgspec.inspect as mi
 
 from engine.core.errors import InvalidInput
 
-
 #: Bounds of the actions' integers and lists (the spec states them; the rules refuse more).
 Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
 Position = Annotated[int, msgspec.Meta(ge=0, le=63)]

@@ -29,9 +29,7 @@ from api.app import create_app
 # A separate app instance: schemathesis runs its own lifespan, apart from the TestClient fixture.
 # The stateless operations (tests/games/test_schemathesis.py fuzzes the stored games' on a
 # migrated PostgreSQL database, with seat tokens).
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app()).exclude(
-    tag="Stored games"
-)
+schema = schemathesis.openapi.from_asgi("/openapi.json", create_app()).exclude(tag="Stored games")
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
     max_examples=int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "100")),
