@@ -16,7 +16,7 @@ from litestar.config.cors import CORSConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
-from litestar.openapi.spec import Schema, Tag
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Reference, Schema, Tag
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 from litestar.types import Method
@@ -25,7 +25,7 @@ from swagger_ui_bundle import swagger_ui_path
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.hygiene import HttpHygiene, before_request
-from api.problems import handle_exception
+from api.problems import MEDIA_TYPE, handle_exception
 from api.rules import route_handlers
 from api.schemas import Health
 from api.settings import Settings
@@ -230,6 +230,25 @@ def redact_tickets() -> None:
         access.addFilter(_RedactTickets())
 
 
+def problem_400s(application: Litestar) -> None:
+    """Litestar documents a 400 of its own shape (`Validation Exception`) on operations with
+    parameters; this API answers every error as a problem: say so."""
+    problem = Reference(ref="#/components/schemas/Problem")
+    for path_item in (application.openapi_schema.paths or {}).values():
+        for operation in (path_item.get, path_item.post):
+            responses = operation.responses if operation is not None else None
+            found = (responses or {}).get("400")
+            if not isinstance(found, OpenAPIResponse) or "application/json" not in (
+                found.content or {}
+            ):
+                continue
+            assert responses is not None
+            responses["400"] = OpenAPIResponse(
+                description="The request is malformed (a problem).",
+                content={MEDIA_TYPE: OpenAPIMediaType(schema=problem)},
+            )
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     docs_assets = create_static_files_router(
@@ -265,7 +284,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
                     description="Whole matches run by the server: it deals, hides every "
                     "hand, enforces turns, scores and keeps the log",
                 ),
-                Tag(name="Operations", description="Health and metrics"),
+                Tag(name="Operations", description="Health"),
             ],
         ),
         debug=settings.debug,
@@ -273,8 +292,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
     add_card_patterns(application)
     document_games(application)
+    problem_400s(application)
     # Outermost, around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
-    application.asgi_handler = HttpHygiene(application.asgi_handler)
+    application.asgi_handler = HttpHygiene(
+        application.asgi_handler,
+        vary_origin=bool(settings.cors_origins) and settings.cors_origins != ["*"],
+    )
     return application
 
 

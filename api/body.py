@@ -82,7 +82,7 @@ def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemEr
     field = match.group(1).lstrip(".") if match else ""
     text = message[: match.start()] if match else _ANY_PATH_RE.sub("", message)
     code = "validation-error"
-    if text == _OUT_OF_RANGE:
+    if text in (_OUT_OF_RANGE, "Integer value out of range"):
         text = "a number is out of range: every number here is an integer of at most 64 bits"
     elif message.startswith(_UNKNOWN) and text.endswith("`"):
         code = "unknown-field"

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import msgspec
+from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from api.db.cli import add_db_commands, refuse_behind_head
 from engine.core.base import RoundSetup
@@ -287,10 +290,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _variable(field: str) -> str:
+    return "DATABASE_URL" if field.lower() == "database_url" else f"NUMRULES_{field.upper()}"
+
+
+def settings_errors(exc: ValidationError | SettingsError) -> list[tuple[str, str]]:
+    """(environment variable, message) for each bad setting."""
+    if isinstance(exc, SettingsError):  # a list or object setting that is not JSON
+        found = re.search(r'field "([a-z_]+)"', str(exc))
+        field = found.group(1) if found else "settings"
+        return [(_variable(field), 'not JSON: a list is written ["https://app.example"]')]
+    return [
+        (
+            _variable(str(error["loc"][0]) if error["loc"] else "settings"),
+            error["msg"].removeprefix("Value error, "),
+        )
+        for error in exc.errors()
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except (ValidationError, SettingsError) as exc:  # the environment's settings: one line
+        for variable, message in settings_errors(exc):
+            print(f"numrules: {variable}: {message}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `numrules play … | head`: the reader left, nothing is wrong
         sys.stderr.close()
         return 0

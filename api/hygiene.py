@@ -133,7 +133,7 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
             continue
         if not _INTEGER.fullmatch(values[0]):
             bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
-            if values[0].lstrip("-").isdigit():  # too many digits
+            if re.fullmatch(r"-?[0-9]+", values[0]):  # too many digits (ASCII only: ٣ is no digit)
                 limit = "at most 18 digits long" if bound is None else f"at most {bound}"
                 message = f"must be an integer {limit}"
             elif _NUMBER.fullmatch(values[0]):
@@ -179,16 +179,57 @@ def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tup
     return "", ""
 
 
+_HOST = re.compile(rb"(\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)(:[0-9]{0,5})?")
+
+
+def _refuse_early(scope: Any) -> tuple[int, str, str] | None:
+    """What no layer below should see: a `Host` whose port is no port (the app cannot build
+    the request's URL: 400), a path holding a NUL byte or a segment longer than any file name
+    (the docs' file server would fail on them: 404)."""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"host":
+            match = _HOST.fullmatch(value)
+            port = match.group(2) if match else None
+            if match is None or (port is not None and not 0 < int(port[1:] or "0") <= 65535):
+                return 400, "bad-host", "the Host header is not a host name with a valid port"
+    path: str = scope.get("path", "")
+    if "\x00" in path or any(len(segment) > 255 for segment in path.split("/")):
+        return 404, "not-found", "no resource at this path"
+    return None
+
+
 class HttpHygiene:
     """The ASGI wrapper described in the module docstring."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, vary_origin: bool = False) -> None:
         self.app = app
+        #: CORS names its origins: every answer varies by `Origin` (with it or without it,
+        #: a shared cache must not hand one origin's answer to another).
+        self.vary_origin = vary_origin
 
     async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
         """`scope` is a plain ASGI scope (Litestar's typed dicts cannot say `{**scope}`)."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        refusal = _refuse_early(scope)
+        if refusal is not None:
+            status, code, detail = refusal
+            body = msgspec.json.encode(status_problem(status, detail, code))
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [
+                        (b"content-type", MEDIA_TYPE.encode()),
+                        (b"content-length", str(len(body)).encode()),
+                        NOSNIFF,
+                    ],
+                }
+            )
+            await send(
+                {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+            )
             return
         head = scope["method"] == "HEAD"
         if head:  # a copy: the server keeps its own scope, and so knows to send no body
@@ -203,6 +244,8 @@ class HttpHygiene:
                 headers = [*message.get("headers", ()), NOSNIFF]
                 if _header(headers, b"content-language") is not None:
                     headers = _merge_vary(headers, b"Accept-Language")
+                if self.vary_origin:
+                    headers = _merge_vary(headers, b"Origin")
                 allow = _header(headers, b"allow")
                 if allow is not None and b"GET" in allow and b"HEAD" not in allow:
                     headers = [

@@ -254,7 +254,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(exc, ValidationException):
         return problem_response(_validation_problem(exc))
     if isinstance(exc, NotFoundException):
-        path = request.url.path
+        path = request.scope.get("path", "")
         if path.startswith("/v1/rulesets/"):
             ruleset = path.split("/")[3]
             from engine.registry import RULESETS
@@ -278,7 +278,8 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         elif status == 413:
             detail = _size_detail(request.route_handler.resolve_request_max_body_size())
         return problem_response(make_problem(status, code, detail), dict(exc.headers or {}) or None)
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    path = request.scope.get("path", "")  # not request.url: it may not parse
+    log.exception("unhandled error on %s %r", shorten(request.method), shorten(path, 200))
     return problem_response(
         make_problem(
             HTTP_500_INTERNAL_SERVER_ERROR, "internal-error", "an unexpected error occurred"

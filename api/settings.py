@@ -56,4 +56,10 @@ class Settings(BaseSettings):
         for scheme in ("postgres://", "postgresql://"):
             if url.startswith(scheme):
                 return "postgresql+asyncpg://" + url[len(scheme) :]
+        if not url.startswith(("postgresql+asyncpg://", "sqlite+aiosqlite://")):
+            scheme = url.split("://", 1)[0] if "://" in url else url[:20]
+            raise ValueError(
+                f"{scheme!r} is not supported: use postgresql+asyncpg://… (or postgresql://…) "
+                "or sqlite+aiosqlite:///file.db"
+            )
         return url

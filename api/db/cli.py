@@ -7,12 +7,17 @@ import asyncio
 import sys
 from typing import Any
 
+from pydantic import ValidationError
+from pydantic_settings import SettingsError
+
 from api.db import migrations
 from api.settings import Settings
 
 
 def _upgrade(args: argparse.Namespace) -> None:
-    migrations.upgrade(Settings().database_url, args.revision)
+    url = Settings().database_url
+    migrations.upgrade(url, args.revision)
+    print(f"numrules db upgrade: the database is at revision {migrations.current(url)}")
 
 
 def _downgrade(args: argparse.Namespace) -> None:
@@ -30,6 +35,11 @@ def _run(args: argparse.Namespace) -> int:
     """Errors are one line on stderr and exit status 2."""
     try:
         args.db_func(args)
+    except (ValidationError, SettingsError):
+        raise  # bad settings: numrules' own one-line message
+    except OSError as exc:  # refused, unreachable, unknown host …
+        print(f"numrules db {args.db_command}: cannot reach the database: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:
         print(
             f"numrules db {args.db_command}: {type(exc).__name__}: {exc}".splitlines()[0],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 from pathlib import Path
 
 from alembic.config import Config
@@ -30,11 +31,18 @@ def config(url: str, output: io.StringIO | None = None) -> Config:
     return cfg
 
 
+def _quiet() -> None:
+    """Alembic's INFO lines ("Context impl …") are noise at every start: warnings only."""
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
 def upgrade(url: str, revision: str = "head") -> None:
+    _quiet()
     command.upgrade(config(url), revision)
 
 
 def downgrade(url: str, revision: str) -> None:
+    _quiet()
     command.downgrade(config(url), revision)
 
 

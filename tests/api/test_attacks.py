@@ -185,3 +185,38 @@ def test_two_content_types_are_refused(types: list[bytes]) -> None:
     body = json.loads(rest.partition(b"\r\n\r\n")[2])
     assert body["code"] == "unsupported-media-type"
     assert "2 Content-Type headers" in body["detail"]
+
+
+def _raw(request: bytes) -> tuple[bytes, dict[str, Any] | None]:
+    with serve(app) as address, socket.create_connection(address, timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    status, _, rest = answer.partition(b"\r\n")
+    head, _, body = rest.partition(b"\r\n\r\n")
+    assert b"content-type: application/problem+json" in head.lower(), answer[:300]
+    return status, json.loads(body) if body else None
+
+
+@pytest.mark.parametrize("host", [b"x:abc", b"x:99999999", b"x:0"])
+def test_a_host_with_no_valid_port_is_a_400_not_a_500(host: bytes) -> None:
+    """Litestar builds the request's URL from Host: a port that is no port raised inside the
+    error handler itself, and uvicorn answered a bare 500 (found by attacking a server)."""
+    for path in (b"/nope", b"/v1/rulesets/numwars/deck"):
+        request = b"GET " + path + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+        status, body = _raw(request)
+        assert status.startswith(b"HTTP/1.1 400"), status
+        assert body is not None and body["code"] == "bad-host"
+
+
+@pytest.mark.parametrize("path", ["/docs/assets/%00", "/docs/assets/" + "a" * 300, "/x%00y"])
+def test_nul_bytes_and_overlong_names_are_404_not_500(client: Any, path: str) -> None:
+    _problem(client.get(path), 404, "not-found")
+
+
+@pytest.mark.parametrize("players", ["%D9%A3", "%EF%BC%94"])
+def test_unicode_digits_are_no_integer(client: Any, players: str) -> None:
+    response = client.get(f"/v1/rulesets/numwars/deck?players={players}")
+    body = _problem(response, 422, "validation-error")
+    assert body["errors"][0]["message"] == "must be an integer, not a string"

@@ -205,6 +205,10 @@ def test_vary_keeps_origin_when_cors_names_its_origins() -> None:
     vary = {v.strip().lower() for v in response.headers["vary"].split(",")}
     assert {"origin", "accept-language"} <= vary
     assert response.headers["access-control-allow-origin"] == ORIGIN
+    with TestClient(app) as client:  # without Origin, or another one: still `Vary: Origin`
+        for headers in ({}, {"origin": "https://other.example"}):
+            response = client.get("/v1/rulesets", headers=headers)
+            assert "origin" in response.headers["vary"].lower()
 
 
 def test_answers_not_localized_do_not_vary_by_language(client: TestClient[Any]) -> None:
