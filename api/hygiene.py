@@ -216,20 +216,12 @@ class HttpHygiene:
         if refusal is not None:
             status, code, detail = refusal
             body = msgspec.json.encode(status_problem(status, detail, code))
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [
-                        (b"content-type", MEDIA_TYPE.encode()),
-                        (b"content-length", str(len(body)).encode()),
-                        NOSNIFF,
-                    ],
-                }
-            )
-            await send(
-                {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
-            )
+            early: Any = send  # plain dicts
+            headers = [(b"content-type", MEDIA_TYPE.encode()), NOSNIFF]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await early({"type": "http.response.start", "status": status, "headers": headers})
+            head_only = scope["method"] == "HEAD"
+            await early({"type": "http.response.body", "body": b"" if head_only else body})
             return
         head = scope["method"] == "HEAD"
         if head:  # a copy: the server keeps its own scope, and so knows to send no body
