@@ -197,8 +197,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         application.state.games = GameStore(engine, fanout)
         redact_tickets()
         try:
-            if settings.check_db_on_start:
-                await fanout.listen(settings.database_url)
+            await fanout.listen(settings.database_url)
             yield
         finally:
             await fanout.close()

@@ -55,4 +55,4 @@ if BUILD_DIR:
 
 # PostgreSQL (and SQLite) databases for the storage and stored-games suites: one fresh,
 # migrated PostgreSQL database per run (tests/pg.py).
-from tests.pg import pg_head, pg_url, sqlite_url  # noqa: E402, F401
+from tests.pg import games, games_app, pg_head, pg_url, sqlite_url  # noqa: E402, F401

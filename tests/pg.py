@@ -14,6 +14,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
 from api.db import migrations
 
@@ -54,6 +56,23 @@ def pg_head(pg_url: str) -> str:
     """The run's PostgreSQL database, migrated to head."""
     migrations.upgrade(pg_url)
     return pg_url
+
+
+@pytest.fixture(scope="session")
+def games_app(pg_head: str) -> Litestar:
+    """The app on the run's PostgreSQL database (stored games). Imported here, not at the
+    top: `api.app` builds its module-level app from the environment on import, which the
+    stateless suite's conftest sets first."""
+    from api.app import create_app
+    from api.settings import Settings
+
+    return create_app(Settings(database_url=pg_head, check_db_on_start=True))
+
+
+@pytest.fixture(scope="session")
+def games(games_app: Litestar) -> Iterator[TestClient]:  # type: ignore[type-arg]
+    with TestClient(games_app) as client:
+        yield client
 
 
 @pytest.fixture

@@ -69,7 +69,11 @@ class Fanout:
         if url.get_backend_name() != "postgresql":
             return
         self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        await self._connect()
+        try:
+            await self._connect()
+        except (OSError, asyncpg.PostgresError) as exc:  # streams poll meanwhile
+            log.warning("LISTEN failed (%s): retrying in the background", type(exc).__name__)
+            self._reconnect = asyncio.get_running_loop().create_task(self._reconnect_loop())
 
     async def _connect(self) -> None:
         assert self._dsn is not None
