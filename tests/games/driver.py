@@ -110,6 +110,27 @@ class Table:
         self.assert_hides(seat, answer["view"])
         if check_all:
             self.check_viewers()
+            self.probe_refusals(rng)
+
+    def probe_refusals(self, rng: random.Random) -> None:
+        """Refused actions: a seat that may not act, and an actor playing a card it does not
+        hold. Nothing is applied, and the problem shows no card hidden from the sender (its
+        `legal_actions` are its own)."""
+        if self.shadow.is_over:
+            return
+        actors = self.shadow.actors()
+        idle = [s for s in range(self.players) if s not in actors]
+        probes: list[tuple[int, dict[str, Any]]] = []
+        if idle:
+            probes.append((rng.choice(idle), {"type": "draw"}))
+        probes.append((rng.choice(actors), {"type": "play", "card": "no-such-card"}))
+        for seat, action in probes:
+            response = self.post("/actions", seat, json=action)
+            assert response.status_code in (409, 422), (response.status_code, response.text)
+            problem = response.json()
+            assert problem["code"] and problem["detail"]
+            self.assert_hides(seat, problem)
+        assert self.get("").json()["version"] == self.version
 
     def check_viewers(self) -> None:
         """Every viewer's view and whole event list, held to the shadow and searched."""
