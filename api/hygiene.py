@@ -184,8 +184,8 @@ _HOST = re.compile(rb"(\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)(:[0-9]{0,5})?")
 
 def _refuse_early(scope: Any) -> tuple[int, str, str] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
-    the request's URL: 400), a path holding a NUL byte or a segment longer than any file name
-    (the docs' file server would fail on them: 404)."""
+    the request's URL: 400), a docs path holding a NUL byte or a segment longer than any file
+    name (the docs' file server would fail on them: 404)."""
     for name, value in scope.get("headers", ()):
         if name.lower() == b"host":
             match = _HOST.fullmatch(value)
@@ -193,8 +193,10 @@ def _refuse_early(scope: Any) -> tuple[int, str, str] | None:
             if match is None or (port is not None and not 0 < int(port[1:] or "0") <= 65535):
                 return 400, "bad-host", "the Host header is not a host name with a valid port"
     path: str = scope.get("path", "")
-    if "\x00" in path or any(len(segment) > 255 for segment in path.split("/")):
-        return 404, "not-found", "no resource at this path"
+    if path.startswith("/docs/") and (
+        "\x00" in path or any(len(segment) > 255 for segment in path.split("/"))
+    ):  # the docs' file server would fail on such a name
+        return 404, "not-found", "no such file under /docs"
     return None
 
 

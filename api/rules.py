@@ -518,7 +518,6 @@ def _classic_routes() -> list[HTTPRouteHandler]:
 
 
 def _numking_routes() -> list[HTTPRouteHandler]:
-    rules = NumKing()
     moves = [HAND_AND_TRICK, TRICK, *NUMKING_DECLARED]
     return [
         _deck_route(
@@ -556,7 +555,7 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "legal-moves",
             NumKingHandRequest,
             LegalMoves,
-            lambda d: rules.legal_moves(d.players, d.hand, d.trick),
+            lambda d: d.options.rules().legal_moves(d.players, d.hand, d.trick),
             "legal moves",
             LEGAL_DOC + " `infinity` lists the declarations (17, 0) allowed for the Infinity card.",
             moves,
@@ -566,7 +565,9 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "validate-move",
             NumKingMoveRequest,
             MoveCheck,
-            lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card, d.declared),
+            lambda d: d.options.rules().validate_move(
+                d.players, d.hand, d.trick, d.card, d.declared
+            ),
             "validate a move",
             VALIDATE_DOC
             + " Reasons: `card-not-in-hand`, `must-beat`. `infinity` needs `declared`.",
@@ -577,7 +578,7 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "resolve-trick",
             NumKingTrickRequest,
             TrickResult,
-            lambda d: rules.resolve_trick(d.players, d.trick),
+            lambda d: d.options.rules().resolve_trick(d.players, d.trick),
             "resolve a trick",
             RESOLVE_DOC,
             [_duplicates("within the trick"), RESOLVE_TRICK, *NUMKING_DECLARED],
@@ -587,12 +588,16 @@ def _numking_routes() -> list[HTTPRouteHandler]:
             "score-round",
             NumKingScoreRequest,
             RoundScore,
-            lambda d: rules.score_round(d.cards, d.players),
+            lambda d: d.options.rules().score_round(d.cards, d.players),
             "score a round",
             SCORE_DOC
             + " Each player's bid, tricks taken and precision streak before the round; each "
-            "result adds the streak after it and the precision bonus.",
-            [("a `bid` or `tricks` above `cards`", "bad-request")],
+            "result adds the streak after it and the precision bonus. With `options.zeros` "
+            "(38 cards) a round of two players may deal 19 cards.",
+            [
+                ("a `bid` or `tricks` above `cards`", "bad-request"),
+                ("`cards` 19 without `options.zeros`", "bad-request"),
+            ],
         ),
     ]
 

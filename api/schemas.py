@@ -169,6 +169,15 @@ class NumWarsOptionsInput(NumWarsOptions, frozen=True, kw_only=True, forbid_unkn
     ] = 0
 
 
+class NumKingDeckInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The one numking option that changes the deck, for the trick and scoring endpoints."""
+
+    zeros: bool = msgspec.field(default=False)
+
+    def rules(self) -> NumKing:
+        return NumKing(NumKingOptions(zeros=self.zeros))
+
+
 class NumKingOptionsInput(NumKingOptions, frozen=True, kw_only=True, forbid_unknown_fields=True):
     max_cards: (
         Annotated[
@@ -206,9 +215,9 @@ class ClassicPileInput(ClassicPile, frozen=True, kw_only=True, forbid_unknown_fi
 
 
 class NumKingBidInput(NumKingBid, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    bid: Annotated[int, msgspec.Meta(ge=0, le=NUMKING_MAX_CARDS, description="at most `cards`")]
+    bid: Annotated[int, msgspec.Meta(ge=0, le=NUMKING_MAX_ROUND, description="at most `cards`")]
     tricks: Annotated[
-        int, msgspec.Meta(ge=0, le=NUMKING_MAX_CARDS, description="tricks taken, at most `cards`")
+        int, msgspec.Meta(ge=0, le=NUMKING_MAX_ROUND, description="tricks taken, at most `cards`")
     ]
     streak: Annotated[
         int,
@@ -283,6 +292,7 @@ class NumKingHandRequest(Request, frozen=True):
     players: NumKingPlayers
     hand: Annotated[list[NumKingCard], _cards("numking", "the player's hand")]
     trick: Annotated[list[NumKingTrickCard], TRICK] = []
+    options: NumKingDeckInput = NumKingDeckInput()
 
 
 class NumWarsMoveRequest(NumWarsHandRequest, frozen=True, kw_only=True):
@@ -321,6 +331,7 @@ class ClassicTrickRequest(Request, frozen=True):
 class NumKingTrickRequest(Request, frozen=True):
     players: NumKingPlayers
     trick: Annotated[list[NumKingTrickCard], TRICK]
+    options: NumKingDeckInput = NumKingDeckInput()
 
 
 # --- score-round ------------------------------------------------------------------------------
@@ -341,9 +352,15 @@ class ClassicScoreRequest(Request, frozen=True):
 
 class NumKingScoreRequest(Request, frozen=True):
     cards: Annotated[
-        int, msgspec.Meta(ge=1, le=NUMKING_MAX_CARDS, description="cards per player this round")
+        int,
+        msgspec.Meta(
+            ge=1,
+            le=NUMKING_MAX_ROUND,
+            description="cards per player this round (19 at most: two players with `zeros`)",
+        ),
     ]
     players: Annotated[list[NumKingBidInput], PLAYERS]
+    options: NumKingDeckInput = NumKingDeckInput()
 
 
 def _at_least(cards: int) -> msgspec.Meta:

@@ -278,7 +278,7 @@ def test_engine_refuses_an_out_of_range_streak_too() -> None:
             {"players": 4, "seed": 1, "options": {"max_turns": 10**30}},
             "options.max_turns",
         ),
-        ("numking/score-round", {"cards": 19, "players": [{"bid": 0, "tricks": 0}]}, "cards"),
+        ("numking/score-round", {"cards": 20, "players": [{"bid": 0, "tricks": 0}]}, "cards"),
         (
             "numking/score-round",
             {"cards": 3, "players": [{"bid": 99, "tricks": 0}]},
@@ -463,3 +463,30 @@ def test_a_field_named_like_a_path_is_reported_whole(client: Any) -> None:
     )
     body = _problem(nested, 422, "unknown-field")
     assert body["errors"][0]["field"] == 'players[0]["x` - at `$.players"]'
+
+
+def test_numking_zeros_reach_every_endpoint(client: Any) -> None:
+    """With `zeros` the deck holds rainbow-0 and shadow-0 and two players play a 19th round:
+    every numking endpoint takes the option (found by a newcomer: only deal and deck did)."""
+    zeros = {"zeros": True}
+    hand = {"players": 2, "hand": ["rainbow-0", "shadow-5"], "trick": []}
+    assert client.post("/v1/rulesets/numking/legal-moves", json=hand).status_code == 422
+    moves = client.post("/v1/rulesets/numking/legal-moves", json={**hand, "options": zeros})
+    assert moves.status_code == 200 and moves.json()["legal"] == ["rainbow-0", "shadow-5"]
+    check = {**hand, "card": "rainbow-0", "options": zeros}
+    assert client.post("/v1/rulesets/numking/validate-move", json=check).json()["legal"] is True
+    trick = {
+        "players": 2,
+        "trick": [{"seat": 0, "card": "rainbow-0"}, {"seat": 1, "card": "shadow-1"}],
+    }
+    resolved = client.post("/v1/rulesets/numking/resolve-trick", json={**trick, "options": zeros})
+    assert resolved.status_code == 200 and resolved.json()["winner"] == 1
+    last = {
+        "cards": 19,
+        "players": [{"bid": 19, "tricks": 19, "streak": 18}, {"bid": 0, "tricks": 0}],
+    }
+    refused = client.post("/v1/rulesets/numking/score-round", json=last)
+    assert refused.status_code == 422 and refused.json()["code"] == "bad-request"
+    scored = client.post("/v1/rulesets/numking/score-round", json={**last, "options": zeros})
+    assert scored.status_code == 200, scored.text
+    assert [p["streak"] for p in scored.json()["players"]] == [19, 1]
