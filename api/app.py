@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote_plus
 
 import msgspec
 from litestar import Litestar, MediaType, Response, get
@@ -207,20 +207,32 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
 
 
 class _RedactTickets(logging.Filter):
-    """Stream tickets travel in the query string (`?ticket=`): cut them from access lines."""
+    """Stream tickets travel in the query string (`?ticket=`, however it is percent-encoded):
+    access lines show `[redacted]` in their place."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and any(
-            isinstance(a, str) and "ticket=" in a for a in record.args
-        ):
-            record.args = tuple(
-                _TICKET.sub("ticket=[redacted]", a) if isinstance(a, str) else a
-                for a in record.args
-            )
+        if isinstance(record.args, tuple):
+            record.args = tuple(_redact(a) if isinstance(a, str) else a for a in record.args)
         return True
 
 
-_TICKET = re.compile(r"ticket=[^&\s]*")
+def _redact(text: str) -> str:
+    path, mark, query = text.partition("?")
+    if not mark:
+        return text
+    pairs = [part.partition("=") for part in query.split("&")]
+    if not any(unquote_plus(name).strip().lower() == "ticket" for name, _, _ in pairs):
+        return text
+    return (
+        path
+        + "?"
+        + "&".join(
+            f"{name}=[redacted]"
+            if unquote_plus(name).strip().lower() == "ticket"
+            else f"{name}{eq}{value}"
+            for name, eq, value in pairs
+        )
+    )
 
 
 def redact_tickets() -> None:

@@ -29,9 +29,13 @@ def is_sqlite(url: str) -> bool:
 
 
 def create_engine(url: str, pool_size: int = 10) -> AsyncEngine:
+    """`hide_parameters`: a database error's message never holds the statement's values (a
+    seat's token hash, a player's name)."""
     if not is_sqlite(url):
-        return create_async_engine(url, pool_size=pool_size, pool_pre_ping=True)
-    engine = create_async_engine(url)
+        return create_async_engine(
+            url, pool_size=pool_size, pool_pre_ping=True, hide_parameters=True
+        )
+    engine = create_async_engine(url, hide_parameters=True)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

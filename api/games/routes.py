@@ -51,6 +51,10 @@ def _problem(description: str) -> ResponseSpec:
 
 UNAUTHORIZED = _problem("No seat token, or not a seat token of this game (`unauthorized`).")
 NOT_FOUND = _problem("No such game (`not-found`).")
+MALFORMED = _problem("The request is malformed (`bad-request`).")
+QUERY_REFUSED = _problem(
+    "A query parameter or header is out of range or malformed (`validation-error`)."
+)
 
 
 def store(request: Request[Any, Any, Any]) -> GameStore:
@@ -152,7 +156,7 @@ GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
     tags=[TAG],
     security=OPTIONAL_SECURITY,
     response_headers=[ETAG_HEADER],
-    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
 )
 async def get_game(request: Request[Any, Any, Any], game_id: GameId) -> Response[GameOut]:
     game = await store(request).get(game_id, bearer(request))
@@ -225,6 +229,13 @@ async def post_action(
     ] = None,
 ) -> Response[ActionOut]:
     token = bearer(request)
+    if token is None:
+        raise ProblemError(
+            401,
+            "unauthorized",
+            "acting needs the seat's token: Authorization: Bearer <token>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
         message = "must be 1 … 255 visible ASCII characters"
         raise ProblemError(
@@ -278,7 +289,7 @@ After = Annotated[
     ),
     tags=[TAG],
     security=OPTIONAL_SECURITY,
-    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND, 422: QUERY_REFUSED},
 )
 async def list_events(
     request: Request[Any, Any, Any],
@@ -301,11 +312,24 @@ async def list_events(
         "`event: end` message (`data`: the status) closes the stream; a reconnection after "
         "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
         "from a browser's EventSource (which sends no headers), with `?ticket=` from "
-        "`POST /v1/games/{id}/stream-tickets`."
+        "`POST /v1/games/{id}/stream-tickets`.\n\nAlso refused (422, limits across fields "
+        "that JSON Schema cannot state): a `ticket` sent with an Authorization header, a "
+        "`Last-Event-ID` that is no event seq (`validation-error`)."
     ),
     tags=[TAG],
     security=OPTIONAL_SECURITY,
-    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+    responses={
+        204: ResponseSpec(
+            data_container=None,
+            description="The game is over or abandoned and every event after `Last-Event-ID` "
+            "(or `after`) was sent: nothing more will come (EventSource stops).",
+            generate_examples=False,
+        ),
+        400: MALFORMED,
+        401: UNAUTHORIZED,
+        404: NOT_FOUND,
+        422: QUERY_REFUSED,
+    },
 )
 async def stream_events(
     request: Request[Any, Any, Any],
@@ -363,6 +387,7 @@ async def _messages(
     games: GameStore, game_id: str, seat: int | None, page: EventsOut
 ) -> AsyncIterator[ServerSentEventMessage]:
     wake = games.fanout.subscribe(game_id)
+    wake.set()  # `page` was read before this subscription: read once more before waiting
     try:
         while True:
             for event in page.events:
@@ -373,11 +398,11 @@ async def _messages(
                 if page.status != "active" or games.fanout.closing:
                     yield ServerSentEventMessage(data=page.status, event="end")
                     return
-                wake.clear()
                 try:
                     await asyncio.wait_for(wake.wait(), KEEP_ALIVE_SECONDS)
                 except TimeoutError:
-                    yield ServerSentEventMessage(comment="keep-alive")
+                    yield ServerSentEventMessage(comment="keep-alive", data=None)
+            wake.clear()  # before reading: a wake-up during the read is kept for the next wait
             page = await games.events_for(game_id, seat, page.next_after)
     finally:
         games.fanout.unsubscribe(game_id, wake)
@@ -395,7 +420,7 @@ async def _messages(
     tags=[TAG],
     status_code=201,
     security=SECURITY,
-    responses={401: UNAUTHORIZED, 404: NOT_FOUND},
+    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
 )
 async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> TicketOut:
     return await store(request).ticket(game_id, bearer(request))
@@ -413,6 +438,7 @@ async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> Tic
     status_code=200,
     security=SECURITY,
     responses={
+        400: MALFORMED,
         401: UNAUTHORIZED,
         404: NOT_FOUND,
         409: _problem("The game is already over or abandoned (`game-over`)."),
@@ -435,6 +461,7 @@ async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> Aban
     ),
     tags=[TAG],
     responses={
+        400: MALFORMED,
         404: NOT_FOUND,
         409: _problem("The game is still being played (`game-active`)."),
     },

@@ -23,7 +23,9 @@ Status = Literal["active", "over", "abandoned"]
 
 
 class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
+    name: Annotated[
+        str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")
+    ]
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -24,6 +24,7 @@ from litestar.openapi.spec import (
     Schema,
     SecurityScheme,
 )
+from litestar.openapi.spec.enums import OpenAPIType
 
 from api.body import _to_schema
 from engine.core.actions import Action
@@ -164,9 +165,40 @@ def document_games(application: Litestar) -> None:
                                 value=examples[operation.operation_id],
                             )
                         }
+        if path_item.get is not None and path_item.get.operation_id == "StreamGameEvents":
+            ok = (path_item.get.responses or {})["200"]
+            assert not isinstance(ok, Reference)
+            ok.content = {
+                "text/event-stream": OpenAPIMediaType(
+                    # one message (OpenAPI 3.1: `schema` describes each event of a stream)
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        properties={
+                            "id": Schema(type=OpenAPIType.STRING, description="the event's `seq`"),
+                            "event": Schema(
+                                type=OpenAPIType.STRING, description="its `kind`, or `end`"
+                            ),
+                            "data": Schema(
+                                type=OpenAPIType.STRING,
+                                description="the event as JSON (`EventOut`); for `end`, the "
+                                "game's status",
+                            ),
+                        },
+                        required=["data"],
+                    ),
+                    example='id: 1\nevent: bid\ndata: {"seq":1,"kind":"bid","seat":0,…}\n\n',
+                )
+            }
         operation = path_item.post
         if operation is None or operation.operation_id != "PostGameAction":
             continue
+        for parameter in operation.parameters or ():
+            # the handler checks the key itself (its problem names the header): say it here
+            if not isinstance(parameter, Reference) and parameter.name == "Idempotency-Key":
+                assert isinstance(parameter.schema, Schema)
+                parameter.schema.min_length = 1
+                parameter.schema.max_length = 255
+                parameter.schema.pattern = r"^[\x21-\x7e]+$"
         operation.request_body = RequestBody(
             content={"application/json": OpenAPIMediaType(schema=action, example=ACTION_EXAMPLE)},
             required=True,

@@ -177,7 +177,9 @@ class GameStore:
             seat = await self._seat(conn, game_id, token)
             names = await self._names(conn, game_id)
             match = await self._match(conn, game)
-        return self._game_out(game, seat, names, match)
+            # Render now: the cached match is the object an action takes and changes (`_take`);
+            # with no await between reading it and its view, no action can change it between.
+            return self._game_out(game, seat, names, match)
 
     async def events(
         self, game_id: str, token: str | None, after: int, limit: int = EVENTS_PAGE

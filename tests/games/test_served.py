@@ -1,0 +1,827 @@
+"""Stored games served for real, on PostgreSQL: concurrent requests over HTTP, two server
+processes sharing one database (an action on one reaches an event stream on the other through
+LISTEN/NOTIFY), stream tickets and what the server logs, a server killed with SIGKILL and
+restarted, a fault injected before a commit; and one whole match on SQLite.
+
+The served processes are `python -m uvicorn api.app:app` (access log on), each writing its
+stdout and stderr to a file the tests read. Every race is fired with `asyncio.gather` over an
+`httpx.AsyncClient` with a connection per request, so the requests reach the server together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+from sqlalchemy.engine import make_url
+
+from api.app import create_app
+from api.db import migrations
+from api.games import routes
+from api.games.store import GameStore
+from api.settings import Settings
+from engine import registry
+from engine.core.actions import Action, Snap
+from engine.core.match import Match, MatchRecord, replay
+from engine.numwin.cards import DECK, may_pair
+from tests.api.serving import free_port, serve
+from tests.conftest import BUILD_DIR, ROOT
+from tests.games.driver import Table
+
+#: How long an event may take to go from an action on one server to a stream on another.
+DELIVERY_SECONDS = 10.0
+PLAYERS3 = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
+
+
+# -- served processes -------------------------------------------------------------------------
+
+
+class Server:
+    """`python -m uvicorn api.app:app` on a free port, in a process of its own, on
+    `database_url`; its stdout and stderr go to `log` (appended across restarts)."""
+
+    def __init__(self, database_url: str, log: Path) -> None:
+        self.database_url = database_url
+        self.log = log
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        env = {
+            **os.environ,
+            "DATABASE_URL": self.database_url,
+            "NUMRULES_CHECK_DB_ON_START": "true",  # also what starts LISTEN
+            "PYTHONUNBUFFERED": "1",  # uvicorn's access log goes to stdout: see every line
+        }
+        cwd = ROOT
+        if BUILD_DIR:  # serve the compiled build under test, as the in-process tests do
+            cwd = Path(BUILD_DIR).resolve()
+            env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(ROOT)])
+        self.port = free_port()
+        command = [sys.executable, "-m", "uvicorn", "api.app:app"]
+        command += ["--host", "127.0.0.1", "--port", str(self.port)]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, f"the server exited:\n{self.output()[-3000:]}"
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, f"no /healthz in 30 s:\n{self.output()[-3000:]}"
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no rollback but the database's own."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+@pytest.fixture(scope="module")
+def servers(pg_head: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Server]]:
+    """Two server processes, A and B, on the run's PostgreSQL database."""
+    logs = tmp_path_factory.mktemp("served")
+    started: list[Server] = []
+    try:
+        for name in ("a", "b"):
+            started.append(Server(pg_head, logs / f"{name}.log").start())
+        yield started
+    finally:
+        for server in started:
+            server.stop()
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def builtins(value: Any) -> Any:
+    return msgspec.to_builtins(value)
+
+
+async def create(client: httpx.AsyncClient, ruleset: str, players: int, seed: int) -> Any:
+    body = {"ruleset": ruleset, "players": PLAYERS3[:players], "seed": seed}
+    if players > len(PLAYERS3):
+        body["players"] = [{"name": f"P{i}"} for i in range(players)]
+    response = await client.post("/v1/games", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+async def all_seqs(client: httpx.AsyncClient, game_id: str, tokens: list[str]) -> list[int]:
+    """Every event seq any viewer (the spectator, each seat) is shown, each viewer's list
+    checked to increase strictly."""
+    seen: set[int] = set()
+    for token in [None, *tokens]:
+        headers = {} if token is None else auth(token)
+        response = await client.get(f"/v1/games/{game_id}/events?after=0", headers=headers)
+        assert response.status_code == 200, response.text
+        page = response.json()
+        assert not page["more"]
+        seqs = [e["seq"] for e in page["events"]]
+        assert seqs == sorted(set(seqs)), seqs
+        seen.update(seqs)
+    return sorted(seen)
+
+
+def expected_events(events: list[Any], first: int, seat: int | None) -> list[dict[str, Any]]:
+    """The engine's events as a viewer is sent them, numbered from `first`."""
+    return [
+        {"seq": first + i, **builtins(e)}
+        for i, e in enumerate(events)
+        if seat is None or e.visible(seat)
+    ]
+
+
+# -- 1. racing actions ------------------------------------------------------------------------
+
+
+async def test_twenty_racing_actions_of_one_seat_apply_exactly_one(servers: list[Server]) -> None:
+    """20 simultaneous actions of the seat to act (both legal bids, some with the right
+    If-Match): one is applied, every other is refused as a status (409/412), never a 5xx; the
+    game is at version 1 and its event log has no gap nor duplicate."""
+    seed = 31
+    shadow = Match(registry.make("numking", {}), 3, seed)
+    (seat,) = shadow.actors()
+    legal = [builtins(a) for a in shadow.legal_actions(seat)]
+    assert len(legal) >= 2, legal
+    async with httpx.AsyncClient(base_url=servers[0].url, timeout=30) as client:
+        game = await create(client, "numking", 3, seed)
+        tokens = [s["token"] for s in game["seats"]]
+        path = f"/v1/games/{game['id']}"
+        bodies = []
+        for i in range(20):
+            headers = auth(tokens[seat])
+            if i % 3 == 2:
+                headers["If-Match"] = '"0"'
+            bodies.append((legal[i % len(legal)], headers))
+        random.Random(seed).shuffle(bodies)
+        answers = await asyncio.gather(
+            *(client.post(f"{path}/actions", json=b, headers=h) for b, h in bodies)
+        )
+        statuses = [a.status_code for a in answers]
+        assert statuses.count(200) == 1, statuses
+        assert set(statuses) <= {200, 409, 412, 422}, statuses
+        winner = statuses.index(200)
+        for answer, (_, headers) in zip(answers, bodies, strict=True):
+            if answer.status_code == 200:
+                continue
+            problem = answer.json()
+            assert answer.headers["content-type"].startswith("application/problem+json")
+            if answer.status_code == 412:
+                assert "If-Match" in headers and problem["code"] == "version-mismatch"
+                assert answer.headers["etag"] == '"1"'
+            elif answer.status_code == 409:
+                assert problem["reason"] == "not-your-turn", problem
+        # the one applied is the winner's action, as the engine applies it
+        events = shadow.apply(seat, msgspec.convert(bodies[winner][0], Action))
+        won = answers[winner].json()
+        assert won["version"] == 1
+        assert won["events"] == expected_events(events, 1, seat)
+        assert won["view"] == builtins(shadow.view(seat))
+        for viewer in [None, 0, 1, 2]:
+            headers = {} if viewer is None else auth(tokens[viewer])
+            now = await client.get(path, headers=headers)
+            assert now.status_code == 200 and now.headers["etag"] == '"1"'
+            assert now.json()["version"] == 1
+            assert now.json()["view"] == builtins(shadow.view(viewer))
+        assert await all_seqs(client, game["id"], tokens) == list(range(1, len(events) + 1))
+
+
+async def test_a_retry_storm_with_one_idempotency_key_applies_once(servers: list[Server]) -> None:
+    """The same action with the same Idempotency-Key sent 12 times at once: all 200, one
+    applied and 11 replays of its answer; version 1."""
+    seed = 32
+    shadow = Match(registry.make("numking", {}), 3, seed)
+    (seat,) = shadow.actors()
+    action = builtins(shadow.legal_actions(seat)[0])
+    async with httpx.AsyncClient(base_url=servers[1].url, timeout=30) as client:
+        game = await create(client, "numking", 3, seed)
+        token = game["seats"][seat]["token"]
+        headers = {**auth(token), "Idempotency-Key": "storm-1"}
+        path = f"/v1/games/{game['id']}"
+        answers = await asyncio.gather(
+            *(client.post(f"{path}/actions", json=action, headers=headers) for _ in range(12))
+        )
+        assert [a.status_code for a in answers] == [200] * 12, [a.text for a in answers]
+        replayed = [a.headers.get("idempotent-replayed") for a in answers]
+        assert replayed.count(None) == 1 and replayed.count("true") == 11, replayed
+        first = answers[replayed.index(None)].json()
+        assert all(a.json() == first for a in answers)  # (jsonb reorders the replays' keys)
+        assert answers[0].json()["version"] == 1
+        assert (await client.get(path)).json()["version"] == 1
+        shadow.apply(seat, msgspec.convert(action, Action))
+        assert (await client.get(path, headers=auth(token))).json()["view"] == builtins(
+            shadow.view(seat)
+        )
+
+
+async def test_reads_racing_actions_see_one_version(servers: list[Server]) -> None:
+    """Spectator reads fired together with each action: every answer's view is the engine's
+    view at the answer's own `version` (never the next version's under the old number)."""
+    seed = 33
+    shadow = Match(registry.make("numking", {}), 3, seed)
+    views = {0: builtins(shadow.view(None))}
+    rng = random.Random(seed)
+    wrong: list[int] = []
+    async with httpx.AsyncClient(base_url=servers[0].url, timeout=30) as client:
+        game = await create(client, "numking", 3, seed)
+        tokens = [s["token"] for s in game["seats"]]
+        path = f"/v1/games/{game['id']}"
+        for version in range(1, 31):
+            (seat,) = shadow.actors()
+            action = rng.choice(shadow.legal_actions(seat))
+            shadow.apply(seat, action)
+            views[version] = builtins(shadow.view(None))
+            post = client.post(f"{path}/actions", json=builtins(action), headers=auth(tokens[seat]))
+            answers = await asyncio.gather(post, *(client.get(path) for _ in range(8)))
+            assert answers[0].status_code == 200, answers[0].text
+            for read in answers[1:]:
+                body = read.json()
+                assert read.headers["etag"] == f'"{body["version"]}"'
+                if body["view"] != views[body["version"]]:
+                    wrong.append(body["version"])
+    assert not wrong, f"{len(wrong)} reads showed another version's view: {wrong}"
+
+
+# -- 2. the numwin snap race --------------------------------------------------------------------
+
+
+def right_claims(match: Match) -> dict[int, Snap]:
+    """Each seat's first legal snap of its own card that pairs the discard top (a right claim:
+    it wins the discard and closes the window), by seat."""
+    state: Any = match.round
+    if not state.snap_open or not state.discard:
+        return {}
+    top = DECK[state.discard[-1]]
+    claims: dict[int, Snap] = {}
+    for seat in range(match.players):
+        for action in match.legal_actions(seat):
+            if (
+                isinstance(action, Snap)
+                and action.owner is None
+                and may_pair(DECK[state.comb[seat][action.position]], top)
+            ):
+                claims.setdefault(seat, action)
+    return claims
+
+
+def snap_race(players: int, wanted: int) -> tuple[int, list[tuple[int, Action]], dict[int, Snap]]:
+    """A seed and random actions (no snaps) leading to a state where at least `wanted` seats
+    hold a right claim at once: the engine alone searches, in well under a second."""
+    for seed in range(500):
+        match = Match(registry.make("numwin", {}), players, seed)
+        rng = random.Random(seed)
+        path: list[tuple[int, Action]] = []
+        for _ in range(300):
+            if match.is_over:
+                break
+            claims = right_claims(match)
+            if len(claims) >= wanted:
+                return seed, path, claims
+            seat = rng.choice(match.actors())
+            legal = [a for a in match.legal_actions(seat) if not isinstance(a, Snap)]
+            if not legal:
+                continue
+            action = rng.choice(legal)
+            match.apply(seat, action)
+            path.append((seat, action))
+    raise AssertionError(f"no numwin state with {wanted} right claims at once ({players}p)")
+
+
+@pytest.mark.parametrize(("players", "wanted"), [(2, 2), (3, 3), (4, 3)])
+async def test_simultaneous_snaps_one_claim_wins(
+    servers: list[Server], players: int, wanted: int
+) -> None:
+    """Seats that each hold a card pairing the fresh discard claim it at the same moment: one
+    claim wins (200), every other is 409 `wrong-phase` (the window closed) or 422; the game
+    moved by one version, the winner's, and its log has no gap."""
+    seed, path, claims = snap_race(players, wanted)
+    async with httpx.AsyncClient(base_url=servers[players % 2].url, timeout=30) as client:
+        game = await create(client, "numwin", players, seed)
+        tokens = [s["token"] for s in game["seats"]]
+        shadow = Match(registry.make("numwin", {}), players, seed)
+        url = f"/v1/games/{game['id']}/actions"
+        event_seq = 0
+        for seat, action in path:
+            event_seq += len(shadow.apply(seat, action))
+            answer = await client.post(url, json=builtins(action), headers=auth(tokens[seat]))
+            assert answer.status_code == 200, answer.text
+        version = len(path)
+        for seat, claim in claims.items():  # each seat's own view offers its claim
+            mine = await client.get(f"/v1/games/{game['id']}", headers=auth(tokens[seat]))
+            assert builtins(claim) in mine.json()["view"]["legal_actions"]
+        seats = list(claims)
+        answers = await asyncio.gather(
+            *(client.post(url, json=builtins(claims[s]), headers=auth(tokens[s])) for s in seats)
+        )
+        statuses = [a.status_code for a in answers]
+        assert statuses.count(200) == 1, [a.text for a in answers]
+        for answer in answers:
+            if answer.status_code == 409:
+                assert answer.json()["reason"] == "wrong-phase", answer.text
+            else:
+                assert answer.status_code in (200, 422), answer.text
+        winner = seats[statuses.index(200)]
+        events = shadow.apply(winner, claims[winner])
+        assert events[0].kind == "snap" and events[0].seat == winner
+        won = answers[statuses.index(200)].json()
+        assert won["version"] == version + 1
+        assert won["events"] == expected_events(events, event_seq + 1, winner)
+        for viewer in [None, *range(players)]:
+            headers = {} if viewer is None else auth(tokens[viewer])
+            now = (await client.get(f"/v1/games/{game['id']}", headers=headers)).json()
+            assert now["version"] == version + 1
+            assert now["view"] == builtins(shadow.view(viewer))
+        total = event_seq + len(events)
+        assert await all_seqs(client, game["id"], tokens) == list(range(1, total + 1))
+
+
+# -- 3. two processes, one database: event streams ----------------------------------------------
+
+
+async def sse(response: httpx.Response) -> AsyncIterator[dict[str, str]]:
+    """The messages of a `text/event-stream` (field → value); comments are left out."""
+    fields: dict[str, str] = {}
+    async for line in response.aiter_lines():
+        if not line:
+            if fields:
+                yield fields
+                fields = {}
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        fields[name] = f"{fields[name]}\n{value}" if name in fields else value
+    if fields:
+        yield fields
+
+
+async def next_message(messages: AsyncIterator[dict[str, str]]) -> dict[str, str]:
+    async with asyncio.timeout(DELIVERY_SECONDS):
+        return await anext(messages)
+
+
+async def act(
+    client: httpx.AsyncClient, game_id: str, token: str, shadow: Match, seat: int, action: Action
+) -> list[Any]:
+    events = shadow.apply(seat, action)
+    answer = await client.post(
+        f"/v1/games/{game_id}/actions", json=builtins(action), headers=auth(token)
+    )
+    assert answer.status_code == 200, answer.text
+    return events
+
+
+async def random_step(
+    client: httpx.AsyncClient, game: Any, shadow: Match, rng: random.Random
+) -> list[Any]:
+    """One random legal action of a random actor, sent to the server and the shadow."""
+    seat = rng.choice(shadow.actors())
+    action = rng.choice(shadow.legal_actions(seat))
+    return await act(client, game["id"], game["seats"][seat]["token"], shadow, seat, action)
+
+
+async def test_an_action_on_one_server_reaches_a_stream_on_the_other(
+    servers: list[Server],
+) -> None:
+    """A seat's stream open on B gets, within seconds, the events of actions sent to A (NOTIFY
+    on commit, LISTEN on B) that this seat may see, its own hidden draws included, `id:` = the
+    event's seq; `Last-Event-ID` resumes after it; an abandoned game's stream ends with
+    `event: end`, and a reconnection then gets 204."""
+    a, b = servers
+    seed = 34
+    shadow = Match(registry.make("numwin", {}), 3, seed)
+    rng = random.Random(seed)
+    watcher = 0
+    async with (
+        httpx.AsyncClient(base_url=a.url, timeout=30) as on_a,
+        httpx.AsyncClient(base_url=b.url, timeout=30) as on_b,
+    ):
+        game = await create(on_a, "numwin", 3, seed)
+        game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+        stream_path = f"/v1/games/{game_id}/stream"
+        delivered: list[dict[str, Any]] = []
+        event_seq = 0
+        async with on_b.stream("GET", stream_path, headers=auth(tokens[watcher])) as stream:
+            assert stream.status_code == 200
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            messages = sse(stream)
+            for _ in range(6):  # each action's events arrive before the next is sent
+                started = time.monotonic()
+                events = await random_step(on_a, game, shadow, rng)
+                wanted = expected_events(events, event_seq + 1, watcher)
+                event_seq += len(events)
+                assert wanted, "every numwin action makes a public event"
+                for expected in wanted:
+                    message = await next_message(messages)
+                    assert message["id"] == str(expected["seq"]), message
+                    assert message["event"] == expected["kind"]
+                    assert json.loads(message["data"]) == expected
+                    delivered.append(expected)
+                assert time.monotonic() - started < DELIVERY_SECONDS
+        private = [e for e in delivered if e["to"] == [watcher]]
+        assert private, "the watcher's own draw shows on its stream"
+        assert len(delivered) < event_seq, "another seat's hidden draw does not"
+
+        # more actions while nobody listens, then a reconnection with Last-Event-ID
+        for _ in range(4):
+            event_seq += len(await random_step(on_a, game, shadow, rng))
+        resume_after = delivered[-1]["seq"]
+        listed = await on_a.get(
+            f"/v1/games/{game_id}/events?after={resume_after}", headers=auth(tokens[watcher])
+        )
+        later = listed.json()["events"]
+        assert later and all(e["seq"] > resume_after for e in later)
+        resume = {**auth(tokens[watcher]), "Last-Event-ID": str(resume_after)}
+        async with on_b.stream("GET", stream_path, headers=resume) as stream:
+            assert stream.status_code == 200
+            messages = sse(stream)
+            got = [await next_message(messages) for _ in later]
+        assert [int(m["id"]) for m in got] == [e["seq"] for e in later]
+        assert [json.loads(m["data"]) for m in got] == later
+
+        # abandoned on A: the stream open on B ends with `event: end`
+        resume = {**auth(tokens[watcher]), "Last-Event-ID": str(event_seq)}
+        async with on_b.stream("GET", stream_path, headers=resume) as stream:
+            assert stream.status_code == 200
+            messages = sse(stream)
+            abandoned = await on_a.post(f"/v1/games/{game_id}/abandon", headers=auth(tokens[2]))
+            assert abandoned.status_code == 200, abandoned.text
+            end = await next_message(messages)
+            assert end == {"event": "end", "data": "abandoned"}, end
+            with pytest.raises(StopAsyncIteration):
+                await next_message(messages)
+        again = await on_b.get(stream_path, headers=resume)
+        assert again.status_code == 204 and again.content == b""
+        # from the start: every event the seat may see, then the end
+        async with on_b.stream("GET", stream_path, headers=auth(tokens[watcher])) as stream:
+            replayed = [m async for m in sse(stream)]
+        everything = await on_a.get(f"/v1/games/{game_id}/events", headers=auth(tokens[watcher]))
+        listed_all = everything.json()["events"]
+        assert listed_all[: len(delivered)] == delivered
+        assert replayed[-1] == {"event": "end", "data": "abandoned"}
+        assert [json.loads(m["data"]) for m in replayed[:-1]] == listed_all
+        assert [int(m["id"]) for m in replayed[:-1]] == [e["seq"] for e in listed_all]
+
+
+# -- 4. stream tickets --------------------------------------------------------------------------
+
+
+async def test_stream_tickets_are_single_use_per_game_and_never_logged(
+    servers: list[Server],
+) -> None:
+    """A ticket opens one stream of its game, as its seat: a second use is 401, another game
+    is 401, a ticket with a token is 422; no ticket and no token is in the servers' output,
+    whose access log does show the requests (tickets redacted)."""
+    b = servers[1]
+    async with httpx.AsyncClient(base_url=b.url, timeout=30) as client:
+        x = await create(client, "numwin", 3, 35)
+        y = await create(client, "numwin", 3, 36)
+        tokens = [s["token"] for g in (x, y) for s in g["seats"]]
+        seat = x["seats"][0]
+        issued = []
+        for _ in range(3):
+            answer = await client.post(
+                f"/v1/games/{x['id']}/stream-tickets", headers=auth(seat["token"])
+            )
+            assert answer.status_code == 201, answer.text
+            body = answer.json()
+            assert body["expires_in"] == 60 and len(body["ticket"]) >= 22
+            issued.append(body["ticket"])
+        assert len(set(issued)) == 3
+        first, second, third = issued
+        x_stream = f"/v1/games/{x['id']}/stream"
+        # a ticket of X on Y: 401 (and it is not used up by that)
+        wrong_game = await client.get(f"/v1/games/{y['id']}/stream", params={"ticket": second})
+        assert wrong_game.status_code == 401, wrong_game.text
+        assert wrong_game.json()["code"] == "unauthorized"
+        # a ticket works once, as its seat: its own hidden draw shows
+        shadow = Match(registry.make("numwin", {}), 3, 35)
+        rng = random.Random(35)
+        for _ in range(8):
+            await random_step(client, x, shadow, rng)
+        listed = await client.get(f"/v1/games/{x['id']}/events", headers=auth(seat["token"]))
+        expected = listed.json()["events"]
+        assert [e for e in expected if e["to"] == [0]], "seat 0 drew a card only it sees"
+        async with client.stream("GET", x_stream, params={"ticket": first}) as stream:
+            assert stream.status_code == 200
+            messages = sse(stream)
+            got = [json.loads((await next_message(messages))["data"]) for _ in expected]
+        assert got == expected
+        reused = await client.get(x_stream, params={"ticket": first})
+        assert reused.status_code == 401 and reused.json()["code"] == "unauthorized"
+        async with client.stream("GET", x_stream, params={"ticket": second}) as stream:
+            assert stream.status_code == 200  # the ticket refused on Y still works on X
+        both = await client.get(x_stream, params={"ticket": third}, headers=auth(seat["token"]))
+        assert both.status_code == 422, both.text
+        unknown = await client.get(x_stream, params={"ticket": "A" * 43})
+        assert unknown.status_code == 401
+    await asyncio.sleep(0.5)  # the access log lines of the last answers
+    output = "\n".join(s.output() for s in servers)
+    assert f"/v1/games/{x['id']}/stream?ticket=[redacted]" in output, output[-2000:]
+    assert f"/v1/games/{y['id']}/stream?ticket=[redacted]" in output
+    leaked = [t for t in [*issued, *tokens] if t in output]
+    assert not leaked, f"{len(leaked)} secrets in the servers' output"
+
+
+# -- stream wake-ups (in-process server, to slow its reads down) ---------------------------
+
+
+@pytest.fixture
+def in_process(pg_head: str) -> Iterator[str]:
+    """An app of its own on the run's database, served by uvicorn in a thread of the tests'
+    process, so a test can patch the code it runs; yields its base URL."""
+    with serve(create_app(Settings(database_url=pg_head))) as (host, port):
+        yield f"http://{host}:{port}"
+
+
+async def test_an_action_during_a_slow_read_of_the_log_is_streamed_at_once(
+    in_process: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every read of the stream's log slowed to 0.3 s (a busy database): a second action
+    committed while the stream reads the log after the first still reaches it in seconds."""
+    original = GameStore.events_for
+
+    async def slow_events_for(self: GameStore, *args: Any, **kwargs: Any) -> Any:
+        page = await original(self, *args, **kwargs)
+        await asyncio.sleep(0.3)
+        return page
+
+    monkeypatch.setattr(GameStore, "events_for", slow_events_for)
+    seed = 40
+    shadow = Match(registry.make("numking", {}), 3, seed)
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        game = await create(client, "numking", 3, seed)
+        token = game["seats"][0]["token"]
+        path = f"/v1/games/{game['id']}/stream"
+        async with client.stream("GET", path, headers=auth(token)) as stream:
+            messages = sse(stream)
+            sent = await random_step(client, game, shadow, random.Random(1))
+            await asyncio.sleep(0.1)  # the stream is reading the log after the first
+            sent += await random_step(client, game, shadow, random.Random(2))
+            wanted = expected_events(sent, 1, 0)
+            got = []
+            for _ in wanted:
+                async with asyncio.timeout(5):
+                    got.append(json.loads((await anext(messages))["data"]))
+        assert got == wanted
+
+
+async def test_keep_alives_are_comments_only(
+    in_process: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An idle stream gets `: keep-alive` comment blocks, which EventSource ignores: no
+    `data:` field (a block with one is dispatched as a message with empty data)."""
+    monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 0.2)
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        game = await create(client, "numking", 3, 41)
+        token = game["seats"][0]["token"]
+        path = f"/v1/games/{game['id']}/stream"
+        async with client.stream("GET", path, headers=auth(token)) as stream:
+            blocks: list[list[str]] = [[]]
+            async with asyncio.timeout(5):
+                async for line in stream.aiter_lines():
+                    if line:
+                        blocks[-1].append(line)
+                    elif blocks[-1]:
+                        if len(blocks) == 2:
+                            break
+                        blocks.append([])
+    assert blocks == [[": keep-alive"], [": keep-alive"]], blocks
+
+
+# -- 5. a server killed mid-play ----------------------------------------------------------------
+
+
+def play(
+    url: str,
+    game_id: str,
+    tokens: list[str],
+    answered: list[tuple[int, int, Any]],
+    posting: threading.Event,
+) -> list[str]:
+    """Random legal actions, each from its seat's own view, until the server goes away;
+    `answered` gets (version, seat, action) of each 200; `posting` is set while an action is
+    on its way. Returns the unexpected answers."""
+    rng = random.Random(37)
+    unexpected: list[str] = []
+    with httpx.Client(base_url=url, timeout=10) as client:
+        while True:
+            try:
+                spectator = client.get(f"/v1/games/{game_id}").json()
+                seat = rng.choice(spectator["view"]["actors"])
+                mine = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).json()
+                action = rng.choice(mine["view"]["legal_actions"])
+                posting.set()
+                answer = client.post(
+                    f"/v1/games/{game_id}/actions", json=action, headers=auth(tokens[seat])
+                )
+                posting.clear()
+            except (httpx.TransportError, json.JSONDecodeError):
+                return unexpected
+            if answer.status_code == 200:
+                answered.append((answer.json()["version"], seat, action))
+            else:
+                unexpected.append(answer.text)
+
+
+def test_a_server_killed_mid_play_loses_no_answered_action(pg_head: str, tmp_path: Path) -> None:
+    """SIGKILL while a client plays: after a restart on the same database every action that
+    was answered 200 is in the log (at most one more, applied but never answered), the game
+    goes on, and its export replays to exactly the views the server shows."""
+    server = Server(pg_head, tmp_path / "crash.log").start()
+    try:
+        created = httpx.post(
+            f"{server.url}/v1/games",
+            json={"ruleset": "numking", "players": PLAYERS3, "seed": 37},
+            timeout=10,
+        )
+        assert created.status_code == 201
+        game_id = created.json()["id"]
+        tokens = [s["token"] for s in created.json()["seats"]]
+        answered: list[tuple[int, int, Any]] = []
+        unexpected: list[str] = []
+        posting = threading.Event()
+        player = threading.Thread(
+            target=lambda: unexpected.extend(play(server.url, game_id, tokens, answered, posting))
+        )
+        player.start()
+        deadline = time.monotonic() + 60
+        while len(answered) < 30:
+            assert player.is_alive() and time.monotonic() < deadline, unexpected
+            time.sleep(0.005)
+        posting.wait(10)  # an action on its way: killed before, during or after its commit
+        time.sleep(random.Random().uniform(0, 0.004))
+        server.kill()
+        player.join(20)
+        assert not player.is_alive() and not unexpected, unexpected
+        server.start()  # a new process, a new port, the same database
+        count = len(answered)
+        assert [v for v, _, _ in answered] == list(range(1, count + 1))
+        base = f"{server.url}/v1/games/{game_id}"
+        with httpx.Client(timeout=10) as client:
+            version = client.get(base).json()["version"]
+            assert count <= version <= count + 1, (count, version)
+            for _ in range(5):  # the game goes on from where the log stands
+                spectator = client.get(base).json()
+                seat = spectator["view"]["actors"][0]
+                mine = client.get(base, headers=auth(tokens[seat])).json()
+                action = mine["view"]["legal_actions"][0]
+                answer = client.post(f"{base}/actions", json=action, headers=auth(tokens[seat]))
+                assert answer.status_code == 200, answer.text
+                version += 1
+                assert answer.json()["version"] == version
+                answered.append((version, seat, action))
+
+            def views() -> dict[int | None, Any]:
+                return {
+                    v: client.get(base, headers={} if v is None else auth(tokens[v])).json()
+                    for v in [None, 0, 1, 2]
+                }
+
+            playing = views()
+            assert client.post(f"{base}/abandon", headers=auth(tokens[0])).status_code == 200
+            abandoned = views()
+            export = client.get(f"{base}/export")
+            assert export.status_code == 200
+        actions = export.json()["actions"]
+        assert [a["seq"] for a in actions] == list(range(1, version + 1))
+        for seq, seat, action in answered:
+            assert actions[seq - 1] == {"seq": seq, "seat": seat, "action": action}
+        again = replay(MatchRecord.from_export(export.text))
+        for viewer in [None, 0, 1, 2]:
+            assert abandoned[viewer]["status"] == "abandoned"
+            assert abandoned[viewer]["version"] == version
+            assert builtins(again.view(viewer)) == abandoned[viewer]["view"]
+            assert abandoned[viewer]["view"] == playing[viewer]["view"]
+    finally:
+        server.stop()
+    output = server.output()
+    assert "Application startup complete" in output
+    assert not [t for t in tokens if t in output]
+
+
+# -- 6. a fault before the commit ---------------------------------------------------------------
+
+
+async def _database_rows(url: str, game_id: str) -> tuple[int, int, int]:
+    """(actions, events, idempotency keys) stored for the game, read apart from the app."""
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = await asyncpg.connect(dsn)
+    try:
+        counts = [
+            await conn.fetchval(f"SELECT count(*) FROM {table} WHERE game_id = $1", game_id)
+            for table in ("game_actions", "game_events", "idempotency_keys")
+        ]
+    finally:
+        await conn.close()
+    return counts[0], counts[1], counts[2]
+
+
+def test_a_fault_before_the_commit_changes_nothing(
+    games: Any, games_app: Litestar, pg_head: str
+) -> None:
+    """`before_commit` raising: the action answers a 500 problem and leaves the version, the
+    events, the rows and the views as they were (no cached match changed either); without
+    the fault the same action, with the same Idempotency-Key, is applied as the engine does."""
+    store = games_app.state.games
+    rng = random.Random(38)
+    table = Table(games, "numking", 3, 38)
+    for _ in range(4):
+        table.step(rng)
+    seat = table.shadow.actors()[0]
+    action = table.view(seat)["view"]["legal_actions"][-1]
+    before = {v: table.get("", v).json() for v in [None, 0, 1, 2]}
+    events_before = {v: table.get("/events", v).json() for v in [None, 0, 1, 2]}
+    rows = asyncio.run(_database_rows(pg_head, table.id))
+    assert rows[0] == 4
+
+    def fault() -> None:
+        raise RuntimeError("injected before the commit")
+
+    headers = {"Idempotency-Key": "fault-1"}
+    store.before_commit = fault
+    try:
+        for _ in range(2):
+            failed = table.post("/actions", seat, json=action, headers=headers)
+            assert failed.status_code == 500, failed.text
+            assert failed.headers["content-type"].startswith("application/problem+json")
+            assert failed.json()["code"] == "internal-error"
+            assert "injected" not in failed.text
+    finally:
+        store.before_commit = None
+    assert asyncio.run(_database_rows(pg_head, table.id)) == rows
+    for viewer in [None, 0, 1, 2]:
+        assert table.get("", viewer).json() == before[viewer]
+        assert table.get("/events", viewer).json() == events_before[viewer]
+    table.view(seat)  # still the shadow's view before the action
+    # the same action now goes through, applied once, as the engine applies it
+    events = table.shadow.apply(seat, msgspec.convert(action, Action))
+    applied = table.post("/actions", seat, json=action, headers=headers)
+    assert applied.status_code == 200, applied.text
+    assert "idempotent-replayed" not in applied.headers
+    table.version += 1
+    assert applied.json()["version"] == table.version == 5
+    assert applied.json()["events"] == expected_events(events, table.event_seq + 1, seat)
+    table.event_seq += len(events)
+    table.check_viewers()
+    actions, stored_events, keys = asyncio.run(_database_rows(pg_head, table.id))
+    assert (actions, stored_events, keys) == (5, rows[1] + len(events), rows[2] + 1)
+
+
+# -- 7. SQLite ----------------------------------------------------------------------------------
+
+
+def test_a_whole_match_on_sqlite(sqlite_url: str) -> None:
+    """The embedded database: migrated, then a whole numwars-classic match for three players
+    through HTTP, every answer held to the engine, to its result; the export replays to it."""
+    migrations.upgrade(sqlite_url)
+    app = create_app(Settings(database_url=sqlite_url))
+    with TestClient(app) as client:
+        table = Table(client, "numwars-classic", 3, 39)
+        final = table.play_out(random.Random(39), every=50)
+        assert final["status"] == "over" and final["result"]["winners"]
+        export = table.get("/export")
+        assert export.status_code == 200
+        again = replay(MatchRecord.from_export(export.text))
+        assert builtins(again.result()) == final["result"]
+        assert len(export.json()["actions"]) == table.version
