@@ -16,6 +16,7 @@ read and written through to it by properties (see :func:`_forward`).
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from engine.core.actions import Action, Pass, Play, check_fields
@@ -66,25 +67,29 @@ class KernelRound(Generic[K]):
         if not type(self).__dict__.get("_forwarded"):
             _forward(type(self), kernel)
 
-    @property
-    def setup(self) -> RoundSetup:
-        return self.kernel.setup
+    if TYPE_CHECKING:
 
-    @property
-    def history(self) -> list[tuple[int, Action]]:
-        return self.kernel.history
+        @property
+        def setup(self) -> RoundSetup: ...
 
-    @property
-    def phase(self) -> Any:
-        return self.kernel.phase
+        @property
+        def history(self) -> list[tuple[int, Action]]: ...
 
-    @property
-    def current_player(self) -> int | None:
-        return self.kernel.current_player
+        @property
+        def phase(self) -> Any: ...
 
-    @property
-    def is_over(self) -> bool:
-        return self.kernel.is_over
+        @property
+        def current_player(self) -> int | None: ...
+
+        @property
+        def is_over(self) -> bool: ...
+
+    else:  # read through to the kernel by C-level getters: play-outs read these every step
+        setup = property(attrgetter("kernel.setup"))
+        history = property(attrgetter("kernel.history"))
+        phase = property(attrgetter("kernel.phase"))
+        current_player = property(attrgetter("kernel.current_player"))
+        is_over = property(attrgetter("kernel.is_over"))
 
     def actors(self) -> list[int]:
         return self.kernel.actors()
@@ -139,10 +144,7 @@ def _forward(cls: type[KernelRound[Any]], kernel: Kernel) -> None:
 def _through(name: str) -> property:
     """A property reading and writing the kernel's attribute `name`."""
 
-    def get(self: KernelRound[Any]) -> Any:
-        return getattr(self.kernel, name)
-
     def set_(self: KernelRound[Any], value: Any) -> None:
         setattr(self.kernel, name, value)
 
-    return property(get, set_)
+    return property(attrgetter(f"kernel.{name}"), set_)
