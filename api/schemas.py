@@ -169,13 +169,19 @@ class NumWarsOptionsInput(NumWarsOptions, frozen=True, kw_only=True, forbid_unkn
     ] = 0
 
 
+@cache
+def _numking_deck_rules(zeros: bool) -> NumKing:
+    """The two rules objects the trick and scoring endpoints need, built once."""
+    return NumKing(NumKingOptions(zeros=zeros))
+
+
 class NumKingDeckInput(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The one numking option that changes the deck, for the trick and scoring endpoints."""
 
     zeros: bool = msgspec.field(default=False)
 
     def rules(self) -> NumKing:
-        return NumKing(NumKingOptions(zeros=self.zeros))
+        return _numking_deck_rules(self.zeros)
 
 
 class NumKingOptionsInput(NumKingOptions, frozen=True, kw_only=True, forbid_unknown_fields=True):
