@@ -6,6 +6,7 @@ folder (`engine/<game>/summary.py`); this module, above the games, serves them b
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.numking import NumKing, summary as numking_summary
@@ -62,21 +63,27 @@ NOTES: dict[str, dict[str, str]] = {
 }
 
 
+_QUALITY = re.compile(r"q=(0(\.[0-9]{0,3})?|1(\.0{0,3})?)")
+
+
 def pick_language(accept_language: str | None) -> str:
-    """The first supported language of an Accept-Language header by quality; English else."""
+    """The supported language an Accept-Language header (RFC 9110 §12.5.4) ranks first by
+    quality, ties in the header's order; English else. A range is a language tag (`fr`,
+    `fr-CA`: primary subtag `fr`) or `*`; a quality is `q=` 0 … 1 with at most three
+    decimals (another parameter, or a malformed quality, leaves the range out)."""
     if not accept_language:
         return "en"
     ranked: list[tuple[float, int, str]] = []
     for index, part in enumerate(accept_language.split(",")):
-        tag, _, params = part.strip().partition(";")
+        tag, *params = (p.strip() for p in part.split(";"))
         quality = 1.0
-        params = params.strip()
-        if params.startswith("q="):
-            try:
-                quality = float(params[2:])
-            except ValueError:
-                quality = 0.0
-        ranked.append((-quality, index, tag.strip().lower()[:2]))
+        if params:
+            found = _QUALITY.fullmatch(params[-1].replace(" ", "")) if len(params) == 1 else None
+            if found is None:
+                continue
+            quality = float(found.group(0)[2:])
+        primary = tag.lower().split("-", 1)[0]
+        ranked.append((-quality, index, "en" if primary == "*" else primary))
     for negative_quality, _, language in sorted(ranked):
         if negative_quality < 0 and language in LANGUAGES:
             return language

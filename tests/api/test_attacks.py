@@ -220,3 +220,23 @@ def test_unicode_digits_are_no_integer(client: Any, players: str) -> None:
     response = client.get(f"/v1/rulesets/numwars/deck?players={players}")
     body = _problem(response, 422, "validation-error")
     assert body["errors"][0]["message"] == "must be an integer, not a string"
+
+
+@pytest.mark.parametrize(
+    ("header", "language"),
+    [
+        ("frr", "en"),
+        ("fr;q=1.5", "en"),
+        ("fr;q=inf", "en"),
+        ("fr;level=1;q=0", "en"),
+        ("fr;q=0", "en"),
+        ("fr-CA;q=0.9, en;q=0.8", "fr"),
+        ("de, fr;q=0.1", "fr"),
+        ("en;q=0.5, fr", "fr"),
+    ],
+)
+def test_accept_language_is_read_by_its_grammar(client: Any, header: str, language: str) -> None:
+    """A language range is a tag's primary subtag and a quality is 0 … 1 (RFC 9110 §12.5.4):
+    `frr` and `fr;q=1.5` were read as French (found by attacking a server)."""
+    response = client.get("/v1/rulesets/numking", headers={"accept-language": header})
+    assert response.status_code == 200 and response.headers["content-language"] == language
