@@ -78,6 +78,8 @@ def _strength_of(entry: tuple[int, str, int]) -> int:
 def declaration_error(card: str, declared: int | None) -> InvalidInput | None:
     """`infinity` needs `declared` 17 or 0; no other card takes one ("Playing a card")."""
     if card == INFINITY:
+        if declared is not None and declared not in DECLARATIONS:
+            return _bad(f"declared must be 17 or 0, not {declared!r}", "declared")
         if declared not in DECLARATIONS:
             return _bad(
                 "infinity is played with 'declared' 17 or 0",
@@ -101,6 +103,11 @@ def _check_declared(trick: Sequence[TrickCard]) -> None:
     """`infinity` carries 17 or 0 (API contract); no other card carries a declaration."""
     for i, t in enumerate(trick):
         if t.card == INFINITY:
+            if t.declared is not None and t.declared not in DECLARATIONS:
+                raise _bad(
+                    f"trick[{i}].declared must be 17 or 0, not {t.declared!r}",
+                    f"trick[{i}].declared",
+                )
             if t.declared not in DECLARATIONS:
                 raise _bad(
                     f"trick[{i}] is infinity: it needs 'declared' 17 or 0",

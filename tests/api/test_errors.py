@@ -297,7 +297,7 @@ def test_engine_refuses_an_out_of_range_streak_too() -> None:
         (
             "numking/validate-move",
             {"players": 2, "hand": [], "card": "infinity", "declared": 5},
-            None,
+            "declared",
         ),
     ],
 )
@@ -311,8 +311,8 @@ def test_integers_are_bounded_by_the_rules(
 
 def body_code(field: str | None) -> str:
     """Bounds the spec states are refused by the decoder; `declared` 5 by the engine, which
-    names what infinity needs."""
-    return "validation-error" if field is not None else "missing-declared"
+    says what infinity takes (17 or 0) and names the field."""
+    return "bad-request" if field == "declared" else "validation-error"
 
 
 def test_largest_seed_deals(client: Any) -> None:

@@ -329,8 +329,9 @@ def test_trick_infinity_without_declared_is_refused() -> None:
         assert err.code == "missing-declared" and err.errors[0].field == "trick[0].declared"
     err = invalid(
         RULES.legal_moves, 4, [], [TrickCard(0, "rainbow-1"), TrickCard(1, "infinity", 5)]
-    )
-    assert err.code == "missing-declared" and err.errors[0].field == "trick[1].declared"
+    )  # given, but neither 17 nor 0: not "missing" (found by attacking a server)
+    assert err.code == "bad-request" and err.errors[0].field == "trick[1].declared"
+    assert "must be 17 or 0, not 5" in err.message
     err = invalid(RULES.legal_moves, 4, [], [TrickCard(0, "rainbow-1", 17)])
     assert err.code == "bad-request" and err.errors[0].field == "trick[0].declared"
 
