@@ -17,7 +17,16 @@ from litestar.config.cors import CORSConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
-from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Reference, Schema, Tag
+from litestar.openapi.spec import (
+    Example,
+    OpenAPI,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Reference,
+    RequestBody,
+    Schema,
+    Tag,
+)
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 from litestar.types import Method
@@ -196,6 +205,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         engine = engine_from_settings(settings)
         fanout = Fanout()
         application.state.games = GameStore(engine, fanout)
+        application.state.max_streams = settings.max_streams
         redact_tickets()
         # Everything built so far (modules, the spec, the rules tables: 130,000 objects) lives
         # as long as the process: out of the collector's sight, a full collection scans only
@@ -319,8 +329,36 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
 
 def spec_dict(application: Litestar | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = (application or app).openapi_schema.to_schema()
+    spec = (application or app).openapi_schema
+    schema: dict[str, Any] = spec.to_schema()
+    _restore_example_nulls(spec, schema)
     return schema
+
+
+def _restore_example_nulls(spec: OpenAPI, schema: dict[str, Any]) -> None:
+    """Litestar's rendering drops every None from the spec, examples' values included, so an
+    example answer lost its `"winner": null` (a required field): put the values back whole."""
+    for path, item in (spec.paths or {}).items():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(item, method)
+            if operation is None:
+                continue
+            rendered = schema["paths"][path][method]
+            places: list[tuple[Any, dict[str, Any]]] = []
+            body = operation.request_body
+            if isinstance(body, RequestBody):
+                places.append((body, rendered.get("requestBody", {})))
+            for status, response in (operation.responses or {}).items():
+                if isinstance(response, OpenAPIResponse):
+                    places.append((response, rendered["responses"][status]))
+            for source, target in places:
+                for media_type, media in (source.content or {}).items():
+                    out = target.get("content", {}).get(media_type, {})
+                    if media.example is not None and "example" in out:
+                        out["example"] = media.example
+                    for name, example in (media.examples or {}).items():
+                        if isinstance(example, Example) and name in out.get("examples", {}):
+                            out["examples"][name]["value"] = example.value
 
 
 @cache

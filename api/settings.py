@@ -33,6 +33,12 @@ class Settings(BaseSettings):
         ge=1,
         description="open connections and tasks the server accepts before answering 503",
     )
+    max_streams: int = Field(
+        default=500,
+        ge=0,
+        description="event streams one process holds at most (then 503 too-many-streams); "
+        "keep it under max_concurrency so the rest of the API still answers",
+    )
     graceful_shutdown_seconds: int = Field(
         default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )

@@ -38,6 +38,8 @@ OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 KEEP_ALIVE_SECONDS = 15.0
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")
+_SEQ = re.compile(r"[0-9]{1,10}")  # ASCII digits only ("²" is a digit to str.isdigit)
+MAX_SEQ = 2**31 - 1
 
 
 def _problem(description: str) -> ResponseSpec:
@@ -80,6 +82,10 @@ def bearer(request: Request[Any, Any, Any]) -> str | None:
     return token
 
 
+#: Answers that may hold a seat's hand or a secret are never stored by a cache.
+NO_STORE = "no-store"
+
+
 def _etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 
@@ -106,6 +112,7 @@ CREATE_EXAMPLE = {
         "are revealed once the game is over or abandoned, so anyone can check the deal was "
         "fixed in advance and replay the export. Without `seed`, the server draws 63 random "
         "bits.\n\nAlso refused (422, limits across fields that JSON Schema cannot state): a "
+        "player name that is blank or holds a control or formatting character (`bad-name`); a "
         "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
         "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
         "(`validation-error`): integers are never coerced."
@@ -136,7 +143,7 @@ async def create_game(
     return Response(
         created,
         status_code=201,
-        headers={"Location": f"/v1/games/{created.id}", **_etag(0)},
+        headers={"Location": f"/v1/games/{created.id}", "Cache-Control": "no-store", **_etag(0)},
     )
 
 
@@ -148,7 +155,10 @@ GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
     operation_id="GetGame",
     summary="Read a stored game",
     description=(
-        "The game as one viewer sees it. Without a token: the spectator view (no hand, no "
+        "The game as one viewer sees it. Who may act now is `view.actors` (every seat that "
+        "may act: several in a simultaneous phase such as an exchange, where "
+        "`view.current_player` is null; numwin's snaps are open to any seat that holds one "
+        "in its `legal_actions`). Without a token: the spectator view (no hand, no "
         "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
         "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
         "never a spectator view. Once over: `result`, `seed` and `salt`."
@@ -160,7 +170,7 @@ GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
 )
 async def get_game(request: Request[Any, Any, Any], game_id: GameId) -> Response[GameOut]:
     game = await store(request).get(game_id, bearer(request))
-    return Response(game, headers=_etag(game.version))
+    return Response(game, headers={**_etag(game.version), "Cache-Control": NO_STORE})
 
 
 ACTION_EXAMPLES = {
@@ -190,7 +200,8 @@ ACTION_EXAMPLES = {
         "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
         "`must-follow-color`, `bad-bid` …) and the seat's `legal_actions`.\n\n"
         "Also refused (422, limits across fields that JSON Schema cannot state): an action "
-        "the rules forbid now (`illegal-move`); a card code that is no card of the game "
+        "the rules forbid now (`illegal-move`); an action `type` the game's ruleset never "
+        "has, such as a numwin `play` (`validation-error`); a card code that is no card of the game "
         "(`unknown-card`, `card-not-in-deck`); an Idempotency-Key already used for another "
         "action (`idempotency-key-reused`); `4.0` where an integer is expected "
         "(`validation-error`): integers are never coerced."
@@ -198,7 +209,15 @@ ACTION_EXAMPLES = {
     tags=[TAG],
     status_code=200,
     security=SECURITY,
-    response_headers=[ETAG_HEADER],
+    response_headers=[
+        ETAG_HEADER,
+        ResponseHeader(
+            name="Idempotent-Replayed",
+            description="`true` when the answer is the stored one of an earlier request "
+            "with the same Idempotency-Key (nothing was applied again)",
+            documentation_only=True,
+        ),
+    ],
     opt={"json_body": True},  # the body is read here (the Action union), 415 unless JSON
     responses={
         400: _problem("The body is not JSON (`malformed-json`)."),
@@ -247,7 +266,7 @@ async def post_action(
     action = decode_action(await request.body())
     answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
     version = answer["version"] if isinstance(answer, dict) else answer.version
-    headers = _etag(version)
+    headers = {**_etag(version), "Cache-Control": NO_STORE}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
     return Response(answer, headers=headers)  # type: ignore[arg-type]
@@ -307,7 +326,9 @@ async def list_events(
     description=(
         "The events of `GET /v1/games/{id}/events` as `text/event-stream`: `id:` = the event's "
         "`seq`, `event:` = its `kind`, `data:` = the event as JSON. Resume with the "
-        "`Last-Event-ID` header (or `after`). A comment line (`: keep-alive`) comes every "
+        "`Last-Event-ID` header (or `after`). A ticket is single use: when the browser's "
+        "EventSource reconnects, it gets 401 and stops; ask a new ticket and open the stream "
+        "again with `after` = the last `id` received. A comment line (`: keep-alive`) comes every "
         "15 s of silence. When the game is over or abandoned and every event is sent, an "
         "`event: end` message (`data`: the status) closes the stream; a reconnection after "
         "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
@@ -329,6 +350,10 @@ async def list_events(
         401: UNAUTHORIZED,
         404: NOT_FOUND,
         422: QUERY_REFUSED,
+        503: _problem(
+            "The server holds `NUMRULES_MAX_STREAMS` streams already (`too-many-streams`, "
+            "with `Retry-After`)."
+        ),
     },
 )
 async def stream_events(
@@ -347,6 +372,23 @@ async def stream_events(
 ) -> ServerSentEvent:
     games = store(request)
     token = bearer(request)
+    if last_event_id is not None and not (
+        _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
+    ):  # checked first: a ticket is not used up by a request refused for its header
+        raise ProblemError(
+            422,
+            "validation-error",
+            f"Last-Event-ID: must be an event seq, 0 … {MAX_SEQ}",
+            [FieldProblem("Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}")],
+        )
+    if games.fanout.streams >= request.app.state.max_streams:
+        raise ProblemError(
+            503,
+            "too-many-streams",
+            "this server holds as many event streams as it may: retry later, or read "
+            "GET /v1/games/{id}/events?after=N",
+            headers={"Retry-After": "5"},
+        )
     if ticket is not None:
         if token is not None:
             raise ProblemError(
@@ -361,13 +403,6 @@ async def stream_events(
         seat = await games.viewer(game_id, token)
     start: int = after or 0
     if last_event_id is not None:
-        if not last_event_id.isdigit() or len(last_event_id) > 10:
-            raise ProblemError(
-                422,
-                "validation-error",
-                "Last-Event-ID: must be an event seq (a non-negative integer)",
-                [FieldProblem("Last-Event-ID", "must be an event seq")],
-            )
         start = max(start, int(last_event_id))
     first = await games.events_for(game_id, seat, start)
     if first.status != "active" and not first.events and not first.more:
@@ -422,8 +457,9 @@ async def _messages(
     security=SECURITY,
     responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
 )
-async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> TicketOut:
-    return await store(request).ticket(game_id, bearer(request))
+async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> Response[TicketOut]:
+    ticket = await store(request).ticket(game_id, bearer(request))
+    return Response(ticket, status_code=201, headers={"Cache-Control": NO_STORE})
 
 
 @post(
@@ -462,12 +498,13 @@ async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> Aban
     tags=[TAG],
     responses={
         400: MALFORMED,
+        401: UNAUTHORIZED,
         404: NOT_FOUND,
         409: _problem("The game is still being played (`game-active`)."),
     },
 )
 async def export_game(request: Request[Any, Any, Any], game_id: GameId) -> ExportOut:
-    return await store(request).export(game_id)
+    return await store(request).export(game_id, bearer(request))
 
 
 route_handlers = [

@@ -29,6 +29,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 from api.body import _to_schema
 from engine.core.actions import Action
 from engine.core.events import EventBase
+from engine.core.match import MatchOutcome
 from engine.numking.view import View as NumKingView
 from engine.numwars.view import View as NumWarsView
 from engine.numwars_classic.view import View as ClassicView
@@ -55,8 +56,8 @@ def _kinds(cls: type[EventBase]) -> list[str]:
 
 def _components() -> tuple[dict[str, Any], dict[str, Any]]:
     """msgspec's schema components for the views and the action union, the views renamed."""
-    (*_, action), components = msgspec.json.schema_components(
-        [*VIEWS.values(), Action], ref_template=_REF + "{name}"
+    (*_, _outcome, action), components = msgspec.json.schema_components(
+        [*VIEWS.values(), MatchOutcome, Action], ref_template=_REF + "{name}"
     )
     renames = {f"{cls.__module__}.{cls.__qualname__}": name for name, cls in VIEWS.items()}
     encoded = msgspec.json.encode(components).decode()
@@ -134,6 +135,11 @@ def document_games(application: Litestar) -> None:
     events = schemas["EventOut"].properties
     assert events is not None
     events["kind"] = Schema(type=events["kind"].type, enum=_kinds(EventBase))  # type: ignore[union-attr]
+    outcome = Schema(one_of=[_ref("MatchOutcome"), Schema(type=OpenAPIType.NULL)])
+    for name in ("GameOut", "ExportOut"):
+        properties = schemas[name].properties
+        assert properties is not None
+        properties["result"] = outcome
     exported = schemas["ExportAction"].properties
     assert exported is not None
     exported["action"] = action

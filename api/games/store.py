@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import unicodedata
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -51,7 +52,7 @@ from api.games.schemas import (
     SeatToken,
     TicketOut,
 )
-from api.problems import Problem, ProblemError, engine_problem, make_problem
+from api.problems import FieldProblem, Problem, ProblemError, engine_problem, make_problem
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import EngineError, IllegalMove
@@ -64,11 +65,32 @@ EVENTS: Table = GameEvent.__table__  # type: ignore[assignment]
 KEYS: Table = IdempotencyKey.__table__  # type: ignore[assignment]
 TICKETS: Table = StreamTicket.__table__  # type: ignore[assignment]
 
+#: The action types each ruleset has (engine/core/actions.py): another type can never be
+#: legal in that game, so it is a 422 on the body's `type`, not a 409 `wrong-phase`.
+RULESET_ACTIONS = {
+    "numwars": ("play", "pass", "exchange", "neutralize"),
+    "numwars-classic": ("play", "pass", "exchange", "show"),
+    "numking": ("bid", "play"),
+    "numwin": ("draw", "take", "discard", "swap", "add", "snap", "call", "target", "show"),
+}
 #: 409 reasons: who may act and when is a status, not an illegal move (the contract).
 STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
 TICKET_SECONDS = 60
 GAME_ID = re.compile(r"[0-9a-f]{32}")
 EVENTS_PAGE = 1000
+
+
+def check_name(name: str, field: str) -> None:
+    """A player's name: not blank, no control or formatting character (Unicode categories Cc
+    and Cf: a NUL, which PostgreSQL cannot store, bidi overrides, zero-width spaces)."""
+    odd = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")})
+    if odd:
+        message = "a name holds no control or formatting character, not " + ", ".join(odd[:5])
+    elif not name.strip():
+        message = "a name is not blank"
+    else:
+        return
+    raise ProblemError(422, "bad-name", f"{field}: {message}", [FieldProblem(field, message)])
 
 
 def token_hash(token: str) -> str:
@@ -118,6 +140,8 @@ class GameStore:
     # -- creating -------------------------------------------------------------------------
 
     async def create(self, body: CreateGame) -> tuple[GameCreated, Match]:
+        for i, player in enumerate(body.players):
+            check_name(player.name, f"players[{i}].name")
         try:
             rules = registry.make(body.ruleset, body.options)
             seed = secrets.randbits(63) if body.seed is None else body.seed
@@ -224,9 +248,12 @@ class GameStore:
             next_after=last,
         )
 
-    async def export(self, game_id: str) -> ExportOut:
+    async def export(self, game_id: str, token: str | None = None) -> ExportOut:
+        """The record of a game over or abandoned (public then); a token, if sent, must be one
+        of its seats' (401 else, as everywhere)."""
         async with self.engine.connect() as conn:
             game = await self._game(conn, game_id)
+            await self._seat(conn, game_id, token)
             if game.status == "active":
                 raise ProblemError(
                     409,
@@ -306,6 +333,15 @@ class GameStore:
             if game.status != "active":
                 raise ProblemError.of(
                     _status_problem("game-over", f"the game is {game.status}: no more actions")
+                )
+            kinds = RULESET_ACTIONS[game.ruleset]
+            kind = msgspec.inspect.type_info(type(action)).tag  # type: ignore[attr-defined]
+            if kind not in kinds:
+                message = f"{game.ruleset} has no {kind!r} action: its actions are " + ", ".join(
+                    kinds
+                )
+                raise ProblemError(
+                    422, "validation-error", f"type: {message}", [FieldProblem("type", message)]
                 )
             match = await self._take(conn, game)
             try:
@@ -532,6 +568,14 @@ class GameStore:
         self, game: Row[Any], seat: int | None, names: list[str], match: Match
     ) -> GameOut:
         revealed = game.status != "active"
+        view = match.view(seat)
+        if game.status == "abandoned":  # nobody may act any more
+            view = msgspec.structs.replace(
+                view,
+                current_player=None,
+                actors=[],
+                legal_actions=None if seat is None else [],
+            )
         return GameOut(
             id=game.id,
             ruleset=game.ruleset,
@@ -542,7 +586,7 @@ class GameStore:
             seat=seat,
             players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
             seed_commitment=game.seed_commitment,
-            view=match.view(seat),
+            view=view,
             result=game.result,
             seed=game.seed if revealed else None,
             salt=game.salt if revealed else None,
@@ -554,8 +598,8 @@ class GameStore:
         if isinstance(exc, IllegalMove):
             if exc.reason in STATUS_REASONS:
                 return ProblemError.of(_status_problem(exc.reason, problem.detail))
-            problem = msgspec.structs.replace(
-                problem, legal_actions=msgspec.to_builtins(match.legal_actions(seat))
+            problem = msgspec.structs.replace(  # the actions, not the stateless `legal` codes
+                problem, legal=[], legal_actions=msgspec.to_builtins(match.legal_actions(seat))
             )
         return ProblemError.of(problem)
 
@@ -569,11 +613,12 @@ def _shorten(text_: str) -> str:
     return text_ if len(text_) <= 40 else text_[:40] + "…"
 
 
-_ETAG = re.compile(r'\s*(?:W/)?"([^"]*)"\s*')
+_ETAG = re.compile(r'\s*"([^"]*)"\s*')
 
 
 def _etag_matches(if_match: str, version: int) -> bool:
-    """RFC 9110 If-Match: `*`, or a list of entity tags one of which is `"<version>"`."""
+    """RFC 9110 If-Match: `*`, or a list of entity tags one of which is `"<version>"`,
+    compared strongly (§13.1.1: a weak `W/"…"` tag never matches)."""
     if if_match.strip() == "*":
         return True
     return any(

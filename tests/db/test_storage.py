@@ -241,3 +241,23 @@ def test_migrations_match_the_models_postgres(pg_head: str) -> None:
 def test_migrations_match_the_models_sqlite(sqlite_url: str) -> None:
     migrations.upgrade(sqlite_url)
     assert asyncio.run(_schema_drift(sqlite_url)) == []
+
+
+def test_foreign_keys_are_named_by_the_convention(pg_head: str) -> None:
+    """Every foreign key is `fk_<table>_game_id_games`, as the models' naming convention
+    names it (a later migration drops constraints by these names); the first migration once
+    wrote the convention's template itself (found by a newcomer)."""
+
+    async def names() -> set[str]:
+        engine = create_engine(pg_head)
+        try:
+            async with engine.connect() as conn:
+                rows = await conn.exec_driver_sql(
+                    "SELECT conname FROM pg_constraint WHERE contype = 'f'"
+                )
+                return {r[0] for r in rows}
+        finally:
+            await engine.dispose()
+
+    tables = ["game_seats", "game_actions", "game_events", "idempotency_keys", "stream_tickets"]
+    assert asyncio.run(names()) == {f"fk_{t}_game_id_games" for t in tables}

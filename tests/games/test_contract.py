@@ -248,3 +248,116 @@ def test_creation_refuses_bad_bodies(games: Any, body: dict[str, Any], code: str
     response = games.post("/v1/games", json=body)
     assert response.status_code == 422, response.text
     assert response.json()["code"] == code
+
+
+def test_an_action_the_game_never_has_is_a_422_on_its_type(games: Any) -> None:
+    """A numwin `play` or a numking `snap` can never be legal: 422 on `type`, naming the
+    game's actions, not 409 `wrong-phase` as if waiting would help (found by a newcomer)."""
+    for ruleset, players, action in (
+        ("numwin", 2, {"type": "play", "card": "red-1"}),
+        ("numking", 3, {"type": "snap", "position": 0}),
+    ):
+        table = Table(games, ruleset, players, seed=9)
+        seat = table.shadow.actors()[0]
+        response = table.post("/actions", seat, json=action)
+        assert response.status_code == 422, response.text
+        problem = response.json()
+        assert problem["code"] == "validation-error"
+        assert problem["errors"][0]["field"] == "type"
+        assert f"{ruleset} has no {action['type']!r} action" in problem["detail"]
+
+
+def test_an_abandoned_game_shows_nobody_to_act_and_export_checks_a_token(games: Any) -> None:
+    table = Table(games, "numking", 3, seed=12)
+    assert table.post("/abandon", 0).status_code == 200
+    for viewer in (None, 0, 1):
+        view = table.get("", viewer).json()["view"]
+        assert view["actors"] == [] and view["current_player"] is None
+        assert view["legal_actions"] == (None if viewer is None else [])
+    wrong = games.get(
+        f"/v1/games/{table.id}/export", headers={"Authorization": "Bearer not-a-seat-token"}
+    )
+    assert wrong.status_code == 401
+    assert table.get("/export", 2).status_code == 200 and table.get("/export").status_code == 200
+
+
+def test_an_illegal_move_lists_actions_not_codes(games: Any) -> None:
+    table = Table(games, "numking", 3, seed=13)
+    seat = table.shadow.actors()[0]
+    problem = table.post("/actions", seat, json={"type": "bid", "tricks": 60}).json()
+    assert problem["code"] == "illegal-move" and "legal" not in problem
+    assert all(a["type"] == "bid" for a in problem["legal_actions"])
+
+
+@pytest.mark.parametrize("name", ["Ada\x00", "\u202eevil", "a\u200bb", "   ", "\u0085", "a\x07b"])
+def test_names_are_plain_text(games: Any, name: str) -> None:
+    """No blank name, no control or formatting character (a NUL was a 500 from PostgreSQL;
+    bidi overrides and zero-width spaces were taken; found by attacking the server)."""
+    players = [{"name": name}, {"name": "Bo"}]
+    response = games.post("/v1/games", json={"ruleset": "numwin", "players": players})
+    assert response.status_code == 422, response.text
+    problem = response.json()
+    assert problem["code"] == "bad-name" and problem["errors"][0]["field"] == "players[0].name"
+    assert "regex" not in problem["detail"]
+    assert (
+        games.post(
+            "/v1/games", json={"ruleset": "numwin", "players": [{"name": "Zoë"}, {"name": "李"}]}
+        ).status_code
+        == 201
+    )
+
+
+def test_a_weak_etag_never_matches_if_match(games: Any) -> None:
+    table = Table(games, "numking", 3, seed=14)
+    seat, action = _actor_and_action(table)
+    weak = table.post("/actions", seat, json=action, headers={"If-Match": 'W/"0"'})
+    assert weak.status_code == 412  # RFC 9110 §13.1.1: If-Match compares strongly
+    listed = table.post("/actions", seat, json=action, headers={"If-Match": '"7", "0"'})
+    assert listed.status_code == 200
+
+
+def test_answers_with_secrets_are_not_stored_by_caches(games: Any) -> None:
+    table = Table(games, "numking", 3, seed=15)
+    assert table.get("", 0).headers["cache-control"] == "no-store"
+    seat, action = _actor_and_action(table)
+    assert table.post("/actions", seat, json=action).headers["cache-control"] == "no-store"
+    assert table.post("/stream-tickets", 0).headers["cache-control"] == "no-store"
+    created = games.post(
+        "/v1/games", json={"ruleset": "numwin", "players": [{"name": "A"}, {"name": "B"}]}
+    )
+    assert created.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize("last", ["2147483648", "9999999999", "²", "1e3", "-1"])
+def test_a_bad_last_event_id_is_422_and_spends_no_ticket(games: Any, last: str) -> None:
+    table = Table(games, "numking", 3, seed=16)
+    ticket = table.post("/stream-tickets", 0).json()["ticket"]
+    response = games.get(
+        f"/v1/games/{table.id}/stream?ticket={ticket}",
+        headers={"Last-Event-ID": last.encode()},
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["errors"][0]["field"] == "Last-Event-ID"
+    # the ticket is still good: one action, abandon, then the stream sends it and ends
+    table.step(random.Random(1))
+    assert table.post("/abandon", 0).status_code == 200
+    with games.stream("GET", f"/v1/games/{table.id}/stream?ticket={ticket}") as stream:
+        assert stream.status_code == 200
+        text = "".join(stream.iter_text())
+    assert "event: end" in text
+
+
+def test_streams_are_capped_apart_from_the_rest_of_the_api(games: Any, games_app: Any) -> None:
+    """Past NUMRULES_MAX_STREAMS open streams, a new stream is a 503 problem with Retry-After,
+    and the rest of the API still answers (a thousand spectator streams once took every
+    connection uvicorn would accept; found by attacking the server)."""
+    table = Table(games, "numking", 3, seed=17)
+    saved = games_app.state.max_streams
+    games_app.state.max_streams = 0
+    try:
+        refused = table.get("/stream")
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+        assert refused.json()["code"] == "too-many-streams"
+        assert table.get("").status_code == 200
+    finally:
+        games_app.state.max_streams = saved

@@ -731,8 +731,11 @@ def test_a_server_killed_mid_play_loses_no_answered_action(pg_head: str, tmp_pat
         for viewer in [None, 0, 1, 2]:
             assert abandoned[viewer]["status"] == "abandoned"
             assert abandoned[viewer]["version"] == version
-            assert builtins(again.view(viewer)) == abandoned[viewer]["view"]
-            assert abandoned[viewer]["view"] == playing[viewer]["view"]
+            assert builtins(again.view(viewer)) == playing[viewer]["view"]
+            # abandoned: the same view, with nobody left to act
+            stopped = {"current_player": None, "actors": []}
+            stopped["legal_actions"] = None if viewer is None else []
+            assert abandoned[viewer]["view"] == {**playing[viewer]["view"], **stopped}
     finally:
         server.stop()
     output = server.output()

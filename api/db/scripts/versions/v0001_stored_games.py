@@ -26,11 +26,12 @@ def _created() -> sa.Column[object]:
     )
 
 
-def _game_id() -> sa.Column[object]:
+def _game_id(table: str) -> sa.Column[object]:
+    """The game's id, a foreign key named as the models' convention names it."""
     return sa.Column(
         "game_id",
         sa.String(32),
-        sa.ForeignKey("games.id", name="fk_%(table_name)s_game_id_games", ondelete="CASCADE"),
+        sa.ForeignKey("games.id", name=f"fk_{table}_game_id_games", ondelete="CASCADE"),
         nullable=False,
     )
 
@@ -58,7 +59,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "game_seats",
-        _game_id(),
+        _game_id("game_seats"),
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("name", sa.Text(), nullable=False),
         sa.Column("token_hash", sa.String(64), nullable=False),
@@ -67,7 +68,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "game_actions",
-        _game_id(),
+        _game_id("game_actions"),
         sa.Column("seq", sa.Integer(), nullable=False),
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("action", JSON, nullable=False),
@@ -76,7 +77,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "game_events",
-        _game_id(),
+        _game_id("game_events"),
         sa.Column("seq", sa.Integer(), nullable=False),
         sa.Column("kind", sa.String(32), nullable=False),
         sa.Column("visibility", JSON, nullable=True),
@@ -85,7 +86,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "idempotency_keys",
-        _game_id(),
+        _game_id("idempotency_keys"),
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("key", sa.String(255), nullable=False),
         sa.Column("request_hash", sa.String(64), nullable=False),
@@ -97,7 +98,7 @@ def upgrade() -> None:
     op.create_table(
         "stream_tickets",
         sa.Column("ticket_hash", sa.String(64), nullable=False),
-        _game_id(),
+        _game_id("stream_tickets"),
         sa.Column("seat", sa.Integer(), nullable=False),
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("used", sa.Boolean(), nullable=False),
