@@ -17,6 +17,7 @@ from litestar.exceptions import (
     NotFoundException,
     ValidationException,
 )
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
@@ -100,6 +101,16 @@ class ProblemError(Exception):
         error = cls(problem.status, problem.code, problem.detail, headers=headers)
         error.problem = problem
         return error
+
+
+def problem_spec(description: str) -> ResponseSpec:
+    """An operation's documented problem answer (for `responses=` of a route)."""
+    return ResponseSpec(
+        data_container=Problem,
+        description=description,
+        media_type=MEDIA_TYPE,
+        generate_examples=False,
+    )
 
 
 def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> Response[Problem]:

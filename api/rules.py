@@ -20,7 +20,7 @@ from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.body import StrictBody
 from api.examples import EXAMPLES
-from api.problems import MEDIA_TYPE, Problem
+from api.problems import problem_spec
 from api.schemas import (
     NUMKING_MAX_ROUND,
     Catalogue,
@@ -64,13 +64,7 @@ from engine.registry import RULESETS, AnyRuleset, ruleset_class
 TAG = "Rules"
 
 
-def _problem(description: str) -> ResponseSpec:
-    return ResponseSpec(
-        data_container=Problem,
-        description=description,
-        media_type=MEDIA_TYPE,
-        generate_examples=False,
-    )
+_problem = problem_spec
 
 
 BODY_ERRORS: dict[int, ResponseSpec] = {

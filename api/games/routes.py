@@ -28,7 +28,7 @@ from api.games.schemas import (
     TicketOut,
 )
 from api.games.store import EVENTS_PAGE, GameStore
-from api.problems import MEDIA_TYPE, FieldProblem, Problem, ProblemError
+from api.problems import FieldProblem, ProblemError, problem_spec
 from engine.core.actions import Action
 
 TAG = "Stored games"
@@ -42,13 +42,7 @@ _SEQ = re.compile(r"[0-9]{1,10}")  # ASCII digits only ("²" is a digit to str.i
 MAX_SEQ = 2**31 - 1
 
 
-def _problem(description: str) -> ResponseSpec:
-    return ResponseSpec(
-        data_container=Problem,
-        description=description,
-        media_type=MEDIA_TYPE,
-        generate_examples=False,
-    )
+_problem = problem_spec
 
 
 UNAUTHORIZED = _problem("No seat token, or not a seat token of this game (`unauthorized`).")

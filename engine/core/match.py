@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, Self, TypeVar, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -79,6 +79,7 @@ __all__ = [
     "MatchRecord",
     "MatchRules",
     "RulesLookup",
+    "VersionedRules",
     "check_rules_version",
     "match_view",
     "replay",
@@ -249,6 +250,24 @@ def check_rules_version(rules: MatchRules, version: object) -> int:
             field="rules_version",
         )
     return version
+
+
+class VersionedRules:
+    """What every rules class's match policy shares (its own block declares `rules_version`
+    and `rules_versions`): `for_version`, which returns the rules object itself while a
+    ruleset has one version (a bump overrides it, see "Rules versions"), and `new_match`."""
+
+    rules_version: ClassVar[int]
+    rules_versions: ClassVar[tuple[int, ...]]
+
+    def for_version(self, version: int) -> Self:
+        """The rules object playing `version`: today `self`, version 1 being the only one."""
+        check_rules_version(cast(MatchRules, self), version)
+        return self
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match of `players`, seeded `seed`, by the ruleset's "Match" rules."""
+        return Match(cast(MatchRules, self), players, seed, rules_version)
 
 
 V = TypeVar("V", bound=BaseView)

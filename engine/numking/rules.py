@@ -56,7 +56,7 @@ from engine.core.base import (
     TrickResult,
 )
 from engine.core.cards import canonical, check_cards, info
-from engine.core.match import Match, check_rules_version
+from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
 from engine.core.tiebreak import TiebreakOutcome
@@ -90,7 +90,7 @@ class NumKingOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     first_bidder: int = 0  # first bidder (and leader) of round 1
 
 
-class NumKing:
+class NumKing(VersionedRules):
     """Num King rules: the stateless answers and round states (module docstring)."""
 
     id: ClassVar[str] = "numking"
@@ -352,15 +352,6 @@ class NumKing:
     #: replay a recorded match differently; `rules_versions` lists every version still replayed.
     rules_version: ClassVar[int] = 1
     rules_versions: ClassVar[tuple[int, ...]] = (1,)
-
-    def for_version(self, version: int) -> NumKing:
-        """The rules object playing `version`: version 1 is the only one, played by `self`."""
-        check_rules_version(self, version)
-        return self
-
-    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
-        """A whole game (rules "Rounds", "Game end") of `players`, seeded `seed`."""
-        return Match(self, players, seed, rules_version)
 
     def match_rounds(self, players: int) -> int:
         """Rounds 1 … max_cards (rules "Rounds"; checks the player count and the options)."""

@@ -49,7 +49,7 @@ from engine.core.base import (
 )
 from engine.core.cards import CARDS, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
-from engine.core.match import Match, check_rules_version
+from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
@@ -83,7 +83,7 @@ class NumWarsOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     tiebreak: bool = False  # break a tied match total as numwars-classic does
 
 
-class NumWars:
+class NumWars(VersionedRules):
     """Num Wars, secret-roles edition: the rules object (rules/numwars.md)."""
 
     id: ClassVar[str] = "numwars"
@@ -273,15 +273,6 @@ class NumWars:
     #: replay a recorded match differently; `rules_versions` lists every version still replayed.
     rules_version: ClassVar[int] = 1
     rules_versions: ClassVar[tuple[int, ...]] = (1,)
-
-    def for_version(self, version: int) -> NumWars:
-        """The rules object playing `version`: version 1 is the only one, played by `self`."""
-        check_rules_version(self, version)
-        return self
-
-    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
-        """A whole match (rules "Match") of `players`, seeded `seed` (engine.core.match)."""
-        return Match(self, players, seed, rules_version)
 
     def match_rounds(self, players: int) -> int:
         """As many rounds as players, each dealing once (rules "Match")."""

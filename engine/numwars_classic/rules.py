@@ -51,7 +51,7 @@ from engine.core.base import (
 )
 from engine.core.cards import canonical
 from engine.core.errors import InvalidInput
-from engine.core.match import Match, check_rules_version
+from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import (
     best_seats,
@@ -99,7 +99,7 @@ class ClassicOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 # The rules object
 
 
-class NumWarsClassic:
+class NumWarsClassic(VersionedRules):
     """Num Wars, classic edition: the stateless answers and the round state factory."""
 
     id: ClassVar[str] = RULESET_ID
@@ -308,15 +308,6 @@ class NumWarsClassic:
     #: replay a recorded match differently; `rules_versions` lists every version still replayed.
     rules_version: ClassVar[int] = 1
     rules_versions: ClassVar[tuple[int, ...]] = (1,)
-
-    def for_version(self, version: int) -> NumWarsClassic:
-        """The rules object playing `version`: version 1 is the only one, played by `self`."""
-        check_rules_version(self, version)
-        return self
-
-    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
-        """A whole match (rules "Match and variants") of `players`, seeded `seed` (engine.core.match)."""
-        return Match(self, players, seed, rules_version)
 
     def match_rounds(self, players: int) -> int:
         """As many rounds as players, each dealing once (rules "Match and variants")."""

@@ -40,7 +40,7 @@ from engine.core.base import (
 )
 from engine.core.cards import canonical, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
-from engine.core.match import Match, check_rules_version
+from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import (
     best_seats,
@@ -73,7 +73,7 @@ class NumWinOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     max_turns: int = 0  # end the round unscored-caller after this many turns (0: no limit)
 
 
-class NumWin:
+class NumWin(VersionedRules):
     """Num Win rules: deck, deal, round and match scoring, and the round state machine."""
 
     id: ClassVar[str] = "numwin"
@@ -247,15 +247,6 @@ class NumWin:
     #: replay a recorded match differently; `rules_versions` lists every version still replayed.
     rules_version: ClassVar[int] = 1
     rules_versions: ClassVar[tuple[int, ...]] = (1,)
-
-    def for_version(self, version: int) -> NumWin:
-        """The rules object playing `version`: version 1 is the only one, played by `self`."""
-        check_rules_version(self, version)
-        return self
-
-    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
-        """A whole match (rules "Match and variant") of `players`, seeded `seed` (engine.core.match)."""
-        return Match(self, players, seed, rules_version)
 
     def match_rounds(self, players: int) -> int:
         """As many rounds as players, each dealing once (rules "Match and variant")."""
