@@ -535,17 +535,38 @@ class GameStore:
         cached = self._cache.get(game.id)
         if cached is not None and cached.version == game.version:
             return cached.match
-        match = await self._replay(conn, game)
-        cached = self._cache.get(game.id)  # an action may have moved on meanwhile
-        if cached is None or cached.version < game.version:
+        match = await self._take(conn, game)
+        current = self._cache.get(game.id)  # an action may have moved on meanwhile
+        if current is None or current.version < game.version:
             self._put(game.id, game.version, match)
         return match
 
     async def _take(self, conn: AsyncConnection, game: Row[Any]) -> Match:
-        """The game's match at its row's version, out of the cache, to be changed."""
-        cached = self._cache.pop(game.id, None)
+        """The game's match at its row's version, out of the cache, to be changed.
+
+        A cached match behind the row (another process applied the last actions) catches up
+        by applying only the actions it lacks; without one, the log is replayed whole (once
+        per process and game: after a restart, or when the cache let it go)."""
+        cached = self._cache.pop(game.id, None)  # ours now: nobody else changes it
         if cached is not None and cached.version == game.version:
             return cached.match
+        if cached is not None and cached.version > game.version:  # a reader's older row
+            self._cache[game.id] = cached
+            return await self._replay(conn, game)
+        if cached is not None and cached.version < game.version:
+            rows = await conn.execute(
+                select(ACTIONS.c.seat, ACTIONS.c.action)
+                .where(
+                    ACTIONS.c.game_id == game.id,
+                    ACTIONS.c.seq > cached.version,
+                    ACTIONS.c.seq <= game.version,
+                )
+                .order_by(ACTIONS.c.seq)
+            )
+            match = cached.match
+            for row in rows:
+                match.apply(row.seat, msgspec.convert(row.action, Action))
+            return match
         return await self._replay(conn, game)
 
     async def _replay(self, conn: AsyncConnection, game: Row[Any]) -> Match:

@@ -361,3 +361,33 @@ def test_streams_are_capped_apart_from_the_rest_of_the_api(games: Any, games_app
         assert table.get("").status_code == 200
     finally:
         games_app.state.max_streams = saved
+
+
+def test_two_processes_playing_one_game_stay_equal_to_the_engine(games: Any, pg_head: str) -> None:
+    """Two apps on one database, as two replicas: each action goes to the other one, so each
+    one's cached match is always one action behind and catches up by applying only the
+    actions it lacks; every view and answer is held to the engine's own match."""
+    from litestar.testing import TestClient
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    other_app = create_app(Settings(database_url=pg_head))
+    with TestClient(other_app) as other:
+        store = other_app.state.games
+        replays: list[int] = []
+        full_replay = store._replay
+
+        async def counted(conn: Any, game: Any) -> Any:
+            replays.append(game.version)
+            return await full_replay(conn, game)
+
+        store._replay = counted
+        table = Table(games, "numwars-classic", 4, seed=18)
+        rng = random.Random(5)
+        clients = [games, other]
+        for step in range(40):
+            table.client = clients[step % 2]
+            table.step(rng, check_all=step % 10 == 0)
+        assert store._cache[table.id].version == table.version
+        assert len(replays) == 1  # one whole replay, at its first read; catching up since
