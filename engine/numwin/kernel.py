@@ -36,6 +36,11 @@ Choices where the spec is silent (documented here and in the API docs):
 - Ending "with no caller" on exhausted piles holds during the last turns and the fill-up too.
 - The round ends when the last of the last turns is over (snaps on that final discard come
   too late); cards still in hand at an early end are not scored.
+- A card a seat has not seen never changes what that seat may do (rules: cards moved in
+  unseen stay unknown). So the call flag is offered on a swap of any unseen card, and when
+  the card swapped out turns out to be an action card with a target, the call is made at the
+  end of the turn, after the action, if the seat then holds exactly 5 cards (else it lapses);
+  a seen action card with a target still takes its call on the target, the turn's last action.
 - A claim naming a card that is not yours (nor, under teams, your partner's) is refused with
   `not-your-decision`; other refusals use `wrong-phase`, `card-locked`, `combination-full`,
   `cannot-call`, `not-your-turn`; a position out of range is `bad-request`.
@@ -138,6 +143,9 @@ class NumWinKernel:
         self.tried = 0
         self.call_seat = -1
         self.resume_after = -1
+        #: A call flagged on a swap whose discarded card, unseen by the player, activated an
+        #: action: made at the end of the turn if the player then holds exactly 5 (Ruling).
+        self.deferred_call = False
         self.caller: int | None = None
         self.last_turns: list[int] | None = None
         self.turns = 0
@@ -434,8 +442,11 @@ class NumWinKernel:
         for p in positions:
             out.append(Swap(position=p))
             old = self.comb[seat][p]
-            if self._may_call(seat, count) and not (
-                _IS_ACTION[old] and self._has_target(seat, DECK[old])
+            # an unseen card's kind must not change what the seat may do (rules: it stays
+            # unknown): the call is offered, and deferred if that card activates (Ruling)
+            if self._may_call(seat, count) and (
+                not self.visible(seat, old)
+                or not (_IS_ACTION[old] and self._has_target(seat, DECK[old]))
             ):
                 out.append(Swap(position=p, call=True))
         if can_add:
@@ -549,7 +560,9 @@ class NumWinKernel:
         if self.locked[old]:
             raise self._illegal(seat, "card-locked", f"position {action.position} is a locked pair")
         ends = not (_IS_ACTION[old] and self._has_target(seat, DECK[old]))
-        self._check_call(seat, action.call, len(self.comb[seat]), ends)
+        defer = action.call and not ends and not self.visible(seat, old)
+        self._check_call(seat, action.call, len(self.comb[seat]), ends or defer)
+        self.deferred_call = defer
         self.call_seat = -1
         card = self.hand
         self.comb[seat][action.position] = card
@@ -600,6 +613,10 @@ class NumWinKernel:
         last = kind != "swipe" or step == 1
         count_after = self._count_after_target(seat, kind, action.seat)
         self._check_call(seat, action.call, count_after, last)
+        call = action.call
+        if last and self.deferred_call:  # the call flagged on the swap (Ruling)
+            self.deferred_call = False
+            call = call or self._may_call(seat, count_after)
         self.call_seat = -1
         events.append(
             TargetEvent(
@@ -633,7 +650,7 @@ class NumWinKernel:
             )
         elif not self._malus(action.seat, action.position, int(kind[-1]), events):
             return
-        self._end_turn(seat, action.call, events)
+        self._end_turn(seat, call, events)
 
     def _malus(self, target: int, position: int, k: int, events: list[EventBase]) -> bool:
         """Rules "malus-K": the card is set aside, K pile cards join unseen; False: exhausted."""
@@ -801,6 +818,7 @@ class NumWinKernel:
             "snap_open": self.snap_open,
             "tried": self.tried,
             "call_seat": self.call_seat,
+            "deferred_call": self.deferred_call,
             "resume_after": self.resume_after,
             "caller": self.caller,
             "last_turns": self.last_turns,
