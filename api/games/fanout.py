@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 
 import asyncpg
@@ -29,6 +30,9 @@ log = logging.getLogger("numrules.games")
 class Fanout:
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        #: When each watched game was last published (time.monotonic()): a read of its log
+        #: begun after that sees every action its streams were woken for.
+        self.published: dict[str, float] = {}
         self._connection: Any = None
         self._dsn: str | None = None
         self._reconnect: asyncio.Task[None] | None = None
@@ -55,9 +59,14 @@ class Fanout:
             waiters.discard(event)
             if not waiters:
                 del self._waiters[game_id]
+                self.published.pop(game_id, None)
 
     def publish(self, game_id: str) -> None:
-        for event in self._waiters.get(game_id, ()):
+        waiters = self._waiters.get(game_id)
+        if not waiters:
+            return
+        self.published[game_id] = time.monotonic()
+        for event in waiters:
             event.set()
 
     # -- PostgreSQL LISTEN ------------------------------------------------------------------

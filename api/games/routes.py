@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -420,6 +421,7 @@ async def _messages(
     games: GameStore, game_id: str, seat: int | None, page: EventsOut
 ) -> AsyncIterator[ServerSentEventMessage]:
     wake = games.fanout.subscribe(game_id)
+    subscribed = time.monotonic()
     wake.set()  # `page` was read before this subscription: read once more before waiting
     try:
         while True:
@@ -435,8 +437,10 @@ async def _messages(
                     await asyncio.wait_for(wake.wait(), KEEP_ALIVE_SECONDS)
                 except TimeoutError:
                     yield ServerSentEventMessage(comment="keep-alive", data=None)
+            # the last wake-up's time: a shared read begun since sees what it announced
+            since = max(games.fanout.published.get(game_id, 0.0), subscribed)
             wake.clear()  # before reading: a wake-up during the read is kept for the next wait
-            page = await games.events_for(game_id, seat, page.next_after)
+            page = await games.events_for(game_id, seat, page.next_after, since=since)
     finally:
         games.fanout.unsubscribe(game_id, wake)
 

@@ -19,10 +19,12 @@ database nor a changed match in the cache.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
 import secrets
+import time
 import unicodedata
 import uuid
 from collections import OrderedDict
@@ -119,6 +121,27 @@ def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
     return visibility is None or (seat is not None and seat in visibility)
 
 
+def _page(game: Row[Any], rows: list[Any], seat: int | None, after: int) -> EventsOut:
+    """The page `seat` may see of the event rows after `after`."""
+    events = [_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
+    last = rows[-1].seq if rows else after
+    return EventsOut(
+        events=events,
+        version=game.version,
+        status=game.status,
+        more=last < game.event_seq,
+        next_after=last,
+    )
+
+
+@dataclass
+class _Flight:
+    """A read of a game's log that streams share (GameStore.events_for)."""
+
+    started: float
+    task: asyncio.Future[tuple[Row[Any], list[Any]]]
+
+
 @dataclass
 class _Cached:
     version: int
@@ -134,6 +157,9 @@ class GameStore:
         self.notify = engine.dialect.name == "postgresql"
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._flights: dict[tuple[str, int, int], _Flight] = {}
+        #: How many reads of the log streams made (shared ones count once).
+        self.shared_reads = 0
         #: Called after an action's rows are written, before the commit (tests inject faults).
         self.before_commit: Callable[[], None] | None = None
 
@@ -214,39 +240,65 @@ class GameStore:
             return await self._events_page(conn, game, seat, after, limit)
 
     async def events_for(
-        self, game_id: str, seat: int | None, after: int, limit: int = EVENTS_PAGE
+        self,
+        game_id: str,
+        seat: int | None,
+        after: int,
+        limit: int = EVENTS_PAGE,
+        since: float | None = None,
     ) -> EventsOut:
-        """The events page of an already authenticated viewer (the event stream)."""
+        """The events page of an already authenticated viewer (the event stream).
+
+        With `since` (when the game was last published, `Fanout.published`: every action it
+        announced was committed by then), the read is shared: streams of one game woken by
+        one action join one read of the log, provided it started after `since`, so that it
+        sees every action they were woken for (a read begun earlier might not). Each stream
+        filters the shared rows by what its viewer may see.
+        """
+        if since is None:
+            async with self.engine.connect() as conn:
+                game = await self._game(conn, game_id)
+                return await self._events_page(conn, game, seat, after, limit)
+        key = (game_id, after, limit)
+        flight = self._flights.get(key)
+        if flight is None or flight.started < since:
+            flight = _Flight(time.monotonic(), asyncio.ensure_future(self._read(key)))
+            self._flights[key] = flight
+            flight.task.add_done_callback(lambda _: self._land(key, flight))
+        game, rows = await asyncio.shield(flight.task)
+        return _page(game, rows, seat, after)
+
+    def _land(self, key: tuple[str, int, int], flight: _Flight) -> None:
+        if self._flights.get(key) is flight:
+            del self._flights[key]
+
+    async def _read(self, key: tuple[str, int, int]) -> tuple[Row[Any], list[Any]]:
+        game_id, after, limit = key
+        self.shared_reads += 1
         async with self.engine.connect() as conn:
             game = await self._game(conn, game_id)
-            return await self._events_page(conn, game, seat, after, limit)
+            return game, await self._event_rows(conn, game, after, limit)
+
+    async def _event_rows(
+        self, conn: AsyncConnection, game: Row[Any], after: int, limit: int
+    ) -> list[Any]:
+        """Events after `after` up to the row's `event_seq` (read first: all committed)."""
+        rows = await conn.execute(
+            select(EVENTS.c.seq, EVENTS.c.visibility, EVENTS.c.payload)
+            .where(
+                EVENTS.c.game_id == game.id,
+                EVENTS.c.seq > after,
+                EVENTS.c.seq <= game.event_seq,
+            )
+            .order_by(EVENTS.c.seq)
+            .limit(limit)
+        )
+        return list(rows.all())
 
     async def _events_page(
         self, conn: AsyncConnection, game: Row[Any], seat: int | None, after: int, limit: int
     ) -> EventsOut:
-        """Events after `after` up to the row's `event_seq` (read first: all committed)."""
-        game_id = game.id
-        rows = (
-            await conn.execute(
-                select(EVENTS.c.seq, EVENTS.c.visibility, EVENTS.c.payload)
-                .where(
-                    EVENTS.c.game_id == game_id,
-                    EVENTS.c.seq > after,
-                    EVENTS.c.seq <= game.event_seq,
-                )
-                .order_by(EVENTS.c.seq)
-                .limit(limit)
-            )
-        ).all()
-        events = [_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
-        last = rows[-1].seq if rows else after
-        return EventsOut(
-            events=events,
-            version=game.version,
-            status=game.status,
-            more=last < game.event_seq,
-            next_after=last,
-        )
+        return _page(game, await self._event_rows(conn, game, after, limit), seat, after)
 
     async def export(self, game_id: str, token: str | None = None) -> ExportOut:
         """The record of a game over or abandoned (public then); a token, if sent, must be one
