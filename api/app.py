@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -12,7 +13,7 @@ from typing import Any, Literal
 from urllib.parse import unquote_plus
 
 import msgspec
-from litestar import Litestar, MediaType, Response, get
+from litestar import Litestar, MediaType, Request, Response, get
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.openapi import OpenAPIConfig
@@ -30,12 +31,13 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 from litestar.types import Method
+from sqlalchemy.exc import SQLAlchemyError
 from swagger_ui_bundle import swagger_ui_path
 
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.hygiene import HttpHygiene, before_request
-from api.problems import MEDIA_TYPE, handle_exception
+from api.problems import MEDIA_TYPE, ProblemError, handle_exception, problem_spec
 from api.rules import route_handlers
 from api.schemas import Health
 from api.settings import Settings
@@ -65,6 +67,39 @@ Rules-as-a-service for the Num Project card games: **Num Wars** (`numwars`, secr
     sync_to_thread=False,
 )
 def healthz() -> Health:
+    return Health(status="ok")
+
+
+#: How long /readyz waits for the database before answering 503.
+READY_TIMEOUT_SECONDS = 2.0
+
+
+@get(
+    "/readyz",
+    operation_id="Readyz",
+    summary="Readiness",
+    description=(
+        "Answers 200 when the database answers (`SELECT 1` within 2 s), else 503 "
+        "`unavailable`: a load balancer sends no traffic to a process that cannot serve "
+        "stored games."
+    ),
+    tags=["Operations"],
+    responses={503: problem_spec("The database does not answer (`unavailable`).")},
+)
+async def readyz(request: Request[Any, Any, Any]) -> Health:
+    from sqlalchemy import text
+
+    engine = request.app.state.games.engine
+    try:
+        async with asyncio.timeout(READY_TIMEOUT_SECONDS), engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except (TimeoutError, OSError, SQLAlchemyError) as exc:
+        raise ProblemError(
+            503,
+            "unavailable",
+            f"the database does not answer ({type(exc).__name__})",
+            headers={"Retry-After": "5"},
+        ) from None
     return Health(status="ok")
 
 
@@ -288,6 +323,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     application = Litestar(
         route_handlers=[
             healthz,
+            readyz,
             openapi_document,
             docs_assets,
             *route_handlers(),

@@ -391,3 +391,23 @@ def test_two_processes_playing_one_game_stay_equal_to_the_engine(games: Any, pg_
             table.step(rng, check_all=step % 10 == 0)
         assert store._cache[table.id].version == table.version
         assert len(replays) == 1  # one whole replay, at its first read; catching up since
+
+
+def test_readiness_follows_the_database(games: Any) -> None:
+    """/readyz is 200 while the database answers, a 503 problem with Retry-After when not
+    (the contract's Operations section; it was a 404)."""
+    from litestar.testing import TestClient
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    ready = games.get("/readyz")
+    assert ready.status_code == 200 and ready.json() == {"status": "ok"}
+    away = Settings(
+        database_url="postgresql+asyncpg://nobody@127.0.0.1:1/none", check_db_on_start=False
+    )
+    with TestClient(create_app(away)) as client:
+        down = client.get("/readyz")
+        assert down.status_code == 503 and down.headers["retry-after"] == "5"
+        assert down.json()["code"] == "unavailable"
+        assert client.get("/healthz").status_code == 200  # alive, not ready
