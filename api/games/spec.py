@@ -113,7 +113,30 @@ def _examples() -> dict[str, dict[str, Any]]:
         "players": [{"seat": i, "name": n} for i, n in enumerate(["Ada", "Bo", "Cy"])],
         "view": before,
     }
-    return {"CreateGame": created, "PostGameAction": acted, "GetGame": read}
+    players = [{"seat": i, "name": n} for i, n in enumerate(["Ada", "Bo", "Cy"])]
+    revealed = {"seed": 1, "salt": "3f9a…(32 hex)"}
+    return {
+        "CreateGame": created,
+        "PostGameAction": acted,
+        "GetGame": read,
+        "ListGameEvents": {
+            "events": acted["events"],
+            "version": 1,
+            "status": "active",
+            "more": False,
+            "next_after": len(acted["events"]),
+        },
+        "AbandonGame": {"id": game["id"], "status": "abandoned", "version": 1, **revealed},
+        "CreateStreamTicket": {"ticket": "…", "expires_in": 60},
+        "ExportGame": {
+            **{k: game[k] for k in ("id", "ruleset", "options", "rules_version")},
+            "status": "abandoned",
+            "players": players,
+            "seed_commitment": game["seed_commitment"],
+            **revealed,
+            "actions": [{"seq": 1, "seat": seat, "action": msgspec.to_builtins(action)}],
+        },
+    }
 
 
 def document_games(application: Litestar) -> None:

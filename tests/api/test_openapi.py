@@ -184,3 +184,16 @@ def test_every_example_answer_fits_its_schema() -> None:
                         assert not errors, (method, path, status, name, errors[:3])
                         checked += 1
     assert checked >= 25
+
+
+def test_every_stored_games_answer_has_an_example() -> None:
+    spec = json.loads(openapi_json())
+    for path, item in spec["paths"].items():
+        if not path.startswith("/v1/games"):
+            continue
+        for method, op in item.items():
+            for status, response in op["responses"].items():
+                for media_type, media in response.get("content", {}).items():
+                    if status.startswith("2"):
+                        has = media.get("examples") or media.get("example")
+                        assert has, (method, path, status, media_type)
