@@ -28,7 +28,7 @@ from api.games.schemas import (
     GameOut,
     TicketOut,
 )
-from api.games.store import EVENTS_PAGE, GameStore
+from api.games.store import EVENTS_PAGE, GameStore, unauthorized
 from api.problems import FieldProblem, ProblemError, problem_spec
 from engine.core.actions import Action
 
@@ -68,12 +68,7 @@ def bearer(request: Request[Any, Any, Any]) -> str | None:
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
-        raise ProblemError(
-            401,
-            "unauthorized",
-            "Authorization must be 'Bearer <seat token>'",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+        raise unauthorized("Authorization must be 'Bearer <seat token>'")
     return token
 
 
@@ -134,7 +129,7 @@ async def create_game(
         Body(examples=[Example(summary="Three players of Num King", value=CREATE_EXAMPLE)]),
     ],
 ) -> Response[GameCreated]:
-    created, _ = await store(request).create(data)
+    created = await store(request).create(data)
     return Response(
         created,
         status_code=201,
@@ -247,13 +242,8 @@ async def post_action(
     ] = None,
 ) -> Response[ActionOut]:
     token = bearer(request)
-    if token is None:
-        raise ProblemError(
-            401,
-            "unauthorized",
-            "acting needs the seat's token: Authorization: Bearer <token>",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    if token is None:  # before the body is read: without a token nothing else matters
+        raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
     if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
         message = "must be 1 … 255 visible ASCII characters"
         raise ProblemError(

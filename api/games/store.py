@@ -40,7 +40,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.db.models import Game, GameAction, GameEvent, GameSeat, IdempotencyKey, StreamTicket
 from api.games.fanout import CHANNEL, Fanout
 from api.games.schemas import (
-    SEED_LIMIT,
     AbandonOut,
     ActionOut,
     CreateGame,
@@ -54,7 +53,14 @@ from api.games.schemas import (
     SeatToken,
     TicketOut,
 )
-from api.problems import FieldProblem, Problem, ProblemError, engine_problem, make_problem
+from api.problems import (
+    FieldProblem,
+    Problem,
+    ProblemError,
+    engine_problem,
+    make_problem,
+    shorten,
+)
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import EngineError, IllegalMove
@@ -104,13 +110,13 @@ def commitment(seed: int, salt: str) -> str:
     return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
 
 
-def _unauthorized(detail: str) -> ProblemError:
+def unauthorized(detail: str) -> ProblemError:
+    """401 `unauthorized`, asking for a Bearer token."""
     return ProblemError(401, "unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
 
 
 def _not_found(game_id: str) -> ProblemError:
-    shown = game_id if len(game_id) <= 40 else game_id[:40] + "…"
-    return ProblemError(404, "not-found", f"no game {shown!r}")
+    return ProblemError(404, "not-found", f"no game {shorten(game_id)!r}")
 
 
 def _event_out(seq: int, payload: dict[str, Any]) -> EventOut:
@@ -165,7 +171,7 @@ class GameStore:
 
     # -- creating -------------------------------------------------------------------------
 
-    async def create(self, body: CreateGame) -> tuple[GameCreated, Match]:
+    async def create(self, body: CreateGame) -> GameCreated:
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")
         try:
@@ -217,7 +223,7 @@ class GameStore:
             ],
             view=match.view(None),
         )
-        return created, match
+        return created
 
     # -- reading --------------------------------------------------------------------------
 
@@ -348,7 +354,7 @@ class GameStore:
         """Apply `action` for the token's seat; returns the answer and whether it is the
         stored answer of an earlier request with the same `Idempotency-Key`."""
         if token is None:
-            raise _unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
+            raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
         published = False
         async with self.engine.begin() as conn:
@@ -379,7 +385,7 @@ class GameStore:
                     412,
                     "version-mismatch",
                     f"the game is at version {game.version}, not the one in If-Match "
-                    f"({_shorten(if_match)}): read it again",
+                    f"({shorten(if_match)}): read it again",
                     headers={"ETag": f'"{game.version}"'},
                 )
             if game.status != "active":
@@ -387,7 +393,7 @@ class GameStore:
                     _status_problem("game-over", f"the game is {game.status}: no more actions")
                 )
             kinds = RULESET_ACTIONS[game.ruleset]
-            kind = msgspec.inspect.type_info(type(action)).tag  # type: ignore[attr-defined]
+            kind = type(action).__struct_config__.tag
             if kind not in kinds:
                 message = f"{game.ruleset} has no {kind!r} action: its actions are " + ", ".join(
                     kinds
@@ -471,7 +477,7 @@ class GameStore:
 
     async def abandon(self, game_id: str, token: str | None) -> AbandonOut:
         if token is None:
-            raise _unauthorized("abandoning needs a seat's token: Authorization: Bearer <token>")
+            raise unauthorized("abandoning needs a seat's token: Authorization: Bearer <token>")
         async with self.engine.begin() as conn:
             game = await self._game(conn, game_id, lock=True)
             await self._seat(conn, game_id, token)
@@ -497,7 +503,7 @@ class GameStore:
 
     async def ticket(self, game_id: str, token: str | None) -> TicketOut:
         if token is None:
-            raise _unauthorized("a stream ticket needs a seat's token: Authorization: Bearer")
+            raise unauthorized("a stream ticket needs a seat's token: Authorization: Bearer")
         ticket = secrets.token_urlsafe(32)
         async with self.engine.begin() as conn:
             await self._game(conn, game_id)
@@ -532,7 +538,7 @@ class GameStore:
                 )
             ).first()
         if row is None:
-            raise _unauthorized("the stream ticket is unknown, used or expired: ask for a new one")
+            raise unauthorized("the stream ticket is unknown, used or expired: ask for a new one")
         return int(row.seat)
 
     async def viewer(self, game_id: str, token: str | None) -> int | None:
@@ -567,7 +573,7 @@ class GameStore:
             )
         ).first()
         if row is None or not hmac.compare_digest(row.token_hash, digest):
-            raise _unauthorized("the token is not a seat token of this game")
+            raise unauthorized("the token is not a seat token of this game")
         return int(row.seat)
 
     async def _names(self, conn: AsyncConnection, game_id: str) -> list[str]:
@@ -682,10 +688,6 @@ def _status_problem(reason: str, detail: str) -> Problem:
     return msgspec.structs.replace(problem, reason=reason)
 
 
-def _shorten(text_: str) -> str:
-    return text_ if len(text_) <= 40 else text_[:40] + "…"
-
-
 _ETAG = re.compile(r'\s*"([^"]*)"\s*')
 
 
@@ -700,4 +702,4 @@ def _etag_matches(if_match: str, version: int) -> bool:
     )
 
 
-__all__ = ["SEED_LIMIT", "GameStore", "commitment", "token_hash"]
+__all__ = ["GameStore", "commitment", "token_hash", "unauthorized"]
