@@ -239,6 +239,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
 
         engine = engine_from_settings(settings)
         fanout = Fanout()
+        application.state.db = engine
         application.state.games = GameStore(engine, fanout)
         application.state.max_streams = settings.max_streams
         redact_tickets()

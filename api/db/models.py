@@ -1,4 +1,5 @@
-"""The stored-games tables (issue 11, contract "Stored games").
+"""The tables: stored games (issue 11, contract "Stored games"), accounts and score sheets
+(issue 12, contract "Accounts, score sheets, history").
 
 A game is its match record: ruleset, options, rules version, seed and salt, seats, and an
 append-only action log numbered per game (unique `(game_id, seq)`). Events are stored as each
@@ -71,6 +72,10 @@ class Game(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     event_seq: Mapped[int] = mapped_column(Integer, default=0)  # the last event's seq
     result: Mapped[dict[str, Any] | None]  # the match's result once over
+    #: The account that created it (a session is needed for numking and numwin games).
+    creator_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="SET NULL")
+    )
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -86,6 +91,12 @@ class GameSeat(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(Text)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: The account named for this seat at creation (`"account"` in `players`); it may act
+    #: for the seat with its session once `joined` (`POST .../seats/{seat}/join`).
+    account_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="SET NULL"), index=True
+    )
+    joined: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class GameAction(Base):
@@ -139,3 +150,129 @@ class StreamTicket(Base):
     seat: Mapped[int] = mapped_column(Integer)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+# --- accounts (rules/app.md "Accounts") ------------------------------------------------------
+
+
+class Account(Base):
+    """A player's account. `pseudo_key` / `email_key` are the case-folded forms that make
+    pseudos and emails unique case-insensitively; the password is kept only as an Argon2id
+    hash."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    pseudo: Mapped[str] = mapped_column(String(64))
+    pseudo_key: Mapped[str] = mapped_column(String(64), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    email_key: Mapped[str | None] = mapped_column(String(320), unique=True)
+    email_verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    password_hash: Mapped[str] = mapped_column(Text)
+    age_range: Mapped[str] = mapped_column(String(16))
+    locale: Mapped[str] = mapped_column(String(8))
+    terms_version: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = _now()
+
+
+class AccountSession(Base):
+    """A session: the sha256 of its bearer token (never the token), expiring, revocable by
+    deleting the row."""
+
+    __tablename__ = "account_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = _now()
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class AccountToken(Base):
+    """A single-use, expiring token sent by email: `purpose` is `verify` (the address in
+    `email` is the one being verified) or `reset` (a password reset). Stored hashed."""
+
+    __tablename__ = "account_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    purpose: Mapped[str] = mapped_column(String(16))
+    email: Mapped[str | None] = mapped_column(String(320))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class LoginThrottle(Base):
+    """Failed log-ins counted per key (`account:<id>` or `address:<ip>`) in a fixed window,
+    in the database so that the limit holds across replicas."""
+
+    __tablename__ = "login_throttle"
+
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# --- score sheets (rules/app.md "Score sheets") -----------------------------------------------
+
+
+class Sheet(Base):
+    """A score sheet: a match played with physical cards. Owned by an account, or anonymous
+    (Num Wars editions only) and edited with a sheet token kept only hashed."""
+
+    __tablename__ = "scoresheets"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]]
+    name: Mapped[str | None] = mapped_column(Text)
+    owner_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    planned_rounds: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = _now()
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+
+def _sheet_fk() -> Mapped[str]:
+    return mapped_column(
+        String(32), ForeignKey("scoresheets.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class SheetPlayer(Base):
+    """A player of a sheet, by position; `account_id` when the player is an account (kept
+    NULL, the name staying, when that account is deleted), `confirmed` once that account
+    confirmed the sheet (only then it counts in its stats)."""
+
+    __tablename__ = "scoresheet_players"
+
+    sheet_id: Mapped[str] = _sheet_fk()
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    account_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="SET NULL"), index=True
+    )
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SheetRound(Base):
+    """A round of a sheet, `n` 1-based: what was sent (`input`, the score-round body) and
+    the engine's answer (`scores`)."""
+
+    __tablename__ = "scoresheet_rounds"
+
+    sheet_id: Mapped[str] = _sheet_fk()
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dealer: Mapped[int] = mapped_column(Integer)
+    input: Mapped[dict[str, Any]]
+    scores: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = _now()

@@ -28,8 +28,9 @@ from api.games.schemas import (
     GameOut,
     TicketOut,
 )
-from api.games.store import EVENTS_PAGE, GameStore, unauthorized
+from api.games.store import EVENTS_PAGE, GameStore
 from api.problems import FieldProblem, ProblemError, problem_spec
+from api.tokens import bearer, unauthorized
 from engine.core.actions import Action
 
 TAG = "Stored games"
@@ -37,7 +38,6 @@ SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}]
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")
 _SEQ = re.compile(r"[0-9]{1,10}")  # ASCII digits only ("²" is a digit to str.isdigit)
 MAX_SEQ = 2**31 - 1
@@ -57,19 +57,6 @@ QUERY_REFUSED = _problem(
 def store(request: Request[Any, Any, Any]) -> GameStore:
     games: GameStore = request.app.state.games
     return games
-
-
-def bearer(request: Request[Any, Any, Any]) -> str | None:
-    """The token of `Authorization: Bearer <token>` (None without the header); anything else
-    in the header is 401, never read as a spectator."""
-    header = request.headers.get("authorization")
-    if header is None:
-        return None
-    scheme, _, token = header.strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
-        raise unauthorized("Authorization must be 'Bearer <seat token>'")
-    return token
 
 
 #: Answers that may hold a seat's hand or a secret are never stored by a cache.
@@ -159,7 +146,7 @@ GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
     responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
 )
 async def get_game(request: Request[Any, Any, Any], game_id: GameId) -> Response[GameOut]:
-    game = await store(request).get(game_id, bearer(request))
+    game = await store(request).get(game_id, bearer(request, "seat token"))
     return Response(game, headers={**_etag(game.version), "Cache-Control": NO_STORE})
 
 
@@ -241,7 +228,7 @@ async def post_action(
         ),
     ] = None,
 ) -> Response[ActionOut]:
-    token = bearer(request)
+    token = bearer(request, "seat token")
     if token is None:  # before the body is read: without a token nothing else matters
         raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
     if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
@@ -305,7 +292,7 @@ async def list_events(
     after: After = 0,
     limit: Annotated[int, Parameter(ge=1, le=EVENTS_PAGE)] = EVENTS_PAGE,
 ) -> EventsOut:
-    return await store(request).events(game_id, bearer(request), after, limit)
+    return await store(request).events(game_id, bearer(request, "seat token"), after, limit)
 
 
 @get(
@@ -360,7 +347,7 @@ async def stream_events(
     ] = None,
 ) -> ServerSentEvent:
     games = store(request)
-    token = bearer(request)
+    token = bearer(request, "seat token")
     if last_event_id is not None and not (
         _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
     ):  # checked first: a ticket is not used up by a request refused for its header
@@ -450,7 +437,7 @@ async def _messages(
     responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
 )
 async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> Response[TicketOut]:
-    ticket = await store(request).ticket(game_id, bearer(request))
+    ticket = await store(request).ticket(game_id, bearer(request, "seat token"))
     return Response(ticket, status_code=201, headers={"Cache-Control": NO_STORE})
 
 
@@ -473,7 +460,7 @@ async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> Res
     },
 )
 async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> AbandonOut:
-    return await store(request).abandon(game_id, bearer(request))
+    return await store(request).abandon(game_id, bearer(request, "seat token"))
 
 
 @get(
@@ -496,7 +483,7 @@ async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> Aban
     },
 )
 async def export_game(request: Request[Any, Any, Any], game_id: GameId) -> ExportOut:
-    return await store(request).export(game_id, bearer(request))
+    return await store(request).export(game_id, bearer(request, "seat token"))
 
 
 route_handlers = [

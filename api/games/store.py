@@ -25,8 +25,6 @@ import hmac
 import re
 import secrets
 import time
-import unicodedata
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,6 +59,7 @@ from api.problems import (
     make_problem,
     shorten,
 )
+from api.tokens import check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import EngineError, IllegalMove
@@ -88,31 +87,9 @@ GAME_ID = re.compile(r"[0-9a-f]{32}")
 EVENTS_PAGE = 1000
 
 
-def check_name(name: str, field: str) -> None:
-    """A player's name: not blank, no control or formatting character (Unicode categories Cc
-    and Cf: a NUL, which PostgreSQL cannot store, bidi overrides, zero-width spaces)."""
-    odd = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")})
-    if odd:
-        message = "a name holds no control or formatting character, not " + ", ".join(odd[:5])
-    elif not name.strip():
-        message = "a name is not blank"
-    else:
-        return
-    raise ProblemError(422, "bad-name", f"{field}: {message}", [FieldProblem(field, message)])
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def commitment(seed: int, salt: str) -> str:
     """The contract's `seed_commitment`: lowercase hex sha256 of ``"<seed>:<salt>"``."""
     return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
-
-
-def unauthorized(detail: str) -> ProblemError:
-    """401 `unauthorized`, asking for a Bearer token."""
-    return ProblemError(401, "unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
 
 
 def _not_found(game_id: str) -> ProblemError:
@@ -180,9 +157,9 @@ class GameStore:
             match = Match(rules, len(body.players), seed)
         except EngineError as exc:
             raise ProblemError.of(engine_problem(exc)) from None
-        game_id = uuid.uuid4().hex
+        game_id = new_id()
         salt = secrets.token_hex(16)
-        tokens = [secrets.token_urlsafe(32) for _ in body.players]
+        tokens = [new_token() for _ in body.players]
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         async with self.engine.begin() as conn:
             await conn.execute(
@@ -504,7 +481,7 @@ class GameStore:
     async def ticket(self, game_id: str, token: str | None) -> TicketOut:
         if token is None:
             raise unauthorized("a stream ticket needs a seat's token: Authorization: Bearer")
-        ticket = secrets.token_urlsafe(32)
+        ticket = new_token()
         async with self.engine.begin() as conn:
             await self._game(conn, game_id)
             seat = await self._seat(conn, game_id, token)

@@ -28,6 +28,13 @@ TABLES = {
     "game_events",
     "idempotency_keys",
     "stream_tickets",
+    "accounts",
+    "account_sessions",
+    "account_tokens",
+    "login_throttle",
+    "scoresheets",
+    "scoresheet_players",
+    "scoresheet_rounds",
 }
 
 
@@ -244,8 +251,8 @@ def test_migrations_match_the_models_sqlite(sqlite_url: str) -> None:
 
 
 def test_foreign_keys_are_named_by_the_convention(pg_head: str) -> None:
-    """Every foreign key is `fk_<table>_game_id_games`, as the models' naming convention
-    names it (a later migration drops constraints by these names); the first migration once
+    """Every foreign key is `fk_<table>_<column>_<referred table>`, as the models' naming
+    convention names it (a later migration drops constraints by these names); the first migration once
     wrote the convention's template itself (found by a newcomer)."""
 
     async def names() -> set[str]:
@@ -259,5 +266,12 @@ def test_foreign_keys_are_named_by_the_convention(pg_head: str) -> None:
         finally:
             await engine.dispose()
 
-    tables = ["game_seats", "game_actions", "game_events", "idempotency_keys", "stream_tickets"]
-    assert asyncio.run(names()) == {f"fk_{t}_game_id_games" for t in tables}
+    from api.db.models import Base
+
+    expected = {
+        f"fk_{table.name}_{fk.parent.name}_{fk.column.table.name}"
+        for table in Base.metadata.tables.values()
+        for fk in table.foreign_keys
+    }
+    assert "fk_game_seats_game_id_games" in expected
+    assert asyncio.run(names()) == expected

@@ -1,0 +1,1 @@
+"""Accounts (contract "Accounts, score sheets, history", rules/app.md "Accounts")."""
