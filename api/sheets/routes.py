@@ -1,0 +1,644 @@
+"""The score-sheet, history and stats endpoints (api-contract.md, "Accounts, score sheets,
+history"): handlers only read the request, call :class:`api.sheets.store.SheetStore` or
+:mod:`api.sheets.stats`, and shape the answer. The rulings they apply are in the store's
+docstring."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, delete, get, patch, post, put
+from litestar.datastructures import ResponseHeader
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example, Reference, Schema
+from litestar.params import Body, Parameter
+from litestar.typing import FieldDefinition
+
+from api.accounts.sessions import database, optional_session, require_session, session_caller
+from api.body import StrictBody, decode_error
+from api.problems import FieldProblem, ProblemError, problem_spec
+from api.sheets import stats as sheet_stats
+from api.sheets.schemas import (
+    HISTORY_MAX,
+    HISTORY_PAGE,
+    ROUND_BODIES,
+    ClaimSheet,
+    CreateSheet,
+    HistoryItem,
+    HistoryOut,
+    NumWarsRoundIn,
+    PatchSheet,
+    RoleStats,
+    RoundAnswer,
+    RoundOut,
+    RulesetStats,
+    SheetCreated,
+    SheetOut,
+    SheetPlayerOut,
+    StatsOut,
+)
+from api.sheets.store import Auth, SheetStore, make_rules, round_input, score, settle
+from api.tokens import bearer
+
+TAG = "Score sheets"
+NO_STORE = {"Cache-Control": "no-store"}
+INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
+
+_problem = problem_spec
+MALFORMED = _problem("The request is malformed (`malformed-json` for a body that is not JSON).")
+TOO_LARGE = _problem("The body is larger than 64 KiB (`body-too-large`).")
+NOT_JSON = _problem("The body is not declared as JSON (`unsupported-media-type`).")
+UNAUTHORIZED = _problem(
+    "A bearer token that is neither a live session nor this sheet's token, or none where one "
+    "is needed (`unauthorized`)."
+)
+NOT_FOUND = _problem(
+    "No such sheet, or none this caller may see or change (`not-found`): a sheet is never "
+    "403, its existence is not revealed."
+)
+SESSION_NEEDED = _problem("No live session (`unauthorized`).")
+FINISHED = _problem(
+    "The match is over: a round past `planned_rounds` that no tie-break calls for, or a "
+    "change that would leave such a round (`sheet-finished`)."
+)
+ROUND_REFUSED = _problem(
+    "The round breaks the contract: the ruleset's score-round refusals (`unknown-card`, "
+    "`duplicate-card` …), a player count other than the sheet's (`bad-player-count`), other "
+    "options than the sheet's (`options-mismatch`), numking `cards` or `streak` other than "
+    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`)."
+)
+ROUND_ALSO = (
+    "Also refused (422, limits across fields that JSON Schema cannot state): a body that is "
+    "not the sheet ruleset's round (`validation-error`, `unknown-field`); a number of players "
+    "other than the sheet's (`bad-player-count`); `options` other than the sheet's "
+    "(`options-mismatch`); numking `cards` other than the round number (`cards-mismatch`) or a "
+    "`streak` other than the earlier rounds give (`streak-mismatch`); a `dealer` off the table "
+    "(`bad-request`); the ruleset's own score-round refusals (`card-not-in-deck`, "
+    "`duplicate-card` …); a numking round that a renumbering leaves with more bids or tricks "
+    f"than cards; {INTEGERS}."
+)
+
+SheetId = Annotated[str, Parameter(description="the sheet's id (32 hex digits)", max_length=64)]
+RoundNo = Annotated[int, Parameter(ge=1, le=1000, description="the round's number, 1-based")]
+
+
+def sheets(request: Request[Any, Any, Any]) -> SheetStore:
+    return SheetStore(database(request))
+
+
+async def _auth(request: Request[Any, Any, Any]) -> Auth:
+    token = bearer(request, "session or sheet token")
+    caller = None if token is None else await session_caller(database(request), token)
+    return Auth(token, caller)
+
+
+class RoundBody(StrictBody[NumWarsRoundIn]):
+    """A round's body: its struct depends on the sheet's ruleset, known only once the sheet is
+    read, so the body is only parsed here (400 unless JSON) and decoded strictly by the store;
+    the spec states it as one of the four rulesets' round structs."""
+
+    def decode_bytes(self, value: bytes) -> Any:
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError as exc:
+            raise decode_error(exc) from None
+        except RecursionError:
+            message = "the body is nested too deeply to be a round"
+            raise ProblemError(
+                422, "validation-error", message, [FieldProblem("body", message)]
+            ) from None
+
+    @classmethod
+    def create_openapi_schema(
+        cls, field_definition: FieldDefinition, handler_id: str, schema_creator: Any
+    ) -> Reference | Schema:
+        one_of = [
+            StrictBody.create_openapi_schema.__func__(  # type: ignore[attr-defined]
+                cls, FieldDefinition.from_annotation(model), handler_id, schema_creator
+            )
+            for model in ROUND_BODIES.values()
+        ]
+        return Schema(any_of=one_of, examples=[value for _, value in ROUND_EXAMPLES])
+
+
+# --- examples: the engine's real answers ------------------------------------------------------
+
+EXAMPLE_ID = "3f6c1d2e9a8b47c5b0e4d7a1c2f3e4d5"
+EXAMPLE_TIME = datetime(2026, 12, 1, 20, 30, tzinfo=UTC)
+CREATE_EXAMPLE = {
+    "ruleset": "numwars-classic",
+    "players": [{"name": "Ada", "account": "ada"}, {"name": "Bo"}, {"name": "Cy"}],
+}
+CLASSIC_ROUND = {
+    "players": [
+        {"captured": ["rainbow-14", "shadow-14", "red-16", "red-8", "blue-8", "joker"]},
+        {"captured": ["red-2", "blue-2", "green-2", "rainbow-5"]},
+        {"captured": ["yellow-9", "green-11"]},
+    ]
+}
+ROUND_EXAMPLES: list[tuple[str, dict[str, Any]]] = [
+    ("numwars-classic: the piles of three players", CLASSIC_ROUND),
+    (
+        "numking: bids and tricks (cards and streaks derived)",
+        {"players": [{"bid": 1, "tricks": 1}, {"bid": 0, "tricks": 0}, {"bid": 0, "tricks": 0}]},
+    ),
+    (
+        "numwars: piles, roles, the Bomb's outcome, the dealer",
+        {
+            "players": [
+                {"captured": ["red-5", "blue-5", "green-5", "bomb"], "role": "demineur"},
+                {"captured": ["red-12"], "pairs": [["rainbow-7", "shadow-7"]], "role": "poseur"},
+                {"captured": ["blue-1", "green-1"], "role": "agent"},
+                {"captured": ["rainbow-4", "joker"], "role": "complice"},
+            ],
+            "bomb_outcome": "stolen",
+            "dealer": 2,
+        },
+    ),
+]
+
+
+def _example_sheet() -> tuple[SheetOut, RoundAnswer]:
+    rules = make_rules("numwars-classic", {})
+    data, _ = round_input(rules, 3, 1, CLASSIC_ROUND, None)
+    scores = score(rules, data)
+    standing = settle(rules, 3, 3, [scores])
+    answer = RoundAnswer(
+        n=1,
+        dealer=0,
+        input=data,
+        scores=scores,
+        totals=standing.totals,
+        leader=standing.leader,
+        finished=standing.finished,
+        winners=standing.winners,
+        teams=standing.teams,
+    )
+    sheet = SheetOut(
+        id=EXAMPLE_ID,
+        ruleset="numwars-classic",
+        options=msgspec.to_builtins(rules.options),
+        owner="ada",
+        players=[
+            SheetPlayerOut(name="Ada", account="ada", confirmed=True),
+            SheetPlayerOut(name="Bo", account=None, confirmed=False),
+            SheetPlayerOut(name="Cy", account=None, confirmed=False),
+        ],
+        planned_rounds=3,
+        rounds=[RoundOut(n=1, dealer=0, input=data, scores=scores)],
+        totals=standing.totals,
+        leader=standing.leader,
+        finished=False,
+        winners=[],
+        teams=None,
+        version=1,
+        created_at=EXAMPLE_TIME,
+        updated_at=EXAMPLE_TIME,
+    )
+    return sheet, answer
+
+
+EXAMPLE_SHEET, EXAMPLE_ROUND = _example_sheet()
+EXAMPLE_CREATED = SheetCreated(
+    **{
+        **msgspec.structs.asdict(EXAMPLE_SHEET),
+        "owner": None,
+        "players": [
+            SheetPlayerOut(name=n, account=None, confirmed=False) for n in ("Ada", "Bo", "Cy")
+        ],
+        "rounds": [],
+        "totals": [0, 0, 0],
+        "leader": None,
+        "version": 0,
+    },
+    token="kq3J6v0mX2cV8aXbT1yL5nR7sW9dE4fG0hJ2kL4mN6o",
+)
+EXAMPLE_HISTORY = HistoryOut(
+    items=[
+        HistoryItem(
+            kind="scoresheet",
+            id=EXAMPLE_ID,
+            ruleset="numwars-classic",
+            finished=True,
+            won=True,
+            at=EXAMPLE_TIME,
+        ),
+        HistoryItem(
+            kind="game",
+            id="9d8c7b6a5f4e43d2c1b0a9f8e7d6c5b4",
+            ruleset="numking",
+            finished=False,
+            won=False,
+            at=datetime(2026, 11, 30, 18, 0, tzinfo=UTC),
+        ),
+    ],
+    next_cursor=None,
+)
+EXAMPLE_STATS = StatsOut(
+    rulesets={
+        "numwars": RulesetStats(
+            played=2,
+            won=1,
+            win_rate=0.5,
+            average_round_score=31.25,
+            best_round_score=72,
+            by_role={
+                "agent": RoleStats(rounds=3, average_score=18.0),
+                "poseur": RoleStats(rounds=5, average_score=39.0),
+            },
+        ),
+        "numwin": RulesetStats(
+            played=1, won=0, win_rate=0.0, average_round_score=14.5, best_round_score=3
+        ),
+    }
+)
+
+
+def _ok(
+    container: type[Any], summary: str, value: msgspec.Struct, status: str = "OK"
+) -> ResponseSpec:
+    return ResponseSpec(
+        data_container=container,
+        description=status,
+        examples=[Example(summary=summary, value=msgspec.to_builtins(value))],
+        generate_examples=False,
+    )
+
+
+SHEET_OK = _ok(SheetOut, "A numwars-classic sheet after its first round", EXAMPLE_SHEET)
+BODY_ERRORS = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}
+
+
+# --- sheets -----------------------------------------------------------------------------------
+
+
+@post(
+    "/v1/scoresheets",
+    operation_id="CreateScoresheet",
+    summary="Start a score sheet",
+    description=(
+        "A score sheet keeps a match played with physical cards: the service scores each round "
+        "sent (`POST …/rounds`) with the engine and keeps the totals, the leader and the "
+        "winners. `planned_rounds` defaults to the ruleset's match length. A player may name "
+        "an account by its pseudo (`account`, case-insensitive): that account may read the "
+        "sheet, sees it in its history, and it counts in its stats once it confirms it "
+        "(`POST …/confirm`; the owner's own player entries count at once).\n\n"
+        "With a session (`Authorization: Bearer <session token>`) the account owns the sheet. "
+        "`numking` and `numwin` sheets need one (401 `community-locked`). A `numwars` or "
+        "`numwars-classic` sheet made without a session answers a secret `token`, shown only "
+        "here and kept only hashed: send it as `Authorization: Bearer <sheet token>` to change "
+        "the sheet, or claim the sheet for an account (`POST …/claim`).\n\n"
+        "Also refused (422, limits across fields that JSON Schema cannot state): a player name "
+        "that is blank or holds a control or formatting character (`bad-name`); a number of "
+        "players outside the ruleset's range (`bad-player-count`); an unknown or ill-typed "
+        "option (`bad-option`); an `account` no account has (`unknown-account`) or named "
+        "twice (`duplicate-account`); numking `planned_rounds` above its match length "
+        f"(`bad-request`); {INTEGERS}."
+    ),
+    status_code=201,
+    dto=StrictBody[CreateSheet],
+    return_dto=None,
+    tags=[TAG],
+    response_headers=[
+        ResponseHeader(
+            name="Location", description="`/v1/scoresheets/{id}`", documentation_only=True
+        )
+    ],
+    responses={
+        201: _ok(
+            SheetCreated, "An anonymous Num Wars sheet and its token", EXAMPLE_CREATED, "Created"
+        ),
+        **BODY_ERRORS,
+        401: _problem(
+            "`community-locked`: a numking or numwin sheet without a session; `unauthorized`: "
+            "a bearer token that is no live session."
+        ),
+        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+    },
+)
+async def create_sheet(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        CreateSheet,
+        Body(examples=[Example(summary="Three players of Num Wars classic", value=CREATE_EXAMPLE)]),
+    ],
+) -> Response[SheetCreated]:
+    caller = await optional_session(request)
+    created = await sheets(request).create(data, caller)
+    return Response(
+        created,
+        status_code=201,
+        headers={"Location": f"/v1/scoresheets/{created.id}", **NO_STORE},
+    )
+
+
+@get(
+    "/v1/scoresheets/{sheet_id:str}",
+    operation_id="GetScoresheet",
+    summary="Read a score sheet",
+    description=(
+        "The sheet: players, planned rounds, each round (`input`: the complete score-round "
+        "request it was scored from, `scores`: the engine's answer), the totals by player over "
+        "the regular rounds, the `leader` (an index into `players`, null before the first "
+        "round), whether the match is `finished` and its `winners` (empty until then; highest "
+        "total wins, lowest in numwin; numwars-classic tie-break rounds, past `planned_rounds`, "
+        "decide a tie). The owner's session, the sheet token, or the session of an account "
+        "named as a player may read it; anyone else gets 404."
+    ),
+    tags=[TAG],
+    responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+)
+async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
+    sheet = await sheets(request).get(sheet_id, await _auth(request))
+    return Response(sheet, headers=NO_STORE)
+
+
+@patch(
+    "/v1/scoresheets/{sheet_id:str}",
+    operation_id="UpdateScoresheet",
+    summary="Rename players or change the planned rounds",
+    description=(
+        "The owner (or the sheet token) renames the players (`players`: every player's new "
+        "`name`, in order; accounts named stay) or changes `planned_rounds`. A change of "
+        "`planned_rounds` clears the confirmations of the other accounts named on the sheet "
+        "(they confirm the sheet as it is).\n\n"
+        "Also refused: a `planned_rounds` that leaves recorded rounds past it that no tie-break "
+        "calls for (409 `sheet-finished`); a `players` list of another length "
+        "(`bad-player-count`); a blank name (`bad-name`); numking `planned_rounds` above its "
+        f"match length (`bad-request`); {INTEGERS}."
+    ),
+    dto=StrictBody[PatchSheet],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        200: SHEET_OK,
+        **BODY_ERRORS,
+        401: UNAUTHORIZED,
+        404: NOT_FOUND,
+        409: FINISHED,
+        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+    },
+)
+async def update_sheet(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    data: Annotated[
+        PatchSheet,
+        Body(examples=[Example(summary="Play two more rounds", value={"planned_rounds": 5})]),
+    ],
+) -> Response[SheetOut]:
+    sheet = await sheets(request).patch(sheet_id, await _auth(request), data)
+    return Response(sheet, headers=NO_STORE)
+
+
+@delete(
+    "/v1/scoresheets/{sheet_id:str}",
+    operation_id="DeleteScoresheet",
+    summary="Delete a score sheet",
+    description="The owner (or the sheet token) deletes the sheet and its rounds.",
+    tags=[TAG],
+    status_code=204,
+    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+)
+async def delete_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> None:
+    await sheets(request).delete(sheet_id, await _auth(request))
+
+
+# --- rounds -----------------------------------------------------------------------------------
+
+ROUND_DOC = (
+    "The round is the ruleset's `score-round` request (one entry per player of the sheet) "
+    "plus an optional `dealer` (default: the rotation, round n dealt by seat (n-1) mod "
+    "players). What the sheet knows is derived: the sheet's `options` (a round may leave them "
+    "out; sent, they must be the sheet's), numking's `cards` (the round number) and each "
+    "`streak` (from the earlier rounds). The answer is the round as scored by the engine "
+    "(`input`: the complete score-round request, `scores`: its answer) and the sheet's new "
+    "totals, leader and winners. A change clears the confirmations of the other accounts "
+    "named on the sheet."
+)
+
+
+@post(
+    "/v1/scoresheets/{sheet_id:str}/rounds",
+    operation_id="AddScoresheetRound",
+    summary="Score the next round of a sheet",
+    description=(
+        ROUND_DOC
+        + " A round past `planned_rounds` is 409 `sheet-finished`, except the tie-break rounds "
+        "numwars-classic (option `tiebreak`, on by default) and numwars (option `tiebreak`) "
+        "call for when the match ends tied.\n\n" + ROUND_ALSO
+    ),
+    status_code=201,
+    dto=RoundBody,
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        201: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND, "Created"),
+        **BODY_ERRORS,
+        401: UNAUTHORIZED,
+        404: NOT_FOUND,
+        409: FINISHED,
+        422: ROUND_REFUSED,
+    },
+)
+async def add_round(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
+) -> Response[RoundAnswer]:
+    # `data` is the parsed JSON document (RoundBody): the store decodes it by the ruleset.
+    answer = await sheets(request).add_round(sheet_id, await _auth(request), data)
+    return Response(answer, status_code=201, headers=NO_STORE)
+
+
+@put(
+    "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
+    operation_id="ReplaceScoresheetRound",
+    summary="Correct a round of a sheet",
+    description=(
+        ROUND_DOC
+        + " Replacing a numking round re-derives the streaks of the later rounds and rescores "
+        "them. A correction that ends the match before a recorded tie-break round is 409 "
+        "`sheet-finished` (delete that round first).\n\n" + ROUND_ALSO
+    ),
+    dto=RoundBody,
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        200: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND),
+        **BODY_ERRORS,
+        401: UNAUTHORIZED,
+        404: _problem("No such sheet or round, or none this caller may change (`not-found`)."),
+        409: FINISHED,
+        422: ROUND_REFUSED,
+    },
+)
+async def replace_round(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    n: RoundNo,
+    data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
+) -> Response[RoundAnswer]:
+    answer = await sheets(request).replace_round(sheet_id, await _auth(request), n, data)
+    return Response(answer, headers=NO_STORE)
+
+
+@delete(
+    "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
+    operation_id="DeleteScoresheetRound",
+    summary="Delete a round of a sheet",
+    description=(
+        "The owner (or the sheet token) removes round `n`; the later rounds are renumbered "
+        "(each keeps its dealer) and, in numking, re-derived (`cards` is the new round number, "
+        "the streaks follow) and rescored: a numking round whose bids or tricks no longer fit "
+        "its new number is 422 and nothing changes. A deletion that would leave a round the "
+        "match no longer calls for is 409 `sheet-finished`."
+    ),
+    tags=[TAG],
+    status_code=204,
+    responses={
+        400: MALFORMED,
+        401: UNAUTHORIZED,
+        404: _problem("No such sheet or round, or none this caller may change (`not-found`)."),
+        409: FINISHED,
+        422: _problem("A later numking round no longer scores once renumbered."),
+    },
+)
+async def delete_round(request: Request[Any, Any, Any], sheet_id: SheetId, n: RoundNo) -> None:
+    await sheets(request).delete_round(sheet_id, await _auth(request), n)
+
+
+# --- claim, confirm ---------------------------------------------------------------------------
+
+
+@post(
+    "/v1/scoresheets/{sheet_id:str}/claim",
+    operation_id="ClaimScoresheet",
+    summary="Claim an anonymous sheet for an account",
+    description=(
+        "With a session and the sheet token, the account becomes the sheet's owner. The token "
+        "then edits no more (the account's session does); the account's own player entries, "
+        "if any, count in its stats at once. An unknown sheet, a wrong token or a sheet "
+        f"already owned are 404 alike.\n\nAlso refused: {INTEGERS}."
+    ),
+    status_code=200,
+    dto=StrictBody[ClaimSheet],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        200: SHEET_OK,
+        **BODY_ERRORS,
+        401: SESSION_NEEDED,
+        404: _problem("No sheet this token claims (`not-found`)."),
+        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+    },
+)
+async def claim_sheet(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    data: Annotated[
+        ClaimSheet,
+        Body(examples=[Example(summary="The sheet token", value={"token": EXAMPLE_CREATED.token})]),
+    ],
+) -> Response[SheetOut]:
+    caller = await require_session(request)
+    return Response(await sheets(request).claim(sheet_id, caller, data), headers=NO_STORE)
+
+
+@post(
+    "/v1/scoresheets/{sheet_id:str}/confirm",
+    operation_id="ConfirmScoresheet",
+    summary="Confirm a sheet that names you",
+    description=(
+        "An account named as a player confirms the sheet: from then on it counts in the "
+        "account's stats (once finished). A later change of the sheet's rounds or planned "
+        "rounds clears the confirmation. Anyone the sheet does not name gets 404."
+    ),
+    status_code=200,
+    tags=[TAG],
+    responses={200: SHEET_OK, 400: MALFORMED, 401: SESSION_NEEDED, 404: NOT_FOUND},
+)
+async def confirm_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
+    caller = await require_session(request)
+    return Response(await sheets(request).confirm(sheet_id, caller), headers=NO_STORE)
+
+
+# --- history, stats ---------------------------------------------------------------------------
+
+
+@get(
+    "/v1/me/history",
+    operation_id="GetHistory",
+    summary="Your score sheets and games, newest first",
+    description=(
+        "The score sheets the account owns or is named on, and the stored games where it holds "
+        "a joined seat, newest first (`at`: when each last changed). `won`: finished with the "
+        "account among the winners (a shared win counts). Pages of `limit` items (default "
+        f"{HISTORY_PAGE}, at most {HISTORY_MAX}); ask the next one with `cursor=next_cursor` "
+        "(null on the last page). A cursor is opaque: any other is 422 `bad-cursor`."
+    ),
+    tags=[TAG],
+    responses={
+        200: _ok(HistoryOut, "A sheet won and a game in progress", EXAMPLE_HISTORY),
+        400: MALFORMED,
+        401: SESSION_NEEDED,
+        422: _problem(
+            "`limit` out of range (`validation-error`) or a bad `cursor` (`bad-cursor`)."
+        ),
+    },
+)
+async def get_history(
+    request: Request[Any, Any, Any],
+    limit: Annotated[int, Parameter(ge=1, le=HISTORY_MAX, description="items per page")] = (
+        HISTORY_PAGE
+    ),
+    cursor: Annotated[
+        str | None, Parameter(max_length=400, description="`next_cursor` of the previous page")
+    ] = None,
+) -> Response[HistoryOut]:
+    caller = await require_session(request)
+    page = await sheet_stats.history(database(request), caller, limit, cursor)
+    return Response(page, headers=NO_STORE)
+
+
+@get(
+    "/v1/me/stats",
+    operation_id="GetStats",
+    summary="Your stats per ruleset",
+    description=(
+        "Per ruleset played: `played`, `won` (a shared win counts), `win_rate`, the account's "
+        "`average_round_score` and `best_round_score` (the lowest in numwin) over every round "
+        "it played, tie-break rounds included. They cover the finished score sheets the account "
+        "is a confirmed player of (its own player entries on its own sheets count at once; on "
+        "another owner's sheet, once it confirms it) and the finished stored games where it "
+        "holds a joined seat. `numwars` adds `by_role`: rounds and average score per role, "
+        "from the score sheets' rounds. Computed from the stored sheets and games on each "
+        "request."
+    ),
+    tags=[TAG],
+    responses={
+        200: _ok(StatsOut, "Num Wars and Num Win played", EXAMPLE_STATS),
+        400: MALFORMED,
+        401: SESSION_NEEDED,
+    },
+)
+async def get_stats(request: Request[Any, Any, Any]) -> Response[StatsOut]:
+    caller = await require_session(request)
+    return Response(await sheet_stats.stats(database(request), caller), headers=NO_STORE)
+
+
+route_handlers = [
+    create_sheet,
+    get_sheet,
+    update_sheet,
+    delete_sheet,
+    add_round,
+    replace_round,
+    delete_round,
+    claim_sheet,
+    confirm_sheet,
+    get_history,
+    get_stats,
+]

@@ -1,0 +1,286 @@
+"""Request and response bodies of the score-sheet, history and stats endpoints
+(api-contract.md, "Accounts, score sheets, history").
+
+A round's body is the ruleset's `score-round` request (api/schemas.py, the same bounded
+input structs) plus an optional `dealer`; what the sheet already knows is optional here and
+checked against it: numking's `cards` (the round number) and each player's `streak`, and
+every ruleset's `options` (the sheet's own; a round that sends other options is refused).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from api.games.schemas import MAX_PLAYERS, NAME_LENGTH
+from api.schemas import (
+    NUMKING_MAX_ROUND,
+    PLAYERS,
+    ClassicPileInput,
+    NumKingDeckInput,
+    NumWarsPileInput,
+    NumWinHandInput,
+    NumWinOptionsInput,
+    Seat,
+    _at_least,
+)
+from engine.core.base import RoundScore, TeamScore
+from engine.numking.cards import MAX_STREAK
+from engine.numwars.cards import BOMB_OUTCOMES
+from engine.numwars_classic import ClassicOptions
+from engine.numwin.cards import TARGET_SIZE
+
+RulesetId = Literal["numwars", "numwars-classic", "numking", "numwin"]
+#: The most rounds a sheet plans (a numking sheet: at most its ruleset's match length).
+MAX_PLANNED = 100
+#: The longest pseudo looked up (accounts hold at most 24 characters).
+PSEUDO_LENGTH = 64
+#: History pages: default and largest `limit`.
+HISTORY_PAGE = 20
+HISTORY_MAX = 100
+
+
+class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
+Planned = Annotated[
+    int,
+    msgspec.Meta(
+        ge=1,
+        le=MAX_PLANNED,
+        description="regular rounds of the match (default: the ruleset's match length)",
+    ),
+]
+
+
+class SheetPlayerIn(Strict, frozen=True, kw_only=True):
+    #: Blank names and control or formatting characters are refused (`bad-name`).
+    name: Name
+    account: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                min_length=1,
+                max_length=PSEUDO_LENGTH,
+                description="an account's pseudo (case-insensitive): that account may read the "
+                "sheet, and it counts in its stats once it confirms it",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class CreateSheet(Strict, frozen=True, kw_only=True):
+    """A new score sheet: the ruleset, the players in seat order, and its options."""
+
+    ruleset: RulesetId
+    players: Annotated[list[SheetPlayerIn], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)]
+    planned_rounds: Planned | None = None
+    options: dict[str, Any] = {}
+
+
+class SheetPlayerName(Strict, frozen=True, kw_only=True):
+    name: Name
+
+
+class PatchSheet(Strict, frozen=True, kw_only=True):
+    """What may change on a sheet: the players' names (all of them, in order) and the number
+    of planned rounds. Accounts named on a sheet stay as they are."""
+
+    players: (
+        Annotated[list[SheetPlayerName], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)] | None
+    ) = None
+    planned_rounds: Planned | None = None
+
+
+class ClaimSheet(Strict, frozen=True, kw_only=True):
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=200, description="the sheet token")]
+
+
+# --- rounds: the ruleset's score-round body plus `dealer` --------------------------------------
+
+Dealer = Seat | None
+DEALER_DOC = "who dealt (default: the rotation, round n dealt by seat (n-1) mod players)"
+
+
+class NumWarsRoundIn(Strict, frozen=True, kw_only=True):
+    players: Annotated[
+        list[NumWarsPileInput],
+        msgspec.Meta(min_length=3, max_length=MAX_PLAYERS, description="the whole table, 3-8"),
+    ]
+    bomb_outcome: Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(BOMB_OUTCOMES)})]
+    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
+
+
+class ClassicRoundIn(Strict, frozen=True, kw_only=True):
+    players: Annotated[list[ClassicPileInput], PLAYERS]
+    options: (
+        Annotated[ClassicOptions, msgspec.Meta(description="the sheet's options, if sent")] | None
+    ) = None
+    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
+
+
+class NumKingRoundBid(Strict, frozen=True, kw_only=True):
+    bid: Annotated[int, msgspec.Meta(ge=0, le=NUMKING_MAX_ROUND, description="at most `cards`")]
+    tricks: Annotated[
+        int, msgspec.Meta(ge=0, le=NUMKING_MAX_ROUND, description="tricks taken, at most `cards`")
+    ]
+    streak: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=0,
+                le=MAX_STREAK,
+                description="derived from the earlier rounds: may be left out; sent and "
+                "different, refused",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class NumKingRoundIn(Strict, frozen=True, kw_only=True):
+    cards: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=NUMKING_MAX_ROUND,
+                description="the round number n: may be left out; sent and different, refused",
+            ),
+        ]
+        | None
+    ) = None
+    players: Annotated[list[NumKingRoundBid], PLAYERS]
+    options: (
+        Annotated[NumKingDeckInput, msgspec.Meta(description="the sheet's `zeros`, if sent")] | None
+    ) = None
+    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
+
+
+class NumWinRoundIn(Strict, frozen=True, kw_only=True):
+    players: Annotated[list[Annotated[NumWinHandInput, _at_least(TARGET_SIZE)]], PLAYERS]
+    caller: Seat | None = None
+    options: (
+        Annotated[NumWinOptionsInput, msgspec.Meta(description="the sheet's options, if sent")]
+        | None
+    ) = None
+    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
+
+
+ROUND_BODIES: dict[str, type[msgspec.Struct]] = {
+    "numwars": NumWarsRoundIn,
+    "numwars-classic": ClassicRoundIn,
+    "numking": NumKingRoundIn,
+    "numwin": NumWinRoundIn,
+}
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+class SheetPlayerOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A player: `account` the pseudo of the account named for it (null: a name only),
+    `confirmed` once that account confirmed the sheet."""
+
+    name: str
+    account: str | None
+    confirmed: bool
+
+
+class RoundOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A round: `input` is the complete `score-round` request it was scored from (derived
+    fields and the sheet's options filled in), `scores` the engine's answer to it."""
+
+    n: int
+    dealer: int
+    input: dict[str, Any]
+    scores: RoundScore
+
+
+class Standing(msgspec.Struct, frozen=True, kw_only=True):
+    """Totals by player over the regular rounds; `leader` an index into `players` (null
+    before the first round); `winners` empty until `finished`; `teams` in team variants."""
+
+    totals: list[int]
+    leader: int | None
+    finished: bool
+    winners: list[int]
+    teams: list[TeamScore] | None
+
+
+class SheetOut(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    owner: str | None  # the owner's pseudo; null for an anonymous sheet
+    players: list[SheetPlayerOut]
+    planned_rounds: int
+    rounds: list[RoundOut]
+    totals: list[int]
+    leader: int | None
+    finished: bool
+    winners: list[int]
+    teams: list[TeamScore] | None
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class SheetCreated(SheetOut, frozen=True, kw_only=True, omit_defaults=True):
+    """The new sheet; `token` (an anonymous Num Wars sheet only) is shown here once."""
+
+    token: str | None = None
+
+
+class RoundAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    """The round scored, and the sheet's standing after it."""
+
+    n: int
+    dealer: int
+    input: dict[str, Any]
+    scores: RoundScore
+    totals: list[int]
+    leader: int | None
+    finished: bool
+    winners: list[int]
+    teams: list[TeamScore] | None
+
+
+class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):
+    """A sheet or a stored game of the account: `won` once finished with the account among
+    the winners (a shared win counts), `at` when it last changed."""
+
+    kind: Literal["scoresheet", "game"]
+    id: str
+    ruleset: str
+    finished: bool
+    won: bool
+    at: datetime
+
+
+class HistoryOut(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[HistoryItem]
+    next_cursor: str | None
+
+
+class RoleStats(msgspec.Struct, frozen=True, kw_only=True):
+    rounds: int
+    average_score: float
+
+
+class RulesetStats(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    played: int
+    won: int
+    win_rate: float
+    average_round_score: float | None
+    best_round_score: int | None
+    by_role: dict[str, RoleStats] | None = None  # numwars only
+
+
+class StatsOut(msgspec.Struct, frozen=True, kw_only=True):
+    rulesets: dict[str, RulesetStats]

@@ -1,0 +1,307 @@
+"""An account's history and stats (api-contract.md, `GET /v1/me/history`, `GET /v1/me/stats`;
+rules/app.md "History and stats").
+
+History: the account's score sheets (owned, or naming it as a player) and the stored games
+where it holds a joined seat, newest first (`at`: when each last changed), by keyset pages:
+the opaque cursor is the last item's `(at, kind, id)`, so a page never repeats or skips an
+item whatever is added meanwhile.
+
+Stats are computed from the stored rows on every request, never kept: they always equal a
+recomputation. They cover the finished sheets on which the account is a confirmed player
+(the owner's own player entries are confirmed at creation) and the finished (`over`) stored
+games where it holds a joined seat. Per ruleset: `played`, `won` (a shared win counts),
+`win_rate`, the account's `average_round_score` and `best_round_score` (the lowest in numwin)
+over every round it played in them, tie-break rounds included; numwars adds `by_role`, from
+the roles of the sheets' round inputs (a stored game's result does not hold the roles).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from sqlalchemy import String, Table, literal, select, tuple_, union_all
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from api.accounts.sessions import Caller
+from api.db.models import Game, GameSeat
+from api.problems import FieldProblem, ProblemError
+from api.sheets.schemas import (
+    HistoryItem,
+    HistoryOut,
+    RoleStats,
+    RulesetStats,
+    StatsOut,
+)
+from api.sheets.store import PLAYERS, ROUNDS, SHEETS, make_rules, settle
+from engine.core.base import RoundScore
+from engine.registry import RULESETS
+
+GAMES: Table = Game.__table__  # type: ignore[assignment]
+SEATS: Table = GameSeat.__table__  # type: ignore[assignment]
+KINDS = ("scoresheet", "game")
+#: Rulesets whose best round score is the lowest (rules: "the lowest score wins").
+LOWEST_WINS = frozenset({"numwin"})
+
+
+def _bad_cursor() -> ProblemError:
+    message = "not a cursor of this list: pass `next_cursor` of the previous page as it is"
+    return ProblemError(422, "bad-cursor", f"cursor: {message}", [FieldProblem("cursor", message)])
+
+
+def encode_cursor(at: datetime, kind: str, item_id: str) -> str:
+    raw = json.dumps([at.isoformat(), kind, item_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        at, kind, item_id = json.loads(raw)
+        moment = datetime.fromisoformat(at)
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+        raise _bad_cursor() from None
+    if moment.tzinfo is None or kind not in KINDS or not isinstance(item_id, str):
+        raise _bad_cursor()
+    if len(item_id) > 32:
+        raise _bad_cursor()
+    return moment, kind, item_id
+
+
+async def history(
+    engine: AsyncEngine, caller: Caller, limit: int, cursor: str | None
+) -> HistoryOut:
+    me = caller.account_id
+    named = select(PLAYERS.c.sheet_id).where(PLAYERS.c.account_id == me)
+    sheets = select(
+        literal("scoresheet", String).label("kind"),
+        SHEETS.c.id.label("id"),
+        SHEETS.c.ruleset.label("ruleset"),
+        SHEETS.c.updated_at.label("at"),
+    ).where((SHEETS.c.owner_id == me) | SHEETS.c.id.in_(named))
+    seated = select(SEATS.c.game_id).where(SEATS.c.account_id == me, SEATS.c.joined.is_(True))
+    games = select(
+        literal("game", String).label("kind"),
+        GAMES.c.id.label("id"),
+        GAMES.c.ruleset.label("ruleset"),
+        GAMES.c.updated_at.label("at"),
+    ).where(GAMES.c.id.in_(seated))
+    items = union_all(sheets, games).subquery()
+    query = select(items).order_by(items.c.at.desc(), items.c.kind.desc(), items.c.id.desc())
+    if cursor is not None:
+        at, kind, item_id = decode_cursor(cursor)
+        query = query.where(
+            tuple_(items.c.at, items.c.kind, items.c.id) < tuple_(at, kind, item_id)
+        )
+    async with engine.connect() as conn:
+        rows = (await conn.execute(query.limit(limit + 1))).all()
+        page = rows[:limit]
+        sheet_results = await _sheet_results(
+            conn, me, [r.id for r in page if r.kind == "scoresheet"]
+        )
+        game_results = await _game_results(conn, me, [r.id for r in page if r.kind == "game"])
+    results = {**sheet_results, **game_results}
+    out = [
+        HistoryItem(
+            kind=r.kind,
+            id=r.id,
+            ruleset=r.ruleset,
+            finished=results[r.kind, r.id][0],
+            won=results[r.kind, r.id][1],
+            at=r.at,
+        )
+        for r in page
+    ]
+    last = page[-1] if page else None
+    more = len(rows) > limit and last is not None
+    return HistoryOut(
+        items=out,
+        next_cursor=encode_cursor(last.at, last.kind, last.id) if more and last else None,
+    )
+
+
+# --- what each sheet and game was, for an account -----------------------------------------------
+
+
+@dataclass
+class Played:
+    """One finished sheet or game as one account played it: its positions' round scores and
+    roles (numwars sheets), and whether it won."""
+
+    ruleset: str
+    won: bool
+    scores: list[int] = field(default_factory=list)
+    roles: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass
+class _SheetRows:
+    ruleset: str
+    options: dict[str, Any]
+    planned: int
+    players: int = 0
+    mine: list[int] = field(default_factory=list)
+    rounds: list[tuple[dict[str, Any], RoundScore]] = field(default_factory=list)
+
+
+async def _sheets(
+    conn: AsyncConnection, me: str, sheet_ids: Iterable[str] | None
+) -> dict[str, _SheetRows]:
+    """Sheets with the account's positions and rounds: the given ids, or (None) every
+    finished sheet on which the account is a confirmed player."""
+    query = select(SHEETS.c.id, SHEETS.c.ruleset, SHEETS.c.options, SHEETS.c.planned_rounds)
+    if sheet_ids is None:
+        confirmed = select(PLAYERS.c.sheet_id).where(
+            PLAYERS.c.account_id == me, PLAYERS.c.confirmed.is_(True)
+        )
+        query = query.where(SHEETS.c.finished_at.is_not(None), SHEETS.c.id.in_(confirmed))
+    else:
+        ids = list(sheet_ids)
+        if not ids:
+            return {}
+        query = query.where(SHEETS.c.id.in_(ids))
+    found = {
+        r.id: _SheetRows(r.ruleset, r.options, r.planned_rounds) for r in await conn.execute(query)
+    }
+    if not found:
+        return found
+    players = await conn.execute(
+        select(PLAYERS.c.sheet_id, PLAYERS.c.position, PLAYERS.c.account_id, PLAYERS.c.confirmed)
+        .where(PLAYERS.c.sheet_id.in_(list(found)))
+        .order_by(PLAYERS.c.sheet_id, PLAYERS.c.position)
+    )
+    for p in players:
+        sheet = found[p.sheet_id]
+        sheet.players += 1
+        if p.account_id == me and (sheet_ids is not None or p.confirmed):
+            sheet.mine.append(p.position)
+    rounds = await conn.execute(
+        select(ROUNDS.c.sheet_id, ROUNDS.c.input, ROUNDS.c.scores)
+        .where(ROUNDS.c.sheet_id.in_(list(found)))
+        .order_by(ROUNDS.c.sheet_id, ROUNDS.c.n)
+    )
+    for r in rounds:
+        found[r.sheet_id].rounds.append((r.input, msgspec.convert(r.scores, RoundScore)))
+    return found
+
+
+def _sheet_played(sheet: _SheetRows) -> tuple[bool, Played]:
+    """Whether the sheet is finished, and what the account's positions did on it."""
+    rules = make_rules(sheet.ruleset, sheet.options)
+    standing = settle(rules, sheet.players, sheet.planned, [s for _, s in sheet.rounds])
+    won = standing.finished and any(p in standing.winners for p in sheet.mine)
+    played = Played(sheet.ruleset, won)
+    for data, scores in sheet.rounds:
+        by_seat = {p.seat: p.score for p in scores.players}
+        for position in sheet.mine:
+            played.scores.append(by_seat[position])
+            if sheet.ruleset == "numwars":
+                played.roles.append((data["players"][position]["role"], by_seat[position]))
+    return standing.finished, played
+
+
+async def _sheet_results(
+    conn: AsyncConnection, me: str, sheet_ids: list[str]
+) -> dict[tuple[str, str], tuple[bool, bool]]:
+    found = await _sheets(conn, me, sheet_ids)
+    results: dict[tuple[str, str], tuple[bool, bool]] = {}
+    for sheet_id, sheet in found.items():
+        finished, played = _sheet_played(sheet)
+        results["scoresheet", sheet_id] = (finished, played.won)
+    return results
+
+
+async def _games(conn: AsyncConnection, me: str, game_ids: list[str] | None) -> list[Any]:
+    """The account's joined seats of the given games, or (None) of every game over."""
+    query = (
+        select(GAMES.c.id, GAMES.c.ruleset, GAMES.c.status, GAMES.c.result, SEATS.c.seat)
+        .select_from(GAMES.join(SEATS, SEATS.c.game_id == GAMES.c.id))
+        .where(SEATS.c.account_id == me, SEATS.c.joined.is_(True))
+    )
+    if game_ids is None:
+        query = query.where(GAMES.c.status == "over")
+    else:
+        if not game_ids:
+            return []
+        query = query.where(GAMES.c.id.in_(game_ids))
+    return list((await conn.execute(query)).all())
+
+
+def _game_played(row: Any) -> Played:
+    result = row.result if row.status == "over" and isinstance(row.result, dict) else {}
+    played = Played(row.ruleset, row.seat in result.get("winners", []))
+    for round_score in result.get("rounds", []):
+        for p in round_score.get("players", []):
+            if p.get("seat") == row.seat:
+                played.scores.append(p["score"])
+    return played
+
+
+async def _game_results(
+    conn: AsyncConnection, me: str, game_ids: list[str]
+) -> dict[tuple[str, str], tuple[bool, bool]]:
+    results: dict[tuple[str, str], tuple[bool, bool]] = {}
+    for row in await _games(conn, me, game_ids):
+        finished = row.status == "over"
+        won = results.get(("game", row.id), (False, False))[1] or _game_played(row).won
+        results["game", row.id] = (finished, won)
+    return results
+
+
+# --- stats ----------------------------------------------------------------------------------
+
+
+def aggregate(games: Iterable[Played]) -> dict[str, RulesetStats]:
+    """The stats of the finished sheets and games an account played, per ruleset."""
+    by_ruleset: dict[str, list[Played]] = defaultdict(list)
+    for played in games:
+        by_ruleset[played.ruleset].append(played)
+    out: dict[str, RulesetStats] = {}
+    for ruleset in RULESETS:
+        group = by_ruleset.get(ruleset)
+        if not group:
+            continue
+        scores = [s for g in group for s in g.scores]
+        won = sum(g.won for g in group)
+        best = (min if ruleset in LOWEST_WINS else max)(scores) if scores else None
+        roles: dict[str, list[int]] = defaultdict(list)
+        for g in group:
+            for role, role_score in g.roles:
+                roles[role].append(role_score)
+        out[ruleset] = RulesetStats(
+            played=len(group),
+            won=won,
+            win_rate=won / len(group),
+            average_round_score=sum(scores) / len(scores) if scores else None,
+            best_round_score=best,
+            by_role=(
+                {
+                    role: RoleStats(rounds=len(values), average_score=sum(values) / len(values))
+                    for role, values in sorted(roles.items())
+                }
+                if ruleset == "numwars"
+                else None
+            ),
+        )
+    return out
+
+
+async def stats(engine: AsyncEngine, caller: Caller) -> StatsOut:
+    me = caller.account_id
+    async with engine.connect() as conn:
+        sheets = await _sheets(conn, me, None)
+        games = await _games(conn, me, None)
+    played: list[Played] = []
+    for sheet in sheets.values():
+        finished, one = _sheet_played(sheet)
+        if finished and sheet.mine:
+            played.append(one)
+    played.extend(_game_played(row) for row in games)
+    return StatsOut(rulesets=aggregate(played))
