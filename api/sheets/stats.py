@@ -23,7 +23,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -57,6 +57,8 @@ def _bad_cursor() -> ProblemError:
 
 
 def encode_cursor(at: datetime, kind: str, item_id: str) -> str:
+    if at.tzinfo is None:  # SQLite keeps no offset: the service writes UTC
+        at = at.replace(tzinfo=UTC)
     raw = json.dumps([at.isoformat(), kind, item_id], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, Table, and_, delete, func, insert, select, update
+from sqlalchemy import Row, Table, and_, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -471,6 +471,7 @@ class SheetStore:
         planned = default if body.planned_rounds is None else body.planned_rounds
         _check_planned(rules, players, planned)
         sheet_id = new_id()
+        now = datetime.now(UTC)
         token = None if caller is not None else new_token()
         owner_id = None if caller is None else caller.account_id
         async with self.engine.begin() as conn:
@@ -484,6 +485,8 @@ class SheetStore:
                     token_hash=None if token is None else token_hash(token),
                     planned_rounds=planned,
                     version=0,
+                    created_at=now,
+                    updated_at=now,
                 )
             )
             await conn.execute(
@@ -665,7 +668,7 @@ class SheetStore:
                     owner_id=caller.account_id,
                     token_hash=None,
                     version=SHEETS.c.version + 1,
-                    updated_at=func.now(),
+                    updated_at=datetime.now(UTC),
                 )
             )
             await conn.execute(
@@ -704,6 +707,7 @@ class SheetStore:
     ) -> None:
         """Rounds `first`, `first`+1 … become `rounds` (the later ones are removed)."""
         await conn.execute(delete(ROUNDS).where(ROUNDS.c.sheet_id == sheet_id, ROUNDS.c.n >= first))
+        now = datetime.now(UTC)
         if rounds:
             await conn.execute(
                 insert(ROUNDS),
@@ -714,6 +718,7 @@ class SheetStore:
                         "dealer": dealer,
                         "input": data,
                         "scores": msgspec.to_builtins(scores),
+                        "created_at": now,
                     }
                     for k, ((data, scores), dealer) in enumerate(zip(rounds, dealers, strict=True))
                 ],
@@ -728,7 +733,9 @@ class SheetStore:
         await conn.execute(
             update(SHEETS)
             .where(SHEETS.c.id == sheet.row.id)
-            .values(version=SHEETS.c.version + 1, finished_at=finished_at, updated_at=func.now())
+            .values(
+                version=SHEETS.c.version + 1, finished_at=finished_at, updated_at=datetime.now(UTC)
+            )
         )
         if reconfirm:
             owner = sheet.row.owner_id

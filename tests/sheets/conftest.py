@@ -15,7 +15,10 @@ from typing import Any
 import asyncpg
 import pytest
 from litestar.testing import TestClient
+from sqlalchemy import insert
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from api.db.models import Account as AccountRow, AccountSession
 from api.tokens import new_id, token_hash
 
 
@@ -31,24 +34,34 @@ class Account:
 
 
 async def _insert(url: str, pseudo: str, token: str) -> str:
+    """An account and a live session, written with the app's own tables (any database)."""
     account_id = new_id()
-    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+    engine = create_async_engine(url)
     try:
-        await conn.execute(
-            "INSERT INTO accounts (id, pseudo, pseudo_key, email_verified, password_hash,"
-            " age_range, locale, terms_version) VALUES ($1, $2, $3, false, 'x', '18-24', 'en', '1')",
-            account_id,
-            pseudo,
-            pseudo.casefold(),
-        )
-        await conn.execute(
-            "INSERT INTO account_sessions (token_hash, account_id, expires_at) VALUES ($1, $2, $3)",
-            token_hash(token),
-            account_id,
-            datetime.now(UTC) + timedelta(days=1),
-        )
+        async with engine.begin() as conn:
+            await conn.execute(
+                insert(AccountRow).values(
+                    id=account_id,
+                    pseudo=pseudo,
+                    pseudo_key=pseudo.casefold(),
+                    email_verified=False,
+                    password_hash="x",
+                    age_range="18-24",
+                    locale="en",
+                    terms_version="1",
+                    created_at=datetime.now(UTC),
+                )
+            )
+            await conn.execute(
+                insert(AccountSession).values(
+                    token_hash=token_hash(token),
+                    account_id=account_id,
+                    expires_at=datetime.now(UTC) + timedelta(days=1),
+                    created_at=datetime.now(UTC),
+                )
+            )
     finally:
-        await conn.close()
+        await engine.dispose()
     return account_id
 
 
