@@ -20,6 +20,9 @@ from litestar.testing import TestClient
 from api.db import migrations
 
 ADMIN_USERS = ("postgres", "root")
+#: Argon2id at its cheapest for the suites that sign up many accounts (tests of behaviour, not
+#: of strength: tests/accounts checks the defaults and the rehash when they change).
+FAST_HASHES = {"password_hash_time_cost": 1, "password_hash_memory_kib": 8192}
 
 
 async def _admin(sql: str) -> str:
@@ -66,7 +69,7 @@ def games_app(pg_head: str) -> Litestar:
     from api.app import create_app
     from api.settings import Settings
 
-    return create_app(Settings(database_url=pg_head, check_db_on_start=True))
+    return create_app(Settings(database_url=pg_head, check_db_on_start=True, **FAST_HASHES))
 
 
 @pytest.fixture(scope="session")

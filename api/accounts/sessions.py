@@ -7,19 +7,21 @@ None, `require_session` turns that into 401 `unauthorized`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 from litestar import Request
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from api.db.models import Account, AccountSession
+from api.db.models import Account, AccountSession, table
+from api.problems import FieldProblem, ProblemError, shorten
 from api.tokens import bearer, token_hash, unauthorized
 
-SESSIONS = AccountSession.__table__
-ACCOUNTS = Account.__table__
+SESSIONS = table(AccountSession)
+ACCOUNTS = table(Account)
 
 
 class Caller(msgspec.Struct, frozen=True):
@@ -65,3 +67,53 @@ async def require_session(request: Request[Any, Any, Any]) -> Caller:
     if caller is None:
         raise unauthorized("this needs a session: Authorization: Bearer <session token>")
     return caller
+
+
+#: rules/app.md, "Jeux de la communauté 🔒" (Ruling): the rulesets other than Num Wars need an
+#: account for stored games and score sheets; Num Wars editions work without one.
+COMMUNITY_RULESETS = frozenset({"numking", "numwin"})
+
+
+def community_locked(ruleset: str) -> ProblemError:
+    return ProblemError(
+        401,
+        "community-locked",
+        f"{ruleset} is a community game: it needs an account's session "
+        "(Authorization: Bearer <session token>)",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+async def accounts_by_pseudo(
+    conn: AsyncConnection, pseudos: Sequence[str | None], field: str
+) -> list[str | None]:
+    """The account id of each pseudo (case-insensitive; None stays None), in order: 422
+    `unknown-account` for a pseudo no account has, `duplicate-account` for one named twice."""
+    wanted = {p.casefold() for p in pseudos if p is not None}
+    found: dict[str, str] = {}
+    if wanted:
+        rows = await conn.execute(
+            select(ACCOUNTS.c.id, ACCOUNTS.c.pseudo_key).where(ACCOUNTS.c.pseudo_key.in_(wanted))
+        )
+        found = {r.pseudo_key: r.id for r in rows}
+    seen: set[str] = set()
+    ids: list[str | None] = []
+    for i, pseudo in enumerate(pseudos):
+        if pseudo is None:
+            ids.append(None)
+            continue
+        where = f"{field}[{i}].account"
+        key = pseudo.casefold()
+        if key not in found:
+            message = f"no account has the pseudo {shorten(pseudo)!r}"
+            raise ProblemError(
+                422, "unknown-account", f"{where}: {message}", [FieldProblem(where, message)]
+            )
+        if key in seen:
+            message = "an account takes one place only"
+            raise ProblemError(
+                422, "duplicate-account", f"{where}: {message}", [FieldProblem(where, message)]
+            )
+        seen.add(key)
+        ids.append(found[key])
+    return ids

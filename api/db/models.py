@@ -11,7 +11,7 @@ JSON columns are `JSON`, `JSONB` on PostgreSQL; the same models serve PostgreSQL
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -22,6 +22,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     func,
 )
@@ -44,6 +45,11 @@ NAMING = {
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
     type_annotation_map = {dict[str, Any]: JsonType, list[Any]: JsonType}  # noqa: RUF012
+
+
+def table(model: type[Base]) -> Table:
+    """A model's table, typed as one, for Core statements (`insert(table(Account))`)."""
+    return cast(Table, model.__table__)
 
 
 def _now() -> Mapped[datetime]:
@@ -276,3 +282,18 @@ class SheetRound(Base):
     input: Mapped[dict[str, Any]]
     scores: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = _now()
+
+
+# --- operations (issue 13) ---------------------------------------------------------------------
+
+
+class RateLimit(Base):
+    """Requests counted per client address (`key`) in a fixed window (`window_start`, epoch
+    seconds), shared by every replica when `NUMRULES_RATE_LIMIT_STORE=database`
+    (api/ratelimit.py); rows of past windows are deleted as new windows begin."""
+
+    __tablename__ = "rate_limits"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window_start: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)

@@ -17,6 +17,7 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, HeaderParameter, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from api.accounts.sessions import optional_session, require_session
 from api.body import StrictBody, decode_error
 from api.games.schemas import (
     AbandonOut,
@@ -26,6 +27,7 @@ from api.games.schemas import (
     ExportOut,
     GameCreated,
     GameOut,
+    SeatJoined,
     TicketOut,
 )
 from api.games.store import EVENTS_PAGE, GameStore
@@ -92,18 +94,30 @@ CREATE_EXAMPLE = {
         "player name that is blank or holds a control or formatting character (`bad-name`); a "
         "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
         "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
-        "(`validation-error`): integers are never coerced."
+        "(`validation-error`): integers are never coerced; a player's `account` that names no "
+        "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
+        "**Community lock** (rules/app.md): a `numking` or `numwin` game needs an account's "
+        "session (`Authorization: Bearer <session token>`, else 401 `community-locked`); Num "
+        'Wars games work without one. A player may name an account (`"account": pseudo`): '
+        "once that account joins the seat (`POST /v1/games/{id}/seats/{seat}/join`), it may "
+        "act for the seat with its session as well as with the seat token, and the finished "
+        "game counts in its history and stats."
     ),
     status_code=201,
     dto=StrictBody[CreateGame],
     return_dto=None,
     tags=[TAG],
+    security=[{}, {"sessionToken": []}],
     response_headers=[
         ResponseHeader(name="Location", description="`/v1/games/{id}`", documentation_only=True),
         ETAG_HEADER,
     ],
     responses={
         400: _problem("The body is not JSON (`malformed-json`)."),
+        401: _problem(
+            "A `numking` or `numwin` game without a session (`community-locked`), or a token "
+            "that is not a live session (`unauthorized`)."
+        ),
         413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
         415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
         422: _problem("The body breaks the contract (field errors in `errors[]`)."),
@@ -116,7 +130,8 @@ async def create_game(
         Body(examples=[Example(summary="Three players of Num King", value=CREATE_EXAMPLE)]),
     ],
 ) -> Response[GameCreated]:
-    created = await store(request).create(data)
+    created = await store(request).create(data, await optional_session(request))
+    request.app.state.metrics.games_created.inc()
     return Response(
         created,
         status_code=201,
@@ -245,6 +260,8 @@ async def post_action(
     headers = {**_etag(version), "Cache-Control": NO_STORE}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
+    else:
+        request.app.state.metrics.actions_applied.inc()
     return Response(answer, headers=headers)  # type: ignore[arg-type]
 
 
@@ -463,6 +480,35 @@ async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> Aban
     return await store(request).abandon(game_id, bearer(request, "seat token"))
 
 
+@post(
+    "/v1/games/{game_id:str}/seats/{seat:int}/join",
+    operation_id="JoinSeat",
+    summary="Join a seat bound to my account",
+    description=(
+        'The account named for a seat at creation (`"account": pseudo` in `players`) '
+        "confirms it with its session: from then on its session acts for the seat as the seat "
+        "token does, and the finished game counts in the account's history and stats. Joining "
+        "again changes nothing."
+    ),
+    tags=[TAG],
+    status_code=200,
+    security=[{"sessionToken": []}],
+    responses={
+        400: MALFORMED,
+        401: _problem("No session token, or not a live one (`unauthorized`)."),
+        403: _problem("The seat is not bound to this account (`not-your-seat`)."),
+        404: _problem("No such game, or no such seat in it (`not-found`)."),
+        422: _problem("`seat` is not an integer from 0 to 7 (`validation-error`)."),
+    },
+)
+async def join_seat(
+    request: Request[Any, Any, Any],
+    game_id: GameId,
+    seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+) -> SeatJoined:
+    return await store(request).join(game_id, seat, await require_session(request))
+
+
 @get(
     "/v1/games/{game_id:str}/export",
     operation_id="ExportGame",
@@ -494,5 +540,6 @@ route_handlers = [
     stream_events,
     create_ticket,
     abandon_game,
+    join_seat,
     export_game,
 ]

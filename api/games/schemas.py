@@ -26,6 +26,10 @@ class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Blank names and control or formatting characters (a NUL, RTL overrides, zero-width
     #: spaces) are refused by the service (`bad-name`): JSON Schema cannot say it.
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
+    #: An account's pseudo: the seat is bound to it once that account joins
+    #: (`POST /v1/games/{id}/seats/{seat}/join`); it may then act with its session too, and
+    #: the finished game counts in its history and stats.
+    account: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -43,12 +47,24 @@ class SeatOut(msgspec.Struct, frozen=True):
     name: str
 
 
-class SeatToken(msgspec.Struct, frozen=True):
-    """A seat and its secret token (returned once, at creation; stored only hashed)."""
+class SeatToken(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A seat and its secret token (returned once, at creation; stored only hashed); the
+    account it is bound to, if any (pending until that account joins)."""
 
     seat: int
     name: str
     token: str
+    account: str | None = None
+
+
+class SeatJoined(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat now bound to the account that joined it."""
+
+    game_id: str
+    seat: int
+    name: str
+    account: str
+    joined: bool
 
 
 class GameCreated(msgspec.Struct, frozen=True, kw_only=True):

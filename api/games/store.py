@@ -35,6 +35,13 @@ import msgspec
 from sqlalchemy import Row, Table, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from api.accounts.sessions import (
+    COMMUNITY_RULESETS,
+    SESSIONS,
+    Caller,
+    accounts_by_pseudo,
+    community_locked,
+)
 from api.db.models import Game, GameAction, GameEvent, GameSeat, IdempotencyKey, StreamTicket
 from api.games.fanout import CHANNEL, Fanout
 from api.games.schemas import (
@@ -47,6 +54,7 @@ from api.games.schemas import (
     ExportOut,
     GameCreated,
     GameOut,
+    SeatJoined,
     SeatOut,
     SeatToken,
     TicketOut,
@@ -148,7 +156,10 @@ class GameStore:
 
     # -- creating -------------------------------------------------------------------------
 
-    async def create(self, body: CreateGame) -> GameCreated:
+    async def create(self, body: CreateGame, caller: Caller | None = None) -> GameCreated:
+        """Community lock (rules/app.md, Ruling): numking and numwin games need a session."""
+        if body.ruleset in COMMUNITY_RULESETS and caller is None:
+            raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")
         try:
@@ -162,6 +173,7 @@ class GameStore:
         tokens = [new_token() for _ in body.players]
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         async with self.engine.begin() as conn:
+            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
             await conn.execute(
                 insert(GAMES).values(
                     id=game_id,
@@ -176,12 +188,20 @@ class GameStore:
                     version=0,
                     event_seq=0,
                     result=None,
+                    creator_id=None if caller is None else caller.account_id,
                 )
             )
             await conn.execute(
                 insert(SEATS),
                 [
-                    {"game_id": game_id, "seat": i, "name": p.name, "token_hash": token_hash(t)}
+                    {
+                        "game_id": game_id,
+                        "seat": i,
+                        "name": p.name,
+                        "token_hash": token_hash(t),
+                        "account_id": accounts[i],
+                        "joined": False,
+                    }
                     for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
                 ],
             )
@@ -195,7 +215,7 @@ class GameStore:
             status="active",
             seed_commitment=commitment(seed, salt),
             seats=[
-                SeatToken(seat=i, name=p.name, token=t)
+                SeatToken(seat=i, name=p.name, token=t, account=p.account)
                 for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
             ],
             view=match.view(None),
@@ -538,7 +558,8 @@ class GameStore:
         return game
 
     async def _seat(self, conn: AsyncConnection, game_id: str, token: str | None) -> int | None:
-        """The seat whose token this is (None without a token); 401 for any other token."""
+        """The seat whose token this is (None without a token), or the seat bound to the
+        account whose live session it is (once joined); 401 for any other token."""
         if token is None:
             return None
         digest = token_hash(token)
@@ -549,9 +570,55 @@ class GameStore:
                 )
             )
         ).first()
-        if row is None or not hmac.compare_digest(row.token_hash, digest):
-            raise unauthorized("the token is not a seat token of this game")
-        return int(row.seat)
+        if row is not None and hmac.compare_digest(row.token_hash, digest):
+            return int(row.seat)
+        bound = (
+            await conn.execute(
+                select(SEATS.c.seat)
+                .select_from(SEATS.join(SESSIONS, SESSIONS.c.account_id == SEATS.c.account_id))
+                .where(
+                    SEATS.c.game_id == game_id,
+                    SEATS.c.joined,
+                    SESSIONS.c.token_hash == digest,
+                    SESSIONS.c.expires_at > datetime.now(UTC),
+                )
+            )
+        ).first()
+        if bound is None:
+            raise unauthorized(
+                "the token is not a seat token of this game, nor the session of an account "
+                "that joined one of its seats"
+            )
+        return int(bound.seat)
+
+    async def join(self, game_id: str, seat: int, caller: Caller) -> SeatJoined:
+        """Bind a seat to the account it was created for: that account's session confirms."""
+        async with self.engine.begin() as conn:
+            await self._game(conn, game_id)
+            row = (
+                await conn.execute(
+                    select(SEATS.c.name, SEATS.c.account_id).where(
+                        SEATS.c.game_id == game_id, SEATS.c.seat == seat
+                    )
+                )
+            ).first()
+            if row is None:
+                raise ProblemError(404, "not-found", f"game {game_id} has no seat {seat}")
+            if row.account_id != caller.account_id:
+                raise ProblemError(
+                    403,
+                    "not-your-seat",
+                    f"seat {seat} is not bound to {caller.pseudo!r}: only the account named for "
+                    "a seat at creation may join it",
+                )
+            await conn.execute(
+                update(SEATS)
+                .where(SEATS.c.game_id == game_id, SEATS.c.seat == seat)
+                .values(joined=True)
+            )
+        return SeatJoined(
+            game_id=game_id, seat=seat, name=row.name, account=caller.pseudo, joined=True
+        )
 
     async def _names(self, conn: AsyncConnection, game_id: str) -> list[str]:
         rows = await conn.execute(

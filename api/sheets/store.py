@@ -46,7 +46,12 @@ from sqlalchemy import Row, Table, and_, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
-from api.accounts.sessions import Caller
+from api.accounts.sessions import (
+    COMMUNITY_RULESETS,
+    Caller,
+    accounts_by_pseudo,
+    community_locked,
+)
 from api.body import decode_error
 from api.db.models import Account, Sheet, SheetPlayer, SheetRound
 from api.problems import FieldProblem, ProblemError, engine_problem, shorten
@@ -88,7 +93,6 @@ ROUNDS: Table = SheetRound.__table__  # type: ignore[assignment]
 ACCOUNTS: Table = Account.__table__  # type: ignore[assignment]
 
 #: rules/app.md "Jeux de la communauté 🔒": these rulesets' sheets need an account.
-COMMUNITY = frozenset({"numking", "numwin"})
 SHEET_ID = re.compile(r"[0-9a-f]{32}")
 
 
@@ -452,14 +456,8 @@ class SheetStore:
         self.engine = engine
 
     async def create(self, body: CreateSheet, caller: Caller | None) -> SheetCreated:
-        if body.ruleset in COMMUNITY and caller is None:
-            raise ProblemError(
-                401,
-                "community-locked",
-                f"{body.ruleset} is a community game: its score sheets need an account "
-                "(Authorization: Bearer <session token>)",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+        if body.ruleset in COMMUNITY_RULESETS and caller is None:
+            raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")
         rules = make_rules(body.ruleset, body.options)
@@ -475,7 +473,7 @@ class SheetStore:
         token = None if caller is not None else new_token()
         owner_id = None if caller is None else caller.account_id
         async with self.engine.begin() as conn:
-            accounts = await self._accounts(conn, body)
+            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
             await conn.execute(
                 insert(SHEETS).values(
                     id=sheet_id,
@@ -506,33 +504,6 @@ class SheetStore:
         assert sheet is not None
         out = sheet_out(sheet)
         return SheetCreated(**msgspec.structs.asdict(out), token=token)
-
-    async def _accounts(self, conn: AsyncConnection, body: CreateSheet) -> list[str | None]:
-        """The account id of each player naming one (`account`: a pseudo, case-insensitive)."""
-        keys = {p.account.casefold() for p in body.players if p.account is not None}
-        found: dict[str, str] = {}
-        if keys:
-            rows = await conn.execute(
-                select(ACCOUNTS.c.id, ACCOUNTS.c.pseudo_key).where(ACCOUNTS.c.pseudo_key.in_(keys))
-            )
-            found = {r.pseudo_key: r.id for r in rows}
-        ids: list[str | None] = []
-        for i, p in enumerate(body.players):
-            if p.account is None:
-                ids.append(None)
-                continue
-            field = f"players[{i}].account"
-            account = found.get(p.account.casefold())
-            if account is None:
-                raise _mismatch(
-                    "unknown-account", field, f"no account has the pseudo {shorten(p.account)!r}"
-                )
-            if account in ids:
-                raise _mismatch(
-                    "duplicate-account", field, f"{shorten(p.account)!r} is already a player here"
-                )
-            ids.append(account)
-        return ids
 
     async def get(self, sheet_id: str, auth: Auth) -> SheetOut:
         async with self.engine.connect() as conn:

@@ -35,6 +35,7 @@ TABLES = {
     "scoresheets",
     "scoresheet_players",
     "scoresheet_rounds",
+    "rate_limits",
 }
 
 

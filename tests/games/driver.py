@@ -18,6 +18,7 @@ from engine import registry
 from engine.core.actions import Action
 from engine.core.match import Match
 from tests.engine.test_invariants import _hidden, _strings, _unique_codes
+from tests.games.host import host
 
 Client = Any  # litestar TestClient or httpx.Client: .get / .post with headers=
 
@@ -43,7 +44,7 @@ class Table:
         }
         if options:
             body["options"] = options
-        created = client.post("/v1/games", json=body)
+        created = client.post("/v1/games", json=body, headers=host(client))
         assert created.status_code == 201, created.text
         self.created = created.json()
         self.id: str = self.created["id"]

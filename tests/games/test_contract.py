@@ -13,6 +13,7 @@ import pytest
 
 from engine.core.actions import Action
 from tests.games.driver import Table
+from tests.games.host import host
 
 
 def _actor_and_action(table: Table) -> tuple[int, dict[str, Any]]:
@@ -245,7 +246,7 @@ def test_export_waits_for_the_end_and_abandon_reveals_the_deal(games: Any) -> No
     ],
 )
 def test_creation_refuses_bad_bodies(games: Any, body: dict[str, Any], code: str) -> None:
-    response = games.post("/v1/games", json=body)
+    response = games.post("/v1/games", json=body, headers=host(games))
     assert response.status_code == 422, response.text
     assert response.json()["code"] == code
 
@@ -294,14 +295,18 @@ def test_names_are_plain_text(games: Any, name: str) -> None:
     """No blank name, no control or formatting character (a NUL was a 500 from PostgreSQL;
     bidi overrides and zero-width spaces were taken; found by attacking the server)."""
     players = [{"name": name}, {"name": "Bo"}]
-    response = games.post("/v1/games", json={"ruleset": "numwin", "players": players})
+    response = games.post(
+        "/v1/games", json={"ruleset": "numwin", "players": players}, headers=host(games)
+    )
     assert response.status_code == 422, response.text
     problem = response.json()
     assert problem["code"] == "bad-name" and problem["errors"][0]["field"] == "players[0].name"
     assert "regex" not in problem["detail"]
     assert (
         games.post(
-            "/v1/games", json={"ruleset": "numwin", "players": [{"name": "Zoë"}, {"name": "李"}]}
+            "/v1/games",
+            json={"ruleset": "numwin", "players": [{"name": "Zoë"}, {"name": "李"}]},
+            headers=host(games),
         ).status_code
         == 201
     )
@@ -323,7 +328,9 @@ def test_answers_with_secrets_are_not_stored_by_caches(games: Any) -> None:
     assert table.post("/actions", seat, json=action).headers["cache-control"] == "no-store"
     assert table.post("/stream-tickets", 0).headers["cache-control"] == "no-store"
     created = games.post(
-        "/v1/games", json={"ruleset": "numwin", "players": [{"name": "A"}, {"name": "B"}]}
+        "/v1/games",
+        json={"ruleset": "numwin", "players": [{"name": "A"}, {"name": "B"}]},
+        headers=host(games),
     )
     assert created.headers["cache-control"] == "no-store"
 

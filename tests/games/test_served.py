@@ -43,6 +43,7 @@ from engine.numwin.cards import DECK, may_pair
 from tests.api.serving import free_port, serve
 from tests.conftest import BUILD_DIR, ROOT
 from tests.games.driver import Table
+from tests.games.host import async_host
 
 #: How long an event may take to go from an action on one server to a stream on another.
 DELIVERY_SECONDS = 10.0
@@ -141,7 +142,7 @@ async def create(client: httpx.AsyncClient, ruleset: str, players: int, seed: in
     body = {"ruleset": ruleset, "players": PLAYERS3[:players], "seed": seed}
     if players > len(PLAYERS3):
         body["players"] = [{"name": f"P{i}"} for i in range(players)]
-    response = await client.post("/v1/games", json=body)
+    response = await client.post("/v1/games", json=body, headers=await async_host(client))
     assert response.status_code == 201, response.text
     return response.json()
 

@@ -3,14 +3,13 @@ no time-zone offset and compares times as text, which the history's cursor must 
 
 from __future__ import annotations
 
-import asyncio
-import secrets
 from typing import Any
 
 from litestar.testing import TestClient
 
 from api.db import migrations
-from tests.sheets.conftest import _insert
+from tests.games.host import host
+from tests.pg import FAST_HASHES
 from tests.sheets.test_sheets import ROUND_A, ROUND_B
 
 PLAYERS = [{"name": "A"}, {"name": "B"}, {"name": "C"}]
@@ -21,13 +20,10 @@ def test_sheets_and_history_pages_on_sqlite(sqlite_url: str) -> None:
     from api.settings import Settings
 
     migrations.upgrade(sqlite_url)
-    token = secrets.token_urlsafe(32)
-    pseudo = f"S{secrets.token_hex(4)}"
-    asyncio.run(_insert(sqlite_url, pseudo, token))
-    auth = {"Authorization": f"Bearer {token}"}
-    app = create_app(Settings(database_url=sqlite_url, check_db_on_start=False))
+    app = create_app(Settings(database_url=sqlite_url, check_db_on_start=False, **FAST_HASHES))
     client: TestClient[Any]
     with TestClient(app) as client:
+        auth = host(client)  # sign-up and sessions on SQLite too
         made = []
         for _ in range(3):
             answer = client.post(

@@ -1,0 +1,405 @@
+"""The accounts endpoints (contract "Accounts, score sheets, history"): handlers read the
+request, call :class:`api.accounts.store.AccountStore`, and shape the answer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, Response, delete, get, patch, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import Body
+
+from api.accounts import schemas
+from api.accounts.sessions import require_session
+from api.accounts.store import AccountStore
+from api.accounts.texts import TERMS, TERMS_VERSION
+from api.body import StrictBody
+from api.problems import problem_spec
+from engine.summaries import pick_language
+
+TAG = "Accounts"
+SESSION: list[dict[str, list[str]]] = [{"sessionToken": []}]
+NO_STORE = {"Cache-Control": "no-store"}
+
+UNAUTHORIZED = problem_spec("No session token, or not a live one (`unauthorized`).")
+BODY_ERRORS: dict[int, ResponseSpec] = {
+    400: problem_spec("The body is not JSON (`malformed-json`)."),
+    413: problem_spec("The body is larger than 64 KiB (`body-too-large`)."),
+    415: problem_spec("The body is not JSON (`unsupported-media-type`)."),
+}
+FIELD_ERRORS = problem_spec(
+    "A field breaks its rule (`validation-error`: a pseudo of other than 3–24 letters, "
+    "digits, `_ - .`; a password under 10 characters; an unknown `age_range` …)."
+)
+
+
+def accounts(request: Request[Any, Any, Any]) -> AccountStore:
+    store: AccountStore = request.app.state.accounts
+    return store
+
+
+def client_address(request: Request[Any, Any, Any]) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+SIGN_UP_EXAMPLE = {
+    "pseudo": "ada_l",
+    "password": "correct horse battery",
+    "age_range": "25-34",
+    "accept_terms": True,
+    "email": "ada@example.org",
+    "locale": "en",
+}
+
+
+@post(
+    "/v1/accounts",
+    operation_id="SignUp",
+    summary="Create an account (signed in at once)",
+    description=(
+        "Sign-up as rules/app.md says: a `pseudo` (3–24 letters, digits, `_`, `-` or `.`, "
+        "unique case-insensitively), a `password` of at least 10 characters (kept only as an "
+        "Argon2id hash), an `age_range`, `accept_terms: true` (the version of `GET /v1/terms` "
+        "is recorded), an optional `email` and `locale` (`fr` or `en`; default from "
+        "`Accept-Language`). The answer holds a session `token` (shown only here) to send as "
+        "`Authorization: Bearer <token>`. An email is unverified until the link sent to it "
+        "is confirmed (`POST /v1/email-verifications/confirm`); only a verified email logs "
+        "in or receives a password reset."
+    ),
+    status_code=201,
+    dto=StrictBody[schemas.SignUp],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        **BODY_ERRORS,
+        409: problem_spec("The pseudo or the email is taken (`pseudo-taken`, `email-taken`)."),
+        422: problem_spec(
+            "`accept_terms` is not true (`terms-not-accepted`), or a field breaks its rule "
+            "(`validation-error`)."
+        ),
+    },
+)
+async def sign_up(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.SignUp, Body(examples=[Example(summary="SignUp", value=SIGN_UP_EXAMPLE)])
+    ],
+) -> Response[schemas.SignedUp]:
+    locale = pick_language(request.headers.get("accept-language"))
+    created = await accounts(request).sign_up(data, locale)
+    return Response(created, status_code=201, headers={"Location": "/v1/me", **NO_STORE})
+
+
+@post(
+    "/v1/email-verifications/confirm",
+    operation_id="ConfirmEmail",
+    summary="Verify an email with the token sent to it",
+    description=(
+        "The token of the message sent at sign-up or after `PATCH /v1/me` changed the email "
+        "(single use, valid 48 hours). The email can then log in and receive resets."
+    ),
+    status_code=200,
+    dto=StrictBody[schemas.EmailConfirm],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        **BODY_ERRORS,
+        422: problem_spec("The token is unknown, expired or used (`invalid-token`)."),
+    },
+)
+async def confirm_email(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.EmailConfirm,
+        Body(
+            examples=[
+                Example(
+                    summary="EmailConfirm",
+                    value={"token": "hT3qPzW0uE8bqS2R6sYxg1nD4kLm9vCj0aF7tB5yHcI"},
+                )
+            ]
+        ),
+    ],
+) -> schemas.EmailVerified:
+    return await accounts(request).confirm_email(data.token)
+
+
+@post(
+    "/v1/sessions",
+    operation_id="LogIn",
+    summary="Log in by pseudo or email",
+    description=(
+        "`login` is a pseudo or a verified email. An unknown login and a wrong password get "
+        "the same 401 `invalid-credentials` answer. Failed log-ins are counted per login and "
+        "per client address (in the database, so across replicas): past the limit, 429 "
+        "`too-many-attempts` with `Retry-After` (seconds), before any password is checked."
+    ),
+    status_code=201,
+    dto=StrictBody[schemas.LogIn],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        **BODY_ERRORS,
+        401: problem_spec("Unknown login or wrong password (`invalid-credentials`)."),
+        422: FIELD_ERRORS,
+        429: problem_spec("Too many failed log-ins (`too-many-attempts`, `Retry-After`)."),
+    },
+)
+async def log_in(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.LogIn,
+        Body(
+            examples=[
+                Example(
+                    summary="LogIn", value={"login": "ada_l", "password": "correct horse battery"}
+                )
+            ]
+        ),
+    ],
+) -> Response[schemas.Session]:
+    session = await accounts(request).log_in(data, client_address(request))
+    return Response(session, status_code=201, headers=NO_STORE)
+
+
+@delete(
+    "/v1/sessions/current",
+    operation_id="LogOut",
+    summary="Log out",
+    description="End the session whose token is sent: it answers 401 from now on.",
+    status_code=204,
+    tags=[TAG],
+    security=SESSION,
+    responses={401: UNAUTHORIZED},
+)
+async def log_out(request: Request[Any, Any, Any]) -> None:
+    caller = await require_session(request)
+    await accounts(request).log_out(caller.session_hash)
+
+
+@get(
+    "/v1/me",
+    operation_id="GetMe",
+    summary="Read my account",
+    description="The signed-in account (never its password or its hash).",
+    tags=[TAG],
+    security=SESSION,
+    responses={401: UNAUTHORIZED},
+)
+async def get_me(request: Request[Any, Any, Any]) -> Response[schemas.Account]:
+    caller = await require_session(request)
+    return Response(await accounts(request).me(caller.account_id), headers=NO_STORE)
+
+
+@patch(
+    "/v1/me",
+    operation_id="UpdateMe",
+    summary="Change my email or language",
+    description=(
+        "`email`: a new address (unverified until the link sent to it is confirmed; until "
+        "then it neither logs in nor receives resets), or null to remove it. `locale`: `fr` "
+        "or `en`, the language of the messages sent to this account."
+    ),
+    dto=StrictBody[schemas.UpdateMe],
+    return_dto=None,
+    tags=[TAG],
+    security=SESSION,
+    responses={
+        **BODY_ERRORS,
+        401: UNAUTHORIZED,
+        409: problem_spec("Another account uses this email (`email-taken`)."),
+        422: FIELD_ERRORS,
+    },
+)
+async def update_me(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.UpdateMe,
+        Body(
+            examples=[
+                Example(summary="UpdateMe", value={"email": "ada@example.net", "locale": "fr"})
+            ]
+        ),
+    ],
+) -> Response[schemas.Account]:
+    caller = await require_session(request)
+    account = await accounts(request).update_me(caller.account_id, data)
+    return Response(account, headers=NO_STORE)
+
+
+@delete(
+    "/v1/me",
+    operation_id="DeleteMe",
+    summary="Delete my account",
+    description=(
+        "Removes the account, its sessions, its personal data and the score sheets it owns. "
+        "Other owners' sheets and stored games keep the player's name only."
+    ),
+    status_code=204,
+    tags=[TAG],
+    security=SESSION,
+    responses={401: UNAUTHORIZED},
+)
+async def delete_me(request: Request[Any, Any, Any]) -> None:
+    caller = await require_session(request)
+    await accounts(request).delete_me(caller.account_id)
+
+
+@post(
+    "/v1/me/password",
+    operation_id="ChangePassword",
+    summary="Change my password",
+    description=(
+        "With the current password (a wrong one is 403 `wrong-password`, throttled like a "
+        "log-in). Every other session of the account ends; this one stays."
+    ),
+    status_code=204,
+    dto=StrictBody[schemas.PasswordChange],
+    return_dto=None,
+    tags=[TAG],
+    security=SESSION,
+    responses={
+        **BODY_ERRORS,
+        401: UNAUTHORIZED,
+        403: problem_spec("`current` is not the account's password (`wrong-password`)."),
+        422: FIELD_ERRORS,
+        429: problem_spec("Too many wrong passwords (`too-many-attempts`, `Retry-After`)."),
+    },
+)
+async def change_password(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.PasswordChange,
+        Body(
+            examples=[
+                Example(
+                    summary="PasswordChange",
+                    value={"current": "correct horse battery", "new": "a brand new password"},
+                )
+            ]
+        ),
+    ],
+) -> None:
+    caller = await require_session(request)
+    await accounts(request).change_password(
+        caller.account_id, caller.session_hash, data, client_address(request)
+    )
+
+
+@get(
+    "/v1/terms",
+    operation_id="GetTerms",
+    summary="The terms of use",
+    description=(
+        "The terms accepted at sign-up, in French or English by `Accept-Language` (default "
+        "English); `version` is recorded on each account."
+    ),
+    tags=[TAG],
+    sync_to_thread=False,
+)
+def get_terms(request: Request[Any, Any, Any]) -> schemas.Terms:
+    locale = pick_language(request.headers.get("accept-language"))
+    return schemas.Terms(version=TERMS_VERSION, text=TERMS[locale], locale=locale)
+
+
+RESET_ACCEPTED = schemas.ResetAccepted(
+    status="accepted",
+    detail="if this login has a verified email, a reset token is on its way",
+)
+
+
+@post(
+    "/v1/password-resets",
+    operation_id="RequestPasswordReset",
+    summary="Forgotten password: email a reset token",
+    description=(
+        "Always 202 with the same body, whether or not the login exists or has an email. "
+        "When it names an account with a verified email, a single-use token valid one hour "
+        "is emailed (SMTP), on a line `token: <token>` (and in a link ending "
+        "`?token=<token>` when `NUMRULES_APP_URL` is set), in the account's language."
+    ),
+    status_code=202,
+    dto=StrictBody[schemas.ResetRequest],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        202: ResponseSpec(
+            data_container=schemas.ResetAccepted,
+            description="Accepted (the same answer in every case)",
+            examples=[
+                Example(
+                    summary="accepted",
+                    value={"status": "accepted", "detail": RESET_ACCEPTED.detail},
+                )
+            ],
+            generate_examples=False,
+        ),
+        **BODY_ERRORS,
+        422: FIELD_ERRORS,
+    },
+)
+async def request_reset(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.ResetRequest,
+        Body(examples=[Example(summary="ResetRequest", value={"login": "ada@example.org"})]),
+    ],
+) -> Response[schemas.ResetAccepted]:
+    await accounts(request).request_reset(data.login)
+    return Response(RESET_ACCEPTED, status_code=202)
+
+
+@post(
+    "/v1/password-resets/confirm",
+    operation_id="ConfirmPasswordReset",
+    summary="Set a new password with a reset token",
+    description=(
+        "The emailed token (single use, one hour) and the new password. Every session of the "
+        "account ends: log in again with the new password."
+    ),
+    status_code=204,
+    dto=StrictBody[schemas.ResetConfirm],
+    return_dto=None,
+    tags=[TAG],
+    responses={
+        **BODY_ERRORS,
+        422: problem_spec(
+            "The token is unknown, expired or used (`invalid-token`), or the password is "
+            "too short (`validation-error`)."
+        ),
+    },
+)
+async def confirm_reset(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.ResetConfirm,
+        Body(
+            examples=[
+                Example(
+                    summary="ResetConfirm",
+                    value={
+                        "token": "Zk9aQ2mN7pR4sT1uV8wX3yB6cD0eF5gH2iJ9kL4mN7o",
+                        "password": "a brand new password",
+                    },
+                )
+            ]
+        ),
+    ],
+) -> None:
+    await accounts(request).confirm_reset(data)
+
+
+route_handlers = [
+    sign_up,
+    confirm_email,
+    log_in,
+    log_out,
+    get_me,
+    update_me,
+    delete_me,
+    change_password,
+    get_terms,
+    request_reset,
+    confirm_reset,
+]

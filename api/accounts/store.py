@@ -1,0 +1,476 @@
+"""Accounts: sign-up, sessions, log-in throttling, email verification, password changes and
+resets (contract "Accounts, score sheets, history"; rules/app.md "Accounts").
+
+Secrets are kept only as hashes: passwords as Argon2id (argon2-cffi, rehashed at log-in when
+the parameters change), session and emailed tokens as sha256 (256 random bits each, see
+:mod:`api.tokens`). Hashing runs in a worker thread: an Argon2id hash costs tens of
+milliseconds of CPU that the event loop must not wait for.
+
+A log-in answers alike for an unknown login and a wrong password (401 `invalid-credentials`,
+the same body) and in a similar time: an unknown login is checked against a dummy hash.
+Failures are counted per login and per client address in the database (table
+`login_throttle`), so that the limit holds across replicas; over the limit, 429
+`too-many-attempts` with `Retry-After`, before any password is checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import argon2
+import msgspec
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import ColumnElement, Row, and_, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from api.accounts import schemas
+from api.accounts.mail import Mailer
+from api.accounts.texts import TERMS_VERSION, mail_text
+from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
+from api.problems import FieldProblem, ProblemError
+from api.settings import Settings
+from api.tokens import new_id, new_token, token_hash
+
+ACCOUNTS = table(Account)
+SESSIONS = table(AccountSession)
+TOKENS = table(AccountToken)
+THROTTLE = table(LoginThrottle)
+
+#: How long an emailed token stays valid.
+TOKEN_HOURS = {"verify": 48, "reset": 1}
+
+INVALID_CREDENTIALS = "the login or the password is wrong"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes (stored in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def invalid_credentials() -> ProblemError:
+    return ProblemError(
+        401, "invalid-credentials", INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
+def _taken(exc: IntegrityError) -> ProblemError:
+    text = str(exc.orig)
+    if "email_key" in text:
+        return ProblemError(
+            409,
+            "email-taken",
+            "another account uses this email",
+            [FieldProblem("email", "another account uses this email")],
+        )
+    if "pseudo_key" in text:
+        return ProblemError(
+            409,
+            "pseudo-taken",
+            "another account uses this pseudo (pseudos are compared case-insensitively)",
+            [FieldProblem("pseudo", "another account uses this pseudo")],
+        )
+    raise exc
+
+
+def _account_out(row: Row[Any]) -> schemas.Account:
+    return schemas.Account(
+        id=row.id,
+        pseudo=row.pseudo,
+        email=row.email,
+        email_verified=row.email_verified,
+        age_range=row.age_range,
+        locale=row.locale,
+        terms_version=row.terms_version,
+        created_at=_aware(row.created_at),
+    )
+
+
+def email_key(email: str) -> str:
+    return email.casefold()
+
+
+def pseudo_key(pseudo: str) -> str:
+    return pseudo.casefold()
+
+
+def _by_login(login: str) -> ColumnElement[bool]:
+    """The account a log-in names: an email (it holds `@`, which no pseudo does) only once
+    verified (rules/app.md), else a pseudo; both case-insensitively."""
+    if "@" in login:
+        return and_(ACCOUNTS.c.email_key == email_key(login), ACCOUNTS.c.email_verified)
+    return ACCOUNTS.c.pseudo_key == pseudo_key(login)
+
+
+@dataclass(frozen=True)
+class Mail:
+    to: str
+    subject: str
+    text: str
+
+
+@dataclass
+class Throttle:
+    """Fixed-window failure counts: `limit` failures of one key within `window` seconds."""
+
+    window: int
+    per_login: int
+    per_address: int
+
+
+class AccountStore:
+    def __init__(self, engine: AsyncEngine, settings: Settings, mailer: Mailer) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.mailer = mailer
+        self.hasher = argon2.PasswordHasher(
+            time_cost=settings.password_hash_time_cost,
+            memory_cost=settings.password_hash_memory_kib,
+        )
+        self.throttle = Throttle(
+            settings.login_window_seconds,
+            settings.login_max_failures,
+            settings.login_max_failures_per_address,
+        )
+        self._dummy: str | None = None
+
+    # -- hashing (in a worker thread) ------------------------------------------------------
+
+    async def _hash(self, password: str) -> str:
+        return await asyncio.to_thread(self.hasher.hash, password)
+
+    async def _verify(self, hashed: str, password: str) -> bool:
+        def verify() -> bool:
+            try:
+                return self.hasher.verify(hashed, password)
+            except (VerificationError, InvalidHashError):
+                return False
+
+        return await asyncio.to_thread(verify)
+
+    async def _dummy_hash(self) -> str:
+        if self._dummy is None:
+            self._dummy = await self._hash(new_token())
+        return self._dummy
+
+    # -- sign-up and the account -----------------------------------------------------------
+
+    async def sign_up(self, body: schemas.SignUp, locale: str) -> schemas.SignedUp:
+        if not body.accept_terms:
+            raise ProblemError(
+                422,
+                "terms-not-accepted",
+                "accept_terms must be true: the terms of GET /v1/terms are accepted at sign-up",
+                [FieldProblem("accept_terms", "must be true")],
+            )
+        account_id = new_id()
+        hashed = await self._hash(body.password)
+        token = new_token()
+        expires = _now() + timedelta(days=self.settings.session_days)
+        values = {
+            "id": account_id,
+            "pseudo": body.pseudo,
+            "pseudo_key": pseudo_key(body.pseudo),
+            "email": body.email,
+            "email_key": None if body.email is None else email_key(body.email),
+            "email_verified": False,
+            "password_hash": hashed,
+            "age_range": body.age_range,
+            "locale": body.locale or locale,
+            "terms_version": TERMS_VERSION,
+        }
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(ACCOUNTS).values(**values))
+                await conn.execute(
+                    insert(SESSIONS).values(
+                        token_hash=token_hash(token), account_id=account_id, expires_at=expires
+                    )
+                )
+                mail = None
+                if body.email is not None:
+                    mail = await self._mail_token(conn, "verify", account_id, body.email)
+                row = await self._account(conn, account_id)
+        except IntegrityError as exc:
+            raise _taken(exc) from None
+        self._send(mail)
+        out = _account_out(row)
+        return schemas.SignedUp(
+            **{f: getattr(out, f) for f in out.__struct_fields__}, token=token, expires_at=expires
+        )
+
+    async def _account(self, conn: AsyncConnection, account_id: str) -> Row[Any]:
+        row = (await conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.id == account_id))).first()
+        if row is None:  # deleted while its session was being read
+            raise ProblemError(401, "unauthorized", "the account no longer exists")
+        return row
+
+    async def me(self, account_id: str) -> schemas.Account:
+        async with self.engine.connect() as conn:
+            return _account_out(await self._account(conn, account_id))
+
+    async def update_me(self, account_id: str, body: schemas.UpdateMe) -> schemas.Account:
+        changes: dict[str, Any] = {}
+        if not isinstance(body.locale, msgspec.UnsetType):
+            changes["locale"] = body.locale
+        try:
+            async with self.engine.begin() as conn:
+                row = await self._account(conn, account_id)
+                if not isinstance(body.email, msgspec.UnsetType) and body.email != row.email:
+                    changes["email"] = body.email
+                    changes["email_key"] = None if body.email is None else email_key(body.email)
+                    changes["email_verified"] = False
+                    await conn.execute(
+                        delete(TOKENS).where(
+                            TOKENS.c.account_id == account_id, TOKENS.c.purpose == "verify"
+                        )
+                    )
+                if changes:
+                    await conn.execute(
+                        update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(**changes)
+                    )
+                mail = None
+                if changes.get("email") is not None:
+                    mail = await self._mail_token(conn, "verify", account_id, changes["email"])
+                row = await self._account(conn, account_id)
+        except IntegrityError as exc:
+            raise _taken(exc) from None
+        self._send(mail)
+        return _account_out(row)
+
+    async def delete_me(self, account_id: str) -> None:
+        """Sessions, tokens and owned sheets go with the account (ON DELETE CASCADE); other
+        owners' sheets and stored games keep the player's name only (SET NULL)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(delete(ACCOUNTS).where(ACCOUNTS.c.id == account_id))
+
+    # -- sessions --------------------------------------------------------------------------
+
+    async def _new_session(self, conn: AsyncConnection, account_id: str) -> schemas.Session:
+        token = new_token()
+        expires = _now() + timedelta(days=self.settings.session_days)
+        await conn.execute(
+            insert(SESSIONS).values(
+                token_hash=token_hash(token), account_id=account_id, expires_at=expires
+            )
+        )
+        return schemas.Session(token=token, expires_at=expires)
+
+    async def log_in(self, body: schemas.LogIn, address: str) -> schemas.Session:
+        login = body.login.strip()
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(ACCOUNTS.c.id, ACCOUNTS.c.password_hash).where(_by_login(login))
+                )
+            ).first()
+        # An unknown login is throttled like a known one, under its own key.
+        login_key = (
+            f"account:{row.id}"
+            if row is not None
+            else "login:" + hashlib.sha256(login.casefold().encode()).hexdigest()[:40]
+        )
+        keys = {login_key: self.throttle.per_login, f"address:{address}": self.throttle.per_address}
+        await self._check_throttle(keys)
+        hashed = row.password_hash if row is not None else await self._dummy_hash()
+        ok = await self._verify(hashed, body.password)
+        if row is None or not ok:
+            await self._fail(list(keys))
+            raise invalid_credentials()
+        async with self.engine.begin() as conn:
+            await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == login_key))
+            if self.hasher.check_needs_rehash(hashed):
+                await conn.execute(
+                    update(ACCOUNTS)
+                    .where(ACCOUNTS.c.id == row.id)
+                    .values(password_hash=await self._hash(body.password))
+                )
+            return await self._new_session(conn, row.id)
+
+    async def log_out(self, session_hash: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == session_hash))
+
+    async def _check_throttle(self, keys: dict[str, int]) -> None:
+        now = _now()
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(THROTTLE).where(THROTTLE.c.key.in_(keys)))).all()
+        waits = [
+            _aware(r.window_start) + timedelta(seconds=self.throttle.window) - now
+            for r in rows
+            if r.failures >= keys[r.key]
+        ]
+        waits = [w for w in waits if w.total_seconds() > 0]
+        if waits:
+            seconds = max(1, int(max(waits).total_seconds() + 0.999))
+            raise ProblemError(
+                429,
+                "too-many-attempts",
+                f"too many failed log-ins: try again in {seconds} s",
+                headers={"Retry-After": str(seconds)},
+            )
+
+    async def _fail(self, keys: list[str]) -> None:
+        """Count one failure under each key: a new window once the last one has passed."""
+        now = _now()
+        start = now - timedelta(seconds=self.throttle.window)
+        async with self.engine.begin() as conn:
+            for key in keys:
+                changed = await conn.execute(
+                    update(THROTTLE)
+                    .where(THROTTLE.c.key == key, THROTTLE.c.window_start > start)
+                    .values(failures=THROTTLE.c.failures + 1)
+                )
+                if changed.rowcount:
+                    continue
+                await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == key))
+                try:
+                    async with conn.begin_nested():
+                        await conn.execute(
+                            insert(THROTTLE).values(key=key, failures=1, window_start=now)
+                        )
+                except IntegrityError:  # a concurrent failure opened the window first
+                    await conn.execute(
+                        update(THROTTLE)
+                        .where(THROTTLE.c.key == key)
+                        .values(failures=THROTTLE.c.failures + 1)
+                    )
+
+    # -- passwords -------------------------------------------------------------------------
+
+    async def change_password(
+        self, account_id: str, session_hash: str, body: schemas.PasswordChange, address: str
+    ) -> None:
+        """The current password is checked (and throttled like a log-in); every other session
+        of the account ends."""
+        keys = {f"account:{account_id}": self.throttle.per_login}
+        await self._check_throttle(keys)
+        async with self.engine.connect() as conn:
+            row = await self._account(conn, account_id)
+        if not await self._verify(row.password_hash, body.current):
+            await self._fail(list(keys))
+            raise ProblemError(
+                403,
+                "wrong-password",
+                "current: this is not the account's password",
+                [FieldProblem("current", "not the account's password")],
+            )
+        hashed = await self._hash(body.new)
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(password_hash=hashed)
+            )
+            await conn.execute(
+                delete(SESSIONS).where(
+                    SESSIONS.c.account_id == account_id, SESSIONS.c.token_hash != session_hash
+                )
+            )
+
+    async def request_reset(self, login: str) -> None:
+        """Email a reset token when the login names an account with a verified email; the
+        caller answers the same in every case."""
+        login = login.strip()
+        if "@" in login:
+            where = ACCOUNTS.c.email_key == email_key(login)
+        else:
+            where = ACCOUNTS.c.pseudo_key == pseudo_key(login)
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(ACCOUNTS.c.id, ACCOUNTS.c.email).where(where, ACCOUNTS.c.email_verified)
+                )
+            ).first()
+            mail = None if row is None else await self._mail_token(conn, "reset", row.id, row.email)
+        self._send(mail)
+
+    async def confirm_reset(self, body: schemas.ResetConfirm) -> None:
+        """A single-use, unexpired reset token sets the password and ends every session."""
+        hashed = await self._hash(body.password)
+        async with self.engine.begin() as conn:
+            account_id = await self._use_token(conn, "reset", body.token)
+            await conn.execute(
+                update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(password_hash=hashed)
+            )
+            await conn.execute(delete(SESSIONS).where(SESSIONS.c.account_id == account_id))
+            await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == f"account:{account_id}"))
+
+    async def confirm_email(self, token: str) -> schemas.EmailVerified:
+        async with self.engine.begin() as conn:
+            found = (
+                await conn.execute(
+                    select(TOKENS.c.email).where(TOKENS.c.token_hash == token_hash(token))
+                )
+            ).first()
+            account_id = await self._use_token(conn, "verify", token)
+            row = await self._account(conn, account_id)
+            if (
+                found is None
+                or row.email is None
+                or email_key(row.email) != email_key(found.email or "")
+            ):
+                raise _bad_token("token")
+            await conn.execute(
+                update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(email_verified=True)
+            )
+        return schemas.EmailVerified(email=row.email, email_verified=True)
+
+    # -- emailed tokens --------------------------------------------------------------------
+
+    async def _mail_token(
+        self, conn: AsyncConnection, purpose: str, account_id: str, email: str
+    ) -> Mail:
+        """Store a new token of `purpose` for the account (hashed); the email holding it, in
+        the account's language, for :meth:`_send` once the transaction has committed."""
+        token = new_token()
+        hours = TOKEN_HOURS[purpose]
+        await conn.execute(
+            insert(TOKENS).values(
+                token_hash=token_hash(token),
+                account_id=account_id,
+                purpose=purpose,
+                email=email,
+                expires_at=_now() + timedelta(hours=hours),
+                used=False,
+            )
+        )
+        row = await self._account(conn, account_id)
+        subject, text = mail_text(
+            purpose, row.locale, row.pseudo, token, hours, self.settings.app_url
+        )
+        return Mail(email, subject, text)
+
+    def _send(self, mail: Mail | None) -> None:
+        if mail is not None:
+            self.mailer.send_later(mail.to, mail.subject, mail.text)
+
+    async def _use_token(self, conn: AsyncConnection, purpose: str, token: str) -> str:
+        """Mark an unused, unexpired token of `purpose` used; its account's id."""
+        used = await conn.execute(
+            update(TOKENS)
+            .where(
+                TOKENS.c.token_hash == token_hash(token),
+                TOKENS.c.purpose == purpose,
+                TOKENS.c.used.is_(False),
+                TOKENS.c.expires_at > _now(),
+            )
+            .values(used=True)
+            .returning(TOKENS.c.account_id)
+        )
+        row = used.first()
+        if row is None:
+            raise _bad_token("token")
+        account_id: str = row.account_id
+        return account_id
+
+
+def _bad_token(field: str) -> ProblemError:
+    message = "unknown, expired or already used"
+    return ProblemError(422, "invalid-token", f"{field}: {message}", [FieldProblem(field, message)])

@@ -1,0 +1,79 @@
+"""What the service says to players, in French and English (rules/app.md): the terms of use
+served at `GET /v1/terms` and the emails it sends.
+
+The terms' `TERMS_VERSION` is recorded on every account at sign-up: a change of the text
+bumps it.
+"""
+
+from __future__ import annotations
+
+TERMS_VERSION = "2026-12-01"
+
+TERMS = {
+    "en": (
+        "numrules keeps the score sheets and games of the Num Project card games for the "
+        "players who create an account. We store your pseudo, your age range, your email if "
+        "you give one, your password as an Argon2id hash (never the password itself), your "
+        "score sheets, games and stats. Your email is used only to verify it and to reset "
+        "your password. You may change your email, or delete your account and its data, at "
+        "any time (DELETE /v1/me). Play fair: do not enter another player's results as theirs."
+    ),
+    "fr": (
+        "numrules conserve les feuilles de score et les parties des jeux de cartes du Num "
+        "Project pour les joueurs qui créent un compte. Nous gardons ton pseudo, ta tranche "
+        "d'âge, ton e-mail si tu en donnes un, ton mot de passe sous forme d'empreinte "
+        "Argon2id (jamais le mot de passe lui-même), tes feuilles de score, parties et "
+        "statistiques. Ton e-mail sert seulement à le vérifier et à réinitialiser ton mot de "
+        "passe. Tu peux changer ton e-mail, ou supprimer ton compte et ses données, à tout "
+        "moment (DELETE /v1/me). Joue franc jeu : n'inscris pas les résultats d'un autre "
+        "joueur à sa place."
+    ),
+}
+
+_MAIL = {
+    "verify": {
+        "en": (
+            "numrules: confirm your email",
+            "Hello {pseudo},\n\nConfirm this address for your numrules account with this "
+            "token (valid {hours} hours):\n\n{token_line}\n\nIf you did not ask for it, "
+            "ignore this message.\n",
+        ),
+        "fr": (
+            "numrules : confirme ton e-mail",
+            "Bonjour {pseudo},\n\nConfirme cette adresse pour ton compte numrules avec ce "
+            "jeton (valable {hours} heures) :\n\n{token_line}\n\nSi tu n'as rien demandé, "
+            "ignore ce message.\n",
+        ),
+    },
+    "reset": {
+        "en": (
+            "numrules: reset your password",
+            "Hello {pseudo},\n\nSomeone asked to reset the password of your numrules "
+            "account. Choose a new one with this single-use token (valid {hours} hour):"
+            "\n\n{token_line}\n\nIf it was not you, ignore this message: your password "
+            "stays as it is.\n",
+        ),
+        "fr": (
+            "numrules : réinitialise ton mot de passe",
+            "Bonjour {pseudo},\n\nQuelqu'un a demandé à réinitialiser le mot de passe de ton "
+            "compte numrules. Choisis-en un nouveau avec ce jeton à usage unique (valable "
+            "{hours} heure) :\n\n{token_line}\n\nSi ce n'était pas toi, ignore ce message : "
+            "ton mot de passe ne change pas.\n",
+        ),
+    },
+}
+
+#: The front-end page each emailed token opens, below NUMRULES_APP_URL.
+PAGES = {"verify": "verify-email", "reset": "reset-password"}
+
+
+def mail_text(
+    purpose: str, locale: str, pseudo: str, token: str, hours: int, app_url: str | None
+) -> tuple[str, str]:
+    """Subject and body of a `verify` or `reset` email: the token on a line `token: <token>`,
+    and a link ending `?token=<token>` when the front-end's URL is configured."""
+    subject, body = _MAIL[purpose]["fr" if locale == "fr" else "en"]
+    token_line = f"token: {token}"
+    if app_url:
+        token_line += f"\n{app_url.rstrip('/')}/{PAGES[purpose]}?token={token}"
+    return subject, body.format(pseudo=pseudo, hours=hours, token_line=token_line)

@@ -1,0 +1,378 @@
+"""Accounts over HTTP against PostgreSQL (issue 12): sign-up, log-in by pseudo and by verified
+email, sessions, throttling, password change and reset through a real SMTP server."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar.testing import TestClient
+
+from tests.accounts.conftest import Inbox, auth, new_pseudo, sign_up
+from tests.pg import FAST_HASHES
+
+PASSWORD = "a long enough password"
+
+
+def _row(pg_url: str, sql: str, *args: Any) -> Any:
+    async def fetch() -> Any:
+        conn = await asyncpg.connect(pg_url.replace("+asyncpg", ""))
+        try:
+            return await conn.fetchrow(sql, *args)
+        finally:
+            await conn.close()
+
+    return asyncio.run(fetch())
+
+
+def test_sign_up_signs_in_at_once(mail_client: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    created = sign_up(mail_client, pseudo=pseudo, age_range="18-24")
+    assert created["pseudo"] == pseudo
+    assert created["email"] is None and created["email_verified"] is False
+    assert created["locale"] == "en" and created["terms_version"]
+    me = mail_client.get("/v1/me", headers=auth(created["token"]))
+    assert me.status_code == 200
+    assert me.json()["id"] == created["id"] and me.json()["age_range"] == "18-24"
+    assert "token" not in me.json() and "password" not in me.text and "$argon2" not in me.text
+    assert me.headers["cache-control"] == "no-store"
+
+
+def test_locale_from_accept_language(mail_client: TestClient[Any]) -> None:
+    body = {
+        "pseudo": new_pseudo(),
+        "password": PASSWORD,
+        "age_range": "35-49",
+        "accept_terms": True,
+    }
+    r = mail_client.post("/v1/accounts", json=body, headers={"Accept-Language": "fr-CA, en;q=0.5"})
+    assert r.status_code == 201 and r.json()["locale"] == "fr"
+
+
+def test_pseudo_and_email_unique_case_insensitively(mail_client: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    first = sign_up(mail_client, pseudo=pseudo, email=f"{pseudo}@Example.org")
+    again = mail_client.post(
+        "/v1/accounts",
+        json={
+            "pseudo": pseudo.upper(),
+            "password": PASSWORD,
+            "age_range": "25-34",
+            "accept_terms": True,
+        },
+    )
+    assert again.status_code == 409 and again.json()["code"] == "pseudo-taken"
+    other = mail_client.post(
+        "/v1/accounts",
+        json={
+            "pseudo": new_pseudo(),
+            "password": PASSWORD,
+            "age_range": "25-34",
+            "accept_terms": True,
+            "email": f"{pseudo.upper()}@example.ORG",
+        },
+    )
+    assert other.status_code == 409 and other.json()["code"] == "email-taken"
+    assert first["email"] == f"{pseudo}@Example.org"
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "field"),
+    [
+        ({"accept_terms": False}, "terms-not-accepted", "accept_terms"),
+        ({"password": "short"}, "validation-error", "password"),
+        ({"age_range": "40-45"}, "validation-error", "age_range"),
+        ({"pseudo": "ab"}, "validation-error", "pseudo"),
+        ({"pseudo": "a" * 25}, "validation-error", "pseudo"),
+        ({"pseudo": "ada@home"}, "validation-error", "pseudo"),
+        ({"email": "not-an-email"}, "validation-error", "email"),
+        ({"locale": "de"}, "validation-error", "locale"),
+        ({"admin": True}, "unknown-field", "admin"),
+    ],
+)
+def test_sign_up_rules(
+    mail_client: TestClient[Any], change: dict[str, Any], code: str, field: str
+) -> None:
+    body = {
+        "pseudo": new_pseudo(),
+        "password": PASSWORD,
+        "age_range": "25-34",
+        "accept_terms": True,
+        **change,
+    }
+    r = mail_client.post("/v1/accounts", json=body)
+    assert r.status_code == 422, r.text
+    problem = r.json()
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert problem["code"] == code
+    assert field in problem["detail"] or any(field in e["field"] for e in problem["errors"])
+    # nothing was written: the pseudo is still free
+    if field != "pseudo":
+        assert sign_up(mail_client, pseudo=body["pseudo"])["pseudo"] == body["pseudo"]
+
+
+def test_log_in_by_pseudo_and_by_verified_email(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
+) -> None:
+    pseudo = new_pseudo()
+    address = f"{pseudo}@example.org"
+    sign_up(mail_client, pseudo=pseudo, email=address)
+    by_pseudo = mail_client.post(
+        "/v1/sessions", json={"login": pseudo.upper(), "password": PASSWORD}
+    )
+    assert by_pseudo.status_code == 201 and by_pseudo.json()["expires_at"]
+    # an unverified email does not log in: the same answer as an unknown login
+    early = mail_client.post("/v1/sessions", json={"login": address, "password": PASSWORD})
+    assert early.status_code == 401 and early.json()["code"] == "invalid-credentials"
+    token = inbox[0].token(address, "confirm your email")
+    confirmed = mail_client.post("/v1/email-verifications/confirm", json={"token": token})
+    assert confirmed.status_code == 200 and confirmed.json()["email_verified"] is True
+    by_email = mail_client.post(
+        "/v1/sessions", json={"login": address.upper(), "password": PASSWORD}
+    )
+    assert by_email.status_code == 201
+    me = mail_client.get("/v1/me", headers=auth(by_email.json()["token"])).json()
+    assert me["pseudo"] == pseudo and me["email_verified"] is True
+    again = mail_client.post("/v1/email-verifications/confirm", json={"token": token})
+    assert again.status_code == 422 and again.json()["code"] == "invalid-token"
+
+
+def test_unknown_login_and_wrong_password_answer_alike(mail_client: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    sign_up(mail_client, pseudo=pseudo)
+    wrong = mail_client.post("/v1/sessions", json={"login": pseudo, "password": "not it at all"})
+    unknown = mail_client.post(
+        "/v1/sessions", json={"login": new_pseudo(), "password": "not it at all"}
+    )
+    assert wrong.status_code == unknown.status_code == 401
+    assert wrong.content == unknown.content
+    assert wrong.json()["code"] == "invalid-credentials"
+    same = {"content-type", "www-authenticate", "content-length"}
+    assert {h: wrong.headers.get(h) for h in same} == {h: unknown.headers.get(h) for h in same}
+
+
+def test_unknown_login_checks_a_dummy_hash(mail_client: TestClient[Any]) -> None:
+    """Both failures cost one Argon2id verification (a similar time, not a quick refusal)."""
+    store = mail_client.app.state.accounts
+    calls: list[str] = []
+    hasher = store.hasher
+
+    class Counting:
+        def verify(self, hashed: str, password: str) -> bool:
+            calls.append(hashed)
+            return bool(hasher.verify(hashed, password))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(hasher, name)
+
+    pseudo = new_pseudo()
+    sign_up(mail_client, pseudo=pseudo)
+    store.hasher = Counting()
+    try:
+        mail_client.post("/v1/sessions", json={"login": pseudo, "password": "wrong password!"})
+        mail_client.post("/v1/sessions", json={"login": new_pseudo(), "password": "wrong pw!!"})
+    finally:
+        store.hasher = hasher
+    assert len(calls) == 2 and all(h.startswith("$argon2id$") for h in calls)
+
+
+def test_failed_log_ins_are_throttled(mail_client: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    sign_up(mail_client, pseudo=pseudo)
+    limit = mail_client.app.state.accounts.throttle.per_login
+    for _ in range(limit):
+        r = mail_client.post("/v1/sessions", json={"login": pseudo, "password": "wrong password"})
+        assert r.status_code == 401
+    blocked = mail_client.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD})
+    assert blocked.status_code == 429, blocked.text
+    assert blocked.json()["code"] == "too-many-attempts"
+    assert 0 < int(blocked.headers["retry-after"]) <= 900
+    # an unknown login is throttled the same way
+    ghost = new_pseudo()
+    answers = [
+        mail_client.post("/v1/sessions", json={"login": ghost, "password": "x" * 12}).status_code
+        for _ in range(limit + 1)
+    ]
+    assert answers == [401] * limit + [429]
+
+
+def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
+    """Two app instances (two replicas, each its own connection pool) on one database share
+    the count of failures from one client address."""
+    from api.accounts.schemas import LogIn
+    from api.app import create_app
+    from api.problems import ProblemError
+    from api.settings import Settings
+
+    settings = Settings(database_url=pg_head, login_max_failures_per_address=3, **FAST_HASHES)
+    address = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+    codes = []
+    with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as two:
+        for i in range(5):
+            replica = one if i % 2 == 0 else two
+            body = LogIn(login=new_pseudo(), password="x" * 12)
+            try:
+                replica.blocking_portal.call(replica.app.state.accounts.log_in, body, address)
+            except ProblemError as exc:
+                codes.append(exc.problem.code)
+    assert codes == ["invalid-credentials"] * 3 + ["too-many-attempts"] * 2
+    row = _row(pg_head, "SELECT failures FROM login_throttle WHERE key = $1", f"address:{address}")
+    assert row["failures"] == 3
+
+
+def test_log_out_ends_the_session(mail_client: TestClient[Any]) -> None:
+    token = sign_up(mail_client)["token"]
+    assert mail_client.delete("/v1/sessions/current", headers=auth(token)).status_code == 204
+    after = mail_client.get("/v1/me", headers=auth(token))
+    assert after.status_code == 401 and after.json()["code"] == "unauthorized"
+    assert mail_client.get("/v1/me").status_code == 401
+    assert mail_client.get("/v1/me", headers={"Authorization": "Basic abc"}).status_code == 401
+
+
+def test_password_change_ends_other_sessions(mail_client: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    first = sign_up(mail_client, pseudo=pseudo)["token"]
+    second = mail_client.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD})
+    other = second.json()["token"]
+    wrong = mail_client.post(
+        "/v1/me/password",
+        json={"current": "not the one!", "new": "another password"},
+        headers=auth(first),
+    )
+    assert wrong.status_code == 403 and wrong.json()["code"] == "wrong-password"
+    short = mail_client.post(
+        "/v1/me/password", json={"current": PASSWORD, "new": "short"}, headers=auth(first)
+    )
+    assert short.status_code == 422
+    ok = mail_client.post(
+        "/v1/me/password",
+        json={"current": PASSWORD, "new": "another password"},
+        headers=auth(first),
+    )
+    assert ok.status_code == 204
+    assert mail_client.get("/v1/me", headers=auth(first)).status_code == 200
+    assert mail_client.get("/v1/me", headers=auth(other)).status_code == 401
+    old = mail_client.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD})
+    assert old.status_code == 401
+    new = mail_client.post("/v1/sessions", json={"login": pseudo, "password": "another password"})
+    assert new.status_code == 201
+
+
+def test_password_reset_by_email(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int], pg_head: str
+) -> None:
+    pseudo = new_pseudo()
+    address = f"{pseudo}@example.org"
+    created = sign_up(mail_client, pseudo=pseudo, email=address, locale="fr")
+    verify = inbox[0].token(address, "confirme ton e-mail")
+    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
+    known = mail_client.post("/v1/password-resets", json={"login": address})
+    unknown = mail_client.post("/v1/password-resets", json={"login": "nobody@example.org"})
+    no_email = mail_client.post(
+        "/v1/password-resets", json={"login": sign_up(mail_client)["pseudo"]}
+    )
+    assert known.status_code == unknown.status_code == no_email.status_code == 202
+    assert known.content == unknown.content == no_email.content
+    token = inbox[0].token(address, "réinitialise ton mot de passe")
+    # only its hash is stored
+    assert _row(pg_head, "SELECT 1 FROM account_tokens WHERE token_hash = $1", token) is None
+    bad = mail_client.post(
+        "/v1/password-resets/confirm", json={"token": "x" * 43, "password": "brand new password"}
+    )
+    assert bad.status_code == 422 and bad.json()["code"] == "invalid-token"
+    done = mail_client.post(
+        "/v1/password-resets/confirm", json={"token": token, "password": "brand new password"}
+    )
+    assert done.status_code == 204
+    assert mail_client.get("/v1/me", headers=auth(created["token"])).status_code == 401
+    reused = mail_client.post(
+        "/v1/password-resets/confirm", json={"token": token, "password": "yet another one!"}
+    )
+    assert reused.status_code == 422
+    assert (
+        mail_client.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD}).status_code
+        == 401
+    )
+    assert (
+        mail_client.post(
+            "/v1/sessions", json={"login": address, "password": "brand new password"}
+        ).status_code
+        == 201
+    )
+
+
+def test_update_me(mail_client: TestClient[Any], inbox: tuple[Inbox, int]) -> None:
+    created = sign_up(mail_client)
+    token = created["token"]
+    address = f"{created['pseudo']}@example.net"
+    r = mail_client.patch("/v1/me", json={"email": address, "locale": "fr"}, headers=auth(token))
+    assert r.status_code == 200, r.text
+    assert r.json()["email"] == address and r.json()["email_verified"] is False
+    assert r.json()["locale"] == "fr"
+    verify = inbox[0].token(address, "confirme ton e-mail")
+    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
+    assert mail_client.get("/v1/me", headers=auth(token)).json()["email_verified"] is True
+    removed = mail_client.patch("/v1/me", json={"email": None}, headers=auth(token))
+    assert removed.json()["email"] is None and removed.json()["email_verified"] is False
+    taken_by = sign_up(mail_client, email=f"{new_pseudo()}@example.net")
+    clash = mail_client.patch("/v1/me", json={"email": taken_by["email"]}, headers=auth(token))
+    assert clash.status_code == 409 and clash.json()["code"] == "email-taken"
+    assert mail_client.patch("/v1/me", json={"pseudo": "x"}, headers=auth(token)).status_code == 422
+
+
+def test_delete_me(mail_client: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    token = sign_up(mail_client, pseudo=pseudo)["token"]
+    assert mail_client.delete("/v1/me", headers=auth(token)).status_code == 204
+    assert mail_client.get("/v1/me", headers=auth(token)).status_code == 401
+    login = mail_client.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD})
+    assert login.status_code == 401
+    assert sign_up(mail_client, pseudo=pseudo)["pseudo"] == pseudo  # the pseudo is free again
+
+
+def test_terms_in_both_languages(mail_client: TestClient[Any]) -> None:
+    en = mail_client.get("/v1/terms").json()
+    fr = mail_client.get("/v1/terms", headers={"Accept-Language": "fr"}).json()
+    assert en["version"] == fr["version"] == sign_up(mail_client)["terms_version"]
+    assert en["locale"] == "en" and fr["locale"] == "fr" and en["text"] != fr["text"]
+
+
+def test_log_in_rehashes_when_parameters_change(pg_head: str) -> None:
+    """argon2-cffi's defaults (RFC 9106 low-memory profile) in production; a hash made with
+    other parameters is replaced at the next log-in."""
+    from api.app import create_app
+    from api.settings import Settings
+
+    assert (Settings().password_hash_time_cost, Settings().password_hash_memory_kib) == (3, 65536)
+    pseudo = new_pseudo()
+    with TestClient(create_app(Settings(database_url=pg_head, **FAST_HASHES))) as cheap:
+        sign_up(cheap, pseudo=pseudo)
+    before = _row(pg_head, "SELECT password_hash FROM accounts WHERE pseudo = $1", pseudo)
+    assert "m=8192,t=1" in before["password_hash"]
+    with TestClient(create_app(Settings(database_url=pg_head))) as strong:
+        r = strong.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD})
+        assert r.status_code == 201
+    after = _row(pg_head, "SELECT password_hash FROM accounts WHERE pseudo = $1", pseudo)
+    assert (
+        after["password_hash"].startswith("$argon2id$") and "m=65536,t=3" in after["password_hash"]
+    )
+
+
+def test_email_disabled_is_logged_once_without_tokens(
+    pg_head: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from api.app import create_app
+    from api.settings import Settings
+
+    with TestClient(create_app(Settings(database_url=pg_head, **FAST_HASHES))) as client:
+        accounts = [sign_up(client, email=f"{new_pseudo()}@example.org") for _ in range(2)]
+        client.post("/v1/password-resets", json={"login": accounts[0]["pseudo"]})
+    # the log lines as the process writes them (standard error)
+    text = capfd.readouterr().err
+    assert text.count("email is disabled") == 1
+    for account in accounts:
+        assert account["token"] not in text and account["email"] not in text
+    assert PASSWORD not in text
