@@ -34,6 +34,31 @@ FIELD_ERRORS = problem_spec(
 )
 
 
+ACCOUNT_EXAMPLE: dict[str, Any] = {
+    "id": "3f6c1d0e9b2a4c7d8e5f60718293a4b5",
+    "pseudo": "ada_l",
+    "email": "ada@example.org",
+    "email_verified": False,
+    "age_range": "25-34",
+    "locale": "en",
+    "terms_version": TERMS_VERSION,
+    "created_at": "2026-12-01T20:15:00Z",
+}
+SESSION_EXAMPLE = {
+    "token": "q8Vd0kX2mJ7rT4wY1zB6nC3fH9pL5sA0eU2iO8gK4tM",
+    "expires_at": "2026-12-31T20:15:00Z",
+}
+
+
+def _ok(container: type[Any], example: dict[str, Any], description: str = "OK") -> ResponseSpec:
+    return ResponseSpec(
+        data_container=container,
+        description=description,
+        examples=[Example(summary=container.__name__, value=example)],
+        generate_examples=False,
+    )
+
+
 def accounts(request: Request[Any, Any, Any]) -> AccountStore:
     store: AccountStore = request.app.state.accounts
     return store
@@ -72,6 +97,7 @@ SIGN_UP_EXAMPLE = {
     return_dto=None,
     tags=[TAG],
     responses={
+        201: _ok(schemas.SignedUp, {**ACCOUNT_EXAMPLE, **SESSION_EXAMPLE}, "Created, signed in"),
         **BODY_ERRORS,
         409: problem_spec("The pseudo or the email is taken (`pseudo-taken`, `email-taken`)."),
         422: problem_spec(
@@ -104,6 +130,7 @@ async def sign_up(
     return_dto=None,
     tags=[TAG],
     responses={
+        200: _ok(schemas.EmailVerified, {"email": "ada@example.org", "email_verified": True}),
         **BODY_ERRORS,
         422: problem_spec("The token is unknown, expired or used (`invalid-token`)."),
     },
@@ -140,6 +167,7 @@ async def confirm_email(
     return_dto=None,
     tags=[TAG],
     responses={
+        201: _ok(schemas.Session, SESSION_EXAMPLE, "Created: a new session"),
         **BODY_ERRORS,
         401: problem_spec("Unknown login or wrong password (`invalid-credentials`)."),
         422: FIELD_ERRORS,
@@ -185,7 +213,7 @@ async def log_out(request: Request[Any, Any, Any]) -> None:
     description="The signed-in account (never its password or its hash).",
     tags=[TAG],
     security=SESSION,
-    responses={401: UNAUTHORIZED},
+    responses={200: _ok(schemas.Account, ACCOUNT_EXAMPLE), 401: UNAUTHORIZED},
 )
 async def get_me(request: Request[Any, Any, Any]) -> Response[schemas.Account]:
     caller = await require_session(request)
@@ -206,6 +234,7 @@ async def get_me(request: Request[Any, Any, Any]) -> Response[schemas.Account]:
     tags=[TAG],
     security=SESSION,
     responses={
+        200: _ok(schemas.Account, {**ACCOUNT_EXAMPLE, "email": "ada@example.net", "locale": "fr"}),
         **BODY_ERRORS,
         401: UNAUTHORIZED,
         409: problem_spec("Another account uses this email (`email-taken`)."),
@@ -297,6 +326,12 @@ async def change_password(
     ),
     tags=[TAG],
     sync_to_thread=False,
+    responses={
+        200: _ok(
+            schemas.Terms,
+            {"version": TERMS_VERSION, "text": TERMS["en"][:60] + "…", "locale": "en"},
+        )
+    },
 )
 def get_terms(request: Request[Any, Any, Any]) -> schemas.Terms:
     locale = pick_language(request.headers.get("accept-language"))

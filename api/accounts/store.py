@@ -31,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.accounts import schemas
 from api.accounts.mail import Mailer
 from api.accounts.texts import TERMS_VERSION, mail_text
+from api.db.engine import aware
 from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
 from api.problems import FieldProblem, ProblemError
 from api.settings import Settings
@@ -49,11 +50,6 @@ INVALID_CREDENTIALS = "the login or the password is wrong"
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes (stored in UTC)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def invalid_credentials() -> ProblemError:
@@ -90,7 +86,7 @@ def _account_out(row: Row[Any]) -> schemas.Account:
         age_range=row.age_range,
         locale=row.locale,
         terms_version=row.terms_version,
-        created_at=_aware(row.created_at),
+        created_at=aware(row.created_at),
     )
 
 
@@ -304,7 +300,7 @@ class AccountStore:
         async with self.engine.connect() as conn:
             rows = (await conn.execute(select(THROTTLE).where(THROTTLE.c.key.in_(keys)))).all()
         waits = [
-            _aware(r.window_start) + timedelta(seconds=self.throttle.window) - now
+            aware(r.window_start) + timedelta(seconds=self.throttle.window) - now
             for r in rows
             if r.failures >= keys[r.key]
         ]

@@ -10,6 +10,7 @@ SQLite dialect notes, aiosqlite section).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import event
@@ -58,3 +59,9 @@ def engine_from_settings(settings: Settings) -> AsyncEngine:
 
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def aware(moment: datetime) -> datetime:
+    """A time read back from the database, in UTC: SQLite keeps no offset (the service
+    writes UTC), PostgreSQL's `timestamptz` comes back aware."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

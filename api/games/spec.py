@@ -128,6 +128,13 @@ def _examples() -> dict[str, dict[str, Any]]:
         },
         "AbandonGame": {"id": game["id"], "status": "abandoned", "version": 1, **revealed},
         "CreateStreamTicket": {"ticket": "…", "expires_in": 60},
+        "JoinSeat": {
+            "game_id": game["id"],
+            "seat": 0,
+            "name": players[0]["name"],
+            "account": "ada_l",
+            "joined": True,
+        },
         "ExportGame": {
             **{k: game[k] for k in ("id", "ruleset", "options", "rules_version")},
             "status": "abandoned",

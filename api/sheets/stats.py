@@ -23,7 +23,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -31,6 +31,7 @@ from sqlalchemy import String, Table, literal, select, tuple_, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import Caller
+from api.db.engine import aware
 from api.db.models import Game, GameSeat
 from api.problems import FieldProblem, ProblemError
 from api.sheets.schemas import (
@@ -57,9 +58,7 @@ def _bad_cursor() -> ProblemError:
 
 
 def encode_cursor(at: datetime, kind: str, item_id: str) -> str:
-    if at.tzinfo is None:  # SQLite keeps no offset: the service writes UTC
-        at = at.replace(tzinfo=UTC)
-    raw = json.dumps([at.isoformat(), kind, item_id], separators=(",", ":")).encode()
+    raw = json.dumps([aware(at).isoformat(), kind, item_id], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -117,7 +116,7 @@ async def history(
             ruleset=r.ruleset,
             finished=results[r.kind, r.id][0],
             won=results[r.kind, r.id][1],
-            at=r.at,
+            at=aware(r.at),
         )
         for r in page
     ]

@@ -53,6 +53,7 @@ from api.accounts.sessions import (
     community_locked,
 )
 from api.body import decode_error
+from api.db.engine import aware
 from api.db.models import Account, Sheet, SheetPlayer, SheetRound
 from api.problems import FieldProblem, ProblemError, engine_problem, shorten
 from api.schemas import (
@@ -430,8 +431,8 @@ def sheet_out(sheet: Loaded, standing: Standing | None = None) -> SheetOut:
         winners=standing.winners,
         teams=standing.teams,
         version=sheet.row.version,
-        created_at=sheet.row.created_at,
-        updated_at=sheet.row.updated_at,
+        created_at=aware(sheet.row.created_at),
+        updated_at=aware(sheet.row.updated_at),
     )
 
 

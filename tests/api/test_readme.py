@@ -98,7 +98,7 @@ def test_a_readme_example(
 ) -> None:
     method, url, headers, body = _request(command)
     parts = urlsplit(url)
-    if parts.path.startswith("/v1/games"):  # stored games: the app on PostgreSQL
+    if parts.path.startswith(("/v1/games", "/v1/scoresheets")):  # the app on PostgreSQL
         client = request.getfixturevalue("games")
     assert parts.netloc == SERVED_AT, url
     path = parts.path + (f"?{parts.query}" if parts.query else "")
