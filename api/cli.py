@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -101,21 +102,25 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     """uvicorn with the settings' limits (api/server.py): keep-alive, concurrency, shutdown."""
     import uvicorn
 
-    from api.server import server_options
+    from api.server import exit_cleanly_on_sigterm, server_options
     from api.settings import Settings
 
+    if args.log_level is not None:  # the app's loggers (api/logs.py), in every worker too
+        os.environ["NUMRULES_LOG_LEVEL"] = args.log_level.upper()
+    settings = Settings()
     if (refused := refuse_behind_head()) is not None:
         return refused
 
-    uvicorn.run(
-        "api.app:app",
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_level=args.log_level,
-        access_log=False,
-        **server_options(Settings()),
-    )
+    with exit_cleanly_on_sigterm():
+        uvicorn.run(
+            "api.app:app",
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level=settings.log_level.lower(),
+            access_log=False,  # the app writes its own access lines (api/observe.py)
+            **server_options(settings),
+        )
     return 0
 
 
@@ -252,7 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_port, default=8000)
     serve.add_argument("--workers", type=_int_at_least(1), default=1)
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--log-level", default=None, help="debug, info … (default: NUMRULES_LOG_LEVEL, INFO)"
+    )
     serve.set_defaults(func=_cmd_serve, parser=serve)
 
     add_db_commands(sub)

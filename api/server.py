@@ -18,6 +18,11 @@ per trickling client stays open): in production a reverse proxy must close them;
 
 from __future__ import annotations
 
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 from api.settings import Settings
@@ -32,3 +37,23 @@ def server_options(settings: Settings) -> dict[str, Any]:
         "server_header": False,
         "ws": "none",
     }
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    sys.exit(0)
+
+
+@contextmanager
+def exit_cleanly_on_sigterm() -> Iterator[None]:
+    """SIGTERM ends `numrules serve` with status 0, as a stop asked for should.
+
+    uvicorn handles SIGTERM while it serves (a graceful shutdown: see `api.operations`) and,
+    once done, raises the signal again for the handler that was there before it: the default
+    one would kill the process, status 143, after a clean shutdown. This handler exits 0
+    instead (also before uvicorn's handlers are installed: a stop while starting); the
+    previous handler is back afterwards."""
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

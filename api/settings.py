@@ -6,6 +6,9 @@ The server's own limits (keep-alive, concurrency, shutdown) reach uvicorn throug
 
 from __future__ import annotations
 
+from ipaddress import ip_network
+from typing import Literal
+
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -43,6 +46,39 @@ class Settings(BaseSettings):
         default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )
     debug: bool = False
+    # -- operations (issue 13): logs, rate limiting (api/logs.py, api/ratelimit.py) ---------
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO", description="the service's log level (numrules.* and uvicorn.*)"
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="json: one JSON object a line; text: for a terminal"
+    )
+    rate_limit_per_minute: int = Field(
+        default=600, ge=0, description="requests per client address a minute; 0 turns it off"
+    )
+    rate_limit_store: Literal["memory", "database"] = Field(
+        default="memory", description="memory: per process; database: shared by replicas"
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="proxies (IPs or CIDRs, JSON list) whose X-Forwarded-For is believed",
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, level: object) -> object:
+        return level.upper() if isinstance(level, str) else level
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, proxies: list[str]) -> list[str]:
+        for proxy in proxies:
+            try:
+                ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an IP address or CIDR") from None
+        return proxies
+
     database_url: str = Field(
         default="sqlite+aiosqlite:///numrules.db",
         validation_alias=AliasChoices("DATABASE_URL", "database_url"),
@@ -53,6 +89,41 @@ class Settings(BaseSettings):
     check_db_on_start: bool = Field(
         default=True,
         description="refuse to start unless the database is at the migrations' head",
+    )
+
+    # -- accounts (issue 12) ----------------------------------------------------------------
+    session_days: int = Field(default=30, ge=1, description="a session token expires after")
+    login_max_failures: int = Field(
+        default=5,
+        ge=1,
+        description="failed log-ins of one login within login_window_seconds before 429",
+    )
+    login_max_failures_per_address: int = Field(
+        default=50,
+        ge=1,
+        description="failed log-ins from one client address within the window before 429",
+    )
+    login_window_seconds: int = Field(
+        default=900, ge=1, description="the log-in throttle's window (seconds)"
+    )
+    password_hash_time_cost: int = Field(
+        default=3, ge=1, description="Argon2id passes (argon2-cffi's RFC 9106 low-memory profile)"
+    )
+    password_hash_memory_kib: int = Field(
+        default=65536, ge=8192, description="Argon2id memory per hash (KiB)"
+    )
+    smtp_host: str | None = Field(
+        default=None, description="SMTP server for verification and reset emails; unset: no email"
+    )
+    smtp_port: int = Field(default=25, ge=1, le=65535)
+    smtp_from: str = Field(default="numrules <no-reply@localhost>", description="From: header")
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = Field(default=False, description="upgrade the SMTP connection (STARTTLS)")
+    smtp_timeout_seconds: float = Field(default=10.0, gt=0)
+    app_url: str | None = Field(
+        default=None,
+        description="the front-end's base URL: emails then add a link ending ?token=<token>",
     )
 
     @field_validator("database_url")

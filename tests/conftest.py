@@ -53,6 +53,10 @@ if BUILD_DIR:
     import api  # noqa: F401
     import engine  # noqa: F401
 
+# The suites fire bursts from 127.0.0.1 (schemathesis, whole matches): no rate limit unless a
+# test sets one (tests/api/test_rate_limit.py); servers the tests start inherit it.
+os.environ.setdefault("NUMRULES_RATE_LIMIT_PER_MINUTE", "0")
+
 # PostgreSQL (and SQLite) databases for the storage and stored-games suites: one fresh,
 # migrated PostgreSQL database per run (tests/pg.py).
 from tests.pg import games, games_app, pg_head, pg_url, sqlite_url  # noqa: E402, F401

@@ -31,6 +31,7 @@ from api.games.schemas import (
     TicketOut,
 )
 from api.games.store import EVENTS_PAGE, GameStore
+from api.metrics import metrics_of
 from api.problems import FieldProblem, ProblemError, problem_spec
 from api.tokens import bearer, unauthorized
 from engine.core.actions import Action
@@ -131,7 +132,7 @@ async def create_game(
     ],
 ) -> Response[GameCreated]:
     created = await store(request).create(data, await optional_session(request))
-    request.app.state.metrics.games_created.inc()
+    metrics_of(request).games_created.inc()
     return Response(
         created,
         status_code=201,
@@ -261,7 +262,7 @@ async def post_action(
     if replayed:
         headers["Idempotent-Replayed"] = "true"
     else:
-        request.app.state.metrics.actions_applied.inc()
+        metrics_of(request).actions_applied.inc()
     return Response(answer, headers=headers)  # type: ignore[arg-type]
 
 

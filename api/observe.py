@@ -1,0 +1,111 @@
+"""What every request leaves behind (issue 13): its request id, one access line, its metrics.
+
+:class:`Observe` wraps the whole ASGI application, outside `api.hygiene.HttpHygiene`, so it
+sees every answer (the router's 404s, hygiene's early refusals, the 429s of the rate limiter
+included) and times all of it. For each HTTP request it
+
+* takes the client's `X-Request-ID` when it is sane (1 … 128 visible ASCII characters, no
+  space, no quote), else makes one (32 hex digits), and sends it back in `X-Request-ID`; it is
+  also set in `api.logs.request_id` while the request is served, so that every log line of the
+  request (an unexpected error's included) carries it;
+* writes one access line (`api.logs.log_access`): request id, method, route template, status,
+  duration in milliseconds, client address (behind trusted proxies, the address
+  `X-Forwarded-For` names, as the rate limiter reads it);
+* counts it in the app's metrics (`api.metrics`).
+
+The route template is what Litestar's router writes into the request's scope
+(`path_template`); hygiene hands the app a copy of the scope for HEAD requests, so
+:class:`NoteRoute`, just around the app, copies the template into the record this wrapper
+shares through the scope.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from typing import Any
+
+from litestar.types import ASGIApp, Receive, Send
+
+from api.logs import log_access, request_id
+from api.metrics import Metrics
+from api.ratelimit import Network, client_address
+
+#: A request id taken from the client: visible ASCII but space and quotes, at most 128 long.
+_SANE_ID = re.compile(r"[!#-&(-~]{1,128}")
+#: The route label of a request no route matched (a 404 from the router, an early refusal).
+UNMATCHED = "unmatched"
+_RECORD = "numrules.observe"
+
+
+def _request_id(headers: list[tuple[bytes, bytes]]) -> str:
+    for name, value in headers:
+        if name.lower() == b"x-request-id":
+            text = value.decode("latin-1")
+            if _SANE_ID.fullmatch(text):
+                return text
+            break
+    return secrets.token_hex(16)
+
+
+class NoteRoute:
+    """Innermost: copies the route template Litestar found into the shared record."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            record = scope.get(_RECORD)
+            if record is not None:
+                record["route"] = scope.get("path_template") or None
+
+
+class Observe:
+    """The ASGI wrapper described in the module docstring."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, trusted: tuple[Network, ...]) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.trusted = trusted
+
+    async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        rid = _request_id(scope["headers"])
+        record: dict[str, Any] = {"route": None}
+        scope[_RECORD] = record
+        status = 500  # what the server answers when the app fails before it starts one
+        header = (b"x-request-id", rid.encode())
+
+        async def send_wrapper(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message = {**message, "headers": [*message.get("headers", ()), header]}
+            await send(message)
+
+        token = request_id.set(rid)
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            request_id.reset(token)
+            seconds = time.perf_counter() - started
+            route = record["route"]
+            method = scope["method"]
+            self.metrics.observe(method, route or UNMATCHED, status, seconds)
+            log_access(
+                {
+                    "request_id": rid,
+                    "method": method,
+                    "route": route,
+                    "status": status,
+                    "duration_ms": round(seconds * 1000, 2),
+                    "client": client_address(scope, self.trusted),
+                }
+            )

@@ -1,0 +1,142 @@
+"""Production operations (issue 13), wired into the app by `api.app.create_app`: structured
+logs (`api.logs`), metrics (`api.metrics`, `GET /metrics`), the access line and request id of
+every request (`api.observe`), rate limiting (`api.ratelimit`) and a graceful shutdown.
+
+**Graceful shutdown.** On SIGTERM (or SIGINT) uvicorn stops accepting connections, lets the
+requests under way finish for up to `NUMRULES_GRACEFUL_SHUTDOWN_SECONDS`, and only then runs
+the app's lifespan shutdown, where the stored games' fan-out is closed. An event stream is a
+request that never finishes by itself: it would hold the server for the whole timeout, then
+be cut without its `end` message. So this module's lifespan chains a handler in front of
+uvicorn's own for those signals: it closes the fan-out at once, every open stream sends
+`event: end` and returns, and the server finishes as soon as the ordinary requests have
+(a stream opened after the signal ends at once too). Signal handlers exist only in the main
+thread: a server run in another thread (the in-process tests) keeps uvicorn's behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from types import FrameType
+from typing import Any
+
+from litestar import Litestar
+from litestar.openapi.spec import (
+    OpenAPIHeader,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Reference,
+    Schema,
+)
+from litestar.openapi.spec.enums import OpenAPIType
+
+from api.logs import configure_logging
+from api.metrics import Metrics
+from api.observe import NoteRoute, Observe
+from api.problems import MEDIA_TYPE
+from api.ratelimit import EXEMPT, EXEMPT_PREFIX, trusted_networks
+from api.settings import Settings
+
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
+
+
+def observe(application: Litestar, settings: Settings) -> None:
+    """Logs configured, metrics kept in `app.state.metrics`, and the whole app (hygiene
+    included) wrapped in :class:`api.observe.Observe`. Call it last in `create_app`, after
+    `HttpHygiene` wrapped `note_route(application.asgi_handler)`."""
+    configure_logging(settings)
+    metrics = Metrics()
+    metrics.bind(application.state)
+    application.state.metrics = metrics
+    application.asgi_handler = Observe(
+        application.asgi_handler, metrics, trusted_networks(settings.trusted_proxies)
+    )
+
+
+note_route = NoteRoute
+
+
+def operations_lifespan(
+    settings: Settings,
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """Logging configured again (uvicorn configures its loggers once more when it is given
+    an app object rather than an import string), and the shutdown signal handlers."""
+
+    @asynccontextmanager
+    async def lifespan(application: Litestar) -> AsyncIterator[None]:
+        configure_logging(settings)
+        games = getattr(application.state, "games", None)
+        restore = _end_streams_on_signal(games.fanout) if games is not None else None
+        try:
+            yield
+        finally:
+            if restore is not None:
+                restore()
+
+    return lifespan
+
+
+def _end_streams_on_signal(fanout: Any) -> Callable[[], None] | None:
+    """Chain a handler that closes `fanout` in front of the current SIGTERM and SIGINT
+    handlers (uvicorn's); returns what puts them back. None outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    loop = asyncio.get_running_loop()
+    closing: list[asyncio.Task[None]] = []  # a reference, so the task is not collected
+
+    def close() -> None:
+        if not closing:
+            closing.append(loop.create_task(fanout.close()))
+
+    previous: dict[int, _Handler] = {}
+
+    def handler(sig: int, frame: FrameType | None) -> None:
+        loop.call_soon_threadsafe(close)
+        chained = previous.get(sig)
+        if callable(chained):
+            chained(sig, frame)
+
+    for sig in SIGNALS:
+        previous[sig] = signal.signal(sig, handler)
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            if signal.getsignal(sig) is handler:
+                signal.signal(sig, old)
+
+    return restore
+
+
+RETRY_AFTER = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+    description="seconds until the client's window ends",
+)
+
+
+def document_rate_limit(application: Litestar) -> None:
+    """Every operation but the exempt ones may answer 429 `rate-limited`, with `Retry-After`
+    (documented whatever the settings: the spec is the same for every deployment)."""
+    problem = Reference(ref="#/components/schemas/Problem")
+    for path, path_item in (application.openapi_schema.paths or {}).items():
+        if path in EXEMPT or path.startswith(EXEMPT_PREFIX):
+            continue
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(path_item, method)
+            if operation is None:
+                continue
+            responses = operation.responses
+            if responses is None:
+                responses = operation.responses = {}
+            responses.setdefault(
+                "429",
+                OpenAPIResponse(
+                    description="Too many requests from this client address (`rate-limited`): "
+                    "retry after `Retry-After` seconds.",
+                    headers={"Retry-After": RETRY_AFTER},
+                    content={MEDIA_TYPE: OpenAPIMediaType(schema=problem)},
+                ),
+            )

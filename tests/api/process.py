@@ -1,0 +1,75 @@
+"""`numrules serve` in a process of its own, as production runs it, its standard output and
+error captured in a file: for the logs and the graceful shutdown (issue 13)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.api.serving import free_port
+from tests.conftest import BUILD_DIR, ROOT
+
+
+class ServeProcess:
+    def __init__(self, database_url: str, log: Path, **env: str) -> None:
+        self.database_url = database_url
+        self.log = log
+        self.env = env
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return "127.0.0.1", self.port
+
+    def start(self) -> ServeProcess:
+        env = {
+            **os.environ,
+            "DATABASE_URL": self.database_url,
+            "NUMRULES_CHECK_DB_ON_START": "true",
+            "PYTHONUNBUFFERED": "1",
+            **self.env,
+        }
+        cwd = ROOT
+        if BUILD_DIR:  # serve the compiled build under test
+            cwd = Path(BUILD_DIR).resolve()
+            env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(ROOT)])
+        command = [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, f"the server exited:\n{self.output()[-3000:]}"
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, f"no /healthz in 30 s:\n{self.output()[-3000:]}"
+            time.sleep(0.1)
+
+    def terminate(self, timeout: float = 30) -> int:
+        """SIGTERM, then the exit status (killed after `timeout`)."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+            raise
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
