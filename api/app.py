@@ -19,6 +19,7 @@ from litestar.datastructures import CacheControlHeader
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import (
+    Components,
     Example,
     OpenAPI,
     OpenAPIMediaType,
@@ -26,6 +27,7 @@ from litestar.openapi.spec import (
     Reference,
     RequestBody,
     Schema,
+    SecurityScheme,
     Tag,
 )
 from litestar.openapi.spec.enums import OpenAPIType
@@ -34,13 +36,18 @@ from litestar.types import Method
 from sqlalchemy.exc import SQLAlchemyError
 from swagger_ui_bundle import swagger_ui_path
 
+from api.accounts.routes import route_handlers as account_handlers
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.hygiene import HttpHygiene, before_request
+from api.metrics import metrics_endpoint
+from api.operations import document_rate_limit, note_route, observe, operations_lifespan
 from api.problems import MEDIA_TYPE, ProblemError, handle_exception, problem_spec
+from api.ratelimit import rate_limit_middleware
 from api.rules import route_handlers
 from api.schemas import Health
 from api.settings import Settings
+from api.sheets.routes import route_handlers as sheet_handlers
 from engine.core.cards import CARD_PATTERN
 
 API_VERSION = "1.0.0"
@@ -233,6 +240,8 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
 
     @asynccontextmanager
     async def lifespan(application: Litestar) -> AsyncIterator[None]:
+        from api.accounts.mail import Mailer
+        from api.accounts.store import AccountStore
         from api.db.engine import engine_from_settings
         from api.games.fanout import Fanout
         from api.games.store import GameStore
@@ -241,6 +250,8 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         fanout = Fanout()
         application.state.db = engine
         application.state.games = GameStore(engine, fanout)
+        mailer = Mailer(settings)
+        application.state.accounts = AccountStore(engine, settings, mailer)
         application.state.max_streams = settings.max_streams
         redact_tickets()
         # Everything built so far (modules, the spec, the rules tables: 130,000 objects) lives
@@ -253,6 +264,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             yield
         finally:
             await fanout.close()
+            await mailer.drain()
             await engine.dispose()
 
     return lifespan
@@ -325,12 +337,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             healthz,
             readyz,
+            metrics_endpoint,
             openapi_document,
             docs_assets,
             *route_handlers(),
             *game_handlers,
+            *sheet_handlers,
+            *account_handlers,
         ],
-        lifespan=[_games_lifespan(settings)],
+        lifespan=[_games_lifespan(settings), operations_lifespan(settings)],
+        middleware=rate_limit_middleware(settings),
         exception_handlers={Exception: handle_exception},
         before_request=before_request,
         cors_config=_cors(settings),
@@ -341,12 +357,32 @@ def create_app(settings: Settings | None = None) -> Litestar:
             description=DESCRIPTION,
             path="/docs",
             render_plugins=[_swagger_ui(), JsonRenderPlugin(path="/openapi.json")],
+            components=Components(
+                security_schemes={
+                    "sessionToken": SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description="An account's session token, from `POST /v1/accounts` "
+                        "or `POST /v1/sessions` (256 random bits, expiring).",
+                    )
+                }
+            ),
             tags=[
                 Tag(name="Rules", description="Catalogue and stateless rules endpoints"),
                 Tag(
                     name="Stored games",
                     description="Whole matches run by the server: it deals, hides every "
                     "hand, enforces turns, scores and keeps the log",
+                ),
+                Tag(
+                    name="Accounts",
+                    description="Sign-up, sessions, password changes and resets "
+                    "(`Authorization: Bearer <session token>`)",
+                ),
+                Tag(
+                    name="Score sheets",
+                    description="Matches played with physical cards, scored by the engine; "
+                    "an account's history and stats",
                 ),
                 Tag(name="Operations", description="Health"),
             ],
@@ -357,11 +393,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
     add_card_patterns(application)
     document_games(application)
     problem_400s(application)
-    # Outermost, around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
+    document_rate_limit(application)
+    # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(
-        application.asgi_handler,
+        note_route(application.asgi_handler),
         vary_origin=bool(settings.cors_origins) and settings.cors_origins != ["*"],
     )
+    observe(application, settings)  # outermost: request id, access log, metrics (issue 13)
     return application
 
 
