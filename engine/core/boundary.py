@@ -4,25 +4,31 @@ contained"; STYLE 4: legality is checked once, at the boundary).
 A game's state machine lives in its `kernel.py`, which the mypyc build compiles (setup.py
 finds every `engine/*/kernel.py`). Compiled code enforces declared types at run time: it
 would take `True` for seat 1, or raise a bare TypeError for a seat `"0"` or an action built
-by hand with a wrongly typed field. So a kernel takes plain typed arguments (`seat: int`, an
-`Action` whose fields have their declared types), and the round object the engine hands out,
-:class:`KernelRound`, is plain Python: it checks the seat (:func:`check_seat`) and the action's
-fields (:func:`check_fields`) once, then calls the kernel. Both builds therefore refuse a bad
-seat or field with the same :class:`InvalidInput`.
+by hand with a wrongly typed field. So a kernel's state machine takes plain typed arguments
+(`seat: int`, an `Action` whose fields have their declared types), and the round object the
+engine hands out, :class:`KernelRound`, is plain Python. Every seat and action it receives is
+checked once, by :func:`check_seat` and :func:`check_fields`, before the state machine sees
+it, so both builds refuse a bad seat or field with the same :class:`InvalidInput`.
 
-Everything else a kernel offers (`hands`, `trick`, `roles` …, read by tests and tools) is
-read and written through to it by properties (see :func:`_forward`).
+The calls a play-out makes at every step (`legal_actions`, `apply`, `actors`) are the
+kernel's own *checked entry points* (`checked_legal_actions`, `checked_apply`), bound on the
+round object when it is made: they run those same checks, compiled, then the typed state
+machine. A Python method in between cost a frame per call, 15 % of a numwars-classic
+play-out (bench/README.md). The other calls (`view`, `scores`, `snapshot`) are Python
+methods here and in the game's round, and everything else a kernel offers (`hands`, `trick`,
+`roles` …, read by tests and tools) is read and written through to it by properties (see
+:func:`_forward`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from engine.core.actions import Action, Pass, Play, check_fields
+from engine.core.actions import Action
 from engine.core.base import RoundScore, RoundSetup
 from engine.core.events import EventBase
-from engine.core.tricks import check_seat
 
 __all__ = ["Kernel", "KernelRound"]
 
@@ -48,6 +54,15 @@ class Kernel(Protocol):
 
     def apply(self, seat: int, action: Action) -> list[EventBase]: ...
 
+    def checked_legal_actions(self, seat: object) -> list[Any]:
+        """`legal_actions` of any `seat` argument: a bad one is `check_seat`'s error."""
+        ...
+
+    def checked_apply(self, seat: object, action: Action) -> list[EventBase]:
+        """`apply` once the seat (`check_seat`) and the action's field types
+        (`check_fields`) are checked: a bad one is their error, and nothing changes."""
+        ...
+
     def scores(self) -> RoundScore | None: ...
 
     def snapshot(self) -> dict[str, Any]: ...
@@ -59,11 +74,21 @@ K = TypeVar("K", bound=Kernel)
 class KernelRound(Generic[K]):
     """A round in progress, over its `kernel` (see the module docstring)."""
 
-    __slots__ = ("_players", "kernel")
+    __slots__ = ("_players", "actors", "apply", "kernel", "legal_actions")
+
+    #: The kernel's checked entry points, bound when the round is made (module docstring).
+    actors: Callable[[], list[int]]
+    legal_actions: Callable[[object], list[Action]]
+    #: Check the seat and the action's field types, then apply it (the kernel checks its
+    #: legality; nothing changes when it is refused).
+    apply: Callable[[object, Action], list[EventBase]]
 
     def __init__(self, kernel: K) -> None:
         self.kernel = kernel
         self._players = kernel.setup.players
+        self.actors = kernel.actors
+        self.legal_actions = kernel.checked_legal_actions
+        self.apply = kernel.checked_apply
         if not type(self).__dict__.get("_forwarded"):
             _forward(type(self), kernel)
 
@@ -90,27 +115,6 @@ class KernelRound(Generic[K]):
         phase = property(attrgetter("kernel.phase"))
         current_player = property(attrgetter("kernel.current_player"))
         is_over = property(attrgetter("kernel.is_over"))
-
-    def actors(self) -> list[int]:
-        return self.kernel.actors()
-
-    def legal_actions(self, seat: object) -> list[Action]:
-        if type(seat) is not int or not 0 <= seat < self._players:
-            check_seat(seat, self._players)
-        return self.kernel.legal_actions(seat)  # type: ignore[arg-type]
-
-    def apply(self, seat: object, action: Action) -> list[EventBase]:
-        """Check the seat and the action's field types, then apply it (the kernel checks its
-        legality; nothing changes when it is refused)."""
-        if type(seat) is not int or not 0 <= seat < self._players:
-            check_seat(seat, self._players)
-        kind = type(action)
-        if kind is Play:  # the play-out's hot action, checked inline (check_fields: ~200 ns)
-            if type(action.card) is not str or action.declared is not None:  # type: ignore[union-attr]
-                check_fields(action)
-        elif kind is not Pass or type(action.card) is not str:  # type: ignore[union-attr]
-            check_fields(action)
-        return self.kernel.apply(seat, action)  # type: ignore[arg-type]
 
     def scores(self) -> RoundScore | None:
         return self.kernel.scores()

@@ -14,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import MutableSequence, Sequence
+from itertools import repeat
+from operator import and_, mul, rshift
 from typing import Protocol, TypeVar
 
 T = TypeVar("T")
@@ -33,9 +35,30 @@ def _words(stream: _Stream, count: int) -> tuple[int, ...]:
 
 
 def _fisher_yates(items: MutableSequence[T], stop: int, stream: _Stream) -> None:
-    """Swap each position from the last down to `stop` with a lower one drawn from `stream`."""
+    """Swap each position from the last down to `stop` with a lower one drawn from `stream`.
+
+    The draw for position i is the high word of ``word * (i + 1)`` unless its low word falls
+    below ``i + 1`` (then maybe rejected: see `_fisher_yates_exact`). When no low word among
+    the products does (all but about one shuffle in a million), the products and the draws are
+    made by C-level maps and the Python loop only swaps.
+    """
     n = len(items)
     words = _words(stream, n - stop + 16)
+    products = list(map(mul, words, range(n, stop, -1)))  # as many as positions drawn
+    low = min(map(and_, products, repeat(0xFFFFFFFF)), default=n)
+    if low < n:  # a draw may be rejected: go word by word
+        _fisher_yates_exact(items, stop, stream, words)
+        return
+    for i, j in zip(range(n - 1, stop - 1, -1), map(rshift, products, repeat(32)), strict=True):
+        items[i], items[j] = items[j], items[i]
+
+
+def _fisher_yates_exact(
+    items: MutableSequence[T], stop: int, stream: _Stream, words: tuple[int, ...]
+) -> None:
+    """`_fisher_yates` word by word from the stream's first `words`, with Lemire's rejection
+    (exact: no modulo bias), reading further into the stream when they run out."""
+    n = len(items)
     k = 0
     for i in range(n - 1, stop - 1, -1):
         bound = i + 1

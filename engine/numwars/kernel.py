@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.core.actions import Action, Exchange, Neutralize, Pass, Play
+from engine.core.actions import Action, Exchange, Neutralize, Pass, Play, check_fields
 from engine.core.base import BombResult, Capture, Deal, RoundScore, RoundSetup, TrickResult
 from engine.core.cards import CARDS, COMPLEMENT, ORDER_KEY
 from engine.core.errors import IllegalMove, InvalidInput
@@ -44,6 +44,7 @@ from engine.core.events import (
     TrickEvent,
 )
 from engine.core.scoring import best_seats
+from engine.core.tricks import check_seat
 from engine.numwars.cards import ROLE_CARDS, ROLE_OF_CARD, STRENGTH, SUIT, TRUMP, canon
 from engine.numwars.scoring import NumWarsPile, pile_points, score_piles
 from engine.numwars.tricks import illegal_reason, neutralization_possible, resolve
@@ -259,6 +260,25 @@ class NumWarsKernel:
             return [s for s in range(self.n) if len(self.passed[s]) < self.k]
         turn = self.current_player
         return [] if turn is None else [turn]
+
+    # -- the checked entry points (the round object's methods: engine.core.boundary) -------
+
+    def checked_legal_actions(self, seat: object) -> list[Action]:
+        """`legal_actions` of any `seat` argument: a bad one is `check_seat`'s error."""
+        return self.legal_actions(_seat(seat, self.n))
+
+    def checked_apply(self, seat: object, action: Action) -> list[EventBase]:
+        """`apply` once the seat (`check_seat`) and the action's field types (`check_fields`)
+        are checked, inline for the hot `Play` and `Pass`: a bad one is their error."""
+        checked = _seat(seat, self.n)
+        fields: Any = action  # untyped reads: a wrongly typed field is check_fields' error
+        kind = type(action)
+        if kind is Play:
+            if type(fields.card) is not str or fields.declared is not None:
+                check_fields(action)
+        elif kind is not Pass or type(fields.card) is not str:
+            check_fields(action)
+        return self.apply(checked, action)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """The seat's legal actions. In play: the legal cards as shared ``Play`` values in
@@ -643,3 +663,10 @@ class NumWarsKernel:
             "scores": msgspec.to_builtins(self.scores()),
             "history": [[s, msgspec.to_builtins(a)] for s, a in self.history],
         }
+
+
+def _seat(seat: object, players: int) -> int:
+    """`check_seat(seat, players)`, inline for a valid seat (compiled: no Python call)."""
+    if type(seat) is int and 0 <= seat < players:
+        return seat
+    return check_seat(seat, players)

@@ -15,24 +15,25 @@ the legal plays are a few concatenations, computed inside `legal_actions` and pl
 `apply`; the trick keeps its cards, what it asks, its top trump and the bits of its trumps as
 it grows (its seats follow from its leader), and a trick without a trump pair is resolved from
 those without the general `duel`. The legal actions are cached for the turn, and `apply`
-accepts an action found among them without further checks; any other action goes through the
-full checks, which name the broken rule. Finished tricks are stored compactly (`tricks` adds
-their number, leader and cards when read); the final piles are scored once from their
-`PILE_BIT` sums, and the round-over event carries the totals. The deal draws only the cards it
-deals.
+accepts an action found among them (the shared value itself: `_identical`) without further
+checks; any other action goes through the full checks, which name the broken rule. Finished tricks are
+stored compactly (`tricks` adds their number, leader and cards when read); the final piles are
+totalled from their `PILE_BIT` sums (`held_points`) for the round-over event, and `scores`
+builds the breakdown when first asked. The deal draws only the cards it deals. The module
+names the hot paths read are `Final` (C variables once compiled, not dictionary look-ups).
+The round object calls `checked_legal_actions` and `checked_apply` (engine.core.boundary).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from enum import StrEnum
-from itertools import groupby
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
-from engine.core.actions import Action, Exchange, Pass, Play, Show
+from engine.core.actions import Action, Exchange, Pass, Play, Show, check_fields
 from engine.core.base import RoundScore, RoundSetup
 from engine.core.cards import canonical
 from engine.core.errors import IllegalMove, InvalidInput
@@ -44,6 +45,7 @@ from engine.core.events import (
     ShowEvent,
     TrickEvent,
 )
+from engine.core.tricks import check_seat
 from engine.numwars_classic.cards import (
     BLUE,
     GREEN,
@@ -60,6 +62,7 @@ from engine.numwars_classic.cards import (
     VALUE,
     YELLOW,
 )
+from engine.numwars_classic.scoring import held_points
 from engine.numwars_classic.tricks import (
     broken_obligation,
     check_card,
@@ -81,7 +84,18 @@ class Phase(StrEnum):
 
 
 #: Module constants: an Enum member look-up (`Phase.PLAY`) costs ~100 ns on the hot path.
-_EXCHANGE, _SHOW, _PLAYING, _OVER = Phase.EXCHANGE, Phase.SHOW, Phase.PLAY, Phase.OVER
+#: `Final` ones, here and below, are C variables of the compiled module (a plain module name
+#: is a dictionary look-up at each use); the imported ones the hot paths read are aliased.
+_EXCHANGE: Final = Phase.EXCHANGE
+_SHOW: Final = Phase.SHOW
+_PLAYING: Final = Phase.PLAY
+_OVER: Final = Phase.OVER
+_RAINBOW: Final = RAINBOW
+_JOKER: Final = JOKER
+_TRUMP_ASKED: Final = TRUMP_ASKED
+_VALUE: Final = VALUE
+_ORDER_KEY: Final = ORDER_KEY
+_PILE_BIT: Final = PILE_BIT
 
 _PHASE_ACTIONS = {
     Phase.EXCHANGE: ["pass", "exchange"],
@@ -91,10 +105,10 @@ _PHASE_ACTIONS = {
 }
 
 #: One shared action per card: `legal_actions` lists these, `apply` finds them by identity.
-_PLAY: dict[str, Play] = {card: Play(card) for card in KIND}
-_PASS: dict[str, Pass] = {card: Pass(card) for card in KIND}
+_PLAY: Final[dict[str, Play]] = {card: Play(card) for card in KIND}
+_PASS: Final[dict[str, Pass]] = {card: Pass(card) for card in KIND}
 #: The public "play" event of each seat and card, built once (identical values).
-_PLAY_EVENTS: list[dict[str, EventBase]] = [
+_PLAY_EVENTS: Final[list[dict[str, EventBase]]] = [
     {card: PlayEvent(seat=s, cards=[card]) for card in KIND} for s in range(MAX_PLAYERS)
 ]
 #: The private "pass" event of each seat and card, per player count (built on first use).
@@ -112,15 +126,18 @@ def _trump_bit(card: str) -> int:
 
 
 #: The seats of a trick of n players led by `leader`, in play order: `_SEATS_FROM[n][leader]`.
-_SEATS_FROM = [[tuple((lead + i) % n for i in range(n)) for lead in range(n)] for n in range(9)]
+_SEATS_FROM: Final = [
+    [tuple((lead + i) % n for i in range(n)) for lead in range(n)] for n in range(9)
+]
 #: Per trump, the trump bit of the card it would complete a pair with (Raise obligation).
-_PAIR_BIT: dict[str, int] = {c: _trump_bit(PARTNER_CARD[c]) for c in PARTNER_CARD}
+_PAIR_BIT: Final[dict[str, int]] = {c: _trump_bit(PARTNER_CARD[c]) for c in PARTNER_CARD}
 #: A hand in play is six runs of `Play` actions in canonical order: the four colours, the
 #: trumps (Rainbows then Shadows: one suit), the Jokers. The run of each card kind:
-_TRUMPS, _JOKERS = 4, 5
+_TRUMPS: Final = 4
+_JOKERS: Final = 5
 _RUN = (RED, BLUE, GREEN, YELLOW, _TRUMPS, _TRUMPS, _JOKERS)
 #: Per card: its kind, its value, its trump bit and its run, in one look-up.
-_INFO: dict[str, tuple[int, int, int, int]] = {
+_INFO: Final[dict[str, tuple[int, int, int, int]]] = {
     c: (KIND[c], VALUE[c], _trump_bit(c), _RUN[KIND[c]]) for c in KIND
 }
 
@@ -159,6 +176,7 @@ class ClassicKernel:
         "_best",
         "_best_seat",
         "_hands",
+        "_helds",
         "_legal",
         "_pass_events",
         "_passes",
@@ -215,6 +233,7 @@ class ClassicKernel:
         self.is_over = False
         self._phase = _EXCHANGE
         self._score: RoundScore | None = None
+        self._helds: list[int] = []  # the final piles, each summed (`PILE_BIT`), once over
         self._legal: list[Play] | None = None  # the current player's legal plays, this turn
         self._waiting = list(range(n))  # seats still owing a pass (exchange) or a show (show)
         self._pass_events = _pass_events(n)
@@ -259,6 +278,10 @@ class ClassicKernel:
         return undealt_cards(self._undealt)
 
     def scores(self) -> RoundScore | None:
+        """The round's scores with their breakdown once it is over (built when first asked:
+        the round-over event carries the totals)."""
+        if self._score is None and self._helds:
+            self._score = self.rules.score_helds(self._helds)
         return self._score
 
     def partner(self, seat: int) -> int:
@@ -269,6 +292,19 @@ class ClassicKernel:
         if turn is not None:
             return [turn]
         return self._waiting  # never changed in place (replaced): callers only read it
+
+    # -- the checked entry points (the round object's methods: engine.core.boundary) -------
+
+    def checked_legal_actions(self, seat: object) -> list[Action]:
+        """`legal_actions` of any `seat` argument: a bad one is `check_seat`'s error."""
+        return self.legal_actions(_seat(seat, self.players))
+
+    def checked_apply(self, seat: object, action: Action) -> list[EventBase]:
+        """`apply` once the seat (`check_seat`) and the action's field types (`check_fields`)
+        are checked: a bad one is their error. The fields of the shared actions that
+        `legal_actions` lists need no check: `apply` checks any other action's (`_apply_checked`)
+        before it reads them."""
+        return self.apply(_seat(seat, self.players), action)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """The seat's legal actions; in the play phase the turn's cached list (do not mutate).
@@ -291,13 +327,15 @@ class ClassicKernel:
         suits = self._suits[seat]
         asked = self._asked
         if asked is not None:
-            follow = [] if asked == TRUMP_ASKED else suits[asked]
+            follow = [] if asked == _TRUMP_ASKED else suits[asked]
             trumps = suits[_TRUMPS]
             if follow or trumps:
                 top = self._top
                 if top >= 0 and trumps:
                     tbits = self._tbits
-                    raised = [p for p in trumps if VALUE[p.card] > top or _PAIR_BIT[p.card] & tbits]
+                    raised = [
+                        p for p in trumps if _VALUE[p.card] > top or _PAIR_BIT[p.card] & tbits
+                    ]
                     if raised:
                         trumps = raised
                 legal = self._legal = [*follow, *trumps, *suits[_JOKERS][:1]]
@@ -328,34 +366,37 @@ class ClassicKernel:
                 and self._phase is _EXCHANGE
                 and len(self.passed[seat]) < self.exchange_size
             ):
-                try:  # the seat's passes list each distinct card held, in the hand's order
-                    i = self._passes[seat].index(action)
-                except ValueError:
+                # the seat's passes list each distinct card held, in the hand's order
+                i = _identical(self._passes[seat], action)
+                if i < 0:
                     return self._apply_checked(seat, action)
                 self.history.append((seat, action))
                 return self._pass(seat, action.card, i)
             return self._apply_checked(seat, action)
-        legal: Sequence[Action] | None = self._legal
+        legal: list[Any] | None = self._legal
         if legal is None:
             legal = self.legal_actions(seat)
-        if type(action) is not Play or action not in legal:
+        if type(action) is not Play:
+            return self._apply_checked(seat, action)
+        if _identical(legal, action) < 0:
             return self._apply_checked(seat, action)
         self.history.append((seat, action))
         card = action.card
         kind, value, bit, run = _INFO[card]
         self._legal = None
-        self._suits[seat][run].remove(action)
+        held = self._suits[seat][run]
+        del held[_identical(held, action)]
         played = self.trick_cards
         played.append(card)
-        if kind < RAINBOW:
+        if kind < _RAINBOW:
             asked = self._asked
             if asked is None:
                 asked = self._asked = kind
             if kind == asked and value > self._best:
                 self._best, self._best_seat = value, seat
-        elif kind != JOKER:
+        elif kind != _JOKER:
             if self._asked is None:
-                self._asked = TRUMP_ASKED
+                self._asked = _TRUMP_ASKED
             if value > self._top:
                 self._top, self._top_seat = value, seat
             self._tbits |= bit
@@ -367,7 +408,10 @@ class ClassicKernel:
         return events
 
     def _apply_checked(self, seat: int, action: Action) -> list[EventBase]:
-        """`apply` for any action: the checks in contract order, then the change."""
+        """`apply` for any action: the checks in contract order (the field types first, as
+        the boundary's), then the change; a legal play is made by `apply` with the shared
+        action (equal to `action`)."""
+        check_fields(action)
         phase = self._phase
         if phase is _PLAYING and isinstance(action, Play):
             self._check_play(seat, action)
@@ -438,11 +482,11 @@ class ClassicKernel:
             return events
         n = self.players
         for s in range(n):
-            got = sort_cards(self.passed[(s + 1) % n])
+            got = sorted(self.passed[(s + 1) % n], key=_ORDER_KEY)
             self.received[s] = got
             held = self._hands[s]
             held.extend(got)
-            held.sort(key=ORDER_KEY)
+            held.sort(key=_ORDER_KEY)
             events.append(
                 ExchangeEvent(
                     seat=s,
@@ -525,7 +569,7 @@ class ClassicKernel:
         """
         played = self.trick_cards
         leader = self.leader
-        cards = sort_cards(played)
+        cards = sorted(played, key=_ORDER_KEY)
         tbits = self._tbits
         if tbits & tbits >> 17:
             seats = _SEATS_FROM[self.players][leader]
@@ -558,15 +602,21 @@ class ClassicKernel:
         self._phase = _OVER
         self.current_player = None
         self.is_over = True
-        score = self._score = self.rules.score_helds(
-            [sum(map(PILE_BIT.__getitem__, p)) for p in self.piles]
-        )
-        over: dict[str, Any] = {
-            "scores": [p.score for p in score.players],
-            "winners": score.winners,
-        }
+        helds = self._helds = [_held(pile) for pile in self.piles]
         if self.alliance:  # the teams decide the winners
-            over["teams"] = msgspec.to_builtins(score.teams)
+            score = self._score = self.rules.score_helds(helds)
+            over: dict[str, Any] = {
+                "scores": [p.score for p in score.players],
+                "winners": score.winners,
+                "teams": msgspec.to_builtins(score.teams),
+            }
+        else:  # the totals only: `scores` builds the breakdown when asked
+            totals = [held_points(held) for held in helds]
+            best = max(totals)
+            over = {
+                "scores": totals,
+                "winners": [s for s, total in enumerate(totals) if total == best],
+            }
         events.append(RoundOverEvent(data=over))
 
     @property
@@ -609,16 +659,37 @@ class ClassicKernel:
         }
 
 
+def _seat(seat: object, players: int) -> int:
+    """`check_seat(seat, players)`, inline for a valid seat (compiled: no Python call)."""
+    if type(seat) is int and 0 <= seat < players:
+        return seat
+    return check_seat(seat, players)
+
+
 def _suits_of(hand: list[str]) -> list[list[Play]]:
     """A canonical hand as its six runs of `Play` actions (colours, trumps, Jokers)."""
     suits: list[list[Play]] = [[], [], [], [], [], []]
-    for run, cards in groupby(hand, _RUN_OF):
-        suits[run] += map(_PLAY_OF, cards)
+    for card in hand:
+        suits[_INFO[card][3]].append(_PLAY[card])
     return suits
 
 
-_RUN_OF = {c: info[3] for c, info in _INFO.items()}.__getitem__
-_PLAY_OF = _PLAY.__getitem__
+def _held(pile: list[str]) -> int:
+    """A pile summed into one integer (`PILE_BIT`), as `score_held` takes it."""
+    held = 0
+    for card in pile:
+        held += _PILE_BIT[card]
+    return held
+
+
+def _identical(items: list[Any], item: object) -> int:
+    """The position of `item` itself in `items` (-1: absent). The lists hold the shared
+    actions, one per card (the two Jokers' one), so an action that `legal_actions` listed is
+    found by identity; an equal one built elsewhere takes `_apply_checked`."""
+    for i in range(len(items)):
+        if items[i] is item:
+            return i
+    return -1
 
 
 def _distinct_actions(hand: list[str], actions: Mapping[str, A]) -> list[A]:

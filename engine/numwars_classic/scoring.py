@@ -153,6 +153,25 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     return total, lines
 
 
+#: `score_held`'s points without its lines: per classic byte and byte value, and per pair bits.
+_BYTE_POINTS: list[list[int]] = [[points for _, points in row] for row in _BYTE_GROUPS]
+_PAIR_POINTS_LOW = [points for _, points in _PAIRS_LOW]
+_PAIR_POINTS_HIGH = [points for _, points in _PAIRS_HIGH]
+
+
+def held_points(held: int) -> int:
+    """The points of `score_held(held)` without building its breakdown (a played round's end:
+    the round-over event carries the totals, the breakdown is built when asked for). Tests
+    compare both on every play-out."""
+    total = 0
+    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
+    for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
+        total += _BYTE_POINTS[i][classic[i]]
+    trumps = held >> 68
+    pairs = trumps & trumps >> 17 & _ALL_VALUES
+    return total + _PAIR_POINTS_LOW[pairs & 511] + _PAIR_POINTS_HIGH[pairs >> 9]
+
+
 def score_helds(helds: Sequence[int], *, alliance: bool) -> RoundScore:
     """A round's scores from its valid piles, each summed into one integer (`score_held`);
     team scores and winners with `alliance` ("Scoring a round", "Match and variants")."""

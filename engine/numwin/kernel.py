@@ -64,6 +64,7 @@ from engine.core.actions import (
     Swap,
     Take,
     Target,
+    check_fields,
 )
 from engine.core.base import RoundScore, RoundSetup
 from engine.core.errors import IllegalMove, InvalidInput
@@ -89,6 +90,7 @@ from engine.core.events import (
     TurnEvent,
     WrongClaimEvent,
 )
+from engine.core.tricks import check_seat
 from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
 from engine.numwin.scoring import NumWinHand
 
@@ -185,6 +187,19 @@ class NumWinKernel:
         if self.snap_open:
             seats.update(s for s in range(self.n) if self._snap_owners(s))
         return sorted(seats)
+
+    # -- the checked entry points (the round object's methods: engine.core.boundary) -------
+
+    def checked_legal_actions(self, seat: object) -> list[Action]:
+        """`legal_actions` of any `seat` argument: a bad one is `check_seat`'s error."""
+        return self.legal_actions(_seat(seat, self.n))
+
+    def checked_apply(self, seat: object, action: Action) -> list[EventBase]:
+        """`apply` once the seat (`check_seat`) and the action's field types (`check_fields`)
+        are checked: a bad one is their error."""
+        checked = _seat(seat, self.n)
+        check_fields(action)
+        return self.apply(checked, action)
 
     def legal_actions(self, seat: int) -> list[Action]:
         phase = self._phase
@@ -827,3 +842,10 @@ class NumWinKernel:
             "score_caller": self.score_caller,
             "history": len(self.history),
         }
+
+
+def _seat(seat: object, players: int) -> int:
+    """`check_seat(seat, players)`, inline for a valid seat (compiled: no Python call)."""
+    if type(seat) is int and 0 <= seat < players:
+        return seat
+    return check_seat(seat, players)
