@@ -1,0 +1,312 @@
+"""Stored games: actions per second through the API on PostgreSQL, against a raw asyncpg loop
+doing the same reads and writes, and against boardgame.io 0.50 (in memory and FlatFile).
+
+In one run, on a throw-away database (`numrules db upgrade`d, dropped at the end):
+
+- numrules: `api.app:app` under uvicorn, one worker (CPU 0), driven over HTTP by this process
+  (CPU 1): four-player Num Wars games, each seat taking the first of its `legal_actions` as
+  soon as it may (bench/stored.py);
+- raw-asyncpg: bench/raw_asyncpg.py (CPU 0), the same statements per action in the same
+  transactions, computing nothing;
+- boardgame.io memory / flatfile: the harness in /work/shared/peers/boardgameio (its
+  4-player trick game, socket.io clients, a fresh server per run, 2 s warm-up), its server on
+  CPU 0 and its bench.js on CPU 1; installed with `npm ci` into a copy (BGIO_DIR, default
+  /tmp/bgio-bench; node_modules stay out of the repository).
+
+Each at 1 and 16 concurrent games, interleaved (the order rotates every repetition),
+medians of `--reps`. Latency: our POST's round trip; raw: the action's transaction;
+boardgame.io: move sent → the mover's updated state received (its bench.js).
+
+Targets (issue #13): numrules ≥ 50 % of raw-asyncpg's actions/s; at 16 games ≥ 1.0×
+boardgame.io in-memory moves/s and ≥ 3× its FlatFile's; p99 below boardgame.io's.
+
+    bash bench/run.sh games [--reps 3 --duration 5 --profile bench/results/games-profile.txt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.stored import (
+    APP_DIR,
+    LOAD_CPU,
+    ROOT,
+    SERVER_CPU,
+    pin,
+    pin_self,
+    play_http,
+    serve_api,
+    server_env,
+    throwaway_db,
+)
+
+PEER = Path("/work/shared/peers/boardgameio")
+BGIO_DIR = Path(os.environ.get("BGIO_DIR", "/tmp/bgio-bench"))
+API_PORT, BGIO_PORT = 18111, 18112
+
+
+def bgio_install() -> Path | None:
+    """A copy of the harness with its node_modules (npm ci, once); None without node/npm."""
+    if shutil.which("node") is None or shutil.which("npm") is None or not PEER.is_dir():
+        return None
+    if not (BGIO_DIR / "node_modules" / "boardgame.io").is_dir():
+        BGIO_DIR.mkdir(parents=True, exist_ok=True)
+        for f in PEER.iterdir():
+            if f.is_file():
+                shutil.copy2(f, BGIO_DIR / f.name)
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"],
+            cwd=BGIO_DIR,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    return BGIO_DIR
+
+
+def bgio_run(storage: str, conc: int, duration: float) -> dict[str, Any]:
+    """One boardgame.io run as its run_all.sh does it: fresh server, warm-up, bench.js."""
+    env = {**os.environ, "NODE_ENV": "production", "PORT": str(BGIO_PORT), "STORAGE": storage}
+    env.pop("FLATFILE_DIR", None)
+    with tempfile.TemporaryDirectory() as db, tempfile.TemporaryFile("w+") as log:
+        env["DB_DIR"] = str(Path(db) / "store")
+        server = subprocess.Popen(
+            [*pin(SERVER_CPU), "node", "server.js"],
+            cwd=BGIO_DIR,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            for _ in range(100):
+                log.seek(0)
+                if "READY" in log.read():
+                    break
+                time.sleep(0.1)
+            bench = [*pin(LOAD_CPU), "node", "bench.js"]
+            base = {**env, "SERVER_PID": str(server.pid), "BASE": f"http://127.0.0.1:{BGIO_PORT}"}
+            subprocess.run(
+                bench,
+                cwd=BGIO_DIR,
+                env={**base, "CONC": "4", "DURATION": "2", "LABEL": "warmup"},
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
+            out = subprocess.run(
+                bench,
+                cwd=BGIO_DIR,
+                env={**base, "CONC": str(conc), "DURATION": f"{duration:g}", "LABEL": storage},
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=duration + 120,
+            ).stdout
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    row = json.loads(out.strip().splitlines()[-1])
+    return {
+        "actions_per_s": row["moves_per_s_play"],
+        "p50_ms": row["move_lat_ms"]["p50"],
+        "p99_ms": row["move_lat_ms"]["p99"],
+        "actions": row["accepted"],
+        "rejected": row["rejected"],
+    }
+
+
+def raw_run(url: str, conc: int, duration: float) -> dict[str, Any]:
+    dsn = url.replace("postgresql+asyncpg://", "postgresql://")
+    out = subprocess.run(
+        [
+            *pin(SERVER_CPU),
+            sys.executable,
+            "-m",
+            "bench.raw_asyncpg",
+            "--dsn",
+            dsn,
+            "--conc",
+            str(conc),
+            "--duration",
+            f"{duration:g}",
+        ],
+        cwd=ROOT,
+        env=server_env(url),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=duration + 120,
+    ).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def profile_summary(folded: Path, top: int = 25) -> str:
+    """Top frames of a py-spy `--format raw` profile: self time and inclusive time, as shares
+    of the samples in which the server was busy (py-spy leaves out idle threads; the logging
+    queue's thread, which py-spy counts while it waits, is left out here)."""
+    own: collections.Counter[str] = collections.Counter()
+    incl: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in folded.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack:
+            continue
+        n = int(count)
+        total += n
+        frames = [f for f in stack.split(";") if f]
+        if any("QueueListener" in f for f in frames):
+            continue  # the logging thread waiting for a record: idle, not work
+        if frames:
+            own[frames[-1]] += n
+        for f in set(frames):
+            incl[f] += n
+    lines = [f"{total} samples"]
+    lines.append("self time (the frame on top of the stack):")
+    lines += [f"{100 * n / total:6.1f}%  {f}" for f, n in own.most_common(top)]
+    lines.append("inclusive time (the frame anywhere in the stack):")
+    lines += [f"{100 * n / total:6.1f}%  {f}" for f, n in incl.most_common(top * 2)]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=5)
+    parser.add_argument("--concurrency", default="1,16")
+    parser.add_argument("--no-bgio", action="store_true", help="leave boardgame.io out")
+    parser.add_argument("--profile", help="py-spy the server in the first 16-game run: summary")
+    parser.add_argument("--json", help="also write the medians and ratios to this file")
+    args = parser.parse_args()
+    levels = [int(c) for c in args.concurrency.split(",")]
+    bgio = None if args.no_bgio else bgio_install()
+    contenders = ["numrules", "raw-asyncpg"]
+    if bgio is not None:
+        contenders += ["bgio-memory", "bgio-flatfile"]
+    pin_self(LOAD_CPU)
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    profiled = False
+    with throwaway_db() as url, serve_api(url, API_PORT) as api_pid:
+        asyncio.run(play_http(API_PORT, 4, 2))  # warm-up, as boardgame.io's
+        for rep in range(args.reps):
+            for conc in levels:
+                order = contenders[rep % len(contenders) :] + contenders[: rep % len(contenders)]
+                for who in order:
+                    spy = None
+                    if who == "numrules" and args.profile and conc == max(levels) and not profiled:
+                        profiled = True
+                        folded = Path(args.profile).with_suffix(".folded")
+                        spy = subprocess.Popen(
+                            [
+                                str(Path(sys.executable).parent / "py-spy"),
+                                "record",
+                                "-p",
+                                str(api_pid),
+                                "-d",
+                                f"{max(1, int(args.duration))}",
+                                "-r",
+                                "200",
+                                "--format",
+                                "raw",
+                                "-o",
+                                str(folded),
+                            ],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                        )
+                    if who == "numrules":
+                        row = asyncio.run(play_http(API_PORT, conc, args.duration))
+                    elif who == "raw-asyncpg":
+                        row = raw_run(url, conc, args.duration)
+                    else:
+                        row = bgio_run(who.removeprefix("bgio-"), conc, args.duration)
+                    if spy is not None:
+                        spy.wait(timeout=60)
+                        Path(args.profile).write_text(profile_summary(folded))
+                    runs.setdefault((who, conc), []).append(row)
+    env = server_env(url)
+    print(f"numrules server: {APP_DIR}, one uvicorn worker on PostgreSQL 127.0.0.1")
+    print(f"rate limit: {env['NUMRULES_RATE_LIMIT_PER_MINUTE']}/min (0: off)")
+    print(
+        f"{'contender':14} {'games':>5} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8}"
+        f"   (median of {args.reps}, {args.duration:g} s each)"
+    )
+    med: dict[tuple[str, int], dict[str, float]] = {}
+    for conc in levels:
+        for who in contenders:
+            rs = runs[(who, conc)]
+            m = {
+                k: statistics.median(r[k] for r in rs)
+                for k in ("actions_per_s", "p50_ms", "p99_ms")
+            }
+            med[(who, conc)] = m
+            print(
+                f"{who:14} {conc:5d} {m['actions_per_s']:10.1f} {m['p50_ms']:8.2f} {m['p99_ms']:8.2f}"
+            )
+    targets = []
+    for conc in levels:
+        ours = med[("numrules", conc)]
+        targets.append(
+            (
+                f"numrules / raw-asyncpg actions/s, {conc} games (≥ 0.50)",
+                ours["actions_per_s"] / med[("raw-asyncpg", conc)]["actions_per_s"],
+                0.5,
+                True,
+            )
+        )
+        if bgio is None:
+            continue
+        for peer, floor in (("bgio-memory", 1.0), ("bgio-flatfile", 3.0)):
+            theirs = med[(peer, conc)]
+            if conc == max(levels):
+                targets.append(
+                    (
+                        f"numrules / {peer} actions/s, {conc} games (≥ {floor:.2f})",
+                        ours["actions_per_s"] / theirs["actions_per_s"],
+                        floor,
+                        True,
+                    )
+                )
+            targets.append(
+                (
+                    f"numrules p99 / {peer} p99, {conc} games (< 1.00)",
+                    ours["p99_ms"] / theirs["p99_ms"],
+                    1.0,
+                    False,
+                )
+            )
+    for name, ratio, bound, at_least in targets:
+        ok = ratio >= bound if at_least else ratio < bound
+        print(f"{name:55} {ratio:7.3f}   {'met' if ok else 'NOT met'}")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "rate_limit_per_minute": env["NUMRULES_RATE_LIMIT_PER_MINUTE"],
+                    "reps": args.reps,
+                    "duration_s": args.duration,
+                    "medians": {f"{w} c={c}": m for (w, c), m in med.items()},
+                    "targets": [
+                        {"target": n, "ratio": r, "met": (r >= b if a else r < b)}
+                        for n, r, b, a in targets
+                    ],
+                    "runs": {f"{w} c={c}": r for (w, c), r in runs.items()},
+                },
+                indent=1,
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
