@@ -1,0 +1,72 @@
+"""The table of every issue-13 target from bench/results/*.json (written by `bench/run.sh all`).
+
+.venv/bin/python -m bench.report [bench/results]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def rows(results: Path) -> list[tuple[str, str, str]]:
+    out: list[tuple[str, str, str]] = []
+    http = results / "http.json"
+    if http.exists():
+        data = json.loads(http.read_text())
+        for r in data["rows"]:
+            where = f"{r['endpoint']} @{r['connections']}"
+            out.append(
+                (f"{where}: rps vs echo (≥ 0.80)", f"{r['vs_echo']:.3f}", _v(r["vs_echo"] >= 0.8))
+            )
+            out.append(
+                (
+                    f"{where}: rps vs FastAPI (≥ 1.30)",
+                    f"{r['vs_fastapi']:.3f}",
+                    _v(r["vs_fastapi"] >= 1.3),
+                )
+            )
+            if r["connections"] == 32:
+                out.append(
+                    (
+                        f"{where}: p99 vs echo p99 (≤ 1.25)",
+                        f"{r['p99_vs_echo']:.2f}",
+                        _v(r["p99_vs_echo"] <= 1.25),
+                    )
+                )
+    games = results / "games.json"
+    if games.exists():
+        for t in json.loads(games.read_text())["targets"]:
+            out.append((t["target"], f"{t['ratio']:.3f}", _v(t["met"])))
+    scale = results / "scale.json"
+    if scale.exists():
+        data = json.loads(scale.read_text())
+        for length, g in data["growth"].items():
+            out.append(
+                (
+                    f"cold load + action at {length} actions of log vs at 10 (flat: ≤ 1.25)",
+                    f"{g['cold_vs_cold10']:.2f}",
+                    _v(g["cold_vs_cold10"] <= 1.25),
+                )
+            )
+        for workers, m in data["workers"].items():
+            out.append((f"{workers} worker(s): actions/s vs 1 worker", f"{m['vs_1']:.2f}", "—"))
+    return out
+
+
+def _v(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def main() -> None:
+    results = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results")
+    table = rows(results)
+    width = max((len(n) for n, _, _ in table), default=10)
+    print(f"{'target':{width}}  {'ratio':>7}  verdict")
+    for name, ratio, verdict in table:
+        print(f"{name:{width}}  {ratio:>7}  {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Stored games' growth and scale: the cost of a cold load with the log's length, and the
+throughput with 1, 2 and 4 uvicorn workers. On a throw-away PostgreSQL database.
+
+growth: one numwars-classic game at 8 players (1,024 actions a match) in a `GameStore` in
+this process (CPU 0), played with the store's own `act`. At 10, 100 and 1,000 actions of log,
+`--samples` pairs, interleaved: *cold*, the store's cache emptied (as in a fresh process: the
+match is rebuilt by replaying the whole log) and then one action applied, timed; *warm*, the
+next action with the match cached. The seat's action is read beforehand (`get`, untimed).
+Reported: medians in ms, cold / warm, and cold at each length / cold at 10.
+
+workers: `numrules`' app under uvicorn with `--workers 1|2|4` (not pinned: all of the
+machine's CPUs), driven by this process with 16 concurrent four-player Num Wars games as in
+bench/games.py; actions/s and p50/p99, medians of `--reps` runs with the order rotating.
+
+    bash bench/run.sh scale [--reps 3 --duration 5 --samples 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.stored import (
+    APP_DIR,
+    SERVER_CPU,
+    pin_self,
+    play_http,
+    serve_api,
+    server_env,
+    throwaway_db,
+)
+
+LENGTHS = (10, 100, 1000)
+WORKERS = (1, 2, 4)
+PORT = 18121
+
+
+async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
+    os.environ.update(server_env(url))
+    import msgspec
+
+    from api.db.engine import create_engine
+    from api.games.fanout import Fanout
+    from api.games.schemas import CreateGame
+    from api.games.store import GameStore
+    from engine.core.actions import Action
+
+    engine = create_engine(url)
+    store = GameStore(engine, Fanout())
+    body = msgspec.convert(
+        {"ruleset": "numwars-classic", "players": [{"name": f"p{i}"} for i in range(8)], "seed": 7},
+        CreateGame,
+    )
+    created = await store.create(body)
+    gid, tokens = created.id, [s.token for s in created.seats]
+
+    async def next_action() -> tuple[str, Action]:
+        seat = created.view.actors[0] if version == 0 else view.actors[0]  # type: ignore[union-attr]
+        out = await store.get(gid, tokens[seat])
+        return tokens[seat], out.view.legal_actions[0]
+
+    async def act(cold: bool) -> float:
+        nonlocal version, view
+        token, action = await next_action()
+        if cold:
+            store._cache.clear()  # what a fresh process starts with
+        t0 = time.perf_counter()
+        answer, _ = await store.act(gid, token, action, None, None)
+        elapsed = (time.perf_counter() - t0) * 1e3
+        version, view = answer.version, answer.view  # type: ignore[union-attr]
+        return elapsed
+
+    version, view = 0, created.view
+    results: dict[int, dict[str, float]] = {}
+    for length in LENGTHS:
+        while version < length:
+            await act(False)
+        start = version
+        cold, warm = [], []
+        for i in range(samples):
+            pair = [(True, cold), (False, warm)]
+            for is_cold, into in pair if i % 2 == 0 else reversed(pair):
+                into.append(await act(is_cold))
+        results[length] = {
+            "log": start,
+            "cold_ms": statistics.median(cold),
+            "warm_ms": statistics.median(warm),
+        }
+    await engine.dispose()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=5)
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--conc", type=int, default=16)
+    parser.add_argument("--json", help="also write the medians and ratios to this file")
+    args = parser.parse_args()
+    out: dict[str, Any] = {}
+    with throwaway_db() as url:
+        pin_self(SERVER_CPU)
+        grown = asyncio.run(growth(url, args.samples))
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+        runs: dict[int, list[dict[str, Any]]] = {}
+        for rep in range(args.reps):
+            k = rep % len(WORKERS)
+            for workers in WORKERS[k:] + WORKERS[:k]:
+                with serve_api(url, PORT, workers=workers, cpu=None):
+                    asyncio.run(play_http(PORT, 4, 1))  # warm-up: every worker's first games
+                    runs.setdefault(workers, []).append(
+                        asyncio.run(play_http(PORT, args.conc, args.duration))
+                    )
+    env = server_env(url)
+    print(f"numrules server: {APP_DIR} on PostgreSQL 127.0.0.1; CPUs: {os.cpu_count()}")
+    print(f"rate limit: {env['NUMRULES_RATE_LIMIT_PER_MINUTE']}/min (0: off)")
+    print(
+        f"growth: load + one action, numwars-classic 8p (median of {args.samples} each)\n"
+        f"{'log':>6} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} {'cold/cold@10':>12}"
+    )
+    base = grown[LENGTHS[0]]["cold_ms"]
+    for length in LENGTHS:
+        g = grown[length]
+        g["cold_vs_warm"], g["cold_vs_cold10"] = g["cold_ms"] / g["warm_ms"], g["cold_ms"] / base
+        print(
+            f"{g['log']:6.0f} {g['cold_ms']:8.2f} {g['warm_ms']:8.2f} "
+            f"{g['cold_vs_warm']:9.2f} {g['cold_vs_cold10']:12.2f}"
+        )
+    flat = grown[LENGTHS[-1]]["cold_vs_cold10"] <= 1.25
+    print(
+        f"cold load flat in the log's length (≤ 1.25× from 10 to 1,000): {'met' if flat else 'NOT met'}"
+    )
+    print(
+        f"workers: {args.conc} concurrent games (median of {args.reps}, {args.duration:g} s)\n"
+        f"{'workers':>7} {'actions/s':>10} {'vs 1':>6} {'p50 ms':>8} {'p99 ms':>8}"
+    )
+    one = statistics.median(r["actions_per_s"] for r in runs[1])
+    scale = {}
+    for workers in WORKERS:
+        m = {
+            k: statistics.median(r[k] for r in runs[workers])
+            for k in ("actions_per_s", "p50_ms", "p99_ms")
+        }
+        m["vs_1"] = m["actions_per_s"] / one
+        scale[workers] = m
+        print(
+            f"{workers:7d} {m['actions_per_s']:10.1f} {m['vs_1']:6.2f} {m['p50_ms']:8.2f} {m['p99_ms']:8.2f}"
+        )
+    out = {
+        "rate_limit_per_minute": env["NUMRULES_RATE_LIMIT_PER_MINUTE"],
+        "growth": grown,
+        "growth_flat": flat,
+        "workers": scale,
+        "runs": runs,
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
