@@ -31,6 +31,7 @@ from litestar.openapi.spec import (
     Tag,
 )
 from litestar.openapi.spec.enums import OpenAPIType
+from litestar.routes import HTTPRoute
 from litestar.static_files import create_static_files_router
 from litestar.types import Method
 from sqlalchemy.exc import SQLAlchemyError
@@ -305,6 +306,20 @@ def redact_tickets() -> None:
         access.addFilter(_RedactTickets())
 
 
+def allow_every_method(application: Litestar) -> None:
+    """`OPTIONS` lists every method of its path. Litestar builds a path's OPTIONS handler with
+    its first route and keeps it when more handlers join the path (`/v1/me`: GET, then PATCH
+    and DELETE), so its `Allow` named only the first ones (found by fuzzing): point each
+    OPTIONS handler at its path's final route."""
+    for route in application.routes:
+        if not isinstance(route, HTTPRoute) or "OPTIONS" not in route.route_handler_map:
+            continue
+        handler = route.route_handler_map["OPTIONS"][0]
+        for cell in getattr(handler.fn, "__closure__", None) or ():
+            if isinstance(cell.cell_contents, HTTPRoute):
+                cell.cell_contents = route
+
+
 def problem_400s(application: Litestar) -> None:
     """Litestar documents a 400 of its own shape (`Validation Exception`) on operations with
     parameters; this API answers every error as a problem: say so."""
@@ -364,7 +379,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
                         scheme="bearer",
                         description="An account's session token, from `POST /v1/accounts` "
                         "or `POST /v1/sessions` (256 random bits, expiring).",
-                    )
+                    ),
+                    "sheetToken": SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description="The secret token of a score sheet made without an account "
+                        "(Num Wars editions), returned once by `POST /v1/scoresheets`.",
+                    ),
                 }
             ),
             tags=[
@@ -390,6 +411,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         debug=settings.debug,
         on_startup=_database_check(settings),
     )
+    allow_every_method(application)
     add_card_patterns(application)
     document_games(application)
     problem_400s(application)

@@ -36,6 +36,10 @@ def server_options(settings: Settings) -> dict[str, Any]:
         "timeout_graceful_shutdown": settings.graceful_shutdown_seconds,
         "server_header": False,
         "ws": "none",
+        # The client address is the peer's; `X-Forwarded-For` is read only behind
+        # NUMRULES_TRUSTED_PROXIES, by api.ratelimit.client_address (uvicorn's own default
+        # believes it from 127.0.0.1: any local process could pick its address).
+        "proxy_headers": False,
     }
 
 

@@ -56,6 +56,10 @@ if BUILD_DIR:
 # The suites fire bursts from 127.0.0.1 (schemathesis, whole matches): no rate limit unless a
 # test sets one (tests/api/test_rate_limit.py); servers the tests start inherit it.
 os.environ.setdefault("NUMRULES_RATE_LIMIT_PER_MINUTE", "0")
+# `api.app.app` (the module-level app the stateless suite serves) is built from the environment
+# when first imported, by whichever suite imports it first: it needs no database (suites on a
+# database build their own app with the check on, tests/pg.py).
+os.environ.setdefault("NUMRULES_CHECK_DB_ON_START", "false")
 
 # PostgreSQL (and SQLite) databases for the storage and stored-games suites: one fresh,
 # migrated PostgreSQL database per run (tests/pg.py).

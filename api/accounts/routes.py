@@ -16,6 +16,7 @@ from api.accounts.store import AccountStore
 from api.accounts.texts import TERMS, TERMS_VERSION
 from api.body import StrictBody
 from api.problems import problem_spec
+from api.ratelimit import client_address as address_of
 from engine.summaries import pick_language
 
 TAG = "Accounts"
@@ -65,7 +66,9 @@ def accounts(request: Request[Any, Any, Any]) -> AccountStore:
 
 
 def client_address(request: Request[Any, Any, Any]) -> str:
-    return request.client.host if request.client is not None else "unknown"
+    """The client's address as the rate limit sees it (behind NUMRULES_TRUSTED_PROXIES, from
+    `X-Forwarded-For`), for the log-in throttle."""
+    return address_of(request.scope, accounts(request).trusted) or "unknown"
 
 
 SIGN_UP_EXAMPLE = {

@@ -13,16 +13,18 @@ AGE_RANGES = ("under-13", "13-17", "18-24", "25-34", "35-49", "50-plus")
 AgeRange = Literal["under-13", "13-17", "18-24", "25-34", "35-49", "50-plus"]
 Locale = Literal["fr", "en"]
 
-#: rules/app.md: a pseudo has 3–24 characters. Letters, digits, `_`, `-` and `.` only: no
-#: `@`, so that a log-in is an email exactly when it holds one.
-PSEUDO_PATTERN = r"^[\w.-]{3,24}$"
+#: rules/app.md: a pseudo has 3–24 characters. ASCII letters, digits, `_`, `-` and `.` only:
+#: no `@`, so that a log-in is an email exactly when it holds one, and no look-alike letters
+#: from other scripts to pass for another player (the pattern means the same in JSON Schema
+#: and in Python: no `\w`, which is ASCII in one and Unicode in the other).
+PSEUDO_PATTERN = r"^[A-Za-z0-9_.-]{3,24}$"
 Pseudo = Annotated[
     str,
     msgspec.Meta(
         min_length=3,
         max_length=24,
         pattern=PSEUDO_PATTERN,
-        description="3–24 letters, digits, `_`, `-` or `.`; unique, case-insensitive",
+        description="3–24 ASCII letters, digits, `_`, `-` or `.`; unique, case-insensitive",
         examples=["ada_l"],
     ),
 ]
@@ -31,7 +33,9 @@ Password = Annotated[
     str,
     msgspec.Meta(min_length=10, max_length=1024, description="10 to 1,024 characters"),
 ]
-EMAIL_PATTERN = r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$"
+#: No `@`, space or control character in either part (spelled out: `\s` differs between
+#: JSON Schema and Python).
+EMAIL_PATTERN = r"^[^@\x00-\x20\x7f]{1,64}@[^@\x00-\x20\x7f]+\.[^@\x00-\x20\x7f]+$"
 Email = Annotated[
     str,
     msgspec.Meta(
@@ -42,7 +46,23 @@ Email = Annotated[
     ),
 ]
 Login = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=254, description="a pseudo or a verified email")
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=254,
+        pattern=r"^[^\x00-\x1f\x7f]+$",
+        description="a pseudo or a verified email",
+    ),
+]
+#: An account named by its pseudo (on a sheet or a stored game's seat).
+PseudoRef = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=3,
+        max_length=24,
+        pattern=PSEUDO_PATTERN,
+        description="an account's pseudo (case-insensitive)",
+    ),
 ]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$")]
 

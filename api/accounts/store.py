@@ -34,6 +34,7 @@ from api.accounts.texts import TERMS_VERSION, mail_text
 from api.db.engine import aware
 from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
 from api.problems import FieldProblem, ProblemError
+from api.ratelimit import trusted_networks
 from api.settings import Settings
 from api.tokens import new_id, new_token, token_hash
 
@@ -137,6 +138,7 @@ class AccountStore:
             settings.login_max_failures_per_address,
         )
         self._dummy: str | None = None
+        self.trusted = trusted_networks(settings.trusted_proxies)
 
     # -- hashing (in a worker thread) ------------------------------------------------------
 
@@ -220,7 +222,11 @@ class AccountStore:
         try:
             async with self.engine.begin() as conn:
                 row = await self._account(conn, account_id)
-                if not isinstance(body.email, msgspec.UnsetType) and body.email != row.email:
+                resend = body.email is not None and body.email == row.email
+                if resend and not row.email_verified:
+                    # the same unverified address again: a new link (the last one was lost)
+                    changes["email"] = body.email
+                elif not isinstance(body.email, msgspec.UnsetType) and body.email != row.email:
                     changes["email"] = body.email
                     changes["email_key"] = None if body.email is None else email_key(body.email)
                     changes["email_verified"] = False
@@ -369,6 +375,7 @@ class AccountStore:
                     SESSIONS.c.account_id == account_id, SESSIONS.c.token_hash != session_hash
                 )
             )
+            await _end_resets(conn, account_id)
 
     async def request_reset(self, login: str) -> None:
         """Email a reset token when the login names an account with a verified email; the
@@ -396,6 +403,7 @@ class AccountStore:
                 update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(password_hash=hashed)
             )
             await conn.execute(delete(SESSIONS).where(SESSIONS.c.account_id == account_id))
+            await _end_resets(conn, account_id)
             await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == f"account:{account_id}"))
 
     async def confirm_email(self, token: str) -> schemas.EmailVerified:
@@ -465,6 +473,14 @@ class AccountStore:
             raise _bad_token("token")
         account_id: str = row.account_id
         return account_id
+
+
+async def _end_resets(conn: AsyncConnection, account_id: str) -> None:
+    """A new password ends every reset token still out: an older email cannot take the
+    account back."""
+    await conn.execute(
+        delete(TOKENS).where(TOKENS.c.account_id == account_id, TOKENS.c.purpose == "reset")
+    )
 
 
 def _bad_token(field: str) -> ProblemError:

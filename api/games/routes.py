@@ -37,8 +37,9 @@ from api.tokens import bearer, unauthorized
 from engine.core.actions import Action
 
 TAG = "Stored games"
-SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}]
-OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+#: A seat acts with its token, or with the session of the account that joined it.
+SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}, {"sessionToken": []}]
+OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessionToken": []}]
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")
@@ -522,6 +523,7 @@ async def join_seat(
         "hidden cards)."
     ),
     tags=[TAG],
+    security=OPTIONAL_SECURITY,
     responses={
         400: MALFORMED,
         401: UNAUTHORIZED,

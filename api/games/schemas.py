@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from api.accounts.schemas import PseudoRef
 from engine.registry import RULESETS
 
 #: The largest table of any ruleset, and the seed range of the contract (63 random bits).
@@ -29,7 +30,7 @@ class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: An account's pseudo: the seat is bound to it once that account joins
     #: (`POST /v1/games/{id}/seats/{seat}/join`); it may then act with its session too, and
     #: the finished game counts in its history and stats.
-    account: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
+    account: PseudoRef | None = None
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -55,8 +55,11 @@ UNAUTHORIZED = _problem(
     "is needed (`unauthorized`)."
 )
 NOT_FOUND = _problem(
-    "No such sheet, or none this caller may see or change (`not-found`): a sheet is never "
-    "403, its existence is not revealed."
+    "No such sheet, or none this caller may see (`not-found`): its existence is not revealed."
+)
+NOT_OWNER = _problem(
+    "The caller is a player named on the sheet, which it may read and confirm, not change "
+    "(`not-owner`)."
 )
 SESSION_NEEDED = _problem("No live session (`unauthorized`).")
 FINISHED = _problem(
@@ -76,11 +79,18 @@ ROUND_ALSO = (
     "(`options-mismatch`); numking `cards` other than the round number (`cards-mismatch`) or a "
     "`streak` other than the earlier rounds give (`streak-mismatch`); a `dealer` off the table "
     "(`bad-request`); the ruleset's own score-round refusals (`card-not-in-deck`, "
-    "`duplicate-card` …); a numking round that a renumbering leaves with more bids or tricks "
-    f"than cards; {INTEGERS}."
+    "`duplicate-card` …); a later numking round that the change leaves with more bids or "
+    f"tricks than cards (`round-no-longer-scores`); {INTEGERS}."
 )
 
-SheetId = Annotated[str, Parameter(description="the sheet's id (32 hex digits)", max_length=64)]
+#: OpenAPI security: who may call (the schemes are in api/app.py's components).
+OPTIONAL_SESSION: list[dict[str, list[str]]] = [{}, {"sessionToken": []}]
+SHEET_AUTH: list[dict[str, list[str]]] = [{}, {"sessionToken": []}, {"sheetToken": []}]
+SESSION_ONLY: list[dict[str, list[str]]] = [{"sessionToken": []}]
+
+SheetId = Annotated[
+    str, Parameter(description="the sheet's id (32 hex digits; anything else is 404)")
+]
 RoundNo = Annotated[int, Parameter(ge=1, le=1000, description="the round's number, 1-based")]
 
 
@@ -301,6 +311,7 @@ BODY_ERRORS = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}
     dto=StrictBody[CreateSheet],
     return_dto=None,
     tags=[TAG],
+    security=OPTIONAL_SESSION,
     response_headers=[
         ResponseHeader(
             name="Location", description="`/v1/scoresheets/{id}`", documentation_only=True
@@ -348,6 +359,7 @@ async def create_sheet(
         "named as a player may read it; anyone else gets 404."
     ),
     tags=[TAG],
+    security=SHEET_AUTH,
     responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
 )
 async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
@@ -372,10 +384,12 @@ async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Respo
     dto=StrictBody[PatchSheet],
     return_dto=None,
     tags=[TAG],
+    security=SHEET_AUTH,
     responses={
         200: SHEET_OK,
         **BODY_ERRORS,
         401: UNAUTHORIZED,
+        403: NOT_OWNER,
         404: NOT_FOUND,
         409: FINISHED,
         422: _problem("The body breaks the contract (field errors in `errors[]`)."),
@@ -399,8 +413,9 @@ async def update_sheet(
     summary="Delete a score sheet",
     description="The owner (or the sheet token) deletes the sheet and its rounds.",
     tags=[TAG],
+    security=SHEET_AUTH,
     status_code=204,
-    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+    responses={400: MALFORMED, 401: UNAUTHORIZED, 403: NOT_OWNER, 404: NOT_FOUND},
 )
 async def delete_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> None:
     await sheets(request).delete(sheet_id, await _auth(request))
@@ -434,10 +449,12 @@ ROUND_DOC = (
     dto=RoundBody,
     return_dto=None,
     tags=[TAG],
+    security=SHEET_AUTH,
     responses={
         201: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND, "Created"),
         **BODY_ERRORS,
         401: UNAUTHORIZED,
+        403: NOT_OWNER,
         404: NOT_FOUND,
         409: FINISHED,
         422: ROUND_REFUSED,
@@ -466,11 +483,13 @@ async def add_round(
     dto=RoundBody,
     return_dto=None,
     tags=[TAG],
+    security=SHEET_AUTH,
     responses={
         200: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND),
         **BODY_ERRORS,
         401: UNAUTHORIZED,
-        404: _problem("No such sheet or round, or none this caller may change (`not-found`)."),
+        403: NOT_OWNER,
+        404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
         409: FINISHED,
         422: ROUND_REFUSED,
     },
@@ -497,13 +516,18 @@ async def replace_round(
         "match no longer calls for is 409 `sheet-finished`."
     ),
     tags=[TAG],
+    security=SHEET_AUTH,
     status_code=204,
     responses={
         400: MALFORMED,
         401: UNAUTHORIZED,
-        404: _problem("No such sheet or round, or none this caller may change (`not-found`)."),
+        403: NOT_OWNER,
+        404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
         409: FINISHED,
-        422: _problem("A later numking round no longer scores once renumbered."),
+        422: _problem(
+            "A later numking round no longer scores once renumbered "
+            "(`round-no-longer-scores`), or `n` is out of range (`validation-error`)."
+        ),
     },
 )
 async def delete_round(request: Request[Any, Any, Any], sheet_id: SheetId, n: RoundNo) -> None:
@@ -527,6 +551,7 @@ async def delete_round(request: Request[Any, Any, Any], sheet_id: SheetId, n: Ro
     dto=StrictBody[ClaimSheet],
     return_dto=None,
     tags=[TAG],
+    security=SESSION_ONLY,
     responses={
         200: SHEET_OK,
         **BODY_ERRORS,
@@ -558,6 +583,7 @@ async def claim_sheet(
     ),
     status_code=200,
     tags=[TAG],
+    security=SESSION_ONLY,
     responses={200: SHEET_OK, 400: MALFORMED, 401: SESSION_NEEDED, 404: NOT_FOUND},
 )
 async def confirm_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
@@ -580,6 +606,7 @@ async def confirm_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> R
         "(null on the last page). A cursor is opaque: any other is 422 `bad-cursor`."
     ),
     tags=[TAG],
+    security=SESSION_ONLY,
     responses={
         200: _ok(HistoryOut, "A sheet won and a game in progress", EXAMPLE_HISTORY),
         400: MALFORMED,
@@ -618,6 +645,7 @@ async def get_history(
         "request."
     ),
     tags=[TAG],
+    security=SESSION_ONLY,
     responses={
         200: _ok(StatsOut, "Num Wars and Num Win played", EXAMPLE_STATS),
         400: MALFORMED,

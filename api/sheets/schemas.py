@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from api.accounts.schemas import PseudoRef
 from api.games.schemas import MAX_PLAYERS, NAME_LENGTH
 from api.schemas import (
     NUMKING_MAX_ROUND,
@@ -35,8 +36,6 @@ from engine.numwin.cards import TARGET_SIZE
 RulesetId = Literal["numwars", "numwars-classic", "numking", "numwin"]
 #: The most rounds a sheet plans (a numking sheet: at most its ruleset's match length).
 MAX_PLANNED = 100
-#: The longest pseudo looked up (accounts hold at most 24 characters).
-PSEUDO_LENGTH = 64
 #: History pages: default and largest `limit`.
 HISTORY_PAGE = 20
 HISTORY_MAX = 100
@@ -60,18 +59,9 @@ Planned = Annotated[
 class SheetPlayerIn(Strict, frozen=True, kw_only=True):
     #: Blank names and control or formatting characters are refused (`bad-name`).
     name: Name
-    account: (
-        Annotated[
-            str,
-            msgspec.Meta(
-                min_length=1,
-                max_length=PSEUDO_LENGTH,
-                description="an account's pseudo (case-insensitive): that account may read the "
-                "sheet, and it counts in its stats once it confirms it",
-            ),
-        ]
-        | None
-    ) = None
+    #: An account's pseudo (case-insensitive): that account may read the sheet, and it
+    #: counts in its stats once it confirms it.
+    account: PseudoRef | None = None
 
 
 class CreateSheet(Strict, frozen=True, kw_only=True):

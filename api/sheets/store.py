@@ -265,7 +265,7 @@ def rederive(
             problem = exc.problem
             raise ProblemError(
                 422,
-                problem.code,
+                "round-no-longer-scores",
                 f"round {n} (as renumbered or re-derived) no longer scores: {problem.detail}",
                 [FieldProblem(f"rounds[{n - 1}].{e.field}", e.message) for e in problem.errors],
             ) from None
@@ -389,8 +389,9 @@ def _is_editor(sheet: Loaded, auth: Auth) -> bool:
 
 def check_access(sheet: Loaded | None, sheet_id: str, auth: Auth, write: bool) -> Loaded:
     """The sheet if `auth` may read it (or change it, `write`); else 404, or 401 for a bearer
-    token that is neither a live session nor this sheet's token. Never 403: a sheet one may
-    not see does not exist for them."""
+    token that is neither a live session nor this sheet's token. A sheet one may not see does
+    not exist for them (404); an account named on it, which may read it, is told it may not
+    change it (403 `not-owner`)."""
     if write and auth.token is None:
         raise unauthorized(
             "changing a score sheet needs its owner's session or its sheet token: "
@@ -404,6 +405,13 @@ def check_access(sheet: Loaded | None, sheet_id: str, auth: Auth, write: bool) -
         raise not_found(sheet_id)
     if _is_editor(sheet, auth) or (not write and sheet.named(auth.caller.account_id)):
         return sheet
+    if sheet.named(auth.caller.account_id):
+        raise ProblemError(
+            403,
+            "not-owner",
+            "only the sheet's owner (or its sheet token) changes it; a player named on it "
+            "reads and confirms it",
+        )
     raise not_found(sheet_id)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from typing import Any
 
 import asyncpg
@@ -376,3 +377,77 @@ def test_email_disabled_is_logged_once_without_tokens(
     for account in accounts:
         assert account["token"] not in text and account["email"] not in text
     assert PASSWORD not in text
+
+
+def test_a_new_password_ends_every_reset_token(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
+) -> None:
+    """An older reset email cannot take the account back once the password changed (found by
+    a newcomer: a token of an earlier request still worked after a reset)."""
+    pseudo = new_pseudo()
+    address = f"{pseudo}@example.org"
+    session = sign_up(mail_client, pseudo=pseudo, email=address)["token"]
+    verify = inbox[0].token(address, "confirm your email")
+    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
+    tokens = []
+    for _ in range(3):
+        assert mail_client.post("/v1/password-resets", json={"login": pseudo}).status_code == 202
+        _wait(inbox[0], address, "reset your password", len(tokens) + 1)
+        tokens.append(inbox[0].token(address, "reset your password"))
+    assert len(set(tokens)) == 3
+    done = mail_client.post(
+        "/v1/password-resets/confirm", json={"token": tokens[2], "password": "third password!"}
+    )
+    assert done.status_code == 204
+    for old in tokens[:2]:
+        late = mail_client.post(
+            "/v1/password-resets/confirm", json={"token": old, "password": "attacker's choice"}
+        )
+        assert late.status_code == 422 and late.json()["code"] == "invalid-token"
+    # a password change ends them too
+    assert mail_client.get("/v1/me", headers=auth(session)).status_code == 401
+    session = mail_client.post(
+        "/v1/sessions", json={"login": pseudo, "password": "third password!"}
+    ).json()["token"]
+    assert mail_client.post("/v1/password-resets", json={"login": pseudo}).status_code == 202
+    _wait(inbox[0], address, "reset your password", 4)
+    pending = inbox[0].token(address, "reset your password")
+    changed = mail_client.post(
+        "/v1/me/password",
+        json={"current": "third password!", "new": "fourth password"},
+        headers=auth(session),
+    )
+    assert changed.status_code == 204
+    late = mail_client.post(
+        "/v1/password-resets/confirm", json={"token": pending, "password": "attacker's choice"}
+    )
+    assert late.status_code == 422
+
+
+def test_the_same_unverified_email_again_resends_its_link(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
+) -> None:
+    created = sign_up(mail_client, email=f"{new_pseudo()}@example.org")
+    address = created["email"]
+    assert len(inbox[0].to(address, "confirm your email")) == 1
+    again = mail_client.patch("/v1/me", json={"email": address}, headers=auth(created["token"]))
+    assert again.status_code == 200 and again.json()["email_verified"] is False
+    _wait(inbox[0], address, "confirm your email", 2)
+    assert len(inbox[0].to(address, "confirm your email")) == 2
+
+
+def test_the_server_never_believes_x_forwarded_for_by_itself() -> None:
+    """uvicorn's own default reads `X-Forwarded-For` from 127.0.0.1: off, so only
+    NUMRULES_TRUSTED_PROXIES decides whose address a request is (log-in throttle, rate
+    limit, access lines)."""
+    from api.server import server_options
+    from api.settings import Settings
+
+    assert server_options(Settings())["proxy_headers"] is False
+
+
+def _wait(inbox: Inbox, address: str, subject: str, count: int) -> None:
+    """Until `count` such messages arrived (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while len(inbox.to(address, subject)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)

@@ -24,9 +24,8 @@ only with a problem code its operation documents (:func:`refusal_is_documented`)
 What the fuzzing found in the API (a NUL in an email, a log-in or an account pseudo reaching
 PostgreSQL, 500; `OPTIONS` listing one handler's methods on the paths with several; an
 over-long `sheet_id` answered with an undocumented 422; the renumbering refusal's code missing
-from the spec; `\s` read by Python, not ECMA-262, in the email pattern) is kept out of the
-run by `known_bugs`, `NUL_TO_POSTGRESQL`, `UNDOCUMENTED_CODES` and `PYTHON_ONLY_SPACES`, and
-pinned by the strict expected failures after it: each fails once the API is fixed. 40 examples
+from the spec; `\s` read by Python, not ECMA-262, in the email pattern) is fixed and pinned by
+the tests after it, one by one. 40 examples
 per operation and mode (`NUMRULES_FUZZ_EXAMPLES`): about 80 s on two cores, most of it the
 coverage phase of the two round operations (their body is any of four rulesets' rounds).
 """
@@ -47,7 +46,6 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.config import PositiveDataAcceptanceConfig
 from schemathesis.core.parameters import ParameterLocation
-from schemathesis.specs.openapi.checks import allow_header_conformance, status_code_conformance
 
 from api.app import create_app, spec_dict
 from api.settings import Settings
@@ -319,89 +317,27 @@ def refusal_is_documented(ctx: Any, response: Any, case: Any) -> bool | None:
     if response.status_code != 422:
         return None
     problem = response.json()
-    operation = _operation(case)
-    allowed = documented_refusals(case.operation) | UNDOCUMENTED_CODES.get(operation, set())
+    allowed = documented_refusals(case.operation)
     assert problem["code"] in allowed, f"{case.operation.label}: undocumented refusal {problem}"
     description = case.operation.definition.raw.get("description", "")
     if problem["code"] == "validation-error" and _ANY_ROUND not in description:
         errors = problem.get("errors", [])
-        assert errors and all(
-            _FLOAT_FOR_INTEGER.fullmatch(e["message"])
-            or (operation in PYTHON_ONLY_SPACES and _python_only_space(case, e["field"]))
-            for e in errors
-        ), problem
+        assert errors and all(_FLOAT_FOR_INTEGER.fullmatch(e["message"]) for e in errors), problem
     return True
 
 
-# -- API bugs the fuzzing found, kept out of the run above and pinned (xfail, strict) below:
-# each pin fails as soon as the API is fixed; then drop the pin's xfail and its line here. --
-
-#: Paths served by several handlers: `OPTIONS` there lists only the first handler's methods
-#: (`test_options_lists_every_method_of_the_path`).
+#: Paths served by several handlers (`test_options_lists_every_method_of_the_path`).
 SEVERAL_HANDLERS = {
     "/v1/me",
     "/v1/scoresheets/{sheet_id}",
     "/v1/scoresheets/{sheet_id}/rounds/{n}",
 }
-#: A NUL character in these strings reaches PostgreSQL: 500 (`test_a_nul_reaches_postgresql`).
-#: The fuzzing sends U+FFFD in their bodies' strings in its place (valid, or invalid, under the
-#: same patterns as NUL here: `[^@\s]`, `\w`, `[A-Za-z0-9_-]`).
-NUL_TO_POSTGRESQL = {
-    "SignUp": "email",
-    "LogIn": "login",
-    "UpdateMe": "email",
-    "RequestPasswordReset": "login",
-    "CreateScoresheet": "players[].account",
-}
-#: Operations that answer an over-long `sheet_id` (over the spec's 64) with an undocumented
-#: 422 (`test_an_overlong_sheet_id_is_a_documented_refusal`).
-UNDOCUMENTED_LONG_ID = {"GetScoresheet", "DeleteScoresheet", "ConfirmScoresheet"}
-#: Emails the spec's pattern `[^@\s]` takes (JSON Schema patterns are ECMA-262: `\s` is not
-#: U+001C-U+001F nor U+0085 there) and Python's `re` refuses: 422 `validation-error`
-#: (`test_an_email_with_a_python_only_space_follows_the_spec`).
-PYTHON_ONLY_SPACES = {"SignUp", "UpdateMe"}
-_PYTHON_ONLY_SPACE = re.compile(r"[\x1c-\x1f\x85]")
-
-
-def _python_only_space(case: Any, field: str) -> bool:
-    value = case.body.get(field) if isinstance(case.body, dict) else None
-    return field == "email" and isinstance(value, str) and bool(_PYTHON_ONLY_SPACE.search(value))
-
-
-#: 422 codes an operation answers but does not document
-#: (`test_a_renumbering_refusal_names_its_code`).
-UNDOCUMENTED_CODES = {"DeleteScoresheetRound": {"bad-request"}}
-
-
-def _without_nul(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, list):
-        return [_without_nul(v) for v in value]
-    if isinstance(value, dict):
-        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
-    return value
-
-
-def known_bugs(case: Any) -> list[Any]:
-    """The checks a case would fail by a known (pinned) API bug alone."""
-    excluded = []
-    if case.operation.path in SEVERAL_HANDLERS:
-        excluded.append(allow_header_conformance)
-    long_id = len(str((case.path_parameters or {}).get("sheet_id", ""))) > 64
-    if long_id and _operation(case) in UNDOCUMENTED_LONG_ID:
-        excluded.append(status_code_conformance)
-    return excluded
 
 
 @schema.parametrize()
 def test_accounts_and_sheets_conform_to_their_spec(case: Any) -> None:
     prepare(case)
-    if _operation(case) in NUL_TO_POSTGRESQL:
-        case.body = _without_nul(case.body)
-    case.call_and_validate(
-        additional_checks=[refusal_is_documented], excluded_checks=known_bugs(case)
-    )
+    case.call_and_validate(additional_checks=[refusal_is_documented])
 
 
 def test_the_fuzzed_operations_are_accounts_and_sheets() -> None:
@@ -447,12 +383,6 @@ def test_the_fuzzed_operations_are_accounts_and_sheets() -> None:
 # -- what the fuzzing found, one by one ------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="API bug: `OPTIONS /v1/me` answers `Allow: GET, OPTIONS, HEAD` (no PATCH, DELETE); "
-    "`OPTIONS /v1/scoresheets/{id}` the same; `OPTIONS /v1/scoresheets/{id}/rounds/1` "
-    "`Allow: OPTIONS, PUT` (no DELETE): only the first handler's methods of the path",
-)
 def test_options_lists_every_method_of_the_path(games: Any) -> None:
     """`OPTIONS` on a path lists every method the spec documents there (schemathesis'
     `allow_header_conformance`), as a 405 on that path does."""
@@ -493,20 +423,14 @@ NUL_CASES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="API bug: a NUL in a string reaches PostgreSQL, 500 (invalid byte sequence for "
-    "encoding UTF8: 0x00), e.g. curl -X POST /v1/sessions -H 'Content-Type: application/json' "
-    '-d \'{"login": "a\\u0000", "password": "x"}\'',
-)
 @pytest.mark.parametrize(
     ("method", "path", "body"), NUL_CASES, ids=[c[1] + " " + c[0] for c in NUL_CASES]
 )
-def test_a_nul_reaches_postgresql(games: Any, method: str, path: str, body: dict[str, Any]) -> None:
-    """A NUL in the emails, logins and account pseudos the spec takes (their patterns allow
-    it) is refused or answered, never a 500 (`NUL_TO_POSTGRESQL`)."""
+def test_a_nul_is_refused(games: Any, method: str, path: str, body: dict[str, Any]) -> None:
+    """A NUL in an email, a log-in or an account pseudo is refused (422), never a 500 (it
+    once reached PostgreSQL, which cannot store it)."""
     answer = games.request(method, path, json=body, headers=bearer(SESSION["token"]))
-    assert answer.status_code < 500, answer.text
+    assert answer.status_code == 422, answer.text
     documented = SPEC["paths"][path][method.lower()]["responses"]
     assert str(answer.status_code) in documented, answer.text
 
@@ -514,13 +438,6 @@ def test_a_nul_reaches_postgresql(games: Any, method: str, path: str, body: dict
 LONG_ID_CASES = [("GET", ""), ("DELETE", ""), ("POST", "/confirm")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="API bug: an over-long sheet id (65 characters, the spec's maxLength is 64) answers "
-    "422 validation-error, which GET/DELETE /v1/scoresheets/{sheet_id} and POST "
-    "/v1/scoresheets/{sheet_id}/confirm do not document: curl -X GET "
-    "/v1/scoresheets/00000000000000000000000000000000000000000000000000000000000000000",
-)
 @pytest.mark.parametrize(("method", "tail"), LONG_ID_CASES, ids=["get", "delete", "confirm"])
 def test_an_overlong_sheet_id_is_a_documented_refusal(games: Any, method: str, tail: str) -> None:
     answer = games.request(
@@ -531,11 +448,6 @@ def test_an_overlong_sheet_id_is_a_documented_refusal(games: Any, method: str, t
     assert str(answer.status_code) in documented, answer.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="API bug (spec): DELETE /v1/scoresheets/{sheet_id}/rounds/1 of a numking sheet whose "
-    "round 2 bids 2 answers 422 `bad-request`; the operation's 422 documents no problem code",
-)
 def test_a_renumbering_refusal_names_its_code(games: Any) -> None:
     body = {"ruleset": "numking", "players": [{"name": n} for n in ("Ada", "Bo", "Cy")]}
     rounds = [_numking_round(1), _numking_round(2)]
@@ -546,12 +458,6 @@ def test_a_renumbering_refusal_names_its_code(games: Any) -> None:
     assert answer.json()["code"] in documented_refusals(operation), answer.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="API bug: the email pattern `[^@\\s]` is ECMA-262 in the spec (U+0085 and "
-    "U+001C-U+001F are not `\\s`) but Python's in the API: POST /v1/accounts with "
-    '"email": "a\\u0085b@example.org" (or PATCH /v1/me) answers 422 validation-error',
-)
 def test_an_email_with_a_python_only_space_follows_the_spec(games: Any) -> None:
     answer = games.patch(
         "/v1/me", json={"email": "a\x85b@example.org"}, headers=bearer(SESSION["token"])

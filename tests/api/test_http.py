@@ -125,7 +125,8 @@ def test_head_answers_every_get_resource_without_a_body(client: TestClient[Any],
 
 
 def test_every_get_route_of_the_app_answers_head() -> None:
-    """No GET route is left out of HEAD, the rulesets' deck routes and the docs included."""
+    """No GET route is left out of HEAD, the rulesets' deck routes and the docs included; the
+    account's routes answer HEAD as GET: 401 without a session."""
     app = create_app()
     with TestClient(app) as client:
         paths = [
@@ -136,7 +137,9 @@ def test_every_get_route_of_the_app_answers_head() -> None:
         assert len(paths) >= 6, paths
         for path in paths:
             query = "?players=4" if path.endswith("/deck") else ""
-            assert client.head(path + query).status_code == 200, path
+            expected = 401 if path.startswith("/v1/me") else 200
+            assert client.head(path + query).status_code == expected, path
+            assert client.get(path + query).status_code == expected, path
 
 
 def test_head_on_an_unknown_path_is_a_404_without_a_body(client: TestClient[Any]) -> None:

@@ -27,9 +27,15 @@ from schemathesis.config import PositiveDataAcceptanceConfig
 from api.app import create_app
 
 # A separate app instance: schemathesis runs its own lifespan, apart from the TestClient fixture.
-# The stateless operations (tests/games/test_schemathesis.py fuzzes the stored games' on a
-# migrated PostgreSQL database, with seat tokens).
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app()).exclude(tag="Stored games")
+# The stateless operations (tests/games/test_schemathesis.py fuzzes the stored games' and
+# tests/accounts/test_schemathesis.py the accounts' and score sheets', on a migrated
+# PostgreSQL database, with seat and session tokens).
+schema = (
+    schemathesis.openapi.from_asgi("/openapi.json", create_app())
+    .exclude(tag="Stored games")
+    .exclude(tag="Accounts")
+    .exclude(tag="Score sheets")
+)
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
     max_examples=int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "100")),

@@ -43,7 +43,7 @@ from engine.numwin.cards import DECK, may_pair
 from tests.api.serving import free_port, serve
 from tests.conftest import BUILD_DIR, ROOT
 from tests.games.driver import Table
-from tests.games.host import async_host
+from tests.games.host import async_host, host
 
 #: How long an event may take to go from an action on one server to a stream on another.
 DELIVERY_SECONDS = 10.0
@@ -674,11 +674,12 @@ def test_a_server_killed_mid_play_loses_no_answered_action(pg_head: str, tmp_pat
     goes on, and its export replays to exactly the views the server shows."""
     server = Server(pg_head, tmp_path / "crash.log").start()
     try:
-        created = httpx.post(
-            f"{server.url}/v1/games",
-            json={"ruleset": "numking", "players": PLAYERS3, "seed": 37},
-            timeout=10,
-        )
+        with httpx.Client(base_url=server.url, timeout=10) as host_client:
+            created = host_client.post(
+                "/v1/games",
+                json={"ruleset": "numking", "players": PLAYERS3, "seed": 37},
+                headers=host(host_client),
+            )
         assert created.status_code == 201
         game_id = created.json()["id"]
         tokens = [s["token"] for s in created.json()["seats"]]

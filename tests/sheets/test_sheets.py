@@ -411,7 +411,8 @@ def test_named_accounts_read_and_confirm(client: Client, accounts: Accounts) -> 
     assert [p["account"] for p in sheet["players"]] == [owner.pseudo, named.pseudo, None]
     assert client.get(url, headers=named.auth).status_code == 200
     assert client.get(url, headers=stranger.auth).status_code == 404
-    assert client.post(f"{url}/rounds", json=ROUND_A, headers=named.auth).status_code == 404
+    refused = client.post(f"{url}/rounds", json=ROUND_A, headers=named.auth)
+    assert refused.status_code == 403 and refused.json()["code"] == "not-owner"
     assert client.post(f"{url}/confirm", headers=stranger.auth).status_code == 404
     assert client.post(f"{url}/confirm").status_code == 401
     confirmed = client.post(f"{url}/confirm", headers=named.auth)
