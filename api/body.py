@@ -130,6 +130,11 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
             raise decode_error(exc, document) from None
         except msgspec.DecodeError as exc:
             raise decode_error(exc) from None
+        except RecursionError:  # a free-form field (`options`) nested thousands deep
+            message = "the body is nested too deeply"
+            raise ProblemError(
+                422, "validation-error", message, [FieldProblem("body", message)]
+            ) from None
 
     def decode_builtins(self, value: dict[str, Any]) -> Any:
         try:

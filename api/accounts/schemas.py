@@ -17,7 +17,7 @@ Locale = Literal["fr", "en"]
 #: no `@`, so that a log-in is an email exactly when it holds one, and no look-alike letters
 #: from other scripts to pass for another player (the pattern means the same in JSON Schema
 #: and in Python: no `\w`, which is ASCII in one and Unicode in the other).
-PSEUDO_PATTERN = r"^[A-Za-z0-9_.-]{3,24}$"
+PSEUDO_PATTERN = r"^[A-Za-z0-9_.-]{3,24}$(?!\n)"
 Pseudo = Annotated[
     str,
     msgspec.Meta(
@@ -33,9 +33,11 @@ Password = Annotated[
     str,
     msgspec.Meta(min_length=10, max_length=1024, description="10 to 1,024 characters"),
 ]
-#: No `@`, space or control character in either part (spelled out: `\s` differs between
-#: JSON Schema and Python).
-EMAIL_PATTERN = r"^[^@\x00-\x20\x7f]{1,64}@[^@\x00-\x20\x7f]+\.[^@\x00-\x20\x7f]+$"
+#: No `@`, space, control or invisible formatting character (bidi overrides, zero-width
+#: spaces) in either part, spelled out: `\s` differs between JSON Schema and Python. Every
+#: pattern here ends `$(?!\n)`: Python's `$` also matches before a final newline.
+_EMAIL_CHAR = r"[^@\x00-\x20\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
+EMAIL_PATTERN = rf"^{_EMAIL_CHAR}{{1,64}}@{_EMAIL_CHAR}+\.{_EMAIL_CHAR}+$(?!\n)"
 Email = Annotated[
     str,
     msgspec.Meta(
@@ -50,7 +52,7 @@ Login = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=254,
-        pattern=r"^[^\x00-\x1f\x7f]+$",
+        pattern=r"^[^\x00-\x1f\x7f]+$(?!\n)",
         description="a pseudo or a verified email",
     ),
 ]
@@ -64,7 +66,9 @@ PseudoRef = Annotated[
         description="an account's pseudo (case-insensitive)",
     ),
 ]
-Token = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$")]
+Token = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$(?!\n)")
+]
 
 
 class Body(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -24,7 +24,9 @@ from typing import Any
 import argon2
 import msgspec
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import ColumnElement, Row, and_, delete, insert, select, update
+from sqlalchemy import ColumnElement, Row, and_, case, delete, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -43,6 +45,8 @@ SESSIONS = table(AccountSession)
 TOKENS = table(AccountToken)
 THROTTLE = table(LoginThrottle)
 
+#: Reset emails one account receives at most per throttle window.
+RESET_EMAILS = 3
 #: How long an emailed token stays valid.
 TOKEN_HOURS = {"verify": 48, "reset": 1}
 
@@ -230,11 +234,8 @@ class AccountStore:
                     changes["email"] = body.email
                     changes["email_key"] = None if body.email is None else email_key(body.email)
                     changes["email_verified"] = False
-                    await conn.execute(
-                        delete(TOKENS).where(
-                            TOKENS.c.account_id == account_id, TOKENS.c.purpose == "verify"
-                        )
-                    )
+                    # the old mailbox's links end with it: verification and reset alike
+                    await conn.execute(delete(TOKENS).where(TOKENS.c.account_id == account_id))
                 if changes:
                     await conn.execute(
                         update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(**changes)
@@ -268,27 +269,25 @@ class AccountStore:
 
     async def log_in(self, body: schemas.LogIn, address: str) -> schemas.Session:
         login = body.login.strip()
+        # Counted per login as typed (case-folded), known or not: the same for an unknown
+        # login and a wrong password, and a lock tells nothing about which email is whose.
+        login_key = "login:" + hashlib.sha256(login.casefold().encode()).hexdigest()[:40]
+        address_key = f"address:{address}"
+        await self._charge(
+            {login_key: self.throttle.per_login, address_key: self.throttle.per_address}
+        )
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
                     select(ACCOUNTS.c.id, ACCOUNTS.c.password_hash).where(_by_login(login))
                 )
             ).first()
-        # An unknown login is throttled like a known one, under its own key.
-        login_key = (
-            f"account:{row.id}"
-            if row is not None
-            else "login:" + hashlib.sha256(login.casefold().encode()).hexdigest()[:40]
-        )
-        keys = {login_key: self.throttle.per_login, f"address:{address}": self.throttle.per_address}
-        await self._check_throttle(keys)
         hashed = row.password_hash if row is not None else await self._dummy_hash()
         ok = await self._verify(hashed, body.password)
         if row is None or not ok:
-            await self._fail(list(keys))
             raise invalid_credentials()
         async with self.engine.begin() as conn:
-            await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == login_key))
+            await self._refund(conn, login_key, address_key)
             if self.hasher.check_needs_rehash(hashed):
                 await conn.execute(
                     update(ACCOUNTS)
@@ -301,50 +300,55 @@ class AccountStore:
         async with self.engine.begin() as conn:
             await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == session_hash))
 
-    async def _check_throttle(self, keys: dict[str, int]) -> None:
+    async def _count(self, conn: AsyncConnection, key: str) -> tuple[int, datetime]:
+        """Count one more under `key` in one atomic upsert (a new window once the last one
+        has passed); the count and its window's start."""
         now = _now()
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(select(THROTTLE).where(THROTTLE.c.key.in_(keys)))).all()
-        waits = [
-            aware(r.window_start) + timedelta(seconds=self.throttle.window) - now
-            for r in rows
-            if r.failures >= keys[r.key]
-        ]
-        waits = [w for w in waits if w.total_seconds() > 0]
+        fresh = THROTTLE.c.window_start > now - timedelta(seconds=self.throttle.window)
+        insert_ = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+        upsert = (
+            insert_(THROTTLE)
+            .values(key=key, failures=1, window_start=now)
+            .on_conflict_do_update(
+                index_elements=[THROTTLE.c.key],
+                set_={
+                    "failures": case((fresh, THROTTLE.c.failures + 1), else_=1),
+                    "window_start": case((fresh, THROTTLE.c.window_start), else_=now),
+                },
+            )
+            .returning(THROTTLE.c.failures, THROTTLE.c.window_start)
+        )
+        counted = (await conn.execute(upsert)).one()
+        return int(counted.failures), aware(counted.window_start)
+
+    async def _charge(self, keys: dict[str, int]) -> None:
+        """Count one attempt under each key before any password is checked: concurrent
+        guesses cannot all pass the check before any is counted. Over a key's limit: 429
+        with `Retry-After`, until its window ends."""
+        window = timedelta(seconds=self.throttle.window)
+        waits: list[timedelta] = []
+        async with self.engine.begin() as conn:
+            for key, limit in keys.items():
+                count, start = await self._count(conn, key)
+                if count > limit:
+                    waits.append(start + window - _now())
         if waits:
             seconds = max(1, int(max(waits).total_seconds() + 0.999))
             raise ProblemError(
                 429,
                 "too-many-attempts",
-                f"too many failed log-ins: try again in {seconds} s",
+                f"too many failed attempts: try again in {seconds} s",
                 headers={"Retry-After": str(seconds)},
             )
 
-    async def _fail(self, keys: list[str]) -> None:
-        """Count one failure under each key: a new window once the last one has passed."""
-        now = _now()
-        start = now - timedelta(seconds=self.throttle.window)
-        async with self.engine.begin() as conn:
-            for key in keys:
-                changed = await conn.execute(
-                    update(THROTTLE)
-                    .where(THROTTLE.c.key == key, THROTTLE.c.window_start > start)
-                    .values(failures=THROTTLE.c.failures + 1)
-                )
-                if changed.rowcount:
-                    continue
-                await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == key))
-                try:
-                    async with conn.begin_nested():
-                        await conn.execute(
-                            insert(THROTTLE).values(key=key, failures=1, window_start=now)
-                        )
-                except IntegrityError:  # a concurrent failure opened the window first
-                    await conn.execute(
-                        update(THROTTLE)
-                        .where(THROTTLE.c.key == key)
-                        .values(failures=THROTTLE.c.failures + 1)
-                    )
+    async def _refund(self, conn: AsyncConnection, login_key: str, address_key: str) -> None:
+        """A success: its login starts afresh, and its address is not charged for it."""
+        await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == login_key))
+        await conn.execute(
+            update(THROTTLE)
+            .where(THROTTLE.c.key == address_key, THROTTLE.c.failures > 0)
+            .values(failures=THROTTLE.c.failures - 1)
+        )
 
     # -- passwords -------------------------------------------------------------------------
 
@@ -352,21 +356,29 @@ class AccountStore:
         self, account_id: str, session_hash: str, body: schemas.PasswordChange, address: str
     ) -> None:
         """The current password is checked (and throttled like a log-in); every other session
-        of the account ends."""
-        keys = {f"account:{account_id}": self.throttle.per_login}
-        await self._check_throttle(keys)
-        async with self.engine.connect() as conn:
-            row = await self._account(conn, account_id)
-        if not await self._verify(row.password_hash, body.current):
-            await self._fail(list(keys))
-            raise ProblemError(
-                403,
-                "wrong-password",
-                "current: this is not the account's password",
-                [FieldProblem("current", "not the account's password")],
-            )
+        of the account and every reset token still out end. The account's row is locked for
+        the change: of concurrent changes with the same current password one wins, the
+        others find it changed (403)."""
+        key = f"account:{account_id}"
+        await self._charge({key: self.throttle.per_login})
         hashed = await self._hash(body.new)
         async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(ACCOUNTS.c.password_hash)
+                    .where(ACCOUNTS.c.id == account_id)
+                    .with_for_update()
+                )
+            ).first()
+            if row is None:
+                raise ProblemError(401, "unauthorized", "the account no longer exists")
+            if not await self._verify(row.password_hash, body.current):
+                raise ProblemError(
+                    403,
+                    "wrong-password",
+                    "current: this is not the account's password",
+                    [FieldProblem("current", "not the account's password")],
+                )
             await conn.execute(
                 update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(password_hash=hashed)
             )
@@ -376,22 +388,27 @@ class AccountStore:
                 )
             )
             await _end_resets(conn, account_id)
+            await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == key))
 
     async def request_reset(self, login: str) -> None:
-        """Email a reset token when the login names an account with a verified email; the
-        caller answers the same in every case."""
-        login = login.strip()
-        if "@" in login:
-            where = ACCOUNTS.c.email_key == email_key(login)
-        else:
-            where = ACCOUNTS.c.pseudo_key == pseudo_key(login)
+        """Email a reset token when the login names an account with a verified email (the
+        caller answers the same in every case); a new token ends the earlier ones, and an
+        account gets at most `RESET_EMAILS` such emails per throttle window (the rest are
+        not sent: a mailbox is not flooded through this service)."""
         async with self.engine.begin() as conn:
             row = (
                 await conn.execute(
-                    select(ACCOUNTS.c.id, ACCOUNTS.c.email).where(where, ACCOUNTS.c.email_verified)
+                    select(ACCOUNTS.c.id, ACCOUNTS.c.email).where(
+                        _by_login(login.strip()), ACCOUNTS.c.email_verified
+                    )
                 )
             ).first()
-            mail = None if row is None else await self._mail_token(conn, "reset", row.id, row.email)
+            mail = None
+            if row is not None:
+                sent, _ = await self._count(conn, f"reset:{row.id}")
+                if sent <= RESET_EMAILS:
+                    await _end_resets(conn, row.id)
+                    mail = await self._mail_token(conn, "reset", row.id, row.email)
         self._send(mail)
 
     async def confirm_reset(self, body: schemas.ResetConfirm) -> None:

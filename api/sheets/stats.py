@@ -20,10 +20,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -62,6 +63,9 @@ def encode_cursor(at: datetime, kind: str, item_id: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+_ITEM_ID = re.compile(r"[0-9a-f]{32}")
+
+
 def decode_cursor(cursor: str) -> tuple[datetime, str, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
@@ -71,8 +75,12 @@ def decode_cursor(cursor: str) -> tuple[datetime, str, str]:
         raise _bad_cursor() from None
     if moment.tzinfo is None or kind not in KINDS or not isinstance(item_id, str):
         raise _bad_cursor()
-    if len(item_id) > 32:
+    if not _ITEM_ID.fullmatch(item_id):  # ids are 32 hex digits (a NUL once reached the SQL)
         raise _bad_cursor()
+    try:  # in range once in UTC (year 1 at +14:00 is not)
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        raise _bad_cursor() from None
     return moment, kind, item_id
 
 

@@ -220,8 +220,9 @@ def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
             except ProblemError as exc:
                 codes.append(exc.problem.code)
     assert codes == ["invalid-credentials"] * 3 + ["too-many-attempts"] * 2
+    # every attempt is counted before its password is checked (the refused ones too)
     row = _row(pg_head, "SELECT failures FROM login_throttle WHERE key = $1", f"address:{address}")
-    assert row["failures"] == 3
+    assert row["failures"] == 5
 
 
 def test_log_out_ends_the_session(mail_client: TestClient[Any]) -> None:
