@@ -19,7 +19,7 @@ from litestar.exceptions import (
 )
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 
@@ -291,7 +291,8 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
             detail = _size_detail(request.route_handler.resolve_request_max_body_size())
         return problem_response(make_problem(status, code, detail), dict(exc.headers or {}) or None)
     path = request.scope.get("path", "")  # not request.url: it may not parse
-    if isinstance(exc, PoolTimeout | ConnectionError):
+    lost = isinstance(exc, DBAPIError) and exc.connection_invalidated
+    if lost or isinstance(exc, PoolTimeout | ConnectionError):
         # every database connection busy (a burst) or the database gone: try again, not a bug
         log.warning(
             "database unavailable on %s %r (%s)",
