@@ -89,15 +89,20 @@ def new_pseudo() -> str:
     return "p_" + secrets.token_hex(5)
 
 
-def sign_up(client: TestClient[Any], **fields: Any) -> dict[str, Any]:
-    body = {
+def account_body(**fields: Any) -> dict[str, Any]:
+    """A sign-up body: a fresh pseudo, a valid password and age range, the terms accepted."""
+    return {
         "pseudo": new_pseudo(),
         "password": "a long enough password",
         "age_range": "25-34",
         "accept_terms": True,
         **fields,
     }
-    r = client.post("/v1/accounts", json=body)
+
+
+def sign_up(client: Any, **fields: Any) -> dict[str, Any]:
+    """Sign up on `client`'s app (any synchronous HTTP client); the 201 answer."""
+    r = client.post("/v1/accounts", json=account_body(**fields))
     assert r.status_code == 201, r.text
     answer: dict[str, Any] = r.json()
     return answer

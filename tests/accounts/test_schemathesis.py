@@ -49,6 +49,7 @@ from schemathesis.core.parameters import ParameterLocation
 
 from api.app import create_app, spec_dict
 from api.settings import Settings
+from tests.accounts.conftest import auth, sign_up as sign_up_as
 from tests.pg import FAST_HASHES
 
 EXAMPLES = int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "40"))
@@ -127,20 +128,10 @@ def _sql(statement: str) -> None:
 
 
 def sign_up(client: Any) -> dict[str, Any]:
-    body = {
-        "pseudo": "fz_" + secrets.token_hex(6),
-        "password": PASSWORD,
-        "age_range": "25-34",
-        "accept_terms": True,
-    }
-    created = client.post("/v1/accounts", json=body)
-    assert created.status_code == 201, created.text
-    answer: dict[str, Any] = created.json()
-    return answer
+    return sign_up_as(client, pseudo="fz_" + secrets.token_hex(6), password=PASSWORD)
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+bearer = auth
 
 
 def new_sheet(

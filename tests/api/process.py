@@ -32,6 +32,9 @@ class ServeProcess:
         return "127.0.0.1", self.port
 
     def start(self) -> ServeProcess:
+        """Start (again, after a kill: on a new free port)."""
+        if self.process is not None:
+            self.port = free_port()
         env = {
             **os.environ,
             "DATABASE_URL": self.database_url,
@@ -43,7 +46,7 @@ class ServeProcess:
         if BUILD_DIR:  # serve the compiled build under test
             cwd = Path(BUILD_DIR).resolve()
             env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(ROOT)])
-        command = [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
+        command = self.command()
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
@@ -58,6 +61,15 @@ class ServeProcess:
                 pass
             assert time.monotonic() < deadline, f"no /healthz in 30 s:\n{self.output()[-3000:]}"
             time.sleep(0.1)
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no rollback but the database's own."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
 
     def terminate(self, timeout: float = 30) -> int:
         """SIGTERM, then the exit status (killed after `timeout`)."""

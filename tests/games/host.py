@@ -9,26 +9,18 @@ from typing import Any
 
 import httpx
 
+from tests.accounts.conftest import account_body, auth, sign_up
+
 _SESSIONS: dict[int, dict[str, str]] = {}
 _PSEUDOS: dict[int, str] = {}
-
-
-def _body() -> dict[str, Any]:
-    return {
-        "pseudo": "host_" + secrets.token_hex(6),
-        "password": "the host's password",
-        "age_range": "25-34",
-        "accept_terms": True,
-    }
 
 
 def host(client: Any) -> dict[str, str]:
     """`Authorization` of an account on this client's app (one per client)."""
     if id(client) not in _SESSIONS:
-        created = client.post("/v1/accounts", json=_body())
-        assert created.status_code == 201, created.text
-        _SESSIONS[id(client)] = {"Authorization": f"Bearer {created.json()['token']}"}
-        _PSEUDOS[id(client)] = created.json()["pseudo"]
+        created = sign_up(client, pseudo="host_" + secrets.token_hex(6))
+        _SESSIONS[id(client)] = auth(created["token"])
+        _PSEUDOS[id(client)] = created["pseudo"]
     return _SESSIONS[id(client)]
 
 
@@ -39,7 +31,7 @@ def host_pseudo(client: Any) -> str:
 
 async def async_host(client: httpx.AsyncClient) -> dict[str, str]:
     if id(client) not in _SESSIONS:
-        created = await client.post("/v1/accounts", json=_body())
+        created = await client.post("/v1/accounts", json=account_body())
         assert created.status_code == 201, created.text
-        _SESSIONS[id(client)] = {"Authorization": f"Bearer {created.json()['token']}"}
+        _SESSIONS[id(client)] = auth(created.json()["token"])
     return _SESSIONS[id(client)]

@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -40,8 +38,8 @@ from engine import registry
 from engine.core.actions import Action, Snap
 from engine.core.match import Match, MatchRecord, replay
 from engine.numwin.cards import DECK, may_pair
-from tests.api.serving import free_port, serve
-from tests.conftest import BUILD_DIR, ROOT
+from tests.api.process import ServeProcess
+from tests.api.serving import serve
 from tests.games.driver import Table
 from tests.games.host import async_host, host
 
@@ -53,67 +51,21 @@ PLAYERS3 = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
 # -- served processes -------------------------------------------------------------------------
 
 
-class Server:
-    """`python -m uvicorn api.app:app` on a free port, in a process of its own, on
-    `database_url`; its stdout and stderr go to `log` (appended across restarts)."""
+class Server(ServeProcess):
+    """`python -m uvicorn api.app:app` (not `numrules serve`: the app as any ASGI server
+    runs it) on a free port, in a process of its own, on `database_url`; its output goes to
+    `log` (appended across restarts)."""
 
-    def __init__(self, database_url: str, log: Path) -> None:
-        self.database_url = database_url
-        self.log = log
-        self.port = 0
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)]
 
     def start(self) -> Server:
-        env = {
-            **os.environ,
-            "DATABASE_URL": self.database_url,
-            "NUMRULES_CHECK_DB_ON_START": "true",  # also what starts LISTEN
-            "PYTHONUNBUFFERED": "1",  # uvicorn's access log goes to stdout: see every line
-        }
-        cwd = ROOT
-        if BUILD_DIR:  # serve the compiled build under test, as the in-process tests do
-            cwd = Path(BUILD_DIR).resolve()
-            env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(ROOT)])
-        self.port = free_port()
-        command = [sys.executable, "-m", "uvicorn", "api.app:app"]
-        command += ["--host", "127.0.0.1", "--port", str(self.port)]
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.process.poll() is None, f"the server exited:\n{self.output()[-3000:]}"
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, f"no /healthz in 30 s:\n{self.output()[-3000:]}"
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no rollback but the database's own."""
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(10)
+        super().start()
+        return self
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
+        if self.process is not None and self.process.poll() is None:
+            self.terminate(15)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,8 @@ import asyncpg
 import pytest
 from litestar.testing import TestClient
 
+from tests.accounts.conftest import sign_up
+
 
 @dataclass(frozen=True)
 class Account:
@@ -41,18 +43,8 @@ class Accounts:
         self.url = url
 
     def new(self, pseudo: str | None = None) -> Account:
-        pseudo = pseudo or f"P{secrets.token_hex(5)}"
-        answer = self.client.post(
-            "/v1/accounts",
-            json={
-                "pseudo": pseudo,
-                "password": "correct horse battery",
-                "age_range": "18-24",
-                "accept_terms": True,
-            },
-        )
-        assert answer.status_code == 201, answer.text
-        return Account(answer.json()["id"], pseudo, answer.json()["token"])
+        created = sign_up(self.client, pseudo=pseudo or f"P{secrets.token_hex(5)}")
+        return Account(created["id"], created["pseudo"], created["token"])
 
 
 @pytest.fixture(scope="session")
