@@ -79,6 +79,7 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         labels = ("method", "route", "status")
         self.requests = Counter(
             "numrules_http_requests",
@@ -110,9 +111,18 @@ class Metrics:
         self._app_state.state = state
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        key = (method, route, str(status))
-        self.requests.labels(*key).inc()
-        self.duration.labels(*key).observe(seconds)
+        """Count one request; the labelled children are looked up once per (method, route,
+        status), not on every request (prometheus-client's `labels()` checks and locks)."""
+        key = (method, route, status)
+        children = self._children.get(key)
+        if children is None:
+            labels = (method, route, str(status))
+            children = self._children[key] = (
+                self.requests.labels(*labels),
+                self.duration.labels(*labels),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

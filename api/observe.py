@@ -21,6 +21,7 @@ shares through the scope.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import time
@@ -28,7 +29,7 @@ from typing import Any
 
 from litestar.types import ASGIApp, Receive, Send
 
-from api.logs import log_access, request_id
+from api.logs import access_log, log_access, request_id
 from api.metrics import Metrics
 from api.ratelimit import Network, client_address
 
@@ -99,13 +100,14 @@ class Observe:
             route = record["route"]
             method = scope["method"]
             self.metrics.observe(method, route or UNMATCHED, status, seconds)
-            log_access(
-                {
-                    "request_id": rid,
-                    "method": method,
-                    "route": route,
-                    "status": status,
-                    "duration_ms": round(seconds * 1000, 2),
-                    "client": client_address(scope, self.trusted),
-                }
-            )
+            if access_log.isEnabledFor(logging.INFO):
+                log_access(
+                    {
+                        "request_id": rid,
+                        "method": method,
+                        "route": route,
+                        "status": status,
+                        "duration_ms": round(seconds * 1000, 2),
+                        "client": client_address(scope, self.trusted),
+                    }
+                )
