@@ -114,9 +114,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     with exit_cleanly_on_sigterm():
         uvicorn.run(
             "api.app:app",
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
+            host=settings.host if args.host is None else args.host,
+            port=settings.port if args.port is None else args.port,
+            workers=settings.workers if args.workers is None else args.workers,
             log_level=settings.log_level.lower(),
             access_log=False,  # the app writes its own access lines (api/observe.py)
             **server_options(settings),
@@ -254,9 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the HTTP API (uvicorn)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=_port, default=8000)
-    serve.add_argument("--workers", type=_int_at_least(1), default=1)
+    serve.add_argument("--host", default=None, help="default: HOST, else 127.0.0.1")
+    serve.add_argument("--port", type=_port, default=None, help="default: PORT, else 8000")
+    serve.add_argument(
+        "--workers", type=_int_at_least(1), default=None, help="default: NUMRULES_WORKERS, 1"
+    )
     serve.add_argument(
         "--log-level", default=None, help="debug, info … (default: NUMRULES_LOG_LEVEL, INFO)"
     )
@@ -297,8 +299,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The settings read from conventional variables, without the NUMRULES_ prefix.
+UNPREFIXED = {"database_url": "DATABASE_URL", "host": "HOST", "port": "PORT"}
+
+
 def _variable(field: str) -> str:
-    return "DATABASE_URL" if field.lower() == "database_url" else f"NUMRULES_{field.upper()}"
+    return UNPREFIXED.get(field.lower(), f"NUMRULES_{field.upper()}")
 
 
 def settings_errors(exc: ValidationError | SettingsError) -> list[tuple[str, str]]:

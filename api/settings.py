@@ -85,6 +85,21 @@ class Settings(BaseSettings):
         description="stored games' database (the conventional DATABASE_URL, no prefix);"
         " unset: the embedded SQLite file numrules.db in the working directory",
     )
+    host: str = Field(
+        default="127.0.0.1",
+        validation_alias=AliasChoices("HOST", "host"),
+        description="the address `numrules serve` listens on (the conventional HOST)",
+    )
+    port: int = Field(
+        default=8000,
+        ge=1,
+        le=65535,
+        validation_alias=AliasChoices("PORT", "port"),
+        description="the port `numrules serve` listens on (the conventional PORT)",
+    )
+    workers: int = Field(
+        default=1, ge=1, description="uvicorn worker processes of `numrules serve`"
+    )
     db_pool_size: int = Field(default=10, ge=1, description="PostgreSQL connection pool size")
     check_db_on_start: bool = Field(
         default=True,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from pydantic import ValidationError
 
 
 @pytest.mark.parametrize(
@@ -48,3 +49,20 @@ def test_an_unreachable_database_is_one_line() -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("numrules db current: cannot reach the database")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_host_port_and_workers_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOST and PORT (the conventional names) and NUMRULES_WORKERS are settings; a bad one
+    is named by its variable."""
+    from api.cli import settings_errors
+    from api.settings import Settings
+
+    monkeypatch.setenv("HOST", "0.0.0.0")
+    monkeypatch.setenv("PORT", "9123")
+    monkeypatch.setenv("NUMRULES_WORKERS", "3")
+    settings = Settings()
+    assert (settings.host, settings.port, settings.workers) == ("0.0.0.0", 9123, 3)
+    monkeypatch.setenv("PORT", "not-a-port")
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    assert [name for name, _ in settings_errors(refused.value)] == ["PORT"]
