@@ -21,6 +21,7 @@ shares through the scope.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import secrets
@@ -38,6 +39,10 @@ _SANE_ID = re.compile(r"[!#-&(-~]{1,128}")
 #: The route label of a request no route matched (a 404 from the router, an early refusal).
 UNMATCHED = "unmatched"
 _RECORD = "numrules.observe"
+#: Generated ids: 64 random bits per process, then a counter (unique without a system call
+#: for randomness on every request, which the HTTP profile showed at 1.4 % of a request).
+_ID_PREFIX = secrets.token_hex(8)
+_ids = itertools.count(1)
 
 
 def _request_id(headers: list[tuple[bytes, bytes]]) -> str:
@@ -47,7 +52,7 @@ def _request_id(headers: list[tuple[bytes, bytes]]) -> str:
             if _SANE_ID.fullmatch(text):
                 return text
             break
-    return secrets.token_hex(16)
+    return f"{_ID_PREFIX}{next(_ids):016x}"
 
 
 class NoteRoute:
