@@ -148,6 +148,7 @@ class GameStore:
         self.notify = engine.dialect.name == "postgresql"
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._names_cache: OrderedDict[str, list[str]] = OrderedDict()
         self._flights: dict[tuple[str, int, int], _Flight] = {}
         #: How many reads of the log streams made (shared ones count once).
         self.shared_reads = 0
@@ -645,10 +646,17 @@ class GameStore:
         )
 
     async def _names(self, conn: AsyncConnection, game_id: str) -> list[str]:
-        rows = await conn.execute(
-            select(SEATS.c.name).where(SEATS.c.game_id == game_id).order_by(SEATS.c.seat)
-        )
-        return [r.name for r in rows]
+        """The seats' names, read once per process: they never change after creation (a
+        query fewer on every read of a game)."""
+        names = self._names_cache.get(game_id)
+        if names is None:
+            rows = await conn.execute(
+                select(SEATS.c.name).where(SEATS.c.game_id == game_id).order_by(SEATS.c.seat)
+            )
+            names = self._names_cache[game_id] = [r.name for r in rows]
+            while len(self._names_cache) > self.cache_size:
+                self._names_cache.popitem(last=False)
+        return names
 
     def _put(self, game_id: str, version: int, match: Match) -> None:
         self._cache[game_id] = _Cached(version, match)
