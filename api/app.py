@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import unquote_plus
 
 import msgspec
 from litestar import Litestar, MediaType, Request, Response, get
@@ -254,7 +252,6 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         mailer = Mailer(settings)
         application.state.accounts = AccountStore(engine, settings, mailer)
         application.state.max_streams = settings.max_streams
-        redact_tickets()
         # Everything built so far (modules, the spec, the rules tables: 130,000 objects) lives
         # as long as the process: out of the collector's sight, a full collection scans only
         # what requests allocate (35 ms per full collection before, the HTTP benchmark's p99).
@@ -269,41 +266,6 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             await engine.dispose()
 
     return lifespan
-
-
-class _RedactTickets(logging.Filter):
-    """Stream tickets travel in the query string (`?ticket=`, however it is percent-encoded):
-    access lines show `[redacted]` in their place."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(_redact(a) if isinstance(a, str) else a for a in record.args)
-        return True
-
-
-def _redact(text: str) -> str:
-    path, mark, query = text.partition("?")
-    if not mark:
-        return text
-    pairs = [part.partition("=") for part in query.split("&")]
-    if not any(unquote_plus(name).strip().lower() == "ticket" for name, _, _ in pairs):
-        return text
-    return (
-        path
-        + "?"
-        + "&".join(
-            f"{name}=[redacted]"
-            if unquote_plus(name).strip().lower() == "ticket"
-            else f"{name}{eq}{value}"
-            for name, eq, value in pairs
-        )
-    )
-
-
-def redact_tickets() -> None:
-    access = logging.getLogger("uvicorn.access")
-    if not any(isinstance(f, _RedactTickets) for f in access.filters):
-        access.addFilter(_RedactTickets())
 
 
 def allow_every_method(application: Litestar) -> None:

@@ -36,17 +36,17 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
-from sqlalchemy import Table, delete
+from sqlalchemy import delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api.db.models import RateLimit
+from api.db.models import RateLimit, table
 from api.problems import ProblemError
 from api.settings import Settings
 
@@ -123,7 +123,7 @@ class DatabaseStore:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.table = cast(Table, RateLimit.__table__)
+        self.table = table(RateLimit)
         self.dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
         self.swept = 0
 

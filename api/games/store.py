@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, Table, func, insert, select, text, update
+from sqlalchemy import Row, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import (
@@ -42,7 +42,15 @@ from api.accounts.sessions import (
     accounts_by_pseudo,
     community_locked,
 )
-from api.db.models import Game, GameAction, GameEvent, GameSeat, IdempotencyKey, StreamTicket
+from api.db.models import (
+    Game,
+    GameAction,
+    GameEvent,
+    GameSeat,
+    IdempotencyKey,
+    StreamTicket,
+    table,
+)
 from api.games.fanout import CHANNEL, Fanout
 from api.games.schemas import (
     AbandonOut,
@@ -73,12 +81,12 @@ from engine.core.actions import Action
 from engine.core.errors import EngineError, IllegalMove
 from engine.core.match import Match, MatchRecord, replay
 
-GAMES: Table = Game.__table__  # type: ignore[assignment]
-SEATS: Table = GameSeat.__table__  # type: ignore[assignment]
-ACTIONS: Table = GameAction.__table__  # type: ignore[assignment]
-EVENTS: Table = GameEvent.__table__  # type: ignore[assignment]
-KEYS: Table = IdempotencyKey.__table__  # type: ignore[assignment]
-TICKETS: Table = StreamTicket.__table__  # type: ignore[assignment]
+GAMES = table(Game)
+SEATS = table(GameSeat)
+ACTIONS = table(GameAction)
+EVENTS = table(GameEvent)
+KEYS = table(IdempotencyKey)
+TICKETS = table(StreamTicket)
 
 #: The action types each ruleset has (engine/core/actions.py): another type can never be
 #: legal in that game, so it is a 422 on the body's `type`, not a 409 `wrong-phase`.

@@ -28,12 +28,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import String, Table, literal, select, tuple_, union_all
+from sqlalchemy import String, literal, select, tuple_, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import Caller
 from api.db.engine import aware
-from api.db.models import Game, GameSeat
+from api.db.models import Game, GameSeat, table
 from api.problems import FieldProblem, ProblemError
 from api.sheets.schemas import (
     HistoryItem,
@@ -46,8 +46,8 @@ from api.sheets.store import PLAYERS, ROUNDS, SHEETS, make_rules, settle
 from engine.core.base import RoundScore
 from engine.registry import RULESETS
 
-GAMES: Table = Game.__table__  # type: ignore[assignment]
-SEATS: Table = GameSeat.__table__  # type: ignore[assignment]
+GAMES = table(Game)
+SEATS = table(GameSeat)
 KINDS = ("scoresheet", "game")
 #: Rulesets whose best round score is the lowest (rules: "the lowest score wins").
 LOWEST_WINS = frozenset({"numwin"})

@@ -42,11 +42,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, Table, and_, delete, insert, select, update
+from sqlalchemy import Row, and_, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
 from api.accounts.sessions import (
+    ACCOUNTS,
     COMMUNITY_RULESETS,
     Caller,
     accounts_by_pseudo,
@@ -54,7 +55,7 @@ from api.accounts.sessions import (
 )
 from api.body import decode_error
 from api.db.engine import aware
-from api.db.models import Account, Sheet, SheetPlayer, SheetRound
+from api.db.models import Sheet, SheetPlayer, SheetRound, table
 from api.problems import FieldProblem, ProblemError, engine_problem, shorten
 from api.schemas import (
     ClassicScoreRequest,
@@ -88,10 +89,9 @@ from engine.numwars_classic import NumWarsClassic
 from engine.numwin import NumWin
 from engine.registry import AnyRuleset
 
-SHEETS: Table = Sheet.__table__  # type: ignore[assignment]
-PLAYERS: Table = SheetPlayer.__table__  # type: ignore[assignment]
-ROUNDS: Table = SheetRound.__table__  # type: ignore[assignment]
-ACCOUNTS: Table = Account.__table__  # type: ignore[assignment]
+SHEETS = table(Sheet)
+PLAYERS = table(SheetPlayer)
+ROUNDS = table(SheetRound)
 
 #: rules/app.md "Jeux de la communauté 🔒": these rulesets' sheets need an account.
 SHEET_ID = re.compile(r"[0-9a-f]{32}")
