@@ -4,11 +4,12 @@ Per action, the statements the API runs (traced with SQLAlchemy's cursor events,
 api/games/store.py `act` and `get`), in the same transactions, computing nothing:
 
 - the acting seat's view, when the driver needs it (the seat did not make the last action):
-  one read-only transaction, SELECT the game row, SELECT the seat by token hash, SELECT the
-  seat names;
-- the action: one transaction, SELECT the game row FOR UPDATE, SELECT the seat by token hash,
-  INSERT the action, INSERT its events (one statement, every row), UPDATE the game (version,
-  event_seq, status, result, updated_at), SELECT pg_notify.
+  outside any transaction (the API reads in autocommit on PostgreSQL), SELECT the game row
+  joined with the seat whose token hash it is; the first read of a game also SELECTs its seat
+  names (the API keeps them per process);
+- the action: one transaction, SELECT the game row FOR UPDATE joined with the token's seat,
+  INSERT the action, INSERT its events (every row), UPDATE the game (version, event_seq,
+  status, result, updated_at) RETURNING pg_notify(…).
 
 The actions, their events and when a view is read are those of a real four-player Num Wars
 match, played once with the engine before the clock starts (every game replays it). A game
@@ -82,8 +83,10 @@ def script() -> tuple[
     return steps, msgspec.json.encode(msgspec.to_builtins(rules.options)).decode()
 
 
-GAME = "SELECT * FROM games WHERE id = $1"
-SEAT = "SELECT seat, token_hash FROM game_seats WHERE game_id = $1 AND token_hash = $2"
+GAME_AND_SEAT = (
+    "SELECT games.*, game_seats.seat AS token_seat FROM games LEFT OUTER JOIN game_seats "
+    "ON game_seats.game_id = games.id AND game_seats.token_hash = $2 WHERE games.id = $1"
+)
 NAMES = "SELECT name FROM game_seats WHERE game_id = $1 ORDER BY seat"
 INSERT_GAME = (
     "INSERT INTO games (id, ruleset, options, rules_version, seed, salt, seed_commitment, "
@@ -103,7 +106,7 @@ INSERT_EVENT = (
 )
 UPDATE_GAME = (
     "UPDATE games SET version = $2, event_seq = $3, status = $4, result = $5::jsonb, "
-    "updated_at = now() WHERE id = $1"
+    f"updated_at = now() WHERE id = $1 RETURNING pg_notify('{CHANNEL}', games.id)"
 )
 
 
@@ -130,21 +133,19 @@ async def run(dsn: str, conc: int, duration: float, pool_size: int) -> dict[str,
                 if time.perf_counter() >= deadline:
                     return
                 if read:
-                    async with pool.acquire() as conn, conn.transaction(readonly=True):
-                        await conn.fetchrow(GAME, gid)
-                        await conn.fetchrow(SEAT, gid, hashes[seat])
-                        await conn.fetch(NAMES, gid)
+                    async with pool.acquire() as conn:
+                        await conn.fetchrow(GAME_AND_SEAT, gid, hashes[seat])
+                        if version == 1:
+                            await conn.fetch(NAMES, gid)
                 t0 = time.perf_counter()
                 async with pool.acquire() as conn, conn.transaction():
-                    await conn.fetchrow(GAME + " FOR UPDATE", gid)
-                    await conn.fetchrow(SEAT, gid, hashes[seat])
+                    await conn.fetchrow(GAME_AND_SEAT + " FOR UPDATE OF games", gid, hashes[seat])
                     await conn.execute(INSERT_ACTION, gid, version, seat, action)
                     if events:
                         await conn.executemany(
                             INSERT_EVENT, [(gid, seq, k, vis, p) for seq, k, vis, p in events]
                         )
-                    await conn.execute(UPDATE_GAME, gid, version, event_seq, status, result)
-                    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, gid)
+                    await conn.fetchrow(UPDATE_GAME, gid, version, event_seq, status, result)
                 lat.append((time.perf_counter() - t0) * 1e3)
             games += 1
 

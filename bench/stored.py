@@ -48,13 +48,17 @@ def pin_self(cpu: int) -> None:
 
 def server_env(url: str) -> dict[str, str]:
     """The API's environment: the database, the build first on the path; rate limiting off
-    unless the environment sets it (one client address sends everything), logs at WARNING."""
+    unless the environment sets it (one client address sends everything), logs at WARNING,
+    a pool of 20 database connections."""
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(APP_DIR), str(ROOT)]),
         "DATABASE_URL": url,
         "NUMRULES_RATE_LIMIT_PER_MINUTE": os.environ.get("NUMRULES_RATE_LIMIT_PER_MINUTE", "0"),
         "NUMRULES_LOG_LEVEL": os.environ.get("NUMRULES_LOG_LEVEL", "WARNING"),
+        # Connections for 16 concurrent games, as the raw-asyncpg baseline's pool of 20 (the
+        # default 10 would open and close an overflow connection on most actions).
+        "NUMRULES_DB_POOL_SIZE": os.environ.get("NUMRULES_DB_POOL_SIZE", "20"),
     }
 
 
