@@ -49,6 +49,18 @@ View
     match's ``round`` (1-based) and ``scores`` (match totals so far, tie-break rounds
     excluded) set; the round's own score stays in the game's ``round_score`` field.
 
+Checkpoints
+    A stored game need not replay its whole log after a restart: :meth:`Match.checkpoint` is
+    where the match stood when its current round started (a :class:`MatchCheckpoint`: the
+    number of actions before that round, its index and :class:`RoundSetup`, the finished
+    rounds' scores, the totals and the seats still tied), and :meth:`Match.resume` rebuilds
+    the match at that point from it, the rules, the players and the seed; applying the
+    actions since then gives the same match as :func:`replay` of the whole log (same views,
+    legal actions, events and result). A resumed match holds no finished round states and
+    only the actions applied since it was resumed (`history_start` counts the ones before),
+    so it gives no :meth:`Match.record` or :meth:`Match.snapshot` (RuntimeError) unless it
+    was resumed at the match's start.
+
 Replay and the registry
     Core imports no game, so :func:`replay` is given the rules object, or, without one, asks
     the rules lookup that :mod:`engine.registry` installs when it is imported
@@ -75,6 +87,7 @@ from engine.core.view import BaseView
 
 __all__ = [
     "Match",
+    "MatchCheckpoint",
     "MatchOutcome",
     "MatchRecord",
     "MatchRules",
@@ -239,6 +252,29 @@ def _bad_record(message: str, field: str) -> InvalidInput:
     return InvalidInput(message, code="bad-record", field=field)
 
 
+class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Where a match stands at the start of its current round: enough to resume it there
+    (:meth:`Match.resume`, module docstring "Checkpoints").
+
+    `actions`: how many actions of the whole match's history precede the round's first one;
+    `index`: the round's index, 0-based (tie-break rounds continue the count); `setup`: the
+    round's setup as the match built it; `round_scores`: every finished round's scores, in
+    order (as many as `index`); `totals`: each seat's total over the finished regular rounds;
+    `tied`: the seats still tied, in a tie-break round (else empty).
+    """
+
+    actions: int
+    index: int
+    setup: RoundSetup
+    round_scores: list[RoundScore]
+    totals: list[int]
+    tied: list[int]
+
+
+def _bad_checkpoint(message: str, field: str) -> InvalidInput:
+    return InvalidInput(message, code="bad-checkpoint", field=f"checkpoint.{field}")
+
+
 def check_rules_version(rules: MatchRules, version: object) -> int:
     """`version` if the engine published it for this ruleset, else `unknown-rules-version`."""
     if type(version) is not int or version not in rules.rules_versions:
@@ -286,12 +322,45 @@ class Match:
     """A whole match of one ruleset (module docstring): the round protocol, over every round.
 
     `round` is the current round state (the last one once over), `rounds` the finished round
-    states and `round_scores` their scores, in order; `history` every applied (seat, action).
+    states and `round_scores` their scores, in order; `history` every applied (seat, action),
+    the first `history_start` actions of the match left out (0 unless resumed: a resumed match
+    holds neither the actions nor the round states before its checkpoint, see :meth:`resume`).
     """
 
     def __init__(
         self, rules: MatchRules, players: int, seed: int, rules_version: int | None = None
     ) -> None:
+        self._prepare(rules, players, seed, rules_version)
+        self._begin(0, self._setup(0, None))
+
+    @classmethod
+    def resume(
+        cls,
+        rules: MatchRules,
+        players: int,
+        seed: int,
+        checkpoint: MatchCheckpoint,
+        rules_version: int | None = None,
+    ) -> Self:
+        """The match of `rules`, `players` and `seed` at the start of `checkpoint`'s round.
+
+        The round is built from the checkpoint's setup (``rules.new_round``); applying the
+        actions the match's history holds after its first ``checkpoint.actions`` gives the same
+        match as replaying the whole history. `rules_version` is checked as by the
+        constructor; a checkpoint that does not fit the match (players, round seed, scores,
+        totals, tie-break) is refused (:class:`InvalidInput`, code ``bad-checkpoint``).
+        The resumed match's `rounds` is empty, its `history` starts empty and `history_start`
+        is ``checkpoint.actions``.
+        """
+        match = cls.__new__(cls)
+        match._prepare(rules, players, seed, rules_version)
+        match._restore(checkpoint)
+        return match
+
+    def _prepare(
+        self, rules: MatchRules, players: int, seed: int, rules_version: int | None
+    ) -> None:
+        """Everything but the first round: the checks of the version, the seed, the players."""
         version = rules.rules_version if rules_version is None else rules_version
         self.rules_version = check_rules_version(rules, version)
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
@@ -305,19 +374,80 @@ class Match:
         self.players = players
         self.seed = seed
         self.history: list[tuple[int, Action]] = []
+        #: How many actions of the match precede `history` (a resumed match's checkpoint).
+        self.history_start = 0
         self.rounds: list[RoundState] = []
         self.round_scores: list[RoundScore] = []
         self._outcome: MatchOutcome | None = None
         self._totals = [0] * players
         self._tied: list[int] = []
-        self.round = self._start(0, None)
+        self._finished = 0  # rounds over (`rounds` of a resumed match lacks those before it)
+
+    def _restore(self, checkpoint: MatchCheckpoint) -> None:
+        """Start at `checkpoint`'s round, after checking that it fits this match."""
+        cp, n = checkpoint, self.players
+        index = cp.index
+        if type(index) is not int or index < 0 or len(cp.round_scores) != index:
+            raise _bad_checkpoint(
+                f"index {index!r} is not the number of finished rounds ({len(cp.round_scores)})",
+                "index",
+            )
+        if type(cp.actions) is not int or cp.actions < 0 or (cp.actions == 0) != (index == 0):
+            raise _bad_checkpoint(
+                f"{cp.actions!r} actions cannot precede round {index + 1}: every round takes"
+                " at least one action",
+                "actions",
+            )
+        if cp.setup.players != n or cp.setup.seed != round_seed(self.seed, index):
+            raise _bad_checkpoint(
+                f"the setup is not that of round {index + 1} of this match ({n} players,"
+                f" seed {self.seed})",
+                "setup",
+            )
+        for i, scores in enumerate(cp.round_scores):
+            if sorted(p.seat for p in scores.players) != list(range(n)):
+                raise _bad_checkpoint(
+                    f"round_scores[{i}] does not score seats 0 … {n - 1} once each",
+                    f"round_scores[{i}]",
+                )
+        totals = [0] * n
+        for scores in cp.round_scores[: self.regular_rounds]:
+            for p in scores.players:
+                totals[p.seat] += p.score
+        if cp.totals != totals:
+            raise _bad_checkpoint(
+                f"totals {cp.totals!r} are not the sums of the regular rounds ({totals})",
+                "totals",
+            )
+        tied: list[int] = []
+        if index >= self.regular_rounds:  # a tie-break round: due, and between `tied`
+            regular = self.rules.score_match(cp.round_scores[: self.regular_rounds])
+            decision = (
+                self.rules.match_tiebreak(regular.winners, cp.round_scores[self.regular_rounds :])
+                if regular.tiebreak_needed
+                else None
+            )
+            if decision is None or not decision.another_round:
+                raise _bad_checkpoint(
+                    f"the match is over after {index} rounds: there is no round {index + 1}",
+                    "index",
+                )
+            tied = list(decision.winners)
+        if cp.tied != tied:
+            raise _bad_checkpoint(f"tied is {cp.tied!r}, not {tied}", "tied")
+        self.history_start = cp.actions
+        self.round_scores = list(cp.round_scores)
+        self._totals = totals
+        self._tied = tied
+        self._finished = index
+        self._begin(index, cp.setup)
 
     # -- the round protocol ---------------------------------------------------------------
 
     @property
     def index(self) -> int:
         """The current round's index, 0-based (tie-break rounds continue the count)."""
-        return len(self.rounds) - (1 if self._outcome is not None else 0)
+        return self._finished - (1 if self._outcome is not None else 0)
 
     @property
     def phase(self) -> str:
@@ -369,8 +499,19 @@ class Match:
         """The contract's `result` once the match is over, else None."""
         return self._outcome
 
+    def checkpoint(self) -> MatchCheckpoint:
+        """Where the match stood when its current round started (:meth:`resume` resumes it);
+        once over, when its last round started. Counts `actions` from the match's start, a
+        resumed match's too."""
+        return self._checkpoint
+
     def record(self) -> MatchRecord:
-        """What the match is rebuilt from (see :func:`replay`)."""
+        """What the match is rebuilt from (see :func:`replay`).
+
+        Raises RuntimeError on a match resumed after its start: it lacks the actions before
+        its checkpoint (`history_start` of them), so the record would replay another match.
+        """
+        self._check_whole("record")
         return MatchRecord(
             ruleset=self.rules.id,
             options=msgspec.to_builtins(self.rules.options),
@@ -381,7 +522,12 @@ class Match:
         )
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole match as plain data, hidden cards included (replay equality)."""
+        """The whole match as plain data, hidden cards included (replay equality).
+
+        Raises RuntimeError on a match resumed after its start, like :meth:`record` (it also
+        lacks the finished rounds' states).
+        """
+        self._check_whole("snapshot")
         return {
             "rules_version": self.rules_version,
             "rounds": [r.snapshot() for r in self.rounds],
@@ -390,11 +536,29 @@ class Match:
             "result": msgspec.to_builtins(self._outcome),
         }
 
+    def _check_whole(self, what: str) -> None:
+        if self.history_start:
+            raise RuntimeError(
+                f"a match resumed after {self.history_start} actions has no {what}: it holds"
+                " neither those actions nor the rounds they played (replay the whole record)"
+            )
+
     # -- moving on --------------------------------------------------------------------------
 
-    def _start(self, index: int, previous: RoundState | None) -> RoundState:
-        setup = self.rules.round_setup(self.players, index, round_seed(self.seed, index), previous)
-        return self.rules.new_round(setup)
+    def _setup(self, index: int, previous: RoundState | None) -> RoundSetup:
+        return self.rules.round_setup(self.players, index, round_seed(self.seed, index), previous)
+
+    def _begin(self, index: int, setup: RoundSetup) -> None:
+        """Start round `index` from `setup`, and note its checkpoint."""
+        self.round = self.rules.new_round(setup)
+        self._checkpoint = MatchCheckpoint(
+            actions=self.history_start + len(self.history),
+            index=index,
+            setup=setup,
+            round_scores=list(self.round_scores),
+            totals=list(self._totals),
+            tied=list(self._tied),
+        )
 
     def _round_over(self, state: RoundState) -> EventBase:
         """Score the round just over; start the next one or end the match (module docstring)."""
@@ -402,7 +566,8 @@ class Match:
         assert scores is not None, "a round over has its scores"
         self.rounds.append(state)
         self.round_scores.append(scores)
-        index = len(self.rounds)
+        self._finished += 1
+        index = self._finished
         if index <= self.regular_rounds:
             for p in scores.players:
                 self._totals[p.seat] += p.score
@@ -437,7 +602,7 @@ class Match:
         return MatchOverEvent(data=data)
 
     def _next_round(self, index: int, previous: RoundState) -> EventBase:
-        self.round = self._start(index, previous)
+        self._begin(index, self._setup(index, previous))
         data: dict[str, Any] = {
             "round": index + 1,
             "dealer": self.round.setup.dealer,

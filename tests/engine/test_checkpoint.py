@@ -1,0 +1,412 @@
+"""Match checkpoints and resume (engine/core/match.py, "Checkpoints").
+
+A match records a :class:`MatchCheckpoint` at each round start; :meth:`Match.resume` rebuilds
+the match there. Every ruleset (min and max player counts, the variants that change the match,
+tie-break rounds included) is played by the seeded random-legal policy of engine.simulate; the
+match resumed from each round start's checkpoint, through JSON, then takes the remaining
+actions in lockstep with a fresh replay of the whole log: same views (every seat and the
+spectator), legal actions, actors, events, checkpoints, totals and result at every step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine import registry
+from engine.core.actions import Action
+from engine.core.base import MatchResult, RoundScore
+from engine.core.errors import InvalidInput
+from engine.core.match import Match, MatchCheckpoint, MatchRecord, MatchRules, replay, round_seed
+from engine.core.rng import Rng
+from engine.core.tiebreak import TiebreakOutcome
+from engine.numwars_classic import NumWarsClassic
+from engine.registry import RULESETS
+from engine.simulate import pick
+
+Rules = Any  # a rules object of engine.registry (each is a MatchRules)
+
+# ----------------------------------------------------------------------------------- helpers
+
+
+def play(rules: Rules, players: int, seed: int) -> tuple[Match, list[MatchCheckpoint]]:
+    """A match played to its end by the seeded random-legal policy, and the checkpoint taken
+    at each round start (right after the action that ended the round before)."""
+    match: Match = rules.new_match(players=players, seed=seed)
+    checkpoints = [match.checkpoint()]
+    rng = Rng(seed)
+    while not match.is_over:
+        seat, action = pick(match, rng)
+        events = match.apply(seat, action)
+        if any(e.kind == "round-start" for e in events):
+            cp = match.checkpoint()
+            assert cp.actions == len(match.history) and cp.index == match.index
+            assert cp.setup == match.round.setup
+            checkpoints.append(cp)
+        else:  # mid-round, and after the last round: still the round's start
+            assert match.checkpoint() == checkpoints[-1]
+    assert [cp.index for cp in checkpoints] == list(range(len(match.round_scores)))
+    return match, checkpoints
+
+
+def through_json(cp: MatchCheckpoint) -> MatchCheckpoint:
+    decoded = msgspec.json.decode(msgspec.json.encode(cp), type=MatchCheckpoint)
+    assert decoded == cp
+    assert msgspec.convert(msgspec.to_builtins(cp), MatchCheckpoint) == cp
+    return decoded
+
+
+def state_of(match: Match) -> dict[str, Any]:
+    """Everything a player, a spectator or the store sees of a match. Views, actions, scores
+    and checkpoints are frozen msgspec structs: `==` compares them field by field, like their
+    `msgspec.to_builtins` data (type included), at a fraction of the cost."""
+    n = match.players
+    return {
+        "phase": match.phase,
+        "current_player": match.current_player,
+        "actors": match.actors(),
+        "index": match.index,
+        "is_over": match.is_over,
+        "in_tiebreak": match.in_tiebreak,
+        "regular_rounds": match.regular_rounds,
+        "totals": match.totals(),
+        "views": [match.view(s) for s in [None, *range(n)]],
+        "legal": [match.legal_actions(s) for s in range(n)],
+        "round_scores": match.round_scores,
+        "result": match.result(),
+        "checkpoint": match.checkpoint(),
+    }
+
+
+def check_resumes(
+    rules: Rules,
+    record: MatchRecord,
+    checkpoints: list[MatchCheckpoint],
+    final: Match,
+) -> None:
+    """Resume from each checkpoint (through JSON) and play the rest of `record` in lockstep
+    with a fresh replay: equal states at every step, equal events, equal result at the end."""
+    fresh = Match(rules, record.players, record.seed, record.rules_version)
+    starts = {cp.actions: cp for cp in checkpoints}
+    assert len(starts) == len(checkpoints)
+    resumed: list[Match] = []
+    for i in range(len(record.actions) + 1):
+        if i in starts:
+            cp = starts[i]
+            assert fresh.checkpoint() == cp
+            match = Match.resume(
+                rules, record.players, record.seed, through_json(cp), record.rules_version
+            )
+            assert match.history_start == i and match.history == [] and match.rounds == []
+            assert match.checkpoint() == cp
+            resumed.append(match)
+        expected = state_of(fresh)
+        for match in resumed:
+            assert state_of(match) == expected
+        if i == len(record.actions):
+            break
+        seat, action = record.actions[i]
+        events = msgspec.to_builtins(fresh.apply(seat, action))
+        for match in resumed:
+            assert msgspec.to_builtins(match.apply(seat, action)) == events
+    assert len(resumed) == len(checkpoints)
+    for match in [fresh, *resumed]:
+        assert match.is_over and match.result() == final.result()
+        assert match.totals() == final.totals()
+        assert match.history_start + len(match.history) == len(record.actions)
+        assert match.history == record.actions[match.history_start :]
+
+
+def tied_match(seed: int = 62) -> tuple[Match, list[MatchCheckpoint]]:
+    """A numwars-classic match of 3 whose regular totals tie (a tie-break round is played)."""
+    match, checkpoints = play(registry.make("numwars-classic"), 3, seed)
+    result = match.result()
+    assert result is not None and result.tiebreak_rounds >= 1, "seed no longer ties: pick one"
+    return match, checkpoints
+
+
+class _EverTied(NumWarsClassic):
+    """numwars-classic whose regular rounds always tie seats 0 and 1, and whose tie-break
+    rounds tie them again until the third (3 tie-break rounds: `tied` carried across them)."""
+
+    def score_match(self, rounds: list[RoundScore]) -> MatchResult:
+        regular = super().score_match(rounds)
+        return msgspec.structs.replace(regular, winners=[0, 1], tiebreak_needed=True)
+
+    def match_tiebreak(self, tied: list[int], rounds: list[RoundScore]) -> TiebreakOutcome:
+        more = len(rounds) < 3
+        return TiebreakOutcome(
+            winners=list(tied) if more else [1],
+            decided=not more,
+            another_round=more,
+            shared=False,
+            rounds_used=len(rounds),
+        )
+
+
+# ------------------------------------------------------------------------- every ruleset
+
+
+CASES = [
+    pytest.param(rid, {}, n, seed, id=f"{rid}-{n}-{seed}")
+    for rid, cls in RULESETS.items()
+    for n, seeds in [(cls.min_players, (3, 2**64 - 5)), (cls.max_players, (3,))]
+    for seed in seeds
+] + [
+    pytest.param(rid, opts, n, 7, id=f"{rid}-{'-'.join(f'{k}={v}' for k, v in opts.items())}-{n}")
+    for rid, opts, n in [
+        ("numwars", {"tiebreak": True}, 4),
+        ("numwars", {"exchange": 2}, 3),
+        ("numwars-classic", {"alliance": True}, 4),
+        ("numwars-classic", {"speed": True}, 5),
+        ("numking", {"max_cards": 2, "first_bidder": 1}, 3),
+        ("numking", {"zeros": True}, 4),
+        ("numwin", {"teams": True}, 4),
+    ]
+]
+
+
+@pytest.mark.parametrize(("rid", "options", "players", "seed"), CASES)
+def test_resume_at_every_round_start_equals_the_replay(
+    rid: str, options: dict[str, Any], players: int, seed: int
+) -> None:
+    rules = registry.make(rid, options)
+    match, checkpoints = play(rules, players, seed)
+    assert len(checkpoints) == len(match.round_scores) >= 2
+    check_resumes(rules, match.record(), checkpoints, match)
+
+
+def test_resume_in_a_tiebreak_round_equals_the_replay() -> None:
+    match, checkpoints = tied_match()
+    regular = match.regular_rounds
+    tiebreak = checkpoints[regular]
+    assert tiebreak.index == regular and len(tiebreak.tied) > 1
+    totals = match.totals()
+    assert tiebreak.tied == [s for s in range(3) if totals[s] == max(totals)]
+    resumed = Match.resume(registry.make("numwars-classic"), 3, match.seed, tiebreak)
+    assert resumed.in_tiebreak and resumed.index == regular and resumed.totals() == totals
+    check_resumes(registry.make("numwars-classic"), match.record(), checkpoints, match)
+
+
+def test_resume_across_several_tiebreak_rounds_equals_the_replay() -> None:
+    rules = _EverTied()
+    match, checkpoints = play(rules, 3, 5)
+    result = match.result()
+    assert result is not None and result.tiebreak_rounds == 3 and result.winners == [1]
+    assert [cp.tied for cp in checkpoints] == [[], [], [], [0, 1], [0, 1], [0, 1]]
+    check_resumes(rules, match.record(), checkpoints, match)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data())
+def test_any_resumed_match_plays_as_its_replay(data: st.DataObject) -> None:
+    """Property: any ruleset, player count, seed and round start; the checkpoint through
+    plain data (`to_builtins` / `convert`) resumes a match equal to the replay at every step."""
+    rid = data.draw(st.sampled_from(list(RULESETS)))
+    cls = RULESETS[rid]
+    players = data.draw(st.integers(cls.min_players, cls.max_players))
+    seed = data.draw(st.integers(0, 2**64 - 1))
+    rules = registry.make(rid)
+    match, checkpoints = play(rules, players, seed)
+    cp = checkpoints[data.draw(st.integers(0, len(checkpoints) - 1))]
+    record = match.record()
+    fresh = replay(msgspec.structs.replace(record, actions=record.actions[: cp.actions]), rules)
+    resumed = Match.resume(
+        rules, players, seed, msgspec.convert(msgspec.to_builtins(cp), MatchCheckpoint)
+    )
+    assert state_of(resumed) == state_of(fresh)
+    for seat, action in record.actions[cp.actions :]:
+        events = msgspec.to_builtins(fresh.apply(seat, action))
+        assert msgspec.to_builtins(resumed.apply(seat, action)) == events
+        assert state_of(resumed) == state_of(fresh)
+    assert resumed.result() == match.result() and resumed.totals() == match.totals()
+
+
+# ---------------------------------------------------------------- record, snapshot, the end
+
+
+def test_a_match_resumed_later_has_no_record_or_snapshot() -> None:
+    rules = registry.make("numking")
+    match, checkpoints = play(rules, 3, 9)
+    cp = checkpoints[2]
+    resumed = Match.resume(rules, 3, 9, cp)
+    assert resumed.history_start == cp.actions > 0
+    for call in (resumed.record, resumed.snapshot):
+        with pytest.raises(RuntimeError, match=f"resumed after {cp.actions} actions"):
+            call()
+    for seat, action in match.history[cp.actions :]:
+        resumed.apply(seat, action)
+    assert resumed.result() == match.result()
+    with pytest.raises(RuntimeError):
+        resumed.record()
+
+
+def test_a_match_resumed_at_its_start_is_a_new_match() -> None:
+    """The first checkpoint has no action before it: the resumed match is whole, so its record
+    and snapshot are the full match's."""
+    rules = registry.make("numwars")
+    match, checkpoints = play(rules, 4, 21)
+    first = checkpoints[0]
+    assert (first.actions, first.index, first.round_scores, first.totals, first.tied) == (
+        0,
+        0,
+        [],
+        [0] * 4,
+        [],
+    )
+    resumed = Match.resume(rules, 4, 21, first)
+    assert resumed.snapshot() == rules.new_match(players=4, seed=21).snapshot()
+    for seat, action in match.history:
+        resumed.apply(seat, action)
+    assert resumed.record() == match.record() and resumed.snapshot() == match.snapshot()
+
+
+def test_a_checkpoint_of_a_resumed_match_counts_from_the_match_start() -> None:
+    """Two hops: resume at round 2, play it, take the round-3 checkpoint from the resumed
+    match, resume from that: the checkpoints are those of the full match."""
+    rules = registry.make("numking")
+    match, checkpoints = play(rules, 4, 13)
+    first = Match.resume(rules, 4, 13, checkpoints[1])
+    for seat, action in match.history[checkpoints[1].actions : checkpoints[2].actions]:
+        first.apply(seat, action)
+    assert first.checkpoint() == checkpoints[2]
+    second = Match.resume(rules, 4, 13, first.checkpoint())
+    for seat, action in match.history[checkpoints[2].actions :]:
+        second.apply(seat, action)
+        first.apply(seat, action)
+        assert second.checkpoint() == first.checkpoint()
+    assert second.result() == first.result() == match.result()
+    assert second.history_start == checkpoints[2].actions
+
+
+def test_a_finished_match_checkpoints_its_last_round_start() -> None:
+    rules = registry.make("numwin")
+    match, checkpoints = play(rules, 3, 4)
+    last = match.checkpoint()
+    assert match.is_over and last == checkpoints[-1] and last.index == match.index
+    resumed = Match.resume(rules, 3, 4, last)
+    assert not resumed.is_over and resumed.index == match.index
+    for seat, action in match.history[last.actions :]:
+        resumed.apply(seat, action)
+    assert resumed.result() == match.result() and resumed.checkpoint() == last
+
+
+def test_resume_builds_the_round_from_the_checkpoint_setup() -> None:
+    """No round state precedes a resumed round: its setup (numking's streaks and first
+    bidder) comes from the checkpoint, and the next round's from the resumed round."""
+    rules = registry.make("numking")
+    match, checkpoints = play(rules, 3, 17)
+    cp = checkpoints[3]
+    assert cp.setup.carry is not None and cp.setup.leader is not None
+    resumed = Match.resume(rules, 3, 17, cp)
+    assert resumed.round.setup == cp.setup
+    for seat, action in match.history[cp.actions : checkpoints[4].actions]:
+        resumed.apply(seat, action)
+    assert resumed.round.setup == checkpoints[4].setup
+    assert resumed.rounds[0].snapshot() == match.rounds[3].snapshot()
+
+
+# --------------------------------------------------------------------------------- refusals
+
+
+def test_resume_checks_version_seed_and_players_like_new_match() -> None:
+    rules = registry.make("numwars-classic")
+    _, checkpoints = play(rules, 3, 8)
+    cp = checkpoints[1]
+    assert Match.resume(rules, 3, 8, cp, rules_version=1).rules_version == 1
+    with pytest.raises(InvalidInput) as exc:
+        Match.resume(rules, 3, 8, cp, rules_version=99)
+    assert exc.value.code == "unknown-rules-version"
+    with pytest.raises(InvalidInput) as exc:
+        Match.resume(rules, 3, 2**64, cp)
+    assert exc.value.code == "bad-request" and exc.value.errors[0].field == "seed"
+    with pytest.raises(InvalidInput) as exc:
+        Match.resume(rules, 2, 8, cp)
+    assert exc.value.code == "bad-player-count"
+
+
+def _changes(cp: MatchCheckpoint, over: MatchCheckpoint) -> list[tuple[str, dict[str, Any]]]:
+    """Checkpoints that do not fit the match of `cp` (round 2 of 3), and the field blamed."""
+    scores = cp.round_scores
+    return [
+        ("index", {"index": 2}),
+        ("index", {"index": -1}),
+        ("actions", {"actions": 0}),
+        ("actions", {"actions": -3}),
+        ("setup", {"setup": msgspec.structs.replace(cp.setup, seed=cp.setup.seed ^ 1)}),
+        ("setup", {"setup": msgspec.structs.replace(cp.setup, players=4)}),
+        ("round_scores[0]", {"round_scores": [msgspec.structs.replace(scores[0], players=[])]}),
+        ("totals", {"totals": [t + 1 for t in cp.totals]}),
+        ("tied", {"tied": [0, 1]}),
+        ("index", {field: getattr(over, field) for field in over.__struct_fields__}),
+    ]
+
+
+def test_a_checkpoint_that_does_not_fit_the_match_is_refused() -> None:
+    rules = registry.make("numwars-classic", {"tiebreak": False})
+    match, checkpoints = play(rules, 3, 8)
+    result = match.result()
+    assert result is not None
+    # A fourth round after a match that is over (no tie-break here): refused too.
+    over = MatchCheckpoint(
+        actions=len(match.history),
+        index=3,
+        setup=msgspec.structs.replace(checkpoints[-1].setup, seed=round_seed(8, 3)),
+        round_scores=result.rounds,
+        totals=result.totals,
+        tied=[],
+    )
+    for field, change in _changes(checkpoints[1], over):
+        bad = msgspec.structs.replace(checkpoints[1], **change)
+        with pytest.raises(InvalidInput) as exc:
+            Match.resume(rules, 3, 8, bad)
+        assert exc.value.code == "bad-checkpoint"
+        assert exc.value.errors[0].field == f"checkpoint.{field}", change
+
+
+def test_a_tiebreak_checkpoint_must_name_the_tied_seats() -> None:
+    match, checkpoints = tied_match()
+    cp = checkpoints[match.regular_rounds]
+    rules: MatchRules = registry.make("numwars-classic")
+    for tied in ([], [0, 1, 2], cp.tied[:1]):
+        if tied == cp.tied:
+            continue
+        with pytest.raises(InvalidInput) as exc:
+            Match.resume(rules, 3, match.seed, msgspec.structs.replace(cp, tied=tied))
+        assert exc.value.errors[0].field == "checkpoint.tied"
+
+
+def test_checkpoint_json_refuses_unknown_and_missing_fields() -> None:
+    _, checkpoints = play(registry.make("numking"), 3, 2)
+    data = msgspec.to_builtins(checkpoints[1])
+    assert set(data) == {"actions", "index", "setup", "round_scores", "totals", "tied"}
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert({**data, "extra": 1}, MatchCheckpoint)
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(msgspec.json.encode({**data, "extra": 1}), type=MatchCheckpoint)
+    del data["tied"]
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert(data, MatchCheckpoint)
+
+
+def test_resume_applies_the_checkpoint_round_actions_only() -> None:
+    """An action of the round before the checkpoint is refused like in the replay."""
+    rules = registry.make("numwars")
+    match, checkpoints = play(rules, 3, 6)
+    cp = checkpoints[1]
+    resumed = Match.resume(rules, 3, 6, cp)
+    fresh = replay(msgspec.structs.replace(match.record(), actions=match.history[: cp.actions]))
+    actions: list[tuple[int, Action]] = match.history[: cp.actions][-3:]
+    for seat, action in actions:
+        outcomes = []
+        for m in (resumed, fresh):
+            try:
+                m.apply(seat, action)
+                outcomes.append("ok")
+            except Exception as err:  # the same refusal on both
+                outcomes.append(f"{type(err).__name__}: {err}")
+        assert outcomes[0] == outcomes[1]
+    assert state_of(resumed) == state_of(fresh)
