@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import re
 import secrets
 import time
@@ -32,7 +33,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, bindparam, func, insert, select, text, update
+from sqlalchemy import Row, Select, Update, bindparam, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import (
@@ -79,7 +80,7 @@ from api.tokens import check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import EngineError, IllegalMove
-from engine.core.match import Match, MatchRecord, replay
+from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
 
 GAMES = table(Game)
 SEATS = table(GameSeat)
@@ -101,15 +102,18 @@ STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
 TICKET_SECONDS = 60
 GAME_ID = re.compile(r"[0-9a-f]{32}")
 EVENTS_PAGE = 1000
+log = logging.getLogger("numrules.games")
 
 # The statements of the hot paths (reading a game, acting), built once with bound parameters:
 # SQLAlchemy then reuses their cache keys and compiled forms, and an action or a read pays for
 # none of the statement building (about half of an action's CPU time when built per call).
-_GAME = select(GAMES).where(GAMES.c.id == bindparam("b_game"))
+#: Every column of a game but its checkpoint, which only a cold load reads (`_CHECKPOINT`).
+_GAME_COLUMNS = [c for c in GAMES.c if c.name != "checkpoint"]
+_GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == bindparam("b_game"))
 _GAME_LOCKED = _GAME.with_for_update()
 #: The game and, in the same query, the seat whose token hash is `b_digest` (if any).
-_GAME_AND_SEAT = (
-    select(GAMES, SEATS.c.seat.label("token_seat"))
+_GAME_AND_SEAT: Select[Any] = (
+    select(*_GAME_COLUMNS, SEATS.c.seat.label("token_seat"))
     .select_from(
         GAMES.outerjoin(
             SEATS,
@@ -141,19 +145,27 @@ _ACTIONS = (
     )
     .order_by(ACTIONS.c.seq)
 )
-_MOVE = (
-    update(GAMES)
-    .where(GAMES.c.id == bindparam("b_game"))
-    .values(
-        version=bindparam("b_version"),
-        event_seq=bindparam("b_event_seq"),
-        status=bindparam("b_status"),
-        result=bindparam("b_result", type_=GAMES.c.result.type),
-        updated_at=func.now(),
-    )
-)
-#: PostgreSQL: the game's NOTIFY in the same statement (one round trip fewer per action).
-_MOVE_AND_NOTIFY = _MOVE.returning(func.pg_notify(CHANNEL, GAMES.c.id))
+_CHECKPOINT = select(GAMES.c.checkpoint).where(GAMES.c.id == bindparam("b_game"))
+
+
+def _move(checkpoint: bool, notify: bool) -> Update:
+    """The game's row after an action; with the new round's checkpoint when the action started
+    a round; on PostgreSQL with the game's NOTIFY in the same statement (a round trip fewer)."""
+    values: dict[str, Any] = {
+        "version": bindparam("b_version"),
+        "event_seq": bindparam("b_event_seq"),
+        "status": bindparam("b_status"),
+        "result": bindparam("b_result", type_=GAMES.c.result.type),
+        "updated_at": func.now(),
+    }
+    if checkpoint:
+        values["checkpoint"] = bindparam("b_checkpoint", type_=GAMES.c.checkpoint.type)
+    moved = update(GAMES).where(GAMES.c.id == bindparam("b_game")).values(**values)
+    return moved.returning(func.pg_notify(CHANNEL, GAMES.c.id)) if notify else moved
+
+
+#: `_MOVES[checkpoint, notify]`.
+_MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
 
 
 def commitment(seed: int, salt: str) -> str:
@@ -461,6 +473,7 @@ class GameStore:
                     422, "validation-error", f"type: {message}", [FieldProblem("type", message)]
                 )
             match = await self._take(conn, game)
+            index = match.index
             try:
                 events = match.apply(seat, action)
             except EngineError as exc:
@@ -495,16 +508,17 @@ class GameStore:
                         for seq, payload, to in stored_events
                     ],
                 )
-            await conn.execute(
-                _MOVE_AND_NOTIFY if self.notify else _MOVE,
-                {
-                    "b_game": game_id,
-                    "b_version": version,
-                    "b_event_seq": game.event_seq + len(stored_events),
-                    "b_status": "over" if result is not None else "active",
-                    "b_result": None if result is None else msgspec.to_builtins(result),
-                },
-            )
+            moved = {
+                "b_game": game_id,
+                "b_version": version,
+                "b_event_seq": game.event_seq + len(stored_events),
+                "b_status": "over" if result is not None else "active",
+                "b_result": None if result is None else msgspec.to_builtins(result),
+            }
+            started = result is None and match.index != index  # a new round: its checkpoint
+            if started:
+                moved["b_checkpoint"] = msgspec.to_builtins(match.checkpoint())
+            await conn.execute(_MOVES[started, self.notify], moved)
             published = self.notify
             answer = ActionOut(
                 version=version,
@@ -743,6 +757,20 @@ class GameStore:
         return await self._replay(conn, game)
 
     async def _replay(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        """The match at the row's version: resumed from the checkpoint of its round's start
+        when the game has one at or before that version (then only that round's actions are
+        read and applied: a cold load costs the same at any length of log), else the whole
+        log replayed."""
+        saved = (await conn.execute(_CHECKPOINT, {"b_game": game.id})).scalar()
+        resumed = None if saved is None else self._resume(game, saved)
+        if resumed is not None:
+            checkpoint, match = resumed
+            rows = await conn.execute(
+                _ACTIONS, {"b_game": game.id, "b_after": checkpoint.actions, "b_upto": game.version}
+            )
+            for row in rows:
+                match.apply(row.seat, msgspec.convert(row.action, Action))
+            return match
         rows = await conn.execute(
             _ACTIONS, {"b_game": game.id, "b_after": 0, "b_upto": game.version}
         )
@@ -755,6 +783,23 @@ class GameStore:
             actions=[(r.seat, msgspec.convert(r.action, Action)) for r in rows],
         )
         return replay(record)
+
+    @staticmethod
+    def _resume(game: Row[Any], saved: Any) -> tuple[MatchCheckpoint, Match] | None:
+        """The match at the saved checkpoint, if it is at or before the row's version; None
+        (the whole log is replayed then) when it is later, or unreadable by this engine (the
+        engine refuses a checkpoint that does not fit the match: `bad-checkpoint`)."""
+        try:
+            checkpoint = msgspec.convert(saved, MatchCheckpoint)
+            if checkpoint.actions > game.version:
+                return None
+            rules = registry.make(game.ruleset, game.options)
+            return checkpoint, Match.resume(
+                rules, game.players, game.seed, checkpoint, game.rules_version
+            )
+        except (msgspec.ValidationError, EngineError):
+            log.warning("game %s: its checkpoint does not fit, replaying its whole log", game.id)
+            return None
 
     def _game_out(
         self, game: Row[Any], seat: int | None, names: list[str], match: Match

@@ -10,7 +10,9 @@ from typing import Any
 
 import msgspec
 import pytest
+import sqlalchemy as sa
 
+from api.games import store as store_module
 from engine.core.actions import Action
 from tests.games.driver import Table
 from tests.games.host import host
@@ -398,6 +400,80 @@ def test_two_processes_playing_one_game_stay_equal_to_the_engine(games: Any, pg_
             table.step(rng, check_all=step % 10 == 0)
         assert store._cache[table.id].version == table.version
         assert len(replays) == 1  # one whole replay, at its first read; catching up since
+
+
+def test_a_cold_load_resumes_at_the_round_start_checkpoint(
+    games: Any, games_app: Any, pg_head: str
+) -> None:
+    """The action that starts a round writes the match's checkpoint (the engine's own, the
+    same data); a cold load (the cache emptied: a restart) resumes from it and applies only
+    that round's actions, and everything stays equal to the engine's match: every viewer's
+    view, the next actions and their answers. A checkpoint ahead of the version being rebuilt
+    (a reader's older row) falls back to the whole log."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from api.db.engine import create_engine
+    from api.games.fanout import Fanout
+    from api.games.store import GameStore
+
+    store = games_app.state.games
+    table = Table(games, "numwars", 3, seed=23)
+    rng = random.Random(23)
+    while table.shadow.index < 2:
+        table.step(rng)
+    for _ in range(5):  # into round 3
+        table.step(rng)
+    expected = table.shadow.checkpoint()
+    assert expected.index == 2 and 0 < expected.actions < table.version
+
+    async def saved() -> Any:  # on an engine of this thread's loop (the app's is the client's)
+        apart = GameStore(create_engine(pg_head), Fanout())
+        async with apart.engine.connect() as conn:
+            game = await apart._game(conn, table.id)
+            checkpoint = (
+                await conn.execute(
+                    sa.select(store_module.GAMES.c.checkpoint).where(
+                        store_module.GAMES.c.id == table.id
+                    )
+                )
+            ).scalar()
+            older = SimpleNamespace(**game._asdict())
+            older.version = expected.actions - 1  # before the checkpoint: the whole log
+            older_match = await apart._replay(conn, older)
+        await apart.engine.dispose()
+        return checkpoint, older_match
+
+    checkpoint, older = asyncio.run(saved())
+    assert checkpoint == msgspec.to_builtins(expected)
+    assert older.history_start == 0 and len(older.history) == expected.actions - 1
+    assert older.history == table.shadow.history[: expected.actions - 1]
+
+    store._cache.clear()
+    table.check_viewers()
+    resumed = store._cache[table.id].match
+    assert resumed.history_start == expected.actions
+    assert len(resumed.history) == table.version - expected.actions
+    for step in range(6):
+        table.step(rng, check_all=step == 5)
+
+    async def spoil() -> None:  # a checkpoint this engine refuses: the whole log then
+        apart = create_engine(pg_head)
+        async with apart.begin() as conn:
+            await conn.execute(
+                sa.text(
+                    "UPDATE games SET checkpoint = jsonb_set(checkpoint, '{totals,0}', '999')"
+                    " WHERE id = :id"
+                ),
+                {"id": table.id},
+            )
+        await apart.dispose()
+
+    asyncio.run(spoil())
+    store._cache.clear()
+    table.check_viewers()
+    assert store._cache[table.id].match.history_start == 0
+    table.step(rng, check_all=True)
 
 
 def test_readiness_follows_the_database(games: Any) -> None:
