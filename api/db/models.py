@@ -78,9 +78,11 @@ class Game(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     event_seq: Mapped[int] = mapped_column(Integer, default=0)  # the last event's seq
     result: Mapped[dict[str, Any] | None]  # the match's result once over
-    #: Where the match stood when its current round started (`MatchCheckpoint`, written with
-    #: the action that started the round): a cold load replays only the actions after it.
-    checkpoint: Mapped[dict[str, Any] | None]
+    #: Where the match stood when its current round started (`MatchCheckpoint` as JSON text,
+    #: written with the action that started the round): a cold load replays only the actions
+    #: after it. Text, not JSONB: never queried, read whole (PostgreSQL's JSONB output of the
+    #: 30 KB of a late round's checkpoint cost more than decoding it).
+    checkpoint: Mapped[str | None] = mapped_column(Text)
     #: The account that created it (a session is needed for numking and numwin games).
     creator_id: Mapped[str | None] = mapped_column(
         String(32), ForeignKey("accounts.id", ondelete="SET NULL")

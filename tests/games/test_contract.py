@@ -445,7 +445,7 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
         return checkpoint, older_match
 
     checkpoint, older = asyncio.run(saved())
-    assert checkpoint == msgspec.to_builtins(expected)
+    assert msgspec.json.decode(checkpoint) == msgspec.to_builtins(expected)
     assert older.history_start == 0 and len(older.history) == expected.actions - 1
     assert older.history == table.shadow.history[: expected.actions - 1]
 
@@ -462,8 +462,8 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
         async with apart.begin() as conn:
             await conn.execute(
                 sa.text(
-                    "UPDATE games SET checkpoint = jsonb_set(checkpoint, '{totals,0}', '999')"
-                    " WHERE id = :id"
+                    "UPDATE games SET checkpoint ="
+                    " jsonb_set(checkpoint::jsonb, '{totals,0}', '999')::text WHERE id = :id"
                 ),
                 {"id": table.id},
             )

@@ -1,6 +1,6 @@
 """Match checkpoints (issue 13): `games.checkpoint`, where the match stood when its current
-round started (`engine.core.match.MatchCheckpoint`), so that a cold load replays that round's
-actions only, not the whole log.
+round started (`engine.core.match.MatchCheckpoint` as JSON text: the database never looks
+inside it), so that a cold load replays that round's actions only, not the whole log.
 
 Revision ID: 0004
 Revises: 0003
@@ -10,7 +10,6 @@ Create Date: 2026-12-02
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 from alembic import op
 
@@ -22,13 +21,7 @@ depends_on: str | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("games") as batch:
-        batch.add_column(
-            sa.Column(
-                "checkpoint",
-                sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
-                nullable=True,
-            )
-        )
+        batch.add_column(sa.Column("checkpoint", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
