@@ -77,7 +77,8 @@ def _options(text: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(f"not JSON ({exc.msg}): {text!r}") from None
     if not isinstance(parsed, dict):
         raise argparse.ArgumentTypeError(
-            f"takes a JSON object, e.g. '{{\"exchange\": 2}}', not {text!r}"
+            f"takes a JSON object of the ruleset's options (GET /v1/rulesets/<id> lists them), "
+            f"not {text!r}"
         )
     return parsed
 
@@ -267,7 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_db_commands(sub)
 
     spec = sub.add_parser("openapi", help="write the OpenAPI spec the app serves")
-    spec.add_argument("--output", "-o", default="openapi/openapi.json", help="a path, or -")
+    spec.add_argument(
+        "--output", "-o", default="openapi/openapi.json", help="a path, or - (default: %(default)s)"
+    )
     spec.set_defaults(func=_cmd_openapi, parser=spec)
 
     for name, func, helptext in (

@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 
@@ -61,7 +61,11 @@ def _v(ok: bool) -> str:
 
 
 def main() -> None:
-    results = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results")
+    parser = argparse.ArgumentParser(description="The table of every benchmark target.")
+    parser.add_argument("results", nargs="?", default="bench/results", help="default: %(default)s")
+    results = Path(parser.parse_args().results)
+    if not results.is_dir():
+        parser.error(f"no results directory {results}")
     table = rows(results)
     width = max((len(n) for n, _, _ in table), default=10)
     print(f"{'target':{width}}  {'ratio':>7}  verdict")

@@ -13,9 +13,11 @@
 # `.venv/bin/python -m bench.engine` directly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage="usage: bash bench/run.sh engine|http|games|scale|all [flags] (each one's flags: --help)"
 case "${1:-}" in
   engine | http | games | scale | all) ;;
-  *) echo "usage: bash bench/run.sh engine|http|games|scale|all [flags]" >&2; exit 2 ;;
+  -h | --help) echo "$usage"; exit 0 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
 which=$1; shift
 bash deploy/build-mypyc.sh

@@ -14,14 +14,26 @@ from api.db import migrations
 from api.settings import Settings
 
 
+def _moved(command: str, url: str, before: str | None) -> None:
+    after = migrations.current(url)
+    if after == before:
+        print(f"numrules db {command}: the database is at revision {after or 'none'} (no change)")
+    else:
+        print(f"numrules db {command}: revision {before or 'none'} → {after or 'none'}")
+
+
 def _upgrade(args: argparse.Namespace) -> None:
     url = Settings().database_url
+    before = migrations.current(url)
     migrations.upgrade(url, args.revision)
-    print(f"numrules db upgrade: the database is at revision {migrations.current(url)}")
+    _moved("upgrade", url, before)
 
 
 def _downgrade(args: argparse.Namespace) -> None:
-    migrations.downgrade(Settings().database_url, args.revision)
+    url = Settings().database_url
+    before = migrations.current(url)
+    migrations.downgrade(url, args.revision)
+    _moved("downgrade", url, before)
 
 
 def _current(_args: argparse.Namespace) -> None:
@@ -54,10 +66,12 @@ def add_db_commands(subparsers: Any) -> None:
     db.set_defaults(func=_run)
     sub = db.add_subparsers(dest="db_command", required=True)
     up = sub.add_parser("upgrade", help="apply migrations up to REV (default: head)")
-    up.add_argument("revision", nargs="?", default="head")
+    up.add_argument(
+        "revision", nargs="?", default="head", metavar="REV", help="a revision (default: head)"
+    )
     up.set_defaults(db_func=_upgrade)
     down = sub.add_parser("downgrade", help="revert migrations down to REV (base: all)")
-    down.add_argument("revision")
+    down.add_argument("revision", metavar="REV", help="a revision, or base (every one)")
     down.set_defaults(db_func=_downgrade)
     cur = sub.add_parser("current", help="print the database's revision")
     cur.set_defaults(db_func=_current)

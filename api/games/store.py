@@ -786,6 +786,12 @@ class GameStore:
             )
             for row in rows:
                 match.apply(row.seat, _ACTION_JSON.decode(row.action))
+            log.debug(
+                "game %s: resumed at round %d, %d actions replayed",
+                game.id,
+                checkpoint.index + 1,
+                game.version - checkpoint.actions,
+            )
             return match
         rows = await conn.execute(
             _ACTIONS, {"b_game": game.id, "b_after": 0, "b_upto": game.version}

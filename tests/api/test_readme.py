@@ -1,4 +1,5 @@
-"""README.md's curl examples run against the app, and answer what the README says.
+"""README.md's examples: its curl examples run against the app, and answer what the README
+says; its Python examples run as written.
 
 Every `curl` command in a ```sh block of the README is parsed (shlex), sent through the test
 client, and its answer matched against the `# answers: {...}` line that follows it (a subset
@@ -126,3 +127,18 @@ def test_the_readme_names_the_docs_as_they_are(client: TestClient[Any]) -> None:
     assert client.get("/docs").status_code == 200
     assert "`/docs/scalar`" in text and client.get("/docs/scalar").status_code == 404
     assert ".venv/bin/numrules" in text
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+
+
+def test_the_readme_has_its_python_examples() -> None:
+    assert len(_python_blocks()) >= 2
+
+
+@pytest.mark.parametrize("block", _python_blocks())
+def test_a_readme_python_example_runs(block: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "README.md", "exec"), namespace)  # its own asserts check the claims
+    assert namespace  # it defined what it shows

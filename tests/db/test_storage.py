@@ -196,10 +196,17 @@ def _cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_commands(sqlite_url: str) -> None:
+    head = migrations.head()
     assert _cli(sqlite_url, "current").stdout.startswith("none")
-    assert _cli(sqlite_url, "upgrade").returncode == 0
-    assert _cli(sqlite_url, "current").stdout.strip() == f"{migrations.head()} (head)"
-    assert _cli(sqlite_url, "downgrade", "base").returncode == 0
+    upgraded = _cli(sqlite_url, "upgrade")
+    assert upgraded.returncode == 0
+    assert upgraded.stdout.strip() == f"numrules db upgrade: revision none → {head}"
+    again = _cli(sqlite_url, "upgrade").stdout.strip()
+    assert again == f"numrules db upgrade: the database is at revision {head} (no change)"
+    assert _cli(sqlite_url, "current").stdout.strip() == f"{head} (head)"
+    downgraded = _cli(sqlite_url, "downgrade", "base")
+    assert downgraded.returncode == 0
+    assert downgraded.stdout.strip() == f"numrules db downgrade: revision {head} → none"
     assert migrations.current(sqlite_url) is None
     failed = _cli(sqlite_url, "downgrade", "nosuchrev")
     assert failed.returncode == 2
