@@ -776,23 +776,17 @@ class GameStore:
         """The match at the row's version: resumed from the checkpoint of its round's start
         when the game has one at or before that version (then only that round's actions are
         read and applied: a cold load costs the same at any length of log), else the whole
-        log replayed."""
+        log replayed, which is also what happens when resuming fails in any way (a checkpoint
+        that does not fit the log is never trusted over it)."""
         saved = (await conn.execute(_CHECKPOINT, {"b_game": game.id})).scalar()
-        resumed = None if saved is None else self._resume(game, saved)
-        if resumed is not None:
-            checkpoint, match = resumed
+        checkpoint = None if saved is None else self._checkpoint(game, saved)
+        if checkpoint is not None:
             rows = await conn.execute(
                 _ACTIONS, {"b_game": game.id, "b_after": checkpoint.actions, "b_upto": game.version}
             )
-            for row in rows:
-                match.apply(row.seat, _ACTION_JSON.decode(row.action))
-            log.debug(
-                "game %s: resumed at round %d, %d actions replayed",
-                game.id,
-                checkpoint.index + 1,
-                game.version - checkpoint.actions,
-            )
-            return match
+            resumed = self._resumed(game, checkpoint, rows.all())
+            if resumed is not None:
+                return resumed
         rows = await conn.execute(
             _ACTIONS, {"b_game": game.id, "b_after": 0, "b_upto": game.version}
         )
@@ -807,21 +801,46 @@ class GameStore:
         return replay(record)
 
     @staticmethod
-    def _resume(game: Row[Any], saved: str) -> tuple[MatchCheckpoint, Match] | None:
-        """The match at the saved checkpoint, if it is at or before the row's version; None
-        (the whole log is replayed then) when it is later, or unreadable by this engine (the
-        engine refuses a checkpoint that does not fit the match: `bad-checkpoint`)."""
+    def _checkpoint(game: Row[Any], saved: str) -> MatchCheckpoint | None:
+        """The saved checkpoint if this engine reads it and it is at or before the row's
+        version (a reader's older row may come after a newer checkpoint), else None."""
         try:
             checkpoint = _CHECKPOINT_JSON.decode(saved)
-            if checkpoint.actions > game.version:
-                return None
-            rules = registry.make(game.ruleset, game.options)
-            return checkpoint, Match.resume(
-                rules, game.players, game.seed, checkpoint, game.rules_version
-            )
-        except (msgspec.DecodeError, EngineError):
-            log.warning("game %s: its checkpoint does not fit, replaying its whole log", game.id)
+        except (msgspec.DecodeError, RecursionError):
+            log.warning("game %s: its checkpoint is unreadable, replaying its whole log", game.id)
             return None
+        return checkpoint if checkpoint.actions <= game.version else None
+
+    @staticmethod
+    def _resumed(game: Row[Any], checkpoint: MatchCheckpoint, rows: Sequence[Any]) -> Match | None:
+        """The match resumed at `checkpoint` with the round's actions since applied; None (the
+        whole log then) if anything refuses: the engine refusing the checkpoint
+        (`bad-checkpoint`) or one of the logged actions after it. Nothing of that reaches a
+        client: a refusal here would carry the cards of the round's start."""
+        try:
+            match = Match.resume(
+                registry.make(game.ruleset, game.options),
+                game.players,
+                game.seed,
+                checkpoint,
+                game.rules_version,
+            )
+            for row in rows:
+                match.apply(row.seat, _ACTION_JSON.decode(row.action))
+        except Exception as exc:  # the whole log decides; this was only a shortcut
+            log.warning(
+                "game %s: its checkpoint does not fit its log (%s), replaying the whole log",
+                game.id,
+                type(exc).__name__,
+            )
+            return None
+        log.debug(
+            "game %s: resumed at round %d, %d actions replayed",
+            game.id,
+            checkpoint.index + 1,
+            len(rows),
+        )
+        return match
 
     def _game_out(
         self, game: Row[Any], seat: int | None, names: list[str], match: Match

@@ -457,22 +457,31 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
     for step in range(6):
         table.step(rng, check_all=step == 5)
 
-    async def spoil() -> None:  # a checkpoint this engine refuses: the whole log then
+    async def spoil(value: str) -> None:
         apart = create_engine(pg_head)
         async with apart.begin() as conn:
             await conn.execute(
-                sa.text(
-                    "UPDATE games SET checkpoint ="
-                    " jsonb_set(checkpoint::jsonb, '{totals,0}', '999')::text WHERE id = :id"
-                ),
-                {"id": table.id},
+                sa.text(f"UPDATE games SET checkpoint = {value} WHERE id = :id"), {"id": table.id}
             )
         await apart.dispose()
 
-    asyncio.run(spoil())
-    store._cache.clear()
-    table.check_viewers()
-    assert store._cache[table.id].match.history_start == 0
+    deep = '{"actions": 1, "index": 1, "setup": {"x": ' + "[" * 5000 + "]" * 5000 + "}}"
+    spoilt = {  # what a cold load must not trust: each time the whole log decides
+        # the engine refuses it (totals that are not the rounds' sums)
+        "totals": "jsonb_set(checkpoint::jsonb, '{totals,0}', '999')::text",
+        # the engine takes it, the round's logged actions then refuse (another first player)
+        "dealer": "jsonb_set(checkpoint::jsonb, '{setup,dealer}', "
+        "to_jsonb(((checkpoint::jsonb #>> '{setup,dealer}')::int + 1) % 3))::text",
+        "unreadable": "'{\"actions\": '",
+        "too deep": f"'{deep}'",  # a RecursionError while decoding
+    }
+    for name, value in spoilt.items():
+        asyncio.run(spoil(value))
+        store._cache.clear()
+        view = table.get("", None)
+        assert view.status_code == 200, (name, view.text)
+        table.check_viewers()
+        assert store._cache[table.id].match.history_start == 0, name
     table.step(rng, check_all=True)
 
 
