@@ -1,20 +1,21 @@
 """Stored games' growth and scale: the cost of a cold load with the log's length, and the
 throughput with 1, 2 and 4 uvicorn workers. On a throw-away PostgreSQL database.
 
-growth: one numwars-classic game at 8 players (1,024 actions a match, 8 rounds) in a
-`GameStore` in this process (CPU 0), played with the store's own `act`. At 10, 100 and 1,000
-actions of log, and 10 actions into the second and the last round, `--samples` pairs,
-interleaved: *cold*, the store's cache emptied (as in a fresh process: the match is resumed
-from the checkpoint of its round's start and that round's actions applied) and then one
-action applied, timed; *warm*, the next action with the match cached. The seat's action is
-read beforehand (`get`, untimed). Reported: the actions the cold load replayed, medians in
+growth: numwars-classic games at 8 players (1,024 actions a match, 8 rounds) in a
+`GameStore` in this process (CPU 0), played with the store's own `act`: one game each played
+to 10, 100 and 1,000 actions of log, and to 10 actions into the second and the last round;
+then `--samples` rounds over the games, interleaved (after one that only warms up), each
+game taking a pair: *cold*, the store's cache emptied (as in a fresh process: the match is
+resumed from the checkpoint of its round's start and that round's actions applied) and then
+one action applied, timed; *warm*, the next action with the match cached. The seat's action
+is read beforehand (`get`, untimed). Reported: the actions the cold load replayed, medians in
 ms, cold / warm, and cold at each length / cold at 10.
 
 workers: `numrules`' app under uvicorn with `--workers 1|2|4` (not pinned: all of the
 machine's CPUs), driven by this process with 16 concurrent four-player Num Wars games as in
 bench/games.py; actions/s and p50/p99, medians of `--reps` runs with the order rotating.
 
-    bash bench/run.sh scale [--reps 3 --duration 5 --samples 5]
+    bash bench/run.sh scale [--reps 3 --duration 5 --samples 9]
 """
 
 from __future__ import annotations
@@ -64,6 +65,10 @@ def round_starts() -> list[int]:
 
 
 async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
+    """One game per length, played up to it; then `samples` rounds over the games in an order
+    that rotates, each a cold and a warm action (their order alternating), after one round
+    that only warms up. The games share the database and the moment, so a slower stretch of
+    the machine touches every length alike."""
     os.environ.update(server_env(url))
     import msgspec
 
@@ -71,7 +76,6 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
     from api.games.fanout import Fanout
     from api.games.schemas import CreateGame
     from api.games.store import GameStore
-    from engine.core.actions import Action
 
     engine = create_engine(url)
     store = GameStore(engine, Fanout())
@@ -79,44 +83,53 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
         {"ruleset": "numwars-classic", "players": [{"name": f"p{i}"} for i in range(8)], "seed": 7},
         CreateGame,
     )
-    created = await store.create(body)
-    gid, tokens = created.id, [s.token for s in created.seats]
 
-    async def next_action() -> tuple[str, Action]:
-        seat = created.view.actors[0] if version == 0 else view.actors[0]  # type: ignore[union-attr]
-        out = await store.get(gid, tokens[seat])
-        return tokens[seat], out.view.legal_actions[0]
+    class Game:
+        def __init__(self, created: Any) -> None:
+            self.id = created.id
+            self.tokens = [s.token for s in created.seats]
+            self.version, self.view = 0, created.view
 
-    async def act(cold: bool) -> float:
-        nonlocal version, view
-        token, action = await next_action()
-        if cold:
-            store._cache.clear()  # what a fresh process starts with
-        t0 = time.perf_counter()
-        answer, _ = await store.act(gid, token, action, None, None)
-        elapsed = (time.perf_counter() - t0) * 1e3
-        version, view = answer.version, answer.view  # type: ignore[union-attr]
-        return elapsed
+        async def act(self, cold: bool) -> float:
+            seat = self.view.actors[0]
+            out = await store.get(self.id, self.tokens[seat])  # the seat's action, untimed
+            if cold:
+                store._cache.clear()  # what a fresh process starts with
+            t0 = time.perf_counter()
+            answer, _ = await store.act(
+                self.id, self.tokens[seat], out.view.legal_actions[0], None, None
+            )
+            elapsed = (time.perf_counter() - t0) * 1e3
+            self.version, self.view = answer.version, answer.view  # type: ignore[union-attr]
+            return elapsed
 
-    version, view = 0, created.view
     starts = round_starts()
     same_point = {starts[0] + INTO_ROUND, starts[1] + INTO_ROUND, starts[-1] + INTO_ROUND}
-    results: dict[int, dict[str, float]] = {}
-    for length in sorted(set(LENGTHS) | same_point):
-        while version < length:
-            await act(False)
-        start = version
-        cold, warm = [], []
-        for i in range(samples):
-            pair = [(True, cold), (False, warm)]
+    lengths = sorted(set(LENGTHS) | same_point)
+    games = {}
+    for length in lengths:
+        game = games[length] = Game(await store.create(body))
+        while game.version < length:
+            await game.act(False)
+    cold: dict[int, list[float]] = {length: [] for length in lengths}
+    warm: dict[int, list[float]] = {length: [] for length in lengths}
+    for i in range(samples + 1):
+        k = i % len(lengths)
+        for length in lengths[k:] + lengths[:k]:
+            pair = [(True, cold[length]), (False, warm[length])]
             for is_cold, into in pair if i % 2 == 0 else reversed(pair):
-                into.append(await act(is_cold))
-        results[length] = {
-            "log": start,
-            "replayed": start - max(s for s in starts if s <= start),
-            "cold_ms": statistics.median(cold),
-            "warm_ms": statistics.median(warm),
+                elapsed = await games[length].act(is_cold)
+                if i > 0:  # the first round only warms up (statements prepared)
+                    into.append(elapsed)
+    results: dict[int, dict[str, float]] = {
+        length: {
+            "log": length,
+            "replayed": length - max(s for s in starts if s <= length),
+            "cold_ms": statistics.median(cold[length]),
+            "warm_ms": statistics.median(warm[length]),
         }
+        for length in lengths
+    }
     await engine.dispose()
     return results
 
@@ -125,7 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--duration", type=float, default=5)
-    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=9)
     parser.add_argument("--conc", type=int, default=16)
     parser.add_argument("--json", help="also write the medians and ratios to this file")
     args = parser.parse_args()
