@@ -41,6 +41,7 @@ _MALFORMED_RE = re.compile(r"JSON is malformed: (.*) \(byte ([0-9]+)\)")
 _TRUNCATED = "Input data was truncated"
 _OUT_OF_RANGE = "Number out of range"
 _UNKNOWN = "Object contains unknown field `"
+_ENUM = "Invalid enum value "
 _MISSING = "Object missing required field `"
 
 
@@ -64,14 +65,39 @@ def _holds(document: object, path: str, name: str) -> bool:
     return isinstance(node, dict) and name in node
 
 
-def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemError:
+def _choices(model: Any, path: str) -> list[Any] | None:
+    """The values a `Literal` (or enum) field at `path` (`.a[0].b`) of `model` takes, found
+    through msgspec's own view of the type; None where the path leads elsewhere."""
+    info: Any = msgspec.inspect.type_info(model)
+    steps = re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]", path)
+    for key, index in [*steps, ("", "")]:
+        if isinstance(info, msgspec.inspect.UnionType):  # `X | None`: the one that is not None
+            kept = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
+            info = kept[0] if len(kept) == 1 else None
+        if key and isinstance(info, msgspec.inspect.StructType):
+            info = next((f.type for f in info.fields if f.encode_name == key), None)
+        elif index and isinstance(info, msgspec.inspect.ListType | msgspec.inspect.SetType):
+            info = info.item_type
+        elif key or index:
+            return None
+    if isinstance(info, msgspec.inspect.LiteralType):
+        return list(info.values)
+    if isinstance(info, msgspec.inspect.EnumType):
+        return [member.value for member in info.cls]
+    return None
+
+
+def decode_error(
+    exc: msgspec.DecodeError, document: object = None, model: Any = None
+) -> ProblemError:
     """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema.
 
     msgspec names the bad value's path only in its message text, after the message, so an
     unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
     at `players`; `document` (the decoded body) settles it: a path is believed only when the
     object there holds that name, else the whole text is the name of a top-level field.
-    With `document` :data:`UNREAD`, the path is believed.
+    With `document` :data:`UNREAD`, the path is believed. With `model` (the body's type), a
+    value outside a field's fixed set is answered with the set.
     """
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
@@ -96,6 +122,11 @@ def decode_error(exc: msgspec.DecodeError, document: object = None) -> ProblemEr
         name = text[len(_MISSING) : -1]
         field = _member(field, name)
         text = f"required field {name!r} is missing"
+    elif text.startswith(_ENUM) and model is not None and match is not None:
+        choices = _choices(model, match.group(1))
+        text = plain(text)
+        if choices:
+            text = f"must be one of {', '.join(map(repr, choices))}, not " + (text[len(_ENUM) :])
     else:
         text = plain(text)
     detail = f"{field}: {text}" if field else text
@@ -127,7 +158,7 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
                 raise decode_error(malformed) from None
             except RecursionError:  # 30,000 nested lists fit in 64 KiB: never a 500
                 document = UNREAD
-            raise decode_error(exc, document) from None
+            raise decode_error(exc, document, self.model_type) from None
         except msgspec.DecodeError as exc:
             raise decode_error(exc) from None
         except RecursionError:  # a free-form field (`options`) nested thousands deep
@@ -140,7 +171,7 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.convert(value, type=self.model_type, strict=True)
         except msgspec.ValidationError as exc:
-            raise decode_error(exc, value) from None
+            raise decode_error(exc, value, self.model_type) from None
 
     @classmethod
     def create_openapi_schema(

@@ -490,3 +490,55 @@ def test_numking_zeros_reach_every_endpoint(client: Any) -> None:
     scored = client.post("/v1/rulesets/numking/score-round", json={**last, "options": zeros})
     assert scored.status_code == 200, scored.text
     assert [p["streak"] for p in scored.json()["players"]] == [19, 1]
+
+
+@pytest.mark.parametrize(
+    ("model", "body", "field", "message"),
+    [
+        (
+            "api.accounts.schemas:SignUp",
+            {"pseudo": "ada", "password": "x" * 10, "age_range": "18+", "accept_terms": True},
+            "age_range",
+            "must be one of '13-17', '18-24', '25-34', '35-49', '50-plus', 'under-13', not '18+'",
+        ),
+        (  # an optional field: `Locale | None`
+            "api.accounts.schemas:SignUp",
+            {
+                "pseudo": "ada",
+                "password": "x" * 10,
+                "age_range": "50-plus",
+                "accept_terms": True,
+                "locale": "de",
+            },
+            "locale",
+            "must be one of 'en', 'fr', not 'de'",
+        ),
+        (
+            "api.games.schemas:CreateGame",
+            {"ruleset": "chess", "players": [{"name": "a"}]},
+            "ruleset",
+            "must be one of 'numking', 'numwars', 'numwars-classic', 'numwin', not 'chess'",
+        ),
+    ],
+)
+def test_a_value_outside_a_fixed_set_is_answered_with_the_set(
+    model: str, body: dict[str, Any], field: str, message: str
+) -> None:
+    """A fixed set of values (a `Literal` field) is named in the problem, found through the
+    body's type (the newcomer's sign-up with `"18+"` got only "Invalid enum value")."""
+    import importlib
+
+    import msgspec
+
+    from api.body import decode_error
+
+    module, name = model.split(":")
+    struct = getattr(importlib.import_module(module), name)
+    with pytest.raises(msgspec.ValidationError) as refused:
+        msgspec.json.decode(msgspec.json.encode(body), type=struct, strict=True)
+    problem = decode_error(refused.value, body, struct).problem
+    assert problem.status == 422 and problem.code == "validation-error"
+    assert [(e.field, e.message) for e in problem.errors] == [(field, message)]
+    assert problem.detail == f"{field}: {message}"
+    # without the type, the message stays msgspec's own
+    assert "must be one of" not in decode_error(refused.value, body).problem.detail
