@@ -5,9 +5,12 @@ players, and the append-only action log (`game_actions`, one row per action, `se
 version it produced). The events each action made are stored beside it (`game_events`, with
 the seats that may see each), so `events?after=N` is one read of the primary key.
 
-The current match is rebuilt from the log (:func:`engine.core.match.replay`) and kept in a
-per-process cache keyed by game **and version**: whatever another replica did, a cached match
-is used only if its version is the row's, so it always equals the replay of the log.
+The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
+version**: whatever another replica did, a cached match is used only if its version is the
+row's, so it always equals the replay of the log. A rebuild starts from the checkpoint the
+action that began the current round saved (`games.checkpoint`, :class:`MatchCheckpoint`) and
+applies that round's actions only; without a usable checkpoint, the whole log is replayed
+(:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
 One transaction per action: lock the game row (`SELECT … FOR UPDATE`; on SQLite every
 transaction is `BEGIN IMMEDIATE`), authenticate the seat, check `Idempotency-Key` and
