@@ -199,8 +199,10 @@ ACTION_EXAMPLES = {
         "the seat then holds exactly 5 cards (else it lapses).\n\n"
         "Also refused (422, limits across fields that JSON Schema cannot state): an action "
         "the rules forbid now (`illegal-move`); an action `type` the game's ruleset never "
-        "has, such as a numwin `play` (`validation-error`); a card code that is no card of the game "
-        "(`unknown-card`, `card-not-in-deck`); an Idempotency-Key already used for another "
+        "has, such as a numwin `play` (`validation-error`); a card code that is no card at all "
+        "(`unknown-card`), a card of another deck than the game's (`card-not-in-deck`), a card "
+        "named more often than the deck holds it (`duplicate-card`), each with its `field`; "
+        "an Idempotency-Key already used for another "
         "action (`idempotency-key-reused`); `4.0` where an integer is expected "
         "(`validation-error`): integers are never coerced."
     ),

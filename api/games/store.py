@@ -23,13 +23,14 @@ database nor a changed match in the cache.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import logging
 import re
 import secrets
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -94,7 +95,8 @@ from api.problems import (
 from api.tokens import check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.actions import Action
-from engine.core.errors import EngineError, IllegalMove
+from engine.core.cards import check_cards
+from engine.core.errors import EngineError, IllegalMove, InvalidInput
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
 
 GAMES = table(Game)
@@ -491,6 +493,7 @@ class GameStore:
                 raise ProblemError(
                     422, "validation-error", f"type: {message}", [FieldProblem("type", message)]
                 )
+            _check_card_codes(game, action)
             match = await self._take(conn, game)
             index = match.index
             try:
@@ -883,6 +886,35 @@ class GameStore:
                 problem, legal=[], legal_actions=msgspec.to_builtins(match.legal_actions(seat))
             )
         return ProblemError.of(problem)
+
+
+@functools.lru_cache(maxsize=256)
+def _deck(ruleset: str, options: bytes, players: int) -> dict[str, int]:
+    """The game's deck, card → copies (its rules' `deck`)."""
+    rules = registry.make(ruleset, msgspec.json.decode(options))
+    return dict(Counter(rules.deck(players).cards))
+
+
+def _check_card_codes(game: Row[Any], action: Action) -> None:
+    """The card codes an action names must be cards of the game's deck, as everywhere in the
+    API: 422 `unknown-card` for no card at all, `card-not-in-deck` for a card of another
+    deck (the rounds would only say the seat does not hold it: `card-not-in-hand`)."""
+    groups: list[tuple[str, Sequence[object]]] = []
+    card = getattr(action, "card", None)
+    if card is not None:
+        groups.append(("card", [card]))
+    cards = getattr(action, "cards", None)
+    if cards is not None:
+        groups.append(("cards", cards))
+    if not groups:
+        return
+    deck = _deck(game.ruleset, msgspec.json.encode(game.options), game.players)
+    try:
+        check_cards(deck, groups, deck_name=f"the {game.players}-player {game.ruleset} deck")
+    except InvalidInput as exc:
+        if [e.field for e in exc.errors] == ["card[0]"]:  # one card: its field is `card`
+            exc = InvalidInput(exc.message, code=exc.code, field="card")
+        raise ProblemError.of(engine_problem(exc)) from None
 
 
 def _status_problem(reason: str, detail: str) -> Problem:

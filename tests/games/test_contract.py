@@ -129,7 +129,7 @@ def test_body_errors_are_precise_problems(games: Any) -> None:
         (b'{"type": "play", "card": "red-7", "x": 1}', 422, "unknown-field"),
         (b'{"type": "play"}', 422, "missing-field"),
         (b'{"type": "play", "card": 7}', 422, "validation-error"),
-        (b'{"type": "play", "card": "' + b"z" * 5000 + b'"}', 422, "illegal-move"),
+        (b'{"type": "play", "card": "' + b"z" * 5000 + b'"}', 422, "unknown-card"),
     ]
     for body, status, code in cases:
         response = table.post(
@@ -268,6 +268,38 @@ def test_an_action_the_game_never_has_is_a_422_on_its_type(games: Any) -> None:
         assert problem["code"] == "validation-error"
         assert problem["errors"][0]["field"] == "type"
         assert f"{ruleset} has no {action['type']!r} action" in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "action", "code", "field"),
+    [
+        ("numwars", 3, {"type": "play", "card": "joker-99"}, "unknown-card", "card"),
+        ("numwars", 3, {"type": "play", "card": "blue-16"}, "card-not-in-deck", "card"),
+        ("numking", 3, {"type": "play", "card": "red-2"}, "card-not-in-deck", "card"),
+        (
+            "numwars-classic",
+            3,
+            {"type": "exchange", "cards": ["red-3", "x"]},
+            "unknown-card",
+            "cards[1]",
+        ),
+    ],
+)
+def test_a_card_code_outside_the_game_deck_is_named_as_everywhere(
+    games: Any, ruleset: str, players: int, action: dict[str, Any], code: str, field: str
+) -> None:
+    """A code that is no card, or a card of another deck, is 422 `unknown-card` /
+    `card-not-in-deck` naming the field, as the stateless endpoints answer (a newcomer's
+    `joker-99` got `illegal-move` `card-not-in-hand`); nothing is applied."""
+    table = Table(games, ruleset, players, seed=10)
+    seat = table.shadow.actors()[0]
+    response = table.post("/actions", seat, json=action)
+    assert response.status_code == 422, response.text
+    problem = response.json()
+    assert problem["code"] == code, problem
+    assert [e["field"] for e in problem["errors"]] == [field]
+    assert table.get("").json()["version"] == 0
+    table.view(seat)  # still the engine's view
 
 
 def test_an_abandoned_game_shows_nobody_to_act_and_export_checks_a_token(games: Any) -> None:
