@@ -8,13 +8,87 @@ the source tree; without it, the pure-Python source. Each prints which.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 BUILD_DIR = os.environ.get("NUMRULES_BUILD_DIR")
 if BUILD_DIR:
     sys.path.insert(0, str(Path(BUILD_DIR).resolve()))
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+#: Where the servers import `api` and `engine` from: the build under test, or the source tree.
+#: uvicorn puts its `--app-dir` first on sys.path (its default, "", is the working directory,
+#: which would shadow the build); PYTHONPATH adds the source tree (`bench.echo_app` …).
+APP_DIR = Path(BUILD_DIR).resolve() if BUILD_DIR else ROOT
+#: With two CPUs or more (and `taskset`), a server under test has CPU 0 to itself and its load
+#: runs on CPU 1 (PostgreSQL is not pinned: it runs wherever the scheduler puts it).
+PINNED = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
+SERVER_CPU, LOAD_CPU = 0, 1
+
+
+def pin(cpu: int | None) -> list[str]:
+    """The command prefix that keeps a process on `cpu` (nothing when not pinning)."""
+    return ["taskset", "-c", str(cpu)] if PINNED and cpu is not None else []
+
+
+@contextmanager
+def uvicorn(
+    app: str,
+    port: int,
+    env: dict[str, str],
+    *,
+    workers: int = 1,
+    cpu: int | None = SERVER_CPU,
+    ready: str = "/healthz",
+) -> Iterator[int]:
+    """`app` under uvicorn (no access log, warnings only) until the block ends, once `ready`
+    answers (any HTTP status); yields the server's pid (the master's with workers > 1)."""
+    proc = subprocess.Popen(
+        [
+            *pin(cpu),
+            sys.executable,
+            "-m",
+            "uvicorn",
+            app,
+            "--app-dir",
+            str(APP_DIR),
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"http://{HOST}:{port}{ready}", timeout=0.5)
+                break
+            except urllib.error.HTTPError:  # it answers
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise SystemExit(f"{app} on port {port} did not start")
+        yield proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 def engine_build() -> str:

@@ -39,12 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import APP_DIR, LOAD_CPU, ROOT, SERVER_CPU, pin
 from bench.stored import (
-    APP_DIR,
-    LOAD_CPU,
-    ROOT,
-    SERVER_CPU,
-    pin,
     pin_self,
     play_http,
     serve_api,

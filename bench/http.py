@@ -25,18 +25,11 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from bench import BUILD_DIR
-
-ROOT = Path(__file__).resolve().parents[1]
-HOST = "127.0.0.1"
+from bench import APP_DIR, BUILD_DIR, HOST, LOAD_CPU, PINNED, ROOT, pin, uvicorn
 
 BODIES: dict[str, tuple[str, dict[str, object]]] = {
     "score-round": (
@@ -128,12 +121,6 @@ wrk.body = [==[{body}]==]
 """
 
 
-#: Where the servers import `api` and `engine` from: the build under test, or the source tree.
-#: uvicorn puts its `--app-dir` first on sys.path (its default, "", is the working directory,
-#: which would shadow the build); PYTHONPATH adds the source tree for `bench.echo_app`.
-APP_DIR = Path(BUILD_DIR).resolve() if BUILD_DIR else ROOT
-
-
 def _server_env() -> dict[str, str]:
     """The stateless endpoints measured here use no database: its startup check is off.
     One client sends every request: the rate limit is off, and the access lines (INFO) are
@@ -158,63 +145,17 @@ def server_build(pid: int) -> str:
     return f"mypyc-compiled ({APP_DIR})" if compiled else "pure Python (source)"
 
 
-@contextmanager
-def serve(app: str, port: int) -> Iterator[int]:
+def serve(app: str, port: int) -> AbstractContextManager[int]:
     """Run `app` with uvicorn (one worker) until the block ends; yields the server's pid."""
-    proc = subprocess.Popen(
-        [
-            *_pin(SERVER_CPU),
-            sys.executable,
-            "-m",
-            "uvicorn",
-            app,
-            "--app-dir",
-            str(APP_DIR),
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=_server_env(),
-    )
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(
-                    f"http://{HOST}:{port}/healthz"
-                    if "api.app" in app
-                    else f"http://{HOST}:{port}/",
-                    timeout=0.5,
-                )
-                break
-            except urllib.error.HTTPError:
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    ready = "/healthz" if "api.app" in app else "/"
+    return uvicorn(app, port, _server_env(), ready=ready)
 
 
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 
-#: With two CPUs or more (and `taskset`), the server has CPU 0 to itself and wrk runs on CPU 1
-#: with one thread, so the load generator never takes the one worker's CPU; otherwise both
-#: share the machine and wrk runs two threads.
-_PINNED = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
-SERVER_CPU, LOAD_CPU = 0, 1
-LOAD_THREADS = 1 if _PINNED else 2
-
-
-def _pin(cpu: int) -> list[str]:
-    return ["taskset", "-c", str(cpu)] if _PINNED else []
+#: Pinned (`bench.PINNED`), wrk runs one thread on CPU 1, so the load generator never takes
+#: the one worker's CPU; otherwise both share the machine and wrk runs two threads.
+LOAD_THREADS = 1 if PINNED else 2
 
 
 def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, float, int]:
@@ -225,7 +166,7 @@ def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, 
     try:
         out = subprocess.run(
             [
-                *_pin(LOAD_CPU),
+                *pin(LOAD_CPU),
                 "wrk",
                 f"-t{LOAD_THREADS}",
                 f"-c{connections}",
@@ -295,7 +236,7 @@ def main() -> None:
         f"{'endpoint':14} {'conns':>5} {'rules rps':>9} {'echo rps':>9} {'fapi rps':>9} "
         f"{'/echo':>6} {'/fapi':>6} {'rules p99':>9} {'echo p99':>9} {'fapi p99':>9} "
         f"{'p99/echo':>8}   (median of {args.reps}, wrk -t{LOAD_THREADS}"
-        f"{', pinned' if _PINNED else ''}, {args.duration:g} s)"
+        f"{', pinned' if PINNED else ''}, {args.duration:g} s)"
     )
     rows = []
     for name in BODIES:

@@ -29,9 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import APP_DIR, SERVER_CPU
 from bench.stored import (
-    APP_DIR,
-    SERVER_CPU,
     pin_self,
     play_http,
     serve_api,

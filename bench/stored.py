@@ -15,30 +15,16 @@ import asyncio
 import os
 import secrets
 import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import msgspec
 
-from bench import BUILD_DIR
+from bench import APP_DIR, HOST, PINNED, ROOT, SERVER_CPU, uvicorn
 
-ROOT = Path(__file__).resolve().parents[1]
-HOST = "127.0.0.1"
 PG = "postgres@127.0.0.1:5432"
-APP_DIR = Path(BUILD_DIR).resolve() if BUILD_DIR else ROOT
-#: As in bench/http.py: with two CPUs the server under test has CPU 0, the load CPU 1
-#: (PostgreSQL is not pinned: it runs wherever the scheduler puts it).
-PINNED = (os.cpu_count() or 1) >= 2
-SERVER_CPU, LOAD_CPU = 0, 1
-
-
-def pin(cpu: int | None) -> list[str]:
-    return ["taskset", "-c", str(cpu)] if PINNED and cpu is not None else []
 
 
 def pin_self(cpu: int) -> None:
@@ -81,44 +67,11 @@ def throwaway_db() -> Iterator[str]:
         subprocess.run([*psql, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
 
 
-@contextmanager
-def serve_api(url: str, port: int, workers: int = 1, cpu: int | None = SERVER_CPU) -> Iterator[int]:
+def serve_api(
+    url: str, port: int, workers: int = 1, cpu: int | None = SERVER_CPU
+) -> AbstractContextManager[int]:
     """uvicorn with `api.app:app` on `url`; yields its pid (the master's with workers > 1)."""
-    proc = subprocess.Popen(
-        [
-            *pin(cpu),
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "api.app:app",
-            "--app-dir",
-            str(APP_DIR),
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=server_env(url),
-    )
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=0.5)
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            raise SystemExit(f"the API server on port {port} did not start")
-        yield proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    return uvicorn("api.app:app", port, server_env(url), workers=workers, cpu=cpu)
 
 
 class Http:
