@@ -41,15 +41,13 @@ from typing import Any
 
 import asyncpg
 import pytest
-import schemathesis
 from hypothesis import strategies as st
-from schemathesis import GenerationMode
-from schemathesis.config import PositiveDataAcceptanceConfig
 from schemathesis.core.parameters import ParameterLocation
 
 from api.app import create_app, spec_dict
 from api.settings import Settings
 from tests.accounts.conftest import auth, sign_up as sign_up_as
+from tests.fuzz import fuzzed
 from tests.pg import FAST_HASHES
 
 EXAMPLES = int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "40"))
@@ -98,19 +96,16 @@ def _numking_round(cards: int) -> dict[str, Any]:
     }
 
 
-schema = schemathesis.openapi.from_dict(SPEC).include(tag="Accounts").include(tag="Score sheets")
-schema.app = APP
-schema.location = "/openapi.json"
-schema.config.generation.update(
-    modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=EXAMPLES
-)
-schema.config.update(request_timeout=10)
 # Schema-valid requests the server may still refuse: 401 a wrong log-in; 403 a wrong current
 # password; 404 a sheet this caller may not see; 409 a pseudo or email taken, a finished sheet;
 # 422 what JSON Schema cannot state (held to the documented codes by `refusal_is_documented`);
 # 429 the log-in throttle.
-schema.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(
-    expected_statuses=["2xx", "401", "403", "404", "409", "422", "429"]
+schema = fuzzed(
+    SPEC,
+    APP,
+    ["Accounts", "Score sheets"],
+    EXAMPLES,
+    ["2xx", "401", "403", "404", "409", "422", "429"],
 )
 
 

@@ -20,13 +20,11 @@ import re
 from typing import Any
 
 import pytest
-import schemathesis
 from hypothesis import strategies as st
-from schemathesis import GenerationMode
-from schemathesis.config import PositiveDataAcceptanceConfig
 
 from api.app import create_app, spec_dict
 from api.settings import Settings
+from tests.fuzz import fuzzed
 from tests.games.host import host, host_pseudo
 
 EXAMPLES = int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "40"))
@@ -44,20 +42,11 @@ REAL: dict[str, tuple[str, str]] = {}
 HOST: list[str] = []
 SESSION_OPERATIONS = {"CreateGame", "JoinSeat"}
 
-schema = schemathesis.openapi.from_dict(SPEC).include(tag="Stored games")
-schema.app = APP
-schema.location = "/openapi.json"
-schema.config.generation.update(
-    modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=EXAMPLES
-)
-schema.config.update(request_timeout=10)
 # Schema-valid requests the server may still refuse: the game does not exist (404), is not
 # at that point (409: turn, phase, over; 412: If-Match) or the rules forbid the action (422,
 # held to the operation's documented refusals by `refusal_is_documented`); 403: a seat of a
 # real game that is not bound to the host account (JoinSeat).
-schema.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(
-    expected_statuses=["2xx", "403", "404", "409", "412", "422"]
-)
+schema = fuzzed(SPEC, APP, ["Stored games"], EXAMPLES, ["2xx", "403", "404", "409", "412", "422"])
 
 
 @pytest.fixture(scope="module", autouse=True)
