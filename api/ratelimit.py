@@ -35,7 +35,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
+from ipaddress import IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from typing import Any, Protocol
 
 from litestar.enums import ScopeType
@@ -94,6 +94,24 @@ def client_address(scope: Any, trusted: Sequence[Network]) -> str | None:
         if not _is_trusted(address, trusted):
             break
     return found
+
+
+def network_of(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
+    """The client's network, the unit that rate limits and log-in throttles count (issue 21):
+    an IPv6 host owns a whole /64 (RFC 6177; one machine can pick any address in it), so
+    IPv6 clients are keyed by `ipv6_prefix` bits, IPv4 ones by `ipv4_prefix` (32: the
+    address). An IPv4-mapped IPv6 address counts as its IPv4 address; anything that is not an
+    address (a Unix socket's name) is its own key."""
+    try:
+        ip = ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = ipv4_prefix if ip.version == 4 else ipv6_prefix
+    if prefix == ip.max_prefixlen:
+        return str(ip)
+    return str(ip_network(f"{ip}/{prefix}", strict=False))
 
 
 class Store(Protocol):

@@ -59,6 +59,18 @@ class Settings(BaseSettings):
     rate_limit_store: Literal["memory", "database"] = Field(
         default="memory", description="memory: per process; database: shared by replicas"
     )
+    rate_limit_ipv4_prefix: int = Field(
+        default=32,
+        ge=8,
+        le=32,
+        description="IPv4 clients are counted per network of this prefix length (32: per address)",
+    )
+    rate_limit_ipv6_prefix: int = Field(
+        default=64,
+        ge=16,
+        le=128,
+        description="IPv6 clients are counted per network of this prefix length (a host owns a /64)",
+    )
     trusted_proxies: list[str] = Field(
         default_factory=list,
         description="proxies (IPs or CIDRs, JSON list) whose X-Forwarded-For is believed",

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -19,6 +20,7 @@ from api.ratelimit import (
     WINDOW_SECONDS,
     DatabaseStore,
     client_address,
+    network_of,
     trusted_networks,
 )
 from api.settings import Settings
@@ -165,3 +167,21 @@ async def _hits(url: str) -> list[int]:
 def test_the_database_store_upserts_on_sqlite(sqlite_url: str) -> None:
     migrations.upgrade(sqlite_url)
     assert asyncio.run(_hits(sqlite_url)) == [1, 1, 2, 3, 1]
+
+
+@pytest.mark.parametrize(
+    ("address", "v4", "v6", "network"),
+    [
+        ("2001:db8::1", 32, 64, "2001:db8::/64"),
+        ("2001:db8::ffff:1", 32, 64, "2001:db8::/64"),
+        ("2001:db8:0:1::1", 32, 64, "2001:db8:0:1::/64"),
+        ("2001:db8::1", 32, 128, "2001:db8::1"),
+        ("1.2.3.4", 32, 64, "1.2.3.4"),
+        ("1.2.3.4", 24, 64, "1.2.3.0/24"),
+        ("::ffff:1.2.3.4", 32, 64, "1.2.3.4"),
+        ("not-an-address", 32, 64, "not-an-address"),
+    ],
+)
+def test_clients_are_counted_per_network(address: str, v4: int, v6: int, network: str) -> None:
+    """Issue 21: one IPv6 host owns a /64, so its addresses are one client."""
+    assert network_of(address, v4, v6) == network
