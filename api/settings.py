@@ -120,15 +120,25 @@ class Settings(BaseSettings):
 
     # -- accounts (issue 12) ----------------------------------------------------------------
     session_days: int = Field(default=30, ge=1, description="a session token expires after")
+    # The log-in throttle (issue 21; README "Sessions"): strict per (login, client network),
+    # a much higher per-login ceiling that only slows the networks failing on that login.
     login_max_failures: int = Field(
         default=5,
         ge=1,
-        description="failed log-ins of one login within login_window_seconds before 429",
+        description="log-in attempts of one login from one client network within "
+        "login_window_seconds before 429 (a success clears them)",
     )
     login_max_failures_per_address: int = Field(
         default=50,
         ge=1,
-        description="failed log-ins from one client address within the window before 429",
+        description="log-in attempts from one client network, whatever the login, within the "
+        "window before 429 (a success is not counted)",
+    )
+    login_ceiling: int = Field(
+        default=100,
+        ge=1,
+        description="log-in attempts of one login from every network within the window past "
+        "which the networks that have failed on it wait a growing delay (never a clean one)",
     )
     login_window_seconds: int = Field(
         default=900, ge=1, description="the log-in throttle's window (seconds)"

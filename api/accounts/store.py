@@ -8,15 +8,20 @@ milliseconds of CPU that the event loop must not wait for.
 
 A log-in answers alike for an unknown login and a wrong password (401 `invalid-credentials`,
 the same body) and in a similar time: an unknown login is checked against a dummy hash.
-Failures are counted per login and per client address in the database (table
-`login_throttle`), so that the limit holds across replicas; over the limit, 429
-`too-many-attempts` with `Retry-After`, before any password is checked.
+Attempts are counted in the database (table `login_throttle`, so that the limits hold across
+replicas) before any password is checked, and throttled as OWASP's authentication guidance
+says, so that nobody can lock another user out (issue 21): strictly per (login, client
+network), per network across logins, and past a much higher per-login ceiling only the
+networks that have failed on that login are slowed (429 `too-many-attempts` with a growing
+`Retry-After`; no server-side sleeping): the owner, from a clean network, always reaches the
+password check (see :meth:`AccountStore._charge_log_in`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -36,7 +41,7 @@ from api.accounts.texts import TERMS_VERSION, mail_text
 from api.db.engine import aware
 from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
 from api.problems import FieldProblem, ProblemError
-from api.ratelimit import trusted_networks
+from api.ratelimit import network_of, trusted_networks
 from api.settings import Settings
 from api.tokens import new_id, new_token, token_hash
 
@@ -120,11 +125,45 @@ class Mail:
 
 @dataclass
 class Throttle:
-    """Fixed-window failure counts: `limit` failures of one key within `window` seconds."""
+    """The log-in throttle's numbers: within one fixed `window` (seconds), `strict` attempts
+    per (login, network), `per_network` per network whatever the login, and past `ceiling`
+    attempts on one login a delay for the networks that have failed on it."""
 
     window: int
-    per_login: int
-    per_address: int
+    strict: int
+    per_network: int
+    ceiling: int
+
+    def delay(self, past: int) -> int:
+        """Seconds a failing network waits between two attempts once the login has had
+        `past` attempts beyond its ceiling: 1, 2, 4 … doubling with each, at most the
+        window (OWASP: a growing delay slows a guesser without refusing the owner)."""
+        return min(self.window, 1 << min(max(past, 1) - 1, 30))
+
+
+@dataclass(frozen=True)
+class LogInKeys:
+    """The `login_throttle` keys one log-in attempt is counted under. The login as typed,
+    case-folded and hashed (known or not: an unknown login counts the same, and a lock says
+    nothing of whose email is whose); the client network as `api.ratelimit.network_of` keys
+    it (IPv6 by /64)."""
+
+    login: str
+    pair: str
+    slow: str
+    network: str
+
+    @classmethod
+    def of(cls, login: str, network: str) -> LogInKeys:
+        digest = hashlib.sha256(login.casefold().encode()).hexdigest()[:40]
+        if len(network) > 48:  # not an IP network (a Unix socket's name): kept short
+            network = "h" + hashlib.sha256(network.encode()).hexdigest()[:40]
+        return cls(
+            f"login:{digest}",
+            f"pair:{digest}:{network}",
+            f"slow:{digest}:{network}",
+            f"network:{network}",
+        )
 
 
 class AccountStore:
@@ -140,6 +179,7 @@ class AccountStore:
             settings.login_window_seconds,
             settings.login_max_failures,
             settings.login_max_failures_per_address,
+            settings.login_ceiling,
         )
         self._dummy: str | None = None
         self.trusted = trusted_networks(settings.trusted_proxies)
@@ -269,13 +309,12 @@ class AccountStore:
 
     async def log_in(self, body: schemas.LogIn, address: str) -> schemas.Session:
         login = body.login.strip()
-        # Counted per login as typed (case-folded), known or not: the same for an unknown
-        # login and a wrong password, and a lock tells nothing about which email is whose.
-        login_key = "login:" + hashlib.sha256(login.casefold().encode()).hexdigest()[:40]
-        address_key = f"address:{address}"
-        await self._charge(
-            {login_key: self.throttle.per_login, address_key: self.throttle.per_address}
+        settings = self.settings
+        network = network_of(
+            address, settings.rate_limit_ipv4_prefix, settings.rate_limit_ipv6_prefix
         )
+        keys = LogInKeys.of(login, network)
+        await self._charge_log_in(keys)
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
@@ -287,7 +326,7 @@ class AccountStore:
         if row is None or not ok:
             raise invalid_credentials()
         async with self.engine.begin() as conn:
-            await self._refund(conn, login_key, address_key)
+            await self._refund(conn, keys)
             if self.hasher.check_needs_rehash(hashed):
                 await conn.execute(
                     update(ACCOUNTS)
@@ -300,14 +339,18 @@ class AccountStore:
         async with self.engine.begin() as conn:
             await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == session_hash))
 
-    async def _count(self, conn: AsyncConnection, key: str) -> tuple[int, datetime]:
+    def _insert(self) -> Any:
+        return pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+
+    async def _count(
+        self, conn: AsyncConnection, key: str, now: datetime | None = None
+    ) -> tuple[int, datetime]:
         """Count one more under `key` in one atomic upsert (a new window once the last one
         has passed); the count and its window's start."""
-        now = _now()
+        now = now or _now()
         fresh = THROTTLE.c.window_start > now - timedelta(seconds=self.throttle.window)
-        insert_ = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
         upsert = (
-            insert_(THROTTLE)
+            self._insert()(THROTTLE)
             .values(key=key, failures=1, window_start=now)
             .on_conflict_do_update(
                 index_elements=[THROTTLE.c.key],
@@ -333,20 +376,80 @@ class AccountStore:
                 if count > limit:
                     waits.append(start + window - _now())
         if waits:
-            seconds = max(1, int(max(waits).total_seconds() + 0.999))
-            raise ProblemError(
-                429,
-                "too-many-attempts",
-                f"too many failed attempts: try again in {seconds} s",
-                headers={"Retry-After": str(seconds)},
-            )
+            raise _too_many(max(waits))
 
-    async def _refund(self, conn: AsyncConnection, login_key: str, address_key: str) -> None:
-        """A success: its login starts afresh, and its address is not charged for it."""
-        await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == login_key))
+    async def _charge_log_in(self, keys: LogInKeys) -> None:
+        """Count one log-in attempt before its password is checked, one atomic upsert per
+        key (concurrent guesses cannot all pass before any is counted), and refuse it with
+        429 and `Retry-After` (the counts stay) when
+        - its network has made more than `strict` attempts on this login in the window, or
+          more than `per_network` on any logins: until that window ends;
+        - else the login has had more than `ceiling` attempts and this network has tried it
+          before in the window (a network that failed): until it has waited the delay since
+          its last attempt, the delay doubling with each attempt past the ceiling.
+        A clean network (the owner's, elsewhere) is never refused by the ceiling (contract,
+        "Log-in throttling"); the ceiling counts only the attempts that passed the strict
+        limits, so one network hammering alone never brings the login to it."""
+        throttle = self.throttle
+        window = timedelta(seconds=throttle.window)
+        now = _now()
+        wait: timedelta | None = None
+        async with self.engine.begin() as conn:
+            tries, tries_start = await self._count(conn, keys.pair, now)
+            sprayed, sprayed_start = await self._count(conn, keys.network, now)
+            if tries > throttle.strict or sprayed > throttle.per_network:
+                ends = [
+                    start + window
+                    for count, limit, start in (
+                        (tries, throttle.strict, tries_start),
+                        (sprayed, throttle.per_network, sprayed_start),
+                    )
+                    if count > limit
+                ]
+                wait = max(ends) - now
+            else:
+                attempts, attempts_start = await self._count(conn, keys.login, now)
+                past = attempts - throttle.ceiling
+                if past > 0 and tries > 1:
+                    # the delay in force since the attempt before this one: a network that
+                    # waited what its last answer said is let through (if nobody else tried)
+                    waited = throttle.delay(past - 1)
+                    if not await self._waited(conn, keys.slow, waited, now):
+                        wait = min(
+                            timedelta(seconds=throttle.delay(past)),
+                            attempts_start + window - now,
+                        )
+        if wait is not None:
+            raise _too_many(wait)
+
+    async def _waited(self, conn: AsyncConnection, key: str, seconds: int, now: datetime) -> bool:
+        """Whether the network behind `key` has waited `seconds` since its last attempt past
+        the ceiling (its first one there starts the wait); this attempt is its last from now
+        on. One atomic upsert: `failures` counts the attempts refused since the last one let
+        through, so 0 means this one is let through."""
+        waited = THROTTLE.c.window_start <= now - timedelta(seconds=seconds)
+        upsert = (
+            self._insert()(THROTTLE)
+            .values(key=key, failures=1, window_start=now)
+            .on_conflict_do_update(
+                index_elements=[THROTTLE.c.key],
+                set_={
+                    "failures": case((waited, 0), else_=THROTTLE.c.failures + 1),
+                    "window_start": now,
+                },
+            )
+            .returning(THROTTLE.c.failures)
+        )
+        return int((await conn.execute(upsert)).scalar_one()) == 0
+
+    async def _refund(self, conn: AsyncConnection, keys: LogInKeys) -> None:
+        """A success: its network starts afresh on the login (the owner's typos are
+        forgiven), and the attempt is charged neither to the login's ceiling (the owner
+        logging in must not reset a guesser's count either) nor to the network."""
+        await conn.execute(delete(THROTTLE).where(THROTTLE.c.key.in_([keys.pair, keys.slow])))
         await conn.execute(
             update(THROTTLE)
-            .where(THROTTLE.c.key == address_key, THROTTLE.c.failures > 0)
+            .where(THROTTLE.c.key.in_([keys.login, keys.network]), THROTTLE.c.failures > 0)
             .values(failures=THROTTLE.c.failures - 1)
         )
 
@@ -360,7 +463,7 @@ class AccountStore:
         the change: of concurrent changes with the same current password one wins, the
         others find it changed (403)."""
         key = f"account:{account_id}"
-        await self._charge({key: self.throttle.per_login})
+        await self._charge({key: self.throttle.strict})
         hashed = await self._hash(body.new)
         async with self.engine.begin() as conn:
             row = (
@@ -497,6 +600,16 @@ async def _end_resets(conn: AsyncConnection, account_id: str) -> None:
     account back."""
     await conn.execute(
         delete(TOKENS).where(TOKENS.c.account_id == account_id, TOKENS.c.purpose == "reset")
+    )
+
+
+def _too_many(wait: timedelta) -> ProblemError:
+    seconds = max(1, math.ceil(wait.total_seconds()))
+    return ProblemError(
+        429,
+        "too-many-attempts",
+        f"too many failed attempts: try again in {seconds} s",
+        headers={"Retry-After": str(seconds)},
     )
 
 

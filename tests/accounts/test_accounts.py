@@ -183,7 +183,7 @@ def test_unknown_login_checks_a_dummy_hash(mail_client: TestClient[Any]) -> None
 def test_failed_log_ins_are_throttled(mail_client: TestClient[Any]) -> None:
     pseudo = new_pseudo()
     sign_up(mail_client, pseudo=pseudo)
-    limit = mail_client.app.state.accounts.throttle.per_login
+    limit = mail_client.app.state.accounts.throttle.strict
     for _ in range(limit):
         r = mail_client.post("/v1/sessions", json={"login": pseudo, "password": "wrong password"})
         assert r.status_code == 401
@@ -221,7 +221,7 @@ def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
                 codes.append(exc.problem.code)
     assert codes == ["invalid-credentials"] * 3 + ["too-many-attempts"] * 2
     # every attempt is counted before its password is checked (the refused ones too)
-    row = _row(pg_head, "SELECT failures FROM login_throttle WHERE key = $1", f"address:{address}")
+    row = _row(pg_head, "SELECT failures FROM login_throttle WHERE key = $1", f"network:{address}")
     assert row["failures"] == 5
 
 

@@ -158,7 +158,7 @@ def database(pg_head: str, games: Any) -> Iterator[None]:
     throttle's per-address counts are cleared before and after: every client of the suite is
     `testclient`, and the fuzzing's failed log-ins must not throttle the other modules'."""
     SETTINGS.database_url = pg_head
-    _sql("DELETE FROM login_throttle WHERE key LIKE 'address:%'")
+    _sql("DELETE FROM login_throttle WHERE key LIKE 'network:%'")
     CLIENT.append(games)
     me = sign_up(games)
     SESSION.update(pseudo=me["pseudo"], token=me["token"], authorization=f"Bearer {me['token']}")
@@ -170,7 +170,7 @@ def database(pg_head: str, games: Any) -> Iterator[None]:
     named = _classic([{"name": "Ada", "account": me["pseudo"]}, *names[1:]])
     SHEETS["named"], _ = new_sheet(games, named, [CLASSIC_ROUND], other["token"])
     yield
-    _sql("DELETE FROM login_throttle WHERE key LIKE 'address:%'")
+    _sql("DELETE FROM login_throttle WHERE key LIKE 'network:%'")
 
 
 def _operation(case: Any) -> str:
