@@ -161,9 +161,28 @@ async def confirm_email(
     summary="Log in by pseudo or email",
     description=(
         "`login` is a pseudo or a verified email. An unknown login and a wrong password get "
-        "the same 401 `invalid-credentials` answer. Failed log-ins are counted per login and "
-        "per client address (in the database, so across replicas): past the limit, 429 "
-        "`too-many-attempts` with `Retry-After` (seconds), before any password is checked."
+        "the same 401 `invalid-credentials` answer, and are throttled alike.\n\n"
+        "**Throttling** (OWASP; nobody can lock another user out). Every attempt is counted "
+        "before its password is checked, in the database (so across replicas), per login as "
+        "typed (case-folded; a pseudo and an email are two logins) and per client network "
+        "(IPv4 address, IPv6 /64; `NUMRULES_RATE_LIMIT_IPV4_PREFIX`, `_IPV6_PREFIX`), in "
+        "windows of 15 minutes (`NUMRULES_LOGIN_WINDOW_SECONDS`). 429 `too-many-attempts` "
+        "with `Retry-After` (seconds) answers:\n"
+        "- past **5** attempts on one login from one network "
+        "(`NUMRULES_LOGIN_MAX_FAILURES`), that network, until its window ends;\n"
+        "- past **50** attempts from one network on any logins "
+        "(`NUMRULES_LOGIN_MAX_FAILURES_PER_ADDRESS`), that network, until its window ends;\n"
+        "- past **100** attempts on one login from all networks (`NUMRULES_LOGIN_CEILING`; "
+        "attempts refused by the two limits above are not counted), only the networks that "
+        "have already tried that login in the window: each waits between two attempts "
+        "(its first one past the ceiling starts the wait; one made while waiting is refused "
+        "and restarts it). The wait is 1 s once the login is 1 attempt past the ceiling and "
+        "doubles with each further attempt on it (2 s, 4 s, 8 s …), at most until the "
+        "login's window ends; `Retry-After` says it.\n\n"
+        "A network that has not tried the login in the window (the owner's, elsewhere) is "
+        "never refused because of other networks' attempts: it reaches the password check. "
+        "A success clears its network's count on that login "
+        "and is not charged to the ceiling nor to the network."
     ),
     status_code=201,
     dto=StrictBody[schemas.LogIn],
@@ -174,7 +193,11 @@ async def confirm_email(
         **BODY_ERRORS,
         401: problem_spec("Unknown login or wrong password (`invalid-credentials`)."),
         422: FIELD_ERRORS,
-        429: problem_spec("Too many failed log-ins (`too-many-attempts`, `Retry-After`)."),
+        429: problem_spec(
+            "Too many attempts from this network on this login, or on any logins, or this "
+            "network must wait its delay past the login's ceiling (`too-many-attempts`, "
+            "`Retry-After`)."
+        ),
     },
 )
 async def log_in(
