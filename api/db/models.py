@@ -217,8 +217,11 @@ class AccountToken(Base):
 
 
 class LoginThrottle(Base):
-    """Failed log-ins counted per key (`account:<id>` or `address:<ip>`) in a fixed window,
-    in the database so that the limit holds across replicas."""
+    """Attempts counted per key in a fixed window, in the database so that the limits hold
+    across replicas (api/accounts/store.py): log-ins per `login:<hash>`, `pair:<hash>:<network>`
+    and `network:<network>`; `slow:<hash>:<network>` holds a failing network's last attempt
+    past a login's ceiling (`window_start`); password changes per `account:<id>`, reset
+    emails per `reset:<id>`."""
 
     __tablename__ = "login_throttle"
 

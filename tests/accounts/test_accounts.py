@@ -225,6 +225,54 @@ def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
     assert row["failures"] == 5
 
 
+@pytest.mark.parametrize("database", ["postgresql", "sqlite"])
+def test_the_log_in_throttle_on_both_databases(
+    database: str, pg_head: str, sqlite_url: str
+) -> None:
+    """The throttle's upserts on both databases the service runs on (SQLite compares times as
+    text): the strict limit per (login, network), IPv6 counted by /64, a clean network past
+    the ceiling, the doubling delay of a failing one, and a success that clears its network."""
+    from api.accounts.schemas import LogIn
+    from api.app import create_app
+    from api.db import migrations
+    from api.problems import ProblemError
+    from api.settings import Settings
+
+    url = pg_head
+    if database == "sqlite":
+        migrations.upgrade(sqlite_url)
+        url = sqlite_url
+    settings = Settings(database_url=url, check_db_on_start=False, login_ceiling=5, **FAST_HASHES)
+    with TestClient(create_app(settings)) as client:
+        pseudo = sign_up(client)["pseudo"]
+
+        def attempt(address: str, password: str = "wrong password") -> str:
+            call = client.app.state.accounts.log_in
+            try:
+                client.blocking_portal.call(call, LogIn(login=pseudo, password=password), address)
+            except ProblemError as exc:
+                retry = exc.headers.get("Retry-After", "") if exc.headers else ""
+                return f"{exc.problem.code} {retry}".strip()
+            return "session"
+
+        one, other = "2001:db8:9::1", "2001:db8:9::ffff:2"  # one /64
+        assert [attempt(a) for a in [one, other] * 3] == ["invalid-credentials"] * 5 + [
+            "too-many-attempts 900"
+        ]
+        assert attempt("2001:db8:a::1", PASSWORD) == "session"  # the owner, elsewhere
+        # past the ceiling (5): a clean network reaches the password check, a failing one
+        # waits a delay doubling with each attempt
+        assert attempt("192.0.2.1") == "invalid-credentials"
+        assert [attempt("192.0.2.1") for _ in range(3)] == [
+            "too-many-attempts 2",
+            "too-many-attempts 4",
+            "too-many-attempts 8",
+        ]
+        assert attempt("192.0.2.2") == "invalid-credentials"
+        assert attempt("192.0.2.3", PASSWORD) == "session"
+        assert attempt("192.0.2.1", PASSWORD) == "too-many-attempts 32"
+
+
 def test_log_out_ends_the_session(mail_client: TestClient[Any]) -> None:
     token = sign_up(mail_client)["token"]
     assert mail_client.delete("/v1/sessions/current", headers=auth(token)).status_code == 204
