@@ -415,7 +415,7 @@ def test_seeded_play_outs_reach_every_kind_of_target() -> None:
     assert min(counts.values()) >= 20, counts
 
 
-def test_old_records_replay_and_new_ones_differ_only_where_the_rulings_say() -> None:
+def test_a_version_1_match_that_targets_the_partner_replays() -> None:
     """A version-1 teams match replays by version 1 (its partner targets stay legal)."""
     rules = registry.make("numwin", {"teams": True})
     for seed in range(30):
