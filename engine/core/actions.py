@@ -51,7 +51,8 @@ class Exchange(_Action, frozen=True, tag="exchange"):
 
 
 class Show(_Action, frozen=True, tag="show"):
-    """Partner show step (alliance / teams): show one card to the partner, or skip (None)."""
+    """Partner show step: show one card to the partner; numwars-classic `alliance` may skip
+    (None), numwin `teams` may not (Ruling: mandatory, before the first turn)."""
 
     card: str | None = None
 

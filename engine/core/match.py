@@ -40,9 +40,11 @@ Rules versions
     differently. A deliberate change therefore (1) appends the new version to
     ``rules_versions`` and sets ``rules_version`` to it, (2) keeps the old behaviour behind a
     test of the match's version — the match hands its version to the rules through
-    :meth:`MatchRules.for_version`, which returns the rules object playing that version (today
-    every ruleset has version 1 only, and returns itself), and (3) adds golden records of the
-    new version beside the old ones, which must keep passing: no stored game is stranded.
+    :meth:`MatchRules.for_version`, which returns the rules object playing that version (a
+    ruleset with version 1 only returns itself; numwin, at version 2 since issue 21's Rulings
+    on action targets, returns a rules object playing version 1 for the records made before),
+    and (3) adds golden records of the new version beside the old ones, which must keep
+    passing: no stored game is stranded.
 
 View
     :func:`match_view` is the current round's typed view (the game's ``View`` struct) with the
@@ -297,7 +299,8 @@ class VersionedRules:
     rules_versions: ClassVar[tuple[int, ...]]
 
     def for_version(self, version: int) -> Self:
-        """The rules object playing `version`: today `self`, version 1 being the only one."""
+        """The rules object playing `version`: `self`, for a ruleset with one version (a
+        ruleset with more overrides it, as numwin does)."""
         check_rules_version(cast(MatchRules, self), version)
         return self
 

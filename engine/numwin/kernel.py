@@ -21,16 +21,34 @@ Choices where the spec is silent (documented here and in the API docs):
 - A snap pair: the claimant's named card keeps its position, the snapped card goes last;
   under teams a partner's named card leaves the partner's combination (the gap closes) and
   both cards go last in the claimant's.
-- Targets: `swipe` names one of your unlocked cards then an unlocked card of any other
-  player; `flip` one of your unlocked cards; `quantum` and `malus-K` any unlocked card.
-  Locked cards are face up and untouchable ("no action can touch them").
+- Targets (rules version 2, the Rulings on targets): `swipe` names one of your unlocked cards
+  then an unlocked card of an opponent; `flip` one of your face-down cards; `quantum` a
+  face-down card of yours or of an opponent; `malus-K` an unlocked card of any player, you
+  and, under teams, your partner included. An opponent is any other player, under teams a
+  player of the other team (never the partner). Face up are a locked pair ("no action can
+  touch them") and a card revealed by `quantum`. Reading of "an action targets only
+  face-down cards": it forbids the face-up cards to `flip` and `quantum`, the two actions it
+  names; `swipe` and `malus` "already need unlocked cards", and a revealed card stays
+  unlocked ("it stays face up … but can be swapped or discarded as usual"), so they may
+  still choose it (a swiped revealed card stays face up where it goes). A target outside
+  these is refused with `not-your-decision` (a locked one with `card-locked`).
+  Rules version 1 (records made before): `swipe` any other player's unlocked card (the
+  partner's too), `flip` any of your unlocked cards and `quantum` any unlocked card (a
+  revealed one too, the partner's too).
+- Every card drawn (a turn's draw, a penalty, a malus, the fill-up) comes from
+  :meth:`NumWinKernel._draw_card`: the draw pile, refilled from the discard but its top when
+  empty (rules "A turn" 4, and the Ruling on an empty pile); a forced draw that finds no card
+  ends the round at once, scored as it stands, with no caller.
 - The call after a right snap is open only as the very next action: any other action
   (anyone's) lets it lapse. A wrong claim gives no call right (it bans no later call).
 - A right claim before the turn player has drawn moves play to the claimant's left at once,
   even when the claimant is that player (rules: "play resumes with the player after").
 - A `quantum` card stays face up while it moves between combinations (swap-in by swipe);
   once discarded it is an ordinary discard.
-- The teams show step is mandatory: each partner names one card of their own two.
+- The teams show step is mandatory (Ruling), before the first turn: until each of the four
+  has shown one card of their own two, a show is the only legal action (a show of nothing,
+  `card` null, is refused with `card-not-in-hand`; anything else with `wrong-phase` or
+  `not-your-turn`).
 - `view(None)` (a spectator) shows the cards every seat has seen; once the round is over
   every combination is revealed (rules "All cards are revealed"), the set-aside never.
 - Ending "with no caller" on exhausted piles holds during the last turns and the fill-up too.
@@ -122,6 +140,8 @@ class NumWinKernel:
         #: not a card that every seat happens to have seen privately.
         self.public = self.all | (1 << n)
         self.teams = rules.options.teams
+        #: Rules version 2's Rulings on targets (module docstring); False replays version 1.
+        self.rulings = rules.version >= 2
         self.max_turns = rules.options.max_turns
         self.rng = rng
         self.pile = pile
@@ -393,25 +413,63 @@ class NumWinKernel:
 
     # -- action targets -------------------------------------------------------------------
 
+    def _face_down(self, seat: int) -> list[int]:
+        """Positions of `seat`'s face-down cards: neither locked nor revealed by `quantum`."""
+        faceup = self.faceup
+        locked = self.locked
+        return [p for p, c in enumerate(self.comb[seat]) if not (faceup[c] or locked[c])]
+
+    def _has_face_down(self, seat: int) -> bool:
+        faceup = self.faceup
+        locked = self.locked
+        return any(not (faceup[c] or locked[c]) for c in self.comb[seat])
+
+    def _opponent(self, seat: int, other: int) -> bool:
+        """Rules "Actions": another player; under teams (version 2) one of the other team."""
+        if other == seat:
+            return False
+        return not (self.teams and self.rulings and other == self._partner(seat))
+
     def _targets(self, seat: int, kind: str, step: int) -> list[tuple[int, int]]:
         """Rules "Actions": the (seat, position) choices of an action card's effect now."""
+        n = self.n
         if kind == "swipe":
             if step == 0:
                 return [(seat, p) for p in self._unlocked(seat)]
-            return [(o, p) for o in range(self.n) if o != seat for p in self._unlocked(o)]
+            return [(o, p) for o in range(n) if self._opponent(seat, o) for p in self._unlocked(o)]
+        if not self.rulings:  # version 1
+            if kind == "flip":
+                return [(seat, p) for p in self._unlocked(seat)]
+            return [(o, p) for o in range(n) for p in self._unlocked(o)]
         if kind == "flip":
-            return [(seat, p) for p in self._unlocked(seat)]
-        return [(o, p) for o in range(self.n) for p in self._unlocked(o)]
+            return [(seat, p) for p in self._face_down(seat)]
+        if kind == "quantum":
+            return [
+                (o, p)
+                for o in range(n)
+                if o == seat or self._opponent(seat, o)
+                for p in self._face_down(o)
+            ]
+        return [(o, p) for o in range(n) for p in self._unlocked(o)]
 
     def _has_target(self, seat: int, kind: str) -> bool:
         """Ruling: an action is mandatory with a valid target, without effect otherwise."""
+        n = self.n
         if kind == "swipe":
             return self._has_unlocked(seat) and any(
-                self._has_unlocked(o) for o in range(self.n) if o != seat
+                self._has_unlocked(o) for o in range(n) if self._opponent(seat, o)
             )
+        if not self.rulings:  # version 1
+            if kind == "flip":
+                return self._has_unlocked(seat)
+            return any(self._has_unlocked(o) for o in range(n))
         if kind == "flip":
-            return self._has_unlocked(seat)
-        return any(self._has_unlocked(o) for o in range(self.n))
+            return self._has_face_down(seat)
+        if kind == "quantum":
+            return any(
+                self._has_face_down(o) for o in range(n) if o == seat or self._opponent(seat, o)
+            )
+        return any(self._has_unlocked(o) for o in range(n))
 
     def _count_after_target(self, seat: int, kind: str, target: int) -> int:
         count = len(self.comb[seat])
@@ -623,8 +681,7 @@ class NumWinKernel:
         if self.locked[card]:
             raise self._illegal(seat, "card-locked", "a locked pair cannot be touched by actions")
         if (action.seat, action.position) not in self._targets(seat, kind, step):
-            whose = "one of your cards" if kind == "flip" or step == 0 else "another player's card"
-            raise self._illegal(seat, "not-your-decision", f"{kind} targets {whose}")
+            raise self._illegal(seat, "not-your-decision", self._target_rule(kind, step))
         last = kind != "swipe" or step == 1
         count_after = self._count_after_target(seat, kind, action.seat)
         self._check_call(seat, action.call, count_after, last)
@@ -666,6 +723,33 @@ class NumWinKernel:
         elif not self._malus(action.seat, action.position, int(kind[-1]), events):
             return
         self._end_turn(seat, call, events)
+
+    def _target_rule(self, kind: str, step: int) -> str:
+        """What `kind` may target (step 1: a swipe's second card), for a refusal's message."""
+        if not self.rulings:
+            if kind == "flip" or (kind == "swipe" and step == 0):
+                return f"{kind} targets one of your cards"
+            return f"{kind} targets another player's card"
+        whose = (
+            "an opponent (the other team, never your partner)" if self.teams else "another player"
+        )
+        if kind == "swipe":
+            if step == 0:
+                return "swipe first names one of your unlocked cards"
+            return f"swipe then names an unlocked card of {whose}"
+        if kind == "flip":
+            return "flip targets one of your face-down cards (not a locked or revealed one)"
+        if kind == "quantum":
+            theirs = (
+                "an opponent's (the other team's, never your partner's)"
+                if self.teams
+                else "another player's"
+            )
+            return (
+                f"quantum targets a face-down card, yours or {theirs}"
+                " (not a locked or revealed one)"
+            )
+        return f"{kind} targets an unlocked card of any player"
 
     def _malus(self, target: int, position: int, k: int, events: list[EventBase]) -> bool:
         """Rules "malus-K": the card is set aside, K pile cards join unseen; False: exhausted."""

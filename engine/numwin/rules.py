@@ -40,7 +40,7 @@ from engine.core.base import (
 )
 from engine.core.cards import canonical, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
-from engine.core.match import VersionedRules
+from engine.core.match import VersionedRules, check_rules_version
 from engine.core.rng import Rng
 from engine.core.scoring import (
     best_seats,
@@ -85,8 +85,14 @@ class NumWin(VersionedRules):
     #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
     card_codes: ClassVar[tuple[str, ...]] = tuple(canonical(set(DECK)))
 
-    def __init__(self, options: NumWinOptions | None = None) -> None:
+    def __init__(self, options: NumWinOptions | None = None, *, version: int | None = None) -> None:
         self.options = options or NumWinOptions()
+        #: The rules version this object plays (engine.core.match "Rules versions"): 1 offers
+        #: `flip` and `quantum` face-up cards and, under teams, `swipe` and `quantum` the
+        #: partner's cards; 2 follows the Rulings on targets (engine/numwin/kernel.py).
+        self.version: int = (
+            self.rules_version if version is None else check_rules_version(self, version)
+        )
         turns = self.options.max_turns
         if type(turns) is not int or not 0 <= turns <= MAX_TURNS:
             raise InvalidInput(
@@ -245,8 +251,17 @@ class NumWin(VersionedRules):
     # -- match policy (engine.core.match) --------------------------------------------------
     #: Rules version (engine.core.match, "Rules versions"): bumped by any change that would
     #: replay a recorded match differently; `rules_versions` lists every version still replayed.
-    rules_version: ClassVar[int] = 1
-    rules_versions: ClassVar[tuple[int, ...]] = (1,)
+    #: Version 2 (issue 21): the Rulings on targets — an action targets only face-down cards
+    #: (`flip` and `quantum` never a locked or revealed card), and under `teams` `swipe` and
+    #: `quantum` never the partner's cards. Version 1 replays the records made before.
+    rules_version: ClassVar[int] = 2
+    rules_versions: ClassVar[tuple[int, ...]] = (1, 2)
+
+    def for_version(self, version: int) -> NumWin:
+        """The rules object playing `version`: `self` when it plays it, else a copy with the
+        same options playing it (engine.core.match "Rules versions")."""
+        check_rules_version(self, version)
+        return self if version == self.version else NumWin(self.options, version=version)
 
     def match_rounds(self, players: int) -> int:
         """As many rounds as players, each dealing once (rules "Match and variant")."""

@@ -2,7 +2,8 @@
 
 Each file ``<ruleset>.v<rules_version>.json`` holds, for a few matches per ruleset (the least,
 a middle and the largest player count, then every option set that changes the deal, the play
-or the match, and a match that goes to a tie-break where the ruleset has one), the match's
+or the match, a match that goes to a tie-break where the ruleset has one, and matches where a
+version's change is at work: numwin's Rulings on targets from version 2), the match's
 record (ruleset, options, rules_version, seed, players, actions: :class:`MatchRecord` as
 JSON), a SHA-256 digest of every round's deal, every round's scores, the totals, the
 winners and the number of tie-break rounds. The matches are played by the seeded
@@ -38,8 +39,9 @@ from engine.simulate import play_match
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 REGENERATE = "python -m tests.engine.golden"
-#: Seeds searched for a match that goes to a tie-break (about 1 in 250 at 3 players).
-TIEBREAK_SEARCH = 3000
+#: Seeds searched for a match that satisfies a condition: one that goes to a tie-break (about
+#: 1 in 250 at 3 players), one where a numwin Ruling on targets took a target away.
+SEARCH = 3000
 
 Want = Callable[[Match], bool]
 
@@ -52,6 +54,41 @@ def _tiebreak(match: Match) -> bool:
 def _tie(match: Match) -> bool:
     result = match.result()
     return result is not None and len(result.winners) > 1
+
+
+def _numwin_spared(match: Match, which: str) -> bool:
+    """numwin from rules version 2: whether a target version 1 offered was taken away at some
+    step of the match (its record replayed), by the Ruling `which`: ``partner`` (teams:
+    `swipe` and `quantum` spare the partner's cards) or ``face-up`` (`flip` and `quantum`
+    spare a card revealed by `quantum`). Read from the spectator's view (public facts)."""
+    again = Match(match.rules, match.players, match.seed, match.rules_version)
+    teams = bool(msgspec.to_builtins(match.rules.options).get("teams"))
+    for seat, action in match.history:
+        view: Any = again.view(None)
+        pending = view.pending
+        if pending is not None:
+            kind, turn, combos = pending["action"], pending["seat"], view.combinations
+            if which == "partner":
+                aims = kind == "quantum" or (kind == "swipe" and pending["step"] == 1)
+                if teams and aims and not all(combos[(turn + 2) % 4].locked):
+                    return True
+            else:
+                revealed = [
+                    any(up and not lock for up, lock in zip(c.face_up, c.locked, strict=True))
+                    for c in combos
+                ]
+                if (kind == "flip" and revealed[turn]) or (kind == "quantum" and any(revealed)):
+                    return True
+        again.apply(seat, action)
+    return False
+
+
+def _partner_spared(match: Match) -> bool:
+    return _numwin_spared(match, "partner")
+
+
+def _face_up_spared(match: Match) -> bool:
+    return _numwin_spared(match, "face-up")
 
 
 #: Per ruleset: (options, players, seed, condition); with a condition, the first seed from
@@ -85,7 +122,9 @@ PLAN: dict[str, list[tuple[dict[str, Any], int, int, Want | None]]] = {
         ({}, 2, 1, None),
         ({}, 5, 2, None),
         ({}, 8, 3, None),
-        ({"teams": True}, 4, 4, None),
+        # from rules version 2, matches where the Rulings on targets took a target away
+        ({"teams": True}, 4, 4, _partner_spared),
+        ({}, 2, 4, _face_up_spared),
     ],
 }
 
@@ -130,12 +169,12 @@ def generate(ruleset: str) -> tuple[Path, list[dict[str, Any]]]:
         if want is None:
             match = play(ruleset, options, players, seed)
         else:
-            for s in range(seed, seed + TIEBREAK_SEARCH):
+            for s in range(seed, seed + SEARCH):
                 match = play(ruleset, options, players, s)
                 if want(match):
                     break
             else:
-                raise RuntimeError(f"{ruleset} {options}: no match found in {TIEBREAK_SEARCH}")
+                raise RuntimeError(f"{ruleset} {options}: no match found in {SEARCH}")
         entries.append(entry(match))
     version = RULESETS[ruleset].rules_version
     return GOLDEN_DIR / f"{ruleset}.v{version}.json", entries

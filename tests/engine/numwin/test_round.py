@@ -29,10 +29,12 @@ def rig(
     snap_open: bool = False,
     teams: bool = False,
     max_turns: int = 0,
+    version: int | None = None,
 ) -> NumWinRound:
     """A round with the given combinations (each known to its owner), discard (bottom first,
-    face up) and draw pile top cards (first = next drawn); phase `draw` for seat `turn`."""
-    rules = NumWin(NumWinOptions(teams=teams, max_turns=max_turns))
+    face up) and draw pile top cards (first = next drawn); phase `draw` for seat `turn`;
+    `version`: the rules version played (None: the current one)."""
+    rules = NumWin(NumWinOptions(teams=teams, max_turns=max_turns), version=version)
     st = rules.new_round(RoundSetup(players=len(combos), seed=1, dealer=turn))
     free: dict[str, list[int]] = {}
     for i, code in enumerate(DECK):
