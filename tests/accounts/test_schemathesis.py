@@ -438,7 +438,10 @@ def test_a_renumbering_refusal_names_its_code(games: Any) -> None:
     body = {"ruleset": "numking", "players": [{"name": n} for n in ("Ada", "Bo", "Cy")]}
     rounds = [_numking_round(1), _numking_round(2)]
     sheet_id, token = new_sheet(games, body, rounds, SESSION["token"])
-    answer = games.delete(f"/v1/scoresheets/{sheet_id}/rounds/1", headers=bearer(token))
+    version = games.get(f"/v1/scoresheets/{sheet_id}", headers=bearer(token)).headers["etag"]
+    answer = games.delete(
+        f"/v1/scoresheets/{sheet_id}/rounds/1", headers={**bearer(token), "If-Match": version}
+    )
     assert answer.status_code == 422, answer.text
     operation = schema["/v1/scoresheets/{sheet_id}/rounds/{n}"]["DELETE"]
     assert answer.json()["code"] in documented_refusals(operation), answer.text
