@@ -17,7 +17,7 @@ from litestar.typing import FieldDefinition
 
 from api.accounts.sessions import database, optional_session, require_session, session_caller
 from api.body import StrictBody, decode_error
-from api.problems import FieldProblem, ProblemError, problem_spec
+from api.problems import MEDIA_TYPE, FieldProblem, Problem, ProblemError, make_problem, problem_spec
 from api.sheets import stats as sheet_stats
 from api.sheets.idempotency import (
     Conditions,
@@ -353,13 +353,41 @@ VERSIONS = (
     "refused one may be retried. Without a key, a retry whose first attempt was applied "
     "carries a stale `If-Match`: 412. The answer's `ETag` is the sheet's new version."
 )
-STALE = _problem(
+
+
+def _refusal(description: str, status: int, code: str, detail: str) -> ResponseSpec:
+    """A documented problem with an example of it."""
+    example = make_problem(status, code, detail)
+    return ResponseSpec(
+        data_container=Problem,
+        description=description,
+        media_type=MEDIA_TYPE,
+        examples=[Example(summary=code, value=msgspec.to_builtins(example))],
+        generate_examples=False,
+    )
+
+
+STALE = _refusal(
     "`If-Match` names another version than the sheet's (`version-mismatch`): read it again "
-    "(the problem's `ETag` is the sheet's version)."
+    "(the answer's `ETag` is the sheet's version).",
+    412,
+    "version-mismatch",
+    "the sheet is at version 4, not the one in If-Match: read it again",
 )
-IF_MATCH_NEEDED = _problem(
+IF_MATCH_NEEDED = _refusal(
     'No `If-Match` (`if-match-required`): a round is corrected or deleted as read, `If-Match: "'
-    "<version>\"` from the sheet's `ETag`."
+    "<version>\"` from the sheet's `ETag` (the answer's `ETag` is the sheet's version).",
+    428,
+    "if-match-required",
+    'this change needs If-Match: "<version>", the ETag of the sheet as read (now If-Match: '
+    '"3"): a round corrected or deleted on an old reading would undo another\'s change',
+)
+PLAYER_BOUND = _refusal(
+    "`player` is bound to another account, or the claimer already plays on the sheet "
+    "(`player-bound`).",
+    409,
+    "player-bound",
+    "player 0 is bound to another account already",
 )
 REUSED = "`idempotency-key-reused` (the key was used for another request)"
 BODY_REFUSED = _problem(f"The body breaks the contract (field errors in `errors[]`), or {REUSED}.")
@@ -697,10 +725,7 @@ async def delete_round(
         **BODY_ERRORS,
         401: SESSION_NEEDED,
         404: _problem("No sheet this token claims (`not-found`)."),
-        409: _problem(
-            "`player` is bound to another account, or the claimer already plays on the sheet "
-            "(`player-bound`)."
-        ),
+        409: PLAYER_BOUND,
         412: STALE,
         422: BODY_REFUSED,
     },
