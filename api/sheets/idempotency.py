@@ -44,10 +44,14 @@ KEEP_HOURS = 24
 PURGE_SECONDS = 60.0
 #: `Idempotency-Key`: as the stored games take it.
 KEY = re.compile(r"[\x21-\x7e]{1,255}")
-#: RFC 9110 entity-tag: an optional `W/` and a quoted string of etagc characters.
-_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e]*)"\s*')
+#: RFC 9110 entity-tag: an optional `W/` and a quoted string of etagc characters, with the
+#: optional white space (OWS: spaces and tabs only) around a list's commas.
+_TAG = re.compile(r'[ \t]*(W/)?"([\x21\x23-\x7e]*)"[ \t]*')
+_ANY = re.compile(r"[ \t]*\*[ \t]*")
 #: The If-Match header as the spec states it (JSON Schema's ECMA-262 reading, same meaning).
-IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[\x21\x23-\x7e]*"(\s*,\s*(W/)?"[\x21\x23-\x7e]*")*)\s*$'
+IF_MATCH_PATTERN = (
+    r'^[ \t]*(\*|(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*)[ \t]*$'
+)
 QUOTED = 'an ETag is quoted, as GET answers it: If-Match: "3" (or a list of them, or *)'
 
 
@@ -67,7 +71,7 @@ def parse_if_match(header: str | None) -> IfMatch | None:
     a header that is no list of entity tags."""
     if header is None:
         return None
-    if header.strip() == "*":
+    if _ANY.fullmatch(header):
         return IfMatch(True, frozenset())
     versions: set[str] = set()
     for part in header.split(","):
@@ -161,10 +165,12 @@ class Answers:
         self.key = key
         self.request = request
         self.digest = _derive(b"numrules sheet idempotency", sender, key).hex()
+        self.reused = False
 
     async def replay(self) -> Written | None:
-        """The first answer of this request, or None if this key is new (or expired); 422
-        `idempotency-key-reused` when the key was used for another request."""
+        """The first answer of this request, or None if this key is new (or expired). A key
+        used for another request is remembered (:attr:`reused`): the caller refuses it once
+        it has checked who may write, as a body is checked after the caller."""
         cutoff = datetime.now(UTC) - timedelta(hours=KEEP_HOURS)
         row = (
             await self.conn.execute(
@@ -174,15 +180,22 @@ class Answers:
         if row is None:
             return None
         if not hmac.compare_digest(row.request_hash, self.request):
+            self.reused = True
+            return None
+        body = row.response
+        if body is not None and row.sealed_token is not None:
+            body = {**body, "token": unseal(row.sealed_token, self.sender, self.key)}
+        return Written(row.status, body, row.version, replayed=True)
+
+    def refuse_reuse(self) -> None:
+        """422 `idempotency-key-reused` when :meth:`replay` found the key used for another
+        request."""
+        if self.reused:
             raise ProblemError(
                 422,
                 "idempotency-key-reused",
                 "this Idempotency-Key was used for another request: use a new key for a new change",
             )
-        body = row.response
-        if body is not None and row.sealed_token is not None:
-            body = {**body, "token": unseal(row.sealed_token, self.sender, self.key)}
-        return Written(row.status, body, row.version, replayed=True)
 
     async def remember(self, written: Written, token: str | None = None) -> None:
         """Store `written` for the retries (`token`: the sheet token the answer holds, kept

@@ -58,6 +58,7 @@ from api.tokens import bearer
 TAG = "Score sheets"
 NO_STORE = {"Cache-Control": "no-store"}
 INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
+REUSED = "`idempotency-key-reused` (the key was used for another request)"
 
 _problem = problem_spec
 MALFORMED = _problem("The request is malformed (`malformed-json` for a body that is not JSON).")
@@ -83,7 +84,8 @@ ROUND_REFUSED = _problem(
     "The round breaks the contract: the ruleset's score-round refusals (`unknown-card`, "
     "`duplicate-card` …), a player count other than the sheet's (`bad-player-count`), other "
     "options than the sheet's (`options-mismatch`), numking `cards` or `streak` other than "
-    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`)."
+    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`); "
+    f"{REUSED}."
 )
 ROUND_ALSO = (
     "Also refused (422, limits across fields that JSON Schema cannot state): a body that is "
@@ -93,7 +95,7 @@ ROUND_ALSO = (
     "`streak` other than the earlier rounds give (`streak-mismatch`); a `dealer` off the table "
     "(`bad-request`); the ruleset's own score-round refusals (`card-not-in-deck`, "
     "`duplicate-card` …); a later numking round that the change leaves with more bids or "
-    f"tricks than cards (`round-no-longer-scores`); {INTEGERS}."
+    f"tricks than cards (`round-no-longer-scores`); {REUSED}; {INTEGERS}."
 )
 
 #: OpenAPI security: who may call (the schemes are in api/app.py's components).
@@ -389,7 +391,6 @@ PLAYER_BOUND = _refusal(
     "player-bound",
     "player 0 is bound to another account already",
 )
-REUSED = "`idempotency-key-reused` (the key was used for another request)"
 BODY_REFUSED = _problem(f"The body breaks the contract (field errors in `errors[]`), or {REUSED}.")
 
 

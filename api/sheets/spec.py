@@ -63,23 +63,30 @@ def _document(operation: Operation) -> None:
         if name == "CreateScoresheet":
             headers["Location"] = LOCATION
         ok.headers = {**(ok.headers or {}), **headers}
+        if "204" in (operation.responses or {}):
+            ok.content = None  # a `Response[None]` handler: Litestar writes a JSON null
     for status in ("412", "428"):  # the refusal names the sheet's version to read again
         refused = (operation.responses or {}).get(status)
         if isinstance(refused, OpenAPIResponse):
             refused.headers = {**(refused.headers or {}), "ETag": ETAG}
     for parameter in operation.parameters or ():
-        if isinstance(parameter, Reference) or not isinstance(parameter.schema, Schema):
+        if isinstance(parameter, Reference):
             continue
-        # the handlers check both headers themselves (their problems name the header)
+        # the handlers check both headers themselves (their problems name the header); a
+        # header is a string or absent, never null
         if parameter.name == "If-Match":
-            parameter.schema.pattern = IF_MATCH_PATTERN
-            parameter.schema.examples = ['"3"']
+            parameter.schema = Schema(
+                type=OpenAPIType.STRING, pattern=IF_MATCH_PATTERN, examples=['"3"']
+            )
             parameter.description = f"{parameter.description}; {QUOTED}"
         elif parameter.name == "Idempotency-Key":
-            parameter.schema.min_length = 1
-            parameter.schema.max_length = 255
-            parameter.schema.pattern = r"^[\x21-\x7e]+$"
-            parameter.schema.examples = ["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"]
+            parameter.schema = Schema(
+                type=OpenAPIType.STRING,
+                min_length=1,
+                max_length=255,
+                pattern=r"^[\x21-\x7e]+$",
+                examples=["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"],
+            )
 
 
 def document_sheets(application: Litestar) -> None:

@@ -577,6 +577,8 @@ class SheetStore:
                         if stored is not None:
                             return stored
                     allowed = access(sheet)
+                    if answers is not None:
+                        answers.refuse_reuse()
                     _precondition(allowed, conditions.if_match, must_match)
                     written = await work(conn, allowed)
                     if answers is not None:
@@ -640,6 +642,7 @@ class SheetStore:
                         stored = await answers.replay()
                         if stored is not None:
                             return stored
+                        answers.refuse_reuse()
                     created, token = await self._insert(conn, body, caller, rules, planned)
                     written = Written(201, created, created.version)
                     if answers is not None:
