@@ -25,11 +25,17 @@ Rulings of this service (the contract leaves them open):
 * Access: the owner's session or (anonymous Num Wars sheets) the sheet token changes a sheet;
   accounts named as players read it and may confirm it; anyone else gets 404, a bearer token
   that is neither a live session nor this sheet's token 401. A claim makes the caller the
-  owner and ends the sheet token (it edits no more).
+  owner and ends the sheet token (it edits no more); with `player`, that player is bound to
+  the caller's account (one player per account per sheet; another account's player stays
+  theirs: 409 `player-bound`).
 * Confirmations: the owner's own player entries are confirmed at creation (or claim); a named
   account confirms with `POST .../confirm`. Any later change of rounds or `planned_rounds`
   clears the other accounts' confirmations (they confirmed the sheet as it was): nobody
   fills another account's stats.
+* Versions (issue 21): every change of the players, planned rounds, rounds or owner moves
+  `version` (the `ETag`); a confirmation does not. A round's correction or deletion needs
+  `If-Match` (428): made on an old reading, it would undo another phone's change, and a
+  repeated deletion would remove the round renumbered into the deleted one's place.
 """
 
 from __future__ import annotations
