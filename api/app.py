@@ -20,6 +20,7 @@ from litestar.openapi.spec import (
     Components,
     Example,
     OpenAPI,
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     Reference,
@@ -47,6 +48,7 @@ from api.rules import route_handlers
 from api.schemas import Health
 from api.settings import Settings
 from api.sheets.routes import route_handlers as sheet_handlers
+from api.sheets.spec import document_sheets
 from engine.core.cards import CARD_PATTERN
 
 API_VERSION = "1.0.0"
@@ -301,6 +303,22 @@ def problem_400s(application: Litestar) -> None:
             )
 
 
+def header_schemas(application: Litestar) -> None:
+    """Every header of an answer has a `schema` (OpenAPI 3.1 requires a schema or a content):
+    Litestar's documentation-only `ResponseHeader`s (`ETag`, `Location` …) come without one;
+    they are strings."""
+    for path_item in (application.openapi_schema.paths or {}).values():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(path_item, method)
+            responses = (operation.responses if operation is not None else None) or {}
+            for response in responses.values():
+                if not isinstance(response, OpenAPIResponse):
+                    continue
+                for header in (response.headers or {}).values():
+                    if isinstance(header, OpenAPIHeader) and header.schema is None:
+                        header.schema = Schema(type=OpenAPIType.STRING)
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     docs_assets = create_static_files_router(
@@ -376,8 +394,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
     allow_every_method(application)
     add_card_patterns(application)
     document_games(application)
+    document_sheets(application)
     problem_400s(application)
     document_rate_limit(application)
+    header_schemas(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(
         note_route(application.asgi_handler),

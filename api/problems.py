@@ -38,6 +38,7 @@ _TITLES = {
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
+    428: "Precondition required",
     429: "Too many requests",
     500: "Internal server error",
 }

@@ -292,6 +292,28 @@ class SheetRound(Base):
     created_at: Mapped[datetime] = _now()
 
 
+class SheetIdempotencyKey(Base):
+    """A score-sheet write's `Idempotency-Key` (issue 21): the first answer, replayed to a
+    retry of the same request. `digest` is the sha256 of who sent it (account, sheet token, or
+    nobody for an anonymous sheet's creation) and the key, so the table holds neither keys nor
+    credentials; a sheet token in the answer is kept only sealed with a pad derived from the
+    key (`api.sheets.idempotency`), so the table alone gives no usable token. Rows are kept
+    24 hours (`created_at`), then deleted as new keys come."""
+
+    __tablename__ = "scoresheet_idempotency_keys"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    status: Mapped[int] = mapped_column(Integer)
+    #: the sheet's version the answer's `ETag` named (None: the sheet was deleted)
+    version: Mapped[int | None] = mapped_column(Integer)
+    response: Mapped[dict[str, Any] | None]
+    sealed_token: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), index=True
+    )
+
+
 # --- operations (issue 13) ---------------------------------------------------------------------
 
 

@@ -10,16 +10,21 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, delete, get, patch, post, put
-from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example, Reference, Schema
-from litestar.params import Body, Parameter
+from litestar.params import Body, HeaderParameter, Parameter
 from litestar.typing import FieldDefinition
 
 from api.accounts.sessions import database, optional_session, require_session, session_caller
 from api.body import StrictBody, decode_error
-from api.problems import FieldProblem, ProblemError, problem_spec
+from api.problems import MEDIA_TYPE, FieldProblem, Problem, ProblemError, make_problem, problem_spec
 from api.sheets import stats as sheet_stats
+from api.sheets.idempotency import (
+    Conditions,
+    Written,
+    check_key,
+    parse_if_match,
+)
 from api.sheets.schemas import (
     HISTORY_MAX,
     HISTORY_PAGE,
@@ -39,12 +44,21 @@ from api.sheets.schemas import (
     SheetPlayerOut,
     StatsOut,
 )
-from api.sheets.store import Auth, SheetStore, make_rules, round_input, score, settle
+from api.sheets.store import (
+    Auth,
+    SheetStore,
+    make_rules,
+    needs_token,
+    round_input,
+    score,
+    settle,
+)
 from api.tokens import bearer
 
 TAG = "Score sheets"
 NO_STORE = {"Cache-Control": "no-store"}
 INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
+REUSED = "`idempotency-key-reused` (the key was used for another request)"
 
 _problem = problem_spec
 MALFORMED = _problem("The request is malformed (`malformed-json` for a body that is not JSON).")
@@ -70,7 +84,8 @@ ROUND_REFUSED = _problem(
     "The round breaks the contract: the ruleset's score-round refusals (`unknown-card`, "
     "`duplicate-card` …), a player count other than the sheet's (`bad-player-count`), other "
     "options than the sheet's (`options-mismatch`), numking `cards` or `streak` other than "
-    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`)."
+    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`); "
+    f"{REUSED}."
 )
 ROUND_ALSO = (
     "Also refused (422, limits across fields that JSON Schema cannot state): a body that is "
@@ -80,7 +95,7 @@ ROUND_ALSO = (
     "`streak` other than the earlier rounds give (`streak-mismatch`); a `dealer` off the table "
     "(`bad-request`); the ruleset's own score-round refusals (`card-not-in-deck`, "
     "`duplicate-card` …); a later numking round that the change leaves with more bids or "
-    f"tricks than cards (`round-no-longer-scores`); {INTEGERS}."
+    f"tricks than cards (`round-no-longer-scores`); {REUSED}; {INTEGERS}."
 )
 
 #: OpenAPI security: who may call (the schemes are in api/app.py's components).
@@ -102,6 +117,53 @@ async def _auth(request: Request[Any, Any, Any]) -> Auth:
     token = bearer(request, "session or sheet token")
     caller = None if token is None else await session_caller(database(request), token)
     return Auth(token, caller)
+
+
+async def _editor(request: Request[Any, Any, Any]) -> Auth:
+    """The caller of a change: a bearer token is needed before anything else is read."""
+    auth = await _auth(request)
+    if auth.token is None:
+        raise needs_token()
+    return auth
+
+
+IfMatchHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        required=False,
+        description='the sheet\'s `ETag` as read, quoted: `"<version>"` (412 '
+        "`version-mismatch` when the sheet has moved since)",
+    ),
+]
+KeyHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        description="1 … 255 visible ASCII characters: a retry with the same key and request "
+        "replays the first answer",
+    ),
+]
+
+
+def _conditions(if_match: str | None, key: str | None) -> Conditions:
+    return Conditions(parse_if_match(if_match), check_key(key))
+
+
+def _etag(version: int) -> dict[str, str]:
+    return {"ETag": f'"{version}"'}
+
+
+def _answer(written: Written, headers: dict[str, str] | None = None) -> Response[Any]:
+    """A write's answer: its `ETag` (the sheet's new version), and `Idempotent-Replayed:
+    true` when it is the stored answer of an earlier request with the same key."""
+    out = {**NO_STORE, **(headers or {})}
+    if written.version is not None:
+        out.update(_etag(written.version))
+    if written.replayed:
+        out["Idempotent-Replayed"] = "true"
+    return Response(written.body, status_code=written.status, headers=out)
 
 
 class RoundBody(StrictBody[NumWarsRoundIn]):
@@ -185,6 +247,7 @@ def _example_sheet() -> tuple[SheetOut, RoundAnswer]:
         finished=standing.finished,
         winners=standing.winners,
         teams=standing.teams,
+        version=1,
     )
     sheet = SheetOut(
         id=EXAMPLE_ID,
@@ -280,6 +343,56 @@ def _ok(
 SHEET_OK = _ok(SheetOut, "A numwars-classic sheet after its first round", EXAMPLE_SHEET)
 BODY_ERRORS = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}
 
+#: What every write says of `If-Match` and `Idempotency-Key` (api-contract.md, "Score sheets:
+#: versions").
+VERSIONS = (
+    '`If-Match: "<version>"` (the sheet\'s `ETag`, as `GET` answers it): 412 '
+    "`version-mismatch` (with the sheet's `ETag`) when the sheet has moved since. "
+    "`Idempotency-Key` (1 … 255 visible ASCII characters): a retry with the same key and the "
+    "same request (sheet, round and body) answers the first answer again, with "
+    "`Idempotent-Replayed: true`, and changes nothing; the same key with another request is "
+    "422 `idempotency-key-reused`. Only applied changes are remembered (for 24 hours): a "
+    "refused one may be retried. Without a key, a retry whose first attempt was applied "
+    "carries a stale `If-Match`: 412. The answer's `ETag` is the sheet's new version."
+)
+
+
+def _refusal(description: str, status: int, code: str, detail: str) -> ResponseSpec:
+    """A documented problem with an example of it."""
+    example = make_problem(status, code, detail)
+    return ResponseSpec(
+        data_container=Problem,
+        description=description,
+        media_type=MEDIA_TYPE,
+        examples=[Example(summary=code, value=msgspec.to_builtins(example))],
+        generate_examples=False,
+    )
+
+
+STALE = _refusal(
+    "`If-Match` names another version than the sheet's (`version-mismatch`): read it again "
+    "(the answer's `ETag` is the sheet's version).",
+    412,
+    "version-mismatch",
+    "the sheet is at version 4, not the one in If-Match: read it again",
+)
+IF_MATCH_NEEDED = _refusal(
+    'No `If-Match` (`if-match-required`): a round is corrected or deleted as read, `If-Match: "'
+    "<version>\"` from the sheet's `ETag` (the answer's `ETag` is the sheet's version).",
+    428,
+    "if-match-required",
+    'this change needs If-Match: "<version>", the ETag of the sheet as read (now If-Match: '
+    '"3"): a round corrected or deleted on an old reading would undo another\'s change',
+)
+PLAYER_BOUND = _refusal(
+    "`player` is bound to another account, or the claimer already plays on the sheet "
+    "(`player-bound`).",
+    409,
+    "player-bound",
+    "player 0 is bound to another account already",
+)
+BODY_REFUSED = _problem(f"The body breaks the contract (field errors in `errors[]`), or {REUSED}.")
+
 
 # --- sheets -----------------------------------------------------------------------------------
 
@@ -300,23 +413,24 @@ BODY_ERRORS = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}
         "`numwars-classic` sheet made without a session answers a secret `token`, shown only "
         "here and kept only hashed: send it as `Authorization: Bearer <sheet token>` to change "
         "the sheet, or claim the sheet for an account (`POST …/claim`).\n\n"
+        "`Idempotency-Key` (1 … 255 visible ASCII characters): a 201 lost on the way can be "
+        "retried with the same key and body within 24 hours; the retry answers the same sheet "
+        "(and its token once more, with `Idempotent-Replayed: true`) and creates nothing. The "
+        "same key with another body is 422 `idempotency-key-reused`. Without a session, the "
+        "key alone gets the token back: make it a fresh random one (a UUID). A key belongs to "
+        "the session's account, or to anonymous creations.\n\n"
         "Also refused (422, limits across fields that JSON Schema cannot state): a player name "
         "that is blank or holds a control or formatting character (`bad-name`); a number of "
         "players outside the ruleset's range (`bad-player-count`); an unknown or ill-typed "
         "option (`bad-option`); an `account` no account has (`unknown-account`) or named "
         "twice (`duplicate-account`); numking `planned_rounds` above its match length "
-        f"(`bad-request`); {INTEGERS}."
+        f"(`bad-request`); {REUSED}; {INTEGERS}."
     ),
     status_code=201,
     dto=StrictBody[CreateSheet],
     return_dto=None,
     tags=[TAG],
     security=OPTIONAL_SESSION,
-    response_headers=[
-        ResponseHeader(
-            name="Location", description="`/v1/scoresheets/{id}`", documentation_only=True
-        )
-    ],
     responses={
         201: _ok(
             SheetCreated, "An anonymous Num Wars sheet and its token", EXAMPLE_CREATED, "Created"
@@ -326,7 +440,7 @@ BODY_ERRORS = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}
             "`community-locked`: a numking or numwin sheet without a session; `unauthorized`: "
             "a bearer token that is no live session."
         ),
-        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+        422: BODY_REFUSED,
     },
 )
 async def create_sheet(
@@ -335,14 +449,13 @@ async def create_sheet(
         CreateSheet,
         Body(examples=[Example(summary="Three players of Num Wars classic", value=CREATE_EXAMPLE)]),
     ],
-) -> Response[SheetCreated]:
+    idempotency_key: KeyHeader = None,
+) -> Response[Any]:
     caller = await optional_session(request)
-    created = await sheets(request).create(data, caller)
-    return Response(
-        created,
-        status_code=201,
-        headers={"Location": f"/v1/scoresheets/{created.id}", **NO_STORE},
-    )
+    key = check_key(idempotency_key)
+    created = await sheets(request).create(data, caller, key)
+    sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
+    return _answer(created, {"Location": f"/v1/scoresheets/{sheet_id}"})
 
 
 @get(
@@ -356,7 +469,10 @@ async def create_sheet(
         "round), whether the match is `finished` and its `winners` (empty until then; highest "
         "total wins, lowest in numwin; numwars-classic tie-break rounds, past `planned_rounds`, "
         "decide a tie). The owner's session, the sheet token, or the session of an account "
-        "named as a player may read it; anyone else gets 404."
+        "named as a player may read it; anyone else gets 404.\n\n"
+        '`ETag: "<version>"`: the sheet\'s `version`, which every change of its players, '
+        "planned rounds, rounds or owner moves; a change sends it back as "
+        '`If-Match: "<version>"`.'
     ),
     tags=[TAG],
     security=SHEET_AUTH,
@@ -364,7 +480,7 @@ async def create_sheet(
 )
 async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
     sheet = await sheets(request).get(sheet_id, await _auth(request))
-    return Response(sheet, headers=NO_STORE)
+    return Response(sheet, headers={**NO_STORE, **_etag(sheet.version)})
 
 
 @patch(
@@ -375,11 +491,11 @@ async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Respo
         "The owner (or the sheet token) renames the players (`players`: every player's new "
         "`name`, in order; accounts named stay) or changes `planned_rounds`. A change of "
         "`planned_rounds` clears the confirmations of the other accounts named on the sheet "
-        "(they confirm the sheet as it is).\n\n"
+        f"(they confirm the sheet as it is).\n\n{VERSIONS}\n\n"
         "Also refused: a `planned_rounds` that leaves recorded rounds past it that no tie-break "
         "calls for (409 `sheet-finished`); a `players` list of another length "
         "(`bad-player-count`); a blank name (`bad-name`); numking `planned_rounds` above its "
-        f"match length (`bad-request`); {INTEGERS}."
+        f"match length (`bad-request`); {REUSED}; {INTEGERS}."
     ),
     dto=StrictBody[PatchSheet],
     return_dto=None,
@@ -392,7 +508,8 @@ async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Respo
         403: NOT_OWNER,
         404: NOT_FOUND,
         409: FINISHED,
-        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+        412: STALE,
+        422: BODY_REFUSED,
     },
 )
 async def update_sheet(
@@ -402,23 +519,43 @@ async def update_sheet(
         PatchSheet,
         Body(examples=[Example(summary="Play two more rounds", value={"planned_rounds": 5})]),
     ],
-) -> Response[SheetOut]:
-    sheet = await sheets(request).patch(sheet_id, await _auth(request), data)
-    return Response(sheet, headers=NO_STORE)
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[Any]:
+    auth = await _editor(request)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).patch(sheet_id, auth, data, conditions))
 
 
 @delete(
     "/v1/scoresheets/{sheet_id:str}",
     operation_id="DeleteScoresheet",
     summary="Delete a score sheet",
-    description="The owner (or the sheet token) deletes the sheet and its rounds.",
+    description=(
+        "The owner (or the sheet token) deletes the sheet and its rounds. The answer has no "
+        f"`ETag`: the sheet is gone.\n\n{VERSIONS}"
+    ),
     tags=[TAG],
     security=SHEET_AUTH,
     status_code=204,
-    responses={400: MALFORMED, 401: UNAUTHORIZED, 403: NOT_OWNER, 404: NOT_FOUND},
+    responses={
+        400: MALFORMED,
+        401: UNAUTHORIZED,
+        403: NOT_OWNER,
+        404: NOT_FOUND,
+        412: STALE,
+        422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
+    },
 )
-async def delete_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> None:
-    await sheets(request).delete(sheet_id, await _auth(request))
+async def delete_sheet(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[None]:
+    auth = await _editor(request)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).delete(sheet_id, auth, conditions))
 
 
 # --- rounds -----------------------------------------------------------------------------------
@@ -429,9 +566,14 @@ ROUND_DOC = (
     "players). What the sheet knows is derived: the sheet's `options` (a round may leave them "
     "out; sent, they must be the sheet's), numking's `cards` (the round number) and each "
     "`streak` (from the earlier rounds). The answer is the round as scored by the engine "
-    "(`input`: the complete score-round request, `scores`: its answer) and the sheet's new "
-    "totals, leader and winners. A change clears the confirmations of the other accounts "
-    "named on the sheet."
+    "(`input`: the complete score-round request, `scores`: its answer), the sheet's new "
+    "totals, leader and winners, and its new `version`. A change clears the confirmations of "
+    "the other accounts named on the sheet."
+)
+MUST_MATCH = (
+    '`If-Match: "<version>"` is required (428 `if-match-required` without it): two phones '
+    "correcting one sheet never overwrite each other, and a `DELETE` sent twice never deletes "
+    "the round that took the first one's place."
 )
 
 
@@ -443,7 +585,8 @@ ROUND_DOC = (
         ROUND_DOC
         + " A round past `planned_rounds` is 409 `sheet-finished`, except the tie-break rounds "
         "numwars-classic (option `tiebreak`, on by default) and numwars (option `tiebreak`) "
-        "call for when the match ends tied.\n\n" + ROUND_ALSO
+        f"call for when the match ends tied.\n\n{VERSIONS} An `Idempotency-Key` keeps a "
+        "retried round from being scored twice.\n\n" + ROUND_ALSO
     ),
     status_code=201,
     dto=RoundBody,
@@ -457,6 +600,7 @@ ROUND_DOC = (
         403: NOT_OWNER,
         404: NOT_FOUND,
         409: FINISHED,
+        412: STALE,
         422: ROUND_REFUSED,
     },
 )
@@ -464,10 +608,13 @@ async def add_round(
     request: Request[Any, Any, Any],
     sheet_id: SheetId,
     data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
-) -> Response[RoundAnswer]:
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[Any]:
     # `data` is the parsed JSON document (RoundBody): the store decodes it by the ruleset.
-    answer = await sheets(request).add_round(sheet_id, await _auth(request), data)
-    return Response(answer, status_code=201, headers=NO_STORE)
+    auth = await _editor(request)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).add_round(sheet_id, auth, data, conditions))
 
 
 @put(
@@ -478,7 +625,7 @@ async def add_round(
         ROUND_DOC
         + " Replacing a numking round re-derives the streaks of the later rounds and rescores "
         "them. A correction that ends the match before a recorded tie-break round is 409 "
-        "`sheet-finished` (delete that round first).\n\n" + ROUND_ALSO
+        f"`sheet-finished` (delete that round first).\n\n{MUST_MATCH} {VERSIONS}\n\n" + ROUND_ALSO
     ),
     dto=RoundBody,
     return_dto=None,
@@ -491,7 +638,9 @@ async def add_round(
         403: NOT_OWNER,
         404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
         409: FINISHED,
+        412: STALE,
         422: ROUND_REFUSED,
+        428: IF_MATCH_NEEDED,
     },
 )
 async def replace_round(
@@ -499,9 +648,12 @@ async def replace_round(
     sheet_id: SheetId,
     n: RoundNo,
     data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
-) -> Response[RoundAnswer]:
-    answer = await sheets(request).replace_round(sheet_id, await _auth(request), n, data)
-    return Response(answer, headers=NO_STORE)
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[Any]:
+    auth = await _editor(request)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).replace_round(sheet_id, auth, n, data, conditions))
 
 
 @delete(
@@ -513,7 +665,8 @@ async def replace_round(
         "(each keeps its dealer) and, in numking, re-derived (`cards` is the new round number, "
         "the streaks follow) and rescored: a numking round whose bids or tricks no longer fit "
         "its new number is 422 and nothing changes. A deletion that would leave a round the "
-        "match no longer calls for is 409 `sheet-finished`."
+        "match no longer calls for is 409 `sheet-finished`. The answer's `ETag` is the "
+        f"sheet's new version.\n\n{MUST_MATCH} {VERSIONS}"
     ),
     tags=[TAG],
     security=SHEET_AUTH,
@@ -524,14 +677,24 @@ async def replace_round(
         403: NOT_OWNER,
         404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
         409: FINISHED,
+        412: STALE,
         422: _problem(
             "A later numking round no longer scores once renumbered "
-            "(`round-no-longer-scores`), or `n` is out of range (`validation-error`)."
+            f"(`round-no-longer-scores`), `n` is out of range (`validation-error`), or {REUSED}."
         ),
+        428: IF_MATCH_NEEDED,
     },
 )
-async def delete_round(request: Request[Any, Any, Any], sheet_id: SheetId, n: RoundNo) -> None:
-    await sheets(request).delete_round(sheet_id, await _auth(request), n)
+async def delete_round(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    n: RoundNo,
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[None]:
+    auth = await _editor(request)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).delete_round(sheet_id, auth, n, conditions))
 
 
 # --- claim, confirm ---------------------------------------------------------------------------
@@ -544,8 +707,14 @@ async def delete_round(request: Request[Any, Any, Any], sheet_id: SheetId, n: Ro
     description=(
         "With a session and the sheet token, the account becomes the sheet's owner. The token "
         "then edits no more (the account's session does); the account's own player entries, "
-        "if any, count in its stats at once. An unknown sheet, a wrong token or a sheet "
-        f"already owned are 404 alike.\n\nAlso refused: {INTEGERS}."
+        "if any, count in its stats at once. With `player` (an index into `players`), that "
+        "player is bound to the account: the sheet then counts in its history and stats as "
+        "that player's. An unknown sheet, a wrong token or a sheet already owned are 404 "
+        "alike. A claim moves the version.\n\n"
+        f"{VERSIONS}\n\n"
+        "Also refused: a `player` bound to another account, or a claimer already bound to "
+        f"another player of the sheet (409 `player-bound`); a `player` past the sheet's players "
+        f"(`bad-request`); {REUSED}; {INTEGERS}."
     ),
     status_code=200,
     dto=StrictBody[ClaimSheet],
@@ -557,7 +726,9 @@ async def delete_round(request: Request[Any, Any, Any], sheet_id: SheetId, n: Ro
         **BODY_ERRORS,
         401: SESSION_NEEDED,
         404: _problem("No sheet this token claims (`not-found`)."),
-        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+        409: PLAYER_BOUND,
+        412: STALE,
+        422: BODY_REFUSED,
     },
 )
 async def claim_sheet(
@@ -565,11 +736,22 @@ async def claim_sheet(
     sheet_id: SheetId,
     data: Annotated[
         ClaimSheet,
-        Body(examples=[Example(summary="The sheet token", value={"token": EXAMPLE_CREATED.token})]),
+        Body(
+            examples=[
+                Example(summary="The sheet token", value={"token": EXAMPLE_CREATED.token}),
+                Example(
+                    summary="The sheet token, and the claimer is Ada (player 0)",
+                    value={"token": EXAMPLE_CREATED.token, "player": 0},
+                ),
+            ]
+        ),
     ],
-) -> Response[SheetOut]:
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[Any]:
     caller = await require_session(request)
-    return Response(await sheets(request).claim(sheet_id, caller, data), headers=NO_STORE)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).claim(sheet_id, caller, data, conditions))
 
 
 @post(
@@ -579,16 +761,31 @@ async def claim_sheet(
     description=(
         "An account named as a player confirms the sheet: from then on it counts in the "
         "account's stats (once finished). A later change of the sheet's rounds or planned "
-        "rounds clears the confirmation. Anyone the sheet does not name gets 404."
+        "rounds clears the confirmation. Anyone the sheet does not name gets 404. A "
+        "confirmation changes no score: the sheet's version stays (`If-Match` confirms the "
+        f"version read).\n\n{VERSIONS}"
     ),
     status_code=200,
     tags=[TAG],
     security=SESSION_ONLY,
-    responses={200: SHEET_OK, 400: MALFORMED, 401: SESSION_NEEDED, 404: NOT_FOUND},
+    responses={
+        200: SHEET_OK,
+        400: MALFORMED,
+        401: SESSION_NEEDED,
+        404: NOT_FOUND,
+        412: STALE,
+        422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
+    },
 )
-async def confirm_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
+async def confirm_sheet(
+    request: Request[Any, Any, Any],
+    sheet_id: SheetId,
+    if_match: IfMatchHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[Any]:
     caller = await require_session(request)
-    return Response(await sheets(request).confirm(sheet_id, caller), headers=NO_STORE)
+    conditions = _conditions(if_match, idempotency_key)
+    return _answer(await sheets(request).confirm(sheet_id, caller, conditions))
 
 
 # --- history, stats ---------------------------------------------------------------------------

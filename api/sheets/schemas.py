@@ -89,6 +89,20 @@ class PatchSheet(Strict, frozen=True, kw_only=True):
 
 class ClaimSheet(Strict, frozen=True, kw_only=True):
     token: Annotated[str, msgspec.Meta(min_length=1, max_length=200, description="the sheet token")]
+    #: The claimer's own player, bound to its account: the sheet then counts in its history
+    #: and stats.
+    player: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=0,
+                le=MAX_PLAYERS - 1,
+                description="the index in `players` of the claimer's own player, bound to its "
+                "account (a player of the sheet, held by no other account)",
+            ),
+        ]
+        | None
+    ) = None
 
 
 # --- rounds: the ruleset's score-round body plus `dealer` --------------------------------------
@@ -204,6 +218,9 @@ class Standing(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SheetOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A sheet; `version` counts its changes (its `ETag` is `"<version>"`, the value a write's
+    `If-Match` names)."""
+
     id: str
     ruleset: str
     options: dict[str, Any]
@@ -228,7 +245,7 @@ class SheetCreated(SheetOut, frozen=True, kw_only=True, omit_defaults=True):
 
 
 class RoundAnswer(msgspec.Struct, frozen=True, kw_only=True):
-    """The round scored, and the sheet's standing after it."""
+    """The round scored, and the sheet's standing and new `version` (its `ETag`) after it."""
 
     n: int
     dealer: int
@@ -239,6 +256,7 @@ class RoundAnswer(msgspec.Struct, frozen=True, kw_only=True):
     finished: bool
     winners: list[int]
     teams: list[TeamScore] | None
+    version: int
 
 
 class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):

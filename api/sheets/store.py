@@ -25,24 +25,31 @@ Rulings of this service (the contract leaves them open):
 * Access: the owner's session or (anonymous Num Wars sheets) the sheet token changes a sheet;
   accounts named as players read it and may confirm it; anyone else gets 404, a bearer token
   that is neither a live session nor this sheet's token 401. A claim makes the caller the
-  owner and ends the sheet token (it edits no more).
+  owner and ends the sheet token (it edits no more); with `player`, that player is bound to
+  the caller's account (one player per account per sheet; another account's player stays
+  theirs: 409 `player-bound`).
 * Confirmations: the owner's own player entries are confirmed at creation (or claim); a named
   account confirms with `POST .../confirm`. Any later change of rounds or `planned_rounds`
   clears the other accounts' confirmations (they confirmed the sheet as it was): nobody
   fills another account's stats.
+* Versions (issue 21): every change of the players, planned rounds, rounds or owner moves
+  `version` (the `ETag`); a confirmation does not. A round's correction or deletion needs
+  `If-Match` (428): made on an old reading, it would undo another phone's change, and a
+  repeated deletion would remove the round renumbered into the deleted one's place.
 """
 
 from __future__ import annotations
 
 import hmac
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 from sqlalchemy import Row, and_, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -62,6 +69,14 @@ from api.schemas import (
     NumKingScoreRequest,
     NumWarsScoreRequest,
     NumWinScoreRequest,
+)
+from api.sheets.idempotency import (
+    Answers,
+    Conditions,
+    IfMatch,
+    Written,
+    purge,
+    request_hash,
 )
 from api.sheets.schemas import (
     ROUND_BODIES,
@@ -387,16 +402,20 @@ def _is_editor(sheet: Loaded, auth: Auth) -> bool:
     )
 
 
+def needs_token() -> ProblemError:
+    return unauthorized(
+        "changing a score sheet needs its owner's session or its sheet token: "
+        "Authorization: Bearer <token>"
+    )
+
+
 def check_access(sheet: Loaded | None, sheet_id: str, auth: Auth, write: bool) -> Loaded:
     """The sheet if `auth` may read it (or change it, `write`); else 404, or 401 for a bearer
     token that is neither a live session nor this sheet's token. A sheet one may not see does
     not exist for them (404); an account named on it, which may read it, is told it may not
     change it (403 `not-owner`)."""
     if write and auth.token is None:
-        raise unauthorized(
-            "changing a score sheet needs its owner's session or its sheet token: "
-            "Authorization: Bearer <token>"
-        )
+        raise needs_token()
     if auth.token is not None and auth.caller is None:
         if sheet is None or not _is_editor(sheet, auth):
             raise _wrong_token()
@@ -455,16 +474,157 @@ def _check_planned(rules: AnyRuleset, players: int, planned: int) -> None:
             raise _mismatch("bad-request", "planned_rounds", message)
 
 
+# --- versions ---------------------------------------------------------------------------------
+
+NO_CONDITIONS = Conditions()
+
+
+def _sender(auth: Auth) -> str:
+    """Whose `Idempotency-Key` it is: the session's account, else the sheet token's."""
+    if auth.caller is not None:
+        return f"account:{auth.caller.account_id}"
+    return f"sheet-token:{token_hash(auth.token or '')}"
+
+
+def _precondition(sheet: Loaded, if_match: IfMatch | None, required: bool) -> None:
+    """`If-Match` against the locked sheet's version: 412 `version-mismatch` (with the
+    sheet's `ETag`) when it moved, 428 `if-match-required` when `required` and none."""
+    version = sheet.row.version
+    if if_match is None:
+        if required:
+            raise ProblemError(
+                428,
+                "if-match-required",
+                f'this change needs If-Match: "<version>", the ETag of the sheet as read '
+                f'(now If-Match: "{version}"): a round corrected or deleted on an old reading '
+                "would undo another's change",
+                headers={"ETag": f'"{version}"'},
+            )
+        return
+    if not if_match.matches(version):
+        raise ProblemError(
+            412,
+            "version-mismatch",
+            f"the sheet is at version {version}, not the one in If-Match: read it again",
+            headers={"ETag": f'"{version}"'},
+        )
+
+
+def _check_player(sheet: Loaded, player: int, account_id: str) -> None:
+    """A claim's `player`: a player of the sheet, held by no other account, and the claimer
+    not already another player of it."""
+    players = len(sheet.players)
+    if player >= players:
+        raise _mismatch(
+            "bad-request", "player", f"must be a player of the sheet, 0 … {players - 1}"
+        )
+    bound = sheet.players[player].account_id
+    if bound is not None and bound != account_id:
+        raise ProblemError(
+            409, "player-bound", f"player {player} is bound to another account already"
+        )
+    for p in sheet.players:
+        if p.account_id == account_id and p.position != player:
+            raise ProblemError(
+                409,
+                "player-bound",
+                f"you play on this sheet already, as player {p.position}: an account is one "
+                "player of a sheet",
+            )
+
+
+async def _reread(conn: AsyncConnection, sheet_id: str) -> Written:
+    changed = await load(conn, sheet_id)
+    assert changed is not None
+    out = sheet_out(changed)
+    return Written(200, out, out.version)
+
+
 # --- the store --------------------------------------------------------------------------------
 
 
 class SheetStore:
-    """The score sheets of one database."""
+    """The score sheets of one database.
+
+    Every write runs in one transaction with the sheet's row locked (`SELECT … FOR UPDATE`;
+    on SQLite every transaction is `BEGIN IMMEDIATE`): look up the request's
+    `Idempotency-Key` (a retry replays the first answer), check who may write, then
+    `If-Match` against the locked version, change the sheet and bump its version, store the
+    answer under the key, commit. Concurrent writers of one sheet thus run one after the
+    other, each checking the version the previous one left: of ten deletes of round 1 sent
+    with the same `If-Match`, one deletes and nine are 412.
+    """
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def create(self, body: CreateSheet, caller: Caller | None) -> SheetCreated:
+    async def _write(
+        self,
+        sheet_id: str,
+        sender: str,
+        conditions: Conditions,
+        request: str,
+        access: Callable[[Loaded | None], Loaded],
+        work: Callable[[AsyncConnection, Loaded], Awaitable[Written]],
+        must_match: bool = False,
+    ) -> Written:
+        """Run `work` on the locked sheet once `access` lets `sender` write and `If-Match`
+        holds (required: `must_match`), or replay the stored answer of the same keyed request.
+        Two requests with one key racing on different rows meet on the key's row: the loser
+        rolls back and, looking again, replays (or refuses) as a later retry would."""
+        for attempt in range(2):
+            try:
+                async with self.engine.begin() as conn:
+                    sheet = await load(conn, sheet_id, lock=True)
+                    answers = None
+                    if conditions.key is not None:
+                        answers = Answers(conn, sender, conditions.key, request)
+                        stored = await answers.replay()
+                        if stored is not None:
+                            return stored
+                    allowed = access(sheet)
+                    if answers is not None:
+                        answers.refuse_reuse()
+                    _precondition(allowed, conditions.if_match, must_match)
+                    written = await work(conn, allowed)
+                    if answers is not None:
+                        await answers.remember(written)
+            except IntegrityError:
+                if conditions.key is None or attempt:
+                    raise
+                continue
+            if conditions.key is not None:
+                await purge(self.engine)
+            return written
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _edit(
+        self,
+        sheet_id: str,
+        auth: Auth,
+        conditions: Conditions,
+        request: str,
+        work: Callable[[AsyncConnection, Loaded], Awaitable[Written]],
+        must_match: bool = False,
+    ) -> Written:
+        """A write of the sheet's editor: its owner's session or its sheet token."""
+        if auth.token is None:
+            raise needs_token()  # authentication comes first, before any key is looked up
+        return await self._write(
+            sheet_id,
+            _sender(auth),
+            conditions,
+            request,
+            lambda sheet: check_access(sheet, sheet_id, auth, write=True),
+            work,
+            must_match,
+        )
+
+    async def create(
+        self, body: CreateSheet, caller: Caller | None, key: str | None = None
+    ) -> Written:
+        """A new sheet; with `key`, a retry of the same body gets the same answer (the sheet
+        token included) and creates nothing more."""
         if body.ruleset in COMMUNITY_RULESETS and caller is None:
             raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
@@ -477,51 +637,84 @@ class SheetStore:
             raise _engine(exc) from None
         planned = default if body.planned_rounds is None else body.planned_rounds
         _check_planned(rules, players, planned)
+        sender = "anonymous" if caller is None else f"account:{caller.account_id}"
+        request = request_hash("create", body)
+        for attempt in range(2):
+            try:
+                async with self.engine.begin() as conn:
+                    answers = None
+                    if key is not None:
+                        answers = Answers(conn, sender, key, request)
+                        stored = await answers.replay()
+                        if stored is not None:
+                            return stored
+                        answers.refuse_reuse()
+                    created, token = await self._insert(conn, body, caller, rules, planned)
+                    written = Written(201, created, created.version)
+                    if answers is not None:
+                        await answers.remember(written, token)
+            except IntegrityError:
+                if key is None or attempt:
+                    raise
+                continue
+            if key is not None:
+                await purge(self.engine)
+            return written
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _insert(
+        self,
+        conn: AsyncConnection,
+        body: CreateSheet,
+        caller: Caller | None,
+        rules: AnyRuleset,
+        planned: int,
+    ) -> tuple[SheetCreated, str | None]:
         sheet_id = new_id()
         now = datetime.now(UTC)
         token = None if caller is not None else new_token()
         owner_id = None if caller is None else caller.account_id
-        async with self.engine.begin() as conn:
-            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
-            await conn.execute(
-                insert(SHEETS).values(
-                    id=sheet_id,
-                    ruleset=rules.id,
-                    options=msgspec.to_builtins(rules.options),
-                    owner_id=owner_id,
-                    token_hash=None if token is None else token_hash(token),
-                    planned_rounds=planned,
-                    version=0,
-                    created_at=now,
-                    updated_at=now,
-                )
+        accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
+        await conn.execute(
+            insert(SHEETS).values(
+                id=sheet_id,
+                ruleset=rules.id,
+                options=msgspec.to_builtins(rules.options),
+                owner_id=owner_id,
+                token_hash=None if token is None else token_hash(token),
+                planned_rounds=planned,
+                version=0,
+                created_at=now,
+                updated_at=now,
             )
-            await conn.execute(
-                insert(PLAYERS),
-                [
-                    {
-                        "sheet_id": sheet_id,
-                        "position": i,
-                        "name": p.name,
-                        "account_id": accounts[i],
-                        "confirmed": accounts[i] is not None and accounts[i] == owner_id,
-                    }
-                    for i, p in enumerate(body.players)
-                ],
-            )
-            sheet = await load(conn, sheet_id)
+        )
+        await conn.execute(
+            insert(PLAYERS),
+            [
+                {
+                    "sheet_id": sheet_id,
+                    "position": i,
+                    "name": p.name,
+                    "account_id": accounts[i],
+                    "confirmed": accounts[i] is not None and accounts[i] == owner_id,
+                }
+                for i, p in enumerate(body.players)
+            ],
+        )
+        sheet = await load(conn, sheet_id)
         assert sheet is not None
         out = sheet_out(sheet)
-        return SheetCreated(**msgspec.structs.asdict(out), token=token)
+        return SheetCreated(**msgspec.structs.asdict(out), token=token), token
 
     async def get(self, sheet_id: str, auth: Auth) -> SheetOut:
         async with self.engine.connect() as conn:
             sheet = check_access(await load(conn, sheet_id), sheet_id, auth, write=False)
         return sheet_out(sheet)
 
-    async def patch(self, sheet_id: str, auth: Auth, body: PatchSheet) -> SheetOut:
-        async with self.engine.begin() as conn:
-            sheet = check_access(await load(conn, sheet_id, lock=True), sheet_id, auth, write=True)
+    async def patch(
+        self, sheet_id: str, auth: Auth, body: PatchSheet, conditions: Conditions = NO_CONDITIONS
+    ) -> Written:
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             players = len(sheet.players)
             if body.players is not None:
                 if len(body.players) != players:
@@ -554,18 +747,25 @@ class SheetStore:
             else:
                 standing = sheet.standing()
             await self._touch(conn, sheet, standing, reconfirm=replanned)
-            changed = await load(conn, sheet_id)
-        assert changed is not None
-        return sheet_out(changed)
+            return await _reread(conn, sheet_id)
 
-    async def delete(self, sheet_id: str, auth: Auth) -> None:
-        async with self.engine.begin() as conn:
-            sheet = check_access(await load(conn, sheet_id, lock=True), sheet_id, auth, write=True)
+        request = request_hash("patch", sheet_id, body)
+        return await self._edit(sheet_id, auth, conditions, request, work)
+
+    async def delete(
+        self, sheet_id: str, auth: Auth, conditions: Conditions = NO_CONDITIONS
+    ) -> Written:
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             await conn.execute(delete(SHEETS).where(SHEETS.c.id == sheet.row.id))
+            return Written(204, None, None)
 
-    async def add_round(self, sheet_id: str, auth: Auth, document: Any) -> RoundAnswer:
-        async with self.engine.begin() as conn:
-            sheet = check_access(await load(conn, sheet_id, lock=True), sheet_id, auth, write=True)
+        request = request_hash("delete", sheet_id)
+        return await self._edit(sheet_id, auth, conditions, request, work)
+
+    async def add_round(
+        self, sheet_id: str, auth: Auth, document: Any, conditions: Conditions = NO_CONDITIONS
+    ) -> Written:
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             if sheet.standing().finished:
                 raise ProblemError(
                     409,
@@ -575,16 +775,32 @@ class SheetStore:
                     "raise planned_rounds (PATCH) to play on",
                 )
             scores = sheet.scores
-            n = len(scores) + 1
-            return await self._put_round(conn, sheet, n, document, scores)
+            answer = await self._put_round(conn, sheet, len(scores) + 1, document, scores)
+            return Written(201, answer, answer.version)
 
-    async def replace_round(self, sheet_id: str, auth: Auth, n: int, document: Any) -> RoundAnswer:
-        async with self.engine.begin() as conn:
-            sheet = check_access(await load(conn, sheet_id, lock=True), sheet_id, auth, write=True)
+        request = request_hash("add-round", sheet_id, document)
+        return await self._edit(sheet_id, auth, conditions, request, work)
+
+    async def replace_round(
+        self,
+        sheet_id: str,
+        auth: Auth,
+        n: int,
+        document: Any,
+        conditions: Conditions = NO_CONDITIONS,
+    ) -> Written:
+        """Needs `If-Match`: a correction made on an old reading would silently undo
+        another phone's (428 `if-match-required` without one)."""
+
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             scores = sheet.scores
             if not 1 <= n <= len(scores):
                 raise ProblemError(404, "not-found", f"the sheet has no round {n}")
-            return await self._put_round(conn, sheet, n, document, scores)
+            answer = await self._put_round(conn, sheet, n, document, scores)
+            return Written(200, answer, answer.version)
+
+        request = request_hash("replace-round", sheet_id, n, document)
+        return await self._edit(sheet_id, auth, conditions, request, work, must_match=True)
 
     async def _put_round(
         self,
@@ -617,11 +833,16 @@ class SheetStore:
             finished=standing.finished,
             winners=standing.winners,
             teams=standing.teams,
+            version=sheet.row.version + 1,
         )
 
-    async def delete_round(self, sheet_id: str, auth: Auth, n: int) -> None:
-        async with self.engine.begin() as conn:
-            sheet = check_access(await load(conn, sheet_id, lock=True), sheet_id, auth, write=True)
+    async def delete_round(
+        self, sheet_id: str, auth: Auth, n: int, conditions: Conditions = NO_CONDITIONS
+    ) -> Written:
+        """Needs `If-Match`: a deletion renumbers the later rounds, so a repeated or late
+        `DELETE …/rounds/1` would delete another round (428 `if-match-required` without)."""
+
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             scores = sheet.scores
             if not 1 <= n <= len(scores):
                 raise ProblemError(404, "not-found", f"the sheet has no round {n}")
@@ -633,19 +854,43 @@ class SheetStore:
             dealers = [r.dealer for r in sheet.rounds[n:]]
             await self._write_rounds(conn, sheet.row.id, n, later, dealers)
             await self._touch(conn, sheet, standing, reconfirm=True)
+            return Written(204, None, sheet.row.version + 1)
 
-    async def claim(self, sheet_id: str, caller: Caller, body: ClaimSheet) -> SheetOut:
+        request = request_hash("delete-round", sheet_id, n)
+        return await self._edit(sheet_id, auth, conditions, request, work, must_match=True)
+
+    async def claim(
+        self,
+        sheet_id: str,
+        caller: Caller,
+        body: ClaimSheet,
+        conditions: Conditions = NO_CONDITIONS,
+    ) -> Written:
         """The caller's account becomes the owner; the sheet token edits no more. A sheet one
-        cannot claim (unknown, owned, another token) is 404 alike."""
-        async with self.engine.begin() as conn:
-            sheet = await load(conn, sheet_id, lock=True)
+        cannot claim (unknown, owned, another token) is 404 alike. With `player`, that player
+        is bound to the caller's account (confirmed: the sheet counts in its history and
+        stats); 409 `player-bound` when another account holds that player or the caller
+        already plays on the sheet as another."""
+
+        def access(sheet: Loaded | None) -> Loaded:
             if sheet is None or not _is_editor(sheet, Auth(body.token, None)):
                 raise not_found(sheet_id)
+            return sheet
+
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
+            me = caller.account_id
+            if body.player is not None:
+                _check_player(sheet, body.player, me)
+                await conn.execute(
+                    update(PLAYERS)
+                    .where(PLAYERS.c.sheet_id == sheet_id, PLAYERS.c.position == body.player)
+                    .values(account_id=me)
+                )
             await conn.execute(
                 update(SHEETS)
                 .where(SHEETS.c.id == sheet_id)
                 .values(
-                    owner_id=caller.account_id,
+                    owner_id=me,
                     token_hash=None,
                     version=SHEETS.c.version + 1,
                     updated_at=datetime.now(UTC),
@@ -653,27 +898,37 @@ class SheetStore:
             )
             await conn.execute(
                 update(PLAYERS)
-                .where(PLAYERS.c.sheet_id == sheet_id, PLAYERS.c.account_id == caller.account_id)
+                .where(PLAYERS.c.sheet_id == sheet_id, PLAYERS.c.account_id == me)
                 .values(confirmed=True)
             )
-            changed = await load(conn, sheet_id)
-        assert changed is not None
-        return sheet_out(changed)
+            return await _reread(conn, sheet_id)
 
-    async def confirm(self, sheet_id: str, caller: Caller) -> SheetOut:
-        """A named account confirms the sheet as it is: from now on it counts in its stats."""
-        async with self.engine.begin() as conn:
-            sheet = await load(conn, sheet_id, lock=True)
+        request = request_hash("claim", sheet_id, body)
+        sender = f"account:{caller.account_id}"
+        return await self._write(sheet_id, sender, conditions, request, access, work)
+
+    async def confirm(
+        self, sheet_id: str, caller: Caller, conditions: Conditions = NO_CONDITIONS
+    ) -> Written:
+        """A named account confirms the sheet as it is: from now on it counts in its stats.
+        It changes no score, so the version stays (`If-Match` confirms the version read)."""
+
+        def access(sheet: Loaded | None) -> Loaded:
             if sheet is None or not sheet.named(caller.account_id):
                 raise not_found(sheet_id)
+            return sheet
+
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             await conn.execute(
                 update(PLAYERS)
                 .where(PLAYERS.c.sheet_id == sheet_id, PLAYERS.c.account_id == caller.account_id)
                 .values(confirmed=True)
             )
-            changed = await load(conn, sheet_id)
-        assert changed is not None
-        return sheet_out(changed)
+            return await _reread(conn, sheet_id)
+
+        request = request_hash("confirm", sheet_id)
+        sender = f"account:{caller.account_id}"
+        return await self._write(sheet_id, sender, conditions, request, access, work)
 
     # -- writing ---------------------------------------------------------------------------
 

@@ -92,7 +92,8 @@ def test_the_whole_journey(mail_client: TestClient[Any], inbox: tuple[Inbox, int
     assert added.status_code == 201, added.text
     assert added.json()["n"] == 1 and added.json()["dealer"] == 0
     right = _round([1, 0, 0], [1, 0, 0])
-    replaced = client.put(f"{url}/rounds/1", json=right, headers=me)
+    version = client.get(url, headers=me).headers["etag"]
+    replaced = client.put(f"{url}/rounds/1", json=right, headers={**me, "If-Match": version})
     assert replaced.status_code == 200, replaced.text
     one = _engine_scores(client, 1, right, [0, 0, 0])
     assert [p["score"] for p in replaced.json()["scores"]["players"]] == one
@@ -102,7 +103,9 @@ def test_the_whole_journey(mail_client: TestClient[Any], inbox: tuple[Inbox, int
     assert client.post(f"{url}/rounds", json=second, headers=me).status_code == 201
     past = client.post(f"{url}/rounds", json=second, headers=me)
     assert past.status_code == 409 and past.json()["code"] == "sheet-finished"
-    assert client.delete(f"{url}/rounds/2", headers=me).status_code == 204
+    version = client.get(url, headers=me).headers["etag"]
+    deleted = client.delete(f"{url}/rounds/2", headers={**me, "If-Match": version})
+    assert deleted.status_code == 204
     assert client.get(url, headers=me).json()["finished"] is False
     assert client.post(f"{url}/rounds", json=second, headers=me).status_code == 201
 

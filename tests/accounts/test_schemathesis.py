@@ -76,6 +76,9 @@ THROW_AWAY_OPERATIONS = {"LogOut", "DeleteMe", "ChangePassword"}
 DESTRUCTIVE_OPERATIONS = {"DeleteScoresheet", "DeleteScoresheetRound"}
 FRESH = "fresh-classic-sheet"
 FRESH_NUMKING = "fresh-numking-sheet"
+#: An `If-Match` the test body replaces with the sheet's current `ETag` (a valid entity tag
+#: that names no version, if the sheet cannot be read).
+CURRENT = '"current-version"'
 
 CLASSIC_ROUND = {
     "players": [
@@ -97,15 +100,16 @@ def _numking_round(cards: int) -> dict[str, Any]:
 
 
 # Schema-valid requests the server may still refuse: 401 a wrong log-in; 403 a wrong current
-# password; 404 a sheet this caller may not see; 409 a pseudo or email taken, a finished sheet;
-# 422 what JSON Schema cannot state (held to the documented codes by `refusal_is_documented`);
-# 429 the log-in throttle.
+# password; 404 a sheet this caller may not see; 409 a pseudo or email taken, a finished sheet,
+# a claimed player bound; 412 an `If-Match` of another version than the sheet's; 428 a round's
+# correction or deletion without `If-Match`; 422 what JSON Schema cannot state (held to the
+# documented codes by `refusal_is_documented`); 429 the log-in throttle.
 schema = fuzzed(
     SPEC,
     APP,
     ["Accounts", "Score sheets"],
     EXAMPLES,
-    ["2xx", "401", "403", "404", "409", "422", "429"],
+    ["2xx", "401", "403", "404", "409", "412", "422", "428", "429"],
 )
 
 
@@ -186,11 +190,24 @@ def _positive_at(case: Any, location: ParameterLocation) -> bool:
 
 
 ROUND_OPERATIONS = {"AddScoresheetRound", "ReplaceScoresheetRound"}
+#: Operations that take `If-Match`: a part of the time it names the sheet's real version.
+VERSIONED_OPERATIONS = {
+    "UpdateScoresheet",
+    "DeleteScoresheet",
+    "AddScoresheetRound",
+    "ReplaceScoresheetRound",
+    "DeleteScoresheetRound",
+    "ClaimScoresheet",
+    "ConfirmScoresheet",
+}
 
 
-def choose_sheet(case: Any, role: str, n: int | None, real_round: bool) -> Any:
+def choose_sheet(case: Any, role: str, n: int | None, real_round: bool, current: bool) -> Any:
     """Name the sheet of `role` (and round `n`, unless None) in the case; `real_round`: a
-    round that scores on that sheet's ruleset (round 1's, for numking) as the body."""
+    round that scores on that sheet's ruleset (round 1's, for numking) as the body;
+    `current`: `If-Match` the sheet's version (set by `prepare`, once the sheet exists)."""
+    if current:
+        case.headers = {**(case.headers or {}), "If-Match": CURRENT}
     if role != "generated" and SHEETS:  # (the spec's own examples are made at collection)
         sheet_id = SHEETS.get(role, role)  # FRESH, FRESH_NUMKING: made in the test body
         case.path_parameters = {**case.path_parameters, "sheet_id": sheet_id}
@@ -229,7 +246,9 @@ def flatmap_case(context: Any, case: Any) -> Any:
         roles = st.sampled_from(["generated", "classic", "numking", "named", FRESH])
     numbers = st.sampled_from([None, 1, 2])
     real_round = st.booleans() if _positive_at(case, ParameterLocation.BODY) else st.just(False)
-    chosen = st.tuples(roles, numbers, real_round)
+    versioned = _positive_at(case, ParameterLocation.HEADER) and operation in VERSIONED_OPERATIONS
+    current = st.booleans() if versioned else st.just(False)
+    chosen = st.tuples(roles, numbers, real_round, current)
     return chosen.map(lambda chosen: choose_sheet(case, *chosen))
 
 
@@ -257,6 +276,7 @@ def prepare(case: Any) -> None:
     if ours and operation in THROW_AWAY_OPERATIONS:
         headers["Authorization"] = f"Bearer {sign_up(client)['token']}"
     sheet_id = (case.path_parameters or {}).get("sheet_id")
+    reader = None  # who reads the sheet's version for `If-Match` (default: the case's caller)
     if sheet_id == FRESH:
         case.path_parameters["sheet_id"], token = new_sheet(
             client,
@@ -264,6 +284,7 @@ def prepare(case: Any) -> None:
             [CLASSIC_ROUND],
             None,
         )
+        reader = f"Bearer {token}"
         if operation == "ClaimScoresheet":  # with the session, and the sheet token in the body
             if _positive_at(case, ParameterLocation.BODY) and isinstance(case.body, dict):
                 case.body = {**case.body, "token": token}
@@ -273,6 +294,13 @@ def prepare(case: Any) -> None:
         body = {"ruleset": "numking", "players": [{"name": n} for n in ("Ada", "Bo", "Cy")]}
         rounds = [_numking_round(1), _numking_round(2)]
         case.path_parameters["sheet_id"], _ = new_sheet(client, body, rounds, SESSION["token"])
+    if headers.get("If-Match") == CURRENT:
+        read = client.get(
+            f"/v1/scoresheets/{case.path_parameters['sheet_id']}",
+            headers={"Authorization": reader or headers.get("Authorization", "")},
+        )
+        if read.status_code == 200:
+            headers["If-Match"] = read.headers["etag"]
     case.headers = headers
 
 
@@ -438,7 +466,10 @@ def test_a_renumbering_refusal_names_its_code(games: Any) -> None:
     body = {"ruleset": "numking", "players": [{"name": n} for n in ("Ada", "Bo", "Cy")]}
     rounds = [_numking_round(1), _numking_round(2)]
     sheet_id, token = new_sheet(games, body, rounds, SESSION["token"])
-    answer = games.delete(f"/v1/scoresheets/{sheet_id}/rounds/1", headers=bearer(token))
+    version = games.get(f"/v1/scoresheets/{sheet_id}", headers=bearer(token)).headers["etag"]
+    answer = games.delete(
+        f"/v1/scoresheets/{sheet_id}/rounds/1", headers={**bearer(token), "If-Match": version}
+    )
     assert answer.status_code == 422, answer.text
     operation = schema["/v1/scoresheets/{sheet_id}/rounds/{n}"]["DELETE"]
     assert answer.json()["code"] in documented_refusals(operation), answer.text

@@ -36,6 +36,7 @@ TABLES = {
     "scoresheet_players",
     "scoresheet_rounds",
     "rate_limits",
+    "scoresheet_idempotency_keys",
 }
 
 

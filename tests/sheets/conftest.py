@@ -47,6 +47,14 @@ class Accounts:
         return Account(created["id"], created["pseudo"], created["token"])
 
 
+def versioned(client: Any, url: str, headers: dict[str, str]) -> dict[str, str]:
+    """`headers` and `If-Match` naming the version of the sheet at `url`, as GET answers it
+    (a round's PUT and DELETE need it)."""
+    read = client.get(url, headers=headers)
+    assert read.status_code == 200, read.text
+    return {**headers, "If-Match": read.headers["etag"]}
+
+
 @pytest.fixture(scope="session")
 def client(games: TestClient[Any]) -> TestClient[Any]:
     return games

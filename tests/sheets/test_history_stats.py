@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 from engine.numwars import NumWars
 from engine.numwars.cards import BOMB_OUTCOMES
 from engine.numwars_classic import NumWarsClassic
-from tests.sheets.conftest import Account, Accounts, sql
+from tests.sheets.conftest import Account, Accounts, sql, versioned
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C, create
 
 Client = TestClient[Any]
@@ -301,5 +301,10 @@ def test_another_account_cannot_fill_my_stats(client: Client, accounts: Accounts
     counted = client.get("/v1/me/stats", headers=me.auth).json()["rulesets"]
     assert counted["numwars-classic"]["played"] == 1
     # the owner changes a round: my confirmation is cleared, the sheet counts no more
-    assert client.put(f"{url}/rounds/2", json=ROUND_C, headers=other.auth).status_code == 200
+    assert (
+        client.put(
+            f"{url}/rounds/2", json=ROUND_C, headers=versioned(client, url, other.auth)
+        ).status_code
+        == 200
+    )
     assert client.get("/v1/me/stats", headers=me.auth).json() == {"rulesets": {}}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from tests.sheets.conftest import Account, Accounts
+from tests.sheets.conftest import Account, Accounts, versioned
 
 Client = TestClient[Any]
 
@@ -133,7 +133,9 @@ def test_rounds_replaced_and_deleted_recompute_the_totals(client: Client) -> Non
     url, auth = f"/v1/scoresheets/{sheet['id']}", bearer(sheet["token"])
     for body in (ROUND_A, ROUND_B):
         assert client.post(f"{url}/rounds", json=body, headers=auth).status_code == 201
-    answer = client.put(f"{url}/rounds/1", json={**ROUND_C, "dealer": 2}, headers=auth)
+    answer = client.put(
+        f"{url}/rounds/1", json={**ROUND_C, "dealer": 2}, headers=versioned(client, url, auth)
+    )
     assert answer.status_code == 200, answer.text
     assert answer.json()["dealer"] == 2
     read = client.get(url, headers=auth).json()
@@ -142,12 +144,20 @@ def test_rounds_replaced_and_deleted_recompute_the_totals(client: Client) -> Non
         ROUND_C["players"],
         ROUND_B["players"],
     ]
-    assert client.delete(f"{url}/rounds/1", headers=auth).status_code == 204
+    assert client.delete(f"{url}/rounds/1", headers=versioned(client, url, auth)).status_code == 204
     read = client.get(url, headers=auth).json()
     check_sheet(client, read)
     assert len(read["rounds"]) == 1 and read["rounds"][0]["dealer"] == 1  # kept, renumbered
-    assert client.delete(f"{url}/rounds/5", headers=auth).json()["code"] == "not-found"
-    assert client.put(f"{url}/rounds/2", json=ROUND_A, headers=auth).status_code == 404
+    assert (
+        client.delete(f"{url}/rounds/5", headers=versioned(client, url, auth)).json()["code"]
+        == "not-found"
+    )
+    assert (
+        client.put(
+            f"{url}/rounds/2", json=ROUND_A, headers=versioned(client, url, auth)
+        ).status_code
+        == 404
+    )
 
 
 def test_round_refusals_are_4xx_problems(client: Client) -> None:
@@ -241,7 +251,11 @@ def test_numking_derives_cards_and_streaks(client: Client, accounts: Accounts) -
     body["players"][0]["streak"] = after[-1][0]
     assert client.post(f"{url}/rounds", json=body, headers=owner.auth).status_code == 201
     # replacing round 1 re-derives every later streak
-    answer = client.put(f"{url}/rounds/1", json=king((1, 0), (0, 1), (1, 0)), headers=owner.auth)
+    answer = client.put(
+        f"{url}/rounds/1",
+        json=king((1, 0), (0, 1), (1, 0)),
+        headers=versioned(client, url, owner.auth),
+    )
     assert answer.status_code == 200, answer.text
     read = client.get(url, headers=owner.auth).json()
     check_sheet(client, read)
@@ -250,14 +264,28 @@ def test_numking_derives_cards_and_streaks(client: Client, accounts: Accounts) -
             p["streak"] for p in previous["scores"]["players"]
         ]
     # deleting round 2 renumbers: round 3 (3 tricks) becomes round 2 (2 cards): refused
-    refused = client.delete(f"{url}/rounds/2", headers=owner.auth)
+    refused = client.delete(f"{url}/rounds/2", headers=versioned(client, url, owner.auth))
     assert refused.status_code == 422, refused.text
     assert client.get(url, headers=owner.auth).json()["rounds"] == read["rounds"]
-    assert client.delete(f"{url}/rounds/4", headers=owner.auth).status_code == 204
-    assert client.delete(f"{url}/rounds/3", headers=owner.auth).status_code == 204
+    assert (
+        client.delete(f"{url}/rounds/4", headers=versioned(client, url, owner.auth)).status_code
+        == 204
+    )
+    assert (
+        client.delete(f"{url}/rounds/3", headers=versioned(client, url, owner.auth)).status_code
+        == 204
+    )
     fits = king((0, 0), (1, 1), (0, 0))  # fits round 1 too
-    assert client.put(f"{url}/rounds/2", json=fits, headers=owner.auth).status_code == 200
-    assert client.delete(f"{url}/rounds/1", headers=owner.auth).status_code == 204
+    assert (
+        client.put(
+            f"{url}/rounds/2", json=fits, headers=versioned(client, url, owner.auth)
+        ).status_code
+        == 200
+    )
+    assert (
+        client.delete(f"{url}/rounds/1", headers=versioned(client, url, owner.auth)).status_code
+        == 204
+    )
     read = client.get(url, headers=owner.auth).json()
     check_sheet(client, read)
     assert [r["input"]["cards"] for r in read["rounds"]] == [1]
@@ -321,7 +349,7 @@ def test_classic_tie_break_rounds(client: Client) -> None:
     over = client.post(f"{url}/rounds", json=TIE, headers=auth)
     assert over.status_code == 409 and over.json()["code"] == "sheet-finished"
     # a correction that ends the match before the recorded tie-break rounds: refused
-    ended = client.put(f"{url}/rounds/1", json=WIN_0, headers=auth)
+    ended = client.put(f"{url}/rounds/1", json=WIN_0, headers=versioned(client, url, auth))
     assert ended.status_code == 409 and ended.json()["code"] == "sheet-finished"
     read = client.get(url, headers=auth).json()
     check_sheet(client, read)

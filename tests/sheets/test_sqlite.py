@@ -10,6 +10,7 @@ from litestar.testing import TestClient
 from api.db import migrations
 from tests.games.host import host
 from tests.pg import FAST_HASHES
+from tests.sheets.conftest import versioned
 from tests.sheets.test_sheets import ROUND_A, ROUND_B
 
 PLAYERS = [{"name": "A"}, {"name": "B"}, {"name": "C"}]
@@ -37,7 +38,10 @@ def test_sheets_and_history_pages_on_sqlite(sqlite_url: str) -> None:
         for body in (ROUND_A, ROUND_B):
             assert client.post(f"{url}/rounds", json=body, headers=auth).status_code == 201
         assert client.get(url, headers=auth).json()["finished"] is True
-        assert client.delete(f"{url}/rounds/1", headers=auth).status_code == 204
+        assert (
+            client.delete(f"{url}/rounds/1", headers=versioned(client, url, auth)).status_code
+            == 204
+        )
         seen, cursor = [], None
         for _ in range(5):
             query = f"?limit=1&cursor={cursor}" if cursor else "?limit=1"

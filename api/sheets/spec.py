@@ -1,0 +1,98 @@
+"""The score sheets' OpenAPI details that Litestar cannot state from the routes: the headers
+of their answers, each with its schema (Litestar's `ResponseHeader` takes none), and the
+exact form of the `If-Match` and `Idempotency-Key` headers they take (issue 21)."""
+
+from __future__ import annotations
+
+from litestar import Litestar
+from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, Operation, Reference, Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
+
+from api.sheets.idempotency import IF_MATCH_PATTERN, QUOTED
+
+ETAG = OpenAPIHeader(
+    description='The sheet\'s version, quoted: `"<version>"` (send it back as `If-Match`).',
+    schema=Schema(type=OpenAPIType.STRING, pattern=r'^"[0-9]+"$', examples=['"3"']),
+)
+REPLAYED = OpenAPIHeader(
+    description="`true` when the answer is the stored one of an earlier request with the same "
+    "Idempotency-Key (nothing was changed again); absent otherwise",
+    schema=Schema(type=OpenAPIType.STRING, enum=["true"]),
+)
+NO_STORE = OpenAPIHeader(
+    description="`no-store`: no cache keeps an answer about a sheet",
+    schema=Schema(type=OpenAPIType.STRING, enum=["no-store"]),
+)
+LOCATION = OpenAPIHeader(
+    description="`/v1/scoresheets/{id}`",
+    schema=Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.URI_REFERENCE),
+)
+
+#: The operations that change a sheet (their answers may be replays), and those whose
+#: answer names no version (the sheet is gone).
+WRITES = {
+    "CreateScoresheet",
+    "UpdateScoresheet",
+    "DeleteScoresheet",
+    "AddScoresheetRound",
+    "ReplaceScoresheetRound",
+    "DeleteScoresheetRound",
+    "ClaimScoresheet",
+    "ConfirmScoresheet",
+}
+VERSIONED = (WRITES - {"DeleteScoresheet"}) | {"GetScoresheet"}
+
+
+def _success(operation: Operation) -> OpenAPIResponse | None:
+    for status in ("200", "201", "204"):
+        found = (operation.responses or {}).get(status)
+        if isinstance(found, OpenAPIResponse):
+            return found
+    return None
+
+
+def _document(operation: Operation) -> None:
+    name = operation.operation_id or ""
+    ok = _success(operation)
+    if ok is not None:
+        headers: dict[str, OpenAPIHeader | Reference] = {"Cache-Control": NO_STORE}
+        if name in VERSIONED:
+            headers["ETag"] = ETAG
+        if name in WRITES:
+            headers["Idempotent-Replayed"] = REPLAYED
+        if name == "CreateScoresheet":
+            headers["Location"] = LOCATION
+        ok.headers = {**(ok.headers or {}), **headers}
+        if "204" in (operation.responses or {}):
+            ok.content = None  # a `Response[None]` handler: Litestar writes a JSON null
+    for status in ("412", "428"):  # the refusal names the sheet's version to read again
+        refused = (operation.responses or {}).get(status)
+        if isinstance(refused, OpenAPIResponse):
+            refused.headers = {**(refused.headers or {}), "ETag": ETAG}
+    for parameter in operation.parameters or ():
+        if isinstance(parameter, Reference):
+            continue
+        # the handlers check both headers themselves (their problems name the header); a
+        # header is a string or absent, never null
+        if parameter.name == "If-Match":
+            parameter.schema = Schema(
+                type=OpenAPIType.STRING, pattern=IF_MATCH_PATTERN, examples=['"3"']
+            )
+            parameter.description = f"{parameter.description}; {QUOTED}"
+        elif parameter.name == "Idempotency-Key":
+            parameter.schema = Schema(
+                type=OpenAPIType.STRING,
+                min_length=1,
+                max_length=255,
+                pattern=r"^[\x21-\x7e]+$",
+                examples=["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"],
+            )
+
+
+def document_sheets(application: Litestar) -> None:
+    for path, item in (application.openapi_schema.paths or {}).items():
+        if not path.startswith("/v1/scoresheets"):
+            continue
+        for operation in (item.get, item.post, item.put, item.patch, item.delete):
+            if operation is not None:
+                _document(operation)
