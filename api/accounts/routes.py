@@ -49,7 +49,7 @@ ACCOUNT_EXAMPLE: dict[str, Any] = {
     "created_at": "2026-12-01T20:15:00Z",
 }
 SESSION_EXAMPLE = {
-    "token": "q8Vd0kX2mJ7rT4wY1zB6nC3fH9pL5sA0eU2iO8gK4tM",
+    "token": "nrs_q8Vd0kX2mJ7rT4wY1zB6nC3fH9pL5sA0eU2iO8gK4tM",
     "expires_at": "2026-12-31T20:15:00Z",
 }
 
