@@ -140,6 +140,10 @@ def document_rate_limit(application: Litestar) -> None:
     every deployment); the stateless rules endpoints list the API key as an optional scheme
     (a key may go beside any other token, which OpenAPI's alternatives cannot say)."""
     problem = Reference(ref="#/components/schemas/Problem")
+    components = application.openapi_schema.components
+    components.headers = {**(components.headers or {}), **RATE_LIMIT_HEADERS}
+    headers: dict[str, OpenAPIHeader | Reference] = {"Retry-After": RETRY_AFTER}
+    headers |= {name: Reference(ref=f"#/components/headers/{name}") for name in RATE_LIMIT_HEADERS}
     for path, path_item in (application.openapi_schema.paths or {}).items():
         if path in EXEMPT or path.startswith(EXEMPT_PREFIX):
             continue
@@ -158,7 +162,7 @@ def document_rate_limit(application: Litestar) -> None:
                     description="Too many requests in this request's bucket (`rate-limited`): "
                     "its API key's, its account's sessions', its seat or sheet token's, else "
                     "its network's; retry after `Retry-After` seconds.",
-                    headers={"Retry-After": RETRY_AFTER, **RATE_LIMIT_HEADERS},
+                    headers=headers,
                     content={MEDIA_TYPE: OpenAPIMediaType(schema=problem)},
                 ),
             )

@@ -4,8 +4,8 @@ number of requests a minute, then 429 `rate-limited` with `Retry-After`.
 **Buckets** (contract "Edge cases settled": Rate limits; api/credentials.py finds them). In
 this order, the first that checks out: an API key (`X-API-Key` or `Authorization: Bearer`,
 `NUMRULES_API_KEY_RATE_LIMIT_PER_MINUTE`, 12,000 by default), an account's session (all its
-sessions share one bucket), a seat token or a sheet token (each its own bucket; the three
-`NUMRULES_RATE_LIMIT_CREDENTIAL_PER_MINUTE`, 3,000 by default), else the client's network
+sessions share one bucket), a seat token or a sheet token (each its own bucket; these three
+kinds `NUMRULES_RATE_LIMIT_CREDENTIAL_PER_MINUTE`, 3,000 by default), else the client's network
 (`NUMRULES_RATE_LIMIT_PER_MINUTE`, 600 by default; 0 turns every limit off). A game host's
 back end driving many games from one address is then metered per seat, not as one anonymous
 client (a 5-seat match is about 400 actions); a credential that does not check out is no
