@@ -48,6 +48,12 @@ def test_the_defaults() -> None:
     # the tests' environment turns it off (tests/conftest.py); deployments do not
     assert fields["rate_limit_per_minute"].default == 600
     assert fields["rate_limit_store"].default == "memory"
+    # issue 21: credentials have their own, higher limits; a key's revocation within 60 s
+    assert fields["rate_limit_credential_per_minute"].default == 3000
+    assert fields["api_key_rate_limit_per_minute"].default == 12000
+    assert fields["rate_limit_credential_cache_seconds"].default == 30
+    with pytest.raises(ValueError, match="less than or equal to 60"):
+        Settings(rate_limit_credential_cache_seconds=61)
     assert Settings(rate_limit_per_minute=600).trusted_proxies == []
 
 
