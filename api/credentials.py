@@ -15,12 +15,14 @@ Answers (a bucket, or "not a credential") are cached per process for
 `NUMRULES_RATE_LIMIT_CREDENTIAL_CACHE_SECONDS` (30 s by default, at most 60), keyed by the
 token's sha256 (the token itself is kept nowhere): a revoked API key, an ended session,
 still count as such for that long in a process that saw them, and a key's `last_used_at` is
-written once per lookup, so it is exact to within that time. A lookup that fails (the
-database down) counts the request against its network and is not cached.
+written once per lookup, so it is exact to within that time. Concurrent requests carrying a
+token that is not in the cache wait for one lookup. A lookup that fails (the database down)
+counts the request against its network and is not cached.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -105,6 +107,7 @@ class Credentials:
         self.ttl = ttl
         self.clock = clock
         self.cache: dict[str, tuple[float, Credential | None]] = {}
+        self.pending: dict[str, asyncio.Future[Credential | None]] = {}
 
     async def of(self, scope: Any) -> Credential | None:
         """The request's credential, in the contract's order, or None: its network pays."""
@@ -123,16 +126,26 @@ class Credentials:
         cached = self.cache.get(digest)
         if cached is not None and cached[0] > now:
             return cached[1]
+        pending = self.pending.get(digest)
+        if pending is not None:  # a burst of one new token: one lookup, the others wait for it
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Credential | None] = asyncio.get_running_loop().create_future()
+        self.pending[digest] = future
+        found = None
         try:
             found = await self._find(token, digest)
         except (TimeoutError, SQLAlchemyError, OSError) as exc:
             log.warning("credential lookup failed (%s): counted by network", type(exc).__name__)
             return None
-        if self.ttl > 0:
-            if len(self.cache) >= CACHE_ENTRIES:
-                self._evict(now)
-            self.cache[digest] = (now + self.ttl, found)
-        return found
+        else:
+            if self.ttl > 0:
+                if len(self.cache) >= CACHE_ENTRIES:
+                    self._evict(now)
+                self.cache[digest] = (now + self.ttl, found)
+            return found
+        finally:  # also when this request was cancelled: its waiters count by network then
+            del self.pending[digest]
+            future.set_result(found)
 
     def _evict(self, now: float) -> None:
         """Drop what expired; when nothing had, the oldest tenth (dicts keep insertion order)."""

@@ -198,6 +198,30 @@ def test_no_credential_touches_no_database_and_lookups_are_cached(pg_head: str) 
         assert len(statements) == 2, statements
 
 
+def test_a_burst_of_one_new_token_makes_one_lookup(pg_head: str) -> None:
+    """40 concurrent requests carrying one token the process has not seen: one lookup."""
+    app = create_app(settings(pg_head, rate_limit_per_minute=1000))
+    statements: list[str] = []
+
+    async def burst(url: str) -> list[int]:
+        event.listen(
+            app.state.db.sync_engine,
+            "before_cursor_execute",
+            lambda *args: statements.append(args[2]),
+        )
+        headers = {"X-API-Key": "nrk_" + "b" * 43}
+        async with client_from(url, "127.0.0.80") as client:
+            answers = await asyncio.gather(
+                *[client.get("/v1/rulesets", headers=headers) for _ in range(40)]
+            )
+        return [a.status_code for a in answers]
+
+    with serve(app) as (host, port):
+        statuses = asyncio.run(burst(f"http://{host}:{port}"))
+    assert statuses == [200] * 40
+    assert len(statements) == 1, statements
+
+
 def _limit(answer: httpx.Response) -> int:
     assert answer.status_code == 200, answer.text
     return int(answer.headers["ratelimit-limit"])
