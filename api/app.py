@@ -63,6 +63,11 @@ Rules-as-a-service for the Num Project card games: **Num Wars** (`numwars`, secr
   contract → 422; unknown ruleset → 404. An illegal move is not an HTTP error on the stateless
   endpoints: `validate-move` answers 200 with `legal: false` and a `reason`.
 * Request bodies are capped at 64 KiB.
+* Rate limits: each request counts against one bucket, the first that checks out of an API
+  key (`X-API-Key`, see `POST /v1/me/api-keys`), an account's session, a seat or sheet
+  token, else the client's network. Counted answers carry `RateLimit-Limit`,
+  `RateLimit-Remaining` and `RateLimit-Reset`; past the limit, 429 `rate-limited` with
+  `Retry-After`.
 """
 
 
@@ -183,9 +188,10 @@ SWAGGER_UI_DIR = Path(str(swagger_ui_path))
 DOCS_ASSETS = "/docs/assets"
 
 #: CORS (Fetch standard, "CORS protocol"): the methods and request headers the API uses, the
-#: stored-games and accounts endpoints' included (`Authorization` for tokens, `If-Match` and
-#: `Idempotency-Key` on actions, `Last-Event-ID` on event streams); a preflight asking for
-#: anything else is refused, whatever the path. Answers expose the headers a client must read.
+#: stored-games and accounts endpoints' included (`Authorization` for tokens, `X-API-Key` for
+#: API keys, `If-Match` and `Idempotency-Key` on actions, `Last-Event-ID` on event streams); a
+#: preflight asking for anything else is refused, whatever the path. Answers expose the
+#: headers a client must read (the rate limit's among them).
 CORS_METHODS: list[Literal["*"] | Method] = [
     "GET",
     "HEAD",
@@ -195,8 +201,22 @@ CORS_METHODS: list[Literal["*"] | Method] = [
     "DELETE",
     "OPTIONS",
 ]
-CORS_HEADERS = ["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID"]
-CORS_EXPOSED = ["ETag", "Location", "Retry-After"]
+CORS_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "If-Match",
+    "Idempotency-Key",
+    "Last-Event-ID",
+    "X-API-Key",
+]
+CORS_EXPOSED = [
+    "ETag",
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+]
 
 
 def _cors(settings: Settings) -> CORSConfig | None:
@@ -359,6 +379,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
                         scheme="bearer",
                         description="An account's session token, from `POST /v1/accounts` "
                         "or `POST /v1/sessions` (256 random bits, expiring).",
+                    ),
+                    "apiKey": SecurityScheme(
+                        type="apiKey",
+                        name="X-API-Key",
+                        security_scheme_in="header",
+                        description="An API key (`nrk_…`, from `POST /v1/me/api-keys`), for "
+                        "metering only: the request is counted against the key's own quota "
+                        "instead of its network's; it may be sent beside any other token "
+                        "(or as `Authorization: Bearer <key>`), and never acts as a session "
+                        "or a seat.",
                     ),
                     "sheetToken": SecurityScheme(
                         type="http",

@@ -115,12 +115,35 @@ RETRY_AFTER = OpenAPIHeader(
     schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
     description="seconds until the client's window ends",
 )
+#: On every counted answer, the 429 included (IETF draft "RateLimit header fields for HTTP").
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Limit": OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+        description="requests a minute the request's bucket allows",
+    ),
+    "RateLimit-Remaining": OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
+        description="requests left in the bucket's current window",
+    ),
+    "RateLimit-Reset": OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+        description="seconds until the window ends",
+    ),
+}
+#: The stateless rules endpoints: where an integrator's back end sends its API key.
+RULES_PREFIX = "/v1/rulesets"
 
 
 def document_rate_limit(application: Litestar) -> None:
     """Every operation but the exempt ones may answer 429 `rate-limited`, with `Retry-After`
-    (documented whatever the settings: the spec is the same for every deployment)."""
+    and the `RateLimit-*` headers (documented whatever the settings: the spec is the same for
+    every deployment); the stateless rules endpoints list the API key as an optional scheme
+    (a key may go beside any other token, which OpenAPI's alternatives cannot say)."""
     problem = Reference(ref="#/components/schemas/Problem")
+    components = application.openapi_schema.components
+    components.headers = {**(components.headers or {}), **RATE_LIMIT_HEADERS}
+    headers: dict[str, OpenAPIHeader | Reference] = {"Retry-After": RETRY_AFTER}
+    headers |= {name: Reference(ref=f"#/components/headers/{name}") for name in RATE_LIMIT_HEADERS}
     for path, path_item in (application.openapi_schema.paths or {}).items():
         if path in EXEMPT or path.startswith(EXEMPT_PREFIX):
             continue
@@ -128,15 +151,18 @@ def document_rate_limit(application: Litestar) -> None:
             operation = getattr(path_item, method)
             if operation is None:
                 continue
+            if path.startswith(RULES_PREFIX) and operation.security is None:
+                operation.security = [{}, {"apiKey": []}]
             responses = operation.responses
             if responses is None:
                 responses = operation.responses = {}
             responses.setdefault(
                 "429",
                 OpenAPIResponse(
-                    description="Too many requests from this client address (`rate-limited`): "
-                    "retry after `Retry-After` seconds.",
-                    headers={"Retry-After": RETRY_AFTER},
+                    description="Too many requests in this request's bucket (`rate-limited`): "
+                    "its API key's, its account's sessions', its seat or sheet token's, else "
+                    "its network's; retry after `Retry-After` seconds.",
+                    headers=headers,
                     content={MEDIA_TYPE: OpenAPIMediaType(schema=problem)},
                 ),
             )

@@ -1,5 +1,19 @@
-"""Rate limiting per client address (issue 13): `NUMRULES_RATE_LIMIT_PER_MINUTE` requests a
-minute (600 by default; 0 turns it off), then 429 `rate-limited` with `Retry-After`.
+"""Rate limiting (issues 13 and 21): each request is counted against one bucket, a fixed
+number of requests a minute, then 429 `rate-limited` with `Retry-After`.
+
+**Buckets** (contract "Edge cases settled": Rate limits; api/credentials.py finds them). In
+this order, the first that checks out: an API key (`X-API-Key` or `Authorization: Bearer`,
+`NUMRULES_API_KEY_RATE_LIMIT_PER_MINUTE`, 12,000 by default), an account's session (all its
+sessions share one bucket), a seat token or a sheet token (each its own bucket; these three
+kinds `NUMRULES_RATE_LIMIT_CREDENTIAL_PER_MINUTE`, 3,000 by default), else the client's network
+(`NUMRULES_RATE_LIMIT_PER_MINUTE`, 600 by default; 0 turns every limit off). A game host's
+back end driving many games from one address is then metered per seat, not as one anonymous
+client (a 5-seat match is about 400 actions); a credential that does not check out is no
+way around the network's limit, the request is charged to its network.
+
+**Networks.** One IPv6 host owns a whole /64 (`NUMRULES_RATE_LIMIT_IPV6_PREFIX`); IPv4
+clients are counted per address, or per network of `NUMRULES_RATE_LIMIT_IPV4_PREFIX` bits
+(`network_of`).
 
 **Client address.** The direct peer, unless it is one of `NUMRULES_TRUSTED_PROXIES` (IPs or
 CIDRs): then `X-Forwarded-For` is read from the right, skipping the trusted proxies, and the
@@ -8,15 +22,18 @@ whatever the client wrote, so it is never believed). Without trusted proxies the
 ignored: anyone could write it.
 
 **Window.** A fixed window of one minute (`window_start` = the minute's first second), counted
-per address: simple and one counter per address, at the price of letting up to twice the limit
-through across a window's edge. `Retry-After` is the seconds left in the window.
+per bucket: simple and one counter per bucket, at the price of letting up to twice the limit
+through across a window's edge. `Retry-After` is the seconds left in the window. Every counted
+answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds left;
+IETF draft "RateLimit header fields for HTTP").
 
 **Stores** (`NUMRULES_RATE_LIMIT_STORE`):
 
-* `memory` (the default): a counter per address in the process. Free (no I/O per request);
-  with N processes or replicas, a client gets up to N times the limit. Good enough to stop a
-  runaway client, and it costs nothing on the rules endpoints' hot path (about a millisecond
-  per request, where a database write would double that).
+* `memory` (the default): a counter per bucket in the process. Free (no I/O per request, and
+  a request without a credential touches no database at all); with N processes or replicas,
+  a client gets up to N times the limit. Good enough to stop a runaway client, and it costs
+  nothing on the rules endpoints' hot path (about a millisecond per request, where a
+  database write would double that).
 * `database`: the `rate_limits` table of the stored games' database, `(key, window_start,
   count)`, one upsert per request (`INSERT … ON CONFLICT (key, window_start) DO UPDATE SET
   count = count + 1 RETURNING count`, on PostgreSQL and SQLite alike): the limit holds across
@@ -36,16 +53,17 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from ipaddress import IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from sqlalchemy import delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api.credentials import Credentials
 from api.db.models import RateLimit, table
 from api.problems import ProblemError
 from api.settings import Settings
@@ -160,39 +178,95 @@ class DatabaseStore:
         return count
 
 
+class Limits(NamedTuple):
+    """Requests a minute per bucket: a network's, a session's, seat's or sheet token's, a key's."""
+
+    network: int
+    credential: int
+    api_key: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(
+            settings.rate_limit_per_minute,
+            settings.rate_limit_credential_per_minute,
+            settings.api_key_rate_limit_per_minute,
+        )
+
+
+#: What a 429's detail says the bucket is.
+_WHOSE = {
+    "key": "with this API key",
+    "session": "with this account's sessions",
+    "seat": "with this seat token",
+    "sheet": "with this sheet token",
+}
+
+
 class RateLimiter:
     def __init__(
         self,
-        limit: int,
+        limits: Limits,
         store: Store,
         trusted: Sequence[Network] = (),
+        credentials: Credentials | None = None,
         clock: Callable[[], float] = time.time,
+        ipv4_prefix: int = 32,
+        ipv6_prefix: int = 64,
     ) -> None:
-        self.limit = limit
+        self.limits = limits
         self.store = store
         self.trusted = tuple(trusted)
+        self.credentials = credentials
         self.clock = clock
+        self.ipv4_prefix = ipv4_prefix
+        self.ipv6_prefix = ipv6_prefix
 
-    async def check(self, scope: Any) -> None:
-        """Raise 429 once the client's address is over the limit in this window."""
-        key = client_address(scope, self.trusted)
-        if key is None:  # no peer address (a Unix socket behind a proxy): nothing to count
-            return
+    async def bucket(self, scope: Any) -> tuple[str, int, str] | None:
+        """The request's bucket: its key, its limit and what the 429 calls it; None when
+        there is nothing to count (no credential and no peer address: a Unix socket)."""
+        if self.credentials is not None:
+            found = await self.credentials.of(scope)
+            if found is not None:
+                limit = self.limits.api_key if found.kind == "key" else self.limits.credential
+                return found.bucket, limit, _WHOSE[found.kind]
+        address = client_address(scope, self.trusted)
+        if address is None:
+            return None
+        network = network_of(address, self.ipv4_prefix, self.ipv6_prefix)
+        return f"net:{network}", self.limits.network, "from this network"
+
+    async def check(self, scope: Any) -> list[tuple[bytes, bytes]]:
+        """Count the request; its `RateLimit-*` headers (none when it was not counted), or
+        429 once its bucket is over the limit in this window."""
+        bucket = await self.bucket(scope)
+        if bucket is None:
+            return []
+        key, limit, whose = bucket
         now = self.clock()
         window_start = int(now) // WINDOW_SECONDS * WINDOW_SECONDS
         try:
             count = await self.store.hit(key, window_start)
         except (TimeoutError, SQLAlchemyError, OSError) as exc:
             log.warning("rate limit store failed (%s): request let through", type(exc).__name__)
-            return
-        if count > self.limit:
-            retry = max(1, math.ceil(window_start + WINDOW_SECONDS - now))
+            return []
+        reset = max(1, math.ceil(window_start + WINDOW_SECONDS - now))
+        headers = [
+            (b"ratelimit-limit", str(limit).encode()),
+            (b"ratelimit-remaining", str(max(0, limit - count)).encode()),
+            (b"ratelimit-reset", str(reset).encode()),
+        ]
+        if count > limit:
             raise ProblemError(
                 429,
                 "rate-limited",
-                f"more than {self.limit} requests a minute from this address: retry in {retry} s",
-                headers={"Retry-After": str(retry)},
+                f"more than {limit} requests a minute {whose}: retry in {reset} s",
+                headers={
+                    "Retry-After": str(reset),
+                    **{name.decode(): value.decode() for name, value in headers},
+                },
             )
+        return headers
 
 
 def exempt(path: str) -> bool:
@@ -200,7 +274,8 @@ def exempt(path: str) -> bool:
 
 
 class RateLimitMiddleware(ASGIMiddleware):
-    """The limiter, as Litestar middleware (after routing, inside the exception handling)."""
+    """The limiter, as Litestar middleware (after routing, inside the exception handling:
+    a handler's error answer passes through it too and gets the `RateLimit-*` headers)."""
 
     scopes = (ScopeType.HTTP,)
 
@@ -211,16 +286,35 @@ class RateLimitMiddleware(ASGIMiddleware):
 
     def _limiter(self, scope: Scope) -> RateLimiter:
         if self.limiter is None:
+            state = scope["litestar_app"].state
             store: Store = MemoryStore()
             if self.settings.rate_limit_store == "database":
-                store = DatabaseStore(scope["litestar_app"].state.db)
-            self.limiter = RateLimiter(self.settings.rate_limit_per_minute, store, self.trusted)
+                store = DatabaseStore(state.db)
+            credentials = Credentials(
+                lambda: state.db, self.settings.rate_limit_credential_cache_seconds
+            )
+            self.limiter = RateLimiter(
+                Limits.of(self.settings),
+                store,
+                self.trusted,
+                credentials,
+                ipv4_prefix=self.settings.rate_limit_ipv4_prefix,
+                ipv6_prefix=self.settings.rate_limit_ipv6_prefix,
+            )
         return self.limiter
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        if not exempt(scope["path"]):
-            await self._limiter(scope).check(scope)
-        await next_app(scope, receive, send)
+        headers = [] if exempt(scope["path"]) else await self._limiter(scope).check(scope)
+        if not headers:
+            await next_app(scope, receive, send)
+            return
+
+        async def send_counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *headers]
+            await send(message)
+
+        await next_app(scope, receive, send_counted)
 
 
 def rate_limit_middleware(settings: Settings) -> list[RateLimitMiddleware]:

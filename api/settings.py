@@ -71,6 +71,24 @@ class Settings(BaseSettings):
         le=128,
         description="IPv6 clients are counted per network of this prefix length (a host owns a /64)",
     )
+    rate_limit_credential_per_minute: int = Field(
+        default=3000,
+        ge=1,
+        description="requests a minute per session, seat token or sheet token (issue 21: a "
+        "game host's back end drives many games from one address)",
+    )
+    api_key_rate_limit_per_minute: int = Field(
+        default=12000,
+        ge=1,
+        description="requests a minute per API key (integrators' back ends)",
+    )
+    rate_limit_credential_cache_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=60,
+        description="how long a process trusts a credential lookup of the limiter (an API "
+        "key's revocation takes effect within it; at most 60 s, the contract's bound)",
+    )
     trusted_proxies: list[str] = Field(
         default_factory=list,
         description="proxies (IPs or CIDRs, JSON list) whose X-Forwarded-For is believed",

@@ -1,8 +1,14 @@
-"""Secrets shared by every area: bearer tokens (seat, session and sheet tokens), their hashes,
-ids, and the 401 that asks for one; player names as every area checks them.
+"""Secrets shared by every area: bearer tokens (seat, session and sheet tokens, API keys),
+their hashes, ids, and the 401 that asks for one; player names as every area checks them.
 
 A token is 256 random bits (`secrets.token_urlsafe(32)`), handed out once and stored only as
 its sha256: a leaked table gives no usable token, and a lookup is one indexed equality.
+
+Each kind of bearer token starts with its own prefix (contract, "Edge cases settled":
+Credentials), so that one look at a token says which table could hold it: the rate limiter
+(api/ratelimit.py) finds a request's bucket with one lookup, and a key pasted where a session
+belongs is recognised as what it is. Tokens handed out before the prefixes, without one,
+stay valid (the limiter then looks in every table).
 """
 
 from __future__ import annotations
@@ -21,12 +27,25 @@ from api.problems import FieldProblem, ProblemError
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(32)
+#: The prefixes of the bearer tokens (emailed tokens and stream tickets have none: they are
+#: never sent as a bearer). `nrk_`: an API key, metering only (api/accounts/keys.py).
+SEAT_PREFIX = "nrg_"
+SESSION_PREFIX = "nrs_"
+SHEET_PREFIX = "nrc_"
+API_KEY_PREFIX = "nrk_"
+
+
+def new_token(prefix: str = "") -> str:
+    return prefix + secrets.token_urlsafe(32)
 
 
 def new_id() -> str:
     return uuid.uuid4().hex
+
+
+def well_formed(token: str) -> bool:
+    """Shaped as a token of this service (1 … 200 URL-safe characters)."""
+    return _TOKEN.fullmatch(token) is not None
 
 
 def token_hash(token: str) -> str:
@@ -46,7 +65,7 @@ def bearer(request: Request[Any, Any, Any], kind: str = "token") -> str | None:
         return None
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
+    if scheme.lower() != "bearer" or not well_formed(token):
         raise unauthorized(f"Authorization must be 'Bearer <{kind}>'")
     return token
 

@@ -3,15 +3,18 @@ request, call :class:`api.accounts.store.AccountStore`, and shape the answer."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from litestar import Request, Response, delete, get, patch, post
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
-from litestar.params import Body
+from litestar.params import Body, Parameter
 
 from api.accounts import schemas
-from api.accounts.sessions import require_session
+from api.accounts.keys import MAX_KEYS, ApiKeyStore
+from api.accounts.sessions import Caller, require_session
 from api.accounts.store import AccountStore
 from api.accounts.texts import TERMS, TERMS_VERSION
 from api.body import StrictBody
@@ -46,7 +49,7 @@ ACCOUNT_EXAMPLE: dict[str, Any] = {
     "created_at": "2026-12-01T20:15:00Z",
 }
 SESSION_EXAMPLE = {
-    "token": "q8Vd0kX2mJ7rT4wY1zB6nC3fH9pL5sA0eU2iO8gK4tM",
+    "token": "nrs_q8Vd0kX2mJ7rT4wY1zB6nC3fH9pL5sA0eU2iO8gK4tM",
     "expires_at": "2026-12-31T20:15:00Z",
 }
 
@@ -451,6 +454,136 @@ async def confirm_reset(
     await accounts(request).confirm_reset(data)
 
 
+# -- API keys (issue 21, contract "API keys (integrators)") ----------------------------------
+
+
+async def session_guard(
+    connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler
+) -> None:
+    """The caller's session, resolved before the body is read (contract: authentication, then
+    existence, then the body), kept in the request's state for the handler."""
+    request = cast(Request[Any, Any, Any], connection)
+    request.state.caller = await require_session(request)
+
+
+def _caller(request: Request[Any, Any, Any]) -> Caller:
+    caller: Caller = request.state.caller
+    return caller
+
+
+def api_keys(request: Request[Any, Any, Any]) -> ApiKeyStore:
+    return ApiKeyStore(request.app.state.db)
+
+
+KEY_EXAMPLE = {
+    "id": "9b1f0c2d3e4a5b6c7d8e9f0a1b2c3d4e",
+    "name": "legality checker (prod)",
+    "created_at": "2026-12-03T09:30:00Z",
+}
+KEYS_DESCRIPTION = (
+    "An API key meters a third-party back end: a request carrying it (`X-API-Key: <key>`, "
+    "beside any other token, or `Authorization: Bearer <key>`) is counted against the key's "
+    "own quota (`NUMRULES_API_KEY_RATE_LIMIT_PER_MINUTE`, 12,000 a minute by default) instead "
+    "of its network's; every counted answer carries `RateLimit-Limit`, `RateLimit-Remaining` "
+    "and `RateLimit-Reset`. A key is for metering only: it never acts as the account, a "
+    "session or a seat (sent where a session is needed it is 401). An unknown or revoked key "
+    "is no error: the request is counted against its network."
+)
+KeyId = Annotated[str, Parameter(description="the key's id (32 hex digits)")]
+
+
+@post(
+    "/v1/me/api-keys",
+    operation_id="CreateApiKey",
+    summary="Create an API key (shown once)",
+    description=(
+        f"{KEYS_DESCRIPTION} The answer holds the `key` (`nrk_` and 256 random bits): it is "
+        "shown only here and stored only as its sha256. An account holds at most "
+        f"{MAX_KEYS} keys."
+    ),
+    status_code=201,
+    dto=StrictBody[schemas.ApiKeyIn],
+    return_dto=None,
+    tags=[TAG],
+    security=SESSION,
+    guards=[session_guard],
+    responses={
+        201: _ok(
+            schemas.ApiKeyCreated,
+            {**KEY_EXAMPLE, "key": "nrk_Xq3vB8mT1kP6wZ0rD4yH7nC2fJ9sL5aE0uG8iO3tK1m"},
+            "Created: the key, shown once",
+        ),
+        **BODY_ERRORS,
+        401: UNAUTHORIZED,
+        409: problem_spec(f"The account holds {MAX_KEYS} keys already (`too-many-api-keys`)."),
+        422: problem_spec(
+            "`name` is missing, empty, longer than 100 characters (`validation-error` …), or "
+            "blank or holds a control character (`bad-name`)."
+        ),
+    },
+)
+async def create_api_key(
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        schemas.ApiKeyIn,
+        Body(examples=[Example(summary="ApiKeyIn", value={"name": "legality checker (prod)"})]),
+    ],
+) -> Response[schemas.ApiKeyCreated]:
+    created = await api_keys(request).create(_caller(request).account_id, data)
+    return Response(
+        created,
+        status_code=201,
+        headers={"Location": f"/v1/me/api-keys/{created.id}", **NO_STORE},
+    )
+
+
+@get(
+    "/v1/me/api-keys",
+    operation_id="ListApiKeys",
+    summary="List my API keys (never the keys)",
+    description=(
+        "The account's keys, oldest first: `id`, `name`, `created_at` and `last_used_at` (null "
+        "until first used; exact to within the rate limiter's cache time, 30 s by default). "
+        "The keys themselves are never shown again."
+    ),
+    tags=[TAG],
+    security=SESSION,
+    guards=[session_guard],
+    responses={
+        200: _ok(
+            schemas.ApiKeys,
+            {"items": [{**KEY_EXAMPLE, "last_used_at": "2026-12-03T10:02:41Z"}]},
+        ),
+        401: UNAUTHORIZED,
+    },
+)
+async def list_api_keys(request: Request[Any, Any, Any]) -> Response[schemas.ApiKeys]:
+    listed = await api_keys(request).list(_caller(request).account_id)
+    return Response(listed, headers=NO_STORE)
+
+
+@delete(
+    "/v1/me/api-keys/{key_id:str}",
+    operation_id="DeleteApiKey",
+    summary="Revoke an API key",
+    description=(
+        "Deletes the key: requests carrying it are counted against their network again, in "
+        "every process within `NUMRULES_RATE_LIMIT_CREDENTIAL_CACHE_SECONDS` (30 s by "
+        "default, never more than 60 s: each process caches its lookups that long)."
+    ),
+    status_code=204,
+    tags=[TAG],
+    security=SESSION,
+    guards=[session_guard],
+    responses={
+        401: UNAUTHORIZED,
+        404: problem_spec("The account has no key with this id (`not-found`)."),
+    },
+)
+async def delete_api_key(request: Request[Any, Any, Any], key_id: KeyId) -> None:
+    await api_keys(request).delete(_caller(request).account_id, key_id)
+
+
 route_handlers = [
     sign_up,
     confirm_email,
@@ -463,4 +596,7 @@ route_handlers = [
     get_terms,
     request_reset,
     confirm_reset,
+    create_api_key,
+    list_api_keys,
+    delete_api_key,
 ]

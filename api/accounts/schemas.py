@@ -153,3 +153,42 @@ class Terms(msgspec.Struct, frozen=True):
     version: str
     text: str
     locale: str
+
+
+#: An API key's label, for its owner (which back end, which app).
+KeyName = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=100,
+        description="1–100 characters, not blank, no control character",
+        examples=["legality checker (prod)"],
+    ),
+]
+
+
+class ApiKeyIn(Body, frozen=True):
+    name: KeyName
+
+
+class ApiKey(msgspec.Struct, frozen=True, kw_only=True):
+    """An API key as its owner's list shows it: never the key, which only the 201 holds.
+    `last_used_at` is exact to within the rate limiter's cache time (30 s by default)."""
+
+    id: str
+    name: str
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+class ApiKeyCreated(msgspec.Struct, frozen=True, kw_only=True):
+    """A new API key: `key` is shown only here (stored as its sha256)."""
+
+    id: str
+    name: str
+    key: str
+    created_at: datetime
+
+
+class ApiKeys(msgspec.Struct, frozen=True):
+    items: list[ApiKey]

@@ -43,7 +43,7 @@ from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, 
 from api.problems import FieldProblem, ProblemError
 from api.ratelimit import network_of, trusted_networks
 from api.settings import Settings
-from api.tokens import new_id, new_token, token_hash
+from api.tokens import SESSION_PREFIX, new_id, new_token, token_hash
 
 ACCOUNTS = table(Account)
 SESSIONS = table(AccountSession)
@@ -215,7 +215,7 @@ class AccountStore:
             )
         account_id = new_id()
         hashed = await self._hash(body.password)
-        token = new_token()
+        token = new_token(SESSION_PREFIX)
         expires = _now() + timedelta(days=self.settings.session_days)
         values = {
             "id": account_id,
@@ -298,7 +298,7 @@ class AccountStore:
     # -- sessions --------------------------------------------------------------------------
 
     async def _new_session(self, conn: AsyncConnection, account_id: str) -> schemas.Session:
-        token = new_token()
+        token = new_token(SESSION_PREFIX)
         expires = _now() + timedelta(days=self.settings.session_days)
         await conn.execute(
             insert(SESSIONS).values(

@@ -216,6 +216,24 @@ class AccountToken(Base):
     used: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class ApiKey(Base):
+    """An integrator's API key (issue 21, contract "API keys"): the sha256 of the key, never
+    the key. Metering only: a request carrying it is counted against the key's own quota
+    (api/ratelimit.py); it never acts as the account. Revoked by deleting the row; goes with
+    its account. `last_used_at` is kept to within the limiter's cache time."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(Text)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = _now()
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class LoginThrottle(Base):
     """Attempts counted per key in a fixed window, in the database so that the limits hold
     across replicas (api/accounts/store.py): log-ins per `login:<hash>`, `pair:<hash>:<network>`
@@ -318,9 +336,10 @@ class SheetIdempotencyKey(Base):
 
 
 class RateLimit(Base):
-    """Requests counted per client address (`key`) in a fixed window (`window_start`, epoch
-    seconds), shared by every replica when `NUMRULES_RATE_LIMIT_STORE=database`
-    (api/ratelimit.py); rows of past windows are deleted as new windows begin."""
+    """Requests counted per bucket (`key`: `net:<network>`, `key:<id>`, `account:<id>`,
+    `seat:<game>:<seat>`, `sheet:<id>`) in a fixed window (`window_start`, epoch seconds),
+    shared by every replica when `NUMRULES_RATE_LIMIT_STORE=database` (api/ratelimit.py);
+    rows of past windows are deleted as new windows begin."""
 
     __tablename__ = "rate_limits"
 

@@ -92,7 +92,7 @@ from api.problems import (
     make_problem,
     shorten,
 )
-from api.tokens import check_name, new_id, new_token, token_hash, unauthorized
+from api.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.actions import Action
 from engine.core.cards import check_cards
@@ -272,7 +272,7 @@ class GameStore:
             raise ProblemError.of(engine_problem(exc)) from None
         game_id = new_id()
         salt = secrets.token_hex(16)
-        tokens = [new_token() for _ in body.players]
+        tokens = [new_token(SEAT_PREFIX) for _ in body.players]
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         async with self.engine.begin() as conn:
             accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")

@@ -286,7 +286,7 @@ EXAMPLE_CREATED = SheetCreated(
         "leader": None,
         "version": 0,
     },
-    token="kq3J6v0mX2cV8aXbT1yL5nR7sW9dE4fG0hJ2kL4mN6o",
+    token="nrc_kq3J6v0mX2cV8aXbT1yL5nR7sW9dE4fG0hJ2kL4mN6o",
 )
 EXAMPLE_HISTORY = HistoryOut(
     items=[

@@ -94,7 +94,7 @@ from api.sheets.schemas import (
     SheetPlayerOut,
     Standing,
 )
-from api.tokens import check_name, new_id, new_token, token_hash, unauthorized
+from api.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.base import RoundScore
 from engine.core.errors import EngineError
@@ -672,7 +672,7 @@ class SheetStore:
     ) -> tuple[SheetCreated, str | None]:
         sheet_id = new_id()
         now = datetime.now(UTC)
-        token = None if caller is not None else new_token()
+        token = None if caller is not None else new_token(SHEET_PREFIX)
         owner_id = None if caller is None else caller.account_id
         accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
         await conn.execute(

@@ -355,15 +355,18 @@ def test_accounts_and_sheets_conform_to_their_spec(case: Any) -> None:
 
 
 def test_the_fuzzed_operations_are_accounts_and_sheets() -> None:
-    """The filter picks the eleven accounts and the eleven score-sheet operations; the session
-    ones declare `sessionToken`, and the refusals parse to problem codes."""
+    """The filter picks the fourteen accounts (API keys included) and the eleven score-sheet
+    operations; the session ones declare `sessionToken`, and the refusals parse to problem
+    codes."""
     labels = sorted(r.ok().label for r in schema.get_all_operations())
     assert labels == [
         "DELETE /v1/me",
+        "DELETE /v1/me/api-keys/{key_id}",
         "DELETE /v1/scoresheets/{sheet_id}",
         "DELETE /v1/scoresheets/{sheet_id}/rounds/{n}",
         "DELETE /v1/sessions/current",
         "GET /v1/me",
+        "GET /v1/me/api-keys",
         "GET /v1/me/history",
         "GET /v1/me/stats",
         "GET /v1/scoresheets/{sheet_id}",
@@ -372,6 +375,7 @@ def test_the_fuzzed_operations_are_accounts_and_sheets() -> None:
         "PATCH /v1/scoresheets/{sheet_id}",
         "POST /v1/accounts",
         "POST /v1/email-verifications/confirm",
+        "POST /v1/me/api-keys",
         "POST /v1/me/password",
         "POST /v1/password-resets",
         "POST /v1/password-resets/confirm",

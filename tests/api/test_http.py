@@ -292,7 +292,17 @@ def test_the_granted_headers_are_exactly_the_apis(client: TestClient[Any]) -> No
     assert granted == {h.lower() for h in CORS_HEADERS} | safelisted
 
 
-def test_answers_expose_etag_location_and_retry_after(client: TestClient[Any]) -> None:
+def test_a_preflight_may_ask_for_x_api_key(client: TestClient[Any]) -> None:
+    """Issue 21: a browser app sends its API key beside its session (contract, Credentials)."""
+    response = _preflight(client, SCORE, "POST", "content-type, x-api-key, authorization")
+    assert response.status_code in (200, 204)
+    granted = _listed(response.headers["access-control-allow-headers"])
+    assert {"x-api-key", "authorization"} <= granted
+
+
+def test_answers_expose_etag_location_retry_after_and_the_rate_limit(
+    client: TestClient[Any],
+) -> None:
     response = client.post(
         SCORE, content=BODY, headers={"origin": ORIGIN, "content-type": "application/json"}
     )
@@ -300,7 +310,14 @@ def test_answers_expose_etag_location_and_retry_after(client: TestClient[Any]) -
     assert _listed(response.headers["access-control-expose-headers"]) == {
         h.lower() for h in CORS_EXPOSED
     }
-    assert {h.lower() for h in CORS_EXPOSED} == {"etag", "location", "retry-after"}
+    assert {h.lower() for h in CORS_EXPOSED} == {
+        "etag",
+        "location",
+        "retry-after",
+        "ratelimit-limit",
+        "ratelimit-remaining",
+        "ratelimit-reset",
+    }
 
 
 def test_cors_can_be_turned_off() -> None:

@@ -48,6 +48,12 @@ def test_the_defaults() -> None:
     # the tests' environment turns it off (tests/conftest.py); deployments do not
     assert fields["rate_limit_per_minute"].default == 600
     assert fields["rate_limit_store"].default == "memory"
+    # issue 21: credentials have their own, higher limits; a key's revocation within 60 s
+    assert fields["rate_limit_credential_per_minute"].default == 3000
+    assert fields["api_key_rate_limit_per_minute"].default == 12000
+    assert fields["rate_limit_credential_cache_seconds"].default == 30
+    with pytest.raises(ValueError, match="less than or equal to 60"):
+        Settings(rate_limit_credential_cache_seconds=61)
     assert Settings(rate_limit_per_minute=600).trusted_proxies == []
 
 
@@ -92,6 +98,39 @@ def test_the_spec_documents_the_429() -> None:
     assert "429" in paths["/v1/games"]["post"]["responses"]
     assert "429" not in paths["/healthz"]["get"]["responses"]
     assert "429" not in paths["/readyz"]["get"]["responses"]
+
+
+def test_the_spec_documents_the_rate_limit_headers_and_api_keys() -> None:
+    """Issue 21: the 429's `RateLimit-*` headers, the `X-API-Key` scheme (optional on the
+    stateless endpoints) and the three API-key operations with their examples."""
+    spec = spec_dict()
+    paths = spec["paths"]
+    refused = paths["/v1/rulesets/numking/deal"]["post"]["responses"]["429"]
+    assert set(refused["headers"]) == {
+        "Retry-After",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+    }
+    scheme = spec["components"]["securitySchemes"]["apiKey"]
+    assert (scheme["type"], scheme["in"], scheme["name"]) == ("apiKey", "header", "X-API-Key")
+    assert paths["/v1/rulesets/numking/deal"]["post"]["security"] == [{}, {"apiKey": []}]
+    assert paths["/v1/me"]["get"]["security"] == [{"sessionToken": []}]
+    operations = {
+        ("post", "/v1/me/api-keys"): ("CreateApiKey", {"201", "401", "409", "422", "429"}),
+        ("get", "/v1/me/api-keys"): ("ListApiKeys", {"200", "401", "429"}),
+        ("delete", "/v1/me/api-keys/{key_id}"): ("DeleteApiKey", {"204", "401", "404", "429"}),
+    }
+    for (method, path), (operation_id, statuses) in operations.items():
+        operation = paths[path][method]
+        assert operation["operationId"] == operation_id
+        assert operation["summary"] and operation["description"]
+        assert operation["security"] == [{"sessionToken": []}]
+        assert statuses <= set(operation["responses"])
+    created = paths["/v1/me/api-keys"]["post"]
+    example = created["responses"]["201"]["content"]["application/json"]["examples"]
+    assert next(iter(example.values()))["value"]["key"].startswith("nrk_")
+    assert created["requestBody"]["content"]["application/json"]["schema"]["examples"]
 
 
 # -- the client's address ----------------------------------------------------------------------

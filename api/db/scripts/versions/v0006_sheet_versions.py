@@ -3,7 +3,7 @@ score-sheet write sent with an `Idempotency-Key`, replayed to its retries. The s
 `version` (its `ETag`) already exists (0002).
 
 Revision ID: 0006
-Revises: 0004 (0005 is written in parallel: the merge sets down_revision to it)
+Revises: 0005
 Create Date: 2026-12-03
 """
 
@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql
 from alembic import op
 
 revision = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | None = None
 depends_on: str | None = None
 
