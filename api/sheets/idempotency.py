@@ -86,6 +86,11 @@ def parse_if_match(header: str | None) -> IfMatch | None:
     return IfMatch(False, frozenset(versions))
 
 
+#: An anonymous creation's key is all that guards the sheet token its retry gets back, so it
+#: must not be guessable: at least this many characters (a random UUID has 36).
+ANONYMOUS_KEY_MIN = 16
+
+
 def check_key(key: str | None) -> str | None:
     """The `Idempotency-Key` header (None without one); 422 unless 1 … 255 visible ASCII
     characters, as on stored games."""

@@ -20,6 +20,7 @@ from api.body import StrictBody, decode_error
 from api.problems import MEDIA_TYPE, FieldProblem, Problem, ProblemError, make_problem, problem_spec
 from api.sheets import stats as sheet_stats
 from api.sheets.idempotency import (
+    ANONYMOUS_KEY_MIN,
     Conditions,
     Written,
     check_key,
@@ -417,7 +418,8 @@ BODY_REFUSED = _problem(f"The body breaks the contract (field errors in `errors[
         "retried with the same key and body within 24 hours; the retry answers the same sheet "
         "(and its token once more, with `Idempotent-Replayed: true`) and creates nothing. The "
         "same key with another body is 422 `idempotency-key-reused`. Without a session, the "
-        "key alone gets the token back: make it a fresh random one (a UUID). A key belongs to "
+        "key alone gets the token back: it must be at least 16 characters (make it a fresh "
+        "random UUID), else 422. A key belongs to "
         "the session's account, or to anonymous creations.\n\n"
         "Also refused (422, limits across fields that JSON Schema cannot state): a player name "
         "that is blank or holds a control or formatting character (`bad-name`); a number of "
@@ -453,6 +455,15 @@ async def create_sheet(
 ) -> Response[Any]:
     caller = await optional_session(request)
     key = check_key(idempotency_key)
+    if caller is None and key is not None and len(key) < ANONYMOUS_KEY_MIN:
+        # The key is all that guards the token a retry gets back: no guessable key.
+        message = f"without a session, at least {ANONYMOUS_KEY_MIN} characters (a random UUID)"
+        raise ProblemError(
+            422,
+            "validation-error",
+            f"Idempotency-Key: {message}",
+            [FieldProblem("Idempotency-Key", message)],
+        )
     created = await sheets(request).create(data, caller, key)
     sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
     return _answer(created, {"Location": f"/v1/scoresheets/{sheet_id}"})

@@ -279,6 +279,14 @@ async def test_a_lost_201_is_retried_and_gets_its_token_once_more(
         owned = await http.post("/v1/scoresheets", json=CLASSIC, headers={**session, **key})
         assert owned.status_code == 201 and owned.json()["id"] != made[0].json()["id"]
         assert "token" not in owned.json()
+        # without a session a guessable key is refused: it is all that guards the token
+        short = await http.post("/v1/scoresheets", json=CLASSIC, headers={"Idempotency-Key": "1"})
+        assert short.status_code == 422, short.text
+        assert short.json()["errors"][0]["field"] == "Idempotency-Key"
+        short = await http.post(
+            "/v1/scoresheets", json=CLASSIC, headers={**session, "Idempotency-Key": "1"}
+        )
+        assert short.status_code == 201  # a session's own key may be short
     # the token is nowhere in the database but as a hash, nor in any log line
     conn = await asyncpg.connect(pg_head.replace("postgresql+asyncpg://", "postgresql://"))
     try:
