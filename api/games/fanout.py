@@ -28,7 +28,9 @@ log = logging.getLogger("numrules.games")
 
 
 class Fanout:
-    def __init__(self) -> None:
+    def __init__(self, connect_timeout: float = 5.0) -> None:
+        #: Opening the LISTEN connection gives up after this (`NUMRULES_DB_CONNECT_TIMEOUT_SECONDS`).
+        self.connect_timeout = connect_timeout
         self._waiters: dict[str, set[asyncio.Event]] = {}
         #: When each watched game was last published (time.monotonic()): a read of its log
         #: begun after that sees every action its streams were woken for.
@@ -86,7 +88,7 @@ class Fanout:
 
     async def _connect(self) -> None:
         assert self._dsn is not None
-        connection = await asyncpg.connect(self._dsn, timeout=10)
+        connection = await asyncpg.connect(self._dsn, timeout=self.connect_timeout)
         await connection.add_listener(CHANNEL, self._on_notify)
         connection.add_termination_listener(self._on_lost)
         self._connection = connection
