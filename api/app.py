@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Awaitable, Callable
+import sys
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import cache
 from pathlib import Path
@@ -32,7 +33,15 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.routes import HTTPRoute
 from litestar.static_files import create_static_files_router
-from litestar.types import Method
+from litestar.types import (
+    LifeSpanReceive,
+    LifeSpanScope,
+    LifeSpanSend,
+    Method,
+    Receive,
+    Scope,
+    Send,
+)
 from sqlalchemy.exc import SQLAlchemyError
 from swagger_ui_bundle import swagger_ui_path
 
@@ -41,8 +50,14 @@ from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.hygiene import HttpHygiene, before_request
 from api.metrics import metrics_endpoint
-from api.operations import document_rate_limit, note_route, observe, operations_lifespan
-from api.problems import MEDIA_TYPE, ProblemError, handle_exception, problem_spec
+from api.operations import (
+    document_database_unavailable,
+    document_rate_limit,
+    note_route,
+    observe,
+    operations_lifespan,
+)
+from api.problems import MEDIA_TYPE, database_unavailable, handle_exception
 from api.ratelimit import rate_limit_middleware
 from api.rules import route_handlers
 from api.schemas import Health
@@ -93,11 +108,11 @@ READY_TIMEOUT_SECONDS = 2.0
     summary="Readiness",
     description=(
         "Answers 200 when the database answers (`SELECT 1` within 2 s), else 503 "
-        "`unavailable`: a load balancer sends no traffic to a process that cannot serve "
-        "stored games."
+        "`database-unavailable` with `Retry-After`: a load balancer sends no traffic to a "
+        "process that cannot serve stored games."
     ),
     tags=["Operations"],
-    responses={503: problem_spec("The database does not answer (`unavailable`).")},
+    opt={"database": True},
 )
 async def readyz(request: Request[Any, Any, Any]) -> Health:
     from sqlalchemy import text
@@ -107,12 +122,7 @@ async def readyz(request: Request[Any, Any, Any]) -> Health:
         async with asyncio.timeout(READY_TIMEOUT_SECONDS), engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
     except (TimeoutError, OSError, SQLAlchemyError) as exc:
-        raise ProblemError(
-            503,
-            "unavailable",
-            f"the database does not answer ({type(exc).__name__})",
-            headers={"Retry-After": "5"},
-        ) from None
+        raise database_unavailable(f"the database does not answer ({type(exc).__name__})") from None
     return Health(status="ok")
 
 
@@ -242,33 +252,27 @@ def _swagger_ui() -> SwaggerRenderPlugin:
     )
 
 
-def _database_check(settings: Settings) -> list[Callable[[], Awaitable[None]]]:
-    """Refuse to start on a database behind the migrations (issue 11): the error names the
-    command. Off (`NUMRULES_CHECK_DB_ON_START=false`) for the stateless tests, which need none."""
-    if not settings.check_db_on_start:
-        return []
-
-    async def check() -> None:
-        from api.db.migrations import require_head
-
-        await require_head(settings.database_url)
-
-    return [check]
-
-
 def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
-    """The stored games' database engine, store and event fan-out, for the app's lifetime."""
+    """The stored games' database engine, store and event fan-out, for the app's lifetime.
+
+    First the database is checked (`NUMRULES_CHECK_DB_ON_START`, off for the stateless tests,
+    which need none): a database behind the migrations (issue 11) or one that cannot serve
+    (issue 21: refused, unknown, silent past the connect timeout) stops the start-up with one
+    line naming the cause (`App`)."""
 
     @asynccontextmanager
     async def lifespan(application: Litestar) -> AsyncIterator[None]:
         from api.accounts.mail import Mailer
         from api.accounts.store import AccountStore
         from api.db.engine import engine_from_settings
+        from api.db.migrations import require_head
         from api.games.fanout import Fanout
         from api.games.store import GameStore
 
+        if settings.check_db_on_start:
+            await require_head(settings.database_url, settings)
         engine = engine_from_settings(settings)
-        fanout = Fanout()
+        fanout = Fanout(settings.db_connect_timeout_seconds)
         application.state.db = engine
         application.state.games = GameStore(engine, fanout)
         mailer = Mailer(settings)
@@ -288,6 +292,48 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             await engine.dispose()
 
     return lifespan
+
+
+class App(Litestar):
+    """Litestar, with a start-up refused on purpose (`api.db.migrations.StartupRefused`: the
+    database behind the migrations, or unavailable) handed to the ASGI server as its one-line
+    reason rather than the traceback Litestar formats for any failure: uvicorn logs that line,
+    says "Application startup failed" and exits non-zero. Any other failure keeps its
+    traceback."""
+
+    async def __call__(
+        self,
+        scope: Scope | LifeSpanScope,
+        receive: Receive | LifeSpanReceive,
+        send: Send | LifeSpanSend,
+    ) -> None:
+        if scope["type"] == "lifespan":
+            send = _one_line_refusals(send)
+        await super().__call__(scope, receive, send)
+
+
+def _one_line_refusals(send: Any) -> Any:
+    from api.db.migrations import StartupRefused
+
+    async def send_short(message: Any) -> None:
+        if message["type"] == "lifespan.startup.failed":  # sent while Litestar handles it
+            refusal = _refusal(sys.exc_info()[1], StartupRefused)
+            if refusal is not None:
+                message = {**message, "message": f"numrules: {refusal}"}
+        await send(message)
+
+    return send_short
+
+
+def _refusal(exc: BaseException | None, kind: type[Exception]) -> BaseException | None:
+    """`exc` if it is a `kind`, or the `kind` inside it (Litestar's lifespan may group it)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _refusal(inner, kind)) is not None:
+                return found
+    return None
 
 
 def allow_every_method(application: Litestar) -> None:
@@ -348,7 +394,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         cache_control=CacheControlHeader(max_age=86400, public=True),
         include_in_schema=False,
     )
-    application = Litestar(
+    application = App(
         route_handlers=[
             healthz,
             readyz,
@@ -419,7 +465,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ],
         ),
         debug=settings.debug,
-        on_startup=_database_check(settings),
     )
     allow_every_method(application)
     add_card_patterns(application)
@@ -427,6 +472,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     document_sheets(application)
     problem_400s(application)
     document_rate_limit(application)
+    document_database_unavailable(application)
     header_schemas(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(

@@ -23,8 +23,10 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import FrameType
 from typing import Any
 
+import msgspec
 from litestar import Litestar
 from litestar.openapi.spec import (
+    Example,
     OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
@@ -32,11 +34,17 @@ from litestar.openapi.spec import (
     Schema,
 )
 from litestar.openapi.spec.enums import OpenAPIType
+from litestar.routes import HTTPRoute
 
 from api.logs import configure_logging
 from api.metrics import Metrics
 from api.observe import NoteRoute, Observe
-from api.problems import MEDIA_TYPE
+from api.problems import (
+    DATABASE_RETRY_AFTER,
+    DATABASE_UNAVAILABLE,
+    MEDIA_TYPE,
+    database_unavailable,
+)
 from api.ratelimit import EXEMPT, EXEMPT_PREFIX, trusted_networks
 from api.settings import Settings
 
@@ -165,4 +173,68 @@ def document_rate_limit(application: Litestar) -> None:
                     headers=headers,
                     content={MEDIA_TYPE: OpenAPIMediaType(schema=problem)},
                 ),
+            )
+
+
+#: The tags of the operations on stored data: each may answer 503 `database-unavailable`. A
+#: handler says otherwise with `opt={"database": False}` (the terms, a constant), and an
+#: operation under another tag that uses the database says so with `opt={"database": True}`.
+DATABASE_TAGS = {"Stored games", "Accounts", "Score sheets"}
+DATABASE_UNAVAILABLE_DESCRIPTION = (
+    "The database cannot serve now (`database-unavailable`: unreachable, not answering within "
+    "the configured timeouts, every connection busy, shutting down): retry after "
+    "`Retry-After` seconds."
+)
+
+
+def _uses_database(handler: Any) -> bool:
+    choice = handler.opt.get("database")
+    if choice is not None:
+        return bool(choice)
+    return bool(DATABASE_TAGS & set(handler.tags or ()))
+
+
+def document_database_unavailable(application: Litestar) -> None:
+    """Every operation that uses the database documents 503 `database-unavailable` with
+    `Retry-After` and an example (issue 21); an operation that already has a 503 of its own
+    (the event stream's `too-many-streams`) lists both."""
+    operations = {
+        handler.operation_id
+        for route in application.routes
+        if isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if _uses_database(handler)
+    }
+    problem = Reference(ref="#/components/schemas/Problem")
+    example = Example(
+        summary="The database cannot serve",
+        value=msgspec.to_builtins(database_unavailable().problem),
+    )
+    retry = OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+        description=f"seconds before trying again ({DATABASE_RETRY_AFTER})",
+    )
+    for path_item in (application.openapi_schema.paths or {}).values():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(path_item, method)
+            if operation is None or operation.operation_id not in operations:
+                continue
+            responses = operation.responses
+            if responses is None:
+                responses = operation.responses = {}
+            found = responses.get("503")
+            if isinstance(found, OpenAPIResponse):
+                found.description = f"{found.description} Or: {DATABASE_UNAVAILABLE_DESCRIPTION}"
+                found.headers = {**(found.headers or {}), "Retry-After": retry}
+                for media in (found.content or {}).values():
+                    media.examples = {**(media.examples or {}), DATABASE_UNAVAILABLE: example}
+                continue
+            responses["503"] = OpenAPIResponse(
+                description=DATABASE_UNAVAILABLE_DESCRIPTION,
+                headers={"Retry-After": retry},
+                content={
+                    MEDIA_TYPE: OpenAPIMediaType(
+                        schema=problem, examples={DATABASE_UNAVAILABLE: example}
+                    )
+                },
             )

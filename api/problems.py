@@ -19,8 +19,8 @@ from litestar.exceptions import (
 )
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 
+from api.db.engine import unavailable
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 
 MEDIA_TYPE = "application/problem+json"
@@ -41,6 +41,7 @@ _TITLES = {
     428: "Precondition required",
     429: "Too many requests",
     500: "Internal server error",
+    503: "Service unavailable",
 }
 
 
@@ -103,6 +104,22 @@ class ProblemError(Exception):
         error = cls(problem.status, problem.code, problem.detail, headers=headers)
         error.problem = problem
         return error
+
+
+#: Seconds a client waits before trying again when the database cannot serve.
+DATABASE_RETRY_AFTER = 5
+DATABASE_UNAVAILABLE = "database-unavailable"
+
+
+def database_unavailable(detail: str | None = None) -> ProblemError:
+    """The refusal when the database cannot serve (`api.db.engine.unavailable` says when): 503
+    `database-unavailable` with `Retry-After`, the contract's "Operations"."""
+    return ProblemError(
+        503,
+        DATABASE_UNAVAILABLE,
+        detail or "the database is unavailable: try again shortly",
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
+    )
 
 
 def problem_spec(description: str) -> ResponseSpec:
@@ -292,19 +309,11 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
             detail = _size_detail(request.route_handler.resolve_request_max_body_size())
         return problem_response(make_problem(status, code, detail), dict(exc.headers or {}) or None)
     path = request.scope.get("path", "")  # not request.url: it may not parse
-    lost = isinstance(exc, DBAPIError) and exc.connection_invalidated
-    if lost or isinstance(exc, PoolTimeout | ConnectionError):
-        # every database connection busy (a burst) or the database gone: try again, not a bug
-        log.warning(
-            "database unavailable on %s %r (%s)",
-            request.method,
-            shorten(path, 200),
-            type(exc).__name__,
-        )
-        return problem_response(
-            make_problem(503, "unavailable", "the service is busy: try again shortly"),
-            {"Retry-After": "2"},
-        )
+    if (reason := unavailable(exc)) is not None:
+        # the database refused, vanished, or did not answer in time: try again, not a bug
+        log.warning("database unavailable on %s %r: %s", request.method, shorten(path, 200), reason)
+        refusal = database_unavailable()
+        return problem_response(refusal.problem, refusal.headers)
     log.exception("unhandled error on %s %r", shorten(request.method), shorten(path, 200))
     return problem_response(
         make_problem(

@@ -131,6 +131,25 @@ class Settings(BaseSettings):
         default=1, ge=1, description="uvicorn worker processes of `numrules serve`"
     )
     db_pool_size: int = Field(default=10, ge=1, description="PostgreSQL connection pool size")
+    db_connect_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="opening a database connection gives up after this (then 503 "
+        "database-unavailable; at start-up, one line and a non-zero exit)",
+    )
+    db_statement_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="each database statement may run this long (PostgreSQL's "
+        "statement_timeout; a server that does not answer at all is given up half a second "
+        "later; SQLite's lock wait), then 503 database-unavailable",
+    )
+    db_pool_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="a request waits this long for a free pooled connection under a burst, "
+        "then 503 database-unavailable",
+    )
     check_db_on_start: bool = Field(
         default=True,
         description="refuse to start unless the database is at the migrations' head",

@@ -355,6 +355,7 @@ async def change_password(
     ),
     tags=[TAG],
     sync_to_thread=False,
+    opt={"database": False},  # a constant: no 503 database-unavailable
     responses={
         200: _ok(
             schemas.Terms,

@@ -15,7 +15,7 @@ from api.settings import Settings
 
 
 def _moved(command: str, url: str, before: str | None) -> None:
-    after = migrations.current(url)
+    after = migrations.current(url, Settings())
     if after == before:
         print(f"numrules db {command}: the database is at revision {after or 'none'} (no change)")
     else:
@@ -24,20 +24,21 @@ def _moved(command: str, url: str, before: str | None) -> None:
 
 def _upgrade(args: argparse.Namespace) -> None:
     url = Settings().database_url
-    before = migrations.current(url)
+    before = migrations.current(url, Settings())
     migrations.upgrade(url, args.revision)
     _moved("upgrade", url, before)
 
 
 def _downgrade(args: argparse.Namespace) -> None:
     url = Settings().database_url
-    before = migrations.current(url)
+    before = migrations.current(url, Settings())
     migrations.downgrade(url, args.revision)
     _moved("downgrade", url, before)
 
 
 def _current(_args: argparse.Namespace) -> None:
-    found = migrations.current(Settings().database_url)
+    settings = Settings()
+    found = migrations.current(settings.database_url, settings)
     head = migrations.head()
     state = "head" if found == head else f"not at head {head}"
     print(f"{found or 'none'} ({state})")
@@ -49,10 +50,12 @@ def _run(args: argparse.Namespace) -> int:
         args.db_func(args)
     except (ValidationError, SettingsError):
         raise  # bad settings: numrules' own one-line message
-    except OSError as exc:  # refused, unreachable, unknown host …
-        print(f"numrules db {args.db_command}: cannot reach the database: {exc}", file=sys.stderr)
-        return 2
     except Exception as exc:
+        settings = Settings()
+        line = migrations.unavailable_line(exc, settings.database_url, settings)
+        if line is not None:  # refused, unreachable, unknown host or database, silent …
+            print(f"numrules db {args.db_command}: {line}", file=sys.stderr)
+            return 2
         print(
             f"numrules db {args.db_command}: {type(exc).__name__}: {exc}".splitlines()[0],
             file=sys.stderr,
@@ -78,13 +81,14 @@ def add_db_commands(subparsers: Any) -> None:
 
 
 def refuse_behind_head() -> int | None:
-    """Before `numrules serve`: the startup refusal as one line and exit status 2, rather
-    than the traceback of a failed lifespan (the app's own check stays for other servers)."""
+    """Before `numrules serve`: the startup refusal (a database behind the migrations, or
+    one that cannot serve within the timeouts) as one line and exit status 2, rather than a
+    failed lifespan (the app's own check stays for other servers)."""
     settings = Settings()
     if not settings.check_db_on_start:
         return None
     try:
-        asyncio.run(migrations.require_head(settings.database_url))
+        asyncio.run(migrations.require_head(settings.database_url, settings))
     except Exception as exc:
         print(f"numrules serve: {exc}".splitlines()[0], file=sys.stderr)
         return 2

@@ -6,16 +6,25 @@ lock instead of failing on upgrade from a read lock; foreign keys are switched o
 default is off) and the journal is WAL so readers do not block the writer. These are the
 hooks SQLAlchemy documents ("Serializable isolation / Savepoints / Transactional DDL" in its
 SQLite dialect notes, aiosqlite section).
+
+**A database that cannot serve** (issue 21): every wait on it is bounded (`create_engine`'s
+timeouts, from `NUMRULES_DB_*_TIMEOUT_SECONDS`), and :func:`unavailable` is the one place that
+tells a database failure the request did not cause (refused, reset, unknown database,
+authentication, timeouts, pool exhausted, server shutting down, connection lost mid-query)
+from a bug: `api.problems` answers the first 503 `database-unavailable`, the start-up check
+refuses to start with one line.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
+import asyncpg
 import msgspec
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -37,18 +46,57 @@ def _json_text(value: Any) -> str:
 _JSON: dict[str, Any] = {"json_serializer": _json_text, "json_deserializer": msgspec.json.decode}
 
 
-def create_engine(url: str, pool_size: int = 10) -> AsyncEngine:
+#: Seconds to open a connection when no setting says otherwise (migrations, `numrules db`):
+#: asyncpg's own default is 60.
+CONNECT_TIMEOUT_SECONDS = 5.0
+#: How much longer than PostgreSQL's `statement_timeout` the client waits for an answer: the
+#: server stops a slow statement itself (a clean error, the connection kept); only a server
+#: that does not answer at all reaches the client's timeout.
+SILENCE_MARGIN_SECONDS = 0.5
+
+
+def create_engine(
+    url: str,
+    pool_size: int = 10,
+    *,
+    connect_timeout: float = CONNECT_TIMEOUT_SECONDS,
+    statement_timeout: float | None = None,
+    pool_timeout: float = 10.0,
+) -> AsyncEngine:
     """`hide_parameters`: a database error's message never holds the statement's values (a
     seat's token hash, a player's name). No ping before each checkout (a round trip per
     transaction, a fifth of an action's): a connection the server dropped fails its request
     with 503 (`api.problems`) and the pool drops every connection of that generation;
     connections are recycled hourly. JSON columns are encoded and decoded by msgspec (the
-    standard library's json was a tenth of an action's time)."""
+    standard library's json was a tenth of an action's time).
+
+    Bounded waits: `connect_timeout` for opening a connection (asyncpg's `timeout`, which
+    covers the start-up exchange too, so a server that takes TCP and never answers is given
+    up), `pool_timeout` for a free pooled connection, `statement_timeout` (None: none, for
+    migrations) for each statement: PostgreSQL's `statement_timeout` setting, asyncpg's
+    `command_timeout` half a second later, SQLite's lock wait. A statement the client gave up
+    on leaves its connection mid-exchange: it is dropped, not reused (`_drop_on_timeout`).
+    """
     if not is_sqlite(url):
-        return create_async_engine(
-            url, pool_size=pool_size, pool_recycle=3600, hide_parameters=True, **_JSON
+        connect: dict[str, Any] = {"timeout": connect_timeout}
+        if statement_timeout is not None:
+            connect["command_timeout"] = statement_timeout + SILENCE_MARGIN_SECONDS
+            connect["server_settings"] = {"statement_timeout": str(int(statement_timeout * 1000))}
+        engine = create_async_engine(
+            url,
+            pool_size=pool_size,
+            pool_recycle=3600,
+            pool_timeout=pool_timeout,
+            hide_parameters=True,
+            connect_args=connect,
+            **_JSON,
         )
-    engine = create_async_engine(url, hide_parameters=True, **_JSON)
+        event.listen(engine.sync_engine, "handle_error", _drop_on_timeout)
+        return engine
+    waits: dict[str, Any] = {"connect_args": {"timeout": statement_timeout or 5.0}}
+    if make_url(url).database not in (None, "", ":memory:"):  # a file: a queue pool
+        waits["pool_timeout"] = pool_timeout
+    engine = create_async_engine(url, hide_parameters=True, **waits, **_JSON)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -65,8 +113,34 @@ def create_engine(url: str, pool_size: int = 10) -> AsyncEngine:
     return engine
 
 
+def _drop_on_timeout(context: ExceptionContext) -> None:
+    """SQLAlchemy's documented hook (`handle_error`, `is_disconnect`): a statement the client
+    stopped waiting for leaves the connection mid-exchange with a server that may never
+    answer, so it is invalidated (closed at once, not rolled back, which would wait again)
+    and the pool drops the connections of its generation."""
+    if isinstance(context.original_exception, TimeoutError):
+        context.is_disconnect = True
+
+
 def engine_from_settings(settings: Settings) -> AsyncEngine:
-    return create_engine(settings.database_url, settings.db_pool_size)
+    return create_engine(settings.database_url, settings.db_pool_size, **timeouts(settings))
+
+
+class Timeouts(TypedDict, total=False):
+    """`create_engine`'s bounded waits."""
+
+    connect_timeout: float
+    statement_timeout: float | None
+    pool_timeout: float
+
+
+def timeouts(settings: Settings) -> Timeouts:
+    """`create_engine`'s bounded waits, from the settings."""
+    return Timeouts(
+        connect_timeout=settings.db_connect_timeout_seconds,
+        statement_timeout=settings.db_statement_timeout_seconds,
+        pool_timeout=settings.db_pool_timeout_seconds,
+    )
 
 
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
@@ -77,3 +151,63 @@ def aware(moment: datetime) -> datetime:
     """A time read back from the database, in UTC: SQLite keeps no offset (the service
     writes UTC), PostgreSQL's `timestamptz` comes back aware."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+# -- a database that cannot serve ---------------------------------------------------------
+
+#: SQLSTATE prefixes (PostgreSQL, Appendix A) of a database that cannot serve now through no
+#: fault of the request: connection exceptions (08), authentication (28), an unknown database
+#: (3D000), insufficient resources (53: too many connections, disk full), a statement stopped
+#: by `statement_timeout` (57014), the server shutting down, crashed, starting or the database
+#: dropped (57P01 … 57P05), system errors (58), a read-only standby after a fail-over (25006).
+_UNAVAILABLE_STATES = ("08", "28", "3D", "53", "57014", "57P", "58", "25006")
+#: SQLite's primary result codes of the same kind: BUSY and LOCKED (a writer held the lock
+#: past the wait), NOMEM, IOERR, FULL, CANTOPEN.
+_UNAVAILABLE_SQLITE = {5, 6, 7, 10, 13, 14}
+#: The longest reason quoted in a log line.
+_REASON_LIMIT = 200
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    name = getattr(error, "sqlite_errorname", None) or type(error).__name__
+    reason = f"{name}: {text[0]}" if text else name
+    return reason if len(reason) <= _REASON_LIMIT else reason[:_REASON_LIMIT] + "…"
+
+
+def unavailable(exc: BaseException) -> str | None:
+    """Why `exc` says the database cannot serve now, through no fault of the request (a short
+    reason for the log: the driver's error and its first line, never the URL, a statement's
+    values or a password); None for any other error (a bug: 500).
+
+    The driver's errors reach here raw (asyncpg's OSError and TimeoutError at connect, its
+    InterfaceError) or wrapped by SQLAlchemy (`DBAPIError.orig`, the adapted error, whose
+    `__cause__` is asyncpg's own, with its SQLSTATE)."""
+    if isinstance(exc, PoolTimeout):
+        return "no free connection in the pool in time"
+    candidates: list[BaseException] = [exc]  # the driver's own error first: its class names it
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        candidates[:0] = [exc.orig.__cause__, exc.orig] if exc.orig.__cause__ else [exc.orig]
+        if exc.connection_invalidated:
+            return _reason(candidates[0])
+    for error in candidates:
+        if isinstance(error, TimeoutError):
+            return "no answer in time"
+        if isinstance(error, OSError | asyncpg.ConnectionDoesNotExistError):
+            return _reason(error)
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES):
+            return _reason(error)
+        code = getattr(error, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _UNAVAILABLE_SQLITE:
+            return _reason(error)
+    return None
+
+
+def where(url: str) -> str:
+    """The database's address for a log line: host, port and name, never the user or the
+    password (SQLite: the file)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return parsed.database or ":memory:"
+    return f"{parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}"

@@ -28,7 +28,9 @@ log = logging.getLogger("numrules.games")
 
 
 class Fanout:
-    def __init__(self) -> None:
+    def __init__(self, connect_timeout: float = 5.0) -> None:
+        #: Opening the LISTEN connection gives up after this (`NUMRULES_DB_CONNECT_TIMEOUT_SECONDS`).
+        self.connect_timeout = connect_timeout
         self._waiters: dict[str, set[asyncio.Event]] = {}
         #: When each watched game was last published (time.monotonic()): a read of its log
         #: begun after that sees every action its streams were woken for.
@@ -37,6 +39,7 @@ class Fanout:
         self._dsn: str | None = None
         self._reconnect: asyncio.Task[None] | None = None
         self._closing = False
+        self._slots = 0
 
     @property
     def closing(self) -> bool:
@@ -45,8 +48,21 @@ class Fanout:
 
     @property
     def streams(self) -> int:
-        """How many streams are open in this process."""
-        return sum(map(len, self._waiters.values()))
+        """How many streams this process holds: open, or being opened (their slots)."""
+        return self._slots
+
+    def reserve(self, limit: int) -> StreamSlot | None:
+        """A slot for a new stream, or None when `limit` are held. Checked and counted in one
+        step, with no await between (the event loop runs nothing else meanwhile), before the
+        stream's first read: a burst of opens cannot all pass the check before any of them
+        counts (200 concurrent opens held 35 streams under a cap of 20; issue 21)."""
+        if self._slots >= limit:
+            return None
+        self._slots += 1
+        return StreamSlot(self)
+
+    def _give_back(self) -> None:
+        self._slots -= 1
 
     def subscribe(self, game_id: str) -> asyncio.Event:
         event = asyncio.Event()
@@ -86,7 +102,7 @@ class Fanout:
 
     async def _connect(self) -> None:
         assert self._dsn is not None
-        connection = await asyncpg.connect(self._dsn, timeout=10)
+        connection = await asyncpg.connect(self._dsn, timeout=self.connect_timeout)
         await connection.add_listener(CHANNEL, self._on_notify)
         connection.add_termination_listener(self._on_lost)
         self._connection = connection
@@ -124,3 +140,17 @@ class Fanout:
         for waiters in self._waiters.values():  # streams end at their next wake-up
             for event in waiters:
                 event.set()
+
+
+class StreamSlot:
+    """One stream's place under the cap (`Fanout.reserve`); `release` gives it back, once."""
+
+    __slots__ = ("_fanout",)
+
+    def __init__(self, fanout: Fanout) -> None:
+        self._fanout: Fanout | None = fanout
+
+    def release(self) -> None:
+        if self._fanout is not None:
+            self._fanout._give_back()
+            self._fanout = None

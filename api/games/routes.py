@@ -16,6 +16,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, HeaderParameter, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.accounts.sessions import optional_session, require_session
 from api.body import StrictBody, decode_error
@@ -316,6 +317,28 @@ async def list_events(
     return await store(request).events(game_id, bearer(request, "seat token"), after, limit)
 
 
+#: Where the stream's handler leaves its slot in the request's scope state.
+STREAM_SLOT = "numrules.stream_slot"
+
+
+def _gives_back_its_slot(app: ASGIApp) -> ASGIApp:
+    """The stream route's middleware: the slot its handler reserved (`Fanout.reserve`) is
+    given back when the answer ends, however it ends: a refusal (401, 404, 422), a 204, the
+    end of the stream, a client gone before the first byte or during the stream, an error.
+    The handler's own code cannot see all of these (a stream that never starts never runs
+    its generator's `finally`)."""
+
+    async def giving_back(scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await app(scope, receive, send)
+        finally:
+            slot = scope.get("state", {}).pop(STREAM_SLOT, None)
+            if slot is not None:
+                slot.release()
+
+    return giving_back
+
+
 @get(
     "/v1/games/{game_id:str}/stream",
     operation_id="StreamGameEvents",
@@ -336,6 +359,7 @@ async def list_events(
     ),
     tags=[TAG],
     security=OPTIONAL_SECURITY,
+    middleware=[_gives_back_its_slot],
     responses={
         204: ResponseSpec(
             data_container=None,
@@ -378,7 +402,8 @@ async def stream_events(
             f"Last-Event-ID: must be an event seq, 0 … {MAX_SEQ}",
             [FieldProblem("Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}")],
         )
-    if games.fanout.streams >= request.app.state.max_streams:
+    slot = games.fanout.reserve(request.app.state.max_streams)
+    if slot is None:
         raise ProblemError(
             503,
             "too-many-streams",
@@ -386,6 +411,7 @@ async def stream_events(
             "GET /v1/games/{id}/events?after=N",
             headers={"Retry-After": "5"},
         )
+    request.scope["state"][STREAM_SLOT] = slot  # given back by `_gives_back_its_slot`
     if ticket is not None:
         if token is not None:
             raise ProblemError(

@@ -33,6 +33,32 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         """Start (again, after a kill: on a new free port)."""
+        self._spawn()
+        assert self.process is not None
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, f"the server exited:\n{self.output()[-3000:]}"
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, f"no /healthz in 30 s:\n{self.output()[-3000:]}"
+            time.sleep(0.1)
+
+    def refused(self, timeout: float = 30) -> int:
+        """Start and wait for the process to exit by itself (a start-up it refuses); its
+        exit status (a TimeoutExpired past `timeout`: it kept trying)."""
+        self._spawn()
+        assert self.process is not None
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+            raise
+
+    def _spawn(self) -> None:
         if self.process is not None:
             self.port = free_port()
         env = {
@@ -51,16 +77,6 @@ class ServeProcess:
             self.process = subprocess.Popen(
                 command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
             )
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.process.poll() is None, f"the server exited:\n{self.output()[-3000:]}"
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, f"no /healthz in 30 s:\n{self.output()[-3000:]}"
-            time.sleep(0.1)
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]

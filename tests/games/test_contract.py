@@ -533,5 +533,5 @@ def test_readiness_follows_the_database(games: Any) -> None:
     with TestClient(create_app(away)) as client:
         down = client.get("/readyz")
         assert down.status_code == 503 and down.headers["retry-after"] == "5"
-        assert down.json()["code"] == "unavailable"
+        assert down.json()["code"] == "database-unavailable"
         assert client.get("/healthz").status_code == 200  # alive, not ready
