@@ -48,20 +48,20 @@ from swagger_ui_bundle import swagger_ui_path
 from api.accounts.routes import route_handlers as account_handlers
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
-from api.hygiene import HttpHygiene, before_request
-from api.metrics import metrics_endpoint
-from api.operations import (
+from api.http.hygiene import HttpHygiene, before_request
+from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
+from api.ops.metrics import metrics_endpoint
+from api.ops.operations import (
     document_database_unavailable,
     document_rate_limit,
     note_route,
     observe,
     operations_lifespan,
 )
-from api.problems import MEDIA_TYPE, database_unavailable, handle_exception
-from api.ratelimit import rate_limit_middleware
-from api.rules import route_handlers
-from api.schemas import Health
-from api.settings import Settings
+from api.ops.ratelimit import rate_limit_middleware
+from api.ops.settings import Settings
+from api.rules.routes import route_handlers
+from api.rules.schemas import Health
 from api.sheets.routes import route_handlers as sheet_handlers
 from api.sheets.spec import document_sheets
 from engine.core.cards import CARD_PATTERN

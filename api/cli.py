@@ -100,13 +100,13 @@ def _rules(args: argparse.Namespace) -> AnyRuleset:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    """uvicorn with the settings' limits (api/server.py): keep-alive, concurrency, shutdown."""
+    """uvicorn with the settings' limits (api/ops/server.py): keep-alive, concurrency, shutdown."""
     import uvicorn
 
-    from api.server import exit_cleanly_on_sigterm, server_options
-    from api.settings import Settings
+    from api.ops.server import exit_cleanly_on_sigterm, server_options
+    from api.ops.settings import Settings
 
-    if args.log_level is not None:  # the app's loggers (api/logs.py), in every worker too
+    if args.log_level is not None:  # the app's loggers (api/ops/logs.py), in every worker too
         os.environ["NUMRULES_LOG_LEVEL"] = args.log_level.upper()
     settings = Settings()
     if (refused := refuse_behind_head()) is not None:
@@ -119,7 +119,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             port=settings.port if args.port is None else args.port,
             workers=settings.workers if args.workers is None else args.workers,
             log_level=settings.log_level.lower(),
-            access_log=False,  # the app writes its own access lines (api/observe.py)
+            access_log=False,  # the app writes its own access lines (api/ops/observe.py)
             **server_options(settings),
         )
     return 0

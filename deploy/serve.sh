@@ -10,4 +10,4 @@ bash deploy/build-mypyc.sh  # the engine compiled with mypyc (setup.py), ahead o
 # the database (DATABASE_URL; unset: the SQLite file numrules.db here) migrated to head
 PYTHONPATH=.build/mypyc .venv/bin/numrules db upgrade
 echo "serve: http://${HOST:-127.0.0.1}:${PORT:-8000} (docs at /docs)"
-PYTHONPATH=.build/mypyc exec .venv/bin/numrules serve "$@"  # HOST, PORT, NUMRULES_WORKERS: api/settings.py
+PYTHONPATH=.build/mypyc exec .venv/bin/numrules serve "$@"  # HOST, PORT, NUMRULES_WORKERS: api/ops/settings.py

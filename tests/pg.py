@@ -67,7 +67,7 @@ def games_app(pg_head: str) -> Litestar:
     top: `api.app` builds its module-level app from the environment on import, which the
     stateless suite's conftest sets first."""
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     return create_app(Settings(database_url=pg_head, check_db_on_start=True, **FAST_HASHES))
 

@@ -1,9 +1,9 @@
 """API keys (issue 21, contract "API keys (integrators)"): an account's keys for its back ends.
 
 A key is metering only: a request carrying it (`X-API-Key`, or `Authorization: Bearer`) is
-counted against the key's own quota instead of its network (api/ratelimit.py,
-api/credentials.py); it never acts as the account, a session or a seat. `nrk_` and 256 random
-bits, shown once in the 201, stored as its sha256 like every token (api/tokens.py). Revoking
+counted against the key's own quota instead of its network (api/ops/ratelimit.py,
+api/http/credentials.py); it never acts as the account, a session or a seat. `nrk_` and 256 random
+bits, shown once in the 201, stored as its sha256 like every token (api/http/tokens.py). Revoking
 deletes the row; a process that looked the key up in the last
 `NUMRULES_RATE_LIMIT_CREDENTIAL_CACHE_SECONDS` (30 s by default, at most 60) still counts it
 as a key until then. Keys go with their account (ON DELETE CASCADE).
@@ -19,8 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api.accounts import schemas
 from api.db.engine import aware
 from api.db.models import Account, ApiKey, table
-from api.problems import ProblemError
-from api.tokens import API_KEY_PREFIX, check_name, new_id, new_token, token_hash
+from api.http.problems import ProblemError
+from api.http.tokens import API_KEY_PREFIX, check_name, new_id, new_token, token_hash
 
 API_KEYS = table(ApiKey)
 ACCOUNTS = table(Account)

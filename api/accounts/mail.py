@@ -14,7 +14,7 @@ from email.message import EmailMessage
 
 import aiosmtplib
 
-from api.settings import Settings
+from api.ops.settings import Settings
 
 log = logging.getLogger("numrules.mail")
 

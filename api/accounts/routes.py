@@ -17,9 +17,9 @@ from api.accounts.keys import MAX_KEYS, ApiKeyStore
 from api.accounts.sessions import Caller, require_session
 from api.accounts.store import AccountStore
 from api.accounts.texts import TERMS, TERMS_VERSION
-from api.body import StrictBody
-from api.problems import problem_spec
-from api.ratelimit import client_address as address_of
+from api.http.body import StrictBody
+from api.http.problems import problem_spec
+from api.ops.ratelimit import client_address as address_of
 from engine.summaries import pick_language
 
 TAG = "Accounts"

@@ -17,8 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import Account, AccountSession, table
-from api.problems import FieldProblem, ProblemError, shorten
-from api.tokens import bearer, token_hash, unauthorized
+from api.http.problems import FieldProblem, ProblemError, shorten
+from api.http.tokens import bearer, token_hash, unauthorized
 
 SESSIONS = table(AccountSession)
 ACCOUNTS = table(Account)

@@ -3,7 +3,7 @@ resets (contract "Accounts, score sheets, history"; rules/app.md "Accounts").
 
 Secrets are kept only as hashes: passwords as Argon2id (argon2-cffi, rehashed at log-in when
 the parameters change), session and emailed tokens as sha256 (256 random bits each, see
-:mod:`api.tokens`). Hashing runs in a worker thread: an Argon2id hash costs tens of
+:mod:`api.http.tokens`). Hashing runs in a worker thread: an Argon2id hash costs tens of
 milliseconds of CPU that the event loop must not wait for.
 
 A log-in answers alike for an unknown login and a wrong password (401 `invalid-credentials`,
@@ -40,10 +40,10 @@ from api.accounts.mail import Mailer
 from api.accounts.texts import TERMS_VERSION, mail_text
 from api.db.engine import aware
 from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
-from api.problems import FieldProblem, ProblemError
-from api.ratelimit import network_of, trusted_networks
-from api.settings import Settings
-from api.tokens import SESSION_PREFIX, new_id, new_token, token_hash
+from api.http.problems import FieldProblem, ProblemError
+from api.http.tokens import SESSION_PREFIX, new_id, new_token, token_hash
+from api.ops.ratelimit import network_of, trusted_networks
+from api.ops.settings import Settings
 
 ACCOUNTS = table(Account)
 SESSIONS = table(AccountSession)
@@ -145,7 +145,7 @@ class Throttle:
 class LogInKeys:
     """The `login_throttle` keys one log-in attempt is counted under. The login as typed,
     case-folded and hashed (known or not: an unknown login counts the same, and a lock says
-    nothing of whose email is whose); the client network as `api.ratelimit.network_of` keys
+    nothing of whose email is whose); the client network as `api.ops.ratelimit.network_of` keys
     it (IPv6 by /64)."""
 
     login: str

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from api.db import migrations
-from api.settings import Settings
+from api.ops.settings import Settings
 
 
 def _moved(command: str, url: str, before: str | None) -> None:

@@ -11,7 +11,7 @@ SQLite dialect notes, aiosqlite section).
 timeouts, from `NUMRULES_DB_*_TIMEOUT_SECONDS`), and :func:`unavailable` is the one place that
 tells a database failure the request did not cause (refused, reset, unknown database,
 authentication, timeouts, pool exhausted, server shutting down, connection lost mid-query)
-from a bug: `api.problems` answers the first 503 `database-unavailable`, the start-up check
+from a bug: `api.http.problems` answers the first 503 `database-unavailable`, the start-up check
 refuses to start with one line.
 """
 
@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from api.settings import Settings
+from api.ops.settings import Settings
 
 
 def is_sqlite(url: str) -> bool:
@@ -66,7 +66,7 @@ def create_engine(
     """`hide_parameters`: a database error's message never holds the statement's values (a
     seat's token hash, a player's name). No ping before each checkout (a round trip per
     transaction, a fifth of an action's): a connection the server dropped fails its request
-    with 503 (`api.problems`) and the pool drops every connection of that generation;
+    with 503 (`api.http.problems`) and the pool drops every connection of that generation;
     connections are recycled hourly. JSON columns are encoded and decoded by msgspec (the
     standard library's json was a tenth of an action's time).
 

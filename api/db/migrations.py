@@ -26,7 +26,7 @@ from api.db.engine import (
     unavailable,
     where,
 )
-from api.settings import Settings
+from api.ops.settings import Settings
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 UPGRADE_HINT = 'run "numrules db upgrade"'

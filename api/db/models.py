@@ -219,7 +219,7 @@ class AccountToken(Base):
 class ApiKey(Base):
     """An integrator's API key (issue 21, contract "API keys"): the sha256 of the key, never
     the key. Metering only: a request carrying it is counted against the key's own quota
-    (api/ratelimit.py); it never acts as the account. Revoked by deleting the row; goes with
+    (api/ops/ratelimit.py); it never acts as the account. Revoked by deleting the row; goes with
     its account. `last_used_at` is kept to within the limiter's cache time."""
 
     __tablename__ = "api_keys"
@@ -338,7 +338,7 @@ class SheetIdempotencyKey(Base):
 class RateLimit(Base):
     """Requests counted per bucket (`key`: `net:<network>`, `key:<id>`, `account:<id>`,
     `seat:<game>:<seat>`, `sheet:<id>`) in a fixed window (`window_start`, epoch seconds),
-    shared by every replica when `NUMRULES_RATE_LIMIT_STORE=database` (api/ratelimit.py);
+    shared by every replica when `NUMRULES_RATE_LIMIT_STORE=database` (api/ops/ratelimit.py);
     rows of past windows are deleted as new windows begin."""
 
     __tablename__ = "rate_limits"

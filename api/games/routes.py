@@ -19,7 +19,6 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.accounts.sessions import optional_session, require_session
-from api.body import StrictBody, decode_error
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -32,9 +31,10 @@ from api.games.schemas import (
     TicketOut,
 )
 from api.games.store import EVENTS_PAGE, GameStore
-from api.metrics import metrics_of
-from api.problems import FieldProblem, ProblemError, problem_spec
-from api.tokens import bearer, unauthorized
+from api.http.body import StrictBody, decode_error
+from api.http.problems import FieldProblem, ProblemError, problem_spec
+from api.http.tokens import bearer, unauthorized
+from api.ops.metrics import metrics_of
 from engine.core.actions import Action
 
 TAG = "Stored games"

@@ -26,7 +26,7 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIType
 
-from api.body import _to_schema
+from api.http.body import _to_schema
 from engine.core.actions import Action
 from engine.core.events import EventBase
 from engine.core.match import MatchOutcome

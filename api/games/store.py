@@ -84,7 +84,7 @@ from api.games.schemas import (
     SeatToken,
     TicketOut,
 )
-from api.problems import (
+from api.http.problems import (
     FieldProblem,
     Problem,
     ProblemError,
@@ -92,7 +92,7 @@ from api.problems import (
     make_problem,
     shorten,
 )
-from api.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
+from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.actions import Action
 from engine.core.cards import check_cards

@@ -35,7 +35,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import SheetIdempotencyKey, table
-from api.problems import FieldProblem, ProblemError, shorten
+from api.http.problems import FieldProblem, ProblemError, shorten
 
 KEYS = table(SheetIdempotencyKey)
 #: How long a write's first answer is kept for its retries.

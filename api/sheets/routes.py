@@ -16,8 +16,16 @@ from litestar.params import Body, HeaderParameter, Parameter
 from litestar.typing import FieldDefinition
 
 from api.accounts.sessions import database, optional_session, require_session, session_caller
-from api.body import StrictBody, decode_error
-from api.problems import MEDIA_TYPE, FieldProblem, Problem, ProblemError, make_problem, problem_spec
+from api.http.body import StrictBody, decode_error
+from api.http.problems import (
+    MEDIA_TYPE,
+    FieldProblem,
+    Problem,
+    ProblemError,
+    make_problem,
+    problem_spec,
+)
+from api.http.tokens import bearer
 from api.sheets import stats as sheet_stats
 from api.sheets.idempotency import (
     ANONYMOUS_KEY_MIN,
@@ -54,7 +62,6 @@ from api.sheets.store import (
     score,
     settle,
 )
-from api.tokens import bearer
 
 TAG = "Score sheets"
 NO_STORE = {"Cache-Control": "no-store"}

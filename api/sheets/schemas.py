@@ -1,7 +1,7 @@
 """Request and response bodies of the score-sheet, history and stats endpoints
 (api-contract.md, "Accounts, score sheets, history").
 
-A round's body is the ruleset's `score-round` request (api/schemas.py, the same bounded
+A round's body is the ruleset's `score-round` request (api/rules/schemas.py, the same bounded
 input structs) plus an optional `dealer`; what the sheet already knows is optional here and
 checked against it: numking's `cards` (the round number) and each player's `streak`, and
 every ruleset's `options` (the sheet's own; a round that sends other options is refused).
@@ -16,7 +16,7 @@ import msgspec
 
 from api.accounts.schemas import PseudoRef
 from api.games.schemas import MAX_PLAYERS, NAME_LENGTH
-from api.schemas import (
+from api.rules.schemas import (
     NUMKING_MAX_ROUND,
     PLAYERS,
     ClassicPileInput,

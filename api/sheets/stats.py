@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.accounts.sessions import Caller
 from api.db.engine import aware
 from api.db.models import Game, GameSeat, table
-from api.problems import FieldProblem, ProblemError
+from api.http.problems import FieldProblem, ProblemError
 from api.sheets.schemas import (
     HistoryItem,
     HistoryOut,

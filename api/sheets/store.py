@@ -60,11 +60,12 @@ from api.accounts.sessions import (
     accounts_by_pseudo,
     community_locked,
 )
-from api.body import decode_error
 from api.db.engine import aware
 from api.db.models import Sheet, SheetPlayer, SheetRound, table
-from api.problems import FieldProblem, ProblemError, engine_problem, shorten
-from api.schemas import (
+from api.http.body import decode_error
+from api.http.problems import FieldProblem, ProblemError, engine_problem, shorten
+from api.http.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
+from api.rules.schemas import (
     ClassicScoreRequest,
     NumKingScoreRequest,
     NumWarsScoreRequest,
@@ -94,7 +95,6 @@ from api.sheets.schemas import (
     SheetPlayerOut,
     Standing,
 )
-from api.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
 from engine import registry
 from engine.core.base import RoundScore
 from engine.core.errors import EngineError
@@ -144,7 +144,7 @@ def make_rules(ruleset: str, options: dict[str, Any]) -> AnyRuleset:
 
 def score(rules: AnyRuleset, data: dict[str, Any]) -> RoundScore:
     """The engine's score of a round's `input` (a complete score-round request), by the calls
-    of the stateless `score-round` endpoints (api/rules.py)."""
+    of the stateless `score-round` endpoints (api/rules/routes.py)."""
     try:
         if isinstance(rules, NumWars):
             wars = msgspec.convert(data, NumWarsScoreRequest, strict=True)

@@ -72,7 +72,7 @@ def inbox() -> Iterator[tuple[Inbox, int]]:
 def mail_client(pg_head: str, inbox: tuple[Inbox, int]) -> Iterator[TestClient[Any]]:
     """The app sending its emails to `inbox` (login throttling at its defaults)."""
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     settings = Settings(
         database_url=pg_head,

@@ -205,8 +205,8 @@ def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
     the count of failures from one client address."""
     from api.accounts.schemas import LogIn
     from api.app import create_app
-    from api.problems import ProblemError
-    from api.settings import Settings
+    from api.http.problems import ProblemError
+    from api.ops.settings import Settings
 
     settings = Settings(database_url=pg_head, login_max_failures_per_address=3, **FAST_HASHES)
     address = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
@@ -235,8 +235,8 @@ def test_the_log_in_throttle_on_both_databases(
     from api.accounts.schemas import LogIn
     from api.app import create_app
     from api.db import migrations
-    from api.problems import ProblemError
-    from api.settings import Settings
+    from api.http.problems import ProblemError
+    from api.ops.settings import Settings
 
     url = pg_head
     if database == "sqlite":
@@ -394,7 +394,7 @@ def test_log_in_rehashes_when_parameters_change(pg_head: str) -> None:
     """argon2-cffi's defaults (RFC 9106 low-memory profile) in production; a hash made with
     other parameters is replaced at the next log-in."""
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     assert (Settings().password_hash_time_cost, Settings().password_hash_memory_kib) == (3, 65536)
     pseudo = new_pseudo()
@@ -415,7 +415,7 @@ def test_email_disabled_is_logged_once_without_tokens(
     pg_head: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     with TestClient(create_app(Settings(database_url=pg_head, **FAST_HASHES))) as client:
         accounts = [sign_up(client, email=f"{new_pseudo()}@example.org") for _ in range(2)]
@@ -489,8 +489,8 @@ def test_the_server_never_believes_x_forwarded_for_by_itself() -> None:
     """uvicorn's own default reads `X-Forwarded-For` from 127.0.0.1: off, so only
     NUMRULES_TRUSTED_PROXIES decides whose address a request is (log-in throttle, rate
     limit, access lines)."""
-    from api.server import server_options
-    from api.settings import Settings
+    from api.ops.server import server_options
+    from api.ops.settings import Settings
 
     assert server_options(Settings())["proxy_headers"] is False
 

@@ -45,7 +45,7 @@ from hypothesis import strategies as st
 from schemathesis.core.parameters import ParameterLocation
 
 from api.app import create_app, spec_dict
-from api.settings import Settings
+from api.ops.settings import Settings
 from tests.accounts.conftest import auth, sign_up as sign_up_as
 from tests.fuzz import fuzzed
 from tests.pg import FAST_HASHES

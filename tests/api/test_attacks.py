@@ -40,7 +40,7 @@ DEEP = b"[" * 30000 + b"]" * 30000  # 60,000 bytes: under the 64 KiB cap
     ("content", "code", "field"),
     [
         # a wrong type first: the typed decoder stops there, then the untyped decode that
-        # places the error (api.body.decode_error) recursed to a 500
+        # places the error (api.http.body.decode_error) recursed to a 500
         (b'{"cards":4,"players":' + DEEP + b"}", "validation-error", "players[0]"),
         (b'{"cards":4,"zz":' + DEEP + b"}", "unknown-field", "zz"),
         (DEEP, "validation-error", "body"),

@@ -55,7 +55,7 @@ def test_host_port_and_workers_come_from_the_environment(monkeypatch: pytest.Mon
     """HOST and PORT (the conventional names) and NUMRULES_WORKERS are settings; a bad one
     is named by its variable."""
     from api.cli import settings_errors
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     monkeypatch.setenv("HOST", "0.0.0.0")
     monkeypatch.setenv("PORT", "9123")

@@ -530,7 +530,7 @@ def test_a_value_outside_a_fixed_set_is_answered_with_the_set(
 
     import msgspec
 
-    from api.body import decode_error
+    from api.http.body import decode_error
 
     module, name = model.split(":")
     struct = getattr(importlib.import_module(module), name)

@@ -9,8 +9,8 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import CORS_EXPOSED, CORS_HEADERS, create_app
-from api.hygiene import is_json_media_type
-from api.settings import Settings
+from api.http.hygiene import is_json_media_type
+from api.ops.settings import Settings
 
 SCORE = "/v1/rulesets/numwars-classic/score-round"
 BODY = json.dumps({"players": [{"captured": ["rainbow-14", "shadow-14"]}]})

@@ -1,4 +1,4 @@
-"""The server's own limits (api/server.py) and the reverse proxy's (deploy/nginx.conf)."""
+"""The server's own limits (api/ops/server.py) and the reverse proxy's (deploy/nginx.conf)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 import uvicorn
 
 from api.app import app
-from api.server import server_options
-from api.settings import Settings
+from api.ops.server import server_options
+from api.ops.settings import Settings
 from tests.api.serving import serve
 from tests.conftest import ROOT
 

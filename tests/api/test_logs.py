@@ -14,8 +14,8 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app
-from api.logs import _Handler, configure_logging, request_id
-from api.settings import Settings
+from api.ops.logs import _Handler, configure_logging, request_id
+from api.ops.settings import Settings
 from tests.api.process import ServeProcess
 
 PLAYERS = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]

@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.app import create_app, spec_dict
-from api.settings import Settings
+from api.ops.settings import Settings
 
 PLAYERS = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
 

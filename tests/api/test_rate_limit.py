@@ -16,14 +16,14 @@ from litestar.testing import TestClient
 from api.app import create_app, spec_dict
 from api.db import migrations
 from api.db.engine import create_engine
-from api.ratelimit import (
+from api.ops.ratelimit import (
     WINDOW_SECONDS,
     DatabaseStore,
     client_address,
     network_of,
     trusted_networks,
 )
-from api.settings import Settings
+from api.ops.settings import Settings
 
 
 def fresh_window(margin: float = 5.0) -> None:

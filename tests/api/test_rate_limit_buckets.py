@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 from sqlalchemy import event
 
 from api.app import create_app
-from api.settings import Settings
+from api.ops.settings import Settings
 from tests.api.serving import serve
 from tests.api.test_rate_limit import fresh_window
 from tests.pg import FAST_HASHES

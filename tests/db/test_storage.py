@@ -19,7 +19,7 @@ from api.app import create_app
 from api.db import migrations
 from api.db.engine import create_engine, sessionmaker
 from api.db.models import Game, GameAction, GameEvent, GameSeat
-from api.settings import Settings
+from api.ops.settings import Settings
 
 TABLES = {
     "games",

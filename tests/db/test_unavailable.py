@@ -297,7 +297,7 @@ def test_a_locked_sqlite_database_answers_503_within_the_bound(tmp_path: Path) -
     """SQLite: another writer holds the file's lock longer than the statement timeout; a
     request is 503 `database-unavailable` after that timeout (it was 500 after 5 s)."""
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     path = tmp_path / "numrules.db"
     url = f"sqlite+aiosqlite:///{path}"

@@ -7,7 +7,7 @@
   image (port, user, probes' paths, secret and config names);
 * compose.yaml's services and their order (db healthy → migrate succeeded → api);
 * deploy/Dockerfile builds with deploy/serve.sh's own steps and runs as it does;
-* every variable they set is a real setting (api.settings.Settings) or HOST / PORT.
+* every variable they set is a real setting (api.ops.settings.Settings) or HOST / PORT.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from api.settings import Settings
+from api.ops.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

@@ -411,7 +411,7 @@ def test_two_processes_playing_one_game_stay_equal_to_the_engine(games: Any, pg_
     from litestar.testing import TestClient
 
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     other_app = create_app(Settings(database_url=pg_head))
     with TestClient(other_app) as other:
@@ -523,7 +523,7 @@ def test_readiness_follows_the_database(games: Any) -> None:
     from litestar.testing import TestClient
 
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     ready = games.get("/readyz")
     assert ready.status_code == 200 and ready.json() == {"status": "ok"}

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import strategies as st
 
 from api.app import create_app, spec_dict
-from api.settings import Settings
+from api.ops.settings import Settings
 from tests.fuzz import fuzzed
 from tests.games.host import host, host_pseudo
 

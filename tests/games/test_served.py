@@ -33,7 +33,7 @@ from api.app import create_app
 from api.db import migrations
 from api.games import routes
 from api.games.store import GameStore
-from api.settings import Settings
+from api.ops.settings import Settings
 from engine import registry
 from engine.core.actions import Action, Snap
 from engine.core.match import Match, MatchRecord, replay

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from api.app import create_app
-from api.settings import Settings
+from api.ops.settings import Settings
 from tests.api.serving import serve
 
 CAP = 20

@@ -18,7 +18,7 @@ PLAYERS = [{"name": "A"}, {"name": "B"}, {"name": "C"}]
 
 def test_sheets_and_history_pages_on_sqlite(sqlite_url: str) -> None:
     from api.app import create_app
-    from api.settings import Settings
+    from api.ops.settings import Settings
 
     migrations.upgrade(sqlite_url)
     app = create_app(Settings(database_url=sqlite_url, check_db_on_start=False, **FAST_HASHES))

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 from alembic import context
 from api.db.engine import create_engine, is_sqlite
 from api.db.models import Base
-from api.settings import Settings
+from api.ops.settings import Settings
 
 
 def _url() -> str:

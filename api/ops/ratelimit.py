@@ -1,7 +1,7 @@
 """Rate limiting (issues 13 and 21): each request is counted against one bucket, a fixed
 number of requests a minute, then 429 `rate-limited` with `Retry-After`.
 
-**Buckets** (contract "Edge cases settled": Rate limits; api/credentials.py finds them). In
+**Buckets** (contract "Edge cases settled": Rate limits; api/http/credentials.py finds them). In
 this order, the first that checks out: an API key (`X-API-Key` or `Authorization: Bearer`,
 `NUMRULES_API_KEY_RATE_LIMIT_PER_MINUTE`, 12,000 by default), an account's session (all its
 sessions share one bucket), a seat token or a sheet token (each its own bucket; these three
@@ -63,10 +63,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api.credentials import Credentials
 from api.db.models import RateLimit, table
-from api.problems import ProblemError
-from api.settings import Settings
+from api.http.credentials import Credentials
+from api.http.problems import ProblemError
+from api.ops.settings import Settings
 
 log = logging.getLogger("numrules.ratelimit")
 WINDOW_SECONDS = 60

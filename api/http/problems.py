@@ -143,7 +143,7 @@ def make_problem(
 
 
 def status_problem(status: int, detail: str | None = None, code: str | None = None) -> Problem:
-    """A problem for a refusal known by its status only (see `api.hygiene`)."""
+    """A problem for a refusal known by its status only (see `api.http.hygiene`)."""
     return make_problem(
         status,
         code or STATUS_CODES.get(status, "http-error"),
@@ -257,7 +257,7 @@ def _validation_problem(exc: ValidationException) -> Problem:
 
 def _method_detail(method: str, allow: str) -> str:
     """A 405's detail: the methods the resource takes (its `Allow`, HEAD with GET as
-    api.hygiene answers it, OPTIONS left out: only CORS preflights use it)."""
+    api.http.hygiene answers it, OPTIONS left out: only CORS preflights use it)."""
     methods = [m.strip().upper() for m in allow.split(",") if m.strip()]
     if "GET" in methods and "HEAD" not in methods:
         methods.insert(methods.index("GET") + 1, "HEAD")

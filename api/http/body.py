@@ -22,7 +22,7 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
-from api.problems import MESSAGE_LIMIT, QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
+from api.http.problems import MESSAGE_LIMIT, QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
 
 T = TypeVar("T", bound=msgspec.Struct)
 

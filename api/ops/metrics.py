@@ -5,7 +5,7 @@ one process (the tests) count apart:
 
 * `numrules_http_requests_total{method, route, status}` and
   `numrules_http_request_duration_seconds{method, route, status}` (a histogram), counted by
-  `api.observe` for every request; `route` is the route template (`/v1/games/{game_id}`), never
+  `api.ops.observe` for every request; `route` is the route template (`/v1/games/{game_id}`), never
   the raw path (one series per game id would be unbounded), `unmatched` for a path no route
   has. An event stream's duration is how long it stayed open.
 * `numrules_games_created_total`, `numrules_game_actions_total`: bumped by the stored-games
@@ -129,7 +129,7 @@ class Metrics:
 
 
 def metrics_of(request: Request[Any, Any, Any]) -> Metrics:
-    """The app's metrics (`api.operations.observe` makes them; an app built without it gets
+    """The app's metrics (`api.ops.operations.observe` makes them; an app built without it gets
     its own here, so that a route's counter never fails)."""
     state = request.app.state
     metrics: Metrics | None = getattr(state, "metrics", None)

@@ -34,7 +34,7 @@ from litestar.constants import RESERVED_KWARGS
 from litestar.params import ParameterKwarg
 from litestar.types import ASGIApp, Receive, Send
 
-from api.problems import MEDIA_TYPE, FieldProblem, ProblemError, status_problem
+from api.http.problems import MEDIA_TYPE, FieldProblem, ProblemError, status_problem
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).

@@ -6,7 +6,7 @@ its sha256: a leaked table gives no usable token, and a lookup is one indexed eq
 
 Each kind of bearer token starts with its own prefix (contract, "Edge cases settled":
 Credentials), so that one look at a token says which table could hold it: the rate limiter
-(api/ratelimit.py) finds a request's bucket with one lookup, and a key pasted where a session
+(api/ops/ratelimit.py) finds a request's bucket with one lookup, and a key pasted where a session
 belongs is recognised as what it is. Tokens handed out before the prefixes, without one,
 stay valid (the limiter then looks in every table).
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 from litestar import Request
 
-from api.problems import FieldProblem, ProblemError
+from api.http.problems import FieldProblem, ProblemError
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 

@@ -18,10 +18,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Body, Parameter, ParameterKwarg
 
-from api.body import StrictBody
-from api.examples import EXAMPLES
-from api.problems import problem_spec
-from api.schemas import (
+from api.http.body import StrictBody
+from api.http.problems import problem_spec
+from api.rules.examples import EXAMPLES
+from api.rules.schemas import (
     NUMKING_MAX_ROUND,
     Catalogue,
     ClassicDealRequest,
@@ -200,7 +200,7 @@ def get_ruleset(
 ) -> Response[RulesetInfo]:
     language = summaries.pick_language(request.headers.get("accept-language"))
     info = _ruleset_info(ruleset_class(ruleset), language)
-    return Response(info, headers={"Content-Language": language})  # + Vary: api.hygiene
+    return Response(info, headers={"Content-Language": language})  # + Vary: api.http.hygiene
 
 
 # --- deck (GET, options as query parameters) --------------------------------------------------

@@ -1,17 +1,17 @@
 """What every request leaves behind (issue 13): its request id, one access line, its metrics.
 
-:class:`Observe` wraps the whole ASGI application, outside `api.hygiene.HttpHygiene`, so it
+:class:`Observe` wraps the whole ASGI application, outside `api.http.hygiene.HttpHygiene`, so it
 sees every answer (the router's 404s, hygiene's early refusals, the 429s of the rate limiter
 included) and times all of it. For each HTTP request it
 
 * takes the client's `X-Request-ID` when it is sane (1 … 128 visible ASCII characters, no
   space, no quote), else makes one (32 hex digits), and sends it back in `X-Request-ID`; it is
-  also set in `api.logs.request_id` while the request is served, so that every log line of the
+  also set in `api.ops.logs.request_id` while the request is served, so that every log line of the
   request (an unexpected error's included) carries it;
-* writes one access line (`api.logs.log_access`): request id, method, route template, status,
+* writes one access line (`api.ops.logs.log_access`): request id, method, route template, status,
   duration in milliseconds, client address (behind trusted proxies, the address
   `X-Forwarded-For` names, as the rate limiter reads it);
-* counts it in the app's metrics (`api.metrics`).
+* counts it in the app's metrics (`api.ops.metrics`).
 
 The route template is what Litestar's router writes into the request's scope
 (`path_template`); hygiene hands the app a copy of the scope for HEAD requests, so
@@ -30,9 +30,9 @@ from typing import Any
 
 from litestar.types import ASGIApp, Receive, Send
 
-from api.logs import access_log, log_access, request_id
-from api.metrics import Metrics
-from api.ratelimit import Network, client_address
+from api.ops.logs import access_log, log_access, request_id
+from api.ops.metrics import Metrics
+from api.ops.ratelimit import Network, client_address
 
 #: A request id taken from the client: visible ASCII but space and quotes, at most 128 long.
 _SANE_ID = re.compile(r"[!#-&(-~]{1,128}")

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from api.settings import Settings
+from api.ops.settings import Settings
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def server_options(settings: Settings) -> dict[str, Any]:
         "server_header": False,
         "ws": "none",
         # The client address is the peer's; `X-Forwarded-For` is read only behind
-        # NUMRULES_TRUSTED_PROXIES, by api.ratelimit.client_address (uvicorn's own default
+        # NUMRULES_TRUSTED_PROXIES, by api.ops.ratelimit.client_address (uvicorn's own default
         # believes it from 127.0.0.1: any local process could pick its address).
         "proxy_headers": False,
     }
@@ -51,7 +51,7 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 def exit_cleanly_on_sigterm() -> Iterator[None]:
     """SIGTERM ends `numrules serve` with status 0, as a stop asked for should.
 
-    uvicorn handles SIGTERM while it serves (a graceful shutdown: see `api.operations`) and,
+    uvicorn handles SIGTERM while it serves (a graceful shutdown: see `api.ops.operations`) and,
     once done, raises the signal again for the handler that was there before it: the default
     one would kill the process, status 143, after a clean shutdown. This handler exits 0
     instead (also before uvicorn's handlers are installed: a stop while starting); the

@@ -7,14 +7,14 @@
 python-json-logger's msgspec formatter (`NUMRULES_LOG_FORMAT=json`, the default) or as plain
 lines for a terminal (`text`); the level is `NUMRULES_LOG_LEVEL`. uvicorn's own access log
 (`uvicorn.access`, plain text with the raw path and query) is switched off: the app writes one
-access line per request itself (`api.observe`), with the route template instead of the path.
+access line per request itself (`api.ops.observe`), with the route template instead of the path.
 
 It runs when the app is built and again when it starts (its lifespan), so it holds whether
 the app is served by `numrules serve` or by `uvicorn api.app:app` directly: uvicorn configures
 its loggers before it imports or starts the app, and this runs after.
 
 Every record carries the `request_id` of the request it was written for (a context variable
-set by `api.observe`), so an error line can be matched with its access line.
+set by `api.ops.observe`), so an error line can be matched with its access line.
 
 Never logged: request or response bodies (hands, passwords), headers (`Authorization`), query
 strings (stream tickets travel in `?ticket=`); only the method, the route template, the status,
@@ -31,9 +31,9 @@ from typing import Any
 
 from pythonjsonlogger.msgspec import MsgspecFormatter
 
-from api.settings import Settings
+from api.ops.settings import Settings
 
-#: The access log: one line per request (`api.observe`).
+#: The access log: one line per request (`api.ops.observe`).
 access_log = logging.getLogger("numrules.access")
 #: The request id of the request being served ("" outside one).
 request_id: ContextVar[str] = ContextVar("numrules_request_id", default="")

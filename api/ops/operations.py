@@ -1,6 +1,6 @@
 """Production operations (issue 13), wired into the app by `api.app.create_app`: structured
-logs (`api.logs`), metrics (`api.metrics`, `GET /metrics`), the access line and request id of
-every request (`api.observe`), rate limiting (`api.ratelimit`) and a graceful shutdown.
+logs (`api.ops.logs`), metrics (`api.ops.metrics`, `GET /metrics`), the access line and request id of
+every request (`api.ops.observe`), rate limiting (`api.ops.ratelimit`) and a graceful shutdown.
 
 **Graceful shutdown.** On SIGTERM (or SIGINT) uvicorn stops accepting connections, lets the
 requests under way finish for up to `NUMRULES_GRACEFUL_SHUTDOWN_SECONDS`, and only then runs
@@ -36,17 +36,17 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.routes import HTTPRoute
 
-from api.logs import configure_logging
-from api.metrics import Metrics
-from api.observe import NoteRoute, Observe
-from api.problems import (
+from api.http.problems import (
     DATABASE_RETRY_AFTER,
     DATABASE_UNAVAILABLE,
     MEDIA_TYPE,
     database_unavailable,
 )
-from api.ratelimit import EXEMPT, EXEMPT_PREFIX, trusted_networks
-from api.settings import Settings
+from api.ops.logs import configure_logging
+from api.ops.metrics import Metrics
+from api.ops.observe import NoteRoute, Observe
+from api.ops.ratelimit import EXEMPT, EXEMPT_PREFIX, trusted_networks
+from api.ops.settings import Settings
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
@@ -54,7 +54,7 @@ _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 def observe(application: Litestar, settings: Settings) -> None:
     """Logs configured, metrics kept in `app.state.metrics`, and the whole app (hygiene
-    included) wrapped in :class:`api.observe.Observe`. Call it last in `create_app`, after
+    included) wrapped in :class:`api.ops.observe.Observe`. Call it last in `create_app`, after
     `HttpHygiene` wrapped `note_route(application.asgi_handler)`."""
     configure_logging(settings)
     metrics = Metrics()

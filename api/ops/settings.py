@@ -1,7 +1,7 @@
 """Service settings, read from the environment (pydantic-settings), all `NUMRULES_*`.
 
 The server's own limits (keep-alive, concurrency, shutdown) reach uvicorn through
-`api.server.server_options`; README "Configuration" lists every variable.
+`api.ops.server.server_options`; README "Configuration" lists every variable.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Settings(BaseSettings):
         default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )
     debug: bool = False
-    # -- operations (issue 13): logs, rate limiting (api/logs.py, api/ratelimit.py) ---------
+    # -- operations (issue 13): logs, rate limiting (api/ops/logs.py, api/ops/ratelimit.py) ---------
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="INFO", description="the service's log level (numrules.* and uvicorn.*)"
     )

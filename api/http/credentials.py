@@ -3,11 +3,11 @@ Credentials, Rate limits): the rate limiter's lookup, not an authentication.
 
 A request is counted against exactly one bucket, chosen in this order: a valid API key
 (`X-API-Key: <key>`, or `Authorization: Bearer <key>`), a valid session, a valid seat or
-sheet token (`Authorization: Bearer <token>`), else its network (api/ratelimit.py). Only a
+sheet token (`Authorization: Bearer <token>`), else its network (api/ops/ratelimit.py). Only a
 credential that checks out counts: an unknown, expired or revoked one is no error here (the
 endpoint says what it thinks of it), the request is charged to its network.
 
-The token's prefix (api/tokens.py) says which table to look in: one indexed lookup by the
+The token's prefix (api/http/tokens.py) says which table to look in: one indexed lookup by the
 token's sha256. A token from before the prefixes is looked for in each table in turn.
 
 **Cost.** A request without a credential never reaches this module's database lookups.
@@ -34,7 +34,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.db.models import AccountSession, ApiKey, GameSeat, Sheet, table
-from api.tokens import (
+from api.http.tokens import (
     API_KEY_PREFIX,
     SEAT_PREFIX,
     SESSION_PREFIX,
