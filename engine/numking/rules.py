@@ -2,8 +2,8 @@
 
 The rules object answers the stateless questions (deck, deal, legal moves, trick resolution,
 round scoring, match totals) and builds :class:`engine.numking.round.NumKingRound`, one round
-(bids, then play) over its state machine, :class:`engine.numking.kernel.NumKingKernel`. A whole game (rounds 1 … max_cards) is a match,
-``rules.new_match(players, seed)`` (:mod:`engine.core.match`): its rounds are set up by
+(bids, then play) over its state machine, :class:`engine.numking.kernel.NumKingKernel`. A whole
+game (rounds 1 … max_cards) is a match, ``rules.new_match(players, seed)`` (:mod:`engine.core.match`): its rounds are set up by
 ``rules.round_setup``, which carries the streaks (``RoundSetup.carry``) and names the first
 bidder by the Ruling (``RoundSetup.leader``, see :func:`next_first_bidder`).
 

@@ -1,7 +1,8 @@
 """`numwars` — Num Wars, secret-roles edition (rules/numwars.md).
 
 The stateless answers (deck, deal, legal moves, trick resolution, scoring) live here as pure
-functions over card codes; the round state machine is in :mod:`engine.numwars.round`.
+functions over card codes; the round state machine is in :mod:`engine.numwars.kernel`, under
+the public round of :mod:`engine.numwars.round`.
 
 Points the spec leaves to the implementation, and the choice made:
 - The role draw shuffles the lot with the round's :class:`Rng` and gives ``lot[s]`` to seat

@@ -1,7 +1,8 @@
 """`numwin` — Num Win (rules/numwin.md): the lowest combination of 5 face-down cards.
 
 The rules object answers the stateless questions (deck, deal, round scoring, match totals)
-and builds :class:`engine.numwin.round.NumWinRound`, the state machine of one round.
+and builds :class:`engine.numwin.round.NumWinRound`, one round over its state machine,
+:class:`engine.numwin.kernel.NumWinKernel`.
 
 Scoring (rules "Scoring") is exact and closed-form: pairs only form between cards of one
 value, and the 111-card deck holds one `rainbow-X` and one `shadow-X` per value, so each value
