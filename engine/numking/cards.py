@@ -1,17 +1,24 @@
 """Num King deck and card facts (rules/numking.md "Deck", "Strength"): each card's held
-strength and family bits, the shared Play and Bid actions, and the per-deck tables the round
-indexes by strength rank.
+strength and family bits, the shared Play and Bid actions, the per-deck tables the round
+indexes by strength rank, the checks of a table and a round's setup, and the deal.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
 from engine.core.actions import Action, Bid, Play
-from engine.core.cards import ORDER_KEY, numbered_deck
+from engine.core.base import RoundSetup
+from engine.core.cards import ORDER_KEY, check_cards, numbered_deck
+from engine.core.errors import InvalidInput
+from engine.core.rng import Rng
+from engine.core.tricks import check_players, check_seat
+from engine.numking.options import NumKingOptions
 
+RULESET_ID = "numking"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 INFINITY = "infinity"
@@ -42,27 +49,27 @@ def _tables() -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str,
     return held, vbit, rbit, sbit
 
 
-_HELD, _VBIT, _RBIT, _SBIT = _tables()
+HELD, VBIT, RBIT, SBIT = _tables()
 #: Strengths with infinity played at 0 (rules "Strength").
-_HELD_INF0 = {**_HELD, INFINITY: INF0}
+HELD_INF0 = {**HELD, INFINITY: INF0}
 #: Rainbow-X sets bit X, Shadow-X bit X + 17: one int tracks both families of a trick.
-_FBIT: dict[str, int] = {code: _RBIT[code] | (_SBIT[code] << 17) for code in _HELD}
-_LOW17 = (1 << 17) - 1
-_SORT_KEY = ORDER_KEY
+FBIT: dict[str, int] = {code: RBIT[code] | (SBIT[code] << 17) for code in HELD}
+LOW17 = (1 << 17) - 1
+SORT_KEY = ORDER_KEY
 
 #: Shared, immutable action instances: legal_actions never builds a struct.
-_PLAY: dict[str, Play] = {code: Play(card=code) for code in _HELD}
-_PLAY_INF17 = Play(card=INFINITY, declared=17)
-_PLAY_INF0 = Play(card=INFINITY, declared=0)
-_PLAY[INFINITY] = _PLAY_INF17
-_BIDS: list[Action] = [Bid(tricks=t) for t in range(40)]
+_PLAY: dict[str, Play] = {code: Play(card=code) for code in HELD}
+PLAY_INF17 = Play(card=INFINITY, declared=17)
+PLAY_INF0 = Play(card=INFINITY, declared=0)
+_PLAY[INFINITY] = PLAY_INF17
+BIDS: list[Action] = [Bid(tricks=t) for t in range(40)]
 
 
 #: The Play of the Rainbow/Shadow card of each single bit of a hand's family bits.
-_BIT_PLAY: dict[int, Play] = {_FBIT[code]: _PLAY[code] for code in _HELD if _FBIT[code]}
+BIT_PLAY: dict[int, Play] = {FBIT[code]: _PLAY[code] for code in HELD if FBIT[code]}
 
 
-class _DeckTables(NamedTuple):
+class DeckTables(NamedTuple):
     """Per-deck facts the round state indexes by strength rank (strongest first, then
     canonical): deck index i → rank `srank[i]`; per rank the Play, family bit and card; the
     first rank of each card; `cut[t]` = how many ranks are stronger than strength t."""
@@ -78,7 +85,7 @@ class _DeckTables(NamedTuple):
 
 
 @cache
-def _deck_tables(zeros: bool) -> _DeckTables:
+def deck_tables(zeros: bool) -> DeckTables:
     """The deck (rules "Deck": 36 cards, 38 with zeros) and its tables, built once."""
     cards = (
         *numbered_deck(("rainbow", "shadow"), 0 if zeros else 1, 16),
@@ -87,7 +94,7 @@ def _deck_tables(zeros: bool) -> _DeckTables:
         FLASH,
         FLASH,
     )
-    by_strength = sorted(range(len(cards)), key=lambda i: -_HELD[cards[i]])
+    by_strength = sorted(range(len(cards)), key=lambda i: -HELD[cards[i]])
     srank = [0] * len(cards)
     for r, i in enumerate(by_strength):
         srank[i] = r
@@ -95,13 +102,100 @@ def _deck_tables(zeros: bool) -> _DeckTables:
     first_rank: dict[str, int] = {}
     for r, c in enumerate(ranked):
         first_rank.setdefault(c, r)
-    return _DeckTables(
+    return DeckTables(
         cards=cards,
         counts=Counter(cards),
         srank=srank,
         rank_play=[_PLAY[c] for c in ranked],
-        rank_fbit=[_FBIT[c] for c in ranked],
+        rank_fbit=[FBIT[c] for c in ranked],
         rank_card=ranked,
         first_rank=first_rank,
-        cut=[sum(1 for c in ranked if _HELD[c] > t) for t in range(FLASH_STRENGTH + 1)],
+        cut=[sum(1 for c in ranked if HELD[c] > t) for t in range(FLASH_STRENGTH + 1)],
     )
+
+
+def bad_input(message: str, field: str, code: str = "bad-request") -> InvalidInput:
+    """The engine's error for a bad request field (code ``bad-request`` unless told)."""
+    return InvalidInput(message, code=code, field=field)
+
+
+def is_int(x: object) -> bool:
+    """An int and not a bool."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def deck_name(zeros: bool) -> str:
+    """How errors name the deck of option `zeros`."""
+    return "the numking deck" + (" with zeros" if zeros else "")
+
+
+def max_cards(players: int, options: NumKingOptions, deck_size: int) -> int:
+    """The last round's hand size at `players` seats: option `max_cards` (1 … k_max) or
+    k_max = floor(deck size / players) (rules "Deck"); checks the player count, and
+    `max_cards` and `first_bidder` against it."""
+    check_players(players, MIN_PLAYERS, MAX_PLAYERS, RULESET_ID)
+    k_max = deck_size // players
+    mc = options.max_cards
+    if mc is not None and mc > k_max:
+        raise bad_input(
+            f"max_cards must be between 1 and {k_max} for {players} players "
+            f"({deck_size} cards shared out), not {mc}",
+            "options.max_cards",
+            "bad-option",
+        )
+    if options.first_bidder >= players:
+        raise bad_input(
+            f"first_bidder {options.first_bidder} is not a seat of a {players}-player "
+            f"table (seats 0 to {players - 1})",
+            "options.first_bidder",
+            "bad-option",
+        )
+    return k_max if mc is None else mc
+
+
+def check_setup(setup: RoundSetup, options: NumKingOptions, deck_size: int) -> int:
+    """Check a round's setup (rules "Rounds", "Bids"); return its first bidder."""
+    n = setup.players
+    last = max_cards(n, options, deck_size)
+    k = setup.round
+    if type(k) is not int or not 1 <= k <= last:
+        raise bad_input(f"round must be between 1 and {last} (cards per player)", "round")
+    leader = options.first_bidder if setup.leader is None else setup.leader
+    if type(leader) is not int or not 0 <= leader < n:
+        raise bad_input(f"first_bidder must be a seat between 0 and {n - 1}", "first_bidder")
+    check_seat(setup.dealer, n, "dealer")
+    if setup.carry is not None and (
+        len(setup.carry) != n or not all(is_int(s) and 0 <= s <= MAX_STREAK for s in setup.carry)
+    ):
+        raise bad_input(
+            f"carry holds one streak between 0 and {MAX_STREAK} per seat ({n})", "carry"
+        )
+    return leader
+
+
+def dealt_ranks(setup: RoundSetup, tables: DeckTables) -> list[int]:
+    """The seeded deal of a checked `setup` as strength ranks: the deck shuffled in canonical
+    order, as `NumKing.deal` does, but as ranks (a hand is then its sorted slice); only the
+    n·k dealt cards are drawn, the last n·k (see `Rng.shuffle`)."""
+    order = tables.srank[:]
+    Rng(setup.seed).shuffle(order, last=setup.players * setup.round)
+    return order
+
+
+def scripted_ranks(
+    tables: DeckTables, zeros: bool, players: int, k: int, hands: Sequence[Sequence[str]]
+) -> list[int]:
+    """The deal of exactly `hands` (k cards each; tests, puzzles) as strength ranks: the
+    reserve, then the hands."""
+    if len(hands) != players or any(len(h) != k for h in hands):
+        raise bad_input(f"hands: {players} hands of {k} cards", "hands")
+    check_cards(
+        tables.counts,
+        [(f"hands[{s}]", h) for s, h in enumerate(hands)],
+        deck_name=deck_name(zeros),
+    )
+    free: dict[str, list[int]] = {}
+    for i, c in enumerate(tables.cards):
+        free.setdefault(c, []).append(i)
+    order = [free[c].pop(0) for h in hands for c in h]
+    return [tables.srank[i] for i in sorted(i for left in free.values() for i in left) + order]

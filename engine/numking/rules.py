@@ -1,9 +1,9 @@
 """`numking` — Num King (rules/numking.md): rounds of growing hands, exact bids, cancellations.
 
 The rules object answers the stateless questions (deck, deal, legal moves, trick resolution,
-round scoring, match totals) and builds :class:`engine.numking.round.NumKingRound`, the state machine of one
-round (bids, then play). A whole game (rounds 1 … max_cards) is a match,
-``rules.new_match(players, seed)`` (:mod:`engine.core.match`): its rounds are set up by
+round scoring, match totals) and builds :class:`engine.numking.round.NumKingRound`, one round
+(bids, then play) over its state machine, :class:`engine.numking.kernel.NumKingKernel`. A whole
+game (rounds 1 … max_cards) is a match, ``rules.new_match(players, seed)`` (:mod:`engine.core.match`): its rounds are set up by
 ``rules.round_setup``, which carries the streaks (``RoundSetup.carry``) and names the first
 bidder by the Ruling (``RoundSetup.leader``, see :func:`next_first_bidder`).
 
@@ -40,8 +40,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-import msgspec
-
 from engine.core.base import (
     Capture,
     Deal,
@@ -60,40 +58,39 @@ from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
 from engine.core.tiebreak import TiebreakOutcome
-from engine.core.tricks import check_players, check_seat, check_trick
+from engine.core.tricks import check_players, check_trick
 from engine.numking.cards import (
-    _HELD,
-    _SORT_KEY,
+    HELD,
     INFINITY,
     MAX_PLAYERS,
     MAX_STREAK,
     MIN_PLAYERS,
-    _deck_tables,
+    RULESET_ID,
+    SORT_KEY,
+    bad_input,
+    check_setup,
+    deck_name,
+    deck_tables,
+    is_int,
+    max_cards,
 )
+from engine.numking.options import NumKingOptions as NumKingOptions
 from engine.numking.round import NumKingRound
-from engine.numking.scoring import NumKingBid, _score, next_first_bidder
+from engine.numking.scoring import NumKingBid, next_first_bidder, score_rows
 from engine.numking.tricks import (
-    _bad,
-    _check_declared,
-    _is_int,
-    _trick_state,
+    check_declared,
     declaration_error,
     legal_cards,
     resolve,
     strength,
+    trick_state,
 )
-
-
-class NumKingOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    zeros: bool = False  # add rainbow-0 and shadow-0 (38 cards, the seed's total)
-    max_cards: int | None = None  # last round's hand size, 1..k_max (default k_max)
-    first_bidder: int = 0  # first bidder (and leader) of round 1
 
 
 class NumKing(VersionedRules):
     """Num King rules: the stateless answers and round states (module docstring)."""
 
-    id: ClassVar[str] = "numking"
+    id: ClassVar[str] = RULESET_ID
     name: ClassVar[str] = "Num King"
     min_players: ClassVar[int] = MIN_PLAYERS
     max_players: ClassVar[int] = MAX_PLAYERS
@@ -101,33 +98,27 @@ class NumKing(VersionedRules):
     #: Every card code the ruleset can ever use, any player count and option, canonical order
     #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
     card_codes: ClassVar[tuple[str, ...]] = tuple(
-        canonical({*_deck_tables(True).cards, *_deck_tables(False).cards})
+        canonical({*deck_tables(True).cards, *deck_tables(False).cards})
     )
     next_first_bidder = staticmethod(next_first_bidder)
 
     def __init__(self, options: NumKingOptions | None = None) -> None:
         self.options = options or NumKingOptions()
-        tables = _deck_tables(self.options.zeros)
+        tables = deck_tables(self.options.zeros)
         self._cards = tables.cards
         self._counts = tables.counts
-        self._srank = tables.srank
-        self._rank_play = tables.rank_play
-        self._rank_fbit = tables.rank_fbit
-        self._rank_card = tables.rank_card
-        self._first_rank = tables.first_rank
-        self._cut = tables.cut
         self._last: dict[int, int] = {}  # max_cards by player count, once checked
-        self._deck_name = "the numking deck" + (" with zeros" if self.options.zeros else "")
+        self._deck_name = deck_name(self.options.zeros)
         mc = self.options.max_cards
-        if mc is not None and (not _is_int(mc) or not 1 <= mc <= len(self._cards) // MIN_PLAYERS):
-            raise _bad(
+        if mc is not None and (not is_int(mc) or not 1 <= mc <= len(self._cards) // MIN_PLAYERS):
+            raise bad_input(
                 f"max_cards must be between 1 and {len(self._cards) // MIN_PLAYERS}",
                 "options.max_cards",
                 "bad-option",
             )
         fb = self.options.first_bidder
-        if not _is_int(fb) or not 0 <= fb < MAX_PLAYERS:
-            raise _bad(
+        if not is_int(fb) or not 0 <= fb < MAX_PLAYERS:
+            raise bad_input(
                 f"first_bidder must be a seat between 0 and {MAX_PLAYERS - 1}",
                 "options.first_bidder",
                 "bad-option",
@@ -145,24 +136,7 @@ class NumKing(VersionedRules):
         last = self._last.get(players) if type(players) is int else None
         if last is not None:
             return last
-        check_players(players, MIN_PLAYERS, MAX_PLAYERS, self.id)
-        k_max = len(self._cards) // players
-        mc = self.options.max_cards
-        if mc is not None and mc > k_max:
-            raise _bad(
-                f"max_cards must be between 1 and {k_max} for {players} players "
-                f"({len(self._cards)} cards shared out), not {mc}",
-                "options.max_cards",
-                "bad-option",
-            )
-        if self.options.first_bidder >= players:
-            raise _bad(
-                f"first_bidder {self.options.first_bidder} is not a seat of a {players}-player "
-                f"table (seats 0 to {players - 1})",
-                "options.first_bidder",
-                "bad-option",
-            )
-        last = k_max if mc is None else mc
+        last = max_cards(players, self.options, len(self._cards))
         self._last[players] = last
         return last
 
@@ -177,21 +151,7 @@ class NumKing(VersionedRules):
 
     def _check_setup(self, setup: RoundSetup) -> int:
         """Check a round's setup (rules "Rounds", "Bids"); return its first bidder."""
-        n = setup.players
-        last = self.max_cards(n)
-        k = setup.round
-        if type(k) is not int or not 1 <= k <= last:
-            raise _bad(f"round must be between 1 and {last} (cards per player)", "round")
-        leader = self.options.first_bidder if setup.leader is None else setup.leader
-        if type(leader) is not int or not 0 <= leader < n:
-            raise _bad(f"first_bidder must be a seat between 0 and {n - 1}", "first_bidder")
-        check_seat(setup.dealer, n, "dealer")
-        if setup.carry is not None and (
-            len(setup.carry) != n
-            or not all(_is_int(s) and 0 <= s <= MAX_STREAK for s in setup.carry)
-        ):
-            raise _bad(f"carry holds one streak between 0 and {MAX_STREAK} per seat ({n})", "carry")
-        return leader
+        return check_setup(setup, self.options, len(self._cards))
 
     def _deal_lists(self, setup: RoundSetup) -> tuple[list[list[str]], list[str], int]:
         """Hands (canonical), reserve (canonical) and first bidder of round `setup.round`."""
@@ -201,24 +161,9 @@ class NumKing(VersionedRules):
         cards = list(self._cards)
         Rng(setup.seed).shuffle(cards, last=n * k)
         base = len(cards) - n * k
-        key = _SORT_KEY
+        key = SORT_KEY
         hands = [sorted(cards[base + s * k : base + s * k + k], key=key) for s in range(n)]
         return hands, sorted(cards[:base], key=key), leader
-
-    def _order_of(self, players: int, k: int, hands: Sequence[Sequence[str]]) -> list[int]:
-        """Deck indices dealing exactly `hands` (k cards each): the reserve, then the hands."""
-        if len(hands) != players or any(len(h) != k for h in hands):
-            raise _bad(f"hands: {players} hands of {k} cards", "hands")
-        check_cards(
-            self._counts,
-            [(f"hands[{s}]", h) for s, h in enumerate(hands)],
-            deck_name=self._deck_name,
-        )
-        free: dict[str, list[int]] = {}
-        for i, c in enumerate(self._cards):
-            free.setdefault(c, []).append(i)
-        order = [free[c].pop(0) for h in hands for c in h]
-        return sorted(i for left in free.values() for i in left) + order
 
     def deal(self, setup: RoundSetup) -> Deal:
         hands, reserve, leader = self._deal_lists(setup)
@@ -236,11 +181,11 @@ class NumKing(VersionedRules):
             [("hand", hand), ("trick", [t.card for t in trick])],
             deck_name=self._deck_name,
         )
-        _check_declared(trick)
+        check_declared(trick)
 
     def legal_moves(self, players: int, hand: list[str], trick: list[TrickCard]) -> LegalMoves:
         self._check_position(players, hand, trick)
-        top, mask = _trick_state(trick)
+        top, mask = trick_state(trick)
         cards, declarations = legal_cards(canonical(hand), top, mask)
         return LegalMoves(legal=cards, infinity=declarations)
 
@@ -255,10 +200,12 @@ class NumKing(VersionedRules):
         self._check_position(players, hand, trick)
         info(card)
         if card not in self._counts:
-            raise _bad(f"card {card!r} is not in {self._deck_name}", "card", "card-not-in-deck")
+            raise bad_input(
+                f"card {card!r} is not in {self._deck_name}", "card", "card-not-in-deck"
+            )
         if (error := declaration_error(card, declared)) is not None:
             raise error
-        top, mask = _trick_state(trick)
+        top, mask = trick_state(trick)
         cards, declarations = legal_cards(canonical(hand), top, mask)
         if card not in hand:
             return MoveCheck(
@@ -268,7 +215,7 @@ class NumKing(VersionedRules):
                 legal_moves=cards,
             )
         if card not in cards:
-            stronger = [c for c in cards if _HELD[c] > top]
+            stronger = [c for c in cards if HELD[c] > top]
             return MoveCheck(
                 legal=False,
                 reason="must-beat",
@@ -296,7 +243,7 @@ class NumKing(VersionedRules):
             [("trick", [t.card for t in trick])],
             deck_name=self._deck_name,
         )
-        _check_declared(trick)
+        check_declared(trick)
         leader = trick[0].seat
         winner, cancelled, rest = resolve(
             [(t.seat, t.card, strength(t.card, t.declared)) for t in trick]
@@ -313,10 +260,10 @@ class NumKing(VersionedRules):
     def score_round(self, cards: int, bids: list[NumKingBid]) -> RoundScore:
         """Round scores by the table, plus the precision bonus (rules "Scoring a round")."""
         top = len(self._cards) // MIN_PLAYERS
-        if not _is_int(cards) or not 1 <= cards <= top:
-            raise _bad(f"cards (per player this round) must be between 1 and {top}", "cards")
+        if not is_int(cards) or not 1 <= cards <= top:
+            raise bad_input(f"cards (per player this round) must be between 1 and {top}", "cards")
         if not 1 <= len(bids) <= MAX_PLAYERS:
-            raise _bad(
+            raise bad_input(
                 f"score-round takes between 1 and {MAX_PLAYERS} players, not {len(bids)}",
                 "players",
                 "bad-player-count",
@@ -324,15 +271,15 @@ class NumKing(VersionedRules):
         for i, b in enumerate(bids):
             for name in ("bid", "tricks"):
                 x = getattr(b, name)
-                if not _is_int(x) or not 0 <= x <= cards:
-                    raise _bad(f"{name} must be between 0 and {cards}", f"players[{i}].{name}")
-            if not _is_int(b.streak) or not 0 <= b.streak <= MAX_STREAK:
-                raise _bad(
+                if not is_int(x) or not 0 <= x <= cards:
+                    raise bad_input(f"{name} must be between 0 and {cards}", f"players[{i}].{name}")
+            if not is_int(b.streak) or not 0 <= b.streak <= MAX_STREAK:
+                raise bad_input(
                     f"streak must be between 0 and {MAX_STREAK} (a match has at most "
                     f"{MAX_STREAK + 1} rounds)",
                     f"players[{i}].streak",
                 )
-        return _score(cards, [(b.bid, b.tricks, b.streak) for b in bids])
+        return score_rows(cards, [(b.bid, b.tricks, b.streak) for b in bids])
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals of every round; the highest total wins, ties share (rules "Game end")."""
@@ -369,7 +316,7 @@ class NumKing(VersionedRules):
                 players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
             )
         if not isinstance(previous, NumKingRound) or not previous.is_over:
-            raise _bad("the previous round is a numking round that is over", "previous")
+            raise bad_input("the previous round is a numking round that is over", "previous")
         return RoundSetup(
             players=players,
             seed=seed,

@@ -64,7 +64,7 @@ def next_first_bidder(previous_first_bidder: int, tricks_by_seat: Sequence[int])
     raise AssertionError("unreachable")
 
 
-def _score(cards: int, rows: Sequence[tuple[int, int, int]]) -> RoundScore:
+def score_rows(cards: int, rows: Sequence[tuple[int, int, int]]) -> RoundScore:
     players = []
     for seat, (bid, tricks, streak) in enumerate(rows):
         points = round_points(cards, bid, tricks)

@@ -11,15 +11,16 @@ from engine.core.base import (
 )
 from engine.core.errors import InvalidInput
 from engine.numking.cards import (
-    _HELD,
-    _RBIT,
-    _SBIT,
-    _VBIT,
     DECLARATIONS,
     FLASH_STRENGTH,
+    HELD,
     INF0,
     INF17,
     INFINITY,
+    RBIT,
+    SBIT,
+    VBIT,
+    bad_input,
 )
 
 
@@ -27,7 +28,7 @@ def strength(card: str, declared: int | None = None) -> int:
     """A played card's strength (rules "Strength"): infinity by its declaration."""
     if card == INFINITY:
         return INF17 if declared == 17 else INF0
-    return _HELD[card]
+    return HELD[card]
 
 
 def legal_cards(hand: Sequence[str], top: int, mask: int) -> tuple[list[str], list[int]]:
@@ -37,9 +38,9 @@ def legal_cards(hand: Sequence[str], top: int, mask: int) -> tuple[list[str], li
     of its numbered cards (rules "Obligation", "Equal-value exception").
     """
     if top >= 0:
-        held = _HELD
+        held = HELD
         if any(held[c] > top for c in hand):
-            vbit = _VBIT
+            vbit = VBIT
             cards = list(dict.fromkeys(c for c in hand if held[c] > top or vbit[c] & mask))
             return cards, [17] if INFINITY in cards else []
     cards = list(dict.fromkeys(hand))
@@ -55,11 +56,11 @@ def resolve(entries: Sequence[tuple[int, str, int]]) -> tuple[int | None, list[s
     for _, card, s in entries:
         if s == FLASH_STRENGTH:
             return None, [], []
-        rmask |= _RBIT[card]
-        smask |= _SBIT[card]
+        rmask |= RBIT[card]
+        smask |= SBIT[card]
     gone = rmask & smask
     if gone:
-        vbit = _VBIT
+        vbit = VBIT
         cancelled = [c for _, c, _ in entries if vbit[c] & gone]
         rest = [e for e in entries if not vbit[e[1]] & gone]
     else:
@@ -79,49 +80,41 @@ def declaration_error(card: str, declared: int | None) -> InvalidInput | None:
     """`infinity` needs `declared` 17 or 0; no other card takes one ("Playing a card")."""
     if card == INFINITY:
         if declared is not None and declared not in DECLARATIONS:
-            return _bad(f"declared must be 17 or 0, not {declared!r}", "declared")
+            return bad_input(f"declared must be 17 or 0, not {declared!r}", "declared")
         if declared not in DECLARATIONS:
-            return _bad(
+            return bad_input(
                 "infinity is played with 'declared' 17 or 0",
                 "declared",
                 "missing-declared",
             )
     elif declared is not None:
-        return _bad(f"only infinity takes a declared value, not {card!r}", "declared")
+        return bad_input(f"only infinity takes a declared value, not {card!r}", "declared")
     return None
 
 
-def _bad(message: str, field: str, code: str = "bad-request") -> InvalidInput:
-    return InvalidInput(message, code=code, field=field)
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _check_declared(trick: Sequence[TrickCard]) -> None:
+def check_declared(trick: Sequence[TrickCard]) -> None:
     """`infinity` carries 17 or 0 (API contract); no other card carries a declaration."""
     for i, t in enumerate(trick):
         if t.card == INFINITY:
             if t.declared is not None and t.declared not in DECLARATIONS:
-                raise _bad(
+                raise bad_input(
                     f"trick[{i}].declared must be 17 or 0, not {t.declared!r}",
                     f"trick[{i}].declared",
                 )
             if t.declared not in DECLARATIONS:
-                raise _bad(
+                raise bad_input(
                     f"trick[{i}] is infinity: it needs 'declared' 17 or 0",
                     f"trick[{i}].declared",
                     "missing-declared",
                 )
         elif t.declared is not None:
-            raise _bad(
+            raise bad_input(
                 f"trick[{i}] is {t.card!r}: only infinity takes a declared value",
                 f"trick[{i}].declared",
             )
 
 
-def _trick_state(trick: Sequence[TrickCard]) -> tuple[int, int]:
+def trick_state(trick: Sequence[TrickCard]) -> tuple[int, int]:
     """(top strength, numbered value bits) of a partial trick; top = -1 when empty."""
     top = -1
     mask = 0
@@ -129,5 +122,5 @@ def _trick_state(trick: Sequence[TrickCard]) -> tuple[int, int]:
         s = strength(t.card, t.declared)
         if s > top:
             top = s
-        mask |= _VBIT[t.card]
+        mask |= VBIT[t.card]
     return top, mask

@@ -12,7 +12,7 @@ from engine.core.view import BaseView
 from engine.numking.cards import INF17, INFINITY
 
 if TYPE_CHECKING:
-    from engine.numking.round import NumKingRound
+    from engine.numking.kernel import NumKingKernel
 
 
 class Trick(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,7 +46,7 @@ def trick_card(entry: tuple[int, str, int]) -> TrickCard:
     return TrickCard(seat=seat, card=card)
 
 
-def view(state: NumKingRound, seat: int | None) -> View:
+def view(state: NumKingKernel, seat: int | None) -> View:
     """What `seat` may see (None: a spectator); `seat` is already checked."""
     n = state.n
     return View(

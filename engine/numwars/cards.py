@@ -8,18 +8,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from engine.core.base import Deal, RoundSetup
 from engine.core.cards import (
     CARDS,
     COLOURS,
-    COMPLEMENT,
     FAMILIES,
-    ORDER,
     ORDER_KEY,
-    VALUE,
     numbered_deck,
 )
 from engine.core.errors import InvalidInput
+from engine.core.rng import Rng
+from engine.core.tricks import check_players, check_seat
 
+RULESET_ID = "numwars"
+MIN_PLAYERS = 3
+MAX_PLAYERS = 8
 ROLES = ("poseur", "complice", "demineur", "agent", "civil")
 BOMB_OUTCOMES = (
     "numx-capture",
@@ -64,30 +67,26 @@ BONUSES: dict[str, dict[str, int]] = {
 
 # Card classes (Card classes): kinds, trump strength, colour asked, complement.
 CLASSIC, REAL, NUMX, ZERO, BOMB = 0, 1, 2, 3, 4
-_KIND: dict[str, int] = {}
-_STRENGTH: dict[str, int] = {}
-_COLOUR: dict[str, str | None] = {}
-_COMP: dict[str, str] = COMPLEMENT
-_VALUE: dict[str, int] = VALUE
-_ORDER: dict[str, int] = ORDER
+#: Each card's kind (CLASSIC, REAL, NUMX, ZERO, BOMB).
+KIND: dict[str, int] = {}
+#: Each card's trump strength (classics: -1).
+STRENGTH: dict[str, int] = {}
+#: The colour a card asks when it leads (None: trump); a real trump's complement is core's
+#: COMPLEMENT, its value core's VALUE.
+ASKED_COLOUR: dict[str, str | None] = {}
 for _code, _c in CARDS.items():
-    _COLOUR[_code] = _c.family if _c.family in COLOURS else None
+    ASKED_COLOUR[_code] = _c.family if _c.family in COLOURS else None
     if _c.is_classic:
-        _KIND[_code] = CLASSIC
-        _STRENGTH[_code] = -1
+        KIND[_code] = CLASSIC
+        STRENGTH[_code] = -1
     elif _c.is_real_trump:
-        _KIND[_code] = REAL
-        _STRENGTH[_code] = 2 + (_c.value or 0)
-_KIND.update(numx=NUMX, joker=ZERO, quantum=ZERO, bomb=BOMB)
-_STRENGTH.update(numx=1000, joker=1, quantum=1, bomb=0)
+        KIND[_code] = REAL
+        STRENGTH[_code] = 2 + (_c.value or 0)
+KIND.update(numx=NUMX, joker=ZERO, quantum=ZERO, bomb=BOMB)
+STRENGTH.update(numx=1000, joker=1, quantum=1, bomb=0)
 #: The suit a card follows in: its colour, or TRUMP for every trump (Card classes).
 TRUMP = "trump"
-SUIT: dict[str, str] = {code: colour or TRUMP for code, colour in _COLOUR.items()}
-#: The colour a card asks when it leads (None: trump); a real trump's complement is core's
-#: COMPLEMENT, re-exported.
-ASKED_COLOUR: dict[str, str | None] = _COLOUR
-#: Each card's trump strength (classics: -1).
-STRENGTH: dict[str, int] = _STRENGTH
+SUIT: dict[str, str] = {code: colour or TRUMP for code, colour in ASKED_COLOUR.items()}
 
 
 _ORDER_KEY = ORDER_KEY
@@ -100,7 +99,7 @@ def canon(cards: Sequence[str] | set[str]) -> list[str]:
 
 def is_trump(card: str) -> bool:
     """Any real trump, zero-level trump or `numx` (Card classes)."""
-    return _KIND[card] != CLASSIC
+    return KIND[card] != CLASSIC
 
 
 _DECKS: dict[int, tuple[str, ...]] = {}
@@ -145,6 +144,32 @@ def _deal_ranks(players: int) -> tuple[tuple[str, ...], tuple[int, ...], tuple[i
         rest = tuple(rank[c] for c in deck if c not in excluded)
         ranks = _RANKS[players] = (deck, tuple(rank[c] for c in lot), rest)
     return ranks
+
+
+def deal_round(setup: RoundSetup) -> Deal:
+    """The seeded deal of `setup`, checked (rules "Set-up" 1-2, Ruling 4): the role draw
+    shuffles the lot with the round's :class:`Rng` and gives ``lot[s]`` to seat ``s``; the
+    rest of the deck is then shuffled and dealt in blocks, seat 0 first. Hands canonical."""
+    n = setup.players
+    check_players(n, MIN_PLAYERS, MAX_PLAYERS, RULESET_ID)
+    check_seat(setup.dealer, n, "dealer")
+    rng = Rng(setup.seed)
+    deck, lot_ranks, rest_ranks = _deal_ranks(n)
+    lot = list(lot_ranks)
+    rng.shuffle(lot)
+    rest = list(rest_ranks)
+    rng.shuffle(rest)
+    k = FORMATS[n][1] - 1
+    card = deck.__getitem__
+    hands = [list(map(card, sorted([lot[s], *rest[s * k : (s + 1) * k]]))) for s in range(n)]
+    aside = list(map(card, sorted(rest[n * k :])))
+    return Deal(
+        hands=hands,
+        set_aside=[*aside, "joker"] if n == 3 else aside,
+        dealer=setup.dealer,
+        leader=setup.dealer,
+        roles=[ROLE_OF_CARD.get(deck[r], "civil") for r in lot],
+    )
 
 
 _DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
@@ -212,4 +237,4 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
 #: The cards of each format's playable deck (Deck; with 3 players no Joker, Set-up 1). Every
 #: card is in it once, so a request's cards pass check_cards exactly when they are all in it
 #: and all distinct.
-_PLAYABLE_SETS: dict[int, frozenset[str]] = {n: frozenset(playable_deck(n)) for n in FORMATS}
+PLAYABLE_SETS: dict[int, frozenset[str]] = {n: frozenset(playable_deck(n)) for n in FORMATS}

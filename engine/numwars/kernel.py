@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from itertools import groupby
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -48,9 +48,6 @@ from engine.core.tricks import check_seat
 from engine.numwars.cards import ROLE_CARDS, ROLE_OF_CARD, STRENGTH, SUIT, TRUMP, canon
 from engine.numwars.scoring import NumWarsPile, pile_points, score_piles
 from engine.numwars.tricks import illegal_reason, neutralization_possible, resolve
-
-if TYPE_CHECKING:
-    from engine.numwars.rules import NumWars
 
 
 class Phase(StrEnum):
@@ -139,13 +136,13 @@ class NumWarsKernel:
         "k",
         "leader",
         "n",
+        "options",
         "pairs",
         "passed",
         "phase",
         "piles",
         "revealed",
         "roles",
-        "rules",
         "set_aside",
         "setup",
     )
@@ -156,19 +153,19 @@ class NumWarsKernel:
     _top: int
     _winner: int
 
-    def __init__(self, rules: NumWars, setup: RoundSetup, *, deal: Deal | None = None) -> None:
-        """The round of `setup`; `deal` replaces the seeded deal (scripted rounds, puzzles)."""
-        if deal is None:
-            deal = rules.deal(setup)
-            hands = deal.hands  # canonical already
-        else:
-            hands = [canon(h) for h in deal.hands]
+    def __init__(
+        self, setup: RoundSetup, deal: Deal, *, exchange: int, options: object, scripted: bool
+    ) -> None:
+        """The round of `setup` from `deal` (its seeded deal, or a `scripted` one whose
+        hands are put in canonical order: tests, puzzles), with `exchange` cards passed by
+        each seat (option `exchange`); `options` is the options value, for `snapshot`."""
+        hands = [canon(h) for h in deal.hands] if scripted else deal.hands
         assert isinstance(deal.roles, list)
-        self.rules = rules
+        self.options = options
         self.setup = setup
         self.history: list[tuple[int, Action]] = []
         self.n = setup.players
-        self.k = rules.options.exchange
+        self.k = exchange
         #: Each hand as shared ``Play`` values in its five suit lists, canonical.
         self._suits = [_by_suit(h) for h in hands]
         #: How many role cards each hand holds (they never change hands: Set-up 3).
@@ -646,7 +643,7 @@ class NumWarsKernel:
         """The whole state as plain data, hidden cards included (replay equality)."""
         return {
             "setup": msgspec.to_builtins(self.setup),
-            "options": msgspec.to_builtins(self.rules.options),
+            "options": msgspec.to_builtins(self.options),
             "phase": self.phase.value,
             "hands": [list(h) for h in self.hands],
             "roles": list(self.roles),

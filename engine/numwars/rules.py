@@ -1,7 +1,8 @@
 """`numwars` — Num Wars, secret-roles edition (rules/numwars.md).
 
 The stateless answers (deck, deal, legal moves, trick resolution, scoring) live here as pure
-functions over card codes; the round state machine is in :mod:`engine.numwars.round`.
+functions over card codes; the round state machine is in :mod:`engine.numwars.kernel`, under
+the public round of :mod:`engine.numwars.round`.
 
 Points the spec leaves to the implementation, and the choice made:
 - The role draw shuffles the lot with the round's :class:`Rng` and gives ``lot[s]`` to seat
@@ -33,8 +34,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-import msgspec
-
 from engine.core.base import (
     Deal,
     DeckInfo,
@@ -47,30 +46,32 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
-from engine.core.cards import CARDS, check_cards, quoted_cards
+from engine.core.cards import CARDS, COMPLEMENT, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
 from engine.core.match import VersionedRules
-from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
-from engine.core.tricks import check_players, check_seat, check_trick
+from engine.core.tricks import check_players, check_trick
 from engine.numwars.cards import (
-    _COMP,
-    _PLAYABLE_SETS,
     BOMB_OUTCOMES,
     FORMATS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PLAYABLE_SETS,
     ROLE_OF_CARD,
-    _deal_ranks,
+    RULESET_ID,
     canon,
     check_roles,
+    deal_round,
     deck_cards,
     deck_name,
     playable_deck,
 )
+from engine.numwars.options import NumWarsOptions as NumWarsOptions
 from engine.numwars.round import NumWarsRound
 from engine.numwars.scoring import NumWarsPile, score_piles
 from engine.numwars.tricks import (
-    _check_role_cards,
+    check_role_cards,
     illegal_reason,
     legal_cards,
     resolve,
@@ -78,18 +79,13 @@ from engine.numwars.tricks import (
 )
 
 
-class NumWarsOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    exchange: int = 0  # cards each player passes to the right neighbour before play (0-5)
-    tiebreak: bool = False  # break a tied match total as numwars-classic does
-
-
 class NumWars(VersionedRules):
     """Num Wars, secret-roles edition: the rules object (rules/numwars.md)."""
 
-    id: ClassVar[str] = "numwars"
+    id: ClassVar[str] = RULESET_ID
     name: ClassVar[str] = "Num Wars"
-    min_players: ClassVar[int] = 3
-    max_players: ClassVar[int] = 8
+    min_players: ClassVar[int] = MIN_PLAYERS
+    max_players: ClassVar[int] = MAX_PLAYERS
     Options: ClassVar[type[NumWarsOptions]] = NumWarsOptions
     #: Every card code the ruleset can ever use, any player count and option, canonical order
     #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
@@ -117,29 +113,12 @@ class NumWars(VersionedRules):
         return DeckInfo(players=players, cards=deck_cards(players), hand_size=hand, set_aside=aside)
 
     def deal(self, setup: RoundSetup) -> Deal:
-        """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4."""
-        n = setup.players
-        self._players(n)
-        check_seat(setup.dealer, n, "dealer")
-        rng = Rng(setup.seed)
-        deck, lot_ranks, rest_ranks = _deal_ranks(n)
-        lot = list(lot_ranks)
-        rng.shuffle(lot)
-        rest = list(rest_ranks)
-        rng.shuffle(rest)
-        k = FORMATS[n][1] - 1
-        card = deck.__getitem__
-        hands = [list(map(card, sorted([lot[s], *rest[s * k : (s + 1) * k]]))) for s in range(n)]
-        aside = list(map(card, sorted(rest[n * k :])))
-        return Deal(
-            hands=hands,
-            set_aside=[*aside, "joker"] if n == 3 else aside,
-            dealer=setup.dealer,
-            leader=setup.dealer,
-            roles=[ROLE_OF_CARD.get(deck[r], "civil") for r in lot],
-        )
+        """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4
+        (:func:`engine.numwars.cards.deal_round`)."""
+        return deal_round(setup)
 
     def new_round(self, setup: RoundSetup) -> NumWarsRound:
+        """The round of `setup` (:class:`NumWarsRound` reads this object's options)."""
         return NumWarsRound(self, setup)
 
     def _check(self, players: int, hand: list[str], trick: list[TrickCard]) -> list[str]:
@@ -169,7 +148,7 @@ class NumWars(VersionedRules):
         """Legal or the first broken obligation: card-not-in-hand, special-lead,
         must-follow-color, must-play-trump, must-raise."""
         cards = self._check(players, hand, trick)
-        if card not in _PLAYABLE_SETS[players]:
+        if card not in PLAYABLE_SETS[players]:
             if card not in CARDS:
                 raise InvalidInput(
                     f"{card!r} is not a card code", code="unknown-card", field="card"
@@ -223,7 +202,7 @@ class NumWars(VersionedRules):
             for seat, card in played:
                 role = ROLE_OF_CARD.get(card)
                 if role is not None and roles[seat] != role:
-                    _check_role_cards(played, roles)
+                    check_role_cards(played, roles)
         return resolve(played, roles, joker_neutralizes)
 
     def score_round(self, piles: list[NumWarsPile], bomb_outcome: str) -> RoundScore:
@@ -241,7 +220,7 @@ class NumWars(VersionedRules):
                 cards = canon(pair)
                 if (
                     len(cards) != 2
-                    or _COMP.get(cards[0]) != cards[1]
+                    or COMPLEMENT.get(cards[0]) != cards[1]
                     or not cards[0].startswith("rainbow-")
                 ):
                     raise InvalidInput(

@@ -15,8 +15,9 @@ from engine.core.base import (
     RoundScore,
     ScoreLine,
 )
+from engine.core.cards import ORDER, VALUE
 from engine.core.scoring import best_seats, value_group_points
-from engine.numwars.cards import _KIND, _ORDER, _VALUE, BONUSES, CLASSIC, canon
+from engine.numwars.cards import BONUSES, CLASSIC, KIND, canon
 from engine.numwars.tricks import role_bonus
 
 
@@ -28,11 +29,11 @@ class NumWarsPile(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     role: str
 
 
-_CLASSIC_VALUE: dict[str, int] = {c: _VALUE[c] for c, k in _KIND.items() if k == CLASSIC}
+_CLASSIC_VALUE: dict[str, int] = {c: VALUE[c] for c, k in KIND.items() if k == CLASSIC}
 #: Label and points of a group of `count` classic cards of value `v`: [count][v].
 _CLASSIC_VALUE_KEY = _CLASSIC_VALUE.__getitem__
 #: Sort key of a classic card: its value, then its canonical order (value groups).
-_GROUP_ORDER_KEY = {c: v * 10_000 + _ORDER[c] for c, v in _CLASSIC_VALUE.items()}.__getitem__
+_GROUP_ORDER_KEY = {c: v * 10_000 + ORDER[c] for c, v in _CLASSIC_VALUE.items()}.__getitem__
 _GROUP_LINE: list[list[tuple[str, int]]] = [
     [(f"{count} × value {v}", value_group_points(v, count) if count else 0) for v in range(17)]
     for count in range(5)
@@ -63,11 +64,11 @@ def score_pile(
     """A player's round (Scoring a round): value groups, captured pairs, role bonus."""
     lines = value_lines(captured)
     if pairs:
-        for pair in sorted(pairs, key=lambda p: _VALUE[p[0]]):
+        for pair in sorted(pairs, key=lambda p: VALUE[p[0]]):
             cards = canon(list(pair))
             lines.append(
                 ScoreLine(
-                    label=f"pair {cards[0]} + {cards[1]}", cards=cards, points=_VALUE[cards[0]]
+                    label=f"pair {cards[0]} + {cards[1]}", cards=cards, points=VALUE[cards[0]]
                 )
             )
     lines.append(
@@ -97,7 +98,7 @@ def pile_points(
         if v is not None:
             total += points[count][v]
     for pair in pairs:
-        total += _VALUE[pair[0]]
+        total += VALUE[pair[0]]
     return total + BONUSES[outcome].get(role, 0)
 
 

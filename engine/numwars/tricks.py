@@ -12,19 +12,17 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
-from engine.core.cards import CARDS, COLOURS
+from engine.core.cards import CARDS, COLOURS, COMPLEMENT, VALUE
 from engine.core.errors import InvalidInput
 from engine.numwars.cards import (
-    _COLOUR,
-    _COMP,
-    _KIND,
-    _PLAYABLE_SETS,
-    _STRENGTH,
-    _VALUE,
+    ASKED_COLOUR,
     BONUSES,
     CLASSIC,
+    KIND,
+    PLAYABLE_SETS,
     REAL,
     ROLE_OF_CARD,
+    STRENGTH,
     canon,
 )
 
@@ -62,7 +60,7 @@ def valid_play(
         seen.update(cards)
     except TypeError:  # an unhashable "card"
         return None
-    if len(seen) != len(hand) + n or not seen <= _PLAYABLE_SETS[players]:
+    if len(seen) != len(hand) + n or not seen <= PLAYABLE_SETS[players]:
         return None
     return played, cards
 
@@ -74,7 +72,7 @@ def contesting(cards: Sequence[str]) -> list[str]:
     """Cards of a trick still contesting it: a completed trump pair leaves (Trump pairs)."""
     out: list[str] = []
     for card in cards:
-        comp = _COMP.get(card)
+        comp = COMPLEMENT.get(card)
         if comp is not None and comp in out:
             out.remove(comp)
         else:
@@ -86,7 +84,7 @@ def _raising(trumps: list[str], contest: Sequence[str]) -> list[str]:
     """Of the trumps held, those a forced trump play allows: the raising ones if any
     (Following 3). Classic cards have strength -1, so with no trump contesting (top -1) every
     trump is allowed."""
-    strength = _STRENGTH
+    strength = STRENGTH
     top = -1
     for c in contest:
         s = strength[c]
@@ -100,7 +98,7 @@ def _raising(trumps: list[str], contest: Sequence[str]) -> list[str]:
 
 def _trump_choice(hand: Sequence[str], contest: Sequence[str]) -> list[str]:
     """The trumps a forced trump play allows: the raising ones if any (Following 3)."""
-    strength = _STRENGTH
+    strength = STRENGTH
     trumps = [c for c in hand if strength[c] >= 0]
     return _raising(trumps, contest) if trumps else trumps
 
@@ -109,11 +107,11 @@ def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     """Legal cards of `hand` (distinct cards, none of them in the trick) on a trick holding
     `cards` in play order (Leading, Following 0-3); the result is a new list in the hand's
     order. The hand's trumps are listed only when the colour asked is missing."""
-    kind = _KIND
+    kind = KIND
     if not cards:  # a classic card or a real trump; a special only from a hand of specials
         normal = [c for c in hand if kind[c] <= REAL]
         return normal or list(hand)
-    colour = _COLOUR
+    colour = ASKED_COLOUR
     asked = colour[cards[0]]
     base = [c for c in hand if colour[c] == asked] if asked is not None else []
     if not base:  # Following 1-2: a trump if any, raising if possible (Following 3)
@@ -123,7 +121,7 @@ def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
         base = _raising(trumps, contesting(cards))
     # The steal rule (Following 0): a held complement of a contesting real trump. A real trump
     # of the trick whose complement is in the hand cannot have paired, so it is contesting.
-    comp_of = _COMP
+    comp_of = COMPLEMENT
     steal = [comp for c in cards if (comp := comp_of.get(c)) is not None and comp in hand]
     if steal:
         legal = set(base).union(steal)
@@ -146,7 +144,7 @@ def illegal_reason(
             "special-lead",
             f"{card} may lead only when the hand holds no classic card and no real trump",
         )
-    colour = _COLOUR
+    colour = ASKED_COLOUR
     asked = colour[cards[0]]
     if asked is not None:
         if legal is None:
@@ -159,7 +157,7 @@ def illegal_reason(
                 f"{asked} is asked and the hand holds {', '.join(follow)}: play {asked}",
             )
     what = f"{asked} is asked and the hand holds none" if asked else "trump is asked"
-    if _KIND[card] == CLASSIC:
+    if KIND[card] == CLASSIC:
         return ("must-play-trump", f"{what}: a trump must be played, not {card}")
     raising = _trump_choice(hand, contesting(cards))
     return (
@@ -174,7 +172,7 @@ def illegal_reason(
 #: By colour asked, each card's rank in the colour contest: its value if of that colour,
 #: else -1 (Winning the contest 4: the highest card of the colour asked).
 _RANK_IN: dict[str | None, dict[str, int]] = {
-    colour: {code: _VALUE[code] if c == colour else -1 for code, c in _COLOUR.items()}
+    colour: {code: VALUE[code] if c == colour else -1 for code, c in ASKED_COLOUR.items()}
     for colour in COLOURS
 }
 
@@ -186,7 +184,7 @@ def contest_winner(contest: Sequence[tuple[int, str]], asked: str | None, leader
     1; two contesting real trumps never share a value (they pair).
     """
     best_seat, best = -1, 1
-    strength = _STRENGTH
+    strength = STRENGTH
     for seat, card in contest:
         s = strength[card]
         if s > best:
@@ -195,10 +193,10 @@ def contest_winner(contest: Sequence[tuple[int, str]], asked: str | None, leader
         return best_seat
     colour = asked
     if colour is None:
-        kind = _KIND
+        kind = KIND
         for _, card in contest:
             if kind[card] == CLASSIC:
-                colour = _COLOUR[card]
+                colour = ASKED_COLOUR[card]
                 break
         else:
             return leader
@@ -224,7 +222,7 @@ def plain_result(trick: Sequence[tuple[int, str]]) -> TrickResult:
     """A complete trick without the Bomb and without a pair: every card contests and the
     winner takes them all (Winning the contest)."""
     leader, lead = trick[0]
-    winner = contest_winner(trick, _COLOUR[lead], leader)
+    winner = contest_winner(trick, ASKED_COLOUR[lead], leader)
     return TrickResult(
         winner=winner,
         annulled=False,
@@ -246,7 +244,7 @@ def resolve(
     """
     contest: dict[str, int] = {}
     pairs: list[tuple[int, list[str]]] = []
-    comp_of = _COMP
+    comp_of = COMPLEMENT
     for seat, card in trick:
         comp = comp_of.get(card)
         if comp is not None and comp in contest:
@@ -278,7 +276,7 @@ def resolve(
     # colour, they never decide it (Winning the contest).
     leader, lead = trick[0]
     winner = contest_winner(
-        list(zip(contest.values(), contest, strict=True)), _COLOUR[lead], leader
+        list(zip(contest.values(), contest, strict=True)), ASKED_COLOUR[lead], leader
     )
     # Dealt out in canonical order, every capture comes out canonical.
     taken: dict[int, list[str]] = {}
@@ -315,7 +313,7 @@ def _bomb(contest: dict[str, int], roles: Sequence[str], joker_neutralizes: bool
     quantum = "quantum" in contest
     shadows = [card for card in contest if card in _SHADOWS]
     if len(shadows) > 1:  # strongest first; contesting Shadows have distinct values
-        shadows.sort(key=_VALUE.__getitem__, reverse=True)
+        shadows.sort(key=VALUE.__getitem__, reverse=True)
     gone: str | None = None
     if joker_neutralizes and (quantum or shadows) and "joker" in contest:
         if shadows:
@@ -342,7 +340,7 @@ def role_bonus(role: str, outcome: str) -> int:
     return BONUSES[outcome].get(role, 0)
 
 
-def _check_role_cards(played: Sequence[tuple[int, str]], roles: Sequence[str]) -> None:
+def check_role_cards(played: Sequence[tuple[int, str]], roles: Sequence[str]) -> None:
     """Role cards never change hands (Set-up 1): the seat that played one has its role. The
     first mismatch is reported in the order of ROLE_OF_CARD."""
     seat_of = {card: seat for seat, card in played}

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import msgspec
 
@@ -62,7 +62,7 @@ from engine.numwars_classic.cards import (
     VALUE,
     YELLOW,
 )
-from engine.numwars_classic.scoring import held_points
+from engine.numwars_classic.scoring import held_points, score_helds
 from engine.numwars_classic.tricks import (
     broken_obligation,
     check_card,
@@ -71,9 +71,6 @@ from engine.numwars_classic.tricks import (
     sort_cards,
     undealt_cards,
 )
-
-if TYPE_CHECKING:
-    from engine.numwars_classic.rules import NumWarsClassic
 
 
 class Phase(StrEnum):
@@ -196,25 +193,36 @@ class ClassicKernel:
         "history",
         "is_over",
         "leader",
+        "options",
         "passed",
         "piles",
         "players",
         "received",
-        "rules",
         "setup",
         "shown",
         "trick_cards",
     )
 
-    def __init__(self, rules: NumWarsClassic, setup: RoundSetup) -> None:
-        hands, undealt = rules.deal_hands(setup)
+    def __init__(
+        self,
+        setup: RoundSetup,
+        hands: list[list[str]],
+        undealt: list[int],
+        *,
+        alliance: bool,
+        exchange_size: int,
+        options: object,
+    ) -> None:
+        """The round of `setup` from its deal (canonical `hands`, the `undealt` ranks in
+        DECK), with option `alliance` and `exchange_size` cards passed by each seat; `options`
+        is the options value, for `snapshot`."""
         n = setup.players
-        self.rules = rules
+        self.options = options
         self.setup = setup
         self.history: list[tuple[int, Action]] = []
         self.players = n
-        self.alliance = rules.options.alliance
-        self.exchange_size = rules.exchange_size(n)
+        self.alliance = alliance
+        self.exchange_size = exchange_size
         self._hands: list[list[str]] = hands  # until play starts; then `_suits` hold them
         #: The exchange's legal actions: per seat, the `Pass` of each distinct card held.
         self._passes = [_distinct_actions(hand, _PASS) for hand in hands]
@@ -281,7 +289,7 @@ class ClassicKernel:
         """The round's scores with their breakdown once it is over (built when first asked:
         the round-over event carries the totals)."""
         if self._score is None and self._helds:
-            self._score = self.rules.score_helds(self._helds)
+            self._score = score_helds(self._helds, alliance=self.alliance)
         return self._score
 
     def partner(self, seat: int) -> int:
@@ -604,7 +612,7 @@ class ClassicKernel:
         self.is_over = True
         helds = self._helds = [_held(pile) for pile in self.piles]
         if self.alliance:  # the teams decide the winners
-            score = self._score = self.rules.score_helds(helds)
+            score = self._score = score_helds(helds, alliance=self.alliance)
             over: dict[str, Any] = {
                 "scores": [p.score for p in score.players],
                 "winners": score.winners,
@@ -641,7 +649,7 @@ class ClassicKernel:
     def snapshot(self) -> dict[str, Any]:
         return {
             "setup": msgspec.to_builtins(self.setup),
-            "options": msgspec.to_builtins(self.rules.options),
+            "options": msgspec.to_builtins(self.options),
             "phase": str(self._phase),
             "hands": [canonical(h) for h in self.hands],
             "set_aside": list(self.set_aside),

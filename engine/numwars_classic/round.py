@@ -1,27 +1,54 @@
-"""The public Num Wars classic round: plain Python over the compiled :mod:`engine.numwars_classic.kernel`,
-checking a seat and an action once (see :mod:`engine.core.boundary`)."""
+"""The public Num Wars classic round: plain Python over the compiled
+:mod:`engine.numwars_classic.kernel`, checking a seat and an action once (see
+:mod:`engine.core.boundary`).
+
+The round is built from values (as OpenSpiel's ``HeartsGame::NewInitialState`` hands its
+parameters to the state): the options of the rules object it belongs to, the sizes and the
+checked seeded deal of :mod:`engine.numwars_classic.cards`. It keeps that rules object as
+`rules` for its callers, and never calls it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine.core.base import RoundSetup
 from engine.core.boundary import KernelRound
 from engine.core.tricks import check_seat
+from engine.numwars_classic.cards import check_setup, deal_hands, exchange_size, hand_size
 from engine.numwars_classic.kernel import ClassicKernel
+from engine.numwars_classic.options import ClassicOptions
 from engine.numwars_classic.view import View, view
 
-if TYPE_CHECKING:
-    from engine.numwars_classic.rules import NumWarsClassic
+
+class ClassicOwner(Protocol):
+    """The rules object a round belongs to, as the round reads it: its options' values."""
+
+    @property
+    def options(self) -> ClassicOptions: ...
 
 
 class ClassicRound(KernelRound[ClassicKernel]):
     """One round of Num Wars classic in progress (the state machine: :class:`ClassicKernel`)."""
 
-    __slots__ = ()
+    __slots__ = ("rules",)
 
-    def __init__(self, rules: NumWarsClassic, setup: RoundSetup) -> None:
-        super().__init__(ClassicKernel(rules, setup))
+    def __init__(self, rules: ClassicOwner, setup: RoundSetup) -> None:
+        """The round of `setup` under `rules`' options (the setup checked, then dealt)."""
+        options = rules.options
+        check_setup(setup, alliance=options.alliance)
+        n = setup.players
+        hands, undealt = deal_hands(setup, hand_size(n, speed=options.speed))
+        kernel = ClassicKernel(
+            setup,
+            hands,
+            undealt,
+            alliance=options.alliance,
+            exchange_size=exchange_size(n, speed=options.speed),
+            options=options,
+        )
+        self.rules = rules
+        super().__init__(kernel)
 
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""

@@ -34,8 +34,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-import msgspec
-
 from engine.core.base import (
     Deal,
     DeckInfo,
@@ -52,7 +50,6 @@ from engine.core.base import (
 from engine.core.cards import canonical
 from engine.core.errors import InvalidInput
 from engine.core.match import VersionedRules
-from engine.core.rng import Rng
 from engine.core.scoring import (
     best_seats,
     match_totals,
@@ -60,7 +57,7 @@ from engine.core.scoring import (
     winning_team_seats,
 )
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
-from engine.core.tricks import check_hand_and_trick, check_players, check_seat, check_trick
+from engine.core.tricks import check_hand_and_trick, check_trick
 from engine.numwars_classic.cards import (
     ALLIANCE_PLAYERS,
     DECK,
@@ -70,7 +67,14 @@ from engine.numwars_classic.cards import (
     MIN_PLAYERS,
     PILE_BIT,
     RULESET_ID,
+    check_alliance,
+    check_setup,
+    check_table,
+    deal_hands,
+    exchange_size,
+    hand_size,
 )
+from engine.numwars_classic.options import ClassicOptions as ClassicOptions
 from engine.numwars_classic.round import ClassicRound
 from engine.numwars_classic.scoring import (
     ClassicPile,
@@ -87,13 +91,6 @@ from engine.numwars_classic.tricks import (
     trick_result,
     undealt_cards,
 )
-
-
-class ClassicOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    speed: bool = False  # "Speed Wars": 10 cards each, exchange 2
-    alliance: bool = False  # 4, 6 or 8 players; partners opposite, team scores
-    tiebreak: bool = True  # a tied match total calls for tie-break rounds (at most 3)
-
 
 # ---------------------------------------------------------------------------------------------
 # The rules object
@@ -118,28 +115,18 @@ class NumWarsClassic(VersionedRules):
 
     def check_players(self, players: int) -> None:
         """Player count in 3–8; `alliance` only with 4, 6 or 8 ("Match and variants")."""
-        check_players(players, MIN_PLAYERS, MAX_PLAYERS, RULESET_ID)
-        self._check_alliance(players)
+        check_table(players, alliance=self.options.alliance)
 
     def _check_alliance(self, players: int) -> None:
-        if self.options.alliance and players not in ALLIANCE_PLAYERS:
-            raise InvalidInput(
-                f"the alliance variant needs 4, 6 or 8 players (partners opposite), not {players}",
-                code="bad-option",
-                field="options.alliance",
-            )
+        check_alliance(players, alliance=self.options.alliance)
 
     def hand_size(self, players: int) -> int:
         """15 cards for 3–5 players, 13 for 6–8; 10 with `speed` ("Deck and hands")."""
-        if self.options.speed:
-            return 10
-        return 15 if players <= 5 else 13
+        return hand_size(players, speed=self.options.speed)
 
     def exchange_size(self, players: int) -> int:
         """5 cards for 3–5 players, 3 for 6–8; 2 with `speed` ("Deck and hands")."""
-        if self.options.speed:
-            return 2
-        return 5 if players <= 5 else 3
+        return exchange_size(players, speed=self.options.speed)
 
     def deck(self, players: int) -> DeckInfo:
         self.check_players(players)
@@ -157,26 +144,12 @@ class NumWarsClassic(VersionedRules):
 
     def deal_hands(self, setup: RoundSetup) -> tuple[list[list[str]], list[int]]:
         """The checked setup's hands, each in canonical order, and the undealt rest as ranks in
-        DECK (`undealt_cards` names them: only a view or a deal shows them).
-
-        The last n x hand size cards of the shuffled deck are dealt (only they are drawn: see
-        `Rng.shuffle`): the i-th of them goes to seat (dealer + 1 + i) mod n, so a seat's hand
-        is every n-th card from its first one.
-        """
+        DECK (:func:`engine.numwars_classic.cards.deal_hands`)."""
         self.check_setup(setup)
-        n = setup.players
-        dealt = n * self.hand_size(n)
-        ranks = list(range(len(DECK)))  # DECK is canonical: a hand of ranks sorts plainly
-        Rng(setup.seed).shuffle(ranks, last=dealt)  # the dealt cards: the last `dealt` ranks
-        undealt = len(DECK) - dealt
-        first = setup.dealer + 1
-        card = DECK.__getitem__
-        hands = [list(map(card, sorted(ranks[undealt + (s - first) % n :: n]))) for s in range(n)]
-        return hands, ranks[:undealt]
+        return deal_hands(setup, self.hand_size(setup.players))
 
     def check_setup(self, setup: RoundSetup) -> None:
-        self.check_players(setup.players)
-        check_seat(setup.dealer, setup.players, "dealer")
+        check_setup(setup, alliance=self.options.alliance)
 
     # -- playing a card ------------------------------------------------------------------------
 
@@ -330,6 +303,7 @@ class NumWarsClassic(VersionedRules):
     # -- rounds --------------------------------------------------------------------------------
 
     def new_round(self, setup: RoundSetup) -> ClassicRound:
+        """The round of `setup` (:class:`ClassicRound` reads this object's options)."""
         return ClassicRound(self, setup)
 
     def _deck_name(self) -> str:

@@ -25,15 +25,15 @@ from engine.core.scoring import (
     winning_team_seats,
 )
 from engine.numwars_classic.cards import (
-    _ALL_VALUES,
-    _CLASSIC_BITS,
-    _UNIQUE_BITS,
+    ALL_VALUES,
+    CLASSIC_BITS,
     DECK_COUNTS,
     DECK_NAME,
     JOKER_SHIFT,
     PILE_BIT,
     RAINBOW_CARD,
     SHADOW_CARD,
+    UNIQUE_BITS,
 )
 
 
@@ -128,7 +128,7 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     """
     lines: list[ScoreLine] = []
     total = 0
-    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
+    classic = (held & CLASSIC_BITS).to_bytes(9, "little")
     for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
         group_lines, points = _BYTE_GROUPS[i][classic[i]]
         lines += group_lines
@@ -136,7 +136,7 @@ def score_held(held: int) -> tuple[int, list[ScoreLine]]:
     trumps = held >> 68
     if not trumps:
         return total, lines
-    pairs = trumps & trumps >> 17 & _ALL_VALUES
+    pairs = trumps & trumps >> 17 & ALL_VALUES
     if pairs:
         low_lines, low_points = _PAIRS_LOW[pairs & 511]
         high_lines, high_points = _PAIRS_HIGH[pairs >> 9]
@@ -164,11 +164,11 @@ def held_points(held: int) -> int:
     the round-over event carries the totals, the breakdown is built when asked for). Tests
     compare both on every play-out."""
     total = 0
-    classic = (held & _CLASSIC_BITS).to_bytes(9, "little")
+    classic = (held & CLASSIC_BITS).to_bytes(9, "little")
     for i in _SET_BYTES[classic.translate(_ZERO_OR_ONE)]:
         total += _BYTE_POINTS[i][classic[i]]
     trumps = held >> 68
-    pairs = trumps & trumps >> 17 & _ALL_VALUES
+    pairs = trumps & trumps >> 17 & ALL_VALUES
     return total + _PAIR_POINTS_LOW[pairs & 511] + _PAIR_POINTS_HIGH[pairs >> 9]
 
 
@@ -195,7 +195,7 @@ def sums_are_valid(total: int, count: int) -> bool:
     copies than the deck holds: a unique card held twice carries into a higher bit, so the set
     unique bits plus the Jokers (at most two) then count fewer than the cards."""
     jokers = total >> JOKER_SHIFT
-    return jokers <= 2 and (total & _UNIQUE_BITS).bit_count() + jokers == count
+    return jokers <= 2 and (total & UNIQUE_BITS).bit_count() + jokers == count
 
 
 def held_piles(captured: Sequence[Sequence[str]]) -> list[int]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from engine.core.base import RoundScore, TrickCard
 from engine.core.cards import canonical
 from engine.core.view import BaseView
+from engine.numwars_classic.cards import RULESET_ID
 
 if TYPE_CHECKING:
     from engine.numwars_classic.kernel import ClassicKernel
@@ -38,7 +39,7 @@ def view(state: ClassicKernel, seat: int | None) -> View:
     alliance = state.alliance
     partner = state.partner(seat) if alliance and seat is not None else None
     return View(
-        ruleset=state.rules.id,
+        ruleset=RULESET_ID,
         phase=str(state.phase),
         round=state.setup.round,
         dealer=state.setup.dealer,

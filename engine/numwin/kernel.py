@@ -67,7 +67,7 @@ Choices where the spec is silent (documented here and in the API docs):
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -108,12 +108,10 @@ from engine.core.events import (
     TurnEvent,
     WrongClaimEvent,
 )
+from engine.core.rng import Rng
 from engine.core.tricks import check_seat
 from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
-from engine.numwin.scoring import NumWinHand
-
-if TYPE_CHECKING:
-    from engine.numwin.rules import NumWin
+from engine.numwin.scoring import NumWinHand, score_hands
 
 _IS_ACTION: tuple[bool, ...] = tuple(is_action(c) for c in DECK)
 
@@ -129,9 +127,21 @@ class Phase(StrEnum):
 class NumWinKernel:
     """One round of Num Win, rebuilt exactly from its setup and its ordered actions."""
 
-    def __init__(self, rules: NumWin, setup: RoundSetup) -> None:
-        pile, hands, starter, rng = rules.shuffled(setup)
-        self.rules = rules
+    def __init__(
+        self,
+        setup: RoundSetup,
+        pile: list[int],
+        hands: list[list[int]],
+        starter: int,
+        rng: Rng,
+        *,
+        teams: bool,
+        rulings: bool,
+        max_turns: int,
+    ) -> None:
+        """The round of `setup` from its deal (card indices into DECK: the draw pile, the
+        hands, the starter) and `rng`, the round's generator past the deal; options `teams`
+        and `max_turns`, and `rulings`: rules version 2's Rulings on targets."""
         self.setup = setup
         self.history: list[tuple[int, Action]] = []
         self.n = n = setup.players
@@ -139,10 +149,10 @@ class NumWinKernel:
         #: bit n marks a card shown to everyone at once (public): only those reach a spectator,
         #: not a card that every seat happens to have seen privately.
         self.public = self.all | (1 << n)
-        self.teams = rules.options.teams
+        self.teams = teams
         #: Rules version 2's Rulings on targets (module docstring); False replays version 1.
-        self.rulings = rules.version >= 2
-        self.max_turns = rules.options.max_turns
+        self.rulings = rulings
+        self.max_turns = max_turns
         self.rng = rng
         self.pile = pile
         self.discard = [starter]
@@ -265,7 +275,7 @@ class NumWinKernel:
         if self._phase is not Phase.OVER:
             return None
         if self._scores is None:
-            self._scores = self.rules.score_hands(self.final_hands(), self.score_caller)
+            self._scores = score_hands(self.final_hands(), self.score_caller, teams=self.teams)
         return self._scores
 
     def final_hands(self) -> list[NumWinHand]:

@@ -1,27 +1,58 @@
 """The public Num Win round: plain Python over the compiled :mod:`engine.numwin.kernel`,
-checking a seat and an action once (see :mod:`engine.core.boundary`)."""
+checking a seat and an action once (see :mod:`engine.core.boundary`).
+
+The round is built from values (as OpenSpiel's ``HeartsGame::NewInitialState`` hands its
+parameters to the state): the options and the rules version of the rules object it belongs
+to, and the checked seeded deal of :mod:`engine.numwin.cards` with the round's generator. It
+keeps that rules object as `rules` for its callers, and never calls it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine.core.base import RoundSetup
 from engine.core.boundary import KernelRound
 from engine.core.tricks import check_seat
+from engine.numwin.cards import check_setup, shuffled
 from engine.numwin.kernel import NumWinKernel
+from engine.numwin.options import NumWinOptions
 from engine.numwin.view import View, view
 
-if TYPE_CHECKING:
-    from engine.numwin.rules import NumWin
+
+class NumWinOwner(Protocol):
+    """The rules object a round belongs to, as the round reads it: its options' values and
+    the rules version it plays (engine.core.match "Rules versions")."""
+
+    @property
+    def options(self) -> NumWinOptions: ...
+
+    @property
+    def version(self) -> int: ...
 
 
 class NumWinRound(KernelRound[NumWinKernel]):
     """One round of Num Win in progress (the state machine: :class:`NumWinKernel`)."""
 
-    __slots__ = ()
+    __slots__ = ("rules",)
 
-    def __init__(self, rules: NumWin, setup: RoundSetup) -> None:
-        super().__init__(NumWinKernel(rules, setup))
+    def __init__(self, rules: NumWinOwner, setup: RoundSetup) -> None:
+        """The round of `setup` under `rules`' options and version (checked, then dealt)."""
+        options = rules.options
+        check_setup(setup, teams=options.teams)
+        pile, hands, starter, rng = shuffled(setup)
+        kernel = NumWinKernel(
+            setup,
+            pile,
+            hands,
+            starter,
+            rng,
+            teams=options.teams,
+            rulings=rules.version >= 2,
+            max_turns=options.max_turns,
+        )
+        self.rules = rules
+        super().__init__(kernel)
 
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""

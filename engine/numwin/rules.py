@@ -1,7 +1,8 @@
 """`numwin` — Num Win (rules/numwin.md): the lowest combination of 5 face-down cards.
 
 The rules object answers the stateless questions (deck, deal, round scoring, match totals)
-and builds :class:`engine.numwin.round.NumWinRound`, the state machine of one round.
+and builds :class:`engine.numwin.round.NumWinRound`, one round over its state machine,
+:class:`engine.numwin.kernel.NumWinKernel`.
 
 Scoring (rules "Scoring") is exact and closed-form: pairs only form between cards of one
 value, and the 111-card deck holds one `rainbow-X` and one `shadow-X` per value, so each value
@@ -25,17 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-import msgspec
-
 from engine.core.base import (
     Deal,
     DeckInfo,
     MatchResult,
-    PlayerScore,
     RoundScore,
     RoundSetup,
     RoundState,
-    ScoreLine,
     TeamScore,
 )
 from engine.core.cards import canonical, check_cards, quoted_cards
@@ -46,40 +43,40 @@ from engine.core.scoring import (
     best_seats,
     match_totals,
     opposite_teams,
-    team_scores,
     winning_team_seats,
 )
 from engine.core.tiebreak import TiebreakOutcome
-from engine.core.tricks import check_players, check_seat
 from engine.numwin.cards import (
-    CALLER_PENALTY,
     DECK,
     DECK_COUNTS,
     DECK_NAME,
     HAND_SIZE,
     MAX_COMBINATION,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RULESET_ID,
     TARGET_SIZE,
+    check_setup,
+    check_table,
+    check_teams,
     may_pair,
+    shuffled,
 )
+from engine.numwin.options import NumWinOptions as NumWinOptions
 from engine.numwin.round import NumWinRound
-from engine.numwin.scoring import NumWinHand, player_lines
+from engine.numwin.scoring import NumWinHand, score_hands
 
 #: The largest `max_turns` option: a safety valve for simulations, far above any real round.
 MAX_TURNS = 10_000
 
 
-class NumWinOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    teams: bool = False  # 4 players, partners opposite, team totals
-    max_turns: int = 0  # end the round unscored-caller after this many turns (0: no limit)
-
-
 class NumWin(VersionedRules):
     """Num Win rules: deck, deal, round and match scoring, and the round state machine."""
 
-    id: ClassVar[str] = "numwin"
+    id: ClassVar[str] = RULESET_ID
     name: ClassVar[str] = "Num Win"
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 8
+    min_players: ClassVar[int] = MIN_PLAYERS
+    max_players: ClassVar[int] = MAX_PLAYERS
     Options: ClassVar[type[NumWinOptions]] = NumWinOptions
     #: Every card code the ruleset can ever use, any player count and option, canonical order
     #: (data for the HTTP layer's spec: rules/cards.md codes); players: min … max_players.
@@ -103,41 +100,20 @@ class NumWin(VersionedRules):
 
     def check_players(self, players: int) -> None:
         """2 to 8 players (ruling); `teams` only at 4 (rules "Match and variant")."""
-        check_players(players, self.min_players, self.max_players, self.id)
-        self._check_teams(players)
+        check_table(players, teams=self.options.teams)
 
     def _check_teams(self, players: int) -> None:
-        if self.options.teams and players != 4:
-            raise InvalidInput(
-                f"the teams variant is played by exactly 4 players, not {players}",
-                code="bad-option",
-                field="options.teams",
-            )
+        check_teams(players, teams=self.options.teams)
 
     def deck(self, players: int) -> DeckInfo:
         self.check_players(players)
         return DeckInfo(players=players, cards=list(DECK), hand_size=HAND_SIZE, set_aside=0)
 
     def shuffled(self, setup: RoundSetup) -> tuple[list[int], list[list[int]], int, Rng]:
-        """The deal as card indices into DECK: (draw pile, hands, starter, the round's Rng).
-
-        Rules "Set-up": two cards each, clockwise from the dealer's left, then the top card
-        is turned up; the rest is the draw pile (top = last element).
-        """
-        self.check_players(setup.players)
-        n = setup.players
-        check_seat(setup.dealer, n, "dealer")
-        rng = Rng(setup.seed)
-        pile = list(range(len(DECK)))
-        rng.shuffle(pile)
-        hands: list[list[int]] = [[] for _ in range(n)]
-        for _ in range(HAND_SIZE):
-            for k in range(1, n + 1):
-                hands[(setup.dealer + k) % n].append(pile.pop())
-        for hand in hands:
-            hand.sort()
-        starter = pile.pop()
-        return pile, hands, starter, rng
+        """The checked deal as card indices into DECK: (draw pile, hands, starter, the round's
+        Rng) (:func:`engine.numwin.cards.shuffled`)."""
+        check_setup(setup, teams=self.options.teams)
+        return shuffled(setup)
 
     def deal(self, setup: RoundSetup) -> Deal:
         pile, hands, starter, _ = self.shuffled(setup)
@@ -151,6 +127,7 @@ class NumWin(VersionedRules):
         )
 
     def new_round(self, setup: RoundSetup) -> NumWinRound:
+        """The round of `setup` (:class:`NumWinRound` reads this object's options and version)."""
         return NumWinRound(self, setup)
 
     def score_round(self, hands: list[NumWinHand], caller: int | None) -> RoundScore:
@@ -213,26 +190,7 @@ class NumWin(VersionedRules):
         Same checks and scoring as :meth:`score_round` except the 5-card minimum.
         """
         self._check_hands(hands, caller)
-        raw: list[int] = []
-        breakdowns: list[list[ScoreLine]] = []
-        for hand in hands:
-            points, lines = player_lines(hand)
-            raw.append(points)
-            breakdowns.append(lines)
-        if caller is not None and any(s < raw[caller] for i, s in enumerate(raw) if i != caller):
-            breakdowns[caller].append(
-                ScoreLine(label="caller penalty", cards=[], points=CALLER_PENALTY)
-            )
-            raw[caller] += CALLER_PENALTY
-        players = [
-            PlayerScore(seat=i, score=raw[i], breakdown=breakdowns[i]) for i in range(len(hands))
-        ]
-        if self.options.teams:
-            teams = team_scores(players, opposite_teams(len(hands)))
-            return RoundScore(
-                players=players, winners=winning_team_seats(teams, lowest=True), teams=teams
-            )
-        return RoundScore(players=players, winners=best_seats(raw, lowest=True))
+        return score_hands(hands, caller, teams=self.options.teams)
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
         """Totals add up, the lowest total wins, ties share (rules "Match and variant")."""

@@ -9,11 +9,18 @@ from collections.abc import Sequence
 
 import msgspec
 
-from engine.core.base import (
-    ScoreLine,
-)
+from engine.core.base import PlayerScore, RoundScore, ScoreLine
 from engine.core.cards import CARDS, canonical
-from engine.numwin.cards import _KIND, ACTION, ACTION_POINTS, CLASSIC, RAINBOW, SHADOW
+from engine.core.scoring import best_seats, opposite_teams, team_scores, winning_team_seats
+from engine.numwin.cards import (
+    ACTION,
+    ACTION_POINTS,
+    CALLER_PENALTY,
+    CLASSIC,
+    KIND,
+    RAINBOW,
+    SHADOW,
+)
 
 
 class NumWinHand(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -56,7 +63,7 @@ def _settle(cards: Sequence[str]) -> _Settled:
     by_value: dict[int, list[str]] = {}
     actions: list[str] = []
     for code in cards:
-        if _KIND[code] == ACTION:
+        if KIND[code] == ACTION:
             actions.append(code)
         else:
             v = CARDS[code].value
@@ -67,9 +74,9 @@ def _settle(cards: Sequence[str]) -> _Settled:
     rainbows: list[str] = []
     open_values: list[tuple[int, str, list[str]]] = []
     for v, group in by_value.items():
-        classics = [c for c in group if _KIND[c] == CLASSIC]
-        rainbow = next((c for c in group if _KIND[c] == RAINBOW), None)
-        shadow = next((c for c in group if _KIND[c] == SHADOW), None)
+        classics = [c for c in group if KIND[c] == CLASSIC]
+        rainbow = next((c for c in group if KIND[c] == RAINBOW), None)
+        shadow = next((c for c in group if KIND[c] == SHADOW), None)
         if rainbow is None:
             _pair_off(classics, removed, remaining)
             if shadow is not None:
@@ -127,3 +134,31 @@ def player_lines(hand: NumWinHand) -> tuple[int, list[ScoreLine]]:
         pts = ACTION_POINTS * len(s.actions)
         lines.append(ScoreLine(label="action cards", cards=s.actions, points=pts))
     return s.points, lines
+
+
+def score_hands(hands: Sequence[NumWinHand], caller: int | None, *, teams: bool) -> RoundScore:
+    """Score valid combinations of any size: each player's points and breakdown
+    (:func:`player_lines`), the caller penalty (rules "Scoring" 4), the lowest score winning,
+    by team with option `teams` (rules "Match and variant")."""
+    raw: list[int] = []
+    breakdowns: list[list[ScoreLine]] = []
+    for hand in hands:
+        points, lines = player_lines(hand)
+        raw.append(points)
+        breakdowns.append(lines)
+    if caller is not None and any(s < raw[caller] for i, s in enumerate(raw) if i != caller):
+        breakdowns[caller].append(
+            ScoreLine(label="caller penalty", cards=[], points=CALLER_PENALTY)
+        )
+        raw[caller] += CALLER_PENALTY
+    players = [
+        PlayerScore(seat=i, score=raw[i], breakdown=breakdowns[i]) for i in range(len(hands))
+    ]
+    if teams:
+        team_totals = team_scores(players, opposite_teams(len(hands)))
+        return RoundScore(
+            players=players,
+            winners=winning_team_seats(team_totals, lowest=True),
+            teams=team_totals,
+        )
+    return RoundScore(players=players, winners=best_seats(raw, lowest=True))
