@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import pickle
+import select
 import selectors
 import socket
 import time
@@ -52,6 +53,17 @@ def _answer(sock: socket.socket) -> bytes:
     while chunk := sock.recv(65536):
         data += chunk
     return data
+
+
+def _trickle(sock: socket.socket, data: bytes, every: float) -> bytes:
+    """Send `data` a byte every `every` seconds until the server answers; its answer, to the
+    close (no byte is sent once it answered: a write to a closed socket could reset it)."""
+    for byte in data:
+        sock.sendall(bytes([byte]))
+        readable, _, _ = select.select([sock], [], [], every)
+        if readable:
+            break
+    return _answer(sock)
 
 
 def _status(data: bytes) -> int:
@@ -136,23 +148,7 @@ def test_a_trickling_body_is_cut_off_with_a_408(server: ServeProcess) -> None:
     with socket.create_connection(server.address, timeout=10) as sock:
         sock.sendall(head)
         started = time.monotonic()
-        sock.setblocking(False)
-        data = b""
-        for byte in SCORE_BODY[:-1]:
-            try:
-                sock.send(bytes([byte]))
-            except OSError:
-                break
-            time.sleep(0.5)
-            try:
-                if chunk := sock.recv(65536):
-                    data += chunk
-                else:
-                    break
-            except BlockingIOError:
-                pass
-        sock.settimeout(10)
-        data += _answer(sock)
+        data = _trickle(sock, SCORE_BODY[:-1], 0.5)
         elapsed = time.monotonic() - started
     assert _status(data) == 408, data
     problem = _problem(data)
@@ -194,6 +190,25 @@ def test_a_slow_request_within_the_deadlines_is_served(server: ServeProcess) -> 
         time.sleep(HEADER_SECONDS * 0.75)  # idle between requests: keep-alive's, not a deadline
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
         assert reader.read().startswith(b"HTTP/1.1 200")
+
+
+def test_a_second_request_trickled_on_a_kept_alive_connection_is_cut_off(
+    server: ServeProcess,
+) -> None:
+    """The header deadline starts again at the next request's first byte: keep-alive's
+    timeout alone stopped at that byte, and the rest could trickle for ever."""
+    with socket.create_connection(server.address, timeout=10) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        reader = sock.makefile("rb")
+        assert reader.readline().startswith(b"HTTP/1.1 200")
+        while reader.readline() != b"\r\n":
+            pass
+        assert reader.read(len(b'{"status":"ok"}')) == b'{"status":"ok"}'
+        started = time.monotonic()
+        data = _trickle(sock, b"GET /healthz HTTP/1.1\r\nHost: test\r\nX-Slow: " + b"a" * 40, 0.25)
+        elapsed = time.monotonic() - started
+    assert _status(data) == 408 and _problem(data)["code"] == "request-timeout", data
+    assert HEADER_SECONDS - 0.5 <= elapsed <= HEADER_SECONDS + SLACK
 
 
 def test_the_deadlines_are_settings() -> None:
