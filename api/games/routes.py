@@ -31,7 +31,7 @@ from api.games.schemas import (
     TicketOut,
 )
 from api.games.store import EVENTS_PAGE, GameStore
-from api.http.body import StrictBody, decode_error
+from api.http.body import StrictBody, decode_body
 from api.http.problems import FieldProblem, ProblemError, problem_spec
 from api.http.tokens import bearer, unauthorized
 from api.ops.metrics import metrics_of
@@ -259,7 +259,7 @@ async def post_action(
             f"Idempotency-Key: {message}",
             [FieldProblem("Idempotency-Key", message)],
         )
-    action = decode_action(await request.body())
+    action: Action = decode_body(await request.body(), Action, "an action object")
     answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
     version = answer["version"] if isinstance(answer, dict) else answer.version
     headers = {**_etag(version), "Cache-Control": NO_STORE}
@@ -268,23 +268,6 @@ async def post_action(
     else:
         metrics_of(request).actions_applied.inc()
     return Response(answer, headers=headers)  # type: ignore[arg-type]
-
-
-def decode_action(body: bytes) -> Action:
-    if not body.strip():
-        raise ProblemError(
-            400, "malformed-json", "the request body is empty: an action object is expected"
-        )
-    try:
-        return msgspec.json.decode(body, type=Action, strict=True)
-    except msgspec.ValidationError as exc:
-        try:
-            document = msgspec.json.decode(body)
-        except (msgspec.DecodeError, RecursionError):
-            document = None
-        raise decode_error(exc, document) from None
-    except msgspec.DecodeError as exc:
-        raise decode_error(exc) from None
 
 
 After = Annotated[

@@ -1,11 +1,18 @@
 """Strict request-body decoding, plain-English decode errors, and the exact request schemas.
 
 Litestar decodes bodies leniently (`strict=False`: "3" would pass for 3). The contract wants
-wrong types refused, unparsable JSON as 400 and contract breaks as 422, so request bodies go
-through :class:`StrictBody`, a DTO whose only job is one `msgspec.json.decode(..., strict=True)`
-into the handler's struct. Its OpenAPI schema is msgspec's own JSON Schema of that struct
-(Litestar's generator drops `additionalProperties: false` and the bounds of nullable fields),
-so the spec states exactly what the decoder takes.
+wrong types refused, unparsable JSON as 400 and contract breaks as 422, so every request body
+goes through :func:`decode_body`, one `msgspec.json.decode(..., strict=True)` into the
+operation's struct: through :class:`StrictBody`, the DTO of the operations Litestar hands a
+body to, and called directly by those that read it themselves (a game action, after its
+token; a sheet's round, decoded by the sheet's ruleset). :class:`StrictBody`'s OpenAPI schema
+is msgspec's own JSON Schema of that struct (Litestar's generator drops
+`additionalProperties: false` and the bounds of nullable fields), so the spec states exactly
+what the decoder takes.
+
+A body nested deeper than :data:`MAX_DEPTH` is refused before anything decodes it (issue 21):
+decoders, and any code walking a decoded document, recurse once per level, and 30,000 levels
+fit in 64 KiB; a `RecursionError` anywhere on the way was a 500.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -31,9 +39,16 @@ T = TypeVar("T", bound=msgspec.Struct)
 #: the end keeps a field *name* holding `` - at `$ `` from being read as a path.
 _PATH_RE = re.compile(r" - at `\$((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)`$")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: `document` when the body could not be decoded untyped (nested deeper than Python recurses):
-#: msgspec's path is then believed as it stands.
-UNREAD = object()
+#: The deepest a request body may nest (arrays and objects): the deepest request the API
+#: takes (a numwin round's `locked` pairs) is 5 levels deep.
+MAX_DEPTH = 32
+TOO_DEEP = f"the body is nested more than {MAX_DEPTH} levels deep"
+#: A backslash escape inside a string (`\"`, `\\`, `\u`): removed, every `"` left opens or
+#: closes a string.
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+#: +1 for `[` and `{`, -1 for `]` and `}`, by byte.
+_STEP = tuple({0x5B: 1, 0x7B: 1, 0x5D: -1, 0x7D: -1}.get(b, 0) for b in range(256))
+_NOT_BRACKETS = bytes(b for b in range(256) if not _STEP[b])
 #: A path msgspec could not place (`$[...]`), or any other: cut from the message.
 _ANY_PATH_RE = re.compile(r" - at `\$[^`]*`$")
 #: msgspec's syntax errors: "JSON is malformed: <what> (byte <n>)", never quoting the input.
@@ -96,8 +111,8 @@ def decode_error(
     unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
     at `players`; `document` (the decoded body) settles it: a path is believed only when the
     object there holds that name, else the whole text is the name of a top-level field.
-    With `document` :data:`UNREAD`, the path is believed. With `model` (the body's type), a
-    value outside a field's fixed set is answered with the set.
+    With `model` (the body's type), a value outside a field's fixed set is answered with the
+    set.
     """
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
@@ -113,7 +128,7 @@ def decode_error(
     elif message.startswith(_UNKNOWN) and text.endswith("`"):
         code = "unknown-field"
         name = text[len(_UNKNOWN) : -1]
-        if match and document is not UNREAD and not _holds(document, match.group(1), name):
+        if match and not _holds(document, match.group(1), name):
             name, field = message[len(_UNKNOWN) : -1], ""
         field = _member(field, name)
         text = f"unknown field {shorten(name)!r}"
@@ -144,28 +159,46 @@ def _malformed(message: str) -> str:
     return shorten(message, MESSAGE_LIMIT)
 
 
+def too_deep(value: bytes) -> bool:
+    """Whether the JSON text `value` nests arrays and objects deeper than :data:`MAX_DEPTH`.
+
+    Linear and in C but for the last step, over the brackets outside strings only: escapes
+    are dropped, then what lies between quotes; the depth is the running sum of +1/-1 (a body
+    that never closes counts as deep as it opens)."""
+    if value.count(b"[") + value.count(b"{") <= MAX_DEPTH:  # every body the API expects
+        return False
+    outside = b"".join(_ESCAPE.sub(b"", value).split(b'"')[::2])
+    brackets = outside.translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+
+
+def decode_body(value: bytes, model: Any, expected: str = "a JSON object") -> Any:
+    """The request body `value` decoded strictly as `model` (`Any`: parsed only), or the
+    problem that refuses it: 400 `malformed-json` when empty or no JSON, 422 on field `body`
+    when nested too deep (:data:`MAX_DEPTH`), 422 with the field when the schema is broken."""
+    if not value.strip():
+        raise ProblemError(
+            400, "malformed-json", f"the request body is empty: {expected} is expected"
+        )
+    if too_deep(value):
+        raise ProblemError(422, "validation-error", TOO_DEEP, [FieldProblem("body", TOO_DEEP)])
+    try:
+        return msgspec.json.decode(value, type=model, strict=True)
+    except msgspec.ValidationError as exc:
+        try:  # typed decoding stops at the first bad value, before the JSON ends
+            document = msgspec.json.decode(value)
+        except msgspec.DecodeError as malformed:
+            raise decode_error(malformed) from None
+        raise decode_error(exc, document, model) from None
+    except msgspec.DecodeError as exc:
+        raise decode_error(exc) from None
+
+
 class StrictBody(MsgspecDTO[T], Generic[T]):
-    """Decode the body strictly into the handler's msgspec struct."""
+    """Decode the body strictly into the handler's msgspec struct (:func:`decode_body`)."""
 
     def decode_bytes(self, value: bytes) -> Any:
-        try:
-            return msgspec.json.decode(value, type=self.model_type, strict=True)
-        except msgspec.ValidationError as exc:
-            document: object
-            try:  # typed decoding stops at the first bad value, before the JSON ends
-                document = msgspec.json.decode(value)
-            except msgspec.DecodeError as malformed:
-                raise decode_error(malformed) from None
-            except RecursionError:  # 30,000 nested lists fit in 64 KiB: never a 500
-                document = UNREAD
-            raise decode_error(exc, document, self.model_type) from None
-        except msgspec.DecodeError as exc:
-            raise decode_error(exc) from None
-        except RecursionError:  # a free-form field (`options`) nested thousands deep
-            message = "the body is nested too deeply"
-            raise ProblemError(
-                422, "validation-error", message, [FieldProblem("body", message)]
-            ) from None
+        return decode_body(value, self.model_type)
 
     def decode_builtins(self, value: dict[str, Any]) -> Any:
         try:

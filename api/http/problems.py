@@ -14,6 +14,7 @@ import msgspec
 from litestar import Request, Response
 from litestar.exceptions import (
     HTTPException,
+    InternalServerException,
     NotFoundException,
     ValidationException,
 )
@@ -33,6 +34,7 @@ _TITLES = {
     403: "Forbidden",
     404: "Not found",
     405: "Method not allowed",
+    408: "Request timeout",
     409: "Conflict",
     412: "Precondition failed",
     413: "Request body too large",
@@ -49,6 +51,7 @@ _TITLES = {
 STATUS_CODES = {
     404: "not-found",
     405: "method-not-allowed",
+    408: "request-timeout",
     413: "body-too-large",
     415: "unsupported-media-type",
     429: "too-many-requests",
@@ -275,6 +278,10 @@ def _size_detail(limit: int | None) -> str:
     return f"the request body is over {shown}: send at most {limit} bytes"
 
 
+#: What Litestar raises when the client disconnects before its body is read whole.
+_GONE = "client disconnected prematurely"
+
+
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     """Map any exception to a problem; unexpected ones are logged (without the body) as 500."""
     if isinstance(exc, ProblemError):
@@ -299,6 +306,12 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
                     )
                 )
         return problem_response(make_problem(404, "not-found", f"no resource at {shorten(path)}"))
+    if isinstance(exc, InternalServerException) and exc.detail == _GONE:
+        # the body stopped arriving: the client left, or api.ops.server cut it off at its deadline
+        # (and answered the 408 itself); a 500 here counted a slow client as a server fault
+        return problem_response(
+            make_problem(408, "request-timeout", "the request body did not arrive whole")
+        )
     if isinstance(exc, HTTPException):
         status = exc.status_code
         code = STATUS_CODES.get(status, "http-error")

@@ -11,21 +11,38 @@ Issue 10 asks for a keep-alive timeout and a concurrency limit in the server set
 * `ws`: WebSockets off: the API has none (event streams are Server-Sent Events), so an
   upgrade request is an ordinary request answered by the app, not uvicorn's bare 403.
 
-uvicorn has no timeout for a client that never finishes sending its headers (one connection
-per trickling client stays open): in production a reverse proxy must close them;
-`deploy/nginx.conf` does (`client_header_timeout`), as README "Behind a reverse proxy" says.
+Issue 21 asks the process itself to bound slow clients, proxy or not:
+* `http`: :class:`DeadlineProtocol`, uvicorn's httptools protocol with two deadlines.
+  uvicorn has no timeout for a request still arriving (`timeout_keep_alive` runs only
+  between requests, and every byte received cancels it), so a client sending a byte a
+  second held its connection, and its place under `limit_concurrency`, forever. Neither
+  of the alternatives does both halves: hypercorn's `read_timeout` is per read (a byte a
+  second resets it), granian's header timeout bounds no body, and either means leaving
+  the server the service is built and measured on. nginx keeps doing it in front
+  (`deploy/nginx.conf`); the deadlines make a deployment without it safe as well.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import logging
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
+import msgspec
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from api.http.problems import MEDIA_TYPE, make_problem
 from api.ops.settings import Settings
+
+log = logging.getLogger("numrules.server")
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -40,7 +57,130 @@ def server_options(settings: Settings) -> dict[str, Any]:
         # NUMRULES_TRUSTED_PROXIES, by api.ops.ratelimit.client_address (uvicorn's own default
         # believes it from 127.0.0.1: any local process could pick its address).
         "proxy_headers": False,
+        "http": Deadlines(settings.header_timeout_seconds, settings.body_timeout_seconds),
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class Deadlines:
+    """The factory of :class:`DeadlineProtocol` uvicorn takes as `http`: it calls `http` as
+    asyncio's protocol factory. A module-level value class, so it pickles as `--workers`
+    needs (uvicorn pickles its config for each worker process) and compares equal."""
+
+    header_seconds: float
+    body_seconds: float
+
+    def __call__(self, *args: Any, **kwargs: Any) -> DeadlineProtocol:
+        return DeadlineProtocol(
+            *args, header_seconds=self.header_seconds, body_seconds=self.body_seconds, **kwargs
+        )
+
+
+class DeadlineProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol (httptools) with a deadline for reading each request.
+
+    * Headers: the request line and headers must arrive whole within `header_seconds` of
+      the request's first byte (for a connection's first request, of the connection: one
+      that sends nothing is closed too). Late: 408 `request-timeout` and close, or a plain
+      close when nothing of the request came (as an idle keep-alive connection is closed).
+    * Body: the body must arrive whole within `body_seconds` of the end of the headers.
+      Late: 408 and close when the app has not answered yet, else a close.
+
+    A deadline bounds the whole part, not the gap between two reads (nginx's
+    `client_body_timeout` is a gap): a byte every second never gets through. Between
+    requests, keep-alive's own timeout applies. The app sees a late body as a client that
+    went away (`http.disconnect`): the 408 is this protocol's, written on the socket.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+        *,
+        header_seconds: float,
+        body_seconds: float,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.header_seconds = header_seconds
+        self.body_seconds = body_seconds
+        self.deadline: asyncio.TimerHandle | None = None
+        self.awaiting: str | None = None  # "headers" or "body": what the deadline is for
+        self.begun = False  # a byte of the awaited headers has arrived
+        self.known: object = None  # the last request whose headers arrived whole
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm("headers", self.header_seconds, self._headers_late)
+
+    def data_received(self, data: bytes) -> None:
+        if self.deadline is None and (self.cycle is None or self.cycle.response_complete):
+            self._arm("headers", self.header_seconds, self._headers_late)  # the next request
+        if self.awaiting == "headers":
+            self.begun = True
+        super().data_received(data)
+        cycle = self.cycle
+        if cycle is not None and cycle is not self.known:  # a request's headers, whole
+            self.known = cycle
+            self._disarm()
+            if cycle.more_body:
+                self._arm("body", self.body_seconds, self._body_late)
+        elif self.awaiting == "body" and cycle is not None and not cycle.more_body:
+            self._disarm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self, awaiting: str, seconds: float, late: Callable[[], None]) -> None:
+        self._disarm()
+        self.awaiting = awaiting
+        self.begun = False
+        self.deadline = self.loop.call_later(seconds, late)
+
+    def _disarm(self) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+        self.deadline = None
+        self.awaiting = None
+
+    def _headers_late(self) -> None:
+        self.deadline = self.awaiting = None
+        if self.transport.is_closing():
+            return
+        if not self.begun:
+            self.transport.close()
+            return
+        self._refuse(f"the request's headers took over {self.header_seconds:g} s to arrive")
+
+    def _body_late(self) -> None:
+        self.deadline = self.awaiting = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is not None and self.cycle.response_started:
+            self.transport.close()
+            return
+        self._refuse(f"the request body took over {self.body_seconds:g} s to arrive")
+
+    def _refuse(self, detail: str) -> None:
+        """408 `request-timeout` (RFC 9110 §15.5.9: the server closes the connection)."""
+        log.info(
+            "closed a slow connection from %s: %s", self.client[0] if self.client else "?", detail
+        )
+        body = msgspec.json.encode(make_problem(408, "request-timeout", detail))
+        head = [b"HTTP/1.1 408 Request Timeout\r\n"]
+        head += [
+            name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers
+        ]
+        head += [
+            b"content-type: " + MEDIA_TYPE.encode() + b"\r\n",
+            b"content-length: " + str(len(body)).encode() + b"\r\n",
+            b"x-content-type-options: nosniff\r\n",
+            b"connection: close\r\n\r\n",
+        ]
+        self.transport.write(b"".join(head) + body)
+        self.transport.close()
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:

@@ -45,6 +45,18 @@ class Settings(BaseSettings):
     graceful_shutdown_seconds: int = Field(
         default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )
+    header_timeout_seconds: float = Field(
+        default=5,
+        gt=0,
+        description="a request's line and headers must arrive whole within this many seconds "
+        "of its first byte (of the connection, for its first request); then 408 and close",
+    )
+    body_timeout_seconds: float = Field(
+        default=10,
+        gt=0,
+        description="a request's body must arrive whole within this many seconds of its "
+        "headers; then 408 and close",
+    )
     debug: bool = False
     # -- operations (issue 13): logs, rate limiting (api/ops/logs.py, api/ops/ratelimit.py) ---------
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(

@@ -16,7 +16,7 @@ from litestar.params import Body, HeaderParameter, Parameter
 from litestar.typing import FieldDefinition
 
 from api.accounts.sessions import database, optional_session, require_session, session_caller
-from api.http.body import StrictBody, decode_error
+from api.http.body import StrictBody, decode_body
 from api.http.problems import (
     MEDIA_TYPE,
     FieldProblem,
@@ -180,15 +180,7 @@ class RoundBody(StrictBody[NumWarsRoundIn]):
     the spec states it as one of the four rulesets' round structs."""
 
     def decode_bytes(self, value: bytes) -> Any:
-        try:
-            return msgspec.json.decode(value)
-        except msgspec.DecodeError as exc:
-            raise decode_error(exc) from None
-        except RecursionError:
-            message = "the body is nested too deeply to be a round"
-            raise ProblemError(
-                422, "validation-error", message, [FieldProblem("body", message)]
-            ) from None
+        return decode_body(value, Any)
 
     @classmethod
     def create_openapi_schema(
