@@ -18,10 +18,9 @@ from glob import glob
 
 from setuptools import setup
 
-#: The modules mypyc compiles: every game's kernel but numking's (`engine/numking/kernel.py`
-#: stays pure Python: its state machine checks a seat and an action itself and is not written
-#: for the compiler; tests/engine/test_build.py lists the compiled three).
-KERNEL_GLOB = "engine/num[!k]*/kernel.py"
+#: The modules mypyc compiles: every game's kernel, its state machine (tests/engine/test_build.py
+#: lists them).
+KERNEL_GLOB = "engine/*/kernel.py"
 
 ext_modules = []
 if os.environ.get("NUMRULES_MYPYC") == "1":

@@ -32,6 +32,7 @@ from api.games.schemas import (
 )
 from api.games.store import EVENTS_PAGE, GameStore
 from api.http.body import StrictBody, decode_body
+from api.http.conditions import check_key
 from api.http.problems import FieldProblem, ProblemError, problem_spec
 from api.http.tokens import bearer, unauthorized
 from api.ops.metrics import metrics_of
@@ -43,7 +44,6 @@ SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}, {"sessionToken": []}]
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessionToken": []}]
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
-_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 _SEQ = re.compile(r"[0-9]{1,10}")  # ASCII digits only ("²" is a digit to str.isdigit)
 MAX_SEQ = 2**31 - 1
 
@@ -251,14 +251,7 @@ async def post_action(
     token = bearer(request, "seat token")
     if token is None:  # before the body is read: without a token nothing else matters
         raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
-    if idempotency_key is not None and not _KEY.fullmatch(idempotency_key):
-        message = "must be 1 … 255 visible ASCII characters"
-        raise ProblemError(
-            422,
-            "validation-error",
-            f"Idempotency-Key: {message}",
-            [FieldProblem("Idempotency-Key", message)],
-        )
+    check_key(idempotency_key)
     action: Action = decode_body(await request.body(), Action, "an action object")
     answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
     version = answer["version"] if isinstance(answer, dict) else answer.version

@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -35,74 +34,17 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import SheetIdempotencyKey, table
-from api.http.problems import FieldProblem, ProblemError, shorten
+from api.http.conditions import IfMatch
+from api.http.problems import ProblemError
 
 KEYS = table(SheetIdempotencyKey)
 #: How long a write's first answer is kept for its retries.
 KEEP_HOURS = 24
 #: The expired answers are deleted at most this often (seconds, per process).
 PURGE_SECONDS = 60.0
-#: `Idempotency-Key`: as the stored games take it.
-KEY = re.compile(r"[\x21-\x7e]{1,255}")
-#: RFC 9110 entity-tag: an optional `W/` and a quoted string of etagc characters, with the
-#: optional white space (OWS: spaces and tabs only) around a list's commas.
-_TAG = re.compile(r'[ \t]*(W/)?"([\x21\x23-\x7e]*)"[ \t]*')
-_ANY = re.compile(r"[ \t]*\*[ \t]*")
-#: The If-Match header as the spec states it (JSON Schema's ECMA-262 reading, same meaning).
-IF_MATCH_PATTERN = (
-    r'^[ \t]*(\*|(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*)[ \t]*$'
-)
-QUOTED = 'an ETag is quoted, as GET answers it: If-Match: "3" (or a list of them, or *)'
-
-
-@dataclass(frozen=True)
-class IfMatch:
-    """A parsed `If-Match`: `any` for `*`, else the versions its strong tags name."""
-
-    any: bool
-    versions: frozenset[str]
-
-    def matches(self, version: int) -> bool:
-        return self.any or str(version) in self.versions
-
-
-def parse_if_match(header: str | None) -> IfMatch | None:
-    """The `If-Match` header, or None without one; 422 `validation-error` on `If-Match` for
-    a header that is no list of entity tags."""
-    if header is None:
-        return None
-    if _ANY.fullmatch(header):
-        return IfMatch(True, frozenset())
-    versions: set[str] = set()
-    for part in header.split(","):
-        tag = _TAG.fullmatch(part)
-        if tag is None:
-            message = f"{shorten(header)!r} is no entity tag: {QUOTED}"
-            raise ProblemError(
-                422, "validation-error", f"If-Match: {message}", [FieldProblem("If-Match", message)]
-            )
-        if tag.group(1) is None:
-            versions.add(tag.group(2))
-    return IfMatch(False, frozenset(versions))
-
-
 #: An anonymous creation's key is all that guards the sheet token its retry gets back, so it
 #: must not be guessable: at least this many characters (a random UUID has 36).
 ANONYMOUS_KEY_MIN = 16
-
-
-def check_key(key: str | None) -> str | None:
-    """The `Idempotency-Key` header (None without one); 422 unless 1 … 255 visible ASCII
-    characters, as on stored games."""
-    if key is not None and not KEY.fullmatch(key):
-        message = "must be 1 … 255 visible ASCII characters"
-        raise ProblemError(
-            422,
-            "validation-error",
-            f"Idempotency-Key: {message}",
-            [FieldProblem("Idempotency-Key", message)],
-        )
-    return key
 
 
 @dataclass(frozen=True)

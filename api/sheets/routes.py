@@ -17,6 +17,7 @@ from litestar.typing import FieldDefinition
 
 from api.accounts.sessions import database, optional_session, require_session, session_caller
 from api.http.body import StrictBody, decode_body
+from api.http.conditions import check_key, parse_if_match
 from api.http.problems import (
     MEDIA_TYPE,
     FieldProblem,
@@ -31,8 +32,6 @@ from api.sheets.idempotency import (
     ANONYMOUS_KEY_MIN,
     Conditions,
     Written,
-    check_key,
-    parse_if_match,
 )
 from api.sheets.schemas import (
     HISTORY_MAX,

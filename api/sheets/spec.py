@@ -8,7 +8,7 @@ from litestar import Litestar
 from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, Operation, Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
-from api.sheets.idempotency import IF_MATCH_PATTERN, QUOTED
+from api.http.conditions import IF_MATCH_PATTERN, QUOTED
 
 ETAG = OpenAPIHeader(
     description='The sheet\'s version, quoted: `"<version>"` (send it back as `If-Match`).',

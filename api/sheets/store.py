@@ -63,6 +63,7 @@ from api.accounts.sessions import (
 from api.db.engine import aware
 from api.db.models import Sheet, SheetPlayer, SheetRound, table
 from api.http.body import decode_error
+from api.http.conditions import IfMatch
 from api.http.problems import FieldProblem, ProblemError, engine_problem, shorten
 from api.http.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
 from api.rules.schemas import (
@@ -74,7 +75,6 @@ from api.rules.schemas import (
 from api.sheets.idempotency import (
     Answers,
     Conditions,
-    IfMatch,
     Written,
     purge,
     request_hash,

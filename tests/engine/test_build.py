@@ -30,6 +30,7 @@ MODULES = _compiled_modules()
 
 def test_the_build_compiles_each_games_kernel_and_nothing_else() -> None:
     assert MODULES == [
+        "engine/numking/kernel.py",
         "engine/numwars/kernel.py",
         "engine/numwars_classic/kernel.py",
         "engine/numwin/kernel.py",
