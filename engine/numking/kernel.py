@@ -265,7 +265,7 @@ class NumKingKernel:
         return self.apply(seat, action)
 
     def apply(self, seat: object, action: Action) -> list[EventBase]:
-        if seat != self.current_player or type(seat) is not int:
+        if type(seat) is not int or seat != self.current_player:
             raise self._refusal(check_seat(seat, self.n), action)
         legal = self._legal
         if legal is None:
