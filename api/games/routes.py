@@ -261,13 +261,12 @@ async def post_action(
         )
     action = decode_action(await request.body())
     answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
-    version = answer["version"] if isinstance(answer, dict) else answer.version
-    headers = {**_etag(version), "Cache-Control": NO_STORE}
+    headers = {**_etag(answer.version), "Cache-Control": NO_STORE}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
     else:
         metrics_of(request).actions_applied.inc()
-    return Response(answer, headers=headers)  # type: ignore[arg-type]
+    return Response(answer, headers=headers)
 
 
 def decode_action(body: bytes) -> Action:
