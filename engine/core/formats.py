@@ -36,6 +36,7 @@ __all__ = [
     "ACTION_FORMAT",
     "CHECKPOINT_FORMAT",
     "EXPORT_FORMAT",
+    "STORED_ACTIONS",
     "Export",
     "ExportAction",
     "ExportPlayer",
@@ -78,12 +79,13 @@ def _twin(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
 
 
 _ACTION_TYPES: tuple[type[msgspec.Struct], ...] = get_args(Action)
-_TWINS = {cls: _twin(cls) for cls in _ACTION_TYPES}
-_FROM_TWIN = {twin: cls for cls, twin in _TWINS.items()}
-for _cls, _twin_cls in _TWINS.items():  # `v` first, then the request's fields in its order
+#: Each request action type's stored twin.
+STORED_ACTIONS = {cls: _twin(cls) for cls in _ACTION_TYPES}
+_FROM_TWIN = {twin: cls for cls, twin in STORED_ACTIONS.items()}
+for _cls, _twin_cls in STORED_ACTIONS.items():  # `v` first, then the request's fields in its order
     assert _twin_cls.__struct_fields__ == ("v", *_cls.__struct_fields__), _cls
 #: The union of the stored action types (tagged by ``type``, as the requests' union).
-_STORED_UNION: Any = functools.reduce(operator.or_, _TWINS.values())
+_STORED_UNION: Any = functools.reduce(operator.or_, STORED_ACTIONS.values())
 
 _ACTION_JSON = msgspec.json.Decoder(_STORED_UNION)
 
