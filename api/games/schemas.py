@@ -169,4 +169,10 @@ class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     salt: str
     actions: list[ExportAction]
     result: dict[str, Any] | None = None
-    v: int
+    v: Annotated[
+        int,
+        msgspec.Meta(
+            description="the export's format version (1): later versions only add fields, "
+            "which readers ignore when they do not know them"
+        ),
+    ]
