@@ -28,8 +28,8 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.http.body import _to_schema
 from engine.core.actions import Action
-from engine.core.formats import EXPORT_FORMAT
 from engine.core.events import EventBase
+from engine.core.formats import EXPORT_FORMAT
 from engine.core.match import MatchOutcome
 from engine.numking.view import View as NumKingView
 from engine.numwars.view import View as NumWarsView

@@ -5,6 +5,10 @@ players, and the append-only action log (`game_actions`, one row per action, `se
 version it produced). The events each action made are stored beside it (`game_events`, with
 the seats that may see each), so `events?after=N` is one read of the primary key.
 
+Every JSON column (an action, an event, the checkpoint, a keyed answer) is written and read
+by :mod:`api.games.formats`, the stored formats with a version, whose readers ignore the
+fields a newer replica added (issue 22, STYLE 16).
+
 The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
 version**: whatever another replica did, a cached match is used only if its version is the
 row's, so it always equals the replay of the log. A rebuild starts from the checkpoint the
