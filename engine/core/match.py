@@ -61,7 +61,8 @@ Checkpoints
     legal actions, events and result). A resumed match holds no finished round states and
     only the actions applied since it was resumed (`history_start` counts the ones before),
     so it gives no :meth:`Match.record` or :meth:`Match.snapshot` (RuntimeError) unless it
-    was resumed at the match's start.
+    was resumed at the match's start. Its stored form (with its format version ``v``, read
+    ignoring fields it does not know) is :mod:`engine.core.formats`'s, as is the export's.
 
 Replay and the registry
     Core imports no game, so :func:`replay` is given the rules object, or, without one, asks

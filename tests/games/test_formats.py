@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import uuid
 from pathlib import Path
@@ -195,7 +196,7 @@ def test_v0_game_rows_decode(path: Path) -> None:
 
 @pytest.mark.parametrize("path", V0_GAMES, ids=lambda p: p.stem)
 def test_a_game_loaded_from_v0_rows_plays_on(
-    games: Any, games_app: Litestar, pg_head: str, path: Path
+    games: Any, games_app: Litestar, pg_head: str, path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Today's rows in the database: read cold (from the checkpoint), their events listed,
     the keyed retry answered as stored, the game played on to the end as the engine plays
@@ -203,8 +204,11 @@ def test_a_game_loaded_from_v0_rows_plays_on(
     fixture = _load(path)
     game_id, tokens = _insert(pg_head, fixture)
     table = _table(games, fixture, game_id, tokens)
+    caplog.set_level(logging.DEBUG, logger="numrules.games")
     for viewer in [None, *range(table.players)]:
         assert table.view(viewer)["version"] == fixture["game"]["version"]
+    games_log = [r.getMessage() for r in caplog.records if r.name == "numrules.games"]
+    assert any("resumed at round" in m for m in games_log), games_log  # the v0 checkpoint
     events = table.get("/events?after=0").json()["events"]
     public = [e for e in fixture["events"] if e["visibility"] is None]
     assert events == [{**e["payload"], "seq": e["seq"]} for e in public]
@@ -235,10 +239,12 @@ def test_a_game_loaded_from_v0_rows_plays_on(
 
 
 def test_rows_with_added_fields_are_read_as_an_older_replica_would(
-    games: Any, games_app: Litestar, pg_head: str
+    games: Any, games_app: Litestar, pg_head: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A rolling deploy: rows a newer replica wrote, with fields this code does not know (an
-    action's, an event's, the checkpoint's, a keyed answer's), read cold without error."""
+    action's, an event's, the checkpoint's, a keyed answer's), read cold without error, the
+    match resumed from that checkpoint (not the whole log replayed instead)."""
+    caplog.set_level(logging.DEBUG, logger="numrules.games")
     rng = random.Random(5)
     table = Table(games, "numwars-classic", 3, 77)
     key = f"k-{uuid.uuid4()}"
@@ -283,6 +289,9 @@ def test_rows_with_added_fields_are_read_as_an_older_replica_would(
     assert '"future":[1,2]' in stored and decode_checkpoint(stored).index >= 1
     for viewer in [None, *range(3)]:
         table.view(viewer)  # equal to the engine's
+    games_log = [r.getMessage() for r in caplog.records if r.name == "numrules.games"]
+    assert any("resumed at round" in m for m in games_log), games_log
+    assert not any("replaying" in m for m in games_log), games_log
     page = table.get("/events?after=0", seat).json()
     assert page["events"] and all("future" not in e for e in page["events"])
     retry = table.post("/actions", seat, json=choice, headers={"Idempotency-Key": key})
