@@ -254,13 +254,12 @@ async def post_action(
     check_key(idempotency_key)
     action: Action = decode_body(await request.body(), Action, "an action object")
     answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
-    version = answer["version"] if isinstance(answer, dict) else answer.version
-    headers = {**_etag(version), "Cache-Control": NO_STORE}
+    headers = {**_etag(answer.version), "Cache-Control": NO_STORE}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
     else:
         metrics_of(request).actions_applied.inc()
-    return Response(answer, headers=headers)  # type: ignore[arg-type]
+    return Response(answer, headers=headers)
 
 
 After = Annotated[

@@ -154,7 +154,9 @@ class ExportAction(msgspec.Struct, frozen=True):
 
 
 class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """Everything to replay the game offline (`engine.core.match.MatchRecord.from_export`)."""
+    """Everything to replay the game offline (`engine.core.match.MatchRecord.from_export`);
+    `v`: the export's format (more fields may come, with defaults: readers ignore the fields
+    they do not know)."""
 
     id: str
     ruleset: str
@@ -167,3 +169,10 @@ class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     salt: str
     actions: list[ExportAction]
     result: dict[str, Any] | None = None
+    v: Annotated[
+        int,
+        msgspec.Meta(
+            description="the export's format version (1): later versions only add fields, "
+            "which readers ignore when they do not know them"
+        ),
+    ]

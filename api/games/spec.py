@@ -29,6 +29,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 from api.http.body import _to_schema
 from engine.core.actions import Action
 from engine.core.events import EventBase
+from engine.core.formats import EXPORT_FORMAT
 from engine.core.match import MatchOutcome
 from engine.numking.view import View as NumKingView
 from engine.numwars.view import View as NumWarsView
@@ -142,6 +143,7 @@ def _examples() -> dict[str, dict[str, Any]]:
             "seed_commitment": game["seed_commitment"],
             **revealed,
             "actions": [{"seq": 1, "seat": seat, "action": msgspec.to_builtins(action)}],
+            "v": EXPORT_FORMAT,
         },
     }
 

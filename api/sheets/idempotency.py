@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.db.models import SheetIdempotencyKey, table
 from api.http.conditions import IfMatch
 from api.http.problems import ProblemError
+from api.sheets.formats import answer_document, decode_answer
 
 KEYS = table(SheetIdempotencyKey)
 #: How long a write's first answer is kept for its retries.
@@ -129,7 +130,7 @@ class Answers:
         if not hmac.compare_digest(row.request_hash, self.request):
             self.reused = True
             return None
-        body = row.response
+        body = decode_answer(row.response)
         if body is not None and row.sealed_token is not None:
             body = {**body, "token": unseal(row.sealed_token, self.sender, self.key)}
         return Written(row.status, body, row.version, replayed=True)
@@ -156,7 +157,7 @@ class Answers:
                 request_hash=self.request,
                 status=written.status,
                 version=written.version,
-                response=response,
+                response=answer_document(response),
                 sealed_token=None if token is None else seal(token, self.sender, self.key),
                 created_at=datetime.now(UTC),
             )

@@ -72,6 +72,7 @@ from api.rules.schemas import (
     NumWarsScoreRequest,
     NumWinScoreRequest,
 )
+from api.sheets.formats import decode_round_input, round_input_document
 from api.sheets.idempotency import (
     Answers,
     Conditions,
@@ -340,12 +341,22 @@ def _no_more(planned: int, tiebreaks: int, extra: Sequence[RoundScore]) -> None:
 # --- rows -------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class StoredRound:
+    """A round row, its input read by the stored format's codec (api.sheets.formats)."""
+
+    n: int
+    dealer: int
+    input: dict[str, Any]
+    scores: dict[str, Any]
+
+
 @dataclass
 class Loaded:
     row: Row[Any]
     owner: str | None
     players: list[Any]
-    rounds: list[Any]
+    rounds: list[StoredRound]
     rules: AnyRuleset
 
     @property
@@ -380,15 +391,15 @@ async def load(conn: AsyncConnection, sheet_id: str, lock: bool = False) -> Load
             .order_by(PLAYERS.c.position)
         )
     ).all()
-    rounds = (
-        await conn.execute(
-            select(ROUNDS.c.n, ROUNDS.c.dealer, ROUNDS.c.input, ROUNDS.c.scores)
-            .where(ROUNDS.c.sheet_id == sheet_id)
-            .order_by(ROUNDS.c.n)
-        )
-    ).all()
+    rows = await conn.execute(
+        select(ROUNDS.c.n, ROUNDS.c.dealer, ROUNDS.c.input, ROUNDS.c.scores)
+        .where(ROUNDS.c.sheet_id == sheet_id)
+        .order_by(ROUNDS.c.n)
+    )
+    body = ROUND_BODIES[row.ruleset]
+    rounds = [StoredRound(r.n, r.dealer, decode_round_input(r.input, body), r.scores) for r in rows]
     rules = make_rules(row.ruleset, row.options)
-    return Loaded(row, row.owner_pseudo, list(players), list(rounds), rules)
+    return Loaded(row, row.owner_pseudo, list(players), rounds, rules)
 
 
 def _is_editor(sheet: Loaded, auth: Auth) -> bool:
@@ -951,7 +962,7 @@ class SheetStore:
                         "sheet_id": sheet_id,
                         "n": first + k,
                         "dealer": dealer,
-                        "input": data,
+                        "input": round_input_document(data),
                         "scores": msgspec.to_builtins(scores),
                         "created_at": now,
                     }

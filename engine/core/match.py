@@ -61,7 +61,8 @@ Checkpoints
     legal actions, events and result). A resumed match holds no finished round states and
     only the actions applied since it was resumed (`history_start` counts the ones before),
     so it gives no :meth:`Match.record` or :meth:`Match.snapshot` (RuntimeError) unless it
-    was resumed at the match's start.
+    was resumed at the match's start. Its stored form (with its format version ``v``, read
+    ignoring fields it does not know) is :mod:`engine.core.formats`'s, as is the export's.
 
 Replay and the registry
     Core imports no game, so :func:`replay` is given the rules object, or, without one, asks
@@ -84,6 +85,7 @@ from engine.core.actions import Action
 from engine.core.base import MatchResult, RoundScore, RoundSetup, RoundState, TeamScore
 from engine.core.errors import EngineError, IllegalMove, InvalidInput
 from engine.core.events import EventBase, MatchOverEvent, RoundStartEvent
+from engine.core.formats import MatchCheckpoint, decode_export
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.view import BaseView
 
@@ -187,10 +189,7 @@ class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         ``sha256("<seed>:<salt>")``. Refusals are `InvalidInput` with code ``bad-record``.
         """
         try:
-            if isinstance(export, bytes | str):
-                data = msgspec.json.decode(export, type=_Export)
-            else:
-                data = msgspec.convert(dict(export), type=_Export)
+            data, actions = decode_export(export)
         except msgspec.ValidationError as exc:
             raise InvalidInput(f"not a game export: {exc}", code="bad-record") from None
         except msgspec.DecodeError as exc:
@@ -222,55 +221,12 @@ class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             rules_version=data.rules_version,
             seed=data.seed,
             players=len(data.players),
-            actions=[(a.seat, a.action) for a in data.actions],
+            actions=[(a.seat, action) for a, action in zip(data.actions, actions, strict=True)],
         )
-
-
-class _ExportPlayer(msgspec.Struct, frozen=True):
-    seat: int
-    name: str
-
-
-class _ExportAction(msgspec.Struct, frozen=True):
-    seq: int
-    seat: int
-    action: Action
-
-
-class _Export(msgspec.Struct, frozen=True, kw_only=True):
-    """The fields of an export that replay reads (more fields may be added: they are ignored)."""
-
-    ruleset: str
-    options: dict[str, Any] = {}
-    rules_version: int
-    players: list[_ExportPlayer]
-    seed: int | None = None
-    seed_commitment: str | None = None
-    salt: str | None = None
-    actions: list[_ExportAction]
 
 
 def _bad_record(message: str, field: str) -> InvalidInput:
     return InvalidInput(message, code="bad-record", field=field)
-
-
-class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Where a match stands at the start of its current round: enough to resume it there
-    (:meth:`Match.resume`, module docstring "Checkpoints").
-
-    `actions`: how many actions of the whole match's history precede the round's first one;
-    `index`: the round's index, 0-based (tie-break rounds continue the count); `setup`: the
-    round's setup as the match built it; `round_scores`: every finished round's scores, in
-    order (as many as `index`); `totals`: each seat's total over the finished regular rounds;
-    `tied`: the seats still tied, in a tie-break round (else empty).
-    """
-
-    actions: int
-    index: int
-    setup: RoundSetup
-    round_scores: list[RoundScore]
-    totals: list[int]
-    tied: list[int]
 
 
 def _bad_checkpoint(message: str, field: str) -> InvalidInput:

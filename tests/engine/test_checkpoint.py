@@ -20,6 +20,7 @@ from engine import registry
 from engine.core.actions import Action
 from engine.core.base import MatchResult, RoundScore
 from engine.core.errors import InvalidInput
+from engine.core.formats import decode_checkpoint, encode_checkpoint
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, MatchRules, replay, round_seed
 from engine.core.rng import Rng
 from engine.core.tiebreak import TiebreakOutcome
@@ -379,14 +380,21 @@ def test_a_tiebreak_checkpoint_must_name_the_tied_seats() -> None:
         assert exc.value.errors[0].field == "checkpoint.tied"
 
 
-def test_checkpoint_json_refuses_unknown_and_missing_fields() -> None:
-    _, checkpoints = play(registry.make("numking"), 3, 2)
+def test_checkpoint_json_ignores_added_fields_and_refuses_missing_ones() -> None:
+    """A stored document (STYLE 16): a field a newer replica added is ignored, a checkpoint
+    written before `v` existed reads as version 1, a missing field is refused."""
+    rules = registry.make("numking")
+    _, checkpoints = play(rules, 3, 2)
     data = msgspec.to_builtins(checkpoints[1])
-    assert set(data) == {"actions", "index", "setup", "round_scores", "totals", "tied"}
-    with pytest.raises(msgspec.ValidationError):
-        msgspec.convert({**data, "extra": 1}, MatchCheckpoint)
-    with pytest.raises(msgspec.ValidationError):
-        msgspec.json.decode(msgspec.json.encode({**data, "extra": 1}), type=MatchCheckpoint)
+    assert set(data) == {"actions", "index", "setup", "round_scores", "totals", "tied", "v"}
+    assert data["v"] == 1
+    newer = msgspec.json.encode({**data, "extra": 1, "setup": {**data["setup"], "later": [2]}})
+    assert decode_checkpoint(newer) == checkpoints[1]
+    assert msgspec.convert({**data, "extra": 1}, MatchCheckpoint) == checkpoints[1]
+    unversioned = {k: v for k, v in data.items() if k != "v"}
+    assert decode_checkpoint(msgspec.json.encode(unversioned)) == checkpoints[1]
+    assert Match.resume(rules, 3, 2, decode_checkpoint(newer)).index == checkpoints[1].index
+    assert decode_checkpoint(encode_checkpoint(checkpoints[1])) == checkpoints[1]
     del data["tied"]
     with pytest.raises(msgspec.ValidationError):
         msgspec.convert(data, MatchCheckpoint)

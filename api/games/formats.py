@@ -1,0 +1,112 @@
+"""The stored formats of the games area: an action row, an event row, an idempotent answer,
+the export (issue 22, "Stored formats with a version"; STYLE 8 and 16).
+
+Every stored document carries its schema version ``v`` and is read with a type that ignores
+unknown fields (msgspec's "Schema Evolution"): during a rolling deploy an older replica reads
+what a newer one wrote, and a row written before versions existed (no ``v``) reads as
+version 1, its format (tests/fixtures/stored pins those rows). New fields get defaults, a
+field's type never changes. The public request bodies stay strict (``forbid_unknown_fields``).
+
+Actions and checkpoints are the engine's formats (:mod:`engine.core.formats`, also read by
+``MatchRecord.from_export``); this module adds the API's own documents and is the only place
+the store encodes or decodes a JSON column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+import msgspec
+
+from api.games.schemas import ActionOut, EventOut, ExportAction
+from engine.core.actions import Action
+from engine.core.events import EventBase
+from engine.core.formats import (
+    EXPORT_FORMAT,
+    MatchCheckpoint,
+    action_document,
+    decode_action,
+    decode_checkpoint,
+    encode_checkpoint,
+)
+
+__all__ = [
+    "ANSWER_FORMAT",
+    "EVENT_FORMAT",
+    "EXPORT_FORMAT",
+    "MatchCheckpoint",
+    "StoredAnswer",
+    "StoredEvent",
+    "action_document",
+    "answer_document",
+    "decode_action",
+    "decode_answer",
+    "decode_checkpoint",
+    "encode_checkpoint",
+    "event_document",
+    "event_out",
+    "export_actions",
+]
+
+EVENT_FORMAT: Final = 1
+ANSWER_FORMAT: Final = 1
+
+
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event row's payload (`game_events.payload`): the engine's event as JSON, the kind's
+    details in `data`, `to` the seats that may see it (null: everyone)."""
+
+    kind: str
+    seat: int | None = None
+    cards: list[str] = []
+    data: dict[str, Any] = {}
+    to: list[int] | None = None
+    v: int = EVENT_FORMAT
+
+
+class StoredAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    """The first answer of an action sent with an `Idempotency-Key` (`idempotency_keys.
+    response`), replayed to its retries as it was sent."""
+
+    version: int
+    events: list[EventOut]
+    view: dict[str, Any]
+    v: int = ANSWER_FORMAT
+
+
+def event_document(event: EventBase) -> dict[str, Any]:
+    """The payload stored for `event`."""
+    document: dict[str, Any] = msgspec.to_builtins(event)
+    document["v"] = EVENT_FORMAT
+    return document
+
+
+def event_out(seq: int, payload: Any) -> EventOut:
+    """The public event of a stored payload (unknown fields and ``v`` left out)."""
+    e = msgspec.convert(payload, StoredEvent)
+    return EventOut(seq=seq, kind=e.kind, seat=e.seat, cards=e.cards, data=e.data, to=e.to)
+
+
+def answer_document(answer: ActionOut) -> dict[str, Any]:
+    """The stored first answer of a keyed action."""
+    document: dict[str, Any] = msgspec.to_builtins(answer)
+    document["v"] = ANSWER_FORMAT
+    return document
+
+
+def decode_answer(document: Any) -> ActionOut:
+    """The answer a retry gets: the stored one, as the public type (``v`` left out)."""
+    stored = msgspec.convert(document, StoredAnswer)
+    return ActionOut(version=stored.version, events=stored.events, view=stored.view)
+
+
+def export_actions(rows: Iterable[Any]) -> list[ExportAction]:
+    """An export's log from the action rows (`seq`, `seat`, `action` as stored): each action
+    read by the engine's codec and written as the request it was (no ``v``, nothing a newer
+    replica added), so that it can be replayed and posted as it is."""
+    exported = []
+    for row in rows:
+        action: Action = decode_action(row.action)
+        exported.append(ExportAction(row.seq, row.seat, msgspec.to_builtins(action)))
+    return exported

@@ -1,0 +1,194 @@
+"""The engine's stored formats: an action as a log stores it, a match checkpoint, a game's
+export (issue 22, "Stored formats with a version"; STYLE 8 and 16).
+
+A stored document outlives the code that wrote it: during a rolling deploy an older replica
+reads rows a newer one wrote, and any replica reads rows written years ago. So, following
+msgspec's "Schema Evolution" rules, every stored type here
+
+* carries a schema version, ``v`` (1 today; a document written before versions existed has
+  none and reads as 1, which is its format: the fixtures in tests/fixtures/stored pin it);
+* accepts unknown fields (no ``forbid_unknown_fields``): a field a newer writer added is
+  ignored by an older reader;
+* gets new fields only with defaults, and never changes a field's type.
+
+The request types stay strict (``forbid_unknown_fields`` on :mod:`engine.core.actions`): a
+client's typo must be refused, a newer replica's field must not. Hence the stored action
+types: one lenient twin per action type (same tag, same fields, same types, plus ``v``),
+built from the request types so that they can never drift apart. Decoding a stored action
+goes through its twin and gives the engine's own action (:func:`decode_action`).
+
+One codec serves storage (``api.games``), the export and :meth:`MatchRecord.from_export`.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Mapping
+from typing import Any, Final, cast, get_args
+
+import msgspec
+
+from engine.core.actions import Action
+from engine.core.base import RoundScore, RoundSetup
+
+__all__ = [
+    "ACTION_FORMAT",
+    "CHECKPOINT_FORMAT",
+    "EXPORT_FORMAT",
+    "STORED_ACTIONS",
+    "Export",
+    "ExportAction",
+    "ExportPlayer",
+    "MatchCheckpoint",
+    "action_document",
+    "decode_action",
+    "decode_checkpoint",
+    "decode_export",
+    "encode_action",
+    "encode_checkpoint",
+]
+
+#: The schema versions written today (a document without ``v`` is version 1).
+ACTION_FORMAT: Final = 1
+CHECKPOINT_FORMAT: Final = 1
+EXPORT_FORMAT: Final = 1
+
+
+class _StoredActionBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """A stored action: lenient (unknown fields ignored), with its schema version."""
+
+    v: int = ACTION_FORMAT
+
+
+def _twin(cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """The stored twin of the request action type `cls`: same tag, fields, types, defaults."""
+    info = msgspec.structs.fields(cls)
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
+        (f.name, f.type) if f.required else (f.name, f.type, f.default) for f in info
+    ]
+    return msgspec.defstruct(
+        f"Stored{cls.__name__}",
+        fields,
+        bases=(_StoredActionBase,),
+        tag=cls.__struct_config__.tag,
+        frozen=True,
+        kw_only=True,
+        module=__name__,
+    )
+
+
+_ACTION_TYPES: tuple[type[msgspec.Struct], ...] = get_args(Action)
+#: Each request action type's stored twin.
+STORED_ACTIONS = {cls: _twin(cls) for cls in _ACTION_TYPES}
+_FROM_TWIN = {twin: cls for cls, twin in STORED_ACTIONS.items()}
+for _cls, _twin_cls in STORED_ACTIONS.items():  # `v` first, then the request's fields in its order
+    assert _twin_cls.__struct_fields__ == ("v", *_cls.__struct_fields__), _cls
+#: The union of the stored action types (tagged by ``type``, as the requests' union).
+_STORED_UNION: Any = functools.reduce(operator.or_, STORED_ACTIONS.values())
+
+_ACTION_JSON = msgspec.json.Decoder(_STORED_UNION)
+
+
+def _from_twin(stored: Any) -> Action:
+    """The request action of a stored twin (positional: a third of keyword arguments' cost)."""
+    return cast(Action, _FROM_TWIN[type(stored)](*msgspec.structs.astuple(stored)[1:]))
+
+
+def decode_action(document: str | bytes | Mapping[str, Any]) -> Action:
+    """The engine's action from a stored one: JSON text (a log read as text, the fast path)
+    or a decoded document (a JSON column, an export). Unknown fields are ignored; a field's
+    bounds are the request's (msgspec.ValidationError else)."""
+    if isinstance(document, str | bytes):
+        return _from_twin(_ACTION_JSON.decode(document))
+    return _from_twin(msgspec.convert(document, _STORED_UNION))
+
+
+def action_document(action: Action) -> dict[str, Any]:
+    """The stored document of `action` (a JSON column's value): its fields and ``v``."""
+    document: dict[str, Any] = msgspec.to_builtins(action)
+    document["v"] = ACTION_FORMAT
+    return document
+
+
+def encode_action(action: Action) -> bytes:
+    """`action` as stored JSON text."""
+    return msgspec.json.encode(action_document(action))
+
+
+class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a match stands at the start of its current round: enough to resume it there
+    (:meth:`engine.core.match.Match.resume`, "Checkpoints" in :mod:`engine.core.match`).
+
+    `actions`: how many actions of the whole match's history precede the round's first one;
+    `index`: the round's index, 0-based (tie-break rounds continue the count); `setup`: the
+    round's setup as the match built it; `round_scores`: every finished round's scores, in
+    order (as many as `index`); `totals`: each seat's total over the finished regular rounds;
+    `tied`: the seats still tied, in a tie-break round (else empty); `v`: the stored format
+    (a stored document: unknown fields are ignored, module docstring).
+    """
+
+    actions: int
+    index: int
+    setup: RoundSetup
+    round_scores: list[RoundScore]
+    totals: list[int]
+    tied: list[int]
+    v: int = CHECKPOINT_FORMAT
+
+
+_CHECKPOINT_JSON = msgspec.json.Decoder(MatchCheckpoint)
+_ENCODER = msgspec.json.Encoder()
+
+
+def encode_checkpoint(checkpoint: MatchCheckpoint) -> str:
+    """The checkpoint as stored JSON text (``v`` written out)."""
+    return _ENCODER.encode(checkpoint).decode()
+
+
+def decode_checkpoint(text: str | bytes) -> MatchCheckpoint:
+    """A stored checkpoint (msgspec.DecodeError or ValidationError when unreadable)."""
+    return _CHECKPOINT_JSON.decode(text)
+
+
+class ExportPlayer(msgspec.Struct, frozen=True):
+    seat: int
+    name: str
+
+
+class ExportAction(msgspec.Struct, frozen=True):
+    """One action of an export's log: `seq` is the game's version it produced."""
+
+    seq: int
+    seat: int
+    action: Any  # a stored action document, read by `decode_action`
+
+
+class Export(msgspec.Struct, frozen=True, kw_only=True):
+    """The fields of a game's export that replay reads (api-contract.md, "Stored games"; more
+    fields may be added: they are ignored). `v`: the export's format."""
+
+    ruleset: str
+    options: dict[str, Any] = {}
+    rules_version: int
+    players: list[ExportPlayer]
+    seed: int | None = None
+    seed_commitment: str | None = None
+    salt: str | None = None
+    actions: list[ExportAction]
+    v: int = EXPORT_FORMAT
+
+
+def decode_export(export: bytes | str | Mapping[str, Any]) -> tuple[Export, list[Action]]:
+    """An export and its actions as the engine's (msgspec.DecodeError or ValidationError)."""
+    if isinstance(export, bytes | str):
+        data = msgspec.json.decode(export, type=Export)
+    else:
+        data = msgspec.convert(dict(export), type=Export)
+    actions = []
+    for i, entry in enumerate(data.actions):
+        try:
+            actions.append(decode_action(entry.action))
+        except msgspec.ValidationError as exc:
+            raise msgspec.ValidationError(f"{exc} - at `$.actions[{i}].action`") from None
+    return data, actions
