@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -46,6 +47,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from swagger_ui_bundle import swagger_ui_path
 
 from api.accounts.routes import route_handlers as account_handlers
+from api.db.engine import unavailable
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.http.hygiene import HttpHygiene, before_request
@@ -98,6 +100,8 @@ def healthz() -> Health:
     return Health(status="ok")
 
 
+log = logging.getLogger("numrules.api")
+
 #: How long /readyz waits for the database before answering 503.
 READY_TIMEOUT_SECONDS = 2.0
 
@@ -122,7 +126,10 @@ async def readyz(request: Request[Any, Any, Any]) -> Health:
         async with asyncio.timeout(READY_TIMEOUT_SECONDS), engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
     except (TimeoutError, OSError, SQLAlchemyError) as exc:
-        raise database_unavailable(f"the database does not answer ({type(exc).__name__})") from None
+        # the same answer and warning line as any operation's (api.http.problems)
+        reason = unavailable(exc) or f"no answer within {READY_TIMEOUT_SECONDS:g} s"
+        log.warning("database unavailable on GET '/readyz': %s", reason)
+        raise database_unavailable() from None
     return Health(status="ok")
 
 

@@ -363,9 +363,10 @@ async def change_password(
         )
     },
 )
-def get_terms(request: Request[Any, Any, Any]) -> schemas.Terms:
+def get_terms(request: Request[Any, Any, Any]) -> Response[schemas.Terms]:
     locale = pick_language(request.headers.get("accept-language"))
-    return schemas.Terms(version=TERMS_VERSION, text=TERMS[locale], locale=locale)
+    terms = schemas.Terms(version=TERMS_VERSION, text=TERMS[locale], locale=locale)
+    return Response(terms, headers={"Content-Language": locale})  # + Vary: api.http.hygiene
 
 
 RESET_ACCEPTED = schemas.ResetAccepted(

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import Account, AccountSession, table
 from api.http.problems import FieldProblem, ProblemError, shorten
-from api.http.tokens import bearer, token_hash, unauthorized
+from api.http.tokens import API_KEY_PREFIX, bearer, token_hash, unauthorized
 
 SESSIONS = table(AccountSession)
 ACCOUNTS = table(Account)
@@ -58,6 +58,8 @@ async def optional_session(request: Request[Any, Any, Any]) -> Caller | None:
         return None
     caller = await session_caller(database(request), token)
     if caller is None:
+        if token.startswith(API_KEY_PREFIX):
+            raise unauthorized("an API key only meters requests: this needs a session token")
         raise unauthorized("the session token is unknown, expired or ended")
     return caller
 

@@ -325,7 +325,8 @@ class SheetIdempotencyKey(Base):
     status: Mapped[int] = mapped_column(Integer)
     #: the sheet's version the answer's `ETag` named (None: the sheet was deleted)
     version: Mapped[int | None] = mapped_column(Integer)
-    response: Mapped[dict[str, Any] | None]
+    #: JSON, not JSONB: a replay answers the first answer's bytes, keys in their order
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     sealed_token: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), index=True

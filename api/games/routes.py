@@ -32,7 +32,7 @@ from api.games.schemas import (
 )
 from api.games.store import EVENTS_PAGE, GameStore
 from api.http.body import StrictBody, decode_body
-from api.http.conditions import check_key
+from api.http.conditions import check_key, parse_if_match
 from api.http.problems import FieldProblem, ProblemError, problem_spec
 from api.http.tokens import bearer, unauthorized
 from api.ops.metrics import metrics_of
@@ -252,6 +252,7 @@ async def post_action(
     if token is None:  # before the body is read: without a token nothing else matters
         raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
     check_key(idempotency_key)
+    parse_if_match(if_match)  # an unquoted version is 422, naming the quoted form
     action: Action = decode_body(await request.body(), Action, "an action object")
     answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
     headers = {**_etag(answer.version), "Cache-Control": NO_STORE}

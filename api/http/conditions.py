@@ -43,7 +43,12 @@ def parse_if_match(header: str | None) -> IfMatch | None:
     for part in header.split(","):
         tag = _TAG.fullmatch(part)
         if tag is None:
-            message = f"{shorten(header)!r} is no entity tag: {QUOTED}"
+            bare = header.strip()
+            example = bare if re.fullmatch(r"[0-9]{1,12}", bare) else "3"
+            message = (
+                f"{shorten(header)!r} is no entity tag: an ETag is quoted, as GET answers it: "
+                f'If-Match: "{example}" (or a list of them, or *)'
+            )
             raise ProblemError(
                 422, "validation-error", f"If-Match: {message}", [FieldProblem("If-Match", message)]
             )

@@ -287,10 +287,14 @@ def test_a_dropped_database_answers_503_on_every_database_operation(tmp_path: Pa
         else:  # the stateless rules, the terms, the probes: answered without the database (an
             # operation that needs it and does not document it: 503, caught here)
             assert response.status_code < 500, (operation, response.text)
+    # /readyz answers and logs as every operation does (a newcomer saw its own wording)
+    details = {answers[o].json()["detail"] for o in database_operations | {"GET /readyz"}}
+    assert len(details) == 1, details
     output = server.output()
     assert "Traceback" not in output, output
     assert PASSWORD not in output
     assert f'database "{name}" does not exist' in output
+    assert "database unavailable on GET '/readyz'" in output
 
 
 def test_a_locked_sqlite_database_answers_503_within_the_bound(tmp_path: Path) -> None:

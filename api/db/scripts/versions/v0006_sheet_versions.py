@@ -10,7 +10,6 @@ Create Date: 2026-12-03
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 from alembic import op
 
@@ -27,11 +26,8 @@ def upgrade() -> None:
         sa.Column("request_hash", sa.String(length=64), nullable=False),
         sa.Column("status", sa.Integer(), nullable=False),
         sa.Column("version", sa.Integer(), nullable=True),
-        sa.Column(
-            "response",
-            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
-            nullable=True,
-        ),
+        # JSON, not JSONB: a replay answers the first answer's bytes, keys in their order
+        sa.Column("response", sa.JSON(), nullable=True),
         sa.Column("sealed_token", sa.Text(), nullable=True),
         sa.Column(
             "created_at",
