@@ -22,6 +22,8 @@ import asyncpg
 import httpx
 import pytest
 
+from api.http.tokens import token_hash
+from api.sheets.idempotency import _derive
 from tests.api.process import ServeProcess
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C
 
@@ -347,3 +349,35 @@ async def test_a_claim_binds_the_claimers_player(server: ServeProcess) -> None:
             assert unchanged["owner"] is None and unchanged["version"] in (0, 1)
         own = await http.post(f"{url3}/claim", json={"token": token3, "player": 2}, headers=ada)
         assert own.status_code == 200 and own.json()["players"][2]["confirmed"] is True
+
+
+async def test_a_key_past_its_24_hours_is_a_new_key(server: ServeProcess, pg_head: str) -> None:
+    """A key's stored answer past its 24 hours, not yet purged (each process purges at most
+    once a minute, after a keyed write that commits): an attacker found that every later
+    write with that key was a 500 (the expired row was passed over, then its digest clashed
+    on insert, twice), and stayed one, since a failed write purges nothing. Past its time a
+    key is a new key: the write is applied and its answer stored afresh."""
+    async with client(server) as http:
+        url, auth = await sheet_with_rounds(http, [ROUND_A])
+        key = str(uuid.uuid4())
+        keyed = {**auth, "Idempotency-Key": key}
+        first = await http.patch(url, json={"planned_rounds": 4}, headers=keyed)
+        assert first.status_code == 200, first.text
+        sender = "sheet-token:" + token_hash(auth["Authorization"].removeprefix("Bearer "))
+        digest = _derive(b"numrules sheet idempotency", sender, key).hex()
+        conn = await asyncpg.connect(pg_head.replace("postgresql+asyncpg://", "postgresql://"))
+        try:
+            aged = await conn.execute(
+                "UPDATE scoresheet_idempotency_keys SET created_at = now() - interval '25 hours'"
+                " WHERE digest = $1",
+                digest,
+            )
+        finally:
+            await conn.close()
+        assert aged == "UPDATE 1"
+        other = await http.patch(url, json={"planned_rounds": 5}, headers=keyed)
+        assert other.status_code == 200, other.text
+        assert other.json()["planned_rounds"] == 5 and "idempotent-replayed" not in other.headers
+        again = await http.patch(url, json={"planned_rounds": 5}, headers=keyed)
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        assert again.json() == other.json()
