@@ -20,10 +20,16 @@ from typing import Any
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 
+from api.accounts.sessions import Caller
+from api.db.engine import create_engine
+from api.http.problems import ProblemError
 from api.http.tokens import token_hash
 from api.sheets.idempotency import _derive
+from api.sheets.schemas import ClaimSheet, CreateSheet
+from api.sheets.store import SheetStore
 from tests.api.process import ServeProcess
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C
 
@@ -381,3 +387,54 @@ async def test_a_key_past_its_24_hours_is_a_new_key(server: ServeProcess, pg_hea
         again = await http.patch(url, json={"planned_rounds": 5}, headers=keyed)
         assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
         assert again.json() == other.json()
+
+
+async def test_a_claim_or_a_sheet_by_an_account_deleted_meanwhile_is_401(
+    server: ServeProcess, pg_head: str
+) -> None:
+    """A claim racing its claimer's `DELETE /v1/me` (the session read, then the account gone
+    before the claim's writes): an attacker found it a 500, the player's and the owner's
+    foreign keys refused. The claimer's account is locked for the write (so a deletion waits
+    for it, or it sees the account gone): 401 `unauthorized`; a new sheet likewise."""
+    async with client(server) as http:
+        pseudo, session = await sign_up(http)
+        account = (await http.get("/v1/me", headers=session)).json()["id"]
+        made = (await http.post("/v1/scoresheets", json=CLASSIC)).json()
+        assert (await http.delete("/v1/me", headers=session)).status_code == 204
+    caller = Caller(account, pseudo, "a session read before the account was deleted")
+    engine = create_engine(pg_head)
+    store = SheetStore(engine)
+    try:
+        for attempt in (
+            store.claim(made["id"], caller, ClaimSheet(token=made["token"], player=0)),
+            store.claim(made["id"], caller, ClaimSheet(token=made["token"])),
+            store.create(msgspec.convert(CLASSIC, CreateSheet), caller),
+        ):
+            with pytest.raises(ProblemError) as refused:
+                await attempt
+            assert (refused.value.problem.status, refused.value.problem.code) == (
+                401,
+                "unauthorized",
+            )
+    finally:
+        await engine.dispose()
+    async with client(server) as http:
+        still = await http.post(
+            f"/v1/scoresheets/{made['id']}/rounds", json=ROUND_A, headers=bearer(made["token"])
+        )
+        assert still.status_code == 201, "the sheet is still its token's"
+
+
+async def test_claims_racing_the_claimers_deletion_are_never_a_500(server: ServeProcess) -> None:
+    async with client(server) as http:
+        for _ in range(6):
+            _, session = await sign_up(http)
+            made = (await http.post("/v1/scoresheets", json=CLASSIC)).json()
+            claim = {"token": made["token"], "player": 0}
+            url = f"/v1/scoresheets/{made['id']}/claim"
+            answers = await asyncio.gather(
+                *(http.post(url, json=claim, headers=session) for _ in range(3)),
+                http.delete("/v1/me", headers=session),
+                *(http.post("/v1/scoresheets", json=CLASSIC, headers=session) for _ in range(3)),
+            )
+            assert all(a.status_code < 500 for a in answers), [a.text for a in answers]
