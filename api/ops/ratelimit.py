@@ -132,6 +132,14 @@ def network_of(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> st
     return str(ip_network(f"{ip}/{prefix}", strict=False))
 
 
+def scope_network(
+    scope: Any, trusted: Sequence[Network], ipv4_prefix: int = 32, ipv6_prefix: int = 64
+) -> str | None:
+    """The network of a request's client as the rate limit counts it (None: no address)."""
+    address = client_address(scope, trusted)
+    return None if address is None else network_of(address, ipv4_prefix, ipv6_prefix)
+
+
 class Store(Protocol):
     async def hit(self, key: str, window_start: int) -> int:
         """Count one request of `key` in the window; returns the window's count so far."""
