@@ -60,7 +60,7 @@ from api.ops.operations import (
     observe,
     operations_lifespan,
 )
-from api.ops.ratelimit import rate_limit_middleware
+from api.ops.ratelimit import rate_limit_middleware, scope_network, trusted_networks
 from api.ops.settings import Settings
 from api.rules.routes import route_handlers
 from api.rules.schemas import Health
@@ -285,6 +285,11 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         mailer = Mailer(settings)
         application.state.accounts = AccountStore(engine, settings, mailer)
         application.state.max_streams = settings.max_streams
+        application.state.max_streams_per_network = settings.max_streams_per_network
+        trusted = trusted_networks(settings.trusted_proxies)
+        application.state.stream_network = lambda scope: scope_network(
+            scope, trusted, settings.rate_limit_ipv4_prefix, settings.rate_limit_ipv6_prefix
+        )
         # Everything built so far (modules, the spec, the rules tables: 130,000 objects) lives
         # as long as the process: out of the collector's sight, a full collection scans only
         # what requests allocate (35 ms per full collection before, the HTTP benchmark's p99).

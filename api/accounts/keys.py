@@ -11,6 +11,7 @@ as a key until then. Keys go with their account (ON DELETE CASCADE).
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select
@@ -28,6 +29,9 @@ ACCOUNTS = table(Account)
 #: Keys one account holds at most: each has its own quota, so an account cannot multiply its
 #: quota without bound by minting keys.
 MAX_KEYS = 20
+#: A key's id as `new_id` makes it: anything else names no key (and a NUL, which PostgreSQL
+#: cannot take as text, never reaches the database).
+KEY_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def _not_found() -> ProblemError:
@@ -92,6 +96,8 @@ class ApiKeyStore:
 
     async def delete(self, account_id: str, key_id: str) -> None:
         """Revoke: 404 for an id this account has no key with (another account's included)."""
+        if not KEY_ID.fullmatch(key_id):
+            raise _not_found()
         async with self.engine.begin() as conn:
             deleted = await conn.execute(
                 delete(API_KEYS).where(API_KEYS.c.id == key_id, API_KEYS.c.account_id == account_id)

@@ -71,6 +71,18 @@ async def require_session(request: Request[Any, Any, Any]) -> Caller:
     return caller
 
 
+async def lock_account(conn: AsyncConnection, account_id: str) -> None:
+    """Lock the caller's account row against its deletion (`FOR SHARE`) until the write that
+    refers to it commits: a `DELETE /v1/me` racing the write waits for it, or the write sees
+    the account gone, 401 `unauthorized` (an attacker found a claim racing its claimer's
+    deletion a 500: the foreign key refused the gone account)."""
+    found = await conn.execute(
+        select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == account_id).with_for_update(read=True)
+    )
+    if found.first() is None:
+        raise unauthorized("the account no longer exists")
+
+
 #: rules/app.md, "Jeux de la communauté 🔒" (Ruling): the rulesets other than Num Wars need an
 #: account for stored games and score sheets; Num Wars editions work without one.
 COMMUNITY_RULESETS = frozenset({"numking", "numwin"})
@@ -94,8 +106,10 @@ async def accounts_by_pseudo(
     wanted = {p.casefold() for p in pseudos if p is not None}
     found: dict[str, str] = {}
     if wanted:
-        rows = await conn.execute(
-            select(ACCOUNTS.c.id, ACCOUNTS.c.pseudo_key).where(ACCOUNTS.c.pseudo_key.in_(wanted))
+        rows = await conn.execute(  # locked: an account deleted meanwhile waits for the write
+            select(ACCOUNTS.c.id, ACCOUNTS.c.pseudo_key)
+            .where(ACCOUNTS.c.pseudo_key.in_(wanted))
+            .with_for_update(read=True)
         )
         found = {r.pseudo_key: r.id for r in rows}
     seen: set[str] = set()

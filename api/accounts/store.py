@@ -326,6 +326,13 @@ class AccountStore:
         if row is None or not ok:
             raise invalid_credentials()
         async with self.engine.begin() as conn:
+            # the account deleted since it was read: the same answer as an unknown login
+            # (its row locked, a deletion racing the log-in waits for the new session)
+            still = await conn.execute(
+                select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == row.id).with_for_update(read=True)
+            )
+            if still.first() is None:
+                raise invalid_credentials()
             await self._refund(conn, keys)
             if self.hasher.check_needs_rehash(hashed):
                 await conn.execute(

@@ -40,6 +40,8 @@ class Fanout:
         self._reconnect: asyncio.Task[None] | None = None
         self._closing = False
         self._slots = 0
+        #: the slots held per client network (`reserve`'s `per_network`)
+        self._by_network: dict[str, int] = {}
 
     @property
     def closing(self) -> bool:
@@ -51,18 +53,35 @@ class Fanout:
         """How many streams this process holds: open, or being opened (their slots)."""
         return self._slots
 
-    def reserve(self, limit: int) -> StreamSlot | None:
-        """A slot for a new stream, or None when `limit` are held. Checked and counted in one
-        step, with no await between (the event loop runs nothing else meanwhile), before the
-        stream's first read: a burst of opens cannot all pass the check before any of them
-        counts (200 concurrent opens held 35 streams under a cap of 20; issue 21)."""
+    def reserve(
+        self, limit: int, network: str | None = None, per_network: int = 0
+    ) -> StreamSlot | None:
+        """A slot for a new stream, or None when `limit` are held, or (`per_network` > 0)
+        when the client's `network` holds `per_network` already: one client cannot take
+        every stream of the process (an attacker held them all from one address, and every
+        player elsewhere was refused). Checked and counted in one step, with no await between
+        (the event loop runs nothing else meanwhile), before the stream's first read: a
+        burst of opens cannot all pass the check before any of them counts (200 concurrent
+        opens held 35 streams under a cap of 20; issue 21)."""
         if self._slots >= limit:
             return None
+        counted = network if per_network > 0 else None
+        if counted is not None:
+            held = self._by_network.get(counted, 0)
+            if held >= per_network:
+                return None
+            self._by_network[counted] = held + 1
         self._slots += 1
-        return StreamSlot(self)
+        return StreamSlot(self, counted)
 
-    def _give_back(self) -> None:
+    def _give_back(self, network: str | None) -> None:
         self._slots -= 1
+        if network is not None:
+            held = self._by_network.get(network, 0) - 1
+            if held > 0:
+                self._by_network[network] = held
+            else:
+                self._by_network.pop(network, None)
 
     def subscribe(self, game_id: str) -> asyncio.Event:
         event = asyncio.Event()
@@ -145,12 +164,13 @@ class Fanout:
 class StreamSlot:
     """One stream's place under the cap (`Fanout.reserve`); `release` gives it back, once."""
 
-    __slots__ = ("_fanout",)
+    __slots__ = ("_fanout", "_network")
 
-    def __init__(self, fanout: Fanout) -> None:
+    def __init__(self, fanout: Fanout, network: str | None = None) -> None:
         self._fanout: Fanout | None = fanout
+        self._network = network
 
     def release(self) -> None:
         if self._fanout is not None:
-            self._fanout._give_back()
+            self._fanout._give_back(self._network)
             self._fanout = None

@@ -348,8 +348,8 @@ def _gives_back_its_slot(app: ASGIApp) -> ASGIApp:
         404: NOT_FOUND,
         422: QUERY_REFUSED,
         503: _problem(
-            "The server holds `NUMRULES_MAX_STREAMS` streams already (`too-many-streams`, "
-            "with `Retry-After`)."
+            "The server holds `NUMRULES_MAX_STREAMS` streams already, or the client's network "
+            "`NUMRULES_MAX_STREAMS_PER_NETWORK` (`too-many-streams`, with `Retry-After`)."
         ),
     },
 )
@@ -378,13 +378,16 @@ async def stream_events(
             f"Last-Event-ID: must be an event seq, 0 … {MAX_SEQ}",
             [FieldProblem("Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}")],
         )
-    slot = games.fanout.reserve(request.app.state.max_streams)
+    state = request.app.state
+    slot = games.fanout.reserve(
+        state.max_streams, state.stream_network(request.scope), state.max_streams_per_network
+    )
     if slot is None:
         raise ProblemError(
             503,
             "too-many-streams",
-            "this server holds as many event streams as it may: retry later, or read "
-            "GET /v1/games/{id}/events?after=N",
+            "this server, or your network, holds as many event streams as it may: retry "
+            "later, or read GET /v1/games/{id}/events?after=N",
             headers={"Retry-After": "5"},
         )
     request.scope["state"][STREAM_SLOT] = slot  # given back by `_gives_back_its_slot`

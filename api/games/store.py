@@ -62,6 +62,7 @@ from api.accounts.sessions import (
     Caller,
     accounts_by_pseudo,
     community_locked,
+    lock_account,
 )
 from api.db.models import (
     Game,
@@ -284,6 +285,8 @@ class GameStore:
         tokens = [new_token(SEAT_PREFIX) for _ in body.players]
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         async with self.engine.begin() as conn:
+            if caller is not None:  # its deletion waits for the game (else 401, never a 500)
+                await lock_account(conn, caller.account_id)
             accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
             await conn.execute(
                 insert(GAMES).values(

@@ -18,6 +18,15 @@ still count as such for that long in a process that saw them, and a key's `last_
 written once per lookup, so it is exact to within that time. Concurrent requests carrying a
 token that is not in the cache wait for one lookup. A lookup that fails (the database down)
 counts the request against its network and is not cached.
+
+**Made-up tokens.** A lookup that finds nothing (a *miss*) is charged to the request's
+network: once a network has had as many misses in a one-minute window as its rate limit
+allows requests, a token this process has not cached is no longer looked up for it until the
+window ends (the request is counted against its network, as a failed credential is). A
+client sending a fresh made-up key or bearer with every request therefore costs the
+database at most the network's limit in lookups a minute, also once it is refused with 429
+(an attacker found it cost a write transaction and three selects per request, 429 or not).
+A key or token that checked out and is cached still counts as itself.
 """
 
 from __future__ import annotations
@@ -49,6 +58,8 @@ Kind = Literal["key", "session", "seat", "sheet"]
 
 #: Cached answers a process keeps at most (beyond, the oldest go first).
 CACHE_ENTRIES = 10_000
+#: The window of a network's lookups that found nothing (the rate limit's minute).
+MISS_WINDOW_SECONDS = 60
 
 API_KEYS = table(ApiKey)
 SESSIONS = table(AccountSession)
@@ -108,19 +119,35 @@ class Credentials:
         self.clock = clock
         self.cache: dict[str, tuple[float, Credential | None]] = {}
         self.pending: dict[str, asyncio.Future[Credential | None]] = {}
+        #: lookups that found nothing, per network, in the window `misses_window`
+        self.misses: dict[str, int] = {}
+        self.misses_window = -1
 
-    async def of(self, scope: Any) -> Credential | None:
-        """The request's credential, in the contract's order, or None: its network pays."""
+    async def of(
+        self, scope: Any, network: str | None = None, budget: int = 0
+    ) -> Credential | None:
+        """The request's credential, in the contract's order, or None: its network pays.
+        `network` (with `budget` > 0): the request's network, which may have at most
+        `budget` lookups that find nothing a minute (see "Made-up tokens" above)."""
         api_key, bearer = presented(scope["headers"])
         if api_key is not None and api_key.startswith(API_KEY_PREFIX):
-            found = await self.lookup(api_key)
+            found = await self.lookup(api_key, network, budget)
             if found is not None:
                 return found
         if bearer is not None and bearer != api_key:
-            return await self.lookup(bearer)
+            return await self.lookup(bearer, network, budget)
         return None
 
-    async def lookup(self, token: str) -> Credential | None:
+    def _misses_of(self, network: str, now: float) -> int:
+        window = int(now // MISS_WINDOW_SECONDS)
+        if window != self.misses_window:
+            self.misses_window = window
+            self.misses = {}
+        return self.misses.get(network, 0)
+
+    async def lookup(
+        self, token: str, network: str | None = None, budget: int = 0
+    ) -> Credential | None:
         digest = token_hash(token)
         now = self.clock()
         cached = self.cache.get(digest)
@@ -129,6 +156,14 @@ class Credentials:
         pending = self.pending.get(digest)
         if pending is not None:  # a burst of one new token: one lookup, the others wait for it
             return await asyncio.shield(pending)
+        metered = network if budget > 0 else None  # the network charged for a miss
+        if metered is not None:
+            misses = self._misses_of(metered, now)
+            if misses >= budget:
+                return None  # this network made up too many tokens this minute: it pays
+            # charged before the lookup, so a burst of made-up tokens cannot all pass the
+            # check before any is counted; given back if the token checks out
+            self.misses[metered] = misses + 1
         future: asyncio.Future[Credential | None] = asyncio.get_running_loop().create_future()
         self.pending[digest] = future
         found = None
@@ -138,6 +173,10 @@ class Credentials:
             log.warning("credential lookup failed (%s): counted by network", type(exc).__name__)
             return None
         else:
+            if found is not None and metered is not None:
+                misses = self._misses_of(metered, now)
+                if misses > 0:
+                    self.misses[metered] = misses - 1
             if self.ttl > 0:
                 if len(self.cache) >= CACHE_ENTRIES:
                     self._evict(now)

@@ -132,6 +132,14 @@ def network_of(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> st
     return str(ip_network(f"{ip}/{prefix}", strict=False))
 
 
+def scope_network(
+    scope: Any, trusted: Sequence[Network], ipv4_prefix: int = 32, ipv6_prefix: int = 64
+) -> str | None:
+    """The network of a request's client as the rate limit counts it (None: no address)."""
+    address = client_address(scope, trusted)
+    return None if address is None else network_of(address, ipv4_prefix, ipv6_prefix)
+
+
 class Store(Protocol):
     async def hit(self, key: str, window_start: int) -> int:
         """Count one request of `key` in the window; returns the window's count so far."""
@@ -225,15 +233,19 @@ class RateLimiter:
     async def bucket(self, scope: Any) -> tuple[str, int, str] | None:
         """The request's bucket: its key, its limit and what the 429 calls it; None when
         there is nothing to count (no credential and no peer address: a Unix socket)."""
+        address = client_address(scope, self.trusted)
+        network = (
+            None if address is None else network_of(address, self.ipv4_prefix, self.ipv6_prefix)
+        )
         if self.credentials is not None:
-            found = await self.credentials.of(scope)
+            # lookups that find nothing are charged to the network, up to its limit a minute
+            # (api/http/credentials.py, "Made-up tokens")
+            found = await self.credentials.of(scope, network, self.limits.network)
             if found is not None:
                 limit = self.limits.api_key if found.kind == "key" else self.limits.credential
                 return found.bucket, limit, _WHOSE[found.kind]
-        address = client_address(scope, self.trusted)
-        if address is None:
+        if network is None:
             return None
-        network = network_of(address, self.ipv4_prefix, self.ipv6_prefix)
         return f"net:{network}", self.limits.network, "from this network"
 
     async def check(self, scope: Any) -> list[tuple[bytes, bytes]]:

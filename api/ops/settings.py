@@ -42,6 +42,13 @@ class Settings(BaseSettings):
         description="event streams one process holds at most (then 503 too-many-streams); "
         "keep it under max_concurrency so the rest of the API still answers",
     )
+    max_streams_per_network: int = Field(
+        default=50,
+        ge=0,
+        description="event streams one client network (an IPv4 address, an IPv6 /64: the rate "
+        "limit's networks) holds at most in one process (then 503 too-many-streams), so that "
+        "one client cannot take every stream of the process; 0: no such cap",
+    )
     graceful_shutdown_seconds: int = Field(
         default=10, ge=0, description="on shutdown, how long open requests may still finish"
     )

@@ -120,6 +120,11 @@ class Answers:
         used for another request is remembered (:attr:`reused`): the caller refuses it once
         it has checked who may write, as a body is checked after the caller."""
         cutoff = datetime.now(UTC) - timedelta(hours=KEEP_HOURS)
+        # past its time a key is a new key: its expired answer, if not yet purged, goes now
+        # (else :meth:`remember`'s insert would clash with it on every write with that key)
+        await self.conn.execute(
+            delete(KEYS).where(KEYS.c.digest == self.digest, KEYS.c.created_at < cutoff)
+        )
         row = (
             await self.conn.execute(
                 select(KEYS).where(KEYS.c.digest == self.digest, KEYS.c.created_at >= cutoff)

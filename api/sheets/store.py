@@ -59,6 +59,7 @@ from api.accounts.sessions import (
     Caller,
     accounts_by_pseudo,
     community_locked,
+    lock_account,
 )
 from api.db.engine import aware
 from api.db.models import Sheet, SheetPlayer, SheetRound, table
@@ -685,6 +686,8 @@ class SheetStore:
         now = datetime.now(UTC)
         token = None if caller is not None else new_token(SHEET_PREFIX)
         owner_id = None if caller is None else caller.account_id
+        if caller is not None:
+            await lock_account(conn, caller.account_id)
         accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
         await conn.execute(
             insert(SHEETS).values(
@@ -890,6 +893,7 @@ class SheetStore:
 
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             me = caller.account_id
+            await lock_account(conn, me)
             if body.player is not None:
                 _check_player(sheet, body.player, me)
                 await conn.execute(

@@ -222,6 +222,81 @@ def test_a_burst_of_one_new_token_makes_one_lookup(pg_head: str) -> None:
     assert len(statements) == 1, statements
 
 
+def test_made_up_tokens_cost_a_network_at_most_its_limit_in_lookups(pg_head: str) -> None:
+    """An attacker found that each request carrying made-up tokens (a fresh `nrk_` key and a
+    fresh bearer without a prefix) ran its lookups, a write transaction and three selects,
+    also once its network was refused with 429: 200 requests from one network with a limit
+    of 30 ran 800 statements, the rate limit shielded nothing from the database. A lookup
+    that finds nothing is charged to the network: past the network's limit of them in the
+    window, a token the process has not cached is not looked up (the request pays as its
+    network), while a key that checked out still counts as itself."""
+    app = create_app(settings(pg_head))
+    statements: list[str] = []
+    with TestClient(app) as client:
+        account = client.post(
+            "/v1/accounts",
+            json={
+                "pseudo": "keyholder",
+                "password": "correct horse battery",
+                "age_range": "25-34",
+                "accept_terms": True,
+            },
+        ).json()
+        key = client.post(
+            "/v1/me/api-keys",
+            json={"name": "integration"},
+            headers={"Authorization": f"Bearer {account['token']}"},
+        ).json()["key"]
+        assert _limit(client.get("/v1/rulesets", headers={"X-API-Key": key})) == KEY
+        event.listen(
+            app.state.db.sync_engine,
+            "before_cursor_execute",
+            lambda *args: statements.append(args[2]),
+        )
+        statuses = [
+            client.get(
+                "/v1/rulesets",
+                headers={"X-API-Key": f"nrk_{n:043d}", "Authorization": f"Bearer t{n:042d}"},
+            ).status_code
+            for n in range(200)
+        ]
+        assert statuses.count(429) > 100
+        # a miss is one statement for a key, three for a token without a prefix
+        assert len(statements) <= 4 * NETWORK, len(statements)
+        # the key already checked out: still its own bucket, however its network behaved
+        assert _limit(client.get("/v1/rulesets", headers={"X-API-Key": key})) == KEY
+
+
+def test_a_burst_of_made_up_keys_costs_at_most_the_networks_limit_in_lookups(
+    pg_head: str,
+) -> None:
+    """150 concurrent requests from one address, each with its own made-up `nrk_` key: the
+    misses are charged before the lookups run, so the burst gets no more lookups than the
+    network's limit."""
+    app = create_app(settings(pg_head))
+    statements: list[str] = []
+
+    async def burst(url: str) -> list[int]:
+        event.listen(
+            app.state.db.sync_engine,
+            "before_cursor_execute",
+            lambda *args: statements.append(args[2]),
+        )
+        async with client_from(url, "127.0.0.81") as client:
+            answers = await asyncio.gather(
+                *[
+                    client.get("/v1/rulesets", headers={"X-API-Key": f"nrk_{n:043d}"})
+                    for n in range(150)
+                ]
+            )
+        return [a.status_code for a in answers]
+
+    with serve(app) as (host, port):
+        statuses = asyncio.run(burst(f"http://{host}:{port}"))
+    assert statuses.count(200) == NETWORK and statuses.count(429) == 150 - NETWORK
+    assert len(statements) <= NETWORK, len(statements)
+
+
 def _limit(answer: httpx.Response) -> int:
     assert answer.status_code == 200, answer.text
     return int(answer.headers["ratelimit-limit"])

@@ -18,6 +18,7 @@ import httpx
 from api.app import create_app
 from api.ops.settings import Settings
 from tests.api.serving import serve
+from tests.api.test_rate_limit_buckets import client_from
 
 CAP = 20
 BURST = 200
@@ -133,3 +134,40 @@ async def test_a_refused_or_failed_open_gives_its_slot_back(pg_head: str) -> Non
             for _ in range(5):  # each of these held a slot while it was answered
                 assert (await client.get("/v1/games/nope/stream")).status_code == 404
             assert fanout.streams == 0
+
+
+async def test_one_client_cannot_take_every_stream(pg_head: str) -> None:
+    """An attacker held every stream of a process from one address (anonymous spectator
+    streams of a game of its own, kept open by the keep-alives), and every player elsewhere
+    was refused 503. One client network holds at most `NUMRULES_MAX_STREAMS_PER_NETWORK`;
+    the others still open theirs."""
+    app = create_app(Settings(database_url=pg_head, max_streams=CAP, max_streams_per_network=5))
+    with serve(app) as (host, port):
+        base = f"http://{host}:{port}"
+        async with (
+            client_from(base, "127.0.0.91") as attacker,
+            client_from(base, "127.0.0.92") as player,
+            contextlib.AsyncExitStack() as stack,
+        ):
+            own = await attacker.post(
+                "/v1/games", json={"ruleset": "numwars-classic", "players": PLAYERS}
+            )
+            path = f"/v1/games/{own.json()['id']}/stream"
+            opened = await asyncio.gather(
+                *(stack.enter_async_context(attacker.stream("GET", path)) for _ in range(CAP))
+            )
+            statuses = [r.status_code for r in opened]
+            assert statuses.count(200) == 5 and statuses.count(503) == CAP - 5, statuses
+            for response in opened:
+                if response.status_code == 503:
+                    await response.aread()
+                    assert response.json()["code"] == "too-many-streams"
+            game = await player.post(
+                "/v1/games", json={"ruleset": "numwars-classic", "players": PLAYERS}
+            )
+            seat = {"Authorization": f"Bearer {game.json()['seats'][0]['token']}"}
+            mine = await stack.enter_async_context(
+                player.stream("GET", f"/v1/games/{game.json()['id']}/stream", headers=seat)
+            )
+            assert mine.status_code == 200
+            assert app.state.games.fanout.streams == 6

@@ -20,8 +20,16 @@ from typing import Any
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 
+from api.accounts.sessions import Caller
+from api.db.engine import create_engine
+from api.http.problems import ProblemError
+from api.http.tokens import token_hash
+from api.sheets.idempotency import _derive
+from api.sheets.schemas import ClaimSheet, CreateSheet
+from api.sheets.store import SheetStore
 from tests.api.process import ServeProcess
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C
 
@@ -350,3 +358,86 @@ async def test_a_claim_binds_the_claimers_player(server: ServeProcess) -> None:
             assert unchanged["owner"] is None and unchanged["version"] in (0, 1)
         own = await http.post(f"{url3}/claim", json={"token": token3, "player": 2}, headers=ada)
         assert own.status_code == 200 and own.json()["players"][2]["confirmed"] is True
+
+
+async def test_a_key_past_its_24_hours_is_a_new_key(server: ServeProcess, pg_head: str) -> None:
+    """A key's stored answer past its 24 hours, not yet purged (each process purges at most
+    once a minute, after a keyed write that commits): an attacker found that every later
+    write with that key was a 500 (the expired row was passed over, then its digest clashed
+    on insert, twice), and stayed one, since a failed write purges nothing. Past its time a
+    key is a new key: the write is applied and its answer stored afresh."""
+    async with client(server) as http:
+        url, auth = await sheet_with_rounds(http, [ROUND_A])
+        key = str(uuid.uuid4())
+        keyed = {**auth, "Idempotency-Key": key}
+        first = await http.patch(url, json={"planned_rounds": 4}, headers=keyed)
+        assert first.status_code == 200, first.text
+        sender = "sheet-token:" + token_hash(auth["Authorization"].removeprefix("Bearer "))
+        digest = _derive(b"numrules sheet idempotency", sender, key).hex()
+        conn = await asyncpg.connect(pg_head.replace("postgresql+asyncpg://", "postgresql://"))
+        try:
+            aged = await conn.execute(
+                "UPDATE scoresheet_idempotency_keys SET created_at = now() - interval '25 hours'"
+                " WHERE digest = $1",
+                digest,
+            )
+        finally:
+            await conn.close()
+        assert aged == "UPDATE 1"
+        other = await http.patch(url, json={"planned_rounds": 5}, headers=keyed)
+        assert other.status_code == 200, other.text
+        assert other.json()["planned_rounds"] == 5 and "idempotent-replayed" not in other.headers
+        again = await http.patch(url, json={"planned_rounds": 5}, headers=keyed)
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        assert again.json() == other.json()
+
+
+async def test_a_claim_or_a_sheet_by_an_account_deleted_meanwhile_is_401(
+    server: ServeProcess, pg_head: str
+) -> None:
+    """A claim racing its claimer's `DELETE /v1/me` (the session read, then the account gone
+    before the claim's writes): an attacker found it a 500, the player's and the owner's
+    foreign keys refused. The claimer's account is locked for the write (so a deletion waits
+    for it, or it sees the account gone): 401 `unauthorized`; a new sheet likewise."""
+    async with client(server) as http:
+        pseudo, session = await sign_up(http)
+        account = (await http.get("/v1/me", headers=session)).json()["id"]
+        made = (await http.post("/v1/scoresheets", json=CLASSIC)).json()
+        assert (await http.delete("/v1/me", headers=session)).status_code == 204
+    caller = Caller(account, pseudo, "a session read before the account was deleted")
+    engine = create_engine(pg_head)
+    store = SheetStore(engine)
+    try:
+        for attempt in (
+            store.claim(made["id"], caller, ClaimSheet(token=made["token"], player=0)),
+            store.claim(made["id"], caller, ClaimSheet(token=made["token"])),
+            store.create(msgspec.convert(CLASSIC, CreateSheet), caller),
+        ):
+            with pytest.raises(ProblemError) as refused:
+                await attempt
+            assert (refused.value.problem.status, refused.value.problem.code) == (
+                401,
+                "unauthorized",
+            )
+    finally:
+        await engine.dispose()
+    async with client(server) as http:
+        still = await http.post(
+            f"/v1/scoresheets/{made['id']}/rounds", json=ROUND_A, headers=bearer(made["token"])
+        )
+        assert still.status_code == 201, "the sheet is still its token's"
+
+
+async def test_claims_racing_the_claimers_deletion_are_never_a_500(server: ServeProcess) -> None:
+    async with client(server) as http:
+        for _ in range(6):
+            _, session = await sign_up(http)
+            made = (await http.post("/v1/scoresheets", json=CLASSIC)).json()
+            claim = {"token": made["token"], "player": 0}
+            url = f"/v1/scoresheets/{made['id']}/claim"
+            answers = await asyncio.gather(
+                *(http.post(url, json=claim, headers=session) for _ in range(3)),
+                http.delete("/v1/me", headers=session),
+                *(http.post("/v1/scoresheets", json=CLASSIC, headers=session) for _ in range(3)),
+            )
+            assert all(a.status_code < 500 for a in answers), [a.text for a in answers]
