@@ -86,6 +86,20 @@ class Credential(NamedTuple):
     kind: Kind
     bucket: str
 
+    def covers(self, path: str) -> bool:
+        """Whether the credential meters a request to `path`: a key or a session anywhere, a
+        seat token on its own game's paths, a sheet token on its own sheet's (anyone makes
+        those by creating a game or a sheet: elsewhere they would be a free bucket)."""
+        if self.kind == "seat":
+            game = self.bucket.split(":")[1]
+            return path == f"/v1/games/{game}" or path.startswith(f"/v1/games/{game}/")
+        if self.kind == "sheet":
+            sheet = self.bucket.split(":")[1]
+            return path == f"/v1/scoresheets/{sheet}" or path.startswith(
+                f"/v1/scoresheets/{sheet}/"
+            )
+        return True
+
 
 def presented(headers: Iterable[tuple[bytes, bytes]]) -> tuple[str | None, str | None]:
     """The `X-API-Key` and the `Authorization: Bearer` token of raw ASGI headers, each None

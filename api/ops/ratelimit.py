@@ -5,7 +5,9 @@ number of requests a minute, then 429 `rate-limited` with `Retry-After`.
 this order, the first that checks out: an API key (`X-API-Key` or `Authorization: Bearer`,
 `NUMRULES_API_KEY_RATE_LIMIT_PER_MINUTE`, 12,000 by default), an account's session (all its
 sessions share one bucket), a seat token or a sheet token (each its own bucket; these three
-kinds `NUMRULES_RATE_LIMIT_CREDENTIAL_PER_MINUTE`, 3,000 by default), else the client's network
+kinds `NUMRULES_RATE_LIMIT_CREDENTIAL_PER_MINUTE`, 3,000 by default; a seat token counts only
+on its own game's paths and a sheet token on its own sheet's, since anyone can make one by
+creating a game or a sheet: elsewhere they are no credential), else the client's network
 (`NUMRULES_RATE_LIMIT_PER_MINUTE`, 600 by default; 0 turns every limit off). A game host's
 back end driving many games from one address is then metered per seat, not as one anonymous
 client (a 5-seat match is about 400 actions); a credential that does not check out is no
@@ -241,7 +243,7 @@ class RateLimiter:
             # lookups that find nothing are charged to the network, up to its limit a minute
             # (api/http/credentials.py, "Made-up tokens")
             found = await self.credentials.of(scope, network, self.limits.network)
-            if found is not None:
+            if found is not None and found.covers(scope["path"]):
                 limit = self.limits.api_key if found.kind == "key" else self.limits.credential
                 return found.bucket, limit, _WHOSE[found.kind]
         if network is None:

@@ -355,6 +355,16 @@ def test_the_first_credential_that_checks_out_is_the_bucket(pg_head: str) -> Non
             }
             for name, headers in cases.items():
                 found[name] = _limit(await client.get(path, headers=headers))
+            # a seat or sheet token meters only its own game's or sheet's paths: anyone makes
+            # one by creating a game or a sheet, so elsewhere it would be a free bucket
+            own_game = f"/v1/games/{game.json()['id']}"
+            found["seat on its game"] = _limit(
+                await client.get(own_game, headers={"Authorization": f"Bearer {seat}"})
+            )
+            own_sheet = f"/v1/scoresheets/{sheet.json()['id']}"
+            found["sheet on its sheet"] = _limit(
+                await client.get(own_sheet, headers={"Authorization": f"Bearer {sheet_token}"})
+            )
             return found
 
     with served(pg_head) as url:
@@ -367,8 +377,10 @@ def test_the_first_credential_that_checks_out_is_the_bucket(pg_head: str) -> Non
         "key and seat": KEY,
         "wrong key and session": CREDENTIAL,
         "session": CREDENTIAL,
-        "seat": CREDENTIAL,
-        "sheet": CREDENTIAL,
+        "seat": NETWORK,
+        "sheet": NETWORK,
+        "seat on its game": CREDENTIAL,
+        "sheet on its sheet": CREDENTIAL,
         "wrong key": NETWORK,
         "wrong session": NETWORK,
         "wrong seat": NETWORK,
