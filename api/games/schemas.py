@@ -19,7 +19,8 @@ MAX_PLAYERS = max(cls.max_players for cls in RULESETS.values())
 SEED_LIMIT = 1 << 63
 NAME_LENGTH = 40
 
-RulesetId = Literal["numwars", "numwars-classic", "numking", "numwin"]
+#: The registered rulesets' ids (engine.registry), as an enum of the schema.
+RulesetId = Literal[tuple(RULESETS)]  # type: ignore[valid-type]
 Status = Literal["active", "over", "abandoned"]
 
 

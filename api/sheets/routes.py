@@ -37,12 +37,10 @@ from api.sheets.idempotency import (
 from api.sheets.schemas import (
     HISTORY_MAX,
     HISTORY_PAGE,
-    ROUND_BODIES,
     ClaimSheet,
     CreateSheet,
     HistoryItem,
     HistoryOut,
-    NumWarsRoundIn,
     PatchSheet,
     RoleStats,
     RoundAnswer,
@@ -52,6 +50,7 @@ from api.sheets.schemas import (
     SheetOut,
     SheetPlayerOut,
     StatsOut,
+    round_bodies,
 )
 from api.sheets.store import (
     Auth,
@@ -62,6 +61,7 @@ from api.sheets.store import (
     score,
     settle,
 )
+from engine.core.requests import RoundBody as RoundBodyBase
 
 TAG = "Score sheets"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -174,7 +174,7 @@ def _answer(written: Written, headers: dict[str, str] | None = None) -> Response
     return Response(written.body, status_code=written.status, headers=out)
 
 
-class RoundBody(StrictBody[NumWarsRoundIn]):
+class RoundBody(StrictBody[RoundBodyBase]):
     """A round's body: its struct depends on the sheet's ruleset, known only once the sheet is
     read, so the body is only parsed here (400 unless JSON) and decoded strictly by the store;
     the spec states it as one of the four rulesets' round structs."""
@@ -198,7 +198,7 @@ class RoundBody(StrictBody[NumWarsRoundIn]):
             StrictBody.create_openapi_schema.__func__(  # type: ignore[attr-defined]
                 cls, FieldDefinition.from_annotation(model), handler_id, schema_creator
             )
-            for model in ROUND_BODIES.values()
+            for model in round_bodies().values()
         ]
         return Schema(any_of=one_of, examples=[value for _, value in ROUND_EXAMPLES])
 
@@ -625,7 +625,7 @@ MUST_MATCH = (
 async def add_round(
     request: Request[Any, Any, Any],
     sheet_id: SheetId,
-    data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
+    data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
     if_match: IfMatchHeader = None,
     idempotency_key: KeyHeader = None,
 ) -> Response[Any]:
@@ -665,7 +665,7 @@ async def replace_round(
     request: Request[Any, Any, Any],
     sheet_id: SheetId,
     n: RoundNo,
-    data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
+    data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
     if_match: IfMatchHeader = None,
     idempotency_key: KeyHeader = None,
 ) -> Response[Any]:
