@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.db.models import Account, AccountSession, table
 from api.http.problems import FieldProblem, ProblemError, shorten
 from api.http.tokens import bearer, token_hash, unauthorized
+from engine.registry import SPECS
 
 SESSIONS = table(AccountSession)
 ACCOUNTS = table(Account)
@@ -69,9 +70,11 @@ async def require_session(request: Request[Any, Any, Any]) -> Caller:
     return caller
 
 
-#: rules/app.md, "Jeux de la communauté 🔒" (Ruling): the rulesets other than Num Wars need an
-#: account for stored games and score sheets; Num Wars editions work without one.
-COMMUNITY_RULESETS = frozenset({"numking", "numwin"})
+def is_community(ruleset_id: str) -> bool:
+    """rules/app.md, "Jeux de la communauté 🔒" (Ruling): a community game (its spec says so:
+    the rulesets other than Num Wars) needs an account for stored games and score sheets."""
+    spec = SPECS.get(ruleset_id)
+    return spec is not None and spec.community
 
 
 def community_locked(ruleset: str) -> ProblemError:

@@ -55,14 +55,14 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from api.accounts.sessions import (
     ACCOUNTS,
-    COMMUNITY_RULESETS,
     Caller,
     accounts_by_pseudo,
     community_locked,
+    is_community,
 )
 from api.db.engine import aware
 from api.db.models import Sheet, SheetPlayer, SheetRound, table
-from api.http.body import decode_error
+from api.http.body import check_ruleset, decode_error
 from api.http.problems import FieldProblem, ProblemError, engine_problem, shorten
 from api.http.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
 from api.sheets.idempotency import (
@@ -566,7 +566,8 @@ class SheetStore:
     ) -> Written:
         """A new sheet; with `key`, a retry of the same body gets the same answer (the sheet
         token included) and creates nothing more."""
-        if body.ruleset in COMMUNITY_RULESETS and caller is None:
+        check_ruleset(body.ruleset)
+        if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")

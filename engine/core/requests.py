@@ -33,7 +33,7 @@ MAX_SEATS = 8
 
 
 @cache
-def deck_codes(rules: type[Any]) -> tuple[tuple[str, ...], int, int]:
+def deck_codes(rules: Any) -> tuple[tuple[str, ...], int, int]:
     """Every card code a ruleset's stateless endpoints take, the largest deck's size and the
     most copies of one card: the one place the spec learns a ruleset's cards.
 
@@ -52,7 +52,7 @@ def deck_codes(rules: type[Any]) -> tuple[tuple[str, ...], int, int]:
     return tuple(canonical(codes)), largest, copies
 
 
-def card(rules: type[Any]) -> msgspec.Meta:
+def card(rules: Any) -> msgspec.Meta:
     codes, _, _ = deck_codes(rules)
     return msgspec.Meta(
         description=f"a card code of the {rules.id} deck (rules/cards.md)",
@@ -60,7 +60,7 @@ def card(rules: type[Any]) -> msgspec.Meta:
     )
 
 
-def cards(rules: type[Any], what: str) -> msgspec.Meta:
+def cards(rules: Any, what: str) -> msgspec.Meta:
     """A list of card codes: at most the largest deck; without repeats when no card has two
     copies (numwars)."""
     _, largest, copies = deck_codes(rules)
@@ -68,7 +68,7 @@ def cards(rules: type[Any], what: str) -> msgspec.Meta:
     return msgspec.Meta(max_length=largest, description=what, extra_json_schema=extra or None)
 
 
-def pairs(rules: type[Any], what: str) -> msgspec.Meta:
+def pairs(rules: Any, what: str) -> msgspec.Meta:
     _, largest, _ = deck_codes(rules)
     return msgspec.Meta(max_length=largest // 2, description=what)
 

@@ -44,7 +44,7 @@ class _Missing:
 #: The default of every required declaration: building a spec without it names it.
 MISSING: Any = _Missing()
 #: The action types of the engine's `Action` union (`type` tags).
-ACTION_TYPES = frozenset(cls.__struct_config__.tag for cls in Action.__args__)  # type: ignore[attr-defined]
+ACTION_TYPES = frozenset(cls.__struct_config__.tag for cls in Action.__args__)
 #: The rules summary's sections, in the order the app's card shows them.
 SECTIONS = ("setup", "turn", "hierarchy", "scoring")
 LANGUAGES = ("en", "fr")
