@@ -10,6 +10,7 @@ spec and /docs. A spec missing a declaration fails when it is built, naming what
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
@@ -136,6 +137,14 @@ def test_an_unknown_ruleset_is_answered_with_the_set(tiny: TestClient[Any]) -> N
     assert problem["code"] == "validation-error"
     assert problem["errors"] == [{"field": "ruleset", "message": message}]
     assert problem["detail"] == f"ruleset: {message}"
+
+
+def test_the_fixture_has_a_games_files() -> None:
+    """The same file roles as every game of engine/ (tests/engine/test_values.py)."""
+    from tests.engine.test_values import ROLES
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "tinytricks"
+    assert [role for role in ROLES if not (folder / role).is_file()] == []
 
 
 def test_a_spec_missing_a_declaration_fails_when_built() -> None:
