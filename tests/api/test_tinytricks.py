@@ -10,8 +10,8 @@ spec and /docs. A spec missing a declaration fails when it is built, naming what
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
