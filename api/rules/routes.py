@@ -1,8 +1,11 @@
 """Catalogue and stateless rules endpoints (api-contract.md, "Stateless rules endpoints").
 
-Each ruleset gets its own literal paths (`/v1/rulesets/numwars/score-round` …) so that every
-operation documents its exact request schema; an unknown ruleset id falls through to the
-404 handler, which answers `unknown-ruleset`. Handlers only decode, call the engine, encode.
+Built in one loop over the registry (`engine.registry.SPECS`) when the app is built: each
+ruleset's spec (engine/core/spec.py) declares its deck query and its operations (request and
+answer structs, the engine call, texts, refusals, examples), and each gets its own literal
+paths (`/v1/rulesets/numwars/score-round` …) so that every operation documents its exact
+request schema; an unknown ruleset id falls through to the 404 handler, which answers
+`unknown-ruleset`. Handlers only decode, call the engine, encode.
 """
 
 from __future__ import annotations

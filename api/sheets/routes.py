@@ -177,7 +177,7 @@ def _answer(written: Written, headers: dict[str, str] | None = None) -> Response
 class RoundBody(StrictBody[RoundBodyBase]):
     """A round's body: its struct depends on the sheet's ruleset, known only once the sheet is
     read, so the body is only parsed here (400 unless JSON) and decoded strictly by the store;
-    the spec states it as one of the four rulesets' round structs."""
+    the spec states it as one of the registered rulesets' round structs (their specs')."""
 
     def decode_bytes(self, value: bytes) -> Any:
         try:
