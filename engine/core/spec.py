@@ -178,6 +178,12 @@ class RulesetSpec:
                     problems.append(f"the rules class has no `{name}`")
         if self.names is not MISSING and set(LANGUAGES) - set(self.names):
             problems.append(f"`names` needs {', '.join(LANGUAGES)}")
+        elif (
+            self.names is not MISSING
+            and self.rules is not MISSING
+            and self.names["en"] != getattr(self.rules, "name", None)
+        ):
+            problems.append("`names['en']` is not the rules class's `name`")
         if self.view is not MISSING and not _struct(self.view):
             problems.append("`view` is not a msgspec struct")
         if self.actions is not MISSING:

@@ -51,7 +51,7 @@ def _round(body: ClassicRoundIn, n: int, previous: RoundScore | None, options: A
 
 SPEC = RulesetSpec(
     rules=NumWarsClassic,
-    names={"en": "Num Wars Classic", "fr": "Num Wars Classique"},
+    names={"en": "Num Wars (classic edition)", "fr": "Num Wars (édition classique)"},
     view=View,
     view_component="NumWarsClassicView",
     actions=("play", "pass", "exchange", "show"),
