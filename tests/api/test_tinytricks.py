@@ -9,7 +9,10 @@ spec and /docs. A spec missing a declaration fails when it is built, naming what
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -147,6 +150,13 @@ def test_the_fixture_has_a_games_files() -> None:
     assert [role for role in ROLES if not (folder / role).is_file()] == []
 
 
+def test_a_game_whose_spec_misses_a_declaration_fails_at_import() -> None:
+    sys.modules.pop("tests.fixtures.incomplete_spec", None)
+    with pytest.raises(SpecError) as missing:
+        importlib.import_module("tests.fixtures.incomplete_spec")
+    assert str(missing.value) == "ruleset spec 'tinytricks': misses sheet"
+
+
 def test_a_spec_missing_a_declaration_fails_when_built() -> None:
     with pytest.raises(SpecError) as missing:
         RulesetSpec(
@@ -171,9 +181,8 @@ def test_a_spec_missing_a_declaration_fails_when_built() -> None:
             section="setup",
         )
     with pytest.raises(SpecError, match=r"`actions` must be action types"):
-        msgspec.structs  # noqa: B018 (a spec is a dataclass: replace rebuilds and rechecks)
-        import dataclasses
-
-        dataclasses.replace(SPEC, actions=("play", "teleport"))
+        dataclasses.replace(SPEC, actions=("play", "teleport"))  # rebuilt, so checked again
+    with pytest.raises(SpecError, match=r"`names\['en'\]` is not the rules class's `name`"):
+        dataclasses.replace(SPEC, names={"en": "Tiny", "fr": "Petits Plis"})
     with pytest.raises(SpecError, match="already registered"):
         registry.register(registry.SPECS["numwars"])
