@@ -27,6 +27,7 @@ from engine.core.spec import Operation, RulesetSpec, SheetRounds, SpecError
 from tests.accounts.conftest import sign_up
 from tests.fixtures.tinytricks.requests import TinyRoundIn
 from tests.fixtures.tinytricks.rules import TinyTricks
+from tests.fixtures.tinytricks.scoring import TinyPile
 from tests.fixtures.tinytricks.spec import SPEC
 from tests.games.driver import Table
 from tests.pg import FAST_HASHES
@@ -186,3 +187,39 @@ def test_a_spec_missing_a_declaration_fails_when_built() -> None:
         dataclasses.replace(SPEC, names={"en": "Tiny", "fr": "Petits Plis"})
     with pytest.raises(SpecError, match="already registered"):
         registry.register(registry.SPECS["numwars"])
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_fixture_keeps_the_engines_invariants(players: int) -> None:
+    """As tests/engine/test_invariants.py holds every game: seeded random rounds are never
+    stuck, conserve the cards, score as the scoring of the final state, replay to the same
+    state, and no view shows another seat's hand; whole matches replay from their records."""
+    rules = TinyTricks()
+    for seed in range(40):
+        rng = random.Random(seed)
+        setup = rules.round_setup(players, 0, seed, None)
+        state = rules.new_round(setup)
+        dealt = sorted(c for hand in state.kernel.hands for c in hand)
+        assert dealt == sorted(rules.deck(players).cards)
+        while not state.is_over:
+            for viewer in range(players):
+                others = {c for s, h in enumerate(state.kernel.hands) if s != viewer for c in h}
+                shown = msgspec.json.encode(state.view(viewer)).decode()
+                assert not [c for c in others if f'"{c}"' in shown]  # nowhere in the view
+            assert state.view(None).hand is None
+            (seat,) = state.actors()
+            legal = state.legal_actions(seat)
+            assert legal, "stuck"
+            state.apply(seat, rng.choice(legal))
+        piles = state.kernel.piles
+        assert sorted(c for p in piles for c in p) == dealt
+        assert state.scores() == rules.score_round([TinyPile(captured=p) for p in piles])
+        again = rules.new_round(setup)
+        for seat, action in state.history:
+            again.apply(seat, action)
+        assert again.snapshot() == state.snapshot()
+        match = rules.new_match(players=players, seed=seed)
+        while not match.is_over:
+            seat = match.actors()[0]
+            match.apply(seat, rng.choice(match.legal_actions(seat)))
+        assert replay(match.record()).result() == match.result()
