@@ -134,8 +134,9 @@ async def readyz(request: Request[Any, Any, Any]) -> Health:
 
 
 @get("/openapi.json", include_in_schema=False, sync_to_thread=False, media_type=MediaType.JSON)
-def openapi_document() -> Response[bytes]:
-    return Response(_spec_bytes(), media_type=MediaType.JSON)
+def openapi_document(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The spec of the app serving it (built with it: the rulesets registered by then)."""
+    return Response(_spec_bytes(request.app), media_type=MediaType.JSON)
 
 
 #: Properties that hold a card code, a list of them, or a list of lists (pairs, hands).
@@ -529,8 +530,9 @@ def _restore_example_nulls(spec: OpenAPI, schema: dict[str, Any]) -> None:
 
 
 @cache
-def _spec_bytes() -> bytes:
-    return msgspec.json.encode(spec_dict(), order="sorted")
+def _spec_bytes(application: Litestar | None = None) -> bytes:
+    """The rendered spec of `application` (default: the module's app), once per app."""
+    return msgspec.json.encode(spec_dict(application), order="sorted")
 
 
 def openapi_json() -> str:

@@ -30,7 +30,8 @@ from engine.core.base import RoundSetup
 from engine.core.errors import EngineError
 from engine.core.events import EventBase
 from engine.core.match import Match
-from engine.registry import RULESETS, AnyRuleset
+from engine.core.spec import RulesetSpec
+from engine.registry import RULESETS, SPECS, AnyRuleset
 
 SEED_LIMIT = 1 << 64
 
@@ -140,6 +141,12 @@ def _cmd_openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deals_a_chosen_round(spec: RulesetSpec) -> bool:
+    """Whether a ruleset deals a chosen hand size: its `deal` operation takes a `round`."""
+    deal = next((op for op in spec.operations if op.path == "deal"), None)
+    return deal is not None and "round" in deal.request.__struct_fields__
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from engine.simulate import simulate, simulate_matches
 
@@ -148,8 +155,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.round is not None:
         if args.matches is not None:
             parser.error("argument --round: a match deals its own rounds; use it with --rounds")
-        if rules.id != "numking":
-            parser.error("argument --round: only numking deals a chosen hand size")
+        chosen = [i for i, spec in SPECS.items() if _deals_a_chosen_round(spec)]
+        if rules.id not in chosen:
+            parser.error(f"argument --round: only {', '.join(chosen)} deals a chosen hand size")
         try:
             rules.new_round(RoundSetup(players=args.players, seed=0, round=args.round))
         except EngineError as exc:

@@ -1,4 +1,10 @@
-"""Ruleset registry (STYLE 6): ruleset ids → implementations, options → typed structs.
+"""Ruleset registry (STYLE 6, 13): ruleset ids → what each game declares (`SPECS`, its
+`engine/<game>/spec.py`) and its rules class (`RULESETS`); options → typed structs.
+
+Adding a ruleset is one folder and one line of `_GAMES` below: `api/` builds its routes,
+stored games, score sheets, stats and CLI from these two dicts when the app is built.
+`register` adds a spec after import (the test-only ruleset of tests/fixtures does), before
+`api.app.create_app()`.
 
 It also installs itself as the rules lookup of :func:`engine.core.match.replay` (core
 imports no game, so a record's rules are found through this lookup; see that module's
@@ -14,16 +20,51 @@ import msgspec
 
 from engine.core.errors import InvalidInput, UnknownRuleset
 from engine.core.match import set_rules_lookup
-from engine.numking import NumKing
-from engine.numwars import NumWars
-from engine.numwars_classic import NumWarsClassic
-from engine.numwin import NumWin
+from engine.core.spec import RulesetSpec, SpecError
+from engine.numking import NumKing, spec as numking
+from engine.numwars import NumWars, spec as numwars
+from engine.numwars_classic import NumWarsClassic, spec as numwars_classic
+from engine.numwin import NumWin, spec as numwin
 
+#: The rules classes, for typing (a registered ruleset's class is any rules class).
 AnyRuleset = NumWars | NumWarsClassic | NumKing | NumWin
 
-RULESETS: dict[str, type[AnyRuleset]] = {
-    cls.id: cls for cls in (NumWars, NumWarsClassic, NumKing, NumWin)
-}
+#: The games, in the catalogue's order: one line per ruleset.
+_GAMES = (
+    numwars.SPEC,
+    numwars_classic.SPEC,
+    numking.SPEC,
+    numwin.SPEC,
+)
+
+SPECS: dict[str, RulesetSpec] = {}
+RULESETS: dict[str, type[AnyRuleset]] = {}
+
+
+def register(spec: RulesetSpec) -> None:
+    """List a ruleset (its id must be new): built apps and later lookups see it."""
+    if not isinstance(spec, RulesetSpec):
+        raise SpecError(f"{spec!r} is not a RulesetSpec")
+    if spec.id in SPECS:
+        raise SpecError(f"ruleset {spec.id!r} is already registered")
+    SPECS[spec.id] = spec
+    RULESETS[spec.id] = spec.rules
+
+
+def unregister(ruleset_id: str) -> None:
+    """Take a ruleset registered by `register` off the lists (tests)."""
+    SPECS.pop(ruleset_id, None)
+    RULESETS.pop(ruleset_id, None)
+
+
+for _spec in _GAMES:
+    register(_spec)
+
+
+def spec(ruleset_id: str) -> RulesetSpec:
+    """The declaration of `ruleset_id` (UnknownRuleset, a 404, when there is none)."""
+    ruleset_class(ruleset_id)
+    return SPECS[ruleset_id]
 
 
 def ruleset_class(ruleset_id: str) -> type[AnyRuleset]:

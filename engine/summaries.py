@@ -1,7 +1,8 @@
 """The rules summary of each ruleset — the app's "Règles de Calcul" card — in English and French.
 
 Four sections per ruleset: set-up, turn, hierarchy, scoring. Each game's text lives in its own
-folder (`engine/<game>/summary.py`); this module, above the games, serves them by ruleset id.
+folder (`engine/<game>/summary.py`, declared by its spec); this module, above the registry,
+serves them by ruleset id.
 """
 
 from __future__ import annotations
@@ -9,10 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.numking import NumKing, summary as numking_summary
-from engine.numwars import NumWars, summary as numwars_summary
-from engine.numwars_classic import NumWarsClassic, summary as numwars_classic_summary
-from engine.numwin import NumWin, summary as numwin_summary
+from engine.registry import spec
 
 LANGUAGES = ("en", "fr")
 
@@ -24,43 +22,10 @@ class Summary:
     sections: dict[str, str]
 
 
-_TEXT: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
-    NumWars.id: numwars_summary.TEXT,
-    NumWarsClassic.id: numwars_classic_summary.TEXT,
-    NumKing.id: numking_summary.TEXT,
-    NumWin.id: numwin_summary.TEXT,
-}
-
-
-#: Rulings the summary card leaves out, by ruleset and stateless answer (English): the rules'
-#: rulings and the engine's choices where they are silent, as the API docs state them.
-NOTES: dict[str, dict[str, str]] = {
-    "numwars": {
-        "resolve_trick": "A Quantum beats a Shadow for the Bomb; a Shadow played by the "
-        "demineur counts as `stolen`, by the complice as `complice-capture`, by the agent as "
-        "`numx-capture`; when trump is asked and no real trump or Num-X contests, the highest "
-        "card of the first classic card's colour wins, else the leader.",
-        "score_round": "A Rainbow and a Shadow of the same value won in different tricks score 0 "
-        "(only pairs captured as pairs score), unlike numwars-classic.",
-    },
-    "numwars-classic": {
-        "resolve_trick": "A trick holding a winning trump pair splits (the trump duel).",
-        "score_round": "A pile holding both Rainbow X and Shadow X scores X however they got "
-        "there.",
-    },
-    "numking": {
-        "resolve_trick": "A Flash annuls the trick; equal Rainbow/Shadow pairs cancel "
-        "(`cancelled`); an annulled trick has `winner: null` and its leader leads again.",
-        "score_round": "The precision bonus is +5 at a streak of 2 and +10 every round from 3 "
-        "on. Tricks need not add up to `cards`: the rule book's own scoring example does not, so "
-        "a front-end may score players one at a time.",
-    },
-    "numwin": {
-        "score_round": "Pairs that may pair are removed, choosing the pairing that leaves the "
-        "lowest score; a lone remaining Rainbow scores 0; action cards +5; a caller beaten by a "
-        "strictly lower score takes +15.",
-    },
-}
+def notes(ruleset_id: str) -> dict[str, str]:
+    """Rulings the summary card leaves out, by stateless answer (`score_round` …): each
+    game's `NOTES` (engine/<game>/summary.py), as its spec declares them."""
+    return dict(spec(ruleset_id).notes)
 
 
 _QUALITY = re.compile(r"q=(0(\.[0-9]{0,3})?|1(\.0{0,3})?)")
@@ -91,5 +56,6 @@ def pick_language(accept_language: str | None) -> str:
 
 
 def summary(ruleset_id: str, language: str) -> Summary:
-    description, sections = _TEXT[ruleset_id][language if language in LANGUAGES else "en"]
+    text = spec(ruleset_id).summary
+    description, sections = text[language if language in LANGUAGES else "en"]
     return Summary(language=language, description=description, sections=dict(sections))

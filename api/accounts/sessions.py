@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.db.models import Account, AccountSession, table
 from api.http.problems import FieldProblem, ProblemError, shorten
 from api.http.tokens import API_KEY_PREFIX, bearer, token_hash, unauthorized
+from engine.registry import SPECS
 
 SESSIONS = table(AccountSession)
 ACCOUNTS = table(Account)
@@ -83,9 +84,11 @@ async def lock_account(conn: AsyncConnection, account_id: str) -> None:
         raise unauthorized("the account no longer exists")
 
 
-#: rules/app.md, "Jeux de la communauté 🔒" (Ruling): the rulesets other than Num Wars need an
-#: account for stored games and score sheets; Num Wars editions work without one.
-COMMUNITY_RULESETS = frozenset({"numking", "numwin"})
+def is_community(ruleset_id: str) -> bool:
+    """rules/app.md, "Jeux de la communauté 🔒" (Ruling): a community game (its spec says so:
+    the rulesets other than Num Wars) needs an account for stored games and score sheets."""
+    spec = SPECS.get(ruleset_id)
+    return spec is not None and spec.community
 
 
 def community_locked(ruleset: str) -> ProblemError:

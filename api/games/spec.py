@@ -1,8 +1,8 @@
 """The stored games' OpenAPI details that Litestar cannot derive: the engine's typed views and
 action union, written as msgspec's own JSON Schema of those structs.
 
-* every `view` is one of the four rulesets' `View` structs (components `NumWarsView`,
-  `NumWarsClassicView`, `NumKingView`, `NumWinView`);
+* every `view` is one of the registered rulesets' `View` structs (each named by its spec's
+  `view_component`: `NumWarsView`, `NumWarsClassicView`, `NumKingView`, `NumWinView` …);
 * the body of `PostGameAction`, `legal_actions` (in views and in problems) and an export's
   `action` are the `Action` union (components `Play`, `Bid` …, discriminated by `type`);
 * an event's `kind` lists the engine's event kinds;
@@ -26,23 +26,21 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIType
 
-from api.http.body import _to_schema
+from api.http.body import _to_schema, ruleset_enum
 from engine.core.actions import Action
 from engine.core.events import EventBase
 from engine.core.formats import EXPORT_FORMAT
 from engine.core.match import MatchOutcome
-from engine.numking.view import View as NumKingView
-from engine.numwars.view import View as NumWarsView
-from engine.numwars_classic.view import View as ClassicView
-from engine.numwin.view import View as NumWinView
+from engine.registry import SPECS
 
 _REF = "#/components/schemas/"
-VIEWS = {
-    "NumWarsView": NumWarsView,
-    "NumWarsClassicView": ClassicView,
-    "NumKingView": NumKingView,
-    "NumWinView": NumWinView,
-}
+
+
+def views() -> dict[str, type[msgspec.Struct]]:
+    """The registered rulesets' views by component name, read when the spec is built."""
+    return {spec.view_component: spec.view for spec in SPECS.values()}
+
+
 _VIEW_RESPONSES = ("GameCreated", "GameOut", "ActionOut")
 ACTION_EXAMPLE = {"type": "play", "card": "red-7"}
 
@@ -57,10 +55,11 @@ def _kinds(cls: type[EventBase]) -> list[str]:
 
 def _components() -> tuple[dict[str, Any], dict[str, Any]]:
     """msgspec's schema components for the views and the action union, the views renamed."""
+    named = views()
     (*_, _outcome, action), components = msgspec.json.schema_components(
-        [*VIEWS.values(), MatchOutcome, Action], ref_template=_REF + "{name}"
+        [*named.values(), MatchOutcome, Action], ref_template=_REF + "{name}"
     )
-    renames = {f"{cls.__module__}.{cls.__qualname__}": name for name, cls in VIEWS.items()}
+    renames = {f"{cls.__module__}.{cls.__qualname__}": name for name, cls in named.items()}
     encoded = msgspec.json.encode(components).decode()
     for old, new in renames.items():
         encoded = encoded.replace(_REF + old + '"', _REF + new + '"')
@@ -159,11 +158,14 @@ def document_games(application: Litestar) -> None:
         if name not in schemas:  # RoundScore … are the same engine structs as the rules'
             schemas[name] = _to_schema(schema, _full_ref)  # type: ignore[assignment]
     action = _to_schema(action_schema, _full_ref)
-    view = Schema(one_of=[_ref(name) for name in VIEWS])
+    view = Schema(one_of=[_ref(name) for name in views()])
     for name in _VIEW_RESPONSES:
         properties = schemas[name].properties
         assert properties is not None
         properties["view"] = view
+    created = schemas["CreateGame"].properties
+    assert created is not None
+    created["ruleset"] = ruleset_enum()
     events = schemas["EventOut"].properties
     assert events is not None
     events["kind"] = Schema(type=events["kind"].type, enum=_kinds(EventBase))  # type: ignore[union-attr]
@@ -197,9 +199,10 @@ def document_games(application: Litestar) -> None:
                 response = (operation.responses or {}).get(status)
                 if response is not None and not isinstance(response, Reference):
                     for media in (response.content or {}).values():
+                        ruleset = examples["CreateGame"]["ruleset"]
                         media.examples = {
-                            "numking": Example(
-                                summary="A numking game of three (seed 1)",
+                            ruleset: Example(
+                                summary=f"A {ruleset} game of three (seed 1)",
                                 value=examples[operation.operation_id],
                             )
                         }

@@ -57,11 +57,11 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import (
-    COMMUNITY_RULESETS,
     SESSIONS,
     Caller,
     accounts_by_pseudo,
     community_locked,
+    is_community,
     lock_account,
 )
 from api.db.models import (
@@ -99,6 +99,7 @@ from api.games.schemas import (
     SeatToken,
     TicketOut,
 )
+from api.http.body import check_ruleset
 from api.http.problems import (
     FieldProblem,
     Problem,
@@ -121,14 +122,14 @@ EVENTS = table(GameEvent)
 KEYS = table(IdempotencyKey)
 TICKETS = table(StreamTicket)
 
-#: The action types each ruleset has (engine/core/actions.py): another type can never be
-#: legal in that game, so it is a 422 on the body's `type`, not a 409 `wrong-phase`.
-RULESET_ACTIONS = {
-    "numwars": ("play", "pass", "exchange", "neutralize"),
-    "numwars-classic": ("play", "pass", "exchange", "show"),
-    "numking": ("bid", "play"),
-    "numwin": ("draw", "take", "discard", "swap", "add", "snap", "call", "target", "show"),
-}
+
+def ruleset_actions(ruleset_id: str) -> tuple[str, ...]:
+    """The action types a ruleset has, as its spec declares them (engine/core/actions.py):
+    another type can never be legal in that game, so it is a 422 on the body's `type`, not a
+    409 `wrong-phase`."""
+    return registry.spec(ruleset_id).actions
+
+
 #: 409 reasons: who may act and when is a status, not an illegal move (the contract).
 STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
 TICKET_SECONDS = 60
@@ -269,8 +270,10 @@ class GameStore:
     # -- creating -------------------------------------------------------------------------
 
     async def create(self, body: CreateGame, caller: Caller | None = None) -> GameCreated:
-        """Community lock (rules/app.md, Ruling): numking and numwin games need a session."""
-        if body.ruleset in COMMUNITY_RULESETS and caller is None:
+        """Community lock (rules/app.md, Ruling): a community game (its spec says so) needs a
+        session."""
+        check_ruleset(body.ruleset)
+        if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")
@@ -497,7 +500,7 @@ class GameStore:
                 raise ProblemError.of(
                     _status_problem("game-over", f"the game is {game.status}: no more actions")
                 )
-            kinds = RULESET_ACTIONS[game.ruleset]
+            kinds = ruleset_actions(game.ruleset)
             kind = type(action).__struct_config__.tag
             if kind not in kinds:
                 message = f"{game.ruleset} has no {kind!r} action: its actions are " + ", ".join(

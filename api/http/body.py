@@ -31,6 +31,7 @@ from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
 from api.http.problems import MESSAGE_LIMIT, QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
+from engine.registry import RULESETS
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -307,3 +308,21 @@ def _structs(model: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
         elif isinstance(t, msgspec.inspect.UnionType):
             todo.extend(t.types)
     return found
+
+
+def check_ruleset(value: str, field: str = "ruleset") -> str:
+    """`value` if a ruleset of the registry has that id, else 422 `validation-error` naming
+    the ids, as a `Literal` field's refusal reads (:func:`decode_error`). The registry is read
+    at each request: a ruleset registered before the app was built is taken, though the body
+    structs were defined earlier."""
+    if value in RULESETS:
+        return value
+    message = f"must be one of {', '.join(map(repr, sorted(RULESETS)))}, not {shorten(value)!r}"
+    raise ProblemError(
+        422, "validation-error", f"{field}: {message}", [FieldProblem(field, message)]
+    )
+
+
+def ruleset_enum() -> Schema:
+    """The schema of a `ruleset` field: the registered ids, read when the spec is built."""
+    return Schema(enum=sorted(RULESETS))

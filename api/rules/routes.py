@@ -1,13 +1,17 @@
 """Catalogue and stateless rules endpoints (api-contract.md, "Stateless rules endpoints").
 
-Each ruleset gets its own literal paths (`/v1/rulesets/numwars/score-round` …) so that every
-operation documents its exact request schema; an unknown ruleset id falls through to the
-404 handler, which answers `unknown-ruleset`. Handlers only decode, call the engine, encode.
+Built in one loop over the registry (`engine.registry.SPECS`) when the app is built: each
+ruleset's spec (engine/core/spec.py) declares its deck query and its operations (request and
+answer structs, the engine call, texts, refusals, examples), and each gets its own literal
+paths (`/v1/rulesets/numwars/score-round` …) so that every operation documents its exact
+request schema; an unknown ruleset id falls through to the 404 handler, which answers
+`unknown-ruleset`. Handlers only decode, call the engine, encode.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -20,46 +24,12 @@ from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.http.body import StrictBody
 from api.http.problems import problem_spec
-from api.rules.examples import EXAMPLES
-from api.rules.schemas import (
-    NUMKING_MAX_ROUND,
-    Catalogue,
-    ClassicDealRequest,
-    ClassicHandRequest,
-    ClassicMoveRequest,
-    ClassicScoreRequest,
-    ClassicTrickRequest,
-    NumKingDealRequest,
-    NumKingHandRequest,
-    NumKingMoveRequest,
-    NumKingScoreRequest,
-    NumKingTrickRequest,
-    NumWarsDealRequest,
-    NumWarsHandRequest,
-    NumWarsMoveRequest,
-    NumWarsScoreRequest,
-    NumWarsTrickRequest,
-    NumWinDealRequest,
-    NumWinScoreRequest,
-    PlayerRange,
-    RulesetInfo,
-)
+from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
 from engine import summaries
-from engine.core.base import (
-    Deal,
-    DeckInfo,
-    LegalMoves,
-    MoveCheck,
-    RoundScore,
-    RoundSetup,
-    TrickResult,
-)
+from engine.core.base import DeckInfo
 from engine.core.errors import EngineError
-from engine.numking import NumKing, NumKingOptions
-from engine.numwars import NumWars
-from engine.numwars_classic import ClassicOptions, NumWarsClassic
-from engine.numwin import NumWin
-from engine.registry import RULESETS, AnyRuleset, ruleset_class
+from engine.core.spec import DeckOperation, Operation, Refusal, RulesetSpec
+from engine.registry import RULESETS, SPECS, AnyRuleset, ruleset_class
 
 TAG = "Rules"
 
@@ -88,22 +58,13 @@ QUERY_ERRORS: dict[int, ResponseSpec] = {
     ),
 }
 
-#: Which section of the engine's rules summary each answer quotes.
-_SECTION = {
-    "deck": "setup",
-    "deal": "setup",
-    "legal-moves": "turn",
-    "validate-move": "turn",
-    "resolve-trick": "hierarchy",
-    "score-round": "scoring",
-}
 #: `4.0` is an integer to JSON Schema, but the API never coerces: every operation says so.
 INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
 
-Refusals = list[tuple[str, str]]
+Refusals = Sequence[Refusal]
 
 
-def _describe(ruleset_id: str, answer: str, text: str, refused: Refusals) -> str:
+def _describe(ruleset_id: str, answer: str, section: str, text: str, refused: Refusals) -> str:
     """An operation's description: what it does, the rules it applies (read from the engine's
     summary and notes, never restated here), and the refusals its schema cannot state.
 
@@ -111,9 +72,9 @@ def _describe(ruleset_id: str, answer: str, text: str, refused: Refusals) -> str
     its problem `code` in parentheses (tests/api/test_schemathesis.py holds every refusal of a
     schema-valid request to this list).
     """
-    rules = summaries.summary(ruleset_id, "en").sections[_SECTION[answer]]
-    parts = [text, f"Rules ({_SECTION[answer]}): {rules}"]
-    note = summaries.NOTES.get(ruleset_id, {}).get(answer.replace("-", "_"))
+    rules = summaries.summary(ruleset_id, "en").sections[section]
+    parts = [text, f"Rules ({section}): {rules}"]
+    note = summaries.notes(ruleset_id).get(answer.replace("-", "_"))
     if note:
         parts.append(f"Rulings: {note}")
     limits = [f"{what} (`{code}`)" for what, code in refused] + [INTEGERS]
@@ -163,104 +124,113 @@ def list_rulesets() -> Catalogue:
     return Catalogue([_ruleset_info(cls) for cls in RULESETS.values()])
 
 
-@get(
-    "/v1/rulesets/{ruleset:str}",
-    operation_id="GetRuleset",
-    summary="Describe a ruleset",
-    description=(
-        "The ruleset's catalogue entry plus a description and the rules summary (the app's "
-        '"Règles de Calcul" card: set-up, turn, hierarchy, scoring), in English or French '
-        "according to `Accept-Language` (default English). The answer names its language in "
-        "`Content-Language` and varies by `Accept-Language`."
-    ),
-    tags=[TAG],
-    response_headers=[
-        ResponseHeader(
-            name="Content-Language",
-            description="the language of the rules summary: `en` or `fr`",
-            documentation_only=True,
+def _get_ruleset_route() -> HTTPRouteHandler:
+    """`GET /v1/rulesets/{ruleset}`, built with the app: its enum lists the rulesets
+    registered by then."""
+
+    def get_ruleset(ruleset: str, request: Request[Any, Any, Any]) -> Response[RulesetInfo]:
+        language = summaries.pick_language(request.headers.get("accept-language"))
+        info = _ruleset_info(ruleset_class(ruleset), language)
+        return Response(info, headers={"Content-Language": language})  # + Vary: api.http.hygiene
+
+    get_ruleset.__annotations__ = {
+        "ruleset": Annotated[
+            str,
+            Parameter(
+                description="ruleset id",
+                examples=[Example(value=next(iter(RULESETS)))],
+                schema_extra={"enum": list(RULESETS)},
+            ),
+        ],
+        "request": Request[Any, Any, Any],
+        "return": Response[RulesetInfo],
+    }
+    return get(
+        "/v1/rulesets/{ruleset:str}",
+        operation_id="GetRuleset",
+        summary="Describe a ruleset",
+        description=(
+            "The ruleset's catalogue entry plus a description and the rules summary (the app's "
+            '"Règles de Calcul" card: set-up, turn, hierarchy, scoring), in English or French '
+            "according to `Accept-Language` (default English). The answer names its language in "
+            "`Content-Language` and varies by `Accept-Language`."
         ),
-        ResponseHeader(
-            name="Vary", description="`Accept-Language` (and `Origin`)", documentation_only=True
-        ),
-    ],
-    responses={404: _problem("Unknown ruleset (`unknown-ruleset`).")},
-    sync_to_thread=False,
-)
-def get_ruleset(
-    ruleset: Annotated[
-        str,
-        Parameter(
-            description="ruleset id",
-            examples=[Example(value="numwars")],
-            schema_extra={"enum": list(RULESETS)},
-        ),
-    ],
-    request: Request[Any, Any, Any],
-) -> Response[RulesetInfo]:
-    language = summaries.pick_language(request.headers.get("accept-language"))
-    info = _ruleset_info(ruleset_class(ruleset), language)
-    return Response(info, headers={"Content-Language": language})  # + Vary: api.http.hygiene
+        tags=[TAG],
+        response_headers=[
+            ResponseHeader(
+                name="Content-Language",
+                description="the language of the rules summary: `en` or `fr`",
+                documentation_only=True,
+            ),
+            ResponseHeader(
+                name="Vary", description="`Accept-Language` (and `Origin`)", documentation_only=True
+            ),
+        ],
+        responses={404: _problem("Unknown ruleset (`unknown-ruleset`).")},
+        sync_to_thread=False,
+    )(get_ruleset)
 
 
 # --- deck (GET, options as query parameters) --------------------------------------------------
 
-_PLAYERS_DOC = "number of players at the table"
-DECK_DOC = (
-    "The whole deck of that format (`cards`), the hand size and how many of its cards are not "
-    "dealt (`set_aside`)."
-)
+
+def _query_parameter(info: Any) -> tuple[Any, ParameterKwarg]:
+    """A deck query field as a query parameter: its type, and its `msgspec.Meta` bounds and
+    description; an optional one is absent, never null, in the spec."""
+    annotation = info.type
+    optional = isinstance(annotation, msgspec.inspect.UnionType)
+    if optional:
+        (annotation,) = [t for t in annotation.types if not isinstance(t, msgspec.inspect.NoneType)]
+    description = None
+    if isinstance(annotation, msgspec.inspect.Metadata):
+        description = (annotation.extra_json_schema or {}).get("description")
+        annotation = annotation.type
+    kind = _PYTHON_TYPES[type(annotation)]
+    bounds = {b: getattr(annotation, b) for b in ("ge", "le") if getattr(annotation, b, None)}
+    extra = {"type": _OPENAPI_TYPES[kind], "oneOf": None} if optional else None
+    parameter = Parameter(**bounds, description=description, schema_extra=extra)
+    return (kind | None if optional else kind), parameter
 
 
-def _deck_route(
-    ruleset_id: str, fn: Callable[..., DeckInfo], text: str, refused: Refusals
-) -> HTTPRouteHandler:
+_PYTHON_TYPES: dict[type[Any], type[Any]] = {
+    msgspec.inspect.IntType: int,
+    msgspec.inspect.BoolType: bool,
+    msgspec.inspect.StrType: str,
+}
+_OPENAPI_TYPES = {int: OpenAPIType.INTEGER, bool: OpenAPIType.BOOLEAN, str: OpenAPIType.STRING}
+
+
+def _deck_route(spec: RulesetSpec, deck: DeckOperation) -> HTTPRouteHandler:
+    """The deck operation: each field of the spec's query struct is a query parameter."""
+    fields = msgspec.inspect.type_info(deck.query).fields  # type: ignore[attr-defined]
+    parameters: list[inspect.Parameter] = []
+    annotations: dict[str, Any] = {}
+    for info in fields:
+        kind, parameter = _query_parameter(info)
+        annotations[info.name] = Annotated[kind, parameter]
+        parameters.append(
+            inspect.Parameter(
+                info.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                **({} if info.required else {"default": info.default}),
+            )
+        )
+
+    def handler(**query: Any) -> DeckInfo:
+        return deck.call(deck.query(**query))
+
+    handler.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    handler.__annotations__ = {**annotations, "return": DeckInfo}
+    handler.__name__ = f"{spec.id}_deck".replace("-", "_")
     return get(
-        f"/v1/rulesets/{ruleset_id}/deck",
-        operation_id=f"{_camel(ruleset_id)}Deck",
-        summary=f"{RULESETS[ruleset_id].name}: the deck for a player count",
-        description=_describe(ruleset_id, "deck", text, refused),
+        f"/v1/rulesets/{spec.id}/deck",
+        operation_id=f"{_camel(spec.id)}Deck",
+        summary=f"{spec.name}: the deck for a player count",
+        description=_describe(spec.id, "deck", "setup", deck.description, deck.refusals),
         tags=[TAG],
         responses=QUERY_ERRORS,
         sync_to_thread=False,
-    )(fn)
-
-
-def _players(ruleset_id: str) -> ParameterKwarg:
-    cls = RULESETS[ruleset_id]
-    return ParameterKwarg(ge=cls.min_players, le=cls.max_players, description=_PLAYERS_DOC)
-
-
-def _numwars_deck(players: Annotated[int, _players("numwars")]) -> DeckInfo:
-    return NumWars().deck(players)
-
-
-def _classic_deck(
-    players: Annotated[int, _players("numwars-classic")],
-    speed: Annotated[bool, Parameter(description="the `speed` option (Speed Wars)")] = False,
-) -> DeckInfo:
-    return NumWarsClassic(ClassicOptions(speed=speed)).deck(players)
-
-
-def _numking_deck(
-    players: Annotated[int, _players("numking")],
-    zeros: Annotated[bool, Parameter(description="the `zeros` option")] = False,
-    max_cards: Annotated[
-        int | None,
-        Parameter(
-            ge=1,
-            le=NUMKING_MAX_ROUND,
-            description="the `max_cards` option: the last round's hand size (default: the most "
-            "the deck gives that table)",
-            schema_extra={"type": OpenAPIType.INTEGER, "oneOf": None},  # absent, never null
-        ),
-    ] = None,
-) -> DeckInfo:
-    return NumKing(NumKingOptions(zeros=zeros, max_cards=max_cards)).deck(players)
-
-
-def _numwin_deck(players: Annotated[int, _players("numwin")]) -> DeckInfo:
-    return NumWin().deck(players)
+    )(handler)
 
 
 # --- POST endpoints ------------------------------------------------------------------------
@@ -271,44 +241,36 @@ def _camel(ruleset_id: str) -> str:
 
 
 def _examples(
-    ruleset_id: str, endpoint: str, call: Callable[[Any], Any], body: type[Any]
+    op: Operation,
 ) -> tuple[list[Example], list[Example]]:
     """Request examples from the rule books and the engine's answers to them."""
     requests: list[Example] = []
     responses: list[Example] = []
-    for name, source, payload in EXAMPLES.get((ruleset_id, endpoint), []):
+    for name, source, payload in op.examples:
         requests.append(Example(summary=name, description=f"Seed {source}", value=payload))
         try:
-            answer = call(msgspec.convert(payload, body, strict=True))
+            answer = op.call(msgspec.convert(payload, op.request, strict=True))
         except (NotImplementedError, EngineError):
             continue
         responses.append(Example(summary=name, value=msgspec.to_builtins(answer)))
     return requests, responses
 
 
-def _post_route(
-    ruleset_id: str,
-    endpoint: str,
-    body: type[msgspec.Struct],
-    result: type[msgspec.Struct],
-    call: Callable[[Any], Any],
-    summary: str,
-    text: str,
-    refused: Refusals,
-) -> HTTPRouteHandler:
-    request_examples, response_examples = _examples(ruleset_id, endpoint, call, body)
+def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
+    request_examples, response_examples = _examples(op)
+    call = op.call
 
     def handler(data: Any) -> Any:  # sync: the engine never waits (run in the event loop)
         return call(data)
 
     handler.__annotations__ = {
-        "data": Annotated[body, Body(examples=request_examples or None)],
-        "return": result,
+        "data": Annotated[op.request, Body(examples=request_examples or None)],
+        "return": op.answer,
     }
-    handler.__name__ = f"{ruleset_id}_{endpoint}".replace("-", "_")
+    handler.__name__ = f"{spec.id}_{op.path}".replace("-", "_")
     responses: dict[int, ResponseSpec] = {
         200: ResponseSpec(
-            data_container=result,
+            data_container=op.answer,
             description="OK",
             examples=response_examples or None,
             generate_examples=False,
@@ -316,12 +278,12 @@ def _post_route(
         **BODY_ERRORS,
     }
     return post(
-        f"/v1/rulesets/{ruleset_id}/{endpoint}",
-        operation_id=f"{_camel(ruleset_id)}{_camel(endpoint)}",
-        summary=f"{RULESETS[ruleset_id].name}: {summary}",
-        description=_describe(ruleset_id, endpoint, text, refused),
+        f"/v1/rulesets/{spec.id}/{op.path}",
+        operation_id=f"{_camel(spec.id)}{_camel(op.path)}",
+        summary=f"{spec.name}: {op.summary}",
+        description=_describe(spec.id, op.path, op.section, op.description, op.refusals),
         status_code=200,
-        dto=StrictBody[body],  # type: ignore[valid-type]
+        dto=StrictBody[op.request],  # type: ignore[name-defined]
         return_dto=None,
         sync_to_thread=False,
         responses=responses,
@@ -329,318 +291,11 @@ def _post_route(
     )(handler)
 
 
-DEAL_DOC = (
-    "Deal a round from a seed: the same ruleset, options, player count and seed always give the "
-    "same hands. Shows every hand, so it is meant for physical-card helpers and tests; stored "
-    "games keep hands secret."
-)
-LEGAL_DOC = "The cards of `hand` that may be played on `trick` (empty trick: a lead)."
-VALIDATE_DOC = (
-    "Whether `card` may be played. An illegal move is not an HTTP error: the answer is 200 with "
-    "`legal: false`, the first broken obligation as `reason` and the legal alternatives."
-)
-RESOLVE_DOC = "Resolve a complete trick (exactly one card per player, in play order)."
-SCORE_DOC = "Score one round from what each player captured, with a line-by-line breakdown."
-
-# The refusals of schema-valid requests, by kind (each operation lists its own).
-NOT_IN_DECK = ("a card outside the deck of that player count", "card-not-in-deck")
-TRICK = (
-    "a trick seat that is not a seat of the table, repeated, or out of clockwise order from the "
-    "leader, or a trick that already holds one card per player",
-    "bad-trick",
-)
-RESOLVE_TRICK = (
-    "a trick that is not exactly one card per player, a seat that is not a seat of the table, "
-    "repeated, or out of clockwise order from the leader",
-    "bad-trick",
-)
-
-
-def _duplicates(where: str) -> tuple[str, str]:
-    return (f"a card more often than the deck holds it, {where}", "duplicate-card")
-
-
-HAND_AND_TRICK = _duplicates("within a list or across `hand`, `trick` (and `card`)")
-NUMKING_DECLARED = [
-    ("`declared` on another card than infinity", "bad-request"),
-    ("infinity without `declared`, in the trick or as `card`", "missing-declared"),
-]
-
-
-def _numwars_routes() -> list[HTTPRouteHandler]:
-    rules = NumWars()
-    moves = [NOT_IN_DECK, HAND_AND_TRICK, TRICK]
-    return [
-        _deck_route("numwars", _numwars_deck, DECK_DOC, []),
-        _post_route(
-            "numwars",
-            "deal",
-            NumWarsDealRequest,
-            Deal,
-            lambda d: NumWars(d.options).deal(RoundSetup(players=d.players, seed=d.seed)),
-            "deal a round",
-            DEAL_DOC + " Adds `roles`: the secret role of each seat from the role draw.",
-            [],
-        ),
-        _post_route(
-            "numwars",
-            "legal-moves",
-            NumWarsHandRequest,
-            LegalMoves,
-            lambda d: rules.legal_moves(d.players, d.hand, d.trick),
-            "legal moves",
-            LEGAL_DOC,
-            moves,
-        ),
-        _post_route(
-            "numwars",
-            "validate-move",
-            NumWarsMoveRequest,
-            MoveCheck,
-            lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card),
-            "validate a move",
-            VALIDATE_DOC + " Reasons: `card-not-in-hand`, `special-lead`, `must-follow-color`, "
-            "`must-play-trump`, `must-raise`.",
-            moves,
-        ),
-        _post_route(
-            "numwars",
-            "resolve-trick",
-            NumWarsTrickRequest,
-            TrickResult,
-            lambda d: rules.resolve_trick(d.players, d.trick, d.roles, d.joker_neutralizes),
-            "resolve a trick",
-            RESOLVE_DOC
-            + " `bomb` tells the Bomb's fate when it is in the trick (`roles` is then required, and must agree with the role "
-            "cards in the trick; `joker_neutralizes` is the complice's choice, default true).",
-            [
-                NOT_IN_DECK,
-                _duplicates("within the trick"),
-                RESOLVE_TRICK,
-                (
-                    "`roles` that is not one role per seat, missing while the Bomb is in the "
-                    "trick, or that disagrees with the role cards played",
-                    "bad-request",
-                ),
-            ],
-        ),
-        _post_route(
-            "numwars",
-            "score-round",
-            NumWarsScoreRequest,
-            RoundScore,
-            lambda d: rules.score_round(d.players, d.bomb_outcome),
-            "score a round",
-            SCORE_DOC
-            + " The whole table (3–8 players) with each role and the Bomb's outcome; `captured` "
-            "holds every card won except the trump pairs captured as pairs, listed in `pairs`.",
-            [
-                ("a card outside the deck of that table size", "card-not-in-deck"),
-                _duplicates("across every `captured` and `pairs`"),
-                (
-                    "roles that are not exactly the roles of that table size (one of each), or "
-                    "a pair that is not rainbow-X with shadow-X",
-                    "bad-request",
-                ),
-            ],
-        ),
-    ]
-
-
-ALLIANCE = ("`alliance` at a table of other than 4, 6 or 8 players", "bad-option")
-
-
-def _classic_routes() -> list[HTTPRouteHandler]:
-    rules = NumWarsClassic()
-    moves = [HAND_AND_TRICK, TRICK]
-    return [
-        _deck_route("numwars-classic", _classic_deck, DECK_DOC, []),
-        _post_route(
-            "numwars-classic",
-            "deal",
-            ClassicDealRequest,
-            Deal,
-            lambda d: NumWarsClassic(d.options).deal(RoundSetup(players=d.players, seed=d.seed)),
-            "deal a round",
-            DEAL_DOC,
-            [ALLIANCE],
-        ),
-        _post_route(
-            "numwars-classic",
-            "legal-moves",
-            ClassicHandRequest,
-            LegalMoves,
-            lambda d: rules.legal_moves(d.players, d.hand, d.trick),
-            "legal moves",
-            LEGAL_DOC,
-            moves,
-        ),
-        _post_route(
-            "numwars-classic",
-            "validate-move",
-            ClassicMoveRequest,
-            MoveCheck,
-            lambda d: rules.validate_move(d.players, d.hand, d.trick, d.card),
-            "validate a move",
-            VALIDATE_DOC
-            + " Reasons: `card-not-in-hand`, `must-follow-color`, `must-play-trump`, `must-raise`.",
-            moves,
-        ),
-        _post_route(
-            "numwars-classic",
-            "resolve-trick",
-            ClassicTrickRequest,
-            TrickResult,
-            lambda d: rules.resolve_trick(d.players, d.trick),
-            "resolve a trick",
-            RESOLVE_DOC,
-            [_duplicates("within the trick"), RESOLVE_TRICK],
-        ),
-        _post_route(
-            "numwars-classic",
-            "score-round",
-            ClassicScoreRequest,
-            RoundScore,
-            lambda d: NumWarsClassic(d.options).score_round(d.players),
-            "score a round",
-            SCORE_DOC
-            + " From 1 player (one pile at a time) up to 8; with `alliance` the answer adds the "
-            "team totals and `winners` lists the winning team's seats.",
-            [_duplicates("across every `captured`"), ALLIANCE],
-        ),
-    ]
-
-
-def _numking_routes() -> list[HTTPRouteHandler]:
-    moves = [HAND_AND_TRICK, TRICK, *NUMKING_DECLARED]
-    return [
-        _deck_route(
-            "numking",
-            _numking_deck,
-            DECK_DOC + " `hand_size` is the last round's hand (`max_cards` when given) and "
-            "`set_aside` that round's reserve.",
-            [("`max_cards` above the most the deck gives that table", "bad-option")],
-        ),
-        _post_route(
-            "numking",
-            "deal",
-            NumKingDealRequest,
-            Deal,
-            lambda d: NumKing(d.options).deal(
-                RoundSetup(players=d.players, seed=d.seed, round=d.round, leader=d.first_bidder)
-            ),
-            "deal a round",
-            DEAL_DOC + " `round` is k, the cards per player; `first_bidder` is the leader.",
-            [
-                (
-                    "`round` above the table's last round, or `first_bidder` that is not a seat "
-                    "of the table",
-                    "bad-request",
-                ),
-                (
-                    "`options.max_cards` above the most the deck gives that table (18 at most "
-                    "without `zeros`), or `options.first_bidder` that is not a seat of the table",
-                    "bad-option",
-                ),
-            ],
-        ),
-        _post_route(
-            "numking",
-            "legal-moves",
-            NumKingHandRequest,
-            LegalMoves,
-            lambda d: d.options.rules().legal_moves(d.players, d.hand, d.trick),
-            "legal moves",
-            LEGAL_DOC + " `infinity` lists the declarations (17, 0) allowed for the Infinity card.",
-            moves,
-        ),
-        _post_route(
-            "numking",
-            "validate-move",
-            NumKingMoveRequest,
-            MoveCheck,
-            lambda d: d.options.rules().validate_move(
-                d.players, d.hand, d.trick, d.card, d.declared
-            ),
-            "validate a move",
-            VALIDATE_DOC
-            + " Reasons: `card-not-in-hand`, `must-beat`. `infinity` needs `declared`.",
-            moves,
-        ),
-        _post_route(
-            "numking",
-            "resolve-trick",
-            NumKingTrickRequest,
-            TrickResult,
-            lambda d: d.options.rules().resolve_trick(d.players, d.trick),
-            "resolve a trick",
-            RESOLVE_DOC,
-            [_duplicates("within the trick"), RESOLVE_TRICK, *NUMKING_DECLARED],
-        ),
-        _post_route(
-            "numking",
-            "score-round",
-            NumKingScoreRequest,
-            RoundScore,
-            lambda d: d.options.rules().score_round(d.cards, d.players),
-            "score a round",
-            SCORE_DOC
-            + " Each player's bid, tricks taken and precision streak before the round; each "
-            "result adds the streak after it and the precision bonus. With `options.zeros` "
-            "(38 cards) a round of two players may deal 19 cards.",
-            [
-                ("a `bid` or `tricks` above `cards`", "bad-request"),
-                ("`cards` 19 without `options.zeros`", "bad-request"),
-            ],
-        ),
-    ]
-
-
-TEAMS = ("`teams` at a table of other than 4 players", "bad-option")
-
-
-def _numwin_routes() -> list[HTTPRouteHandler]:
-    return [
-        _deck_route("numwin", _numwin_deck, DECK_DOC, []),
-        _post_route(
-            "numwin",
-            "deal",
-            NumWinDealRequest,
-            Deal,
-            lambda d: NumWin(d.options).deal(RoundSetup(players=d.players, seed=d.seed)),
-            "deal a round",
-            DEAL_DOC + " Adds the face-up `discard` starter card and `draw_pile_count`.",
-            [TEAMS],
-        ),
-        _post_route(
-            "numwin",
-            "score-round",
-            NumWinScoreRequest,
-            RoundScore,
-            lambda d: NumWin(d.options).score_round(d.players, d.caller),
-            "score a round",
-            SCORE_DOC
-            + " Each player's final combination and locked pairs (at least 5 cards in all, a "
-            "locked pair counting two) and who called; the lowest score wins.",
-            [
-                _duplicates("across every `combination` and `locked`"),
-                (
-                    "a locked pair of two cards that may not pair, or a `caller` that is not a "
-                    "seat of the table",
-                    "bad-request",
-                ),
-                TEAMS,
-            ],
-        ),
-    ]
-
-
 def route_handlers() -> list[HTTPRouteHandler]:
-    return [
-        list_rulesets,
-        get_ruleset,
-        *_numwars_routes(),
-        *_classic_routes(),
-        *_numking_routes(),
-        *_numwin_routes(),
-    ]
+    """The catalogue and every registered ruleset's operations, in one loop over the registry
+    (built with the app, so a ruleset registered before `create_app()` is served)."""
+    handlers: list[HTTPRouteHandler] = [list_rulesets, _get_ruleset_route()]
+    for spec in SPECS.values():
+        handlers.append(_deck_route(spec, spec.deck))
+        handlers.extend(_post_route(spec, op) for op in spec.operations)
+    return handlers

@@ -36,12 +36,10 @@ from api.sheets.idempotency import (
 from api.sheets.schemas import (
     HISTORY_MAX,
     HISTORY_PAGE,
-    ROUND_BODIES,
     ClaimSheet,
     CreateSheet,
     HistoryItem,
     HistoryOut,
-    NumWarsRoundIn,
     PatchSheet,
     RoleStats,
     RoundAnswer,
@@ -51,6 +49,7 @@ from api.sheets.schemas import (
     SheetOut,
     SheetPlayerOut,
     StatsOut,
+    round_bodies,
 )
 from api.sheets.store import (
     Auth,
@@ -61,6 +60,7 @@ from api.sheets.store import (
     score,
     settle,
 )
+from engine.core.requests import RoundBody as RoundBodyBase
 
 TAG = "Score sheets"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -173,10 +173,10 @@ def _answer(written: Written, headers: dict[str, str] | None = None) -> Response
     return Response(written.body, status_code=written.status, headers=out)
 
 
-class RoundBody(StrictBody[NumWarsRoundIn]):
+class RoundBody(StrictBody[RoundBodyBase]):
     """A round's body: its struct depends on the sheet's ruleset, known only once the sheet is
     read, so the body is only parsed here (400 unless JSON) and decoded strictly by the store;
-    the spec states it as one of the four rulesets' round structs."""
+    the spec states it as one of the registered rulesets' round structs (their specs')."""
 
     def decode_bytes(self, value: bytes) -> Any:
         return decode_body(value, Any)
@@ -189,7 +189,7 @@ class RoundBody(StrictBody[NumWarsRoundIn]):
             StrictBody.create_openapi_schema.__func__(  # type: ignore[attr-defined]
                 cls, FieldDefinition.from_annotation(model), handler_id, schema_creator
             )
-            for model in ROUND_BODIES.values()
+            for model in round_bodies().values()
         ]
         return Schema(any_of=one_of, examples=[value for _, value in ROUND_EXAMPLES])
 
@@ -616,7 +616,7 @@ MUST_MATCH = (
 async def add_round(
     request: Request[Any, Any, Any],
     sheet_id: SheetId,
-    data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
+    data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
     if_match: IfMatchHeader = None,
     idempotency_key: KeyHeader = None,
 ) -> Response[Any]:
@@ -656,7 +656,7 @@ async def replace_round(
     request: Request[Any, Any, Any],
     sheet_id: SheetId,
     n: RoundNo,
-    data: Annotated[NumWarsRoundIn, Body(description="the round (the sheet's ruleset's)")],
+    data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
     if_match: IfMatchHeader = None,
     idempotency_key: KeyHeader = None,
 ) -> Response[Any]:

@@ -1,10 +1,11 @@
 """Request and response bodies of the score-sheet, history and stats endpoints
 (api-contract.md, "Accounts, score sheets, history").
 
-A round's body is the ruleset's `score-round` request (api/rules/schemas.py, the same bounded
-input structs) plus an optional `dealer`; what the sheet already knows is optional here and
-checked against it: numking's `cards` (the round number) and each player's `streak`, and
-every ruleset's `options` (the sheet's own; a round that sends other options is refused).
+A round's body is the ruleset's `score-round` request (the same bounded input structs) plus an
+optional `dealer`, declared by the game's spec (`SheetRounds.body`, engine/core/spec.py); what
+the sheet already knows is optional there and checked against it by the game (numking's
+`cards` and `streak`) and here (every ruleset's `options`: the sheet's own; a round that sends
+other options is refused).
 """
 
 from __future__ import annotations
@@ -16,24 +17,14 @@ import msgspec
 
 from api.accounts.schemas import PseudoRef
 from api.games.schemas import MAX_PLAYERS, NAME_LENGTH
-from api.rules.schemas import (
-    NUMKING_MAX_ROUND,
-    PLAYERS,
-    ClassicPileInput,
-    NumKingDeckInput,
-    NumWarsPileInput,
-    NumWinHandInput,
-    NumWinOptionsInput,
-    Seat,
-    _at_least,
-)
 from engine.core.base import RoundScore, TeamScore
-from engine.numking.cards import MAX_STREAK
-from engine.numwars.cards import BOMB_OUTCOMES
-from engine.numwars_classic import ClassicOptions
-from engine.numwin.cards import TARGET_SIZE
+from engine.registry import SPECS
 
-RulesetId = Literal["numwars", "numwars-classic", "numking", "numwin"]
+#: A ruleset id: checked against the registry by the service when a request comes
+#: (`api.http.body.check_ruleset`), so a ruleset registered after this module was imported
+#: is taken; the spec lists the registered ids as its enum (`ruleset_enum`, set when the spec
+#: is built).
+RulesetId = str
 #: The most rounds a sheet plans (a numking sheet: at most its ruleset's match length).
 MAX_PLANNED = 100
 #: History pages: default and largest `limit`.
@@ -107,81 +98,10 @@ class ClaimSheet(Strict, frozen=True, kw_only=True):
 
 # --- rounds: the ruleset's score-round body plus `dealer` --------------------------------------
 
-Dealer = Seat | None
-DEALER_DOC = "who dealt (default: the rotation, round n dealt by seat (n-1) mod players)"
 
-
-class NumWarsRoundIn(Strict, frozen=True, kw_only=True):
-    players: Annotated[
-        list[NumWarsPileInput],
-        msgspec.Meta(min_length=3, max_length=MAX_PLAYERS, description="the whole table, 3-8"),
-    ]
-    bomb_outcome: Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(BOMB_OUTCOMES)})]
-    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
-
-
-class ClassicRoundIn(Strict, frozen=True, kw_only=True):
-    players: Annotated[list[ClassicPileInput], PLAYERS]
-    options: (
-        Annotated[ClassicOptions, msgspec.Meta(description="the sheet's options, if sent")] | None
-    ) = None
-    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
-
-
-class NumKingRoundBid(Strict, frozen=True, kw_only=True):
-    bid: Annotated[int, msgspec.Meta(ge=0, le=NUMKING_MAX_ROUND, description="at most `cards`")]
-    tricks: Annotated[
-        int, msgspec.Meta(ge=0, le=NUMKING_MAX_ROUND, description="tricks taken, at most `cards`")
-    ]
-    streak: (
-        Annotated[
-            int,
-            msgspec.Meta(
-                ge=0,
-                le=MAX_STREAK,
-                description="derived from the earlier rounds: may be left out; sent and "
-                "different, refused",
-            ),
-        ]
-        | None
-    ) = None
-
-
-class NumKingRoundIn(Strict, frozen=True, kw_only=True):
-    cards: (
-        Annotated[
-            int,
-            msgspec.Meta(
-                ge=1,
-                le=NUMKING_MAX_ROUND,
-                description="the round number n: may be left out; sent and different, refused",
-            ),
-        ]
-        | None
-    ) = None
-    players: Annotated[list[NumKingRoundBid], PLAYERS]
-    options: (
-        Annotated[NumKingDeckInput, msgspec.Meta(description="the sheet's `zeros`, if sent")] | None
-    ) = None
-    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
-
-
-class NumWinRoundIn(Strict, frozen=True, kw_only=True):
-    players: Annotated[list[Annotated[NumWinHandInput, _at_least(TARGET_SIZE)]], PLAYERS]
-    caller: Seat | None = None
-    options: (
-        Annotated[NumWinOptionsInput, msgspec.Meta(description="the sheet's options, if sent")]
-        | None
-    ) = None
-    dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None
-
-
-ROUND_BODIES: dict[str, type[msgspec.Struct]] = {
-    "numwars": NumWarsRoundIn,
-    "numwars-classic": ClassicRoundIn,
-    "numking": NumKingRoundIn,
-    "numwin": NumWinRoundIn,
-}
+def round_bodies() -> dict[str, type[msgspec.Struct]]:
+    """Each registered ruleset's round body, as its spec declares it."""
+    return {ruleset_id: spec.sheet.body for ruleset_id, spec in SPECS.items()}
 
 
 # --- answers ------------------------------------------------------------------------------------

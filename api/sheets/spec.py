@@ -8,6 +8,7 @@ from litestar import Litestar
 from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, Operation, Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
+from api.http.body import ruleset_enum
 from api.http.conditions import IF_MATCH_PATTERN, QUOTED
 
 ETAG = OpenAPIHeader(
@@ -96,3 +97,8 @@ def document_sheets(application: Litestar) -> None:
         for operation in (item.get, item.post, item.put, item.patch, item.delete):
             if operation is not None:
                 _document(operation)
+    components = application.openapi_schema.components
+    schemas = components.schemas if components is not None else None
+    created = schemas["CreateSheet"].properties if schemas else None
+    if created is not None:
+        created["ruleset"] = ruleset_enum()

@@ -44,13 +44,11 @@ from api.sheets.schemas import (
 )
 from api.sheets.store import PLAYERS, ROUNDS, SHEETS, make_rules, settle
 from engine.core.base import RoundScore
-from engine.registry import RULESETS
+from engine.registry import SPECS
 
 GAMES = table(Game)
 SEATS = table(GameSeat)
 KINDS = ("scoresheet", "game")
-#: Rulesets whose best round score is the lowest (rules: "the lowest score wins").
-LOWEST_WINS = frozenset({"numwin"})
 
 
 def _bad_cursor() -> ProblemError:
@@ -207,12 +205,13 @@ def _sheet_played(sheet: _SheetRows) -> tuple[bool, Played]:
     standing = settle(rules, sheet.players, sheet.planned, [s for _, s in sheet.rounds])
     won = standing.finished and any(p in standing.winners for p in sheet.mine)
     played = Played(sheet.ruleset, won)
+    role = SPECS[sheet.ruleset].sheet.role  # per-round stats by role (numwars), if any
     for data, scores in sheet.rounds:
         by_seat = {p.seat: p.score for p in scores.players}
         for position in sheet.mine:
             played.scores.append(by_seat[position])
-            if sheet.ruleset == "numwars":
-                played.roles.append((data["players"][position]["role"], by_seat[position]))
+            if role is not None:
+                played.roles.append((role(data, position), by_seat[position]))
     return standing.finished, played
 
 
@@ -273,13 +272,13 @@ def aggregate(games: Iterable[Played]) -> dict[str, RulesetStats]:
     for played in games:
         by_ruleset[played.ruleset].append(played)
     out: dict[str, RulesetStats] = {}
-    for ruleset in RULESETS:
+    for ruleset, spec in SPECS.items():
         group = by_ruleset.get(ruleset)
         if not group:
             continue
         scores = [s for g in group for s in g.scores]
         won = sum(g.won for g in group)
-        best = (min if ruleset in LOWEST_WINS else max)(scores) if scores else None
+        best = (min if spec.lowest_wins else max)(scores) if scores else None
         roles: dict[str, list[int]] = defaultdict(list)
         for g in group:
             for role, role_score in g.roles:
@@ -295,7 +294,7 @@ def aggregate(games: Iterable[Played]) -> dict[str, RulesetStats]:
                     role: RoleStats(rounds=len(values), average_score=sum(values) / len(values))
                     for role, values in sorted(roles.items())
                 }
-                if ruleset == "numwars"
+                if spec.sheet.role is not None
                 else None
             ),
         )

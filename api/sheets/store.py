@@ -55,24 +55,18 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from api.accounts.sessions import (
     ACCOUNTS,
-    COMMUNITY_RULESETS,
     Caller,
     accounts_by_pseudo,
     community_locked,
+    is_community,
     lock_account,
 )
 from api.db.engine import aware
 from api.db.models import Sheet, SheetPlayer, SheetRound, table
-from api.http.body import decode_error
+from api.http.body import check_ruleset, decode_error
 from api.http.conditions import IfMatch
 from api.http.problems import FieldProblem, ProblemError, engine_problem, shorten
 from api.http.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash, unauthorized
-from api.rules.schemas import (
-    ClassicScoreRequest,
-    NumKingScoreRequest,
-    NumWarsScoreRequest,
-    NumWinScoreRequest,
-)
 from api.sheets.formats import decode_round_input, round_input_document
 from api.sheets.idempotency import (
     Answers,
@@ -82,13 +76,8 @@ from api.sheets.idempotency import (
     request_hash,
 )
 from api.sheets.schemas import (
-    ROUND_BODIES,
     ClaimSheet,
-    ClassicRoundIn,
     CreateSheet,
-    NumKingRoundIn,
-    NumWarsRoundIn,
-    NumWinRoundIn,
     PatchSheet,
     RoundAnswer,
     RoundOut,
@@ -100,10 +89,6 @@ from api.sheets.schemas import (
 from engine import registry
 from engine.core.base import RoundScore
 from engine.core.errors import EngineError
-from engine.numking import NumKing
-from engine.numwars import NumWars
-from engine.numwars_classic import NumWarsClassic
-from engine.numwin import NumWin
 from engine.registry import AnyRuleset
 
 SHEETS = table(Sheet)
@@ -145,20 +130,10 @@ def make_rules(ruleset: str, options: dict[str, Any]) -> AnyRuleset:
 
 
 def score(rules: AnyRuleset, data: dict[str, Any]) -> RoundScore:
-    """The engine's score of a round's `input` (a complete score-round request), by the calls
-    of the stateless `score-round` endpoints (api/rules/routes.py)."""
+    """The engine's score of a round's `input` (a complete score-round request), by the call
+    of the stateless `score-round` operation the ruleset's spec declares."""
     try:
-        if isinstance(rules, NumWars):
-            wars = msgspec.convert(data, NumWarsScoreRequest, strict=True)
-            return NumWars().score_round(list(wars.players), wars.bomb_outcome)
-        if isinstance(rules, NumWarsClassic):
-            classic = msgspec.convert(data, ClassicScoreRequest, strict=True)
-            return NumWarsClassic(classic.options).score_round(list(classic.players))
-        if isinstance(rules, NumKing):
-            king = msgspec.convert(data, NumKingScoreRequest, strict=True)
-            return king.options.rules().score_round(king.cards, list(king.players))
-        win = msgspec.convert(data, NumWinScoreRequest, strict=True)
-        return NumWin(win.options).score_round(list(win.players), win.caller)
+        return registry.spec(rules.id).score(data)
     except msgspec.ValidationError as exc:
         raise decode_error(exc, data) from None
     except EngineError as exc:
@@ -193,7 +168,8 @@ def round_input(
 ) -> tuple[dict[str, Any], int | None]:
     """Round `n`'s complete score-round request from a round body, and its `dealer` if sent.
 
-    `previous`: round n-1's scores (numking streaks are read from it)."""
+    `previous`: round n-1's scores (the game may derive from it: numking's streaks). The
+    body's struct and the completion are the ruleset's (`SheetRounds` of its spec)."""
     if not isinstance(document, dict):
         raise ProblemError(
             422,
@@ -201,11 +177,11 @@ def round_input(
             "a round is a JSON object",
             [FieldProblem("body", "must be an object")],
         )
+    sheet = registry.spec(rules.id).sheet
     try:
-        body = msgspec.convert(document, ROUND_BODIES[rules.id], strict=True)
+        body: Any = msgspec.convert(document, sheet.body, strict=True)
     except msgspec.ValidationError as exc:
         raise decode_error(exc, document) from None
-    assert isinstance(body, NumWarsRoundIn | ClassicRoundIn | NumKingRoundIn | NumWinRoundIn)
     if len(body.players) != players:
         message = (
             f"the sheet has {players} players: a round scores each of them, not {len(body.players)}"
@@ -215,42 +191,12 @@ def round_input(
         )
     if body.dealer is not None and body.dealer >= players:
         raise _mismatch("bad-request", "dealer", f"must be a seat of the table, 0 … {players - 1}")
-    piles = msgspec.to_builtins(body.players)
-    if isinstance(body, NumWarsRoundIn):
-        return {"players": piles, "bomb_outcome": body.bomb_outcome}, body.dealer
-    _check_options(body.options, rules)
+    _check_options(getattr(body, "options", None), rules)
     options = msgspec.to_builtins(rules.options)
-    if isinstance(body, ClassicRoundIn):
-        return {"players": piles, "options": options}, body.dealer
-    if isinstance(body, NumWinRoundIn):
-        return {"players": piles, "caller": body.caller, "options": options}, body.dealer
-    if body.cards is not None and body.cards != n:
-        raise _mismatch(
-            "cards-mismatch", "cards", f"this is round {n}: {n} cards, not {body.cards}"
-        )
-    streaks = numking_streaks(previous, players)
-    for i, bid in enumerate(body.players):
-        if bid.streak is not None and bid.streak != streaks[i]:
-            raise _mismatch(
-                "streak-mismatch",
-                f"players[{i}].streak",
-                f"the earlier rounds give a streak of {streaks[i]} before round {n}, "
-                f"not {bid.streak} (leave `streak` out)",
-            )
-    bids = [
-        {"bid": b.bid, "tricks": b.tricks, "streak": s}
-        for b, s in zip(body.players, streaks, strict=True)
-    ]
-    return {"cards": n, "players": bids, "options": {"zeros": options["zeros"]}}, body.dealer
-
-
-def numking_streaks(previous: RoundScore | None, players: int) -> list[int]:
-    """Each player's streak before a round: the streak after the previous one (numking
-    "Precision bonus"; `PlayerScore.streak` is the streak after the round), 0 in round 1."""
-    if previous is None:
-        return [0] * players
-    by_seat = {p.seat: p.streak for p in previous.players}
-    return [s if isinstance(s, int) else 0 for s in (by_seat.get(i, 0) for i in range(players))]
+    try:
+        return sheet.complete(body, n, previous, options), body.dealer
+    except EngineError as exc:
+        raise _engine(exc) from None
 
 
 def rederive(
@@ -260,22 +206,15 @@ def rederive(
     inputs: list[dict[str, Any]],
     before: RoundScore | None,
 ) -> list[tuple[dict[str, Any], RoundScore]]:
-    """numking: rounds `first`, `first`+1 … (inputs in order) with their `cards` and streaks
-    derived again from the round before (`before`) and rescored; other rulesets: as they are.
+    """Rounds `first`, `first`+1 … (inputs in order) derived again from the round before
+    (`before`) as the ruleset's spec does it (numking: `cards` and streaks) and rescored.
     A round that no longer fits its new number is refused (422, naming it)."""
     out: list[tuple[dict[str, Any], RoundScore]] = []
+    sheet = registry.spec(rules.id).sheet
     previous = before
     for k, data in enumerate(inputs):
         n = first + k
-        if isinstance(rules, NumKing):
-            streaks = numking_streaks(previous, players)
-            data = {
-                **data,
-                "cards": n,
-                "players": [
-                    {**p, "streak": s} for p, s in zip(data["players"], streaks, strict=True)
-                ],
-            }
+        data = sheet.rederive(data, n, previous)
         try:
             scores = score(rules, data)
         except ProblemError as exc:
@@ -397,7 +336,7 @@ async def load(conn: AsyncConnection, sheet_id: str, lock: bool = False) -> Load
         .where(ROUNDS.c.sheet_id == sheet_id)
         .order_by(ROUNDS.c.n)
     )
-    body = ROUND_BODIES[row.ruleset]
+    body = registry.spec(row.ruleset).sheet.body
     rounds = [StoredRound(r.n, r.dealer, decode_round_input(r.input, body), r.scores) for r in rows]
     rules = make_rules(row.ruleset, row.options)
     return Loaded(row, row.owner_pseudo, list(players), rounds, rules)
@@ -476,12 +415,14 @@ def sheet_out(sheet: Loaded, standing: Standing | None = None) -> SheetOut:
 
 
 def _check_planned(rules: AnyRuleset, players: int, planned: int) -> None:
-    """numking deals `n` cards in round n: at most its match length (`max_cards` or k_max)."""
-    if isinstance(rules, NumKing):
-        most = rules.match_rounds(players)
+    """A ruleset may cap a match's rounds (numking deals `n` cards in round n: at most its
+    match length), as its spec declares (`SheetRounds.most_rounds`)."""
+    most_rounds = registry.spec(rules.id).sheet.most_rounds
+    if most_rounds is not None:
+        most = most_rounds(rules, players)
         if planned > most:
             message = (
-                f"a numking match of {players} players has at most {most} rounds, not {planned}"
+                f"a {rules.id} match of {players} players has at most {most} rounds, not {planned}"
             )
             raise _mismatch("bad-request", "planned_rounds", message)
 
@@ -637,7 +578,8 @@ class SheetStore:
     ) -> Written:
         """A new sheet; with `key`, a retry of the same body gets the same answer (the sheet
         token included) and creates nothing more."""
-        if body.ruleset in COMMUNITY_RULESETS and caller is None:
+        check_ruleset(body.ruleset)
+        if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")

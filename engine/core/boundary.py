@@ -2,7 +2,7 @@
 contained"; STYLE 4: legality is checked once, at the boundary).
 
 A game's state machine lives in its `kernel.py`, which the mypyc build compiles (setup.py
-finds every game's but numking's, whose kernel stays pure Python). Compiled code enforces declared types at run time: it
+finds every game's). Compiled code enforces declared types at run time: it
 would take `True` for seat 1, or raise a bare TypeError for a seat `"0"` or an action built
 by hand with a wrongly typed field. So a kernel's state machine takes plain typed arguments
 (`seat: int`, an `Action` whose fields have their declared types), and the round object the

@@ -2,8 +2,8 @@
 bidder clockwise, then the tricks. Built from values (the deck's tables, the deal as strength
 ranks, the first bidder) by :class:`engine.numking.round.NumKingRound`, its public round.
 
-Unlike the other games' kernels this one is not compiled (setup.py): it is pure Python, and
-checks a seat and an action itself (`apply` refuses a bad seat through `check_seat`).
+Compiled by the mypyc build like the other games' kernels (setup.py); it checks a seat
+itself (`apply` refuses a bad seat through `check_seat`, its type before its value).
 
 Speed (the play-out benchmark): legal actions are slices of a strength-ordered hand, cached
 until the next action; the `play` and `bid` events that `apply` returns are shared,

@@ -1,5 +1,5 @@
-"""The public Num King round over its state machine, :mod:`engine.numking.kernel` (pure
-Python: numking's kernel is not compiled, see setup.py).
+"""The public Num King round over its state machine, :mod:`engine.numking.kernel` (compiled
+by the mypyc build like every game's kernel, see setup.py).
 
 The round is built from values (as OpenSpiel's ``HeartsGame::NewInitialState`` hands its
 parameters to the state): the options of the rules object it belongs to, the deck's tables,

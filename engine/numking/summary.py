@@ -35,3 +35,14 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
 }
+
+
+#: Rulings the summary card leaves out, by stateless answer (English): the rules' rulings and
+#: the engine's choices where they are silent, as the API docs state them.
+NOTES: dict[str, str] = {
+    "resolve_trick": "A Flash annuls the trick; equal Rainbow/Shadow pairs cancel "
+    "(`cancelled`); an annulled trick has `winner: null` and its leader leads again.",
+    "score_round": "The precision bonus is +5 at a streak of 2 and +10 every round from 3 "
+    "on. Tricks need not add up to `cards`: the rule book's own scoring example does not, so "
+    "a front-end may score players one at a time.",
+}

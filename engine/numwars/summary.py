@@ -40,3 +40,15 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
 }
+
+
+#: Rulings the summary card leaves out, by stateless answer (English): the rules' rulings and
+#: the engine's choices where they are silent, as the API docs state them.
+NOTES: dict[str, str] = {
+    "resolve_trick": "A Quantum beats a Shadow for the Bomb; a Shadow played by the "
+    "demineur counts as `stolen`, by the complice as `complice-capture`, by the agent as "
+    "`numx-capture`; when trump is asked and no real trump or Num-X contests, the highest "
+    "card of the first classic card's colour wins, else the leader.",
+    "score_round": "A Rainbow and a Shadow of the same value won in different tricks score 0 "
+    "(only pairs captured as pairs score), unlike numwars-classic.",
+}

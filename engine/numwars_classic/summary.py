@@ -35,3 +35,11 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
 }
+
+
+#: Rulings the summary card leaves out, by stateless answer (English): the rules' rulings and
+#: the engine's choices where they are silent, as the API docs state them.
+NOTES: dict[str, str] = {
+    "resolve_trick": "A trick holding a winning trump pair splits (the trump duel).",
+    "score_round": "A pile holding both Rainbow X and Shadow X scores X however they got there.",
+}

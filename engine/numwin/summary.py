@@ -36,3 +36,12 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
 }
+
+
+#: Rulings the summary card leaves out, by stateless answer (English): the rules' rulings and
+#: the engine's choices where they are silent, as the API docs state them.
+NOTES: dict[str, str] = {
+    "score_round": "Pairs that may pair are removed, choosing the pairing that leaves the "
+    "lowest score; a lone remaining Rainbow scores 0; action cards +5; a caller beaten by a "
+    "strictly lower score takes +15.",
+}

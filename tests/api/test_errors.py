@@ -513,12 +513,9 @@ def test_numking_zeros_reach_every_endpoint(client: Any) -> None:
             "locale",
             "must be one of 'en', 'fr', not 'de'",
         ),
-        (
-            "api.games.schemas:CreateGame",
-            {"ruleset": "chess", "players": [{"name": "a"}]},
-            "ruleset",
-            "must be one of 'numking', 'numwars', 'numwars-classic', 'numwin', not 'chess'",
-        ),
+        # CreateGame's `ruleset` is checked against the registry by the service, not by its
+        # struct (issue 22: a ruleset registered after import is taken): the same answer is
+        # held by tests/api/test_tinytricks.py::test_an_unknown_ruleset_is_answered_with_the_set
     ],
 )
 def test_a_value_outside_a_fixed_set_is_answered_with_the_set(
