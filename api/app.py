@@ -50,6 +50,7 @@ from api.accounts.routes import route_handlers as account_handlers
 from api.db.engine import unavailable
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
+from api.http.conditions import document_conditions
 from api.http.hygiene import HttpHygiene, before_request
 from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
 from api.ops.metrics import metrics_endpoint
@@ -483,6 +484,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     add_card_patterns(application)
     document_games(application)
     document_sheets(application)
+    document_conditions(application)
     problem_400s(application)
     document_rate_limit(application)
     document_database_unavailable(application)

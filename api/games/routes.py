@@ -185,7 +185,9 @@ ACTION_EXAMPLES = {
         "Apply one action for the token's seat (a seat acts only for itself): one of the "
         "`legal_actions` of its view, as it is. Answers the new `version`, the events the "
         "action made that the seat may see, and the seat's view.\n\n"
-        '`If-Match: "<version>"`: 412 `version-mismatch` when the game has moved. '
+        '`If-Match: "<version>"`: 412 `version-mismatch` when the game has moved; a header '
+        "that is no entity tag (the version unquoted) is 422 `validation-error` on `If-Match`, "
+        "naming the quoted form. "
         "`Idempotency-Key` (1 … 255 visible ASCII characters): a retry with the same key "
         "and action returns the first answer (with `Idempotent-Replayed: true`) and applies "
         "nothing twice; the same key with another action is 422 `idempotency-key-reused`. "

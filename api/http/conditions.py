@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from litestar import Litestar
+from litestar.openapi.spec import Reference, Schema
+from litestar.openapi.spec.enums import OpenAPIType
+
 from api.http.problems import FieldProblem, ProblemError, shorten
 
 #: `Idempotency-Key`: as the stored games take it.
@@ -69,3 +73,28 @@ def check_key(key: str | None) -> str | None:
             [FieldProblem("Idempotency-Key", message)],
         )
     return key
+
+
+def document_conditions(application: Litestar) -> None:
+    """The exact forms of `If-Match` and `Idempotency-Key` on every operation that takes them
+    (the handlers check both themselves, their problems naming the header; a header is a
+    string or absent, never null)."""
+    for item in (application.openapi_schema.paths or {}).values():
+        for operation in (item.get, item.post, item.put, item.patch, item.delete):
+            for parameter in (operation.parameters or ()) if operation else ():
+                if isinstance(parameter, Reference):
+                    continue
+                if parameter.name == "If-Match":
+                    parameter.schema = Schema(
+                        type=OpenAPIType.STRING, pattern=IF_MATCH_PATTERN, examples=['"3"']
+                    )
+                    if QUOTED not in (parameter.description or ""):
+                        parameter.description = f"{parameter.description}; {QUOTED}"
+                elif parameter.name == "Idempotency-Key":
+                    parameter.schema = Schema(
+                        type=OpenAPIType.STRING,
+                        min_length=1,
+                        max_length=255,
+                        pattern=r"^[\x21-\x7e]+$",
+                        examples=["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"],
+                    )

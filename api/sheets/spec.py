@@ -9,7 +9,6 @@ from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, Operation, Ref
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from api.http.body import ruleset_enum
-from api.http.conditions import IF_MATCH_PATTERN, QUOTED
 
 ETAG = OpenAPIHeader(
     description='The sheet\'s version, quoted: `"<version>"` (send it back as `If-Match`).',
@@ -70,24 +69,6 @@ def _document(operation: Operation) -> None:
         refused = (operation.responses or {}).get(status)
         if isinstance(refused, OpenAPIResponse):
             refused.headers = {**(refused.headers or {}), "ETag": ETAG}
-    for parameter in operation.parameters or ():
-        if isinstance(parameter, Reference):
-            continue
-        # the handlers check both headers themselves (their problems name the header); a
-        # header is a string or absent, never null
-        if parameter.name == "If-Match":
-            parameter.schema = Schema(
-                type=OpenAPIType.STRING, pattern=IF_MATCH_PATTERN, examples=['"3"']
-            )
-            parameter.description = f"{parameter.description}; {QUOTED}"
-        elif parameter.name == "Idempotency-Key":
-            parameter.schema = Schema(
-                type=OpenAPIType.STRING,
-                min_length=1,
-                max_length=255,
-                pattern=r"^[\x21-\x7e]+$",
-                examples=["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"],
-            )
 
 
 def document_sheets(application: Litestar) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from api.http.tokens import new_id
 from api.sheets.formats import decode_answer, decode_round_input
-from api.sheets.schemas import ROUND_BODIES
+from engine import registry
 from tests.sheets.conftest import Account, Accounts, versioned
 
 FIXTURE = json.loads(
@@ -93,7 +93,7 @@ def _newer(sheet: dict[str, Any]) -> dict[str, Any]:
 def test_v0_round_inputs_and_answers_decode() -> None:
     assert set(SHEETS) == {"numwars", "numwars-classic", "numking", "numwin"}
     for sheet in FIXTURE["sheets"]:
-        body = ROUND_BODIES[sheet["ruleset"]]
+        body = registry.spec(sheet["ruleset"]).sheet.body
         for stored, newer in zip(sheet["rounds"], _newer(sheet)["rounds"], strict=True):
             assert decode_round_input(stored["input"], body) == stored["input"]
             assert decode_round_input(newer["input"], body) == stored["input"]
@@ -153,8 +153,8 @@ def test_a_keyed_answer_with_an_added_field_is_replayed(
         pg_head,
         [
             (
-                "UPDATE scoresheet_idempotency_keys SET response = response || "
-                "'{\"future\": 1, \"v\": 2}'::jsonb WHERE response->>'id' = $1",
+                "UPDATE scoresheet_idempotency_keys SET response = (response::jsonb || "
+                "'{\"future\": 1, \"v\": 2}'::jsonb)::json WHERE response->>'id' = $1",
                 [(first.json()["id"],)],
             )
         ],
