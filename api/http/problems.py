@@ -22,6 +22,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from api.db.engine import unavailable
+from api.http.domain import DomainError, status_of
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 
 MEDIA_TYPE = "application/problem+json"
@@ -282,10 +283,27 @@ def _size_detail(limit: int | None) -> str:
 _GONE = "client disconnected prematurely"
 
 
+def domain_problem(error: DomainError) -> Problem:
+    """A service's refusal as the problem the contract gives it (`api.http.domain.STATUS`)."""
+    errors = [FieldProblem(error.field, error.detail)] if error.field else None
+    problem = make_problem(status_of(error), error.code, error.detail, errors)
+    return msgspec.structs.replace(problem, **error.extra) if error.extra else problem
+
+
+def domain_response(error: DomainError) -> Response[Problem]:
+    problem = domain_problem(error)
+    headers = dict(error.headers)
+    if problem.status == 401:
+        headers.setdefault("WWW-Authenticate", "Bearer")
+    return problem_response(problem, headers or None)
+
+
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     """Map any exception to a problem; unexpected ones are logged (without the body) as 500."""
     if isinstance(exc, ProblemError):
         return problem_response(exc.problem, exc.headers)
+    if isinstance(exc, DomainError):
+        return domain_response(exc)
     if isinstance(exc, EngineError):
         return problem_response(engine_problem(exc))
     if isinstance(exc, ValidationException):

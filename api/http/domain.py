@@ -1,0 +1,100 @@
+"""Domain errors: how a service refuses, in its own terms (STYLE 14, boardgame.io's master
+returning error values; issue 22, "Stored games in three layers").
+
+A service (`api/<area>/service.py`) raises one of these kinds and never names an HTTP status:
+the kind says what went wrong (not found, not allowed, the state forbids it …), `code` is the
+contract's stable problem code, `detail` the sentence for the caller. The HTTP layer maps each
+kind to its status once, in :data:`STATUS` (read by `api.http.problems.handle_exception`), so
+a controller owns headers and statuses and a service owns the rules of the flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+
+class DomainError(Exception):
+    """A refusal of a service: `code` (the contract's), `detail`, and optionally the field it
+    is about, extra problem members (`reason`, `legal_actions` …) and response headers."""
+
+    #: the code when an instance names none
+    default_code: ClassVar[str] = "bad-request"
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        code: str | None = None,
+        field: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.code = code or self.default_code
+        self.field = field
+        self.extra = dict(extra or {})
+        self.headers = dict(headers or {})
+
+
+class Unauthenticated(DomainError):
+    """No credential, or one that is not what the operation needs (401)."""
+
+    default_code = "unauthorized"
+
+
+class Forbidden(DomainError):
+    """A known caller that may not do this (403)."""
+
+    default_code = "forbidden"
+
+
+class NotFound(DomainError):
+    """Nothing the caller may see has that id (404)."""
+
+    default_code = "not-found"
+
+
+class Conflict(DomainError):
+    """The resource's state forbids it now: not your turn, game over, seat taken … (409)."""
+
+    default_code = "conflict"
+
+
+class VersionMismatch(DomainError):
+    """`If-Match` names a version the resource has left (412)."""
+
+    default_code = "version-mismatch"
+
+
+class PreconditionRequired(DomainError):
+    """The write needs `If-Match` (428)."""
+
+    default_code = "if-match-required"
+
+
+class Invalid(DomainError):
+    """The request is well-formed but breaks a rule: an illegal move, a reused key … (422)."""
+
+    default_code = "validation-error"
+
+
+#: The one map from a domain error's kind to its HTTP status (the most specific class wins).
+STATUS: dict[type[DomainError], int] = {
+    Unauthenticated: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    VersionMismatch: 412,
+    PreconditionRequired: 428,
+    Invalid: 422,
+    DomainError: 400,
+}
+
+
+def status_of(error: DomainError) -> int:
+    for kind in type(error).__mro__:
+        if kind in STATUS:
+            return STATUS[kind]
+    return 400

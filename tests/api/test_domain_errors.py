@@ -1,0 +1,61 @@
+"""Domain errors (api/http/domain.py): a service refuses in its own terms and the HTTP layer
+maps each kind to its status once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from litestar import Litestar, get
+from litestar.testing import TestClient
+
+from api.http import domain
+from api.http.problems import handle_exception
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (domain.Unauthenticated("who are you?"), 401, "unauthorized"),
+        (domain.Forbidden("not yours"), 403, "forbidden"),
+        (domain.NotFound("no such thing"), 404, "not-found"),
+        (domain.Conflict("not now", code="not-your-turn"), 409, "not-your-turn"),
+        (domain.VersionMismatch("it moved"), 412, "version-mismatch"),
+        (domain.PreconditionRequired("send If-Match"), 428, "if-match-required"),
+        (domain.Invalid("no", code="illegal-move", field="card"), 422, "illegal-move"),
+    ],
+)
+def test_each_kind_answers_its_status_and_code(error: Any, status: int, code: str) -> None:
+    @get("/boom", sync_to_thread=False)
+    def boom() -> None:
+        raise error
+
+    app = Litestar([boom], exception_handlers={Exception: handle_exception})
+    with TestClient(app) as client:
+        answer = client.get("/boom")
+    assert answer.status_code == status
+    problem = answer.json()
+    assert problem["code"] == code and problem["status"] == status
+    assert problem["detail"] == error.detail
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    if error.field:
+        assert problem["errors"] == [{"field": error.field, "message": error.detail}]
+    assert ("www-authenticate" in answer.headers) == (status == 401)
+
+
+def test_extra_members_and_headers_reach_the_problem() -> None:
+    @get("/boom", sync_to_thread=False)
+    def boom() -> None:
+        raise domain.Invalid(
+            "illegal",
+            code="illegal-move",
+            extra={"reason": "must-follow-color", "legal": ["red-3"]},
+            headers={"Retry-After": "5"},
+        )
+
+    app = Litestar([boom], exception_handlers={Exception: handle_exception})
+    with TestClient(app) as client:
+        answer = client.get("/boom")
+    assert answer.json()["reason"] == "must-follow-color"
+    assert answer.json()["legal"] == ["red-3"]
+    assert answer.headers["retry-after"] == "5"
