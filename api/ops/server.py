@@ -168,8 +168,17 @@ class DeadlineProtocol(HttpToolsProtocol):
         log.info(
             "closed a slow connection from %s: %s", self.client[0] if self.client else "?", detail
         )
-        body = msgspec.json.encode(make_problem(408, "request-timeout", detail))
-        head = [b"HTTP/1.1 408 Request Timeout\r\n"]
+        self._close_with(408, b"Request Timeout", "request-timeout", detail)
+
+    def send_400_response(self, msg: str) -> None:
+        """A request the HTTP parser refuses (a control character in a header, a negative or
+        doubled Content-Length …) is a 400 problem like every other refusal, not uvicorn's
+        plain text."""
+        self._close_with(400, b"Bad Request", "bad-request", f"not a valid HTTP request: {msg}")
+
+    def _close_with(self, status: int, reason: bytes, code: str, detail: str) -> None:
+        body = msgspec.json.encode(make_problem(status, code, detail))
+        head = [b"HTTP/1.1 %d %s\r\n" % (status, reason)]
         head += [
             name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers
         ]

@@ -138,6 +138,27 @@ def test_a_connection_that_sends_nothing_is_closed(server: ServeProcess) -> None
         assert HEADER_SECONDS - 0.5 <= time.monotonic() - started <= HEADER_SECONDS + SLACK
 
 
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Odd: a\x7fb\r\n\r\n",
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
+    ],
+    ids=["control-character", "negative-length", "two-lengths"],
+)
+def test_a_request_the_parser_refuses_is_a_400_problem(
+    server: ServeProcess, request_bytes: bytes
+) -> None:
+    """uvicorn's own refusal was plain text (an attacker's finding): it is a problem too."""
+    with socket.create_connection(server.address, timeout=10) as sock:
+        sock.sendall(request_bytes)
+        data = _answer(sock)
+    assert _status(data) == 400, data
+    problem = _problem(data)
+    assert problem["code"] == "bad-request" and problem["status"] == 400
+
+
 def test_a_trickling_body_is_cut_off_with_a_408(server: ServeProcess) -> None:
     """(c) The headers at once, then the body a byte every half second: 408 and close once
     the body deadline passes."""
