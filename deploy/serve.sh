@@ -9,5 +9,5 @@ bash deploy/setup.sh serve
 bash deploy/build-mypyc.sh  # the engine compiled with mypyc (setup.py), ahead of the source
 # the database (DATABASE_URL; unset: the SQLite file numrules.db here) migrated to head
 PYTHONPATH=.build/mypyc .venv/bin/numrules db upgrade
-echo "serve: numrules serve $* (HOST ${HOST:-127.0.0.1}, PORT ${PORT:-8000} unless a flag says otherwise; docs at /docs)"
+echo "serve: HOST ${HOST:-127.0.0.1}, PORT ${PORT:-8000}, flags: ${*:-none} (a --host or --port flag wins); docs at /docs"
 PYTHONPATH=.build/mypyc exec .venv/bin/numrules serve "$@"  # HOST, PORT, NUMRULES_WORKERS: api/ops/settings.py
