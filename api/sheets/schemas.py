@@ -11,7 +11,7 @@ other options is refused).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
@@ -27,9 +27,6 @@ from engine.registry import SPECS
 RulesetId = str
 #: The most rounds a sheet plans (a numking sheet: at most its ruleset's match length).
 MAX_PLANNED = 100
-#: History pages: default and largest `limit`.
-HISTORY_PAGE = 20
-HISTORY_MAX = 100
 
 
 class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -177,38 +174,3 @@ class RoundAnswer(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[int]
     teams: list[TeamScore] | None
     version: int
-
-
-class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):
-    """A sheet or a stored game of the account: `won` once finished with the account among
-    the winners (a shared win counts), `at` when it last changed."""
-
-    kind: Literal["scoresheet", "game"]
-    id: str
-    ruleset: str
-    finished: bool
-    won: bool
-    at: datetime
-
-
-class HistoryOut(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[HistoryItem]
-    next_cursor: str | None
-
-
-class RoleStats(msgspec.Struct, frozen=True, kw_only=True):
-    rounds: int
-    average_score: float
-
-
-class RulesetStats(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    played: int
-    won: int
-    win_rate: float
-    average_round_score: float | None
-    best_round_score: int | None
-    by_role: dict[str, RoleStats] | None = None  # numwars only
-
-
-class StatsOut(msgspec.Struct, frozen=True, kw_only=True):
-    rulesets: dict[str, RulesetStats]
