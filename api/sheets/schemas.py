@@ -17,6 +17,7 @@ import msgspec
 
 from api.accounts.schemas import PseudoRef
 from api.games.schemas import MAX_PLAYERS, NAME_LENGTH
+from api.http.structs import Strict
 from engine.core.base import RoundScore, TeamScore
 from engine.registry import SPECS
 
@@ -27,10 +28,6 @@ from engine.registry import SPECS
 RulesetId = str
 #: The most rounds a sheet plans (a numking sheet: at most its ruleset's match length).
 MAX_PLANNED = 100
-
-
-class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    pass
 
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
@@ -58,7 +55,7 @@ class CreateSheet(Strict, frozen=True, kw_only=True):
     ruleset: RulesetId
     players: Annotated[list[SheetPlayerIn], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)]
     planned_rounds: Planned | None = None
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {}  # noqa: RUF012 (a msgspec Struct copies its default)
 
 
 class SheetPlayerName(Strict, frozen=True, kw_only=True):
