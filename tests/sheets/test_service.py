@@ -149,3 +149,14 @@ def test_a_not_owner_is_forbidden() -> None:
 
     assert issubclass(NotOwner, Forbidden)
     assert (NotOwner("x").code, status_of(NotOwner("x"))) == ("not-owner", 403)
+
+
+async def test_a_reused_key_is_a_domain_error(service: SheetService) -> None:
+    sheet_id, editor = await _sheet(service)
+    keyed = Conditions(None, "one-key-for-one-round")
+    first = await service.add_round(sheet_id, editor, ROUND_A, keyed)
+    again = await service.add_round(sheet_id, editor, ROUND_A, keyed)
+    assert (again.replayed, again.version) == (True, first.version)
+    with pytest.raises(DomainError) as refused:
+        await service.add_round(sheet_id, editor, ROUND_B, keyed)
+    _refused(Invalid, "idempotency-key-reused", refused.value)
