@@ -46,6 +46,7 @@ class KeyReused(Invalid):
 
     default_code = "idempotency-key-reused"
 
+
 #: How long a write's first answer is kept for its retries.
 KEEP_HOURS = 24
 #: The expired answers are deleted at most this often (seconds, per process).
