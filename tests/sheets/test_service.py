@@ -160,3 +160,18 @@ async def test_a_reused_key_is_a_domain_error(service: SheetService) -> None:
     with pytest.raises(DomainError) as refused:
         await service.add_round(sheet_id, editor, ROUND_B, keyed)
     _refused(Invalid, "idempotency-key-reused", refused.value)
+
+
+def test_the_app_builds_its_services_once(client: Any) -> None:
+    """The controllers' dependencies give every request the app's one service (built at the
+    first request on the app's database), never a new one per request."""
+    made = client.post("/v1/scoresheets", json=CLASSIC)
+    assert made.status_code == 201, made.text
+    first = client.app.state.sheets
+    assert isinstance(first, SheetService)
+    token = {"Authorization": f"Bearer {made.json()['token']}"}
+    read = client.get(f"/v1/scoresheets/{made.json()['id']}", headers=token)
+    assert read.status_code == 200, read.text
+    again = client.post("/v1/scoresheets", json=CLASSIC)
+    assert again.status_code == 201, again.text
+    assert client.app.state.sheets is first
