@@ -50,6 +50,7 @@ from api.accounts.routes import route_handlers as account_handlers
 from api.db.engine import unavailable
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
+from api.history.routes import route_handlers as history_handlers
 from api.http.conditions import document_conditions
 from api.http.hygiene import HttpHygiene, before_request
 from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
@@ -418,6 +419,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *route_handlers(),
             *game_handlers,
             *sheet_handlers,
+            *history_handlers,
             *account_handlers,
         ],
         lifespan=[_games_lifespan(settings), operations_lifespan(settings)],

@@ -11,7 +11,6 @@ as a key until then. Keys go with their account (ON DELETE CASCADE).
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select
@@ -21,6 +20,7 @@ from api.accounts import schemas
 from api.db.engine import aware
 from api.db.models import Account, ApiKey, table
 from api.http.problems import ProblemError
+from api.http.responses import HEX_ID
 from api.http.tokens import API_KEY_PREFIX, check_name, new_id, new_token, token_hash
 
 API_KEYS = table(ApiKey)
@@ -31,7 +31,7 @@ ACCOUNTS = table(Account)
 MAX_KEYS = 20
 #: A key's id as `new_id` makes it: anything else names no key (and a NUL, which PostgreSQL
 #: cannot take as text, never reaches the database).
-KEY_ID = re.compile(r"[0-9a-f]{32}")
+KEY_ID = HEX_ID
 
 
 def _not_found() -> ProblemError:

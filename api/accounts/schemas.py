@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from api.http.structs import List, Strict
+
 #: rules/app.md: the age ranges a player picks from at sign-up.
 AGE_RANGES = ("under-13", "13-17", "18-24", "25-34", "35-49", "50-plus")
 AgeRange = Literal["under-13", "13-17", "18-24", "25-34", "35-49", "50-plus"]
@@ -71,8 +73,8 @@ Token = Annotated[
 ]
 
 
-class Body(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    pass
+#: The accounts' request bodies: the API's one strict base (api.http.structs).
+Body = Strict
 
 
 class SignUp(Body, frozen=True):
@@ -190,5 +192,7 @@ class ApiKeyCreated(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
 
 
-class ApiKeys(msgspec.Struct, frozen=True):
+class ApiKeys(List[ApiKey], frozen=True, kw_only=True):
+    """Every key of the account (`items` restated: the spec names the items' type)."""
+
     items: list[ApiKey]

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import Account, AccountSession, table
-from api.http.problems import FieldProblem, ProblemError, shorten
+from api.http.problems import ProblemError, field_problem, shorten
 from api.http.tokens import API_KEY_PREFIX, bearer, token_hash, unauthorized
 from engine.registry import SPECS
 
@@ -125,14 +125,10 @@ async def accounts_by_pseudo(
         key = pseudo.casefold()
         if key not in found:
             message = f"no account has the pseudo {shorten(pseudo)!r}"
-            raise ProblemError(
-                422, "unknown-account", f"{where}: {message}", [FieldProblem(where, message)]
-            )
+            raise field_problem(422, "unknown-account", where, message)
         if key in seen:
             message = "an account takes one place only"
-            raise ProblemError(
-                422, "duplicate-account", f"{where}: {message}", [FieldProblem(where, message)]
-            )
+            raise field_problem(422, "duplicate-account", where, message)
         seen.add(key)
         ids.append(found[key])
     return ids

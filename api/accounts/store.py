@@ -40,7 +40,7 @@ from api.accounts.mail import Mailer
 from api.accounts.texts import TERMS_VERSION, mail_text
 from api.db.engine import aware
 from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
-from api.http.problems import FieldProblem, ProblemError
+from api.http.problems import FieldProblem, ProblemError, field_problem
 from api.http.tokens import SESSION_PREFIX, new_id, new_token, token_hash
 from api.ops.ratelimit import network_of, trusted_networks
 from api.ops.settings import Settings
@@ -622,4 +622,4 @@ def _too_many(wait: timedelta) -> ProblemError:
 
 def _bad_token(field: str) -> ProblemError:
     message = "unknown, expired or already used"
-    return ProblemError(422, "invalid-token", f"{field}: {message}", [FieldProblem(field, message)])
+    return field_problem(422, "invalid-token", field, message)

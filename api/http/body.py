@@ -30,7 +30,15 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
-from api.http.problems import MESSAGE_LIMIT, QUOTE_LIMIT, FieldProblem, ProblemError, plain, shorten
+from api.http.problems import (
+    MESSAGE_LIMIT,
+    QUOTE_LIMIT,
+    FieldProblem,
+    ProblemError,
+    field_problem,
+    plain,
+    shorten,
+)
 from engine.registry import RULESETS
 
 T = TypeVar("T", bound=msgspec.Struct)
@@ -318,9 +326,7 @@ def check_ruleset(value: str, field: str = "ruleset") -> str:
     if value in RULESETS:
         return value
     message = f"must be one of {', '.join(map(repr, sorted(RULESETS)))}, not {shorten(value)!r}"
-    raise ProblemError(
-        422, "validation-error", f"{field}: {message}", [FieldProblem(field, message)]
-    )
+    raise field_problem(422, "validation-error", field, message)
 
 
 def ruleset_enum() -> Schema:

@@ -10,7 +10,7 @@ from litestar import Litestar
 from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIType
 
-from api.http.problems import FieldProblem, ProblemError, shorten
+from api.http.problems import field_problem, shorten
 
 #: `Idempotency-Key`: as the stored games take it.
 KEY = re.compile(r"[\x21-\x7e]{1,255}")
@@ -53,9 +53,7 @@ def parse_if_match(header: str | None) -> IfMatch | None:
                 f"{shorten(header)!r} is no entity tag: an ETag is quoted, as GET answers it: "
                 f'If-Match: "{example}" (or a list of them, or *)'
             )
-            raise ProblemError(
-                422, "validation-error", f"If-Match: {message}", [FieldProblem("If-Match", message)]
-            )
+            raise field_problem(422, "validation-error", "If-Match", message)
         if tag.group(1) is None:
             versions.add(tag.group(2))
     return IfMatch(False, frozenset(versions))
@@ -66,12 +64,7 @@ def check_key(key: str | None) -> str | None:
     characters, as on stored games."""
     if key is not None and not KEY.fullmatch(key):
         message = "must be 1 … 255 visible ASCII characters"
-        raise ProblemError(
-            422,
-            "validation-error",
-            f"Idempotency-Key: {message}",
-            [FieldProblem("Idempotency-Key", message)],
-        )
+        raise field_problem(422, "validation-error", "Idempotency-Key", message)
     return key
 
 

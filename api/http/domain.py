@@ -13,6 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import msgspec
+
+
+class FieldProblem(msgspec.Struct, frozen=True):
+    """One entry of a problem's `errors[]`: the field (a JSON path, a header, a parameter) and
+    what is wrong with it."""
+
+    field: str
+    message: str
+
 
 class DomainError(Exception):
     """A refusal of a service: `code` (the contract's), `detail`, and optionally the field it
@@ -91,6 +101,19 @@ STATUS: dict[type[DomainError], int] = {
     Invalid: 422,
     DomainError: 400,
 }
+
+
+def field_error(
+    kind: type[DomainError], code: str, field: str, message: str, **kwargs: Any
+) -> DomainError:
+    """The one construction of a refusal about one field: `detail` "<field>: <message>" and
+    that field in `errors[]` (the form every area's field problems take)."""
+    return kind(
+        f"{field}: {message}",
+        code=code,
+        extra={"errors": [FieldProblem(field, message)]},
+        **kwargs,
+    )
 
 
 def status_of(error: DomainError) -> int:

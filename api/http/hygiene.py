@@ -34,7 +34,7 @@ from litestar.constants import RESERVED_KWARGS
 from litestar.params import ParameterKwarg
 from litestar.types import ASGIApp, Receive, Send
 
-from api.http.problems import MEDIA_TYPE, FieldProblem, ProblemError, status_problem
+from api.http.problems import MEDIA_TYPE, ProblemError, field_problem, status_problem
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).
@@ -112,9 +112,7 @@ _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
 def _query_refusal(name: str, message: str) -> ProblemError:
-    return ProblemError(
-        422, "validation-error", f"{name}: {message}", [FieldProblem(name, message)]
-    )
+    return field_problem(422, "validation-error", name, message)
 
 
 def require_exact_query(request: Request[Any, Any, Any]) -> None:

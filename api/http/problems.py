@@ -22,7 +22,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from api.db.engine import unavailable
-from api.http.domain import DomainError, status_of
+from api.http.domain import DomainError, FieldProblem as FieldProblem, status_of
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 
 MEDIA_TYPE = "application/problem+json"
@@ -59,11 +59,6 @@ STATUS_CODES = {
     500: "internal-error",
     503: "unavailable",
 }
-
-
-class FieldProblem(msgspec.Struct, frozen=True):
-    field: str
-    message: str
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -134,6 +129,12 @@ def problem_spec(description: str) -> ResponseSpec:
         media_type=MEDIA_TYPE,
         generate_examples=False,
     )
+
+
+def field_problem(status: int, code: str, field: str, message: str) -> ProblemError:
+    """The one construction of an HTTP refusal about one field (`detail` "<field>: <message>",
+    that field in `errors[]`); a service raises `api.http.domain.field_error` instead."""
+    return ProblemError(status, code, f"{field}: {message}", [FieldProblem(field, message)])
 
 
 def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> Response[Problem]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from litestar import Request
 
-from api.http.problems import FieldProblem, ProblemError
+from api.http.problems import ProblemError, field_problem
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
@@ -80,4 +80,4 @@ def check_name(name: str, field: str) -> None:
         message = "a name is not blank"
     else:
         return
-    raise ProblemError(422, "bad-name", f"{field}: {message}", [FieldProblem(field, message)])
+    raise field_problem(422, "bad-name", field, message)

@@ -24,6 +24,7 @@ from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.http.body import StrictBody
 from api.http.problems import problem_spec
+from api.http.responses import INTEGERS
 from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
 from engine import summaries
 from engine.core.base import DeckInfo
@@ -59,7 +60,6 @@ QUERY_ERRORS: dict[int, ResponseSpec] = {
 }
 
 #: `4.0` is an integer to JSON Schema, but the API never coerces: every operation says so.
-INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
 
 Refusals = Sequence[Refusal]
 

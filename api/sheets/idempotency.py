@@ -35,10 +35,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import SheetIdempotencyKey, table
 from api.http.conditions import IfMatch
-from api.http.problems import ProblemError
+from api.http.domain import Invalid
 from api.sheets.formats import answer_document, decode_answer
 
 KEYS = table(SheetIdempotencyKey)
+
+
+class KeyReused(Invalid):
+    """An `Idempotency-Key` sent again with another request (422)."""
+
+    default_code = "idempotency-key-reused"
+
+
 #: How long a write's first answer is kept for its retries.
 KEEP_HOURS = 24
 #: The expired answers are deleted at most this often (seconds, per process).
@@ -144,10 +152,8 @@ class Answers:
         """422 `idempotency-key-reused` when :meth:`replay` found the key used for another
         request."""
         if self.reused:
-            raise ProblemError(
-                422,
-                "idempotency-key-reused",
-                "this Idempotency-Key was used for another request: use a new key for a new change",
+            raise KeyReused(
+                "this Idempotency-Key was used for another request: use a new key for a new change"
             )
 
     async def remember(self, written: Written, token: str | None = None) -> None:

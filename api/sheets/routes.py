@@ -1,7 +1,11 @@
-"""The score-sheet, history and stats endpoints (api-contract.md, "Accounts, score sheets,
-history"): handlers only read the request, call :class:`api.sheets.store.SheetStore` or
-:mod:`api.sheets.stats`, and shape the answer. The rulings they apply are in the store's
-docstring."""
+"""The score-sheet endpoints (api-contract.md, "Accounts, score sheets, history"), one
+`Controller`: its class-level dependencies give each handler the app's one
+:class:`api.sheets.service.SheetService` and the caller, resolved once per request (`auth`:
+the bearer token and its live session, if any; `editor`: the same, a token required; `caller`:
+a live session required). A handler parses its headers, calls the service and owns the
+answer's status and headers (`ETag`, `Location`, `Idempotent-Replayed`, `Cache-Control`); the
+service's refusals are domain errors, mapped to problems once (`api.http.problems`). The
+rulings are in the service's docstring."""
 
 from __future__ import annotations
 
@@ -9,68 +13,48 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, patch, post, put
+from litestar import Controller, Request, Response, delete, get, patch, post, put
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example, Reference, Schema
 from litestar.params import Body, HeaderParameter, Parameter
 from litestar.typing import FieldDefinition
 
-from api.accounts.sessions import database, optional_session, require_session, session_caller
+from api.accounts.sessions import (
+    Caller,
+    optional_session,
+    require_session,
+    session_caller,
+)
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
-from api.http.problems import (
-    MEDIA_TYPE,
-    FieldProblem,
-    Problem,
-    ProblemError,
-    make_problem,
-    problem_spec,
-)
+from api.http.problems import MEDIA_TYPE, Problem, field_problem, make_problem, problem_spec
+from api.http.responses import BODY_ERRORS, INTEGERS, MALFORMED, NO_STORE, REUSED
 from api.http.tokens import bearer
-from api.sheets import stats as sheet_stats
 from api.sheets.idempotency import (
     ANONYMOUS_KEY_MIN,
     Conditions,
     Written,
 )
+from api.sheets.rules import make_rules, round_input, score, settle
 from api.sheets.schemas import (
-    HISTORY_MAX,
-    HISTORY_PAGE,
     ClaimSheet,
     CreateSheet,
-    HistoryItem,
-    HistoryOut,
     PatchSheet,
-    RoleStats,
     RoundAnswer,
     RoundOut,
-    RulesetStats,
     SheetCreated,
     SheetOut,
     SheetPlayerOut,
-    StatsOut,
     round_bodies,
 )
-from api.sheets.store import (
-    Auth,
-    SheetStore,
-    make_rules,
-    needs_token,
-    round_input,
-    score,
-    settle,
-)
+from api.sheets.service import Auth, SheetService, needs_token
 from engine.core.requests import RoundBody as RoundBodyBase
 
 TAG = "Score sheets"
-NO_STORE = {"Cache-Control": "no-store"}
-INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
-REUSED = "`idempotency-key-reused` (the key was used for another request)"
 
 _problem = problem_spec
-MALFORMED = _problem("The request is malformed (`malformed-json` for a body that is not JSON).")
-TOO_LARGE = _problem("The body is larger than 64 KiB (`body-too-large`).")
-NOT_JSON = _problem("The body is not declared as JSON (`unsupported-media-type`).")
 UNAUTHORIZED = _problem(
     "A bearer token that is neither a live session nor this sheet's token, or none where one "
     "is needed (`unauthorized`)."
@@ -116,22 +100,42 @@ SheetId = Annotated[
 RoundNo = Annotated[int, Parameter(ge=1, le=1000, description="the round's number, 1-based")]
 
 
-def sheets(request: Request[Any, Any, Any]) -> SheetStore:
-    return SheetStore(database(request))
+# --- dependencies: the service, and the caller resolved once ---------------------------------
 
 
-async def _auth(request: Request[Any, Any, Any]) -> Auth:
+def provide_sheets(state: State) -> SheetService:
+    """The app's one sheet service (built at its first request, on the app's database)."""
+    service: SheetService | None = state.get("sheets")
+    if service is None or service.engine is not state.db:
+        service = SheetService(state.db)
+        state.sheets = service
+    return service
+
+
+async def provide_auth(
+    request: Request[Any, Any, Any], sheets: NamedDependency[SheetService]
+) -> Auth:
+    """The bearer token (a session's or a sheet's) and the account whose live session it is;
+    a malformed `Authorization` is 401 here, before the handler runs."""
     token = bearer(request, "session or sheet token")
-    caller = None if token is None else await session_caller(database(request), token)
+    caller = None if token is None else await session_caller(sheets.engine, token)
     return Auth(token, caller)
 
 
-async def _editor(request: Request[Any, Any, Any]) -> Auth:
+async def provide_editor(auth: NamedDependency[Auth]) -> Auth:
     """The caller of a change: a bearer token is needed before anything else is read."""
-    auth = await _auth(request)
     if auth.token is None:
         raise needs_token()
     return auth
+
+
+async def provide_session(request: Request[Any, Any, Any]) -> Caller:
+    """A live session (401 without one)."""
+    return await require_session(request)
+
+
+async def provide_optional_session(request: Request[Any, Any, Any]) -> Caller | None:
+    return await optional_session(request)
 
 
 IfMatchHeader = Annotated[
@@ -287,45 +291,6 @@ EXAMPLE_CREATED = SheetCreated(
     },
     token="nrc_kq3J6v0mX2cV8aXbT1yL5nR7sW9dE4fG0hJ2kL4mN6o",
 )
-EXAMPLE_HISTORY = HistoryOut(
-    items=[
-        HistoryItem(
-            kind="scoresheet",
-            id=EXAMPLE_ID,
-            ruleset="numwars-classic",
-            finished=True,
-            won=True,
-            at=EXAMPLE_TIME,
-        ),
-        HistoryItem(
-            kind="game",
-            id="9d8c7b6a5f4e43d2c1b0a9f8e7d6c5b4",
-            ruleset="numking",
-            finished=False,
-            won=False,
-            at=datetime(2026, 11, 30, 18, 0, tzinfo=UTC),
-        ),
-    ],
-    next_cursor=None,
-)
-EXAMPLE_STATS = StatsOut(
-    rulesets={
-        "numwars": RulesetStats(
-            played=2,
-            won=1,
-            win_rate=0.5,
-            average_round_score=31.25,
-            best_round_score=72,
-            by_role={
-                "agent": RoleStats(rounds=3, average_score=18.0),
-                "poseur": RoleStats(rounds=5, average_score=39.0),
-            },
-        ),
-        "numwin": RulesetStats(
-            played=1, won=0, win_rate=0.0, average_round_score=14.5, best_round_score=3
-        ),
-    }
-)
 
 
 def _ok(
@@ -340,7 +305,6 @@ def _ok(
 
 
 SHEET_OK = _ok(SheetOut, "A numwars-classic sheet after its first round", EXAMPLE_SHEET)
-BODY_ERRORS = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}
 
 #: What every write says of `If-Match` and `Idempotency-Key` (api-contract.md, "Score sheets:
 #: versions").
@@ -393,182 +357,6 @@ PLAYER_BOUND = _refusal(
 BODY_REFUSED = _problem(f"The body breaks the contract (field errors in `errors[]`), or {REUSED}.")
 
 
-# --- sheets -----------------------------------------------------------------------------------
-
-
-@post(
-    "/v1/scoresheets",
-    operation_id="CreateScoresheet",
-    summary="Start a score sheet",
-    description=(
-        "A score sheet keeps a match played with physical cards: the service scores each round "
-        "sent (`POST …/rounds`) with the engine and keeps the totals, the leader and the "
-        "winners. `planned_rounds` defaults to the ruleset's match length. A player may name "
-        "an account by its pseudo (`account`, case-insensitive): that account may read the "
-        "sheet, sees it in its history, and it counts in its stats once it confirms it "
-        "(`POST …/confirm`; the owner's own player entries count at once).\n\n"
-        "With a session (`Authorization: Bearer <session token>`) the account owns the sheet. "
-        "`numking` and `numwin` sheets need one (401 `community-locked`). A `numwars` or "
-        "`numwars-classic` sheet made without a session answers a secret `token`, shown only "
-        "here and kept only hashed: send it as `Authorization: Bearer <sheet token>` to change "
-        "the sheet, or claim the sheet for an account (`POST …/claim`).\n\n"
-        "`Idempotency-Key` (1 … 255 visible ASCII characters): a 201 lost on the way can be "
-        "retried with the same key and body within 24 hours; the retry answers the same sheet "
-        "(and its token once more, with `Idempotent-Replayed: true`) and creates nothing. The "
-        "same key with another body is 422 `idempotency-key-reused`. Without a session, the "
-        "key alone gets the token back: it must be at least 16 characters (make it a fresh "
-        "random UUID), else 422. A key belongs to "
-        "the session's account, or to anonymous creations.\n\n"
-        "Also refused (422, limits across fields that JSON Schema cannot state): a player name "
-        "that is blank or holds a control or formatting character (`bad-name`); a number of "
-        "players outside the ruleset's range (`bad-player-count`); an unknown or ill-typed "
-        "option (`bad-option`); an `account` no account has (`unknown-account`) or named "
-        "twice (`duplicate-account`); numking `planned_rounds` above its match length "
-        f"(`bad-request`); {REUSED}; {INTEGERS}."
-    ),
-    status_code=201,
-    dto=StrictBody[CreateSheet],
-    return_dto=None,
-    tags=[TAG],
-    security=OPTIONAL_SESSION,
-    responses={
-        201: _ok(
-            SheetCreated, "An anonymous Num Wars sheet and its token", EXAMPLE_CREATED, "Created"
-        ),
-        **BODY_ERRORS,
-        401: _problem(
-            "`community-locked`: a numking or numwin sheet without a session; `unauthorized`: "
-            "a bearer token that is no live session."
-        ),
-        422: BODY_REFUSED,
-    },
-)
-async def create_sheet(
-    request: Request[Any, Any, Any],
-    data: Annotated[
-        CreateSheet,
-        Body(examples=[Example(summary="Three players of Num Wars classic", value=CREATE_EXAMPLE)]),
-    ],
-    idempotency_key: KeyHeader = None,
-) -> Response[Any]:
-    caller = await optional_session(request)
-    key = check_key(idempotency_key)
-    if caller is None and key is not None and len(key) < ANONYMOUS_KEY_MIN:
-        # The key is all that guards the token a retry gets back: no guessable key.
-        message = f"without a session, at least {ANONYMOUS_KEY_MIN} characters (a random UUID)"
-        raise ProblemError(
-            422,
-            "validation-error",
-            f"Idempotency-Key: {message}",
-            [FieldProblem("Idempotency-Key", message)],
-        )
-    created = await sheets(request).create(data, caller, key)
-    sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
-    return _answer(created, {"Location": f"/v1/scoresheets/{sheet_id}"})
-
-
-@get(
-    "/v1/scoresheets/{sheet_id:str}",
-    operation_id="GetScoresheet",
-    summary="Read a score sheet",
-    description=(
-        "The sheet: players, planned rounds, each round (`input`: the complete score-round "
-        "request it was scored from, `scores`: the engine's answer), the totals by player over "
-        "the regular rounds, the `leader` (an index into `players`, null before the first "
-        "round), whether the match is `finished` and its `winners` (empty until then; highest "
-        "total wins, lowest in numwin; numwars-classic tie-break rounds, past `planned_rounds`, "
-        "decide a tie). The owner's session, the sheet token, or the session of an account "
-        "named as a player may read it; anyone else gets 404.\n\n"
-        '`ETag: "<version>"`: the sheet\'s `version`, which every change of its players, '
-        "planned rounds, rounds or owner moves; a change sends it back as "
-        '`If-Match: "<version>"`.'
-    ),
-    tags=[TAG],
-    security=SHEET_AUTH,
-    responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
-)
-async def get_sheet(request: Request[Any, Any, Any], sheet_id: SheetId) -> Response[SheetOut]:
-    sheet = await sheets(request).get(sheet_id, await _auth(request))
-    return Response(sheet, headers={**NO_STORE, **_etag(sheet.version)})
-
-
-@patch(
-    "/v1/scoresheets/{sheet_id:str}",
-    operation_id="UpdateScoresheet",
-    summary="Rename players or change the planned rounds",
-    description=(
-        "The owner (or the sheet token) renames the players (`players`: every player's new "
-        "`name`, in order; accounts named stay) or changes `planned_rounds`. A change of "
-        "`planned_rounds` clears the confirmations of the other accounts named on the sheet "
-        f"(they confirm the sheet as it is).\n\n{VERSIONS}\n\n"
-        "Also refused: a `planned_rounds` that leaves recorded rounds past it that no tie-break "
-        "calls for (409 `sheet-finished`); a `players` list of another length "
-        "(`bad-player-count`); a blank name (`bad-name`); numking `planned_rounds` above its "
-        f"match length (`bad-request`); {REUSED}; {INTEGERS}."
-    ),
-    dto=StrictBody[PatchSheet],
-    return_dto=None,
-    tags=[TAG],
-    security=SHEET_AUTH,
-    responses={
-        200: SHEET_OK,
-        **BODY_ERRORS,
-        401: UNAUTHORIZED,
-        403: NOT_OWNER,
-        404: NOT_FOUND,
-        409: FINISHED,
-        412: STALE,
-        422: BODY_REFUSED,
-    },
-)
-async def update_sheet(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    data: Annotated[
-        PatchSheet,
-        Body(examples=[Example(summary="Play two more rounds", value={"planned_rounds": 5})]),
-    ],
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[Any]:
-    auth = await _editor(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).patch(sheet_id, auth, data, conditions))
-
-
-@delete(
-    "/v1/scoresheets/{sheet_id:str}",
-    operation_id="DeleteScoresheet",
-    summary="Delete a score sheet",
-    description=(
-        "The owner (or the sheet token) deletes the sheet and its rounds. The answer has no "
-        f"`ETag`: the sheet is gone.\n\n{VERSIONS}"
-    ),
-    tags=[TAG],
-    security=SHEET_AUTH,
-    status_code=204,
-    responses={
-        400: MALFORMED,
-        401: UNAUTHORIZED,
-        403: NOT_OWNER,
-        404: NOT_FOUND,
-        412: STALE,
-        422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
-    },
-)
-async def delete_sheet(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[None]:
-    auth = await _editor(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).delete(sheet_id, auth, conditions))
-
-
-# --- rounds -----------------------------------------------------------------------------------
-
 ROUND_DOC = (
     "The round is the ruleset's `score-round` request (one entry per player of the sheet) "
     "plus an optional `dealer` (default: the rotation, round n dealt by seat (n-1) mod "
@@ -586,293 +374,406 @@ MUST_MATCH = (
 )
 
 
-@post(
-    "/v1/scoresheets/{sheet_id:str}/rounds",
-    operation_id="AddScoresheetRound",
-    summary="Score the next round of a sheet",
-    description=(
-        ROUND_DOC
-        + " A round past `planned_rounds` is 409 `sheet-finished`, except the tie-break rounds "
-        "numwars-classic (option `tiebreak`, on by default) and numwars (option `tiebreak`) "
-        f"call for when the match ends tied.\n\n{VERSIONS} An `Idempotency-Key` keeps a "
-        "retried round from being scored twice.\n\n" + ROUND_ALSO
-    ),
-    status_code=201,
-    dto=RoundBody,
-    return_dto=None,
-    tags=[TAG],
-    security=SHEET_AUTH,
-    responses={
-        201: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND, "Created"),
-        **BODY_ERRORS,
-        401: UNAUTHORIZED,
-        403: NOT_OWNER,
-        404: NOT_FOUND,
-        409: FINISHED,
-        412: STALE,
-        422: ROUND_REFUSED,
-    },
-)
-async def add_round(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[Any]:
-    # `data` is the parsed JSON document (RoundBody): the store decodes it by the ruleset.
-    auth = await _editor(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).add_round(sheet_id, auth, data, conditions))
+class SheetController(Controller):
+    """The score sheets: `/v1/scoresheets` and below."""
 
+    dependencies = {  # noqa: RUF012 (Litestar reads the class attribute)
+        "sheets": Provide(provide_sheets, sync_to_thread=False),
+        "auth": Provide(provide_auth),
+        "editor": Provide(provide_editor),
+    }
 
-@put(
-    "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
-    operation_id="ReplaceScoresheetRound",
-    summary="Correct a round of a sheet",
-    description=(
-        ROUND_DOC
-        + " Replacing a numking round re-derives the streaks of the later rounds and rescores "
-        "them. A correction that ends the match before a recorded tie-break round is 409 "
-        f"`sheet-finished` (delete that round first).\n\n{MUST_MATCH} {VERSIONS}\n\n" + ROUND_ALSO
-    ),
-    dto=RoundBody,
-    return_dto=None,
-    tags=[TAG],
-    security=SHEET_AUTH,
-    responses={
-        200: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND),
-        **BODY_ERRORS,
-        401: UNAUTHORIZED,
-        403: NOT_OWNER,
-        404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
-        409: FINISHED,
-        412: STALE,
-        422: ROUND_REFUSED,
-        428: IF_MATCH_NEEDED,
-    },
-)
-async def replace_round(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    n: RoundNo,
-    data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[Any]:
-    auth = await _editor(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).replace_round(sheet_id, auth, n, data, conditions))
+    # --- sheets -----------------------------------------------------------------------------------
 
-
-@delete(
-    "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
-    operation_id="DeleteScoresheetRound",
-    summary="Delete a round of a sheet",
-    description=(
-        "The owner (or the sheet token) removes round `n`; the later rounds are renumbered "
-        "(each keeps its dealer) and, in numking, re-derived (`cards` is the new round number, "
-        "the streaks follow) and rescored: a numking round whose bids or tricks no longer fit "
-        "its new number is 422 and nothing changes. A deletion that would leave a round the "
-        "match no longer calls for is 409 `sheet-finished`. The answer's `ETag` is the "
-        f"sheet's new version.\n\n{MUST_MATCH} {VERSIONS}"
-    ),
-    tags=[TAG],
-    security=SHEET_AUTH,
-    status_code=204,
-    responses={
-        400: MALFORMED,
-        401: UNAUTHORIZED,
-        403: NOT_OWNER,
-        404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
-        409: FINISHED,
-        412: STALE,
-        422: _problem(
-            "A later numking round no longer scores once renumbered "
-            f"(`round-no-longer-scores`), `n` is out of range (`validation-error`), or {REUSED}."
+    @post(
+        "/v1/scoresheets",
+        operation_id="CreateScoresheet",
+        summary="Start a score sheet",
+        description=(
+            "A score sheet keeps a match played with physical cards: the service scores each round "
+            "sent (`POST …/rounds`) with the engine and keeps the totals, the leader and the "
+            "winners. `planned_rounds` defaults to the ruleset's match length. A player may name "
+            "an account by its pseudo (`account`, case-insensitive): that account may read the "
+            "sheet, sees it in its history, and it counts in its stats once it confirms it "
+            "(`POST …/confirm`; the owner's own player entries count at once).\n\n"
+            "With a session (`Authorization: Bearer <session token>`) the account owns the sheet. "
+            "`numking` and `numwin` sheets need one (401 `community-locked`). A `numwars` or "
+            "`numwars-classic` sheet made without a session answers a secret `token`, shown only "
+            "here and kept only hashed: send it as `Authorization: Bearer <sheet token>` to change "
+            "the sheet, or claim the sheet for an account (`POST …/claim`).\n\n"
+            "`Idempotency-Key` (1 … 255 visible ASCII characters): a 201 lost on the way can be "
+            "retried with the same key and body within 24 hours; the retry answers the same sheet "
+            "(and its token once more, with `Idempotent-Replayed: true`) and creates nothing. The "
+            "same key with another body is 422 `idempotency-key-reused`. Without a session, the "
+            "key alone gets the token back: it must be at least 16 characters (make it a fresh "
+            "random UUID), else 422. A key belongs to "
+            "the session's account, or to anonymous creations.\n\n"
+            "Also refused (422, limits across fields that JSON Schema cannot state): a player name "
+            "that is blank or holds a control or formatting character (`bad-name`); a number of "
+            "players outside the ruleset's range (`bad-player-count`); an unknown or ill-typed "
+            "option (`bad-option`); an `account` no account has (`unknown-account`) or named "
+            "twice (`duplicate-account`); numking `planned_rounds` above its match length "
+            f"(`bad-request`); {REUSED}; {INTEGERS}."
         ),
-        428: IF_MATCH_NEEDED,
-    },
-)
-async def delete_round(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    n: RoundNo,
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[None]:
-    auth = await _editor(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).delete_round(sheet_id, auth, n, conditions))
+        status_code=201,
+        dto=StrictBody[CreateSheet],
+        return_dto=None,
+        tags=[TAG],
+        security=OPTIONAL_SESSION,
+        dependencies={"caller": Provide(provide_optional_session)},
+        responses={
+            201: _ok(
+                SheetCreated,
+                "An anonymous Num Wars sheet and its token",
+                EXAMPLE_CREATED,
+                "Created",
+            ),
+            **BODY_ERRORS,
+            401: _problem(
+                "`community-locked`: a numking or numwin sheet without a session; `unauthorized`: "
+                "a bearer token that is no live session."
+            ),
+            422: BODY_REFUSED,
+        },
+    )
+    async def create_sheet(
+        self,
+        sheets: NamedDependency[SheetService],
+        caller: NamedDependency[Caller | None],
+        data: Annotated[
+            CreateSheet,
+            Body(
+                examples=[
+                    Example(summary="Three players of Num Wars classic", value=CREATE_EXAMPLE)
+                ]
+            ),
+        ],
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        key = check_key(idempotency_key)
+        if caller is None and key is not None and len(key) < ANONYMOUS_KEY_MIN:
+            # The key is all that guards the token a retry gets back: no guessable key.
+            message = f"without a session, at least {ANONYMOUS_KEY_MIN} characters (a random UUID)"
+            raise field_problem(422, "validation-error", "Idempotency-Key", message)
+        created = await sheets.create(data, caller, key)
+        sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
+        return _answer(created, {"Location": f"/v1/scoresheets/{sheet_id}"})
 
-
-# --- claim, confirm ---------------------------------------------------------------------------
-
-
-@post(
-    "/v1/scoresheets/{sheet_id:str}/claim",
-    operation_id="ClaimScoresheet",
-    summary="Claim an anonymous sheet for an account",
-    description=(
-        "With a session and the sheet token, the account becomes the sheet's owner. The token "
-        "then edits no more (the account's session does); the account's own player entries, "
-        "if any, count in its stats at once. With `player` (an index into `players`), that "
-        "player is bound to the account: the sheet then counts in its history and stats as "
-        "that player's. An unknown sheet, a wrong token or a sheet already owned are 404 "
-        "alike. A claim moves the version.\n\n"
-        f"{VERSIONS}\n\n"
-        "Also refused: a `player` bound to another account, or a claimer already bound to "
-        f"another player of the sheet (409 `player-bound`); a `player` past the sheet's players "
-        f"(`bad-request`); {REUSED}; {INTEGERS}."
-    ),
-    status_code=200,
-    dto=StrictBody[ClaimSheet],
-    return_dto=None,
-    tags=[TAG],
-    security=SESSION_ONLY,
-    responses={
-        200: SHEET_OK,
-        **BODY_ERRORS,
-        401: SESSION_NEEDED,
-        404: _problem("No sheet this token claims (`not-found`)."),
-        409: PLAYER_BOUND,
-        412: STALE,
-        422: BODY_REFUSED,
-    },
-)
-async def claim_sheet(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    data: Annotated[
-        ClaimSheet,
-        Body(
-            examples=[
-                Example(summary="The sheet token", value={"token": EXAMPLE_CREATED.token}),
-                Example(
-                    summary="The sheet token, and the claimer is Ada (player 0)",
-                    value={"token": EXAMPLE_CREATED.token, "player": 0},
-                ),
-            ]
+    @get(
+        "/v1/scoresheets/{sheet_id:str}",
+        operation_id="GetScoresheet",
+        summary="Read a score sheet",
+        description=(
+            "The sheet: players, planned rounds, each round (`input`: the complete score-round "
+            "request it was scored from, `scores`: the engine's answer), the totals by player over "
+            "the regular rounds, the `leader` (an index into `players`, null before the first "
+            "round), whether the match is `finished` and its `winners` (empty until then; highest "
+            "total wins, lowest in numwin; numwars-classic tie-break rounds, past `planned_rounds`, "
+            "decide a tie). The owner's session, the sheet token, or the session of an account "
+            "named as a player may read it; anyone else gets 404.\n\n"
+            '`ETag: "<version>"`: the sheet\'s `version`, which every change of its players, '
+            "planned rounds, rounds or owner moves; a change sends it back as "
+            '`If-Match: "<version>"`.'
         ),
-    ],
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[Any]:
-    caller = await require_session(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).claim(sheet_id, caller, data, conditions))
+        tags=[TAG],
+        security=SHEET_AUTH,
+        responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+    )
+    async def get_sheet(
+        self, sheets: NamedDependency[SheetService], auth: NamedDependency[Auth], sheet_id: SheetId
+    ) -> Response[SheetOut]:
+        sheet = await sheets.get(sheet_id, auth)
+        return Response(sheet, headers={**NO_STORE, **_etag(sheet.version)})
 
-
-@post(
-    "/v1/scoresheets/{sheet_id:str}/confirm",
-    operation_id="ConfirmScoresheet",
-    summary="Confirm a sheet that names you",
-    description=(
-        "An account named as a player confirms the sheet: from then on it counts in the "
-        "account's stats (once finished). A later change of the sheet's rounds or planned "
-        "rounds clears the confirmation. Anyone the sheet does not name gets 404. A "
-        "confirmation changes no score: the sheet's version stays (`If-Match` confirms the "
-        f"version read).\n\n{VERSIONS}"
-    ),
-    status_code=200,
-    tags=[TAG],
-    security=SESSION_ONLY,
-    responses={
-        200: SHEET_OK,
-        400: MALFORMED,
-        401: SESSION_NEEDED,
-        404: NOT_FOUND,
-        412: STALE,
-        422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
-    },
-)
-async def confirm_sheet(
-    request: Request[Any, Any, Any],
-    sheet_id: SheetId,
-    if_match: IfMatchHeader = None,
-    idempotency_key: KeyHeader = None,
-) -> Response[Any]:
-    caller = await require_session(request)
-    conditions = _conditions(if_match, idempotency_key)
-    return _answer(await sheets(request).confirm(sheet_id, caller, conditions))
-
-
-# --- history, stats ---------------------------------------------------------------------------
-
-
-@get(
-    "/v1/me/history",
-    operation_id="GetHistory",
-    summary="Your score sheets and games, newest first",
-    description=(
-        "The score sheets the account owns or is named on, and the stored games where it holds "
-        "a joined seat, newest first (`at`: when each last changed). `won`: finished with the "
-        "account among the winners (a shared win counts). Pages of `limit` items (default "
-        f"{HISTORY_PAGE}, at most {HISTORY_MAX}); ask the next one with `cursor=next_cursor` "
-        "(null on the last page). A cursor is opaque: any other is 422 `bad-cursor`."
-    ),
-    tags=[TAG],
-    security=SESSION_ONLY,
-    responses={
-        200: _ok(HistoryOut, "A sheet won and a game in progress", EXAMPLE_HISTORY),
-        400: MALFORMED,
-        401: SESSION_NEEDED,
-        422: _problem(
-            "`limit` out of range (`validation-error`) or a bad `cursor` (`bad-cursor`)."
+    @patch(
+        "/v1/scoresheets/{sheet_id:str}",
+        operation_id="UpdateScoresheet",
+        summary="Rename players or change the planned rounds",
+        description=(
+            "The owner (or the sheet token) renames the players (`players`: every player's new "
+            "`name`, in order; accounts named stay) or changes `planned_rounds`. A change of "
+            "`planned_rounds` clears the confirmations of the other accounts named on the sheet "
+            f"(they confirm the sheet as it is).\n\n{VERSIONS}\n\n"
+            "Also refused: a `planned_rounds` that leaves recorded rounds past it that no tie-break "
+            "calls for (409 `sheet-finished`); a `players` list of another length "
+            "(`bad-player-count`); a blank name (`bad-name`); numking `planned_rounds` above its "
+            f"match length (`bad-request`); {REUSED}; {INTEGERS}."
         ),
-    },
-)
-async def get_history(
-    request: Request[Any, Any, Any],
-    limit: Annotated[int, Parameter(ge=1, le=HISTORY_MAX, description="items per page")] = (
-        HISTORY_PAGE
-    ),
-    cursor: Annotated[
-        str | None, Parameter(max_length=400, description="`next_cursor` of the previous page")
-    ] = None,
-) -> Response[HistoryOut]:
-    caller = await require_session(request)
-    page = await sheet_stats.history(database(request), caller, limit, cursor)
-    return Response(page, headers=NO_STORE)
+        dto=StrictBody[PatchSheet],
+        return_dto=None,
+        tags=[TAG],
+        security=SHEET_AUTH,
+        responses={
+            200: SHEET_OK,
+            **BODY_ERRORS,
+            401: UNAUTHORIZED,
+            403: NOT_OWNER,
+            404: NOT_FOUND,
+            409: FINISHED,
+            412: STALE,
+            422: BODY_REFUSED,
+        },
+    )
+    async def update_sheet(
+        self,
+        sheets: NamedDependency[SheetService],
+        editor: NamedDependency[Auth],
+        sheet_id: SheetId,
+        data: Annotated[
+            PatchSheet,
+            Body(examples=[Example(summary="Play two more rounds", value={"planned_rounds": 5})]),
+        ],
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.patch(sheet_id, editor, data, conditions))
+
+    @delete(
+        "/v1/scoresheets/{sheet_id:str}",
+        operation_id="DeleteScoresheet",
+        summary="Delete a score sheet",
+        description=(
+            "The owner (or the sheet token) deletes the sheet and its rounds. The answer has no "
+            f"`ETag`: the sheet is gone.\n\n{VERSIONS}"
+        ),
+        tags=[TAG],
+        security=SHEET_AUTH,
+        status_code=204,
+        responses={
+            400: MALFORMED,
+            401: UNAUTHORIZED,
+            403: NOT_OWNER,
+            404: NOT_FOUND,
+            412: STALE,
+            422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
+        },
+    )
+    async def delete_sheet(
+        self,
+        sheets: NamedDependency[SheetService],
+        editor: NamedDependency[Auth],
+        sheet_id: SheetId,
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[None]:
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.delete(sheet_id, editor, conditions))
+
+    # --- rounds -----------------------------------------------------------------------------------
+
+    @post(
+        "/v1/scoresheets/{sheet_id:str}/rounds",
+        operation_id="AddScoresheetRound",
+        summary="Score the next round of a sheet",
+        description=(
+            ROUND_DOC
+            + " A round past `planned_rounds` is 409 `sheet-finished`, except the tie-break rounds "
+            "numwars-classic (option `tiebreak`, on by default) and numwars (option `tiebreak`) "
+            f"call for when the match ends tied.\n\n{VERSIONS} An `Idempotency-Key` keeps a "
+            "retried round from being scored twice.\n\n" + ROUND_ALSO
+        ),
+        status_code=201,
+        dto=RoundBody,
+        return_dto=None,
+        tags=[TAG],
+        security=SHEET_AUTH,
+        responses={
+            201: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND, "Created"),
+            **BODY_ERRORS,
+            401: UNAUTHORIZED,
+            403: NOT_OWNER,
+            404: NOT_FOUND,
+            409: FINISHED,
+            412: STALE,
+            422: ROUND_REFUSED,
+        },
+    )
+    async def add_round(
+        self,
+        sheets: NamedDependency[SheetService],
+        editor: NamedDependency[Auth],
+        sheet_id: SheetId,
+        data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        # `data` is the parsed JSON document (RoundBody): the service decodes it by the ruleset.
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.add_round(sheet_id, editor, data, conditions))
+
+    @put(
+        "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
+        operation_id="ReplaceScoresheetRound",
+        summary="Correct a round of a sheet",
+        description=(
+            ROUND_DOC
+            + " Replacing a numking round re-derives the streaks of the later rounds and rescores "
+            "them. A correction that ends the match before a recorded tie-break round is 409 "
+            f"`sheet-finished` (delete that round first).\n\n{MUST_MATCH} {VERSIONS}\n\n"
+            + ROUND_ALSO
+        ),
+        dto=RoundBody,
+        return_dto=None,
+        tags=[TAG],
+        security=SHEET_AUTH,
+        responses={
+            200: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND),
+            **BODY_ERRORS,
+            401: UNAUTHORIZED,
+            403: NOT_OWNER,
+            404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
+            409: FINISHED,
+            412: STALE,
+            422: ROUND_REFUSED,
+            428: IF_MATCH_NEEDED,
+        },
+    )
+    async def replace_round(
+        self,
+        sheets: NamedDependency[SheetService],
+        editor: NamedDependency[Auth],
+        sheet_id: SheetId,
+        n: RoundNo,
+        data: Annotated[RoundBodyBase, Body(description="the round (the sheet's ruleset's)")],
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.replace_round(sheet_id, editor, n, data, conditions))
+
+    @delete(
+        "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
+        operation_id="DeleteScoresheetRound",
+        summary="Delete a round of a sheet",
+        description=(
+            "The owner (or the sheet token) removes round `n`; the later rounds are renumbered "
+            "(each keeps its dealer) and, in numking, re-derived (`cards` is the new round number, "
+            "the streaks follow) and rescored: a numking round whose bids or tricks no longer fit "
+            "its new number is 422 and nothing changes. A deletion that would leave a round the "
+            "match no longer calls for is 409 `sheet-finished`. The answer's `ETag` is the "
+            f"sheet's new version.\n\n{MUST_MATCH} {VERSIONS}"
+        ),
+        tags=[TAG],
+        security=SHEET_AUTH,
+        status_code=204,
+        responses={
+            400: MALFORMED,
+            401: UNAUTHORIZED,
+            403: NOT_OWNER,
+            404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
+            409: FINISHED,
+            412: STALE,
+            422: _problem(
+                "A later numking round no longer scores once renumbered "
+                f"(`round-no-longer-scores`), `n` is out of range (`validation-error`), or {REUSED}."
+            ),
+            428: IF_MATCH_NEEDED,
+        },
+    )
+    async def delete_round(
+        self,
+        sheets: NamedDependency[SheetService],
+        editor: NamedDependency[Auth],
+        sheet_id: SheetId,
+        n: RoundNo,
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[None]:
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.delete_round(sheet_id, editor, n, conditions))
+
+    # --- claim, confirm ---------------------------------------------------------------------------
+
+    @post(
+        "/v1/scoresheets/{sheet_id:str}/claim",
+        operation_id="ClaimScoresheet",
+        summary="Claim an anonymous sheet for an account",
+        description=(
+            "With a session and the sheet token, the account becomes the sheet's owner. The token "
+            "then edits no more (the account's session does); the account's own player entries, "
+            "if any, count in its stats at once. With `player` (an index into `players`), that "
+            "player is bound to the account: the sheet then counts in its history and stats as "
+            "that player's. An unknown sheet, a wrong token or a sheet already owned are 404 "
+            "alike. A claim moves the version.\n\n"
+            f"{VERSIONS}\n\n"
+            "Also refused: a `player` bound to another account, or a claimer already bound to "
+            f"another player of the sheet (409 `player-bound`); a `player` past the sheet's players "
+            f"(`bad-request`); {REUSED}; {INTEGERS}."
+        ),
+        status_code=200,
+        dto=StrictBody[ClaimSheet],
+        return_dto=None,
+        tags=[TAG],
+        security=SESSION_ONLY,
+        dependencies={"caller": Provide(provide_session)},
+        responses={
+            200: SHEET_OK,
+            **BODY_ERRORS,
+            401: SESSION_NEEDED,
+            404: _problem("No sheet this token claims (`not-found`)."),
+            409: PLAYER_BOUND,
+            412: STALE,
+            422: BODY_REFUSED,
+        },
+    )
+    async def claim_sheet(
+        self,
+        sheets: NamedDependency[SheetService],
+        caller: NamedDependency[Caller],
+        sheet_id: SheetId,
+        data: Annotated[
+            ClaimSheet,
+            Body(
+                examples=[
+                    Example(summary="The sheet token", value={"token": EXAMPLE_CREATED.token}),
+                    Example(
+                        summary="The sheet token, and the claimer is Ada (player 0)",
+                        value={"token": EXAMPLE_CREATED.token, "player": 0},
+                    ),
+                ]
+            ),
+        ],
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.claim(sheet_id, caller, data, conditions))
+
+    @post(
+        "/v1/scoresheets/{sheet_id:str}/confirm",
+        operation_id="ConfirmScoresheet",
+        summary="Confirm a sheet that names you",
+        description=(
+            "An account named as a player confirms the sheet: from then on it counts in the "
+            "account's stats (once finished). A later change of the sheet's rounds or planned "
+            "rounds clears the confirmation. Anyone the sheet does not name gets 404. A "
+            "confirmation changes no score: the sheet's version stays (`If-Match` confirms the "
+            f"version read).\n\n{VERSIONS}"
+        ),
+        status_code=200,
+        tags=[TAG],
+        security=SESSION_ONLY,
+        dependencies={"caller": Provide(provide_session)},
+        responses={
+            200: SHEET_OK,
+            400: MALFORMED,
+            401: SESSION_NEEDED,
+            404: NOT_FOUND,
+            412: STALE,
+            422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
+        },
+    )
+    async def confirm_sheet(
+        self,
+        sheets: NamedDependency[SheetService],
+        caller: NamedDependency[Caller],
+        sheet_id: SheetId,
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        conditions = _conditions(if_match, idempotency_key)
+        return _answer(await sheets.confirm(sheet_id, caller, conditions))
 
 
-@get(
-    "/v1/me/stats",
-    operation_id="GetStats",
-    summary="Your stats per ruleset",
-    description=(
-        "Per ruleset played: `played`, `won` (a shared win counts), `win_rate`, the account's "
-        "`average_round_score` and `best_round_score` (the lowest in numwin) over every round "
-        "it played, tie-break rounds included. They cover the finished score sheets the account "
-        "is a confirmed player of (its own player entries on its own sheets count at once; on "
-        "another owner's sheet, once it confirms it) and the finished stored games where it "
-        "holds a joined seat. `numwars` adds `by_role`: rounds and average score per role, "
-        "from the score sheets' rounds. Computed from the stored sheets and games on each "
-        "request."
-    ),
-    tags=[TAG],
-    security=SESSION_ONLY,
-    responses={
-        200: _ok(StatsOut, "Num Wars and Num Win played", EXAMPLE_STATS),
-        400: MALFORMED,
-        401: SESSION_NEEDED,
-    },
-)
-async def get_stats(request: Request[Any, Any, Any]) -> Response[StatsOut]:
-    caller = await require_session(request)
-    return Response(await sheet_stats.stats(database(request), caller), headers=NO_STORE)
-
-
-route_handlers = [
-    create_sheet,
-    get_sheet,
-    update_sheet,
-    delete_sheet,
-    add_round,
-    replace_round,
-    delete_round,
-    claim_sheet,
-    confirm_sheet,
-    get_history,
-    get_stats,
-]
+route_handlers = [SheetController]

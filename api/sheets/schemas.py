@@ -11,12 +11,13 @@ other options is refused).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 
 from api.accounts.schemas import PseudoRef
 from api.games.schemas import MAX_PLAYERS, NAME_LENGTH
+from api.http.structs import Strict
 from engine.core.base import RoundScore, TeamScore
 from engine.registry import SPECS
 
@@ -27,13 +28,6 @@ from engine.registry import SPECS
 RulesetId = str
 #: The most rounds a sheet plans (a numking sheet: at most its ruleset's match length).
 MAX_PLANNED = 100
-#: History pages: default and largest `limit`.
-HISTORY_PAGE = 20
-HISTORY_MAX = 100
-
-
-class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    pass
 
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
@@ -61,7 +55,7 @@ class CreateSheet(Strict, frozen=True, kw_only=True):
     ruleset: RulesetId
     players: Annotated[list[SheetPlayerIn], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)]
     planned_rounds: Planned | None = None
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {}  # noqa: RUF012 (a msgspec Struct copies its default)
 
 
 class SheetPlayerName(Strict, frozen=True, kw_only=True):
@@ -177,38 +171,3 @@ class RoundAnswer(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[int]
     teams: list[TeamScore] | None
     version: int
-
-
-class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):
-    """A sheet or a stored game of the account: `won` once finished with the account among
-    the winners (a shared win counts), `at` when it last changed."""
-
-    kind: Literal["scoresheet", "game"]
-    id: str
-    ruleset: str
-    finished: bool
-    won: bool
-    at: datetime
-
-
-class HistoryOut(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[HistoryItem]
-    next_cursor: str | None
-
-
-class RoleStats(msgspec.Struct, frozen=True, kw_only=True):
-    rounds: int
-    average_score: float
-
-
-class RulesetStats(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    played: int
-    won: int
-    win_rate: float
-    average_round_score: float | None
-    best_round_score: int | None
-    by_role: dict[str, RoleStats] | None = None  # numwars only
-
-
-class StatsOut(msgspec.Struct, frozen=True, kw_only=True):
-    rulesets: dict[str, RulesetStats]

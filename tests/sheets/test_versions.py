@@ -29,7 +29,7 @@ from api.http.problems import ProblemError
 from api.http.tokens import token_hash
 from api.sheets.idempotency import _derive
 from api.sheets.schemas import ClaimSheet, CreateSheet
-from api.sheets.store import SheetStore
+from api.sheets.service import SheetService
 from tests.api.process import ServeProcess
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C
 
@@ -406,7 +406,7 @@ async def test_a_claim_or_a_sheet_by_an_account_deleted_meanwhile_is_401(
         assert (await http.delete("/v1/me", headers=session)).status_code == 204
     caller = Caller(account, pseudo, "a session read before the account was deleted")
     engine = create_engine(pg_head)
-    store = SheetStore(engine)
+    store = SheetService(engine)
     try:
         for attempt in (
             store.claim(made["id"], caller, ClaimSheet(token=made["token"], player=0)),

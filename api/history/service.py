@@ -1,4 +1,4 @@
-"""An account's history and stats (api-contract.md, `GET /v1/me/history`, `GET /v1/me/stats`;
+"""The history service: an account's history and stats (api-contract.md, `GET /v1/me/history`, `GET /v1/me/stats`;
 rules/app.md "History and stats").
 
 History: the account's score sheets (owned, or naming it as a player) and the stored games
@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -34,15 +33,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from api.accounts.sessions import Caller
 from api.db.engine import aware
 from api.db.models import Game, GameSeat, table
-from api.http.problems import FieldProblem, ProblemError
-from api.sheets.schemas import (
+from api.history.schemas import (
     HistoryItem,
     HistoryOut,
     RoleStats,
     RulesetStats,
     StatsOut,
 )
-from api.sheets.store import PLAYERS, ROUNDS, SHEETS, make_rules, settle
+from api.http.domain import DomainError, Invalid, field_error
+from api.http.responses import HEX_ID
+from api.sheets.repository import PLAYERS, ROUNDS, SHEETS
+from api.sheets.rules import make_rules, settle
 from engine.core.base import RoundScore
 from engine.registry import SPECS
 
@@ -51,17 +52,14 @@ SEATS = table(GameSeat)
 KINDS = ("scoresheet", "game")
 
 
-def _bad_cursor() -> ProblemError:
+def _bad_cursor() -> DomainError:
     message = "not a cursor of this list: pass `next_cursor` of the previous page as it is"
-    return ProblemError(422, "bad-cursor", f"cursor: {message}", [FieldProblem("cursor", message)])
+    return field_error(Invalid, "bad-cursor", "cursor", message)
 
 
 def encode_cursor(at: datetime, kind: str, item_id: str) -> str:
     raw = json.dumps([aware(at).isoformat(), kind, item_id], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-_ITEM_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str, str]:
@@ -73,7 +71,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str, str]:
         raise _bad_cursor() from None
     if moment.tzinfo is None or kind not in KINDS or not isinstance(item_id, str):
         raise _bad_cursor()
-    if not _ITEM_ID.fullmatch(item_id):  # ids are 32 hex digits (a NUL once reached the SQL)
+    if not HEX_ID.fullmatch(item_id):  # ids are 32 hex digits (a NUL once reached the SQL)
         raise _bad_cursor()
     try:  # in range once in UTC (year 1 at +14:00 is not)
         moment = moment.astimezone(UTC)
@@ -313,3 +311,19 @@ async def stats(engine: AsyncEngine, caller: Caller) -> StatsOut:
             played.append(one)
     played.extend(_game_played(row) for row in games)
     return StatsOut(rulesets=aggregate(played))
+
+
+class HistoryService:
+    """An account's history and stats, on one database (one per app, shared by its requests).
+
+    It reads the score sheets' and the stored games' tables together, so it sits above both
+    areas (`api.sheets`, `api.games`), not in either, nor in accounts (below them)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def history(self, caller: Caller, limit: int, cursor: str | None) -> HistoryOut:
+        return await history(self.engine, caller, limit, cursor)
+
+    async def stats(self, caller: Caller) -> StatsOut:
+        return await stats(self.engine, caller)

@@ -1,0 +1,1 @@
+"""An account's history and stats: its score sheets and stored games, read together."""

@@ -1,0 +1,225 @@
+"""The rules of a score sheet, pure (no database, no HTTP): a round body completed into the
+round's score-round request, its score, the later rounds re-derived after a change, the
+standing of the match, and the checks of planned rounds and claimed players.
+
+What is per ruleset (the round body's struct, numking's `cards` and `streak`, a cap on the
+rounds) is the ruleset's spec's (`SheetRounds`), read from the registry; every score, total
+and winner is the engine's. A refusal is a domain error (`api.http.domain`); an engine
+refusal (`EngineError`) is left to rise, as the stateless endpoints answer it. The sheets'
+rulings are in `api.sheets.service`'s docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from api.http.body import decode_error
+from api.http.domain import Conflict, FieldProblem, Invalid, field_error
+from api.http.problems import ProblemError, engine_problem
+from api.sheets.schemas import Standing
+from engine import registry
+from engine.core.base import RoundScore
+from engine.core.errors import EngineError
+from engine.registry import AnyRuleset
+
+
+def make_rules(ruleset: str, options: dict[str, Any]) -> AnyRuleset:
+    """The engine's rules object of a sheet (an engine refusal rises as `EngineError`)."""
+    return registry.make(ruleset, options)
+
+
+def score(rules: AnyRuleset, data: dict[str, Any]) -> RoundScore:
+    """The engine's score of a round's `input` (a complete score-round request), by the call
+    of the stateless `score-round` operation the ruleset's spec declares (refused as that
+    operation refuses it)."""
+    try:
+        return registry.spec(rules.id).score(data)
+    except msgspec.ValidationError as exc:
+        raise decode_error(exc, data) from None
+
+
+def _check_options(sent: msgspec.Struct | None, rules: AnyRuleset) -> None:
+    """A round plays the sheet's options: sent options must be exactly the sheet's."""
+    if sent is None:
+        return
+    for name, value in msgspec.structs.asdict(sent).items():
+        own = getattr(rules.options, name)
+        if value != own:
+            raise field_error(
+                Invalid,
+                "options-mismatch",
+                f"options.{name}",
+                f"the sheet plays {name}={msgspec.json.encode(own).decode()}: a round takes "
+                "the sheet's options (leave `options` out)",
+            )
+
+
+def round_input(
+    rules: AnyRuleset,
+    players: int,
+    n: int,
+    document: Any,
+    previous: RoundScore | None,
+) -> tuple[dict[str, Any], int | None]:
+    """Round `n`'s complete score-round request from a round body, and its `dealer` if sent.
+
+    `previous`: round n-1's scores (the game may derive from it: numking's streaks). The
+    body's struct and the completion are the ruleset's (`SheetRounds` of its spec)."""
+    if not isinstance(document, dict):
+        raise Invalid(
+            "a round is a JSON object",
+            code="validation-error",
+            extra={"errors": [FieldProblem("body", "must be an object")]},
+        )
+    sheet = registry.spec(rules.id).sheet
+    try:
+        body: Any = msgspec.convert(document, sheet.body, strict=True)
+    except msgspec.ValidationError as exc:
+        raise decode_error(exc, document) from None
+    if len(body.players) != players:
+        message = (
+            f"the sheet has {players} players: a round scores each of them, not {len(body.players)}"
+        )
+        raise field_error(Invalid, "bad-player-count", "players", message)
+    if body.dealer is not None and body.dealer >= players:
+        raise field_error(
+            Invalid, "bad-request", "dealer", f"must be a seat of the table, 0 … {players - 1}"
+        )
+    _check_options(getattr(body, "options", None), rules)
+    options = msgspec.to_builtins(rules.options)
+    return sheet.complete(body, n, previous, options), body.dealer
+
+
+def rederive(
+    rules: AnyRuleset,
+    first: int,
+    inputs: list[dict[str, Any]],
+    before: RoundScore | None,
+) -> list[tuple[dict[str, Any], RoundScore]]:
+    """Rounds `first`, `first`+1 … (inputs in order) derived again from the round before
+    (`before`) as the ruleset's spec does it (numking: `cards` and streaks) and rescored.
+    A round that no longer fits its new number is refused (422, naming it)."""
+    out: list[tuple[dict[str, Any], RoundScore]] = []
+    sheet = registry.spec(rules.id).sheet
+    previous = before
+    for k, data in enumerate(inputs):
+        n = first + k
+        data = sheet.rederive(data, n, previous)
+        try:
+            scores = score(rules, data)
+        except (ProblemError, EngineError) as exc:
+            problem = exc.problem if isinstance(exc, ProblemError) else engine_problem(exc)
+            raise Invalid(
+                f"round {n} (as renumbered or re-derived) no longer scores: {problem.detail}",
+                code="round-no-longer-scores",
+                extra={
+                    "errors": [
+                        FieldProblem(f"rounds[{n - 1}].{e.field}", e.message)
+                        for e in problem.errors
+                    ]
+                },
+            ) from None
+        out.append((data, scores))
+        previous = scores
+    return out
+
+
+def settle(rules: AnyRuleset, players: int, planned: int, scores: Sequence[RoundScore]) -> Standing:
+    """The sheet's standing by the engine's match rules: totals of the regular rounds, the
+    leader, whether the match is over and its winners (tie-break rounds, when the ruleset
+    breaks a tied total, decide them). A round the match does not call for is 409."""
+    if not scores:
+        return Standing(totals=[0] * players, leader=None, finished=False, winners=[], teams=None)
+    regular = list(scores[:planned])
+    extra = list(scores[planned:])
+    result = rules.score_match(regular)
+    teams = list(result.teams) if isinstance(result.teams, list) else None
+    winners = list(result.winners)
+    finished = len(regular) == planned
+    if finished and result.tiebreak_needed:
+        for k in range(len(extra) + 1):
+            decision = rules.match_tiebreak(list(result.winners), extra[:k])
+            if decision is None or not decision.another_round:
+                if decision is not None:
+                    winners = list(decision.winners)
+                _no_more(planned, k, extra)
+                break
+            if k == len(extra):
+                finished = False
+                winners = list(decision.winners)
+    elif finished:
+        _no_more(planned, 0, extra)
+    return Standing(
+        totals=list(result.totals),
+        leader=winners[0],
+        finished=finished,
+        winners=winners if finished else [],
+        teams=teams,
+    )
+
+
+def _no_more(planned: int, tiebreaks: int, extra: Sequence[RoundScore]) -> None:
+    if len(extra) > tiebreaks:
+        last = planned + tiebreaks
+        raise SheetFinished(
+            f"the match is over after round {last}: round {last + 1} is past the "
+            f"{planned} planned rounds and no tie-break round is due"
+        )
+
+
+class SheetFinished(Conflict):
+    """A round the match no longer calls for (409 `sheet-finished`)."""
+
+    default_code = "sheet-finished"
+
+
+class PlayerBound(Conflict):
+    """A claimed player held by another account, or a claimer who is another player (409)."""
+
+    default_code = "player-bound"
+
+
+def check_planned(rules: AnyRuleset, players: int, planned: int) -> None:
+    """A ruleset may cap a match's rounds (numking deals `n` cards in round n: at most its
+    match length), as its spec declares (`SheetRounds.most_rounds`)."""
+    most_rounds = registry.spec(rules.id).sheet.most_rounds
+    if most_rounds is not None:
+        most = most_rounds(rules, players)
+        if planned > most:
+            message = (
+                f"a {rules.id} match of {players} players has at most {most} rounds, not {planned}"
+            )
+            raise field_error(Invalid, "bad-request", "planned_rounds", message)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player of a sheet as a claim sees it: its position and the account bound to it."""
+
+    position: int
+    account_id: str | None
+
+
+def check_player(players: Sequence[Seat], player: int, account_id: str) -> None:
+    """A claim's `player`: a player of the sheet, held by no other account, and the claimer
+    not already another player of it."""
+    if player >= len(players):
+        raise field_error(
+            Invalid,
+            "bad-request",
+            "player",
+            f"must be a player of the sheet, 0 … {len(players) - 1}",
+        )
+    bound = players[player].account_id
+    if bound is not None and bound != account_id:
+        raise PlayerBound(f"player {player} is bound to another account already")
+    for p in players:
+        if p.account_id == account_id and p.position != player:
+            raise PlayerBound(
+                f"you play on this sheet already, as player {p.position}: an account is one "
+                "player of a sheet"
+            )
