@@ -12,7 +12,7 @@ import msgspec
 import pytest
 import sqlalchemy as sa
 
-from api.games import store as store_module
+from api.games import repository as store_module
 from engine.core.actions import Action
 from tests.games.driver import Table
 from tests.games.host import host
@@ -447,7 +447,7 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
 
     from api.db.engine import create_engine
     from api.games.fanout import Fanout
-    from api.games.store import GameStore
+    from api.games.service import GameService as GameStore
 
     store = games_app.state.games
     table = Table(games, "numwars", 3, seed=23)

@@ -32,7 +32,7 @@ from sqlalchemy.engine import make_url
 from api.app import create_app
 from api.db import migrations
 from api.games import routes
-from api.games.store import GameStore
+from api.games.service import GameService as GameStore
 from api.ops.settings import Settings
 from engine import registry
 from engine.core.actions import Action, Snap
