@@ -71,7 +71,7 @@ from api.http.domain import (
     Unauthenticated,
     VersionMismatch,
 )
-from api.http.problems import FieldProblem, engine_problem, shorten
+from api.http.problems import FieldProblem, cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
@@ -689,7 +689,7 @@ class GameService:
     def _refusal(exc: IllegalMove, match: Match, seat: int) -> Conflict | Invalid:
         """Who may act and when is a conflict; any other illegal move names its `reason` and
         the seat's legal actions (never the stateless `legal` codes)."""
-        detail = engine_problem(exc).detail  # its quotes cut as every refusal's
+        detail = cut_quotes(exc.message)  # as every problem's detail
         if exc.reason in STATUS_REASONS:
             return GameStateConflict(exc.reason, detail)
         return IllegalAction(

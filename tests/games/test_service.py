@@ -186,3 +186,39 @@ def test_the_engine_refuses_a_card_named_twice() -> None:
     assert caught.value.code == "duplicate-card"
     assert [e.field for e in caught.value.errors] == ["cards[1]"]
     match.check_cards(msgspec.convert({"type": "draw"}, Action))  # no card: nothing to check
+
+
+def test_the_caller_is_resolved_once_seat_token_or_joined_session(games: Any) -> None:
+    """The controller's resolver (`provide_caller`): a seat token acts for its seat; the
+    session of the account a seat was created for acts for it once joined, not before; a
+    session of another account, or a token that is nothing, is 401 `unauthorized` naming
+    both kinds, after 404 for a game that does not exist."""
+    from tests.accounts.conftest import auth, sign_up
+
+    owner, other = sign_up(games), sign_up(games)
+    created = games.post(
+        "/v1/games",
+        json={
+            "ruleset": "numwars",
+            "players": [{"name": "A", "account": owner["pseudo"]}, {"name": "B"}, {"name": "C"}],
+            "seed": 3,
+        },
+    ).json()
+    path = f"/v1/games/{created['id']}"
+    mine = auth(owner["token"])
+    before = games.get(path, headers=mine)
+    assert before.status_code == 401 and before.json()["code"] == "unauthorized"
+    assert "nor the session of an account" in before.json()["detail"]
+    assert games.post(f"{path}/seats/0/join", headers=mine).status_code == 200
+    view = games.get(path, headers=mine)
+    assert view.status_code == 200 and view.json()["seat"] == 0
+    assert view.json() == games.get(path, headers=auth(created["seats"][0]["token"])).json()
+    for stranger in (auth(other["token"]), auth("nrs_" + "x" * 40), auth("something")):
+        refused = games.get(path, headers=stranger)
+        assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+        missing = games.get("/v1/games/" + "0" * 32, headers=stranger)
+        assert missing.status_code == 404
+    assert 0 in view.json()["view"]["actors"]  # numwars opens with every seat's exchange
+    action = view.json()["view"]["legal_actions"][0]
+    acted = games.post(f"{path}/actions", headers=mine, json=action)
+    assert acted.status_code == 200 and acted.headers["etag"] == '"1"'
