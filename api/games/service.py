@@ -219,18 +219,16 @@ class GameService:
             raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")
-        try:
-            rules = registry.make(body.ruleset, body.options)
-            seed = secrets.randbits(63) if body.seed is None else body.seed
-            match = Match(rules, len(body.players), seed)
-        except EngineError:
-            raise  # the engine's refusal, as the problem map words it
+        # the engine's refusals (options, players, seed) pass through: the problem map words them
+        rules = registry.make(body.ruleset, body.options)
+        seed = secrets.randbits(63) if body.seed is None else body.seed
+        match = Match(rules, len(body.players), seed)
         game_id = new_id()
         salt = secrets.token_hex(16)
         tokens = [new_token(SEAT_PREFIX) for _ in body.players]
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         async with self.engine.begin() as conn:
-            if caller is not None:  # its deletion waits for the game (else 401, never a 500)
+            if caller is not None:  # its deletion waits for the game (else refused, never a fault)
                 await lock_account(conn, caller.account_id)
             accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
             await self.repository.add_game(
@@ -344,7 +342,7 @@ class GameService:
 
     async def export(self, game_id: str, caller: Credential | None = None) -> ExportOut:
         """The record of a game over or abandoned (public then); a token, if sent, must be one
-        of its seats' (401 else, as everywhere)."""
+        of its seats' (`Unauthenticated` else, as everywhere)."""
         async with self.reader.connect() as conn:
             game = await self._game(conn, game_id)
             await self._seat(conn, game_id, caller)
