@@ -277,14 +277,14 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         from api.db.engine import engine_from_settings
         from api.db.migrations import require_head
         from api.games.fanout import Fanout
-        from api.games.store import GameStore
+        from api.games.service import GameService
 
         if settings.check_db_on_start:
             await require_head(settings.database_url, settings)
         engine = engine_from_settings(settings)
         fanout = Fanout(settings.db_connect_timeout_seconds)
         application.state.db = engine
-        application.state.games = GameStore(engine, fanout)
+        application.state.games = GameService(engine, fanout)
         mailer = Mailer(settings)
         application.state.accounts = AccountStore(engine, settings, mailer)
         application.state.max_streams = settings.max_streams

@@ -1,7 +1,7 @@
 """The baseline of bench/games.py: the stored games' reads and writes with asyncpg directly.
 
 Per action, the statements the API runs (traced with SQLAlchemy's cursor events, as of
-api/games/store.py `act` and `get`), in the same transactions, computing nothing:
+api/games/service.py `act` and `get`), in the same transactions, computing nothing:
 
 - the acting seat's view, when the driver needs it (the seat did not make the last action):
   outside any transaction (the API reads in autocommit on PostgreSQL), SELECT the game row

@@ -2,7 +2,7 @@
 throughput with 1, 2 and 4 uvicorn workers. On a throw-away PostgreSQL database.
 
 growth: numwars-classic games at 8 players (1,024 actions a match, 8 rounds) in a
-`GameStore` in this process (CPU 0), played with the store's own `act`: one game each played
+`GameService` in this process (CPU 0), played with the service's own `act`: one game each played
 to 10, 100 and 1,000 actions of log, and to 10 actions into the second and the last round;
 then `--samples` rounds over the games, interleaved (after one that only warms up), each
 game taking a pair: *cold*, the store's cache emptied (as in a fresh process: the match is
@@ -74,10 +74,10 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
     from api.db.engine import create_engine
     from api.games.fanout import Fanout
     from api.games.schemas import CreateGame
-    from api.games.store import GameStore
+    from api.games.service import GameService, seat_credential
 
     engine = create_engine(url)
-    store = GameStore(engine, Fanout())
+    store = GameService(engine, Fanout())
     body = msgspec.convert(
         {"ruleset": "numwars-classic", "players": [{"name": f"p{i}"} for i in range(8)], "seed": 7},
         CreateGame,
@@ -86,7 +86,7 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
     class Game:
         def __init__(self, created: Any) -> None:
             self.id = created.id
-            self.tokens = [s.token for s in created.seats]
+            self.tokens = [seat_credential(s.token) for s in created.seats]
             self.version, self.view = 0, created.view
 
         async def act(self, cold: bool) -> float:

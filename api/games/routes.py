@@ -1,5 +1,10 @@
-"""The stored-games endpoints (api-contract.md, "Stored games"): handlers only read the request,
-call :class:`api.games.store.GameStore`, and shape the answer."""
+"""The stored-games endpoints (api-contract.md, "Stored games"; STYLE 15, litestar-fullstack's
+controllers): one :class:`GameController` at `/v1/games` whose class-level dependencies give
+each handler the service (:class:`api.games.service.GameService`, built once per process) and
+the caller, resolved once per request (:func:`provide_caller`: a seat token, or an account's
+live session). The handlers read the request, call the service and own the answer's status and
+headers (`ETag`, `Location`, `Cache-Control`, `Idempotent-Replayed`); the service's domain
+errors become problems in :mod:`api.http.problems`."""
 
 from __future__ import annotations
 
@@ -10,15 +15,16 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, HeaderParameter, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from api.accounts.sessions import optional_session, require_session
+from api.accounts.sessions import optional_session, require_session, session_caller
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -30,11 +36,11 @@ from api.games.schemas import (
     SeatJoined,
     TicketOut,
 )
-from api.games.store import EVENTS_PAGE, GameStore
+from api.games.service import EVENTS_PAGE, Credential, Expected, GameMoved, GameService
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
 from api.http.problems import FieldProblem, ProblemError, problem_spec
-from api.http.tokens import bearer, unauthorized
+from api.http.tokens import SEAT_PREFIX, bearer, token_hash, unauthorized
 from api.ops.metrics import metrics_of
 from engine.core.actions import Action
 
@@ -59,9 +65,34 @@ QUERY_REFUSED = _problem(
 )
 
 
-def store(request: Request[Any, Any, Any]) -> GameStore:
-    games: GameStore = request.app.state.games
+def provide_games(request: Request[Any, Any, Any]) -> GameService:
+    """The process's stored-games service (built by the app's lifespan)."""
+    games: GameService = request.app.state.games
     return games
+
+
+#: What the controller's dependencies give a handler (named: nothing of the request's).
+Games = NamedDependency[GameService]
+SeatOrSession = NamedDependency[Credential | None]
+
+
+async def provide_caller(request: Request[Any, Any, Any], games: Games) -> Credential | None:
+    """The caller, resolved once: None without `Authorization`; a seat token as it is (the
+    service finds its seat in the query that reads the game); any other token looked up as an
+    account's live session, whose account then acts for the seat it joined. A token that is
+    neither stays a credential: the service answers 404 for a game that does not exist before
+    401 for a token that is none of its seats'.
+
+    It depends on `games` (whose database it reads) so that Litestar resolves the two one
+    after the other: dependencies of one batch are resolved in a task group, whose tasks cost
+    an action about a tenth of its CPU time."""
+    token = bearer(request, "seat token")
+    if token is None:
+        return None
+    if token.startswith(SEAT_PREFIX):
+        return Credential(token_hash(token))
+    session = await session_caller(games.engine, token)
+    return Credential(token_hash(token), None if session is None else session.account_id)
 
 
 #: Answers that may hold a seat's hand or a secret are never stored by a cache.
@@ -82,90 +113,7 @@ CREATE_EXAMPLE = {
 }
 
 
-@post(
-    "/v1/games",
-    operation_id="CreateGame",
-    summary="Start a stored game",
-    description=(
-        "Start a whole match of a ruleset, dealt by the server. Each seat's `token` is "
-        "returned **only here** (store it: it is kept only hashed); send it as "
-        "`Authorization: Bearer <token>` to see that seat's hand and to act for it. "
-        '`seed_commitment` = sha256 of `"<seed>:<salt>"`, published now; `seed` and `salt` '
-        "are revealed once the game is over or abandoned, so anyone can check the deal was "
-        "fixed in advance and replay the export. Without `seed`, the server draws 63 random "
-        "bits.\n\nAlso refused (422, limits across fields that JSON Schema cannot state): a "
-        "player name that is blank or holds a control or formatting character (`bad-name`); a "
-        "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
-        "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
-        "(`validation-error`): integers are never coerced; a player's `account` that names no "
-        "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
-        "**Community lock** (rules/app.md): a `numking` or `numwin` game needs an account's "
-        "session (`Authorization: Bearer <session token>`, else 401 `community-locked`); Num "
-        'Wars games work without one. A player may name an account (`"account": pseudo`): '
-        "once that account joins the seat (`POST /v1/games/{id}/seats/{seat}/join`), it may "
-        "act for the seat with its session as well as with the seat token, and the finished "
-        "game counts in its history and stats."
-    ),
-    status_code=201,
-    dto=StrictBody[CreateGame],
-    return_dto=None,
-    tags=[TAG],
-    security=[{}, {"sessionToken": []}],
-    response_headers=[
-        ResponseHeader(name="Location", description="`/v1/games/{id}`", documentation_only=True),
-        ETAG_HEADER,
-    ],
-    responses={
-        400: _problem("The body is not JSON (`malformed-json`)."),
-        401: _problem(
-            "A `numking` or `numwin` game without a session (`community-locked`), or a token "
-            "that is not a live session (`unauthorized`)."
-        ),
-        413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
-        415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
-        422: _problem("The body breaks the contract (field errors in `errors[]`)."),
-    },
-)
-async def create_game(
-    request: Request[Any, Any, Any],
-    data: Annotated[
-        CreateGame,
-        Body(examples=[Example(summary="Three players of Num King", value=CREATE_EXAMPLE)]),
-    ],
-) -> Response[GameCreated]:
-    created = await store(request).create(data, await optional_session(request))
-    metrics_of(request).games_created.inc()
-    return Response(
-        created,
-        status_code=201,
-        headers={"Location": f"/v1/games/{created.id}", "Cache-Control": "no-store", **_etag(0)},
-    )
-
-
 GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
-
-
-@get(
-    "/v1/games/{game_id:str}",
-    operation_id="GetGame",
-    summary="Read a stored game",
-    description=(
-        "The game as one viewer sees it. Who may act now is `view.actors` (every seat that "
-        "may act: several in a simultaneous phase such as an exchange, where "
-        "`view.current_player` is null; numwin's snaps are open to any seat that holds one "
-        "in its `legal_actions`). Without a token: the spectator view (no hand, no "
-        "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
-        "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
-        "never a spectator view. Once over: `result`, `seed` and `salt`."
-    ),
-    tags=[TAG],
-    security=OPTIONAL_SECURITY,
-    response_headers=[ETAG_HEADER],
-    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
-)
-async def get_game(request: Request[Any, Any, Any], game_id: GameId) -> Response[GameOut]:
-    game = await store(request).get(game_id, bearer(request, "seat token"))
-    return Response(game, headers={**_etag(game.version), "Cache-Control": NO_STORE})
 
 
 ACTION_EXAMPLES = {
@@ -177,122 +125,10 @@ ACTION_EXAMPLES = {
 }
 
 
-@post(
-    "/v1/games/{game_id:str}/actions",
-    operation_id="PostGameAction",
-    summary="Act for a seat",
-    description=(
-        "Apply one action for the token's seat (a seat acts only for itself): one of the "
-        "`legal_actions` of its view, as it is. Answers the new `version`, the events the "
-        "action made that the seat may see, and the seat's view.\n\n"
-        '`If-Match: "<version>"`: 412 `version-mismatch` when the game has moved; a header '
-        "that is no entity tag (the version unquoted) is 422 `validation-error` on `If-Match`, "
-        "naming the quoted form. "
-        "`Idempotency-Key` (1 … 255 visible ASCII characters): a retry with the same key "
-        "and action returns the first answer (with `Idempotent-Replayed: true`) and applies "
-        "nothing twice; the same key with another action is 422 `idempotency-key-reused`. "
-        "Only applied actions are remembered: a refused one may be retried.\n\n"
-        "Who may act and when is a 409 (`code` and `reason`): `not-your-turn`, `wrong-phase` "
-        "(also a numwin snap after another claim won or the window closed), `game-over`. "
-        "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
-        "`must-follow-color`, `bad-bid` …) and the seat's `legal_actions`.\n\n"
-        "Ruling (numwin): a card a seat has not seen never changes what it may do, so a "
-        "swap of an unseen card may carry `call`; when that card turns out to be an action "
-        "card with a target, the call is made at the end of the turn, after the action, if "
-        "the seat then holds exactly 5 cards (else it lapses).\n\n"
-        "Also refused (422, limits across fields that JSON Schema cannot state): an action "
-        "the rules forbid now (`illegal-move`); an action `type` the game's ruleset never "
-        "has, such as a numwin `play` (`validation-error`); a card code that is no card at all "
-        "(`unknown-card`), a card of another deck than the game's (`card-not-in-deck`), a card "
-        "named more often than the deck holds it (`duplicate-card`), each with its `field`; "
-        "an Idempotency-Key already used for another "
-        "action (`idempotency-key-reused`); `4.0` where an integer is expected "
-        "(`validation-error`): integers are never coerced."
-    ),
-    tags=[TAG],
-    status_code=200,
-    security=SECURITY,
-    response_headers=[
-        ETAG_HEADER,
-        ResponseHeader(
-            name="Idempotent-Replayed",
-            description="`true` when the answer is the stored one of an earlier request "
-            "with the same Idempotency-Key (nothing was applied again)",
-            documentation_only=True,
-        ),
-    ],
-    opt={"json_body": True},  # the body is read here (the Action union), 415 unless JSON
-    responses={
-        400: _problem("The body is not JSON (`malformed-json`)."),
-        401: UNAUTHORIZED,
-        404: NOT_FOUND,
-        409: _problem("`not-your-turn`, `wrong-phase` or `game-over`."),
-        412: _problem("`If-Match` names another version (`version-mismatch`)."),
-        413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
-        415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
-        422: _problem(
-            "`illegal-move` (with `reason` and `legal_actions`), `idempotency-key-reused`, or a "
-            "body that is no action (`validation-error`, `unknown-field` …)."
-        ),
-    },
-)
-async def post_action(
-    request: Request[Any, Any, Any],
-    game_id: GameId,
-    if_match: Annotated[
-        str | None,
-        HeaderParameter(name="If-Match", required=False, description='`"<version>"` (ETag)'),
-    ] = None,
-    idempotency_key: Annotated[
-        str | None,
-        HeaderParameter(
-            name="Idempotency-Key", required=False, description="1 … 255 visible ASCII chars"
-        ),
-    ] = None,
-) -> Response[ActionOut]:
-    token = bearer(request, "seat token")
-    if token is None:  # before the body is read: without a token nothing else matters
-        raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
-    check_key(idempotency_key)
-    parse_if_match(if_match)  # an unquoted version is 422, naming the quoted form
-    action: Action = decode_body(await request.body(), Action, "an action object")
-    answer, replayed = await store(request).act(game_id, token, action, if_match, idempotency_key)
-    headers = {**_etag(answer.version), "Cache-Control": NO_STORE}
-    if replayed:
-        headers["Idempotent-Replayed"] = "true"
-    else:
-        metrics_of(request).actions_applied.inc()
-    return Response(answer, headers=headers)
-
-
 After = Annotated[
     int,
     Parameter(ge=0, le=2**31 - 1, description="only events with a greater `seq` (0: all)"),
 ]
-
-
-@get(
-    "/v1/games/{game_id:str}/events",
-    operation_id="ListGameEvents",
-    summary="Read a game's events",
-    description=(
-        "The game's events after `after`, in order, as this viewer may see them (a seat's "
-        "token adds the events only it may see; without one, the public events). Events have "
-        "their own `seq`, 1, 2, … over all the game's events; a viewer's list skips those it "
-        "may not see. At most `limit` events are examined per page: with `more`, ask again "
-        "with `after=next_after`."
-    ),
-    tags=[TAG],
-    security=OPTIONAL_SECURITY,
-    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND, 422: QUERY_REFUSED},
-)
-async def list_events(
-    request: Request[Any, Any, Any],
-    game_id: GameId,
-    after: After = 0,
-    limit: Annotated[int, Parameter(ge=1, le=EVENTS_PAGE)] = EVENTS_PAGE,
-) -> EventsOut:
-    return await store(request).events(game_id, bearer(request, "seat token"), after, limit)
 
 
 #: Where the stream's handler leaves its slot in the request's scope state.
@@ -317,113 +153,13 @@ def _gives_back_its_slot(app: ASGIApp) -> ASGIApp:
     return giving_back
 
 
-@get(
-    "/v1/games/{game_id:str}/stream",
-    operation_id="StreamGameEvents",
-    summary="Stream a game's events (Server-Sent Events)",
-    description=(
-        "The events of `GET /v1/games/{id}/events` as `text/event-stream`: `id:` = the event's "
-        "`seq`, `event:` = its `kind`, `data:` = the event as JSON. Resume with the "
-        "`Last-Event-ID` header (or `after`). A ticket is single use: when the browser's "
-        "EventSource reconnects, it gets 401 and stops; ask a new ticket and open the stream "
-        "again with `after` = the last `id` received. A comment line (`: keep-alive`) comes every "
-        "15 s of silence. When the game is over or abandoned and every event is sent, an "
-        "`event: end` message (`data`: the status) closes the stream; a reconnection after "
-        "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
-        "from a browser's EventSource (which sends no headers), with `?ticket=` from "
-        "`POST /v1/games/{id}/stream-tickets`.\n\nAlso refused (422, limits across fields "
-        "that JSON Schema cannot state): a `ticket` sent with an Authorization header, a "
-        "`Last-Event-ID` that is no event seq (`validation-error`)."
-    ),
-    tags=[TAG],
-    security=OPTIONAL_SECURITY,
-    middleware=[_gives_back_its_slot],
-    responses={
-        204: ResponseSpec(
-            data_container=None,
-            description="The game is over or abandoned and every event after `Last-Event-ID` "
-            "(or `after`) was sent: nothing more will come (EventSource stops).",
-            generate_examples=False,
-        ),
-        400: MALFORMED,
-        401: UNAUTHORIZED,
-        404: NOT_FOUND,
-        422: QUERY_REFUSED,
-        503: _problem(
-            "The server holds `NUMRULES_MAX_STREAMS` streams already, or the client's network "
-            "`NUMRULES_MAX_STREAMS_PER_NETWORK` (`too-many-streams`, with `Retry-After`)."
-        ),
-    },
-)
-async def stream_events(
-    request: Request[Any, Any, Any],
-    game_id: GameId,
-    after: Annotated[
-        int | None,
-        Parameter(ge=0, le=2**31 - 1, description="only events with a greater `seq`"),
-    ] = None,
-    ticket: Annotated[
-        str | None, Parameter(description="a stream ticket (single use)", max_length=200)
-    ] = None,
-    last_event_id: Annotated[
-        str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=20)
-    ] = None,
-) -> ServerSentEvent:
-    games = store(request)
-    token = bearer(request, "seat token")
-    if last_event_id is not None and not (
-        _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
-    ):  # checked first: a ticket is not used up by a request refused for its header
-        raise ProblemError(
-            422,
-            "validation-error",
-            f"Last-Event-ID: must be an event seq, 0 … {MAX_SEQ}",
-            [FieldProblem("Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}")],
-        )
-    state = request.app.state
-    slot = games.fanout.reserve(
-        state.max_streams, state.stream_network(request.scope), state.max_streams_per_network
-    )
-    if slot is None:
-        raise ProblemError(
-            503,
-            "too-many-streams",
-            "this server, or your network, holds as many event streams as it may: retry "
-            "later, or read GET /v1/games/{id}/events?after=N",
-            headers={"Retry-After": "5"},
-        )
-    request.scope["state"][STREAM_SLOT] = slot  # given back by `_gives_back_its_slot`
-    if ticket is not None:
-        if token is not None:
-            raise ProblemError(
-                422,
-                "validation-error",
-                "send either a token or a ticket, not both",
-                [FieldProblem("ticket", "not with an Authorization header")],
-            )
-        await games.viewer(game_id, None)  # 404 first
-        seat: int | None = await games.redeem(game_id, ticket)
-    else:
-        seat = await games.viewer(game_id, token)
-    start: int = after or 0
-    if last_event_id is not None:
-        start = max(start, int(last_event_id))
-    first = await games.events_for(game_id, seat, start)
-    if first.status != "active" and not first.events and not first.more:
-        return ServerSentEvent(_nothing(), status_code=204)
-    return ServerSentEvent(
-        _messages(games, game_id, seat, first),
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
-
-
 async def _nothing() -> AsyncIterator[str]:
     return
     yield ""
 
 
 async def _messages(
-    games: GameStore, game_id: str, seat: int | None, page: EventsOut
+    games: GameService, game_id: str, seat: int | None, page: EventsOut
 ) -> AsyncIterator[ServerSentEventMessage]:
     wake = games.fanout.subscribe(game_id)
     subscribed = time.monotonic()
@@ -450,108 +186,420 @@ async def _messages(
         games.fanout.unsubscribe(game_id, wake)
 
 
-@post(
-    "/v1/games/{game_id:str}/stream-tickets",
-    operation_id="CreateStreamTicket",
-    summary="A ticket for a browser's event stream",
-    description=(
-        "A single-use ticket, valid 60 s, for `GET /v1/games/{id}/stream?ticket=…` as the "
-        "token's seat: browsers' EventSource cannot send an Authorization header. The service "
-        "never logs it."
-    ),
-    tags=[TAG],
-    status_code=201,
-    security=SECURITY,
-    responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
-)
-async def create_ticket(request: Request[Any, Any, Any], game_id: GameId) -> Response[TicketOut]:
-    ticket = await store(request).ticket(game_id, bearer(request, "seat token"))
-    return Response(ticket, status_code=201, headers={"Cache-Control": NO_STORE})
+class GameController(Controller):
+    """The stored games' operations: the service and the caller come as dependencies."""
+
+    path = "/v1/games"
+    dependencies = {  # noqa: RUF012 (Litestar reads the class attribute)
+        "games": Provide(provide_games, sync_to_thread=False),
+        "caller": Provide(provide_caller),
+    }
+
+    @post(
+        "/",
+        operation_id="CreateGame",
+        summary="Start a stored game",
+        description=(
+            "Start a whole match of a ruleset, dealt by the server. Each seat's `token` is "
+            "returned **only here** (store it: it is kept only hashed); send it as "
+            "`Authorization: Bearer <token>` to see that seat's hand and to act for it. "
+            '`seed_commitment` = sha256 of `"<seed>:<salt>"`, published now; `seed` and `salt` '
+            "are revealed once the game is over or abandoned, so anyone can check the deal was "
+            "fixed in advance and replay the export. Without `seed`, the server draws 63 random "
+            "bits.\n\nAlso refused (422, limits across fields that JSON Schema cannot state): a "
+            "player name that is blank or holds a control or formatting character (`bad-name`); a "
+            "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
+            "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
+            "(`validation-error`): integers are never coerced; a player's `account` that names no "
+            "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
+            "**Community lock** (rules/app.md): a `numking` or `numwin` game needs an account's "
+            "session (`Authorization: Bearer <session token>`, else 401 `community-locked`); Num "
+            'Wars games work without one. A player may name an account (`"account": pseudo`): '
+            "once that account joins the seat (`POST /v1/games/{id}/seats/{seat}/join`), it may "
+            "act for the seat with its session as well as with the seat token, and the finished "
+            "game counts in its history and stats."
+        ),
+        status_code=201,
+        dto=StrictBody[CreateGame],
+        return_dto=None,
+        tags=[TAG],
+        security=[{}, {"sessionToken": []}],
+        response_headers=[
+            ResponseHeader(
+                name="Location", description="`/v1/games/{id}`", documentation_only=True
+            ),
+            ETAG_HEADER,
+        ],
+        responses={
+            400: _problem("The body is not JSON (`malformed-json`)."),
+            401: _problem(
+                "A `numking` or `numwin` game without a session (`community-locked`), or a token "
+                "that is not a live session (`unauthorized`)."
+            ),
+            413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
+            415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
+            422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+        },
+    )
+    async def create_game(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        data: Annotated[
+            CreateGame,
+            Body(examples=[Example(summary="Three players of Num King", value=CREATE_EXAMPLE)]),
+        ],
+    ) -> Response[GameCreated]:
+        created = await games.create(data, await optional_session(request))
+        metrics_of(request).games_created.inc()
+        return Response(
+            created,
+            status_code=201,
+            headers={
+                "Location": f"/v1/games/{created.id}",
+                "Cache-Control": "no-store",
+                **_etag(0),
+            },
+        )
+
+    @get(
+        "/{game_id:str}",
+        operation_id="GetGame",
+        summary="Read a stored game",
+        description=(
+            "The game as one viewer sees it. Who may act now is `view.actors` (every seat that "
+            "may act: several in a simultaneous phase such as an exchange, where "
+            "`view.current_player` is null; numwin's snaps are open to any seat that holds one "
+            "in its `legal_actions`). Without a token: the spectator view (no hand, no "
+            "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
+            "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
+            "never a spectator view. Once over: `result`, `seed` and `salt`."
+        ),
+        tags=[TAG],
+        security=OPTIONAL_SECURITY,
+        response_headers=[ETAG_HEADER],
+        responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+    )
+    async def get_game(
+        self, games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> Response[GameOut]:
+        game = await games.get(game_id, caller)
+        return Response(game, headers={**_etag(game.version), "Cache-Control": NO_STORE})
+
+    @post(
+        "/{game_id:str}/actions",
+        operation_id="PostGameAction",
+        summary="Act for a seat",
+        description=(
+            "Apply one action for the token's seat (a seat acts only for itself): one of the "
+            "`legal_actions` of its view, as it is. Answers the new `version`, the events the "
+            "action made that the seat may see, and the seat's view.\n\n"
+            '`If-Match: "<version>"`: 412 `version-mismatch` when the game has moved; a header '
+            "that is no entity tag (the version unquoted) is 422 `validation-error` on `If-Match`, "
+            "naming the quoted form. "
+            "`Idempotency-Key` (1 … 255 visible ASCII characters): a retry with the same key "
+            "and action returns the first answer (with `Idempotent-Replayed: true`) and applies "
+            "nothing twice; the same key with another action is 422 `idempotency-key-reused`. "
+            "Only applied actions are remembered: a refused one may be retried.\n\n"
+            "Who may act and when is a 409 (`code` and `reason`): `not-your-turn`, `wrong-phase` "
+            "(also a numwin snap after another claim won or the window closed), `game-over`. "
+            "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
+            "`must-follow-color`, `bad-bid` …) and the seat's `legal_actions`.\n\n"
+            "Ruling (numwin): a card a seat has not seen never changes what it may do, so a "
+            "swap of an unseen card may carry `call`; when that card turns out to be an action "
+            "card with a target, the call is made at the end of the turn, after the action, if "
+            "the seat then holds exactly 5 cards (else it lapses).\n\n"
+            "Also refused (422, limits across fields that JSON Schema cannot state): an action "
+            "the rules forbid now (`illegal-move`); an action `type` the game's ruleset never "
+            "has, such as a numwin `play` (`validation-error`); a card code that is no card at all "
+            "(`unknown-card`), a card of another deck than the game's (`card-not-in-deck`), a card "
+            "named more often than the deck holds it (`duplicate-card`), each with its `field`; "
+            "an Idempotency-Key already used for another "
+            "action (`idempotency-key-reused`); `4.0` where an integer is expected "
+            "(`validation-error`): integers are never coerced."
+        ),
+        tags=[TAG],
+        status_code=200,
+        security=SECURITY,
+        response_headers=[
+            ETAG_HEADER,
+            ResponseHeader(
+                name="Idempotent-Replayed",
+                description="`true` when the answer is the stored one of an earlier request "
+                "with the same Idempotency-Key (nothing was applied again)",
+                documentation_only=True,
+            ),
+        ],
+        opt={"json_body": True},  # the body is read here (the Action union), 415 unless JSON
+        responses={
+            400: _problem("The body is not JSON (`malformed-json`)."),
+            401: UNAUTHORIZED,
+            404: NOT_FOUND,
+            409: _problem("`not-your-turn`, `wrong-phase` or `game-over`."),
+            412: _problem("`If-Match` names another version (`version-mismatch`)."),
+            413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
+            415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
+            422: _problem(
+                "`illegal-move` (with `reason` and `legal_actions`), `idempotency-key-reused`, or a "
+                "body that is no action (`validation-error`, `unknown-field` …)."
+            ),
+        },
+    )
+    async def post_action(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        caller: SeatOrSession,
+        game_id: GameId,
+        if_match: Annotated[
+            str | None,
+            HeaderParameter(name="If-Match", required=False, description='`"<version>"` (ETag)'),
+        ] = None,
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key", required=False, description="1 … 255 visible ASCII chars"
+            ),
+        ] = None,
+    ) -> Response[ActionOut]:
+        if caller is None:  # before the body is read: without a token nothing else matters
+            raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
+        check_key(idempotency_key)
+        condition = parse_if_match(if_match)  # an unquoted version is 422, naming the quoted form
+        expected = None if condition is None or if_match is None else Expected(condition, if_match)
+        action: Action = decode_body(await request.body(), Action, "an action object")
+        try:
+            answer, replayed = await games.act(game_id, caller, action, expected, idempotency_key)
+        except GameMoved as moved:  # where the game is now, for the client's next If-Match
+            moved.headers.update(_etag(moved.version))
+            raise
+        headers = {**_etag(answer.version), "Cache-Control": NO_STORE}
+        if replayed:
+            headers["Idempotent-Replayed"] = "true"
+        else:
+            metrics_of(request).actions_applied.inc()
+        return Response(answer, headers=headers)
+
+    @get(
+        "/{game_id:str}/events",
+        operation_id="ListGameEvents",
+        summary="Read a game's events",
+        description=(
+            "The game's events after `after`, in order, as this viewer may see them (a seat's "
+            "token adds the events only it may see; without one, the public events). Events have "
+            "their own `seq`, 1, 2, … over all the game's events; a viewer's list skips those it "
+            "may not see. At most `limit` events are examined per page: with `more`, ask again "
+            "with `after=next_after`."
+        ),
+        tags=[TAG],
+        security=OPTIONAL_SECURITY,
+        responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND, 422: QUERY_REFUSED},
+    )
+    async def list_events(
+        self,
+        games: Games,
+        caller: SeatOrSession,
+        game_id: GameId,
+        after: After = 0,
+        limit: Annotated[int, Parameter(ge=1, le=EVENTS_PAGE)] = EVENTS_PAGE,
+    ) -> EventsOut:
+        return await games.events(game_id, caller, after, limit)
+
+    @get(
+        "/{game_id:str}/stream",
+        operation_id="StreamGameEvents",
+        summary="Stream a game's events (Server-Sent Events)",
+        description=(
+            "The events of `GET /v1/games/{id}/events` as `text/event-stream`: `id:` = the event's "
+            "`seq`, `event:` = its `kind`, `data:` = the event as JSON. Resume with the "
+            "`Last-Event-ID` header (or `after`). A ticket is single use: when the browser's "
+            "EventSource reconnects, it gets 401 and stops; ask a new ticket and open the stream "
+            "again with `after` = the last `id` received. A comment line (`: keep-alive`) comes every "
+            "15 s of silence. When the game is over or abandoned and every event is sent, an "
+            "`event: end` message (`data`: the status) closes the stream; a reconnection after "
+            "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
+            "from a browser's EventSource (which sends no headers), with `?ticket=` from "
+            "`POST /v1/games/{id}/stream-tickets`.\n\nAlso refused (422, limits across fields "
+            "that JSON Schema cannot state): a `ticket` sent with an Authorization header, a "
+            "`Last-Event-ID` that is no event seq (`validation-error`)."
+        ),
+        tags=[TAG],
+        security=OPTIONAL_SECURITY,
+        middleware=[_gives_back_its_slot],
+        responses={
+            204: ResponseSpec(
+                data_container=None,
+                description="The game is over or abandoned and every event after `Last-Event-ID` "
+                "(or `after`) was sent: nothing more will come (EventSource stops).",
+                generate_examples=False,
+            ),
+            400: MALFORMED,
+            401: UNAUTHORIZED,
+            404: NOT_FOUND,
+            422: QUERY_REFUSED,
+            503: _problem(
+                "The server holds `NUMRULES_MAX_STREAMS` streams already, or the client's network "
+                "`NUMRULES_MAX_STREAMS_PER_NETWORK` (`too-many-streams`, with `Retry-After`)."
+            ),
+        },
+    )
+    async def stream_events(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        caller: SeatOrSession,
+        game_id: GameId,
+        after: Annotated[
+            int | None,
+            Parameter(ge=0, le=2**31 - 1, description="only events with a greater `seq`"),
+        ] = None,
+        ticket: Annotated[
+            str | None, Parameter(description="a stream ticket (single use)", max_length=200)
+        ] = None,
+        last_event_id: Annotated[
+            str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=20)
+        ] = None,
+    ) -> ServerSentEvent:
+        if last_event_id is not None and not (
+            _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
+        ):  # checked first: a ticket is not used up by a request refused for its header
+            raise ProblemError(
+                422,
+                "validation-error",
+                f"Last-Event-ID: must be an event seq, 0 … {MAX_SEQ}",
+                [FieldProblem("Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}")],
+            )
+        state = request.app.state
+        slot = games.fanout.reserve(
+            state.max_streams, state.stream_network(request.scope), state.max_streams_per_network
+        )
+        if slot is None:
+            raise ProblemError(
+                503,
+                "too-many-streams",
+                "this server, or your network, holds as many event streams as it may: retry "
+                "later, or read GET /v1/games/{id}/events?after=N",
+                headers={"Retry-After": "5"},
+            )
+        request.scope["state"][STREAM_SLOT] = slot  # given back by `_gives_back_its_slot`
+        if ticket is not None:
+            if caller is not None:
+                raise ProblemError(
+                    422,
+                    "validation-error",
+                    "send either a token or a ticket, not both",
+                    [FieldProblem("ticket", "not with an Authorization header")],
+                )
+            await games.viewer(game_id, None)  # 404 first
+            seat: int | None = await games.redeem(game_id, ticket)
+        else:
+            seat = await games.viewer(game_id, caller)
+        start: int = after or 0
+        if last_event_id is not None:
+            start = max(start, int(last_event_id))
+        first = await games.events_for(game_id, seat, start)
+        if first.status != "active" and not first.events and not first.more:
+            return ServerSentEvent(_nothing(), status_code=204)
+        return ServerSentEvent(
+            _messages(games, game_id, seat, first),
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    @post(
+        "/{game_id:str}/stream-tickets",
+        operation_id="CreateStreamTicket",
+        summary="A ticket for a browser's event stream",
+        description=(
+            "A single-use ticket, valid 60 s, for `GET /v1/games/{id}/stream?ticket=…` as the "
+            "token's seat: browsers' EventSource cannot send an Authorization header. The service "
+            "never logs it."
+        ),
+        tags=[TAG],
+        status_code=201,
+        security=SECURITY,
+        responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+    )
+    async def create_ticket(
+        self, games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> Response[TicketOut]:
+        ticket = await games.ticket(game_id, caller)
+        return Response(ticket, status_code=201, headers={"Cache-Control": NO_STORE})
+
+    @post(
+        "/{game_id:str}/abandon",
+        operation_id="AbandonGame",
+        summary="Abandon a game",
+        description=(
+            "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
+            "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over."
+        ),
+        tags=[TAG],
+        status_code=200,
+        security=SECURITY,
+        responses={
+            400: MALFORMED,
+            401: UNAUTHORIZED,
+            404: NOT_FOUND,
+            409: _problem("The game is already over or abandoned (`game-over`)."),
+        },
+    )
+    async def abandon_game(
+        self, games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> AbandonOut:
+        return await games.abandon(game_id, caller)
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/join",
+        operation_id="JoinSeat",
+        summary="Join a seat bound to my account",
+        description=(
+            'The account named for a seat at creation (`"account": pseudo` in `players`) '
+            "confirms it with its session: from then on its session acts for the seat as the seat "
+            "token does, and the finished game counts in the account's history and stats. Joining "
+            "again changes nothing."
+        ),
+        tags=[TAG],
+        status_code=200,
+        security=[{"sessionToken": []}],
+        responses={
+            400: MALFORMED,
+            401: _problem("No session token, or not a live one (`unauthorized`)."),
+            403: _problem("The seat is not bound to this account (`not-your-seat`)."),
+            404: _problem("No such game, or no such seat in it (`not-found`)."),
+            422: _problem("`seat` is not an integer from 0 to 7 (`validation-error`)."),
+        },
+    )
+    async def join_seat(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        game_id: GameId,
+        seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+    ) -> SeatJoined:
+        return await games.join(game_id, seat, await require_session(request))
+
+    @get(
+        "/{game_id:str}/export",
+        operation_id="ExportGame",
+        summary="Export a finished game",
+        description=(
+            "Once the game is over or abandoned: everything needed to replay it offline with the "
+            "engine (`engine.core.match.MatchRecord.from_export`, then `replay`) to the same "
+            "result, and to check the deal against `seed_commitment`. An action's `seq` is the "
+            "`version` it produced. 409 `game-active` while the game is played (its actions hold "
+            "hidden cards)."
+        ),
+        tags=[TAG],
+        security=OPTIONAL_SECURITY,
+        responses={
+            400: MALFORMED,
+            401: UNAUTHORIZED,
+            404: NOT_FOUND,
+            409: _problem("The game is still being played (`game-active`)."),
+        },
+    )
+    async def export_game(self, games: Games, caller: SeatOrSession, game_id: GameId) -> ExportOut:
+        return await games.export(game_id, caller)
 
 
-@post(
-    "/v1/games/{game_id:str}/abandon",
-    operation_id="AbandonGame",
-    summary="Abandon a game",
-    description=(
-        "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
-        "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over."
-    ),
-    tags=[TAG],
-    status_code=200,
-    security=SECURITY,
-    responses={
-        400: MALFORMED,
-        401: UNAUTHORIZED,
-        404: NOT_FOUND,
-        409: _problem("The game is already over or abandoned (`game-over`)."),
-    },
-)
-async def abandon_game(request: Request[Any, Any, Any], game_id: GameId) -> AbandonOut:
-    return await store(request).abandon(game_id, bearer(request, "seat token"))
-
-
-@post(
-    "/v1/games/{game_id:str}/seats/{seat:int}/join",
-    operation_id="JoinSeat",
-    summary="Join a seat bound to my account",
-    description=(
-        'The account named for a seat at creation (`"account": pseudo` in `players`) '
-        "confirms it with its session: from then on its session acts for the seat as the seat "
-        "token does, and the finished game counts in the account's history and stats. Joining "
-        "again changes nothing."
-    ),
-    tags=[TAG],
-    status_code=200,
-    security=[{"sessionToken": []}],
-    responses={
-        400: MALFORMED,
-        401: _problem("No session token, or not a live one (`unauthorized`)."),
-        403: _problem("The seat is not bound to this account (`not-your-seat`)."),
-        404: _problem("No such game, or no such seat in it (`not-found`)."),
-        422: _problem("`seat` is not an integer from 0 to 7 (`validation-error`)."),
-    },
-)
-async def join_seat(
-    request: Request[Any, Any, Any],
-    game_id: GameId,
-    seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
-) -> SeatJoined:
-    return await store(request).join(game_id, seat, await require_session(request))
-
-
-@get(
-    "/v1/games/{game_id:str}/export",
-    operation_id="ExportGame",
-    summary="Export a finished game",
-    description=(
-        "Once the game is over or abandoned: everything needed to replay it offline with the "
-        "engine (`engine.core.match.MatchRecord.from_export`, then `replay`) to the same "
-        "result, and to check the deal against `seed_commitment`. An action's `seq` is the "
-        "`version` it produced. 409 `game-active` while the game is played (its actions hold "
-        "hidden cards)."
-    ),
-    tags=[TAG],
-    security=OPTIONAL_SECURITY,
-    responses={
-        400: MALFORMED,
-        401: UNAUTHORIZED,
-        404: NOT_FOUND,
-        409: _problem("The game is still being played (`game-active`)."),
-    },
-)
-async def export_game(request: Request[Any, Any, Any], game_id: GameId) -> ExportOut:
-    return await store(request).export(game_id, bearer(request, "seat token"))
-
-
-route_handlers = [
-    create_game,
-    get_game,
-    post_action,
-    list_events,
-    stream_events,
-    create_ticket,
-    abandon_game,
-    join_seat,
-    export_game,
-]
+route_handlers = [GameController]

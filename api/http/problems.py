@@ -200,6 +200,12 @@ def _kind(names: str) -> str:
     return " or ".join(_TYPE_WORDS.get(n.strip(), n.strip()) for n in names.split("|"))
 
 
+def cut_quotes(message: str) -> str:
+    """`message` with every quoted value cut short and the whole bounded, as every problem's
+    `detail` (a service quoting a client's value words its refusal with this)."""
+    return _cut_quotes(message)
+
+
 def plain(message: str) -> str:
     """A decoder's message in plain English: JSON kinds, not Python type names.
 

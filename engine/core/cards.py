@@ -195,6 +195,29 @@ def check_cards(
         _raise_card_error(deck, groups, deck_name)
 
 
+def check_action_cards(deck: Mapping[str, int], action: object, *, deck_name: str) -> None:
+    """Refuse an action naming a card outside `deck` (card → copies), as everywhere in the
+    API: `InvalidInput` `unknown-card` for no card at all, `card-not-in-deck` for a card of
+    another deck (a round would only say the seat does not hold it: `card-not-in-hand`),
+    `duplicate-card` for more copies than the deck holds; the field is `card` for an
+    action's one card, `cards[i]` for one of its list."""
+    groups: list[tuple[str, Sequence[object]]] = []
+    card = getattr(action, "card", None)
+    if card is not None:
+        groups.append(("card", [card]))
+    cards = getattr(action, "cards", None)
+    if cards is not None:
+        groups.append(("cards", cards))
+    if not groups:
+        return
+    try:
+        check_cards(deck, groups, deck_name=deck_name)
+    except InvalidInput as exc:
+        if [e.field for e in exc.errors] == ["card[0]"]:  # one card: its field is `card`
+            raise InvalidInput(exc.message, code=exc.code, field="card") from None
+        raise
+
+
 def _raise_card_error(
     deck: Mapping[str, int], groups: Sequence[tuple[str, Sequence[object]]], deck_name: str
 ) -> None:

@@ -75,6 +75,7 @@ Replay and the registry
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol, Self, TypeVar, cast
 
@@ -82,7 +83,8 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from engine.core.actions import Action
-from engine.core.base import MatchResult, RoundScore, RoundSetup, RoundState, TeamScore
+from engine.core.base import DeckInfo, MatchResult, RoundScore, RoundSetup, RoundState, TeamScore
+from engine.core.cards import check_action_cards
 from engine.core.errors import EngineError, IllegalMove, InvalidInput
 from engine.core.events import EventBase, MatchOverEvent, RoundStartEvent
 from engine.core.formats import MatchCheckpoint, decode_export
@@ -130,6 +132,10 @@ class MatchRules(Protocol):
 
     def for_version(self, version: int) -> MatchRules:
         """The rules object playing `version` (one of `rules_versions`)."""
+        ...
+
+    def deck(self, players: int) -> DeckInfo:
+        """The deck of a `players`-player game (its cards, duplicates repeated)."""
         ...
 
     def match_rounds(self, players: int) -> int:
@@ -340,6 +346,7 @@ class Match:
         self._outcome: MatchOutcome | None = None
         self._totals = [0] * players
         self._tied: list[int] = []
+        self._deck: dict[str, int] | None = None  # card → copies, for `check_cards`
         self._finished = 0  # rounds over (`rounds` of a resumed match lacks those before it)
 
     def _restore(self, checkpoint: MatchCheckpoint) -> None:
@@ -430,6 +437,18 @@ class Match:
 
     def legal_actions(self, seat: int) -> list[Action]:
         return self.round.legal_actions(seat)
+
+    def check_cards(self, action: Action) -> None:
+        """Refuse an action naming a card outside the match's deck (`InvalidInput`
+        `unknown-card`, `card-not-in-deck`, `duplicate-card`, naming the field): what a client
+        sends is checked against the deck before a round reads it. The deck (card → copies) is
+        counted once per match."""
+        deck = self._deck
+        if deck is None:
+            deck = self._deck = dict(Counter(self.rules.deck(self.players).cards))
+        check_action_cards(
+            deck, action, deck_name=f"the {self.players}-player {self.rules.id} deck"
+        )
 
     def apply(self, seat: int, action: Action) -> list[EventBase]:
         """Apply one action to the current round; start the next round when it ends.

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 import sqlalchemy as sa
 
-from api.games import store as store_module
+from api.games import repository
 from engine.core.actions import Action
 from tests.games.driver import Table
 from tests.games.host import host
@@ -447,7 +447,7 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
 
     from api.db.engine import create_engine
     from api.games.fanout import Fanout
-    from api.games.store import GameStore
+    from api.games.service import GameService
 
     store = games_app.state.games
     table = Table(games, "numwars", 3, seed=23)
@@ -460,13 +460,13 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
     assert expected.index == 2 and 0 < expected.actions < table.version
 
     async def saved() -> Any:  # on an engine of this thread's loop (the app's is the client's)
-        apart = GameStore(create_engine(pg_head), Fanout())
+        apart = GameService(create_engine(pg_head), Fanout())
         async with apart.engine.connect() as conn:
             game = await apart._game(conn, table.id)
             checkpoint = (
                 await conn.execute(
-                    sa.select(store_module.GAMES.c.checkpoint).where(
-                        store_module.GAMES.c.id == table.id
+                    sa.select(repository.GAMES.c.checkpoint).where(
+                        repository.GAMES.c.id == table.id
                     )
                 )
             ).scalar()

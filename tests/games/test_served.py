@@ -32,7 +32,7 @@ from sqlalchemy.engine import make_url
 from api.app import create_app
 from api.db import migrations
 from api.games import routes
-from api.games.store import GameStore
+from api.games.service import GameService
 from api.ops.settings import Settings
 from engine import registry
 from engine.core.actions import Action, Snap
@@ -535,14 +535,14 @@ async def test_an_action_during_a_slow_read_of_the_log_is_streamed_at_once(
 ) -> None:
     """Every read of the stream's log slowed to 0.3 s (a busy database): a second action
     committed while the stream reads the log after the first still reaches it in seconds."""
-    original = GameStore.events_for
+    original = GameService.events_for
 
-    async def slow_events_for(self: GameStore, *args: Any, **kwargs: Any) -> Any:
+    async def slow_events_for(self: GameService, *args: Any, **kwargs: Any) -> Any:
         page = await original(self, *args, **kwargs)
         await asyncio.sleep(0.3)
         return page
 
-    monkeypatch.setattr(GameStore, "events_for", slow_events_for)
+    monkeypatch.setattr(GameService, "events_for", slow_events_for)
     seed = 40
     shadow = Match(registry.make("numking", {}), 3, seed)
     async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:

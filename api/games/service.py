@@ -1,0 +1,703 @@
+"""Stored games' flow (api-contract.md, "Stored games"; STYLE 14, boardgame.io's `master.ts`):
+create, read, act, events, abandon, export, joins and stream tickets, refusing with domain
+errors (:mod:`api.http.domain`) and never naming an HTTP status or header; the storage is
+:class:`api.games.repository.GameRepository`, the HTTP :mod:`api.games.routes`.
+
+The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
+version**: whatever another replica did, a cached match is used only if its version is the
+row's, so it always equals the replay of the log. A rebuild starts from the checkpoint the
+action that began the current round saved (:class:`MatchCheckpoint`) and applies that
+round's actions only; without a usable checkpoint, the whole log is replayed
+(:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
+
+One transaction per action: lock the game row (`SELECT … FOR UPDATE`; on SQLite every
+transaction is `BEGIN IMMEDIATE`), authenticate the seat, check `Idempotency-Key` and the
+expected version, apply the action to the match, append the action and its events, bump the
+version, commit. The cached match is taken out of the cache before it is changed and put back
+only after the commit, so an error at any point leaves neither a partial game in the database
+nor a changed match in the cache.
+
+The caller comes resolved (:class:`Credential`, by the routes' resolver): the hash of its
+bearer token and, for an account's live session, the account; the service finds the seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import msgspec
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from api.accounts.sessions import (
+    Caller,
+    accounts_by_pseudo,
+    community_locked,
+    is_community,
+    lock_account,
+)
+from api.games.fanout import Fanout
+from api.games.formats import EXPORT_FORMAT, event_document, event_out
+from api.games.repository import GameRepository, StoredEvent
+from api.games.schemas import (
+    AbandonOut,
+    ActionOut,
+    CreateGame,
+    EventsOut,
+    ExportOut,
+    GameCreated,
+    GameOut,
+    SeatJoined,
+    SeatOut,
+    SeatToken,
+    TicketOut,
+)
+from api.http.body import check_ruleset
+from api.http.conditions import IfMatch
+from api.http.domain import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unauthenticated,
+    VersionMismatch,
+)
+from api.http.problems import FieldProblem, cut_quotes, shorten
+from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
+from engine import registry
+from engine.core.actions import Action
+from engine.core.errors import EngineError, IllegalMove
+from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
+
+#: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
+STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
+TICKET_SECONDS = 60
+EVENTS_PAGE = 1000
+log = logging.getLogger("numrules.games")
+
+
+class Credential(NamedTuple):
+    """A resolved caller: the hash of its bearer token (a seat token's, or a session's) and,
+    when the token is an account's live session, that account (it acts for the seat it
+    joined)."""
+
+    digest: str
+    account_id: str | None = None
+
+
+def seat_credential(token: str) -> Credential:
+    """The credential of a seat token (tests and benchmarks call the service with one)."""
+    return Credential(token_hash(token))
+
+
+class Expected(NamedTuple):
+    """The version a write expects (`If-Match`), and how the caller said it (quoted back)."""
+
+    condition: IfMatch
+    said: str
+
+
+class GameMoved(VersionMismatch):
+    """The game left the expected version; `version` is where it is now."""
+
+    def __init__(self, detail: str, version: int) -> None:
+        super().__init__(detail)
+        self.version = version
+
+
+class GameStateConflict(Conflict):
+    """Who may act and when (`not-your-turn`, `wrong-phase`, `game-over`): the code is the
+    reason, also given as the problem's `reason`."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail, code=reason, extra={"reason": reason})
+
+
+class KeyReused(Invalid):
+    default_code = "idempotency-key-reused"
+
+
+class IllegalAction(Invalid):
+    """An action the rules forbid now: `reason` and the seat's `legal_actions`."""
+
+    default_code = "illegal-move"
+
+
+def commitment(seed: int, salt: str) -> str:
+    """The contract's `seed_commitment`: lowercase hex sha256 of ``"<seed>:<salt>"``."""
+    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
+
+
+def _not_found(game_id: str) -> NotFound:
+    return NotFound(f"no game {shorten(game_id)!r}")
+
+
+def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
+    return visibility is None or (seat is not None and seat in visibility)
+
+
+def _page(game: Row[Any], rows: list[Any], seat: int | None, after: int) -> EventsOut:
+    """The page `seat` may see of the event rows after `after`."""
+    events = [event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
+    last = rows[-1].seq if rows else after
+    return EventsOut(
+        events=events,
+        version=game.version,
+        status=game.status,
+        more=last < game.event_seq,
+        next_after=last,
+    )
+
+
+def ruleset_actions(ruleset_id: str) -> tuple[str, ...]:
+    """The action types a ruleset has, as its spec declares them (engine/core/actions.py):
+    another type can never be legal in that game, so it is invalid on the body's `type`, not
+    a `wrong-phase` conflict."""
+    return registry.spec(ruleset_id).actions
+
+
+@dataclass
+class _Flight:
+    """A read of a game's log that streams share (GameService.events_for)."""
+
+    started: float
+    task: asyncio.Future[tuple[Row[Any], list[Any]]]
+
+
+@dataclass
+class _Cached:
+    version: int
+    match: Match
+
+
+NOT_A_SEAT = (
+    "the token is not a seat token of this game, nor the session of an account "
+    "that joined one of its seats"
+)
+
+
+class GameService:
+    """The stored games of one database; `fanout` wakes their event streams."""
+
+    def __init__(self, engine: AsyncEngine, fanout: Fanout, cache_size: int = 2048) -> None:
+        self.engine = engine
+        self.fanout = fanout
+        self.notify = engine.dialect.name == "postgresql"
+        self.repository = GameRepository(self.notify)
+        #: Reads run without a transaction on PostgreSQL (no BEGIN and ROLLBACK round trips):
+        #: each reads the game row first, then only what that row says is committed (the log
+        #: up to its version, the events up to its `event_seq`), which never changes after.
+        #: SQLite keeps transactions: its every transaction is `BEGIN IMMEDIATE` (api.db.engine).
+        self.reader = (
+            engine.execution_options(isolation_level="AUTOCOMMIT") if self.notify else engine
+        )
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._names_cache: OrderedDict[str, list[str]] = OrderedDict()
+        self._flights: dict[tuple[str, int, int], _Flight] = {}
+        #: How many reads of the log streams made (shared ones count once).
+        self.shared_reads = 0
+        #: Called after an action's rows are written, before the commit (tests inject faults).
+        self.before_commit: Callable[[], None] | None = None
+
+    # -- creating -------------------------------------------------------------------------
+
+    async def create(self, body: CreateGame, caller: Caller | None = None) -> GameCreated:
+        """Community lock (rules/app.md, Ruling): a community game (its spec says so) needs a
+        session."""
+        check_ruleset(body.ruleset)
+        if is_community(body.ruleset) and caller is None:
+            raise community_locked(body.ruleset)
+        for i, player in enumerate(body.players):
+            check_name(player.name, f"players[{i}].name")
+        # the engine's refusals (options, players, seed) pass through: the problem map words them
+        rules = registry.make(body.ruleset, body.options)
+        seed = secrets.randbits(63) if body.seed is None else body.seed
+        match = Match(rules, len(body.players), seed)
+        game_id = new_id()
+        salt = secrets.token_hex(16)
+        tokens = [new_token(SEAT_PREFIX) for _ in body.players]
+        options: dict[str, Any] = msgspec.to_builtins(rules.options)
+        async with self.engine.begin() as conn:
+            if caller is not None:  # its deletion waits for the game (else refused, never a fault)
+                await lock_account(conn, caller.account_id)
+            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
+            await self.repository.add_game(
+                conn,
+                {
+                    "id": game_id,
+                    "ruleset": rules.id,
+                    "options": options,
+                    "rules_version": match.rules_version,
+                    "seed": seed,
+                    "salt": salt,
+                    "seed_commitment": commitment(seed, salt),
+                    "players": len(body.players),
+                    "status": "active",
+                    "version": 0,
+                    "event_seq": 0,
+                    "result": None,
+                    "creator_id": None if caller is None else caller.account_id,
+                },
+                [
+                    {
+                        "game_id": game_id,
+                        "seat": i,
+                        "name": p.name,
+                        "token_hash": token_hash(t),
+                        "account_id": accounts[i],
+                        "joined": False,
+                    }
+                    for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
+                ],
+            )
+        self._put(game_id, 0, match)
+        created = GameCreated(
+            id=game_id,
+            ruleset=rules.id,
+            options=options,
+            rules_version=match.rules_version,
+            version=0,
+            status="active",
+            seed_commitment=commitment(seed, salt),
+            seats=[
+                SeatToken(seat=i, name=p.name, token=t, account=p.account)
+                for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
+            ],
+            view=match.view(None),
+        )
+        return created
+
+    # -- reading --------------------------------------------------------------------------
+
+    async def get(self, game_id: str, caller: Credential | None) -> GameOut:
+        async with self.reader.connect() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller)
+            names = await self._names(conn, game_id)
+            match = await self._match(conn, game)
+            # Render now: the cached match is the object an action takes and changes (`_take`);
+            # with no await between reading it and its view, no action can change it between.
+            return self._game_out(game, seat, names, match)
+
+    async def events(
+        self, game_id: str, caller: Credential | None, after: int, limit: int = EVENTS_PAGE
+    ) -> EventsOut:
+        async with self.reader.connect() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller)
+            return await self._events_page(conn, game, seat, after, limit)
+
+    async def events_for(
+        self,
+        game_id: str,
+        seat: int | None,
+        after: int,
+        limit: int = EVENTS_PAGE,
+        since: float | None = None,
+    ) -> EventsOut:
+        """The events page of an already authenticated viewer (the event stream).
+
+        With `since` (when the game was last published, `Fanout.published`: every action it
+        announced was committed by then), the read is shared: streams of one game woken by
+        one action join one read of the log, provided it started after `since`, so that it
+        sees every action they were woken for (a read begun earlier might not). Each stream
+        filters the shared rows by what its viewer may see.
+        """
+        if since is None:
+            async with self.reader.connect() as conn:
+                game = await self._game(conn, game_id)
+                return await self._events_page(conn, game, seat, after, limit)
+        key = (game_id, after, limit)
+        flight = self._flights.get(key)
+        if flight is None or flight.started < since:
+            flight = _Flight(time.monotonic(), asyncio.ensure_future(self._read(key)))
+            self._flights[key] = flight
+            flight.task.add_done_callback(lambda _: self._land(key, flight))
+        game, rows = await asyncio.shield(flight.task)
+        return _page(game, rows, seat, after)
+
+    def _land(self, key: tuple[str, int, int], flight: _Flight) -> None:
+        if self._flights.get(key) is flight:
+            del self._flights[key]
+
+    async def _read(self, key: tuple[str, int, int]) -> tuple[Row[Any], list[Any]]:
+        game_id, after, limit = key
+        self.shared_reads += 1
+        async with self.reader.connect() as conn:
+            game = await self._game(conn, game_id)
+            return game, await self.repository.event_rows(conn, game, after, limit)
+
+    async def _events_page(
+        self, conn: AsyncConnection, game: Row[Any], seat: int | None, after: int, limit: int
+    ) -> EventsOut:
+        return _page(game, await self.repository.event_rows(conn, game, after, limit), seat, after)
+
+    async def export(self, game_id: str, caller: Credential | None = None) -> ExportOut:
+        """The record of a game over or abandoned (public then); a token, if sent, must be one
+        of its seats' (`Unauthenticated` else, as everywhere)."""
+        async with self.reader.connect() as conn:
+            game = await self._game(conn, game_id)
+            await self._seat(conn, game_id, caller)
+            if game.status == "active":
+                raise Conflict(
+                    "the game is still being played: its actions hold hidden cards; "
+                    "the export is available once it is over or abandoned",
+                    code="game-active",
+                )
+            names = await self._names(conn, game_id)
+            actions = await self.repository.export_actions(conn, game)
+        return ExportOut(
+            id=game.id,
+            ruleset=game.ruleset,
+            options=game.options,
+            rules_version=game.rules_version,
+            status=game.status,
+            players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
+            seed_commitment=game.seed_commitment,
+            seed=game.seed,
+            salt=game.salt,
+            actions=actions,
+            result=game.result,
+            v=EXPORT_FORMAT,
+        )
+
+    # -- acting ---------------------------------------------------------------------------
+
+    async def act(
+        self,
+        game_id: str,
+        caller: Credential | None,
+        action: Action,
+        expected: Expected | None,
+        idempotency_key: str | None,
+    ) -> tuple[ActionOut, bool]:
+        """Apply `action` for the caller's seat; returns the answer and whether it is the
+        kept answer of an earlier request with the same `idempotency_key`."""
+        if caller is None:
+            raise Unauthenticated("acting needs the seat's token: Authorization: Bearer <token>")
+        request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
+        repository = self.repository
+        async with self.engine.begin() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller, lock=True)
+            assert seat is not None
+            if idempotency_key is not None:
+                kept = await repository.kept_answer(conn, game_id, seat, idempotency_key)
+                if kept is not None:
+                    if not hmac.compare_digest(kept[0], request_hash):
+                        raise KeyReused(
+                            "this Idempotency-Key was used by this seat for another action: "
+                            "use a new key for a new action"
+                        )
+                    return kept[1], True
+            if expected is not None and not expected.condition.matches(game.version):
+                raise GameMoved(
+                    f"the game is at version {game.version}, not the one in If-Match "
+                    f"({shorten(expected.said)}): read it again",
+                    game.version,
+                )
+            if game.status != "active":
+                raise GameStateConflict("game-over", f"the game is {game.status}: no more actions")
+            kinds = ruleset_actions(game.ruleset)
+            kind = type(action).__struct_config__.tag
+            if kind not in kinds:
+                message = f"{game.ruleset} has no {kind!r} action: its actions are " + ", ".join(
+                    kinds
+                )
+                raise Invalid(f"type: {message}", extra={"errors": [FieldProblem("type", message)]})
+            match = await self._take(conn, game)
+            index = match.index
+            try:
+                match.check_cards(action)  # the engine refuses a card outside the game's deck
+                events = match.apply(seat, action)
+            except EngineError as exc:
+                self._put(game_id, game.version, match)  # a refused action changes nothing
+                if isinstance(exc, IllegalMove):
+                    raise self._refusal(exc, match, seat) from None
+                raise
+            first = game.event_seq + 1
+            stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
+            result = match.result()
+            started = result is None and match.index != index  # a new round: its checkpoint
+            await repository.append(
+                conn,
+                game,
+                seat,
+                action,
+                stored,
+                "over" if result is not None else "active",
+                None if result is None else msgspec.to_builtins(result),
+                match.checkpoint() if started else None,
+            )
+            version = game.version + 1
+            answer = ActionOut(
+                version=version,
+                events=[event_out(e.seq, e.payload) for e in stored if _visible(e.to, seat)],
+                view=match.view(seat),
+            )
+            if idempotency_key is not None:
+                await repository.keep_answer(
+                    conn, game_id, seat, idempotency_key, request_hash, answer
+                )
+            if self.before_commit is not None:
+                self.before_commit()
+        self._put(game_id, version, match)
+        if not self.notify:
+            self.fanout.publish(game_id)
+        return answer, False
+
+    async def abandon(self, game_id: str, caller: Credential | None) -> AbandonOut:
+        if caller is None:
+            raise Unauthenticated("abandoning needs a seat's token: Authorization: Bearer <token>")
+        async with self.engine.begin() as conn:
+            game = await self._game(conn, game_id, lock=True)
+            await self._seat(conn, game_id, caller)
+            if game.status != "active":
+                raise GameStateConflict("game-over", f"the game is already {game.status}")
+            await self.repository.abandon(conn, game_id)
+        self.fanout.publish(game_id)
+        return AbandonOut(
+            id=game_id, status="abandoned", version=game.version, seed=game.seed, salt=game.salt
+        )
+
+    # -- stream tickets -------------------------------------------------------------------
+
+    async def ticket(self, game_id: str, caller: Credential | None) -> TicketOut:
+        if caller is None:
+            raise Unauthenticated("a stream ticket needs a seat's token: Authorization: Bearer")
+        ticket = new_token()
+        async with self.engine.begin() as conn:
+            await self._game(conn, game_id)
+            seat = await self._seat(conn, game_id, caller)
+            await self.repository.add_ticket(
+                conn, token_hash(ticket), game_id, seat, TICKET_SECONDS
+            )
+        return TicketOut(ticket=ticket, expires_in=TICKET_SECONDS)
+
+    async def redeem(self, game_id: str, ticket: str) -> int:
+        """The seat of a valid, unused, unexpired ticket of this game; it is used up."""
+        async with self.engine.begin() as conn:
+            seat = await self.repository.use_ticket(conn, game_id, token_hash(ticket))
+        if seat is None:
+            raise Unauthenticated(
+                "the stream ticket is unknown, used or expired: ask for a new one"
+            )
+        return seat
+
+    async def viewer(self, game_id: str, caller: Credential | None) -> int | None:
+        """Check the game exists and the caller (if any) is one of its seats."""
+        async with self.reader.connect() as conn:
+            await self._game(conn, game_id)
+            return await self._seat(conn, game_id, caller)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    async def _game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> Row[Any]:
+        game = await self.repository.game(conn, game_id, lock)
+        if game is None:
+            raise _not_found(game_id)
+        return game
+
+    async def _game_and_seat(
+        self, conn: AsyncConnection, game_id: str, caller: Credential | None, lock: bool = False
+    ) -> tuple[Row[Any], int | None]:
+        """The game (locked for an action) and the caller's seat, in one query when it is a
+        seat token (the hot path of every action); else as :meth:`_seat` finds it."""
+        if caller is None:
+            return await self._game(conn, game_id, lock), None
+        game = await self.repository.game_and_seat(conn, game_id, caller.digest, lock)
+        if game is None:
+            raise _not_found(game_id)
+        if game.token_seat is not None:
+            return game, int(game.token_seat)
+        return game, await self._seat(conn, game_id, caller)
+
+    async def _seat(
+        self, conn: AsyncConnection, game_id: str, caller: Credential | None
+    ) -> int | None:
+        """The seat whose token this is (None without a caller), or the seat the caller's
+        account joined; `Unauthenticated` for anyone else."""
+        if caller is None:
+            return None
+        seat = await self.repository.seat_by_token(conn, game_id, caller.digest)
+        if seat is None and caller.account_id is not None:
+            seat = await self.repository.seat_by_account(conn, game_id, caller.account_id)
+        if seat is None:
+            raise Unauthenticated(NOT_A_SEAT)
+        return seat
+
+    async def join(self, game_id: str, seat: int, caller: Caller) -> SeatJoined:
+        """Bind a seat to the account it was created for: that account's session confirms."""
+        async with self.engine.begin() as conn:
+            await self._game(conn, game_id)
+            row = await self.repository.seat_binding(conn, game_id, seat)
+            if row is None:
+                raise NotFound(f"game {game_id} has no seat {seat}")
+            if row.account_id != caller.account_id:
+                raise Forbidden(
+                    f"seat {seat} is not bound to {caller.pseudo!r}: only the account named for "
+                    "a seat at creation may join it",
+                    code="not-your-seat",
+                )
+            await self.repository.join(conn, game_id, seat)
+        return SeatJoined(
+            game_id=game_id, seat=seat, name=row.name, account=caller.pseudo, joined=True
+        )
+
+    async def _names(self, conn: AsyncConnection, game_id: str) -> list[str]:
+        """The seats' names, read once per process: they never change after creation (a
+        query fewer on every read of a game)."""
+        names = self._names_cache.get(game_id)
+        if names is None:
+            names = self._names_cache[game_id] = await self.repository.names(conn, game_id)
+            while len(self._names_cache) > self.cache_size:
+                self._names_cache.popitem(last=False)
+        return names
+
+    def _put(self, game_id: str, version: int, match: Match) -> None:
+        self._cache[game_id] = _Cached(version, match)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    async def _match(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        """The game's match at its row's version, for reading (it stays in the cache)."""
+        cached = self._cache.get(game.id)
+        if cached is not None and cached.version == game.version:
+            return cached.match
+        match = await self._take(conn, game)
+        current = self._cache.get(game.id)  # an action may have moved on meanwhile
+        if current is None or current.version < game.version:
+            self._put(game.id, game.version, match)
+        return match
+
+    async def _take(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        """The game's match at its row's version, out of the cache, to be changed.
+
+        A cached match behind the row (another process applied the last actions) catches up
+        by applying only the actions it lacks; without one, the log is replayed whole (once
+        per process and game: after a restart, or when the cache let it go)."""
+        cached = self._cache.pop(game.id, None)  # ours now: nobody else changes it
+        if cached is not None and cached.version == game.version:
+            return cached.match
+        if cached is not None and cached.version > game.version:  # a reader's older row
+            self._cache[game.id] = cached
+            return await self._replay(conn, game)
+        if cached is not None and cached.version < game.version:
+            match = cached.match
+            for seat, action in await self.repository.actions(
+                conn, game.id, cached.version, game.version
+            ):
+                match.apply(seat, action)
+            return match
+        return await self._replay(conn, game)
+
+    async def _replay(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+        """The match at the row's version: resumed from the checkpoint of its round's start
+        when the game has one at or before that version (then only that round's actions are
+        read and applied: a cold load costs the same at any length of log), else the whole
+        log replayed, which is also what happens when resuming fails in any way (a checkpoint
+        that does not fit the log is never trusted over it)."""
+        checkpoint = await self.repository.checkpoint(conn, game)
+        if checkpoint is not None:
+            rows = await self.repository.actions(conn, game.id, checkpoint.actions, game.version)
+            resumed = self._resumed(game, checkpoint, rows)
+            if resumed is not None:
+                return resumed
+        actions = await self.repository.actions(conn, game.id, 0, game.version)
+        record = MatchRecord(
+            ruleset=game.ruleset,
+            options=game.options,
+            rules_version=game.rules_version,
+            seed=game.seed,
+            players=game.players,
+            actions=actions,
+        )
+        return replay(record)
+
+    @staticmethod
+    def _resumed(
+        game: Row[Any], checkpoint: MatchCheckpoint, rows: Sequence[tuple[int, Action]]
+    ) -> Match | None:
+        """The match resumed at `checkpoint` with the round's actions since applied; None (the
+        whole log then) if anything refuses: the engine refusing the checkpoint
+        (`bad-checkpoint`) or one of the logged actions after it. Nothing of that reaches a
+        client: a refusal here would carry the cards of the round's start."""
+        try:
+            match = Match.resume(
+                registry.make(game.ruleset, game.options),
+                game.players,
+                game.seed,
+                checkpoint,
+                game.rules_version,
+            )
+            for seat, action in rows:
+                match.apply(seat, action)
+        except Exception as exc:  # the whole log decides; this was only a shortcut
+            log.warning(
+                "game %s: its checkpoint does not fit its log (%s), replaying the whole log",
+                game.id,
+                type(exc).__name__,
+            )
+            return None
+        log.debug(
+            "game %s: resumed at round %d, %d actions replayed",
+            game.id,
+            checkpoint.index + 1,
+            len(rows),
+        )
+        return match
+
+    def _game_out(
+        self, game: Row[Any], seat: int | None, names: list[str], match: Match
+    ) -> GameOut:
+        revealed = game.status != "active"
+        view = match.view(seat)
+        if game.status == "abandoned":  # nobody may act any more
+            view = msgspec.structs.replace(
+                view,
+                current_player=None,
+                actors=[],
+                legal_actions=None if seat is None else [],
+            )
+        return GameOut(
+            id=game.id,
+            ruleset=game.ruleset,
+            options=game.options,
+            rules_version=game.rules_version,
+            version=game.version,
+            status=game.status,
+            seat=seat,
+            players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
+            seed_commitment=game.seed_commitment,
+            view=view,
+            result=game.result,
+            seed=game.seed if revealed else None,
+            salt=game.salt if revealed else None,
+        )
+
+    @staticmethod
+    def _refusal(exc: IllegalMove, match: Match, seat: int) -> Conflict | Invalid:
+        """Who may act and when is a conflict; any other illegal move names its `reason` and
+        the seat's legal actions (never the stateless `legal` codes)."""
+        detail = cut_quotes(exc.message)  # as every problem's detail
+        if exc.reason in STATUS_REASONS:
+            return GameStateConflict(exc.reason, detail)
+        return IllegalAction(
+            detail,
+            code=exc.code,
+            extra={
+                "reason": exc.reason,
+                "legal_actions": msgspec.to_builtins(match.legal_actions(seat)),
+            },
+        )
+
+
+__all__ = ["Credential", "Expected", "GameService", "commitment", "seat_credential"]
