@@ -273,7 +273,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
     @asynccontextmanager
     async def lifespan(application: Litestar) -> AsyncIterator[None]:
         from api.accounts.mail import Mailer
-        from api.accounts.store import AccountStore
+        from api.accounts.service import AccountService
         from api.db.engine import engine_from_settings
         from api.db.migrations import require_head
         from api.games.fanout import Fanout
@@ -286,7 +286,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         application.state.db = engine
         application.state.games = GameService(engine, fanout)
         mailer = Mailer(settings)
-        application.state.accounts = AccountStore(engine, settings, mailer)
+        application.state.accounts = AccountService(engine, settings, mailer)
         application.state.max_streams = settings.max_streams
         application.state.max_streams_per_network = settings.max_streams_per_network
         trusted = trusted_networks(settings.trusted_proxies)

@@ -1,6 +1,7 @@
 """The accounts endpoints (contract "Accounts, score sheets, history"): handlers read the
-request, call :class:`api.accounts.store.AccountStore` (or the API keys' store), and shape the
-answer. One `Controller` per resource (sign-up, sessions, me, password resets, API keys);
+request, call :class:`api.accounts.service.AccountService` (or `ApiKeyService`), and shape the
+answer; the services refuse with domain errors, which the app's exception handler answers as
+problems (statuses and headers: `api.http.domain.STATUS`). One `Controller` per resource (sign-up, sessions, me, password resets, API keys);
 their class-level dependencies give each handler the app's one store and the caller's
 session, resolved once per request."""
 
@@ -18,9 +19,8 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 
 from api.accounts import schemas
-from api.accounts.keys import MAX_KEYS, ApiKeyStore
+from api.accounts.service import MAX_KEYS, AccountService, ApiKeyService
 from api.accounts.sessions import Caller, require_session
-from api.accounts.store import AccountStore
 from api.accounts.texts import TERMS, TERMS_VERSION
 from api.http.body import StrictBody
 from api.http.problems import problem_spec
@@ -68,9 +68,9 @@ def _ok(container: type[Any], example: dict[str, Any], description: str = "OK") 
     )
 
 
-def provide_accounts(state: State) -> AccountStore:
+def provide_accounts(state: State) -> AccountService:
     """The app's one account store (built with the app: api.app)."""
-    store: AccountStore = state.accounts
+    store: AccountService = state.accounts
     return store
 
 
@@ -79,7 +79,7 @@ async def provide_session(request: Request[Any, Any, Any]) -> Caller:
     return await require_session(request)
 
 
-def client_address(request: Request[Any, Any, Any], accounts: AccountStore) -> str:
+def client_address(request: Request[Any, Any, Any], accounts: AccountService) -> str:
     """The client's address as the rate limit sees it (behind NUMRULES_TRUSTED_PROXIES, from
     `X-Forwarded-For`), for the log-in throttle."""
     return address_of(request.scope, accounts.trusted) or "unknown"
@@ -119,11 +119,11 @@ def provide_guarded_caller(request: Request[Any, Any, Any]) -> Caller:
     return caller
 
 
-def provide_api_keys(state: State) -> ApiKeyStore:
+def provide_api_keys(state: State) -> ApiKeyService:
     """The app's one API-key store (built at its first request, on the app's database)."""
-    store: ApiKeyStore | None = state.get("api_keys")
+    store: ApiKeyService | None = state.get("api_keys")
     if store is None or store.engine is not state.db:
-        store = ApiKeyStore(state.db)
+        store = ApiKeyService(state.db)
         state.api_keys = store
     return store
 
@@ -185,7 +185,7 @@ class SignUpController(Controller):
     async def sign_up(
         self,
         request: Request[Any, Any, Any],
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         data: Annotated[
             schemas.SignUp, Body(examples=[Example(summary="SignUp", value=SIGN_UP_EXAMPLE)])
         ],
@@ -214,7 +214,7 @@ class SignUpController(Controller):
     )
     async def confirm_email(
         self,
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         data: Annotated[
             schemas.EmailConfirm,
             Body(
@@ -309,7 +309,7 @@ class SessionController(Controller):
     async def log_in(
         self,
         request: Request[Any, Any, Any],
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         data: Annotated[
             schemas.LogIn,
             Body(
@@ -336,7 +336,7 @@ class SessionController(Controller):
         responses={401: UNAUTHORIZED},
     )
     async def log_out(
-        self, accounts: NamedDependency[AccountStore], caller: NamedDependency[Caller]
+        self, accounts: NamedDependency[AccountService], caller: NamedDependency[Caller]
     ) -> None:
         await accounts.log_out(caller.session_hash)
 
@@ -359,7 +359,7 @@ class MeController(Controller):
         responses={200: _ok(schemas.Account, ACCOUNT_EXAMPLE), 401: UNAUTHORIZED},
     )
     async def get_me(
-        self, accounts: NamedDependency[AccountStore], caller: NamedDependency[Caller]
+        self, accounts: NamedDependency[AccountService], caller: NamedDependency[Caller]
     ) -> Response[schemas.Account]:
         return Response(await accounts.me(caller.account_id), headers=NO_STORE)
 
@@ -388,7 +388,7 @@ class MeController(Controller):
     )
     async def update_me(
         self,
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         caller: NamedDependency[Caller],
         data: Annotated[
             schemas.UpdateMe,
@@ -416,7 +416,7 @@ class MeController(Controller):
         responses={401: UNAUTHORIZED},
     )
     async def delete_me(
-        self, accounts: NamedDependency[AccountStore], caller: NamedDependency[Caller]
+        self, accounts: NamedDependency[AccountService], caller: NamedDependency[Caller]
     ) -> None:
         await accounts.delete_me(caller.account_id)
 
@@ -444,7 +444,7 @@ class MeController(Controller):
     async def change_password(
         self,
         request: Request[Any, Any, Any],
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         caller: NamedDependency[Caller],
         data: Annotated[
             schemas.PasswordChange,
@@ -502,7 +502,7 @@ class PasswordResetController(Controller):
     )
     async def request_reset(
         self,
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         data: Annotated[
             schemas.ResetRequest,
             Body(examples=[Example(summary="ResetRequest", value={"login": "ada@example.org"})]),
@@ -533,7 +533,7 @@ class PasswordResetController(Controller):
     )
     async def confirm_reset(
         self,
-        accounts: NamedDependency[AccountStore],
+        accounts: NamedDependency[AccountService],
         data: Annotated[
             schemas.ResetConfirm,
             Body(
@@ -593,7 +593,7 @@ class ApiKeyController(Controller):
     )
     async def create_api_key(
         self,
-        keys: NamedDependency[ApiKeyStore],
+        keys: NamedDependency[ApiKeyService],
         caller: NamedDependency[Caller],
         data: Annotated[
             schemas.ApiKeyIn,
@@ -627,7 +627,7 @@ class ApiKeyController(Controller):
         },
     )
     async def list_api_keys(
-        self, keys: NamedDependency[ApiKeyStore], caller: NamedDependency[Caller]
+        self, keys: NamedDependency[ApiKeyService], caller: NamedDependency[Caller]
     ) -> Response[schemas.ApiKeys]:
         listed = await keys.list(caller.account_id)
         return Response(listed, headers=NO_STORE)
@@ -650,7 +650,7 @@ class ApiKeyController(Controller):
         },
     )
     async def delete_api_key(
-        self, keys: NamedDependency[ApiKeyStore], caller: NamedDependency[Caller], key_id: KeyId
+        self, keys: NamedDependency[ApiKeyService], caller: NamedDependency[Caller], key_id: KeyId
     ) -> None:
         await keys.delete(caller.account_id, key_id)
 

@@ -236,7 +236,7 @@ class ApiKey(Base):
 
 class LoginThrottle(Base):
     """Attempts counted per key in a fixed window, in the database so that the limits hold
-    across replicas (api/accounts/store.py): log-ins per `login:<hash>`, `pair:<hash>:<network>`
+    across replicas (api/accounts/service.py, repository.py): log-ins per `login:<hash>`, `pair:<hash>:<network>`
     and `network:<network>`; `slow:<hash>:<network>` holds a failing network's last attempt
     past a login's ceiling (`window_start`); password changes per `account:<id>`, reset
     emails per `reset:<id>`."""

@@ -121,3 +121,18 @@ def status_of(error: DomainError) -> int:
         if kind in STATUS:
             return STATUS[kind]
     return 400
+
+
+class TooManyAttempts(DomainError):
+    """Too many attempts in a while (log-ins, password checks): try again in `retry_after`
+    seconds, which the answer carries as its `Retry-After` header (429)."""
+
+    default_code = "too-many-attempts"
+
+    def __init__(self, detail: str, *, retry_after: int, code: str | None = None) -> None:
+        super().__init__(detail, code=code, headers={"Retry-After": str(retry_after)})
+        self.retry_after = retry_after
+
+
+#: Appended: the most specific class still wins (`status_of` walks the class's MRO).
+STATUS[TooManyAttempts] = 429

@@ -205,7 +205,7 @@ def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
     the count of failures from one client address."""
     from api.accounts.schemas import LogIn
     from api.app import create_app
-    from api.http.problems import ProblemError
+    from api.http.domain import DomainError
     from api.ops.settings import Settings
 
     settings = Settings(database_url=pg_head, login_max_failures_per_address=3, **FAST_HASHES)
@@ -217,8 +217,8 @@ def test_throttle_per_address_holds_across_replicas(pg_head: str) -> None:
             body = LogIn(login=new_pseudo(), password="x" * 12)
             try:
                 replica.blocking_portal.call(replica.app.state.accounts.log_in, body, address)
-            except ProblemError as exc:
-                codes.append(exc.problem.code)
+            except DomainError as exc:
+                codes.append(exc.code)
     assert codes == ["invalid-credentials"] * 3 + ["too-many-attempts"] * 2
     # every attempt is counted before its password is checked (the refused ones too)
     row = _row(pg_head, "SELECT failures FROM login_throttle WHERE key = $1", f"network:{address}")
@@ -235,7 +235,7 @@ def test_the_log_in_throttle_on_both_databases(
     from api.accounts.schemas import LogIn
     from api.app import create_app
     from api.db import migrations
-    from api.http.problems import ProblemError
+    from api.http.domain import DomainError
     from api.ops.settings import Settings
 
     url = pg_head
@@ -250,9 +250,9 @@ def test_the_log_in_throttle_on_both_databases(
             call = client.app.state.accounts.log_in
             try:
                 client.blocking_portal.call(call, LogIn(login=pseudo, password=password), address)
-            except ProblemError as exc:
-                retry = exc.headers.get("Retry-After", "") if exc.headers else ""
-                return f"{exc.problem.code} {retry}".strip()
+            except DomainError as exc:
+                retry = exc.headers.get("Retry-After", "")
+                return f"{exc.code} {retry}".strip()
             return "session"
 
         one, other = "2001:db8:9::1", "2001:db8:9::ffff:2"  # one /64

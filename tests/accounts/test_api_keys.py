@@ -16,7 +16,7 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from api.accounts.keys import MAX_KEYS
+from api.accounts.service import MAX_KEYS
 from tests.accounts.conftest import auth, sign_up
 from tests.api.process import ServeProcess
 from tests.api.test_rate_limit import fresh_window

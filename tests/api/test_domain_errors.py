@@ -59,3 +59,21 @@ def test_extra_members_and_headers_reach_the_problem() -> None:
     assert answer.json()["reason"] == "must-follow-color"
     assert answer.json()["legal"] == ["red-3"]
     assert answer.headers["retry-after"] == "5"
+
+
+def test_too_many_attempts_answers_429_with_retry_after() -> None:
+    """A throttled attempt (the log-in throttle, api/accounts/service.py) is the 429 kind: its
+    retry reaches the answer as `Retry-After`."""
+
+    @get("/boom", sync_to_thread=False)
+    def boom() -> None:
+        raise domain.TooManyAttempts("too many failed attempts: try again in 7 s", retry_after=7)
+
+    app = Litestar([boom], exception_handlers={Exception: handle_exception})
+    with TestClient(app) as client:
+        answer = client.get("/boom")
+    assert answer.status_code == 429
+    assert answer.json()["code"] == "too-many-attempts"
+    assert answer.json()["detail"] == "too many failed attempts: try again in 7 s"
+    assert answer.headers["retry-after"] == "7"
+    assert "www-authenticate" not in answer.headers

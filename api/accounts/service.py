@@ -1,5 +1,8 @@
-"""Accounts: sign-up, sessions, log-in throttling, email verification, password changes and
-resets (contract "Accounts, score sheets, history"; rules/app.md "Accounts").
+"""The accounts' service: sign-up, sessions, log-in throttling, email verification, password
+changes and resets, API keys (contract "Accounts, score sheets, history"; rules/app.md
+"Accounts"). The flows live here and refuse with domain errors (`api.http.domain`); the
+statements and rows live in `api.accounts.repository`, the statuses and headers in
+`api.accounts.routes` (issue 22, "Stored games in three layers" applied to accounts).
 
 Secrets are kept only as hashes: passwords as Argon2id (argon2-cffi, rehashed at log-in when
 the parameters change), session and emailed tokens as sha256 (256 random bits each, see
@@ -14,7 +17,7 @@ says, so that nobody can lock another user out (issue 21): strictly per (login, 
 network), per network across logins, and past a much higher per-login ceiling only the
 networks that have failed on that login are slowed (429 `too-many-attempts` with a growing
 `Retry-After`; no server-side sleeping): the owner, from a clean network, always reaches the
-password check (see :meth:`AccountStore._charge_log_in`).
+password check (see :meth:`AccountService._charge_log_in`).
 """
 
 from __future__ import annotations
@@ -29,31 +32,46 @@ from typing import Any
 import argon2
 import msgspec
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import ColumnElement, Row, and_, case, delete, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from api.accounts import schemas
+from api.accounts import repository as rows, schemas
 from api.accounts.mail import Mailer
+from api.accounts.repository import email_key, pseudo_key
 from api.accounts.texts import TERMS_VERSION, mail_text
-from api.db.engine import aware
-from api.db.models import Account, AccountSession, AccountToken, LoginThrottle, table
-from api.http.problems import FieldProblem, ProblemError, field_problem
-from api.http.tokens import SESSION_PREFIX, new_id, new_token, token_hash
+from api.http.domain import (
+    Conflict,
+    DomainError,
+    FieldProblem,
+    Forbidden,
+    Invalid,
+    NotFound,
+    TooManyAttempts,
+    Unauthenticated,
+    field_error,
+)
+from api.http.responses import HEX_ID
+from api.http.tokens import (
+    API_KEY_PREFIX,
+    SESSION_PREFIX,
+    check_name,
+    new_id,
+    new_token,
+    token_hash,
+)
 from api.ops.ratelimit import network_of, trusted_networks
 from api.ops.settings import Settings
-
-ACCOUNTS = table(Account)
-SESSIONS = table(AccountSession)
-TOKENS = table(AccountToken)
-THROTTLE = table(LoginThrottle)
 
 #: Reset emails one account receives at most per throttle window.
 RESET_EMAILS = 3
 #: How long an emailed token stays valid.
 TOKEN_HOURS = {"verify": 48, "reset": 1}
+#: Keys one account holds at most: each has its own quota, so an account cannot multiply its
+#: quota without bound by minting keys.
+MAX_KEYS = 20
+#: A key's id as `new_id` makes it: anything else names no key (and a NUL, which PostgreSQL
+#: cannot take as text, never reaches the database).
+KEY_ID = HEX_ID
 
 INVALID_CREDENTIALS = "the login or the password is wrong"
 
@@ -62,58 +80,77 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def invalid_credentials() -> ProblemError:
-    return ProblemError(
-        401, "invalid-credentials", INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"}
-    )
+# -- the accounts' refusals (domain errors: the routes' exception handler gives the status) --
 
 
-def _taken(exc: IntegrityError) -> ProblemError:
-    text = str(exc.orig)
-    if "email_key" in text:
-        return ProblemError(
-            409,
-            "email-taken",
-            "another account uses this email",
-            [FieldProblem("email", "another account uses this email")],
+class InvalidCredentials(Unauthenticated):
+    """A log-in whose login or password is wrong: one answer for both (401)."""
+
+    default_code = "invalid-credentials"
+
+    def __init__(self) -> None:
+        super().__init__(INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"})
+
+
+class AccountGone(Unauthenticated):
+    """The session's account was deleted while the session was being read (401)."""
+
+    def __init__(self) -> None:
+        super().__init__("the account no longer exists")
+
+
+class WrongPassword(Forbidden):
+    """A password change whose current password is not the account's (403)."""
+
+    default_code = "wrong-password"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "current: this is not the account's password",
+            extra={"errors": [FieldProblem("current", "not the account's password")]},
         )
-    if "pseudo_key" in text:
-        return ProblemError(
-            409,
-            "pseudo-taken",
+
+
+class LoginTaken(Conflict):
+    """Another account uses this email or pseudo (409 `email-taken` / `pseudo-taken`)."""
+
+
+class TooManyApiKeys(Conflict):
+    """The account holds `MAX_KEYS` keys already (409)."""
+
+    default_code = "too-many-api-keys"
+
+
+def invalid_credentials() -> InvalidCredentials:
+    return InvalidCredentials()
+
+
+def _taken(exc: IntegrityError) -> LoginTaken:
+    which = rows.taken(exc)
+    if which == "email":
+        return LoginTaken(
+            "another account uses this email",
+            code="email-taken",
+            extra={"errors": [FieldProblem("email", "another account uses this email")]},
+        )
+    if which == "pseudo":
+        return LoginTaken(
             "another account uses this pseudo (pseudos are compared case-insensitively)",
-            [FieldProblem("pseudo", "another account uses this pseudo")],
+            code="pseudo-taken",
+            extra={"errors": [FieldProblem("pseudo", "another account uses this pseudo")]},
         )
     raise exc
 
 
-def _account_out(row: Row[Any]) -> schemas.Account:
-    return schemas.Account(
-        id=row.id,
-        pseudo=row.pseudo,
-        email=row.email,
-        email_verified=row.email_verified,
-        age_range=row.age_range,
-        locale=row.locale,
-        terms_version=row.terms_version,
-        created_at=aware(row.created_at),
+def _too_many(wait: timedelta) -> TooManyAttempts:
+    seconds = max(1, math.ceil(wait.total_seconds()))
+    return TooManyAttempts(
+        f"too many failed attempts: try again in {seconds} s", retry_after=seconds
     )
 
 
-def email_key(email: str) -> str:
-    return email.casefold()
-
-
-def pseudo_key(pseudo: str) -> str:
-    return pseudo.casefold()
-
-
-def _by_login(login: str) -> ColumnElement[bool]:
-    """The account a log-in names: an email (it holds `@`, which no pseudo does) only once
-    verified (rules/app.md), else a pseudo; both case-insensitively."""
-    if "@" in login:
-        return and_(ACCOUNTS.c.email_key == email_key(login), ACCOUNTS.c.email_verified)
-    return ACCOUNTS.c.pseudo_key == pseudo_key(login)
+def _bad_token(field: str) -> DomainError:
+    return field_error(Invalid, "invalid-token", field, "unknown, expired or already used")
 
 
 @dataclass(frozen=True)
@@ -166,7 +203,10 @@ class LogInKeys:
         )
 
 
-class AccountStore:
+class AccountService:
+    """The accounts' flows: what is checked, counted and written in which order, and the
+    refusals as domain errors (no HTTP status: `api.accounts.routes` owns those)."""
+
     def __init__(self, engine: AsyncEngine, settings: Settings, mailer: Mailer) -> None:
         self.engine = engine
         self.settings = settings
@@ -207,11 +247,10 @@ class AccountStore:
 
     async def sign_up(self, body: schemas.SignUp, locale: str) -> schemas.SignedUp:
         if not body.accept_terms:
-            raise ProblemError(
-                422,
-                "terms-not-accepted",
+            raise Invalid(
                 "accept_terms must be true: the terms of GET /v1/terms are accepted at sign-up",
-                [FieldProblem("accept_terms", "must be true")],
+                code="terms-not-accepted",
+                extra={"errors": [FieldProblem("accept_terms", "must be true")]},
             )
         account_id = new_id()
         hashed = await self._hash(body.password)
@@ -231,12 +270,8 @@ class AccountStore:
         }
         try:
             async with self.engine.begin() as conn:
-                await conn.execute(insert(ACCOUNTS).values(**values))
-                await conn.execute(
-                    insert(SESSIONS).values(
-                        token_hash=token_hash(token), account_id=account_id, expires_at=expires
-                    )
-                )
+                await rows.insert_account(conn, values)
+                await rows.insert_session(conn, token_hash(token), account_id, expires)
                 mail = None
                 if body.email is not None:
                     mail = await self._mail_token(conn, "verify", account_id, body.email)
@@ -244,20 +279,20 @@ class AccountStore:
         except IntegrityError as exc:
             raise _taken(exc) from None
         self._send(mail)
-        out = _account_out(row)
+        out = rows.account_out(row)
         return schemas.SignedUp(
             **{f: getattr(out, f) for f in out.__struct_fields__}, token=token, expires_at=expires
         )
 
-    async def _account(self, conn: AsyncConnection, account_id: str) -> Row[Any]:
-        row = (await conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.id == account_id))).first()
+    async def _account(self, conn: AsyncConnection, account_id: str) -> Any:
+        row = await rows.account(conn, account_id)
         if row is None:  # deleted while its session was being read
-            raise ProblemError(401, "unauthorized", "the account no longer exists")
+            raise AccountGone()
         return row
 
     async def me(self, account_id: str) -> schemas.Account:
         async with self.engine.connect() as conn:
-            return _account_out(await self._account(conn, account_id))
+            return rows.account_out(await self._account(conn, account_id))
 
     async def update_me(self, account_id: str, body: schemas.UpdateMe) -> schemas.Account:
         changes: dict[str, Any] = {}
@@ -275,11 +310,9 @@ class AccountStore:
                     changes["email_key"] = None if body.email is None else email_key(body.email)
                     changes["email_verified"] = False
                     # the old mailbox's links end with it: verification and reset alike
-                    await conn.execute(delete(TOKENS).where(TOKENS.c.account_id == account_id))
+                    await rows.delete_tokens(conn, account_id)
                 if changes:
-                    await conn.execute(
-                        update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(**changes)
-                    )
+                    await rows.update_account(conn, account_id, **changes)
                 mail = None
                 if changes.get("email") is not None:
                     mail = await self._mail_token(conn, "verify", account_id, changes["email"])
@@ -287,24 +320,20 @@ class AccountStore:
         except IntegrityError as exc:
             raise _taken(exc) from None
         self._send(mail)
-        return _account_out(row)
+        return rows.account_out(row)
 
     async def delete_me(self, account_id: str) -> None:
         """Sessions, tokens and owned sheets go with the account (ON DELETE CASCADE); other
         owners' sheets and stored games keep the player's name only (SET NULL)."""
         async with self.engine.begin() as conn:
-            await conn.execute(delete(ACCOUNTS).where(ACCOUNTS.c.id == account_id))
+            await rows.delete_account(conn, account_id)
 
     # -- sessions --------------------------------------------------------------------------
 
     async def _new_session(self, conn: AsyncConnection, account_id: str) -> schemas.Session:
         token = new_token(SESSION_PREFIX)
         expires = _now() + timedelta(days=self.settings.session_days)
-        await conn.execute(
-            insert(SESSIONS).values(
-                token_hash=token_hash(token), account_id=account_id, expires_at=expires
-            )
-        )
+        await rows.insert_session(conn, token_hash(token), account_id, expires)
         return schemas.Session(token=token, expires_at=expires)
 
     async def log_in(self, body: schemas.LogIn, address: str) -> schemas.Session:
@@ -316,11 +345,7 @@ class AccountStore:
         keys = LogInKeys.of(login, network)
         await self._charge_log_in(keys)
         async with self.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    select(ACCOUNTS.c.id, ACCOUNTS.c.password_hash).where(_by_login(login))
-                )
-            ).first()
+            row = await rows.account_by_login(conn, login)
         hashed = row.password_hash if row is not None else await self._dummy_hash()
         ok = await self._verify(hashed, body.password)
         if row is None or not ok:
@@ -328,58 +353,27 @@ class AccountStore:
         async with self.engine.begin() as conn:
             # the account deleted since it was read: the same answer as an unknown login
             # (its row locked, a deletion racing the log-in waits for the new session)
-            still = await conn.execute(
-                select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == row.id).with_for_update(read=True)
-            )
-            if still.first() is None:
+            if not await rows.lock_account(conn, row.id, share=True):
                 raise invalid_credentials()
             await self._refund(conn, keys)
             if self.hasher.check_needs_rehash(hashed):
-                await conn.execute(
-                    update(ACCOUNTS)
-                    .where(ACCOUNTS.c.id == row.id)
-                    .values(password_hash=await self._hash(body.password))
-                )
+                new_hash = await self._hash(body.password)
+                await rows.update_account(conn, row.id, password_hash=new_hash)
             return await self._new_session(conn, row.id)
 
     async def log_out(self, session_hash: str) -> None:
         async with self.engine.begin() as conn:
-            await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == session_hash))
-
-    def _insert(self) -> Any:
-        return pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
-
-    async def _count(
-        self, conn: AsyncConnection, key: str, now: datetime | None = None
-    ) -> tuple[int, datetime]:
-        """Count one more under `key` in one atomic upsert (a new window once the last one
-        has passed); the count and its window's start."""
-        now = now or _now()
-        fresh = THROTTLE.c.window_start > now - timedelta(seconds=self.throttle.window)
-        upsert = (
-            self._insert()(THROTTLE)
-            .values(key=key, failures=1, window_start=now)
-            .on_conflict_do_update(
-                index_elements=[THROTTLE.c.key],
-                set_={
-                    "failures": case((fresh, THROTTLE.c.failures + 1), else_=1),
-                    "window_start": case((fresh, THROTTLE.c.window_start), else_=now),
-                },
-            )
-            .returning(THROTTLE.c.failures, THROTTLE.c.window_start)
-        )
-        counted = (await conn.execute(upsert)).one()
-        return int(counted.failures), aware(counted.window_start)
+            await rows.delete_session(conn, session_hash)
 
     async def _charge(self, keys: dict[str, int]) -> None:
         """Count one attempt under each key before any password is checked: concurrent
-        guesses cannot all pass the check before any is counted. Over a key's limit: 429
-        with `Retry-After`, until its window ends."""
+        guesses cannot all pass the check before any is counted. Over a key's limit:
+        `TooManyAttempts` (429 with `Retry-After`), until its window ends."""
         window = timedelta(seconds=self.throttle.window)
         waits: list[timedelta] = []
         async with self.engine.begin() as conn:
             for key, limit in keys.items():
-                count, start = await self._count(conn, key)
+                count, start = await rows.count(conn, key, window, _now())
                 if count > limit:
                     waits.append(start + window - _now())
         if waits:
@@ -388,7 +382,7 @@ class AccountStore:
     async def _charge_log_in(self, keys: LogInKeys) -> None:
         """Count one log-in attempt before its password is checked, one atomic upsert per
         key (concurrent guesses cannot all pass before any is counted), and refuse it with
-        429 and `Retry-After` (the counts stay) when
+        `TooManyAttempts` (429 and `Retry-After`; the counts stay) when
         - its network has made more than `strict` attempts on this login in the window, or
           more than `per_network` on any logins: until that window ends;
         - else the login has had more than `ceiling` attempts and this network has tried it
@@ -402,8 +396,8 @@ class AccountStore:
         now = _now()
         wait: timedelta | None = None
         async with self.engine.begin() as conn:
-            tries, tries_start = await self._count(conn, keys.pair, now)
-            sprayed, sprayed_start = await self._count(conn, keys.network, now)
+            tries, tries_start = await rows.count(conn, keys.pair, window, now)
+            sprayed, sprayed_start = await rows.count(conn, keys.network, window, now)
             if tries > throttle.strict or sprayed > throttle.per_network:
                 ends = [
                     start + window
@@ -415,13 +409,13 @@ class AccountStore:
                 ]
                 wait = max(ends) - now
             else:
-                attempts, attempts_start = await self._count(conn, keys.login, now)
+                attempts, attempts_start = await rows.count(conn, keys.login, window, now)
                 past = attempts - throttle.ceiling
                 if past > 0 and tries > 1:
                     # the delay in force since the attempt before this one: a network that
                     # waited what its last answer said is let through (if nobody else tried)
                     waited = throttle.delay(past - 1)
-                    if not await self._waited(conn, keys.slow, waited, now):
+                    if not await rows.waited(conn, keys.slow, waited, now):
                         wait = min(
                             timedelta(seconds=throttle.delay(past)),
                             attempts_start + window - now,
@@ -429,36 +423,12 @@ class AccountStore:
         if wait is not None:
             raise _too_many(wait)
 
-    async def _waited(self, conn: AsyncConnection, key: str, seconds: int, now: datetime) -> bool:
-        """Whether the network behind `key` has waited `seconds` since its last attempt past
-        the ceiling (its first one there starts the wait); this attempt is its last from now
-        on. One atomic upsert: `failures` counts the attempts refused since the last one let
-        through, so 0 means this one is let through."""
-        waited = THROTTLE.c.window_start <= now - timedelta(seconds=seconds)
-        upsert = (
-            self._insert()(THROTTLE)
-            .values(key=key, failures=1, window_start=now)
-            .on_conflict_do_update(
-                index_elements=[THROTTLE.c.key],
-                set_={
-                    "failures": case((waited, 0), else_=THROTTLE.c.failures + 1),
-                    "window_start": now,
-                },
-            )
-            .returning(THROTTLE.c.failures)
-        )
-        return int((await conn.execute(upsert)).scalar_one()) == 0
-
     async def _refund(self, conn: AsyncConnection, keys: LogInKeys) -> None:
         """A success: its network starts afresh on the login (the owner's typos are
         forgiven), and the attempt is charged neither to the login's ceiling (the owner
         logging in must not reset a guesser's count either) nor to the network."""
-        await conn.execute(delete(THROTTLE).where(THROTTLE.c.key.in_([keys.pair, keys.slow])))
-        await conn.execute(
-            update(THROTTLE)
-            .where(THROTTLE.c.key.in_([keys.login, keys.network]), THROTTLE.c.failures > 0)
-            .values(failures=THROTTLE.c.failures - 1)
-        )
+        await rows.forget(conn, [keys.pair, keys.slow])
+        await rows.uncount(conn, [keys.login, keys.network])
 
     # -- passwords -------------------------------------------------------------------------
 
@@ -468,56 +438,36 @@ class AccountStore:
         """The current password is checked (and throttled like a log-in); every other session
         of the account and every reset token still out end. The account's row is locked for
         the change: of concurrent changes with the same current password one wins, the
-        others find it changed (403)."""
+        others find it changed (`WrongPassword`)."""
         key = f"account:{account_id}"
         await self._charge({key: self.throttle.strict})
         hashed = await self._hash(body.new)
         async with self.engine.begin() as conn:
-            row = (
-                await conn.execute(
-                    select(ACCOUNTS.c.password_hash)
-                    .where(ACCOUNTS.c.id == account_id)
-                    .with_for_update()
-                )
-            ).first()
-            if row is None:
-                raise ProblemError(401, "unauthorized", "the account no longer exists")
-            if not await self._verify(row.password_hash, body.current):
-                raise ProblemError(
-                    403,
-                    "wrong-password",
-                    "current: this is not the account's password",
-                    [FieldProblem("current", "not the account's password")],
-                )
-            await conn.execute(
-                update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(password_hash=hashed)
-            )
-            await conn.execute(
-                delete(SESSIONS).where(
-                    SESSIONS.c.account_id == account_id, SESSIONS.c.token_hash != session_hash
-                )
-            )
-            await _end_resets(conn, account_id)
-            await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == key))
+            current = await rows.locked_password_hash(conn, account_id)
+            if current is None:
+                raise AccountGone()
+            if not await self._verify(current, body.current):
+                raise WrongPassword()
+            await rows.update_account(conn, account_id, password_hash=hashed)
+            await rows.delete_sessions(conn, account_id, keep=session_hash)
+            await rows.delete_tokens(conn, account_id, "reset")
+            await rows.forget(conn, [key])
 
     async def request_reset(self, login: str) -> None:
         """Email a reset token when the login names an account with a verified email (the
         caller answers the same in every case); a new token ends the earlier ones, and an
         account gets at most `RESET_EMAILS` such emails per throttle window (the rest are
         not sent: a mailbox is not flooded through this service)."""
+        window = timedelta(seconds=self.throttle.window)
         async with self.engine.begin() as conn:
-            row = (
-                await conn.execute(
-                    select(ACCOUNTS.c.id, ACCOUNTS.c.email).where(
-                        _by_login(login.strip()), ACCOUNTS.c.email_verified
-                    )
-                )
-            ).first()
+            row = await rows.verified_by_login(conn, login.strip())
             mail = None
             if row is not None:
-                sent, _ = await self._count(conn, f"reset:{row.id}")
+                sent, _ = await rows.count(conn, f"reset:{row.id}", window, _now())
                 if sent <= RESET_EMAILS:
-                    await _end_resets(conn, row.id)
+                    # a new password ends every reset token still out: an older email
+                    # cannot take the account back (and a new token, the earlier ones)
+                    await rows.delete_tokens(conn, row.id, "reset")
                     mail = await self._mail_token(conn, "reset", row.id, row.email)
         self._send(mail)
 
@@ -526,31 +476,23 @@ class AccountStore:
         hashed = await self._hash(body.password)
         async with self.engine.begin() as conn:
             account_id = await self._use_token(conn, "reset", body.token)
-            await conn.execute(
-                update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(password_hash=hashed)
-            )
-            await conn.execute(delete(SESSIONS).where(SESSIONS.c.account_id == account_id))
-            await _end_resets(conn, account_id)
-            await conn.execute(delete(THROTTLE).where(THROTTLE.c.key == f"account:{account_id}"))
+            await rows.update_account(conn, account_id, password_hash=hashed)
+            await rows.delete_sessions(conn, account_id)
+            await rows.delete_tokens(conn, account_id, "reset")
+            await rows.forget(conn, [f"account:{account_id}"])
 
     async def confirm_email(self, token: str) -> schemas.EmailVerified:
         async with self.engine.begin() as conn:
-            found = (
-                await conn.execute(
-                    select(TOKENS.c.email).where(TOKENS.c.token_hash == token_hash(token))
-                )
-            ).first()
+            mailed_to = await rows.token_email(conn, token_hash(token))
             account_id = await self._use_token(conn, "verify", token)
             row = await self._account(conn, account_id)
             if (
-                found is None
+                mailed_to is None
                 or row.email is None
-                or email_key(row.email) != email_key(found.email or "")
+                or email_key(row.email) != email_key(mailed_to)
             ):
                 raise _bad_token("token")
-            await conn.execute(
-                update(ACCOUNTS).where(ACCOUNTS.c.id == account_id).values(email_verified=True)
-            )
+            await rows.update_account(conn, account_id, email_verified=True)
         return schemas.EmailVerified(email=row.email, email_verified=True)
 
     # -- emailed tokens --------------------------------------------------------------------
@@ -562,16 +504,8 @@ class AccountStore:
         the account's language, for :meth:`_send` once the transaction has committed."""
         token = new_token()
         hours = TOKEN_HOURS[purpose]
-        await conn.execute(
-            insert(TOKENS).values(
-                token_hash=token_hash(token),
-                account_id=account_id,
-                purpose=purpose,
-                email=email,
-                expires_at=_now() + timedelta(hours=hours),
-                used=False,
-            )
-        )
+        expires = _now() + timedelta(hours=hours)
+        await rows.insert_token(conn, token_hash(token), account_id, purpose, email, expires)
         row = await self._account(conn, account_id)
         subject, text = mail_text(
             purpose, row.locale, row.pseudo, token, hours, self.settings.app_url
@@ -583,43 +517,55 @@ class AccountStore:
             self.mailer.send_later(mail.to, mail.subject, mail.text)
 
     async def _use_token(self, conn: AsyncConnection, purpose: str, token: str) -> str:
-        """Mark an unused, unexpired token of `purpose` used; its account's id."""
-        used = await conn.execute(
-            update(TOKENS)
-            .where(
-                TOKENS.c.token_hash == token_hash(token),
-                TOKENS.c.purpose == purpose,
-                TOKENS.c.used.is_(False),
-                TOKENS.c.expires_at > _now(),
-            )
-            .values(used=True)
-            .returning(TOKENS.c.account_id)
-        )
-        row = used.first()
-        if row is None:
+        """Mark an unused, unexpired token of `purpose` used; its account's id (else
+        `invalid-token`)."""
+        account_id = await rows.use_token(conn, purpose, token_hash(token), _now())
+        if account_id is None:
             raise _bad_token("token")
-        account_id: str = row.account_id
         return account_id
 
 
-async def _end_resets(conn: AsyncConnection, account_id: str) -> None:
-    """A new password ends every reset token still out: an older email cannot take the
-    account back."""
-    await conn.execute(
-        delete(TOKENS).where(TOKENS.c.account_id == account_id, TOKENS.c.purpose == "reset")
-    )
+class ApiKeyService:
+    """API keys (issue 21, contract "API keys (integrators)"): an account's keys for its back
+    ends, metering only (see :mod:`api.accounts.routes`). `nrk_` and 256 random bits, shown
+    once in the 201, stored as its sha256 like every token (api/http/tokens.py); revoking
+    deletes the row (a process that looked the key up in the last
+    `NUMRULES_RATE_LIMIT_CREDENTIAL_CACHE_SECONDS`, 30 s by default, still counts it as a key
+    until then); keys go with their account (ON DELETE CASCADE)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def create(self, account_id: str, body: schemas.ApiKeyIn) -> schemas.ApiKeyCreated:
+        check_name(body.name, "name")
+        key = new_token(API_KEY_PREFIX)
+        key_id = new_id()
+        now = datetime.now(UTC)
+        async with self.engine.begin() as conn:
+            # the account's row locked: concurrent creations count one after the other
+            if not await rows.lock_account(conn, account_id):
+                raise AccountGone()  # deleted while its session was being read
+            if await rows.count_api_keys(conn, account_id) >= MAX_KEYS:
+                raise TooManyApiKeys(
+                    f"an account holds at most {MAX_KEYS} API keys: delete one first"
+                )
+            await rows.insert_api_key(conn, key_id, account_id, body.name, token_hash(key), now)
+        return schemas.ApiKeyCreated(id=key_id, name=body.name, key=key, created_at=now)
+
+    async def list(self, account_id: str) -> schemas.ApiKeys:
+        async with self.engine.connect() as conn:
+            return schemas.ApiKeys(items=await rows.api_keys(conn, account_id))
+
+    async def delete(self, account_id: str, key_id: str) -> None:
+        """Revoke: `NotFound` for an id this account has no key with (another account's
+        included)."""
+        if not KEY_ID.fullmatch(key_id):
+            raise _no_key()
+        async with self.engine.begin() as conn:
+            deleted = await rows.delete_api_key(conn, account_id, key_id)
+        if not deleted:
+            raise _no_key()
 
 
-def _too_many(wait: timedelta) -> ProblemError:
-    seconds = max(1, math.ceil(wait.total_seconds()))
-    return ProblemError(
-        429,
-        "too-many-attempts",
-        f"too many failed attempts: try again in {seconds} s",
-        headers={"Retry-After": str(seconds)},
-    )
-
-
-def _bad_token(field: str) -> ProblemError:
-    message = "unknown, expired or already used"
-    return field_problem(422, "invalid-token", field, message)
+def _no_key() -> NotFound:
+    return NotFound("this account has no API key with this id")

@@ -1,0 +1,141 @@
+"""The accounts' service on its own (issue 22, "Stored games in three layers" applied to
+accounts): called without HTTP, on PostgreSQL through asyncpg, it refuses with domain errors
+(`api.http.domain`), each kind carrying the contract's code (and, for a throttled attempt, its
+retry), never an HTTP problem; `api.http.domain.STATUS` gives each kind its status."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import msgspec
+import pytest
+
+from api.accounts import schemas
+from api.accounts.mail import Mailer
+from api.accounts.service import MAX_KEYS, AccountService, ApiKeyService
+from api.db.engine import create_engine
+from api.http.domain import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    TooManyAttempts,
+    Unauthenticated,
+    status_of,
+)
+from api.http.problems import ProblemError
+from api.ops.settings import Settings
+from tests.accounts.conftest import new_pseudo
+from tests.pg import FAST_HASHES
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+async def services(pg_head: str) -> AsyncIterator[tuple[AccountService, ApiKeyService]]:
+    settings = Settings(database_url=pg_head, login_max_failures=2, **FAST_HASHES)
+    engine = create_engine(pg_head)
+    try:
+        yield AccountService(engine, settings, Mailer(settings)), ApiKeyService(engine)
+    finally:
+        await engine.dispose()
+
+
+def _refused(kind: type[DomainError], code: str, status: int, error: BaseException) -> DomainError:
+    """`error` is the domain error `kind` with `code` (answered with `status`), no HTTP
+    problem."""
+    assert isinstance(error, kind), repr(error)
+    assert not isinstance(error, ProblemError)
+    assert error.code == code
+    assert status_of(error) == status
+    return error
+
+
+def _sign_up(**fields: object) -> schemas.SignUp:
+    body = {
+        "pseudo": new_pseudo(),
+        "password": PASSWORD,
+        "age_range": "25-34",
+        "accept_terms": True,
+        **fields,
+    }
+    return msgspec.convert(body, schemas.SignUp)
+
+
+async def test_log_in_refuses_a_wrong_password_then_throttles(
+    services: tuple[AccountService, ApiKeyService],
+) -> None:
+    accounts, _ = services
+    pseudo = (await accounts.sign_up(_sign_up(), "en")).pseudo
+    address = "192.0.2.17"
+    wrong = schemas.LogIn(login=pseudo, password="not the password")
+
+    for _ in range(2):  # the strict limit per (login, network): 2 here
+        with pytest.raises(DomainError) as refused:
+            await accounts.log_in(wrong, address)
+        error = _refused(Unauthenticated, "invalid-credentials", 401, refused.value)
+        assert error.detail == "the login or the password is wrong"
+        assert error.headers == {"WWW-Authenticate": "Bearer"}
+
+    with pytest.raises(DomainError) as refused:  # the right password, but throttled
+        await accounts.log_in(schemas.LogIn(login=pseudo, password=PASSWORD), address)
+    error = _refused(TooManyAttempts, "too-many-attempts", 429, refused.value)
+    assert isinstance(error, TooManyAttempts)
+    assert 0 < error.retry_after <= accounts.throttle.window
+    assert error.headers == {"Retry-After": str(error.retry_after)}
+    assert error.detail == f"too many failed attempts: try again in {error.retry_after} s"
+
+    # another network is not throttled: the owner logs in
+    session = await accounts.log_in(schemas.LogIn(login=pseudo, password=PASSWORD), "203.0.113.9")
+    assert session.token.startswith("nrs_")
+
+
+async def test_sign_up_and_passwords_refuse_with_domain_errors(
+    services: tuple[AccountService, ApiKeyService],
+) -> None:
+    accounts, _ = services
+    with pytest.raises(DomainError) as refused:
+        await accounts.sign_up(_sign_up(accept_terms=False), "en")
+    error = _refused(Invalid, "terms-not-accepted", 422, refused.value)
+    assert error.extra["errors"][0].field == "accept_terms"
+
+    signed = await accounts.sign_up(_sign_up(), "en")
+    with pytest.raises(DomainError) as refused:
+        await accounts.sign_up(_sign_up(pseudo=signed.pseudo.upper()), "en")
+    _refused(Conflict, "pseudo-taken", 409, refused.value)
+
+    with pytest.raises(DomainError) as refused:
+        change = schemas.PasswordChange(current="not the password", new="another long password")
+        await accounts.change_password(signed.id, "no-session", change, "192.0.2.1")
+    error = _refused(Forbidden, "wrong-password", 403, refused.value)
+    assert error.extra["errors"][0].field == "current"
+
+    with pytest.raises(DomainError) as refused:
+        reset = schemas.ResetConfirm(token="x" * 43, password="another long password")
+        await accounts.confirm_reset(reset)
+    error = _refused(Invalid, "invalid-token", 422, refused.value)
+    assert error.detail == "token: unknown, expired or already used"
+
+    await accounts.delete_me(signed.id)
+    with pytest.raises(DomainError) as refused:
+        await accounts.me(signed.id)
+    _refused(Unauthenticated, "unauthorized", 401, refused.value)
+
+
+async def test_api_keys_refuse_with_domain_errors(
+    services: tuple[AccountService, ApiKeyService],
+) -> None:
+    accounts, keys = services
+    account_id = (await accounts.sign_up(_sign_up(), "en")).id
+    for i in range(MAX_KEYS):
+        await keys.create(account_id, schemas.ApiKeyIn(name=f"back end {i}"))
+    with pytest.raises(DomainError) as refused:
+        await keys.create(account_id, schemas.ApiKeyIn(name="one too many"))
+    _refused(Conflict, "too-many-api-keys", 409, refused.value)
+    assert len((await keys.list(account_id)).items) == MAX_KEYS
+
+    for key_id in ("0" * 32, "not-an-id"):
+        with pytest.raises(DomainError) as refused:
+            await keys.delete(account_id, key_id)
+        _refused(NotFound, "not-found", 404, refused.value)
