@@ -28,7 +28,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
 
 #: The prefixes of the bearer tokens (emailed tokens and stream tickets have none: they are
-#: never sent as a bearer). `nrk_`: an API key, metering only (api/accounts/keys.py).
+#: never sent as a bearer). `nrk_`: an API key, metering only (api/accounts/service.py).
 SEAT_PREFIX = "nrg_"
 SESSION_PREFIX = "nrs_"
 SHEET_PREFIX = "nrc_"
