@@ -292,7 +292,8 @@ _GONE = "client disconnected prematurely"
 
 def domain_problem(error: DomainError) -> Problem:
     """A service's refusal as the problem the contract gives it (`api.http.domain.STATUS`)."""
-    errors = [FieldProblem(error.field, error.detail)] if error.field else None
+    message = error.detail if error.field_message is None else error.field_message
+    errors = [FieldProblem(error.field, message)] if error.field else None
     problem = make_problem(status_of(error), error.code, error.detail, errors)
     return msgspec.structs.replace(problem, **error.extra) if error.extra else problem
 

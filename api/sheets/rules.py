@@ -73,7 +73,8 @@ def round_input(
         raise Invalid(
             "a round is a JSON object",
             code="validation-error",
-            extra={"errors": [FieldProblem("body", "must be an object")]},
+            field="body",
+            field_message="must be an object",
         )
     sheet = registry.spec(rules.id).sheet
     try:
