@@ -76,7 +76,9 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 
 class ProblemError(Exception):
-    """Raise anywhere in api/ to answer with a problem."""
+    """An HTTP answer as a problem, raised by the HTTP layer only (routes, body decoding in a
+    route, hygiene, rate limits); a service and the helpers it calls raise
+    `api.http.domain` errors instead (tests/api/test_services_raise_no_problems.py)."""
 
     def __init__(
         self,
