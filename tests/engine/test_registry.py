@@ -49,9 +49,8 @@ print(rules.name, rules.Options(), ruleset.deck(3), match)
 def _check(source: str, tmp_path: Path) -> tuple[str, int]:
     probe = tmp_path / "probe.py"
     probe.write_text(source)
-    out, err, status = mypy.run(
-        ["--strict", "--follow-imports=silent", "--no-incremental", str(probe)]
-    )
+    flags = ["--strict", "--follow-imports=silent", "--no-incremental", "--cache-dir=/dev/null"]
+    out, err, status = mypy.run([*flags, str(probe)])
     return out + err, status
 
 
