@@ -17,7 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.db.models import Account, AccountSession, table
-from api.http.problems import ProblemError, field_problem, shorten
+from api.http.domain import Invalid, Unauthenticated, field_error
+from api.http.problems import shorten
 from api.http.tokens import API_KEY_PREFIX, bearer, token_hash, unauthorized
 from engine.registry import SPECS
 
@@ -81,7 +82,7 @@ async def lock_account(conn: AsyncConnection, account_id: str) -> None:
         select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == account_id).with_for_update(read=True)
     )
     if found.first() is None:
-        raise unauthorized("the account no longer exists")
+        raise Unauthenticated("the account no longer exists")
 
 
 def is_community(ruleset_id: str) -> bool:
@@ -91,13 +92,13 @@ def is_community(ruleset_id: str) -> bool:
     return spec is not None and spec.community
 
 
-def community_locked(ruleset: str) -> ProblemError:
-    return ProblemError(
-        401,
-        "community-locked",
+def community_locked(ruleset: str) -> Unauthenticated:
+    """401 `community-locked`: a community game's stored game or sheet without a session (a
+    service raises it; the HTTP layer adds `WWW-Authenticate: Bearer` to every 401)."""
+    return Unauthenticated(
         f"{ruleset} is a community game: it needs an account's session "
         "(Authorization: Bearer <session token>)",
-        headers={"WWW-Authenticate": "Bearer"},
+        code="community-locked",
     )
 
 
@@ -125,10 +126,10 @@ async def accounts_by_pseudo(
         key = pseudo.casefold()
         if key not in found:
             message = f"no account has the pseudo {shorten(pseudo)!r}"
-            raise field_problem(422, "unknown-account", where, message)
+            raise field_error(Invalid, "unknown-account", where, message)
         if key in seen:
             message = "an account takes one place only"
-            raise field_problem(422, "duplicate-account", where, message)
+            raise field_error(Invalid, "duplicate-account", where, message)
         seen.add(key)
         ids.append(found[key])
     return ids

@@ -17,7 +17,6 @@ per call).
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -58,6 +57,7 @@ from api.games.formats import (
     export_actions,
 )
 from api.games.schemas import ActionOut, ExportAction
+from api.http.responses import HEX_ID
 from engine.core.actions import Action
 from engine.core.match import MatchCheckpoint
 
@@ -68,8 +68,6 @@ EVENTS = table(GameEvent)
 KEYS = table(IdempotencyKey)
 TICKETS = table(StreamTicket)
 
-#: A game's id: 32 lowercase hex digits (anything else names no game, without a query).
-GAME_ID = re.compile(r"[0-9a-f]{32}")
 log = logging.getLogger("numrules.games")
 
 #: Every column of a game but its checkpoint, which only a cold load reads (`_CHECKPOINT`).
@@ -165,7 +163,7 @@ class GameRepository:
         self, conn: AsyncConnection, game_id: str, lock: bool = False
     ) -> Row[Any] | None:
         """The game's row (locked for a write), None for an id no game has."""
-        if not GAME_ID.fullmatch(game_id):
+        if not HEX_ID.fullmatch(game_id):
             return None
         return (await conn.execute(_GAME_LOCKED if lock else _GAME, {"b_game": game_id})).first()
 
@@ -174,7 +172,7 @@ class GameRepository:
     ) -> Row[Any] | None:
         """The game's row (locked for a write) with `token_seat`, the seat whose token hash is
         `digest` (None if none): one query, the hot path of every action."""
-        if not GAME_ID.fullmatch(game_id):
+        if not HEX_ID.fullmatch(game_id):
             return None
         query = _GAME_AND_SEAT_LOCKED if lock else _GAME_AND_SEAT
         row: Row[Any] | None = (

@@ -39,7 +39,8 @@ from api.games.schemas import (
 from api.games.service import EVENTS_PAGE, Credential, Expected, GameMoved, GameService
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
-from api.http.problems import FieldProblem, ProblemError, problem_spec
+from api.http.problems import FieldProblem, ProblemError, field_problem, problem_spec
+from api.http.responses import NO_STORE
 from api.http.tokens import SEAT_PREFIX, bearer, token_hash, unauthorized
 from api.ops.metrics import metrics_of
 from engine.core.actions import Action
@@ -93,10 +94,6 @@ async def provide_caller(request: Request[Any, Any, Any], games: Games) -> Crede
         return Credential(token_hash(token))
     session = await session_caller(games.engine, token)
     return Credential(token_hash(token), None if session is None else session.account_id)
-
-
-#: Answers that may hold a seat's hand or a secret are never stored by a cache.
-NO_STORE = "no-store"
 
 
 def _etag(version: int) -> dict[str, str]:
@@ -257,7 +254,7 @@ class GameController(Controller):
             status_code=201,
             headers={
                 "Location": f"/v1/games/{created.id}",
-                "Cache-Control": "no-store",
+                **NO_STORE,
                 **_etag(0),
             },
         )
@@ -284,7 +281,7 @@ class GameController(Controller):
         self, games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[GameOut]:
         game = await games.get(game_id, caller)
-        return Response(game, headers={**_etag(game.version), "Cache-Control": NO_STORE})
+        return Response(game, headers={**_etag(game.version), **NO_STORE})
 
     @post(
         "/{game_id:str}/actions",
@@ -373,7 +370,7 @@ class GameController(Controller):
         except GameMoved as moved:  # where the game is now, for the client's next If-Match
             moved.headers.update(_etag(moved.version))
             raise
-        headers = {**_etag(answer.version), "Cache-Control": NO_STORE}
+        headers = {**_etag(answer.version), **NO_STORE}
         if replayed:
             headers["Idempotent-Replayed"] = "true"
         else:
@@ -463,11 +460,8 @@ class GameController(Controller):
         if last_event_id is not None and not (
             _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
         ):  # checked first: a ticket is not used up by a request refused for its header
-            raise ProblemError(
-                422,
-                "validation-error",
-                f"Last-Event-ID: must be an event seq, 0 … {MAX_SEQ}",
-                [FieldProblem("Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}")],
+            raise field_problem(
+                422, "validation-error", "Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}"
             )
         state = request.app.state
         slot = games.fanout.reserve(
@@ -502,7 +496,7 @@ class GameController(Controller):
             return ServerSentEvent(_nothing(), status_code=204)
         return ServerSentEvent(
             _messages(games, game_id, seat, first),
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            headers={**NO_STORE, "X-Accel-Buffering": "no"},
         )
 
     @post(
@@ -523,7 +517,7 @@ class GameController(Controller):
         self, games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[TicketOut]:
         ticket = await games.ticket(game_id, caller)
-        return Response(ticket, status_code=201, headers={"Cache-Control": NO_STORE})
+        return Response(ticket, status_code=201, headers={**NO_STORE})
 
     @post(
         "/{game_id:str}/abandon",

@@ -71,7 +71,7 @@ from api.http.domain import (
     Unauthenticated,
     VersionMismatch,
 )
-from api.http.problems import FieldProblem, cut_quotes, shorten
+from api.http.problems import cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
@@ -411,7 +411,7 @@ class GameService:
                 message = f"{game.ruleset} has no {kind!r} action: its actions are " + ", ".join(
                     kinds
                 )
-                raise Invalid(f"type: {message}", extra={"errors": [FieldProblem("type", message)]})
+                raise Invalid(f"type: {message}", field="type", field_message=message)
             match = await self._take(conn, game)
             index = match.index
             try:

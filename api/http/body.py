@@ -30,12 +30,13 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
+from api.http.domain import DomainError, Invalid, field_error
 from api.http.problems import (
     MESSAGE_LIMIT,
     QUOTE_LIMIT,
     FieldProblem,
     ProblemError,
-    field_problem,
+    domain_problem,
     plain,
     shorten,
 )
@@ -114,7 +115,15 @@ def _choices(model: Any, path: str) -> list[Any] | None:
 def decode_error(
     exc: msgspec.DecodeError, document: object = None, model: Any = None
 ) -> ProblemError:
-    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema.
+    """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route)."""
+    return ProblemError.of(domain_problem(body_refusal(exc, document, model)))
+
+
+def body_refusal(
+    exc: msgspec.DecodeError, document: object = None, model: Any = None
+) -> DomainError:
+    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema, as a
+    domain error (a service decoding a document it holds raises this one).
 
     msgspec names the bad value's path only in its message text, after the message, so an
     unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
@@ -125,8 +134,8 @@ def decode_error(
     """
     message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
-        return ProblemError(
-            400, "malformed-json", f"the request body is not valid JSON: {_malformed(message)}"
+        return DomainError(
+            f"the request body is not valid JSON: {_malformed(message)}", code="malformed-json"
         )
     match = _PATH_RE.search(message)
     field = match.group(1).lstrip(".") if match else ""
@@ -154,7 +163,7 @@ def decode_error(
     else:
         text = plain(text)
     detail = f"{field}: {text}" if field else text
-    return ProblemError(422, code, detail, [FieldProblem(field or "body", text)])
+    return Invalid(detail, code=code, field=field or "body", field_message=text)
 
 
 def _malformed(message: str) -> str:
@@ -319,14 +328,14 @@ def _structs(model: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
 
 
 def check_ruleset(value: str, field: str = "ruleset") -> str:
-    """`value` if a ruleset of the registry has that id, else 422 `validation-error` naming
+    """`value` if a ruleset of the registry has that id, else `Invalid` (422) `validation-error` naming
     the ids, as a `Literal` field's refusal reads (:func:`decode_error`). The registry is read
     at each request: a ruleset registered before the app was built is taken, though the body
     structs were defined earlier."""
     if value in RULESETS:
         return value
     message = f"must be one of {', '.join(map(repr, sorted(RULESETS)))}, not {shorten(value)!r}"
-    raise field_problem(422, "validation-error", field, message)
+    raise field_error(Invalid, "validation-error", field, message)
 
 
 def ruleset_enum() -> Schema:

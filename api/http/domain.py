@@ -26,7 +26,10 @@ class FieldProblem(msgspec.Struct, frozen=True):
 
 class DomainError(Exception):
     """A refusal of a service: `code` (the contract's), `detail`, and optionally the field it
-    is about, extra problem members (`reason`, `legal_actions` …) and response headers."""
+    is about, extra problem members (`reason`, `legal_actions` …) and response headers.
+
+    `field` puts one entry in the problem's `errors[]`, whose message is `field_message` when
+    given (the words about the field alone: "must be an object") and `detail` otherwise."""
 
     #: the code when an instance names none
     default_code: ClassVar[str] = "bad-request"
@@ -37,6 +40,7 @@ class DomainError(Exception):
         *,
         code: str | None = None,
         field: str | None = None,
+        field_message: str | None = None,
         extra: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
@@ -44,6 +48,7 @@ class DomainError(Exception):
         self.detail = detail
         self.code = code or self.default_code
         self.field = field
+        self.field_message = field_message
         self.extra = dict(extra or {})
         self.headers = dict(headers or {})
 
@@ -108,12 +113,7 @@ def field_error(
 ) -> DomainError:
     """The one construction of a refusal about one field: `detail` "<field>: <message>" and
     that field in `errors[]` (the form every area's field problems take)."""
-    return kind(
-        f"{field}: {message}",
-        code=code,
-        extra={"errors": [FieldProblem(field, message)]},
-        **kwargs,
-    )
+    return kind(f"{field}: {message}", code=code, field=field, field_message=message, **kwargs)
 
 
 def status_of(error: DomainError) -> int:

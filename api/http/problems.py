@@ -76,7 +76,9 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 
 class ProblemError(Exception):
-    """Raise anywhere in api/ to answer with a problem."""
+    """An HTTP answer as a problem, raised by the HTTP layer only (routes, body decoding in a
+    route, hygiene, rate limits); a service and the helpers it calls raise
+    `api.http.domain` errors instead (tests/api/test_services_raise_no_problems.py)."""
 
     def __init__(
         self,
@@ -292,7 +294,8 @@ _GONE = "client disconnected prematurely"
 
 def domain_problem(error: DomainError) -> Problem:
     """A service's refusal as the problem the contract gives it (`api.http.domain.STATUS`)."""
-    errors = [FieldProblem(error.field, error.detail)] if error.field else None
+    message = error.detail if error.field_message is None else error.field_message
+    errors = [FieldProblem(error.field, message)] if error.field else None
     problem = make_problem(status_of(error), error.code, error.detail, errors)
     return msgspec.structs.replace(problem, **error.extra) if error.extra else problem
 

@@ -22,7 +22,8 @@ from typing import Any
 
 from litestar import Request
 
-from api.http.problems import ProblemError, field_problem
+from api.http.domain import Invalid, field_error
+from api.http.problems import ProblemError
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
@@ -80,4 +81,4 @@ def check_name(name: str, field: str) -> None:
         message = "a name is not blank"
     else:
         return
-    raise field_problem(422, "bad-name", field, message)
+    raise field_error(Invalid, "bad-name", field, message)

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from api.http.body import decode_error
-from api.http.domain import Conflict, FieldProblem, Invalid, field_error
-from api.http.problems import ProblemError, engine_problem
+from api.http.body import body_refusal
+from api.http.domain import Conflict, DomainError, FieldProblem, Invalid, field_error
+from api.http.problems import domain_problem, engine_problem
 from api.sheets.schemas import Standing
 from engine import registry
 from engine.core.base import RoundScore
@@ -39,7 +39,7 @@ def score(rules: AnyRuleset, data: dict[str, Any]) -> RoundScore:
     try:
         return registry.spec(rules.id).score(data)
     except msgspec.ValidationError as exc:
-        raise decode_error(exc, data) from None
+        raise body_refusal(exc, data) from None
 
 
 def _check_options(sent: msgspec.Struct | None, rules: AnyRuleset) -> None:
@@ -73,13 +73,14 @@ def round_input(
         raise Invalid(
             "a round is a JSON object",
             code="validation-error",
-            extra={"errors": [FieldProblem("body", "must be an object")]},
+            field="body",
+            field_message="must be an object",
         )
     sheet = registry.spec(rules.id).sheet
     try:
         body: Any = msgspec.convert(document, sheet.body, strict=True)
     except msgspec.ValidationError as exc:
-        raise decode_error(exc, document) from None
+        raise body_refusal(exc, document) from None
     if len(body.players) != players:
         message = (
             f"the sheet has {players} players: a round scores each of them, not {len(body.players)}"
@@ -111,8 +112,8 @@ def rederive(
         data = sheet.rederive(data, n, previous)
         try:
             scores = score(rules, data)
-        except (ProblemError, EngineError) as exc:
-            problem = exc.problem if isinstance(exc, ProblemError) else engine_problem(exc)
+        except (DomainError, EngineError) as exc:
+            problem = domain_problem(exc) if isinstance(exc, DomainError) else engine_problem(exc)
             raise Invalid(
                 f"round {n} (as renumbered or re-derived) no longer scores: {problem.detail}",
                 code="round-no-longer-scores",

@@ -271,6 +271,29 @@ class VersionedRules:
         return Match(cast(MatchRules, self), players, seed, rules_version)
 
 
+class Rules(MatchRules, Protocol):
+    """What every rules class is, to the registry and to its users (`engine.registry`'s
+    `AnyRuleset`): a match's rules object (:class:`MatchRules`), its identity and player range
+    as class attributes, its options struct, built from its options, and a match's start.
+
+    A structural type, not a union of the games: a new game's rules class (deriving from
+    :class:`VersionedRules`, as every game's does) is one, and adding a game names its class
+    nowhere outside its folder."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: the game's options struct (a msgspec struct); `type[Any]` since a protocol's class
+    #: attribute is invariant and each game declares its own struct there
+    Options: ClassVar[type[Any]]
+
+    def __init__(self, options: Any = None) -> None: ...
+
+    def new_match(self, players: int, seed: int, rules_version: int | None = None) -> Match:
+        """A whole match of `players`, seeded `seed` (:meth:`VersionedRules.new_match`)."""
+        ...
+
+
 V = TypeVar("V", bound=BaseView)
 
 

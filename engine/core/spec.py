@@ -25,6 +25,7 @@ import msgspec
 from engine.core.actions import Action
 from engine.core.base import DeckInfo, RoundScore
 from engine.core.errors import FieldError, InvalidInput
+from engine.core.match import Rules
 
 #: A refusal of a schema-valid request that JSON Schema cannot state: (what, problem code).
 Refusal = tuple[str, str]
@@ -153,7 +154,8 @@ class RulesetSpec:
     """Everything the API needs of one ruleset (see the module docstring)."""
 
     #: the rules class: `id`, `name`, `min_players`, `max_players`, `Options`, `rules_version`
-    rules: type[Any] = MISSING
+    #: … (`engine.core.match.Rules`, which mypy checks the class against here)
+    rules: type[Rules] = MISSING
     names: Mapping[str, str] = MISSING  # by language: en, fr
     view: type[msgspec.Struct] = MISSING  # the stored games' view
     view_component: str = MISSING  # its OpenAPI component name (NumWarsView …)

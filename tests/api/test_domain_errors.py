@@ -77,3 +77,35 @@ def test_too_many_attempts_answers_429_with_retry_after() -> None:
     assert answer.json()["detail"] == "too many failed attempts: try again in 7 s"
     assert answer.headers["retry-after"] == "7"
     assert "www-authenticate" not in answer.headers
+
+
+def test_a_field_message_distinct_from_the_detail() -> None:
+    """`field_message` words the `errors[]` entry apart from `detail` (issue 22: no service
+    passes `errors` through `extra`)."""
+
+    @get("/boom", sync_to_thread=False)
+    def boom() -> None:
+        raise domain.Invalid("type: numwin has no 'bid' action", field="type", field_message="no")
+
+    app = Litestar([boom], exception_handlers={Exception: handle_exception})
+    with TestClient(app) as client:
+        problem = client.get("/boom").json()
+    assert problem["detail"] == "type: numwin has no 'bid' action"
+    assert problem["errors"] == [{"field": "type", "message": "no"}]
+    refusal = domain.field_error(domain.Invalid, "bad-request", "dealer", "must be a seat")
+    assert (refusal.detail, refusal.field, refusal.field_message) == (
+        "dealer: must be a seat",
+        "dealer",
+        "must be a seat",
+    )
+    assert refusal.extra == {}
+
+
+def test_no_service_passes_errors_through_extra() -> None:
+    """The per-field message is `field_message`; `extra={"errors": …}` is left to a refusal
+    naming several fields (api/sheets/rules.py's re-derivation)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "api"
+    for path in (root / "games" / "service.py", root / "sheets" / "service.py"):
+        assert 'extra={"errors"' not in path.read_text(), path

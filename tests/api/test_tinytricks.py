@@ -84,6 +84,9 @@ def test_a_stored_game_to_the_end_its_export_replayed(tiny: TestClient[Any]) -> 
     assert final["status"] == "over" and final["result"]["winners"]
     wrong = Table(tiny, ID, 2, 7).post("/actions", 0, json={"type": "bid", "tricks": 1})
     assert wrong.status_code == 422 and "tinytricks has no 'bid' action" in wrong.text
+    refusal = wrong.json()  # the field's message is the detail without its "type: " prefix
+    assert refusal["code"] == "validation-error"
+    assert refusal["errors"] == [{"field": "type", "message": refusal["detail"][len("type: ") :]}]
     export = table.get("/export").json()
     record = MatchRecord.from_export(export)
     assert msgspec.to_builtins(replay(record).result()) == final["result"]

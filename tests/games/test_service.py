@@ -114,7 +114,8 @@ def test_the_service_refuses_in_domain_terms(pg_head: str) -> None:
             )
         )
         assert isinstance(wrong, Invalid) and wrong.code == "validation-error"
-        assert [e.field for e in wrong.extra["errors"]] == ["type"]
+        assert (wrong.field, wrong.extra) == ("type", {})  # its message in field_message
+        assert wrong.detail == f"type: {wrong.field_message}"
 
         held = set((await service.get(game, seats[actor])).view.hand)
         foreign = next(c for c in registry.make("numwars", None).deck(3).cards if c not in held)

@@ -381,6 +381,7 @@ def test_community_sheets_need_a_session(client: Client) -> None:
             json={"ruleset": ruleset, "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}]},
         )
         assert answer.status_code == 401 and answer.json()["code"] == "community-locked"
+        assert answer.headers["www-authenticate"] == "Bearer"
     wrong = client.post(
         "/v1/scoresheets",
         json={"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"]},
