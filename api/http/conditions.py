@@ -16,8 +16,10 @@ from api.http.problems import field_problem, shorten
 KEY = re.compile(r"[\x21-\x7e]{1,255}")
 #: RFC 9110 entity-tag: an optional `W/` and a quoted string of etagc characters, with the
 #: optional white space (OWS: spaces and tabs only) around a list's commas.
-_TAG = re.compile(r'[ \t]*(W/)?"([\x21\x23-\x7e]*)"[ \t]*')
 _ANY = re.compile(r"[ \t]*\*[ \t]*")
+#: a whole list of entity tags (the header's grammar), and each tag in it
+_LIST = re.compile(r'[ \t]*(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*[ \t]*')
+_TAGS = re.compile(r'(W/)?"([\x21\x23-\x7e]*)"')
 #: The If-Match header as the spec states it (JSON Schema's ECMA-262 reading, same meaning).
 IF_MATCH_PATTERN = (
     r'^[ \t]*(\*|(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*)[ \t]*$'
@@ -43,19 +45,15 @@ def parse_if_match(header: str | None) -> IfMatch | None:
         return None
     if _ANY.fullmatch(header):
         return IfMatch(True, frozenset())
-    versions: set[str] = set()
-    for part in header.split(","):
-        tag = _TAG.fullmatch(part)
-        if tag is None:
-            bare = header.strip()
-            example = bare if re.fullmatch(r"[0-9]{1,12}", bare) else "3"
-            message = (
-                f"{shorten(header)!r} is no entity tag: an ETag is quoted, as GET answers it: "
-                f'If-Match: "{example}" (or a list of them, or *)'
-            )
-            raise field_problem(422, "validation-error", "If-Match", message)
-        if tag.group(1) is None:
-            versions.add(tag.group(2))
+    if not _LIST.fullmatch(header):  # a tag may hold a comma: never split on commas
+        bare = header.strip()
+        example = bare if re.fullmatch(r"[0-9]{1,12}", bare) else "3"
+        message = (
+            f"{shorten(header)!r} is no entity tag: an ETag is quoted, as GET answers it: "
+            f'If-Match: "{example}" (or a list of them, or *)'
+        )
+        raise field_problem(422, "validation-error", "If-Match", message)
+    versions = {tag for weak, tag in _TAGS.findall(header) if not weak}
     return IfMatch(False, frozenset(versions))
 
 
