@@ -1,0 +1,124 @@
+"""What the service says to people, in every language it speaks (English and French).
+
+A :class:`Text` is one sentence with a stable `key` and a template per language; its
+parameters are named (`{card}`, `{players}`) and the same in every language, which is
+checked when the text is made. Raise sites and score lines keep the text and its parameters
+(never an English string), and the HTTP layer renders them in the caller's language
+(`Accept-Language`, :func:`pick_language`) when it answers; a stored score line keeps its
+`kind` and parameters so it is rendered again on every read.
+
+Every text made is in :data:`CATALOG` under its key; a key made twice must carry the same
+words (so two modules can share a sentence, never silently disagree on it). The tests read
+the catalog: each text has every language, each problem code and each breakdown kind has a
+text.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: The languages the service speaks; the first is the default.
+LANGUAGES = ("en", "fr")
+DEFAULT_LANGUAGE = "en"
+
+_FORMATTER = string.Formatter()
+
+
+def _fields(template: str) -> frozenset[str]:
+    return frozenset(name for _, name, _, _ in _FORMATTER.parse(template) if name)
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One sentence in every language: `key` (stable, kebab-case), `en` and `fr` templates
+    with the same named parameters."""
+
+    key: str
+    en: str
+    fr: str
+
+    def __post_init__(self) -> None:
+        if not self.en or not self.fr:
+            raise ValueError(f"text {self.key!r} needs both English and French")
+        if _fields(self.en) != _fields(self.fr):
+            raise ValueError(
+                f"text {self.key!r}: English and French name different parameters "
+                f"({sorted(_fields(self.en))} vs {sorted(_fields(self.fr))})"
+            )
+
+    @property
+    def params(self) -> frozenset[str]:
+        """The names of the parameters the templates take."""
+        return _fields(self.en)
+
+    def template(self, language: str) -> str:
+        return self.fr if language == "fr" else self.en
+
+    def render(self, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> str:
+        """The sentence in `language` (English for any language not spoken)."""
+        return self.template(language).format(**params)
+
+
+#: Every text made, by key.
+CATALOG: dict[str, Text] = {}
+
+
+def text(key: str, en: str, fr: str) -> Text:
+    """Make (and register) a text. The same key made again must have the same words."""
+    made = Text(key, en, fr)
+    known = CATALOG.setdefault(key, made)
+    if known != made:
+        raise ValueError(f"text {key!r} is made twice with different words")
+    return known
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A text with its parameters: what a raise site or a score line keeps, rendered late."""
+
+    text: Text
+    params: Mapping[str, Any]
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return self.text.render(language, **self.params)
+
+    def __str__(self) -> str:
+        return self.render(DEFAULT_LANGUAGE)
+
+
+def say(t: Text, /, **params: Any) -> Said:
+    """`t` with its parameters, checked against the template's names."""
+    if frozenset(params) != t.params:
+        raise ValueError(f"text {t.key!r} takes {sorted(t.params)}, given {sorted(params)}")
+    return Said(t, params)
+
+
+_QUALITY = re.compile(r"q=(0(\.[0-9]{0,3})?|1(\.0{0,3})?)")
+
+
+def pick_language(accept_language: str | None) -> str:
+    """The supported language an Accept-Language header (RFC 9110 §12.5.4) ranks first by
+    quality, ties in the header's order; English else. A range is a language tag (`fr`,
+    `fr-CA`: primary subtag `fr`) or `*`; a quality is `q=` 0 … 1 with at most three
+    decimals (another parameter, or a malformed quality, leaves the range out)."""
+    if not accept_language:
+        return DEFAULT_LANGUAGE
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(accept_language.split(",")):
+        tag, *params = (p.strip() for p in part.split(";"))
+        quality = 1.0
+        if params:
+            found = _QUALITY.fullmatch(params[-1].replace(" ", "")) if len(params) == 1 else None
+            if found is None:
+                continue
+            quality = float(found.group(0)[2:])
+        primary = tag.lower().split("-", 1)[0]
+        ranked.append((-quality, index, DEFAULT_LANGUAGE if primary == "*" else primary))
+    for negative_quality, _, language in sorted(ranked):
+        if negative_quality < 0 and language in LANGUAGES:
+            return language
+    return DEFAULT_LANGUAGE
