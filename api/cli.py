@@ -19,19 +19,20 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import msgspec
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from api.db.cli import add_db_commands, refuse_behind_head
-from engine.core.base import RoundSetup
-from engine.core.errors import EngineError
-from engine.core.events import EventBase
-from engine.core.match import Match
-from engine.core.spec import RulesetSpec
-from engine.registry import RULESETS, SPECS, AnyRuleset
+from api.engine_build import engine_in_use, select_build
+
+if TYPE_CHECKING:  # the engine is imported once the build is chosen (api.engine_build)
+    from engine.core.events import EventBase
+    from engine.core.match import Match
+    from engine.core.spec import RulesetSpec
+    from engine.registry import AnyRuleset
 
 SEED_LIMIT = 1 << 64
 
@@ -87,6 +88,7 @@ def _options(text: str) -> dict[str, Any]:
 def _rules(args: argparse.Namespace) -> AnyRuleset:
     """The rules object for `--ruleset` and `--options`, checked against `--players`."""
     from engine import registry
+    from engine.core.errors import EngineError
 
     parser: argparse.ArgumentParser = args.parser
     try:
@@ -148,6 +150,9 @@ def _deals_a_chosen_round(spec: RulesetSpec) -> bool:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from engine.core.base import RoundSetup
+    from engine.core.errors import EngineError
+    from engine.registry import SPECS
     from engine.simulate import simulate, simulate_matches
 
     rules = _rules(args)
@@ -174,27 +179,34 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     stats["seconds"] = round(elapsed, 3)
     stats[f"{unit}_per_second"] = round(count / elapsed, 1) if elapsed else None
     stats["actions_per_second"] = round(stats["actions"] / elapsed, 1) if elapsed else None
+    stats["engine"], stats["engine_path"] = engine_in_use()
+    if args.engine_note:  # why the compiled build was not used: said beside the JSON
+        print(f"numrules simulate: the source engine runs: {args.engine_note}", file=sys.stderr)
     print(json.dumps(stats, indent=2))
     return 0
 
 
-def describe(event: EventBase) -> str | None:
-    """One line for a reader; None for events that only repeat what the next line says."""
+def describe(event: EventBase, played: Sequence[str] = ()) -> str | None:
+    """One line for a reader; None for events that only repeat what the next line says. A
+    trick is shown with `played`, its cards in play order (the event lists them in canonical
+    order), when given."""
+    from engine.core.events import PlayEvent, TrickEvent
+
     who = f"seat {event.seat}" if event.seat is not None else ""
     cards = ", ".join(event.cards)
-    if event.kind in ("round-over", "round-start", "match-over"):
+    if event.kind in ("round-over", "round-start", "match-over", "deal"):
         return None
-    if event.kind == "trick":
-        result = event.data.get("result", event.data)
-        winner = result.get("winner", event.seat) if isinstance(result, dict) else event.seat
+    if isinstance(event, TrickEvent):
+        winner = event.data.winner
         outcome = "annulled" if winner is None else f"won by seat {winner}"
-        return f"  → trick: {cards}; {outcome}"
-    if event.kind == "play":
-        declared = event.data.get("declared")
+        return f"  → trick: {', '.join(played) if played else cards}; {outcome}"
+    if isinstance(event, PlayEvent):
+        declared = event.data.declared
         return f"  {who} plays {cards}" + (
-            f" (declared {declared})" if declared is not None else ""
+            f" (declared {declared})" if isinstance(declared, int) else ""
         )
-    extra = ", ".join(f"{k}={v}" for k, v in event.data.items() if not isinstance(v, (dict, list)))
+    details = msgspec.to_builtins(event.data)
+    extra = ", ".join(f"{k}={v}" for k, v in details.items() if not isinstance(v, (dict, list)))
     parts = [event.kind, who, cards, f"({extra})" if extra else ""]
     return "  " + " ".join(p for p in parts if p)
 
@@ -222,6 +234,7 @@ def _print_round_scores(match: Match) -> None:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from engine.core.events import PlayEvent, TrickEvent
     from engine.core.rng import Rng
     from engine.core.tiebreak import MAX_TIEBREAK_ROUNDS
     from engine.simulate import MAX_STEPS, StuckError, pick
@@ -229,8 +242,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     rules = _rules(args)
     rng = Rng(args.seed)
     match = rules.new_match(players=args.players, seed=args.seed)
-    print(f"{rules.name} — {args.players} players, seed {args.seed}")
+    kind, path = engine_in_use()
+    note = f": {args.engine_note}" if args.engine_note else ""
+    print(f"{rules.name} — {args.players} players, seed {args.seed}; {kind} engine ({path}){note}")
     _print_round_start(match)
+    played: list[str] = []  # the current trick's cards in play order
     for _ in range(MAX_STEPS * (match.regular_rounds + MAX_TIEBREAK_ROUNDS)):
         if match.is_over:
             break
@@ -241,7 +257,16 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 if event.kind == "round-start":
                     _print_round_start(match)
                 continue
-            line = describe(event) if event.to is None else None
+            if event.to is not None:
+                continue
+            if isinstance(event, PlayEvent):
+                declared = event.data.declared
+                played.extend(
+                    f"{c} ({declared})" if isinstance(declared, int) else c for c in event.cards
+                )
+            line = describe(event, played if isinstance(event, TrickEvent) else ())
+            if isinstance(event, TrickEvent):
+                played = []
             if line:
                 print(line)
     result = match.result()
@@ -256,6 +281,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from engine.registry import RULESETS
+
     parser = _Parser(
         prog="numrules",
         description=(__doc__ or "").split("\n\n")[0],
@@ -333,8 +360,15 @@ def settings_errors(exc: ValidationError | SettingsError) -> list[tuple[str, str
     ]
 
 
+#: The commands that run the engine, so run the compiled one when it is built.
+ENGINE_COMMANDS = ("simulate", "play")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    note = select_build() if argv[:1] and argv[0] in ENGINE_COMMANDS else None
     args = build_parser().parse_args(argv)
+    args.engine_note = note
     try:
         return int(args.func(args))
     except (ValidationError, SettingsError) as exc:  # the environment's settings: one line

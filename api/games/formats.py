@@ -7,6 +7,11 @@ what a newer one wrote, and a row written before versions existed (no ``v``) rea
 version 1, its format (tests/fixtures/stored pins those rows). New fields get defaults, a
 field's type never changes. The public request bodies stay strict (``forbid_unknown_fields``).
 
+An event row holds the engine's event (:mod:`engine.core.events`: one struct per kind, its
+details typed per kind) as JSON with ``v``; it is read back as that typed event, and a row
+of a kind this code does not know (a newer replica's) is passed on as it was stored, since
+clients keep a default branch for kinds they do not know.
+
 Actions and checkpoints are the engine's formats (:mod:`engine.core.formats`, also read by
 ``MatchRecord.from_export``); this module adds the API's own documents and is the only place
 the store encodes or decodes a JSON column.
@@ -21,7 +26,7 @@ import msgspec
 
 from api.games.schemas import ActionOut, EventOut, ExportAction
 from engine.core.actions import Action
-from engine.core.events import EventBase
+from engine.core.events import EVENT_TYPES, Event, EventBase
 from engine.core.formats import (
     EXPORT_FORMAT,
     MatchCheckpoint,
@@ -43,10 +48,12 @@ __all__ = [
     "decode_action",
     "decode_answer",
     "decode_checkpoint",
+    "decode_event",
     "encode_checkpoint",
     "event_document",
     "event_out",
     "export_actions",
+    "stored_event_out",
 ]
 
 EVENT_FORMAT: Final = 1
@@ -54,8 +61,10 @@ ANSWER_FORMAT: Final = 1
 
 
 class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
-    """An event row's payload (`game_events.payload`): the engine's event as JSON, the kind's
-    details in `data`, `to` the seats that may see it (null: everyone)."""
+    """An event row's payload (`game_events.payload`) of a kind this code does not know: the
+    event as JSON, the kind's details in `data` (untyped), `to` the seats that may see it
+    (null: everyone). Rows of known kinds decode to their typed event (:func:`decode_event`).
+    """
 
     kind: str
     seat: int | None = None
@@ -82,10 +91,25 @@ def event_document(event: EventBase) -> dict[str, Any]:
     return document
 
 
-def event_out(seq: int, payload: Any) -> EventOut:
+def decode_event(payload: Any) -> EventBase | StoredEvent:
+    """A stored event: the engine's typed event of its kind (unknown fields and ``v``
+    ignored), or, for a kind this code does not know, the row as it is."""
+    if isinstance(payload, dict) and payload.get("kind") not in EVENT_TYPES:
+        return msgspec.convert(payload, StoredEvent)
+    event: EventBase = msgspec.convert(payload, Event)
+    return event
+
+
+def event_out(seq: int, event: EventBase | StoredEvent) -> EventOut:
+    """The public event `seq` (`data`: the kind's typed details)."""
+    return EventOut(
+        seq=seq, kind=event.kind, seat=event.seat, cards=event.cards, data=event.data, to=event.to
+    )
+
+
+def stored_event_out(seq: int, payload: Any) -> EventOut:
     """The public event of a stored payload (unknown fields and ``v`` left out)."""
-    e = msgspec.convert(payload, StoredEvent)
-    return EventOut(seq=seq, kind=e.kind, seat=e.seat, cards=e.cards, data=e.data, to=e.to)
+    return event_out(seq, decode_event(payload))
 
 
 def answer_document(answer: ActionOut) -> dict[str, Any]:

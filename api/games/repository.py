@@ -148,6 +148,16 @@ class StoredEvent(msgspec.Struct, frozen=True, array_like=True):
     to: list[int] | None
 
 
+def _event_row(game_id: str, e: StoredEvent) -> dict[str, Any]:
+    return {
+        "game_id": game_id,
+        "seq": e.seq,
+        "kind": e.payload["kind"],
+        "visibility": e.to,
+        "payload": e.payload,
+    }
+
+
 class GameRepository:
     """The storage contract of stored games: what is read and written, in which statements.
 
@@ -216,11 +226,18 @@ class GameRepository:
         )
 
     async def add_game(
-        self, conn: AsyncConnection, game: dict[str, Any], seats: list[dict[str, Any]]
+        self,
+        conn: AsyncConnection,
+        game: dict[str, Any],
+        seats: list[dict[str, Any]],
+        events: Sequence[StoredEvent] = (),
     ) -> None:
-        """A new game's row and its seats' (each with its token's hash, never the token)."""
+        """A new game's row and its seats' (each with its token's hash, never the token), and
+        the events that start it (round 1's `round-start` and deals; `event_seq` counts them)."""
         await conn.execute(insert(GAMES).values(**game))
         await conn.execute(insert(SEATS), seats)
+        if events:
+            await conn.execute(_ADD_EVENTS, [_event_row(game["id"], e) for e in events])
 
     async def abandon(self, conn: AsyncConnection, game_id: str) -> None:
         await conn.execute(
@@ -304,19 +321,7 @@ class GameRepository:
             },
         )
         if events:
-            await conn.execute(
-                _ADD_EVENTS,
-                [
-                    {
-                        "game_id": game.id,
-                        "seq": e.seq,
-                        "kind": e.payload["kind"],
-                        "visibility": e.to,
-                        "payload": e.payload,
-                    }
-                    for e in events
-                ],
-            )
+            await conn.execute(_ADD_EVENTS, [_event_row(game.id, e) for e in events])
         moved = {
             "b_game": game.id,
             "b_version": game.version + 1,

@@ -105,13 +105,16 @@ class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 class EventOut(msgspec.Struct, frozen=True, kw_only=True):
     """One event of the game's log: `seq` 1, 2, … over all its events; `to` the seats that may
-    see it (null: everyone); `seat` who acted; `cards` shown; `data` the kind's details."""
+    see it (null: everyone); `seat` who acted; `cards` shown; `data` the kind's details, typed
+    per kind (:mod:`engine.core.events`; the spec states one schema per `kind`, with a
+    discriminator: api.games.spec). A kind this code does not know (a newer replica's row)
+    is passed on as stored."""
 
     seq: int
-    kind: str  # the spec lists the engine's kinds (api.games.spec)
+    kind: str
     seat: int | None = None
     cards: list[str] = []
-    data: dict[str, Any] = {}
+    data: Any = {}
     to: list[int] | None = None
 
 

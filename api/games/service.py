@@ -46,7 +46,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.games.fanout import Fanout
-from api.games.formats import EXPORT_FORMAT, event_document, event_out
+from api.games.formats import EXPORT_FORMAT, event_document, event_out, stored_event_out
 from api.games.repository import GameRepository, StoredEvent
 from api.games.schemas import (
     AbandonOut,
@@ -147,7 +147,7 @@ def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
 
 def _page(game: Row[Any], rows: list[Any], seat: int | None, after: int) -> EventsOut:
     """The page `seat` may see of the event rows after `after`."""
-    events = [event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
+    events = [stored_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
     last = rows[-1].seq if rows else after
     return EventsOut(
         events=events,
@@ -227,6 +227,8 @@ class GameService:
         salt = secrets.token_hex(16)
         tokens = [new_token(SEAT_PREFIX) for _ in body.players]
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
+        opening = match.round_start_events()  # round 1's start and each seat's hand
+        stored = [StoredEvent(i + 1, event_document(e), e.to) for i, e in enumerate(opening)]
         async with self.engine.begin() as conn:
             if caller is not None:  # its deletion waits for the game (else refused, never a fault)
                 await lock_account(conn, caller.account_id)
@@ -244,7 +246,7 @@ class GameService:
                     "players": len(body.players),
                     "status": "active",
                     "version": 0,
-                    "event_seq": 0,
+                    "event_seq": len(stored),
                     "result": None,
                     "creator_id": None if caller is None else caller.account_id,
                 },
@@ -259,6 +261,7 @@ class GameService:
                     }
                     for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
                 ],
+                stored,
             )
         self._put(game_id, 0, match)
         created = GameCreated(
@@ -424,6 +427,7 @@ class GameService:
                 raise
             first = game.event_seq + 1
             stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
+            seen = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
             result = match.result()
             started = result is None and match.index != index  # a new round: its checkpoint
             await repository.append(
@@ -439,7 +443,7 @@ class GameService:
             version = game.version + 1
             answer = ActionOut(
                 version=version,
-                events=[event_out(e.seq, e.payload) for e in stored if _visible(e.to, seat)],
+                events=seen,
                 view=match.view(seat),
             )
             if idempotency_key is not None:

@@ -5,7 +5,8 @@ action union, written as msgspec's own JSON Schema of those structs.
   `view_component`: `NumWarsView`, `NumWarsClassicView`, `NumKingView`, `NumWinView` …);
 * the body of `PostGameAction`, `legal_actions` (in views and in problems) and an export's
   `action` are the `Action` union (components `Play`, `Bid` …, discriminated by `type`);
-* an event's `kind` lists the engine's event kinds;
+* an event (`EventOut`) is one of the engine's event kinds (`PlayEventOut`, `TrickEventOut`
+  …, discriminated by `kind`), each with its typed `data`, plus the log's `seq`;
 * the seat token is the `seatToken` bearer scheme.
 """
 
@@ -28,7 +29,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.http.body import _to_schema, ruleset_enum
 from engine.core.actions import Action
-from engine.core.events import EventBase
+from engine.core.events import EVENT_TYPES, Event
 from engine.core.formats import EXPORT_FORMAT
 from engine.core.match import MatchOutcome
 from engine.registry import SPECS
@@ -45,12 +46,46 @@ _VIEW_RESPONSES = ("GameCreated", "GameOut", "ActionOut")
 ACTION_EXAMPLE = {"type": "play", "card": "red-7"}
 
 
-def _kinds(cls: type[EventBase]) -> list[str]:
-    found: list[str] = []
-    for sub in cls.__subclasses__():
-        found.append(sub.kind)
-        found.extend(_kinds(sub))
-    return sorted(set(found))
+#: What the spec says of every event, beside each kind's own schema.
+EVENT_DESCRIPTION = (
+    "One event of a game's log, as a viewer may see it: `seq` (1, 2, … over all the game's "
+    "events), `kind`, `seat` (who acted, or null), `cards` (shown), `data` (the kind's "
+    "details, typed per kind) and `to` (the seats that may see it; null: everyone). One "
+    "schema per `kind`, discriminated by it. New kinds may be added, like fields: clients "
+    "keep a default branch for a `kind` they do not know (and ignore fields they do not know)."
+)
+_EVENT_FIELDS = ("seq", "kind", "seat", "cards", "data", "to")
+
+
+def _event_components() -> tuple[dict[str, Any], dict[str, Any]]:
+    """msgspec's schema of the engine's event union as the wire's events: each kind's struct
+    named `<Kind>EventOut`, with the log's `seq`, every field required (the server always
+    sends all six), and the union a `oneOf` discriminated by `kind`."""
+    (union,), components = msgspec.json.schema_components([Event], ref_template=_REF + "{name}")
+    renames = {cls.__name__: f"{cls.__name__}Out" for cls in EVENT_TYPES.values()}
+    encoded = msgspec.json.encode([union, components]).decode()
+    for old, new in renames.items():
+        encoded = encoded.replace(_REF + old + '"', _REF + new + '"')
+    union, renamed = msgspec.json.decode(encoded)
+    out: dict[str, Any] = {}
+    for name, schema in renamed.items():
+        if name in renames:
+            properties = {
+                "seq": {"type": "integer", "description": "the event's place in the game's log"}
+            }
+            for field, value in schema["properties"].items():
+                properties[field] = {k: v for k, v in value.items() if k != "default"}
+            schema = {**schema, "properties": properties, "required": list(_EVENT_FIELDS)}
+            schema["title"] = renames[name]
+            name = renames[name]
+        out[name] = schema
+    event = {
+        "oneOf": union["anyOf"],
+        "discriminator": union["discriminator"],
+        "description": EVENT_DESCRIPTION,
+        "title": "EventOut",
+    }
+    return out, event
 
 
 def _components() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -166,9 +201,18 @@ def document_games(application: Litestar) -> None:
     created = schemas["CreateGame"].properties
     assert created is not None
     created["ruleset"] = ruleset_enum()
-    events = schemas["EventOut"].properties
-    assert events is not None
-    events["kind"] = Schema(type=events["kind"].type, enum=_kinds(EventBase))  # type: ignore[union-attr]
+    listed = schemas["EventOut"].properties
+    assert listed is not None
+    cards = listed["cards"]  # Litestar's: the card-code pattern on each item
+    kinds, event = _event_components()
+    for name, schema in kinds.items():
+        if name not in schemas:  # Capture, BombResult, TeamScore: the rules' own structs
+            converted = _to_schema(schema, _full_ref)
+            if name.endswith("EventOut"):
+                assert isinstance(converted, Schema) and converted.properties is not None
+                converted.properties["cards"] = cards
+            schemas[name] = converted  # type: ignore[assignment]
+    schemas["EventOut"] = _to_schema(event, _full_ref)  # type: ignore[assignment]
     outcome = Schema(one_of=[_ref("MatchOutcome"), Schema(type=OpenAPIType.NULL)])
     for name in ("GameOut", "ExportOut"):
         properties = schemas[name].properties

@@ -22,6 +22,7 @@ from msgspec import UNSET, UnsetType
 from engine.core.actions import Action
 from engine.core.cards import CardCode
 from engine.core.events import EventBase
+from engine.core.values import BombResult, Capture, TeamScore, Value
 from engine.core.view import BaseView
 
 __all__ = [
@@ -44,10 +45,6 @@ __all__ = [
     "TrickResult",
     "UnsetType",
 ]
-
-
-class Value(msgspec.Struct, frozen=True, kw_only=True):
-    """Base of the engine's result values."""
 
 
 class TrickCard(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -87,17 +84,6 @@ class MoveCheck(Value, frozen=True):
     legal_moves: list[str]
 
 
-class Capture(Value, frozen=True):
-    seat: int
-    cards: list[str]
-
-
-class BombResult(Value, frozen=True):
-    outcome: str
-    captured_by: int | None
-    neutralized: str | None
-
-
 class TrickResult(Value, frozen=True):
     winner: int | None
     annulled: bool
@@ -120,11 +106,6 @@ class PlayerScore(Value, frozen=True):
     breakdown: list[ScoreLine]
     streak: int | UnsetType = UNSET  # numking: the streak after this round
     bonus: int | UnsetType = UNSET  # numking: the precision bonus of this round
-
-
-class TeamScore(Value, frozen=True):
-    seats: list[int]
-    score: int
 
 
 class RoundScore(Value, frozen=True):

@@ -16,13 +16,16 @@ tie-break rounds continuing the count, `previous` the round just over), `match_t
 rounds)` (the tie-break Ruling, or None when the ruleset has none) and `score_match(rounds)`.
 
 Events
-    `apply` returns the round's events; when that action ends a round it appends one public
-    event (:mod:`engine.core.events`): :class:`RoundStartEvent` (``round-start``, ``data``:
-    ``round`` (1-based), ``dealer``, ``tiebreak`` (bool), ``current_player`` of the new round;
-    with ``tied``, the seats still tied, in a tie-break round), or, after the last round,
+    `apply` returns the round's events; when that action ends a round it appends the events
+    that start the next (:meth:`Match.round_start_events`: a public :class:`RoundStartEvent`,
+    ``round-start``, ``data``: ``round`` (1-based), ``dealer``, ``tiebreak`` (bool),
+    ``current_player`` of the new round, with ``tied``, the seats still tied, in a tie-break
+    round; then one private :class:`DealEvent` per seat, ``deal``, its hand as dealt in
+    ``cards``, seen by that seat alone), or, after the last round, one public
     :class:`MatchOverEvent` (``match-over``, ``data``: ``totals``, ``winners``,
-    ``tiebreak_rounds``, plus ``teams`` in team variants). Round 1 starts with the match: no
-    event announces it.
+    ``tiebreak_rounds``, plus ``teams`` in team variants). Round 1 starts with the match:
+    :meth:`Match.round_start_events` gives its events (a stored game logs them at creation),
+    so a client that only follows the events knows every round's start and its own hand.
 
 Seeds
     Round ``index`` (0-based; tie-break rounds continue the count) is dealt from
@@ -86,7 +89,15 @@ from engine.core.actions import Action
 from engine.core.base import DeckInfo, MatchResult, RoundScore, RoundSetup, RoundState, TeamScore
 from engine.core.cards import check_action_cards
 from engine.core.errors import EngineError, IllegalMove, InvalidInput
-from engine.core.events import EventBase, MatchOverEvent, RoundStartEvent
+from engine.core.events import (
+    DealData,
+    DealEvent,
+    EventBase,
+    MatchOverData,
+    MatchOverEvent,
+    RoundStartData,
+    RoundStartEvent,
+)
 from engine.core.formats import MatchCheckpoint, decode_export
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.view import BaseView
@@ -485,7 +496,35 @@ class Match:
         events = list(state.apply(seat, action))
         self.history.append((seat, action))
         if state.is_over:
-            events.append(self._round_over(state))
+            events.extend(self._round_over(state))
+        return events
+
+    def round_start_events(self) -> list[EventBase]:
+        """The events that start the current round: the public ``round-start``, then each
+        seat's ``deal`` (its hand, seen by it alone). `apply` adds them when it starts a round;
+        for round 1, which starts with the match, ask for them before the first action (a
+        hand is as dealt only until its seat acts)."""
+        index = self.index
+        state = self.round
+        tiebreak = index >= self.regular_rounds
+        start = RoundStartEvent(
+            data=RoundStartData(
+                round=index + 1,
+                dealer=state.setup.dealer,
+                tiebreak=tiebreak,
+                current_player=state.current_player,
+                tied=list(self._tied) if tiebreak else UNSET,
+            )
+        )
+        dealt = getattr(state, "dealt", None)  # a round may say what each seat was dealt
+        events: list[EventBase] = [start]
+        for seat in range(self.players):
+            cards = dealt(seat) if dealt is not None else state.view(seat).hand
+            events.append(
+                DealEvent(
+                    seat=seat, cards=list(cards or []), data=DealData(round=index + 1), to=[seat]
+                )
+            )
         return events
 
     def view(self, seat: int | None) -> BaseView:
@@ -561,7 +600,7 @@ class Match:
             tied=list(self._tied),
         )
 
-    def _round_over(self, state: RoundState) -> EventBase:
+    def _round_over(self, state: RoundState) -> list[EventBase]:
         """Score the round just over; start the next one or end the match (module docstring)."""
         scores = state.scores()
         assert scores is not None, "a round over has its scores"
@@ -593,26 +632,17 @@ class Match:
             tiebreak_rounds=index - self.regular_rounds,
         )
         self._outcome = outcome
-        data: dict[str, Any] = {
-            "totals": outcome.totals,
-            "winners": outcome.winners,
-            "tiebreak_rounds": outcome.tiebreak_rounds,
-        }
-        if not isinstance(outcome.teams, UnsetType):
-            data["teams"] = msgspec.to_builtins(outcome.teams)
-        return MatchOverEvent(data=data)
+        over = MatchOverData(
+            totals=outcome.totals,
+            winners=outcome.winners,
+            tiebreak_rounds=outcome.tiebreak_rounds,
+            teams=outcome.teams,
+        )
+        return [MatchOverEvent(data=over)]
 
-    def _next_round(self, index: int, previous: RoundState) -> EventBase:
+    def _next_round(self, index: int, previous: RoundState) -> list[EventBase]:
         self._begin(index, self._setup(index, previous))
-        data: dict[str, Any] = {
-            "round": index + 1,
-            "dealer": self.round.setup.dealer,
-            "tiebreak": index >= self.regular_rounds,
-            "current_player": self.round.current_player,
-        }
-        if index >= self.regular_rounds:
-            data["tied"] = list(self._tied)
-        return RoundStartEvent(data=data)
+        return self.round_start_events()
 
 
 #: Finds the rules object of a ruleset id and options (see "Replay and the registry").

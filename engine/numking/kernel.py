@@ -25,7 +25,17 @@ from engine.core.base import (
 )
 from engine.core.cards import canonical, info
 from engine.core.errors import IllegalMove, InvalidInput
-from engine.core.events import BidEvent, EventBase, PlayEvent, RoundOverEvent, TrickEvent
+from engine.core.events import (
+    BidData,
+    BidEvent,
+    EventBase,
+    PlayData,
+    PlayEvent,
+    RoundOverData,
+    RoundOverEvent,
+    TrickData,
+    TrickEvent,
+)
 from engine.core.tricks import check_seat
 from engine.numking.cards import (
     BIDS,
@@ -56,11 +66,11 @@ _PLAY_EVENTS: list[dict[str, EventBase]] = [
     {c: PlayEvent(seat=s, cards=[c]) for c in HELD if c != INFINITY} for s in range(MAX_PLAYERS)
 ]
 _INF_EVENTS: list[dict[int, EventBase]] = [
-    {d: PlayEvent(seat=s, cards=[INFINITY], data={"declared": d}) for d in DECLARATIONS}
+    {d: PlayEvent(seat=s, cards=[INFINITY], data=PlayData(declared=d)) for d in DECLARATIONS}
     for s in range(MAX_PLAYERS)
 ]
 _BID_EVENTS: list[list[EventBase]] = [
-    [BidEvent(seat=s, data={"tricks": t}) for t in range(len(BIDS))] for s in range(MAX_PLAYERS)
+    [BidEvent(seat=s, data=BidData(tricks=t)) for t in range(len(BIDS))] for s in range(MAX_PLAYERS)
 ]
 
 
@@ -410,12 +420,12 @@ class NumKingKernel:
             TrickEvent(
                 seat=winner,
                 cards=sorted(cards, key=SORT_KEY),
-                data={
-                    "winner": winner,
-                    "annulled": winner is None,
-                    "cancelled": list(cancelled),
-                    "next_leader": nxt,
-                },
+                data=TrickData(
+                    winner=winner,
+                    annulled=winner is None,
+                    cancelled=list(cancelled),
+                    next_leader=nxt,
+                ),
             )
         ]
         if self._done < self.k:
@@ -436,12 +446,12 @@ class NumKingKernel:
             streaks.append(after)
         events.append(
             RoundOverEvent(
-                data={
-                    "bids": list(self.bids),
-                    "tricks": list(self.tricks_taken),
-                    "scores": scores,
-                    "streaks": streaks,
-                },
+                data=RoundOverData(
+                    bids=[bid or 0 for bid in self.bids],  # every seat has bid by now
+                    tricks=list(self.tricks_taken),
+                    scores=scores,
+                    streaks=streaks,
+                ),
             )
         )
         return events

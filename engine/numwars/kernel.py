@@ -32,15 +32,23 @@ from engine.core.base import BombResult, Capture, Deal, RoundScore, RoundSetup, 
 from engine.core.cards import CARDS, COMPLEMENT, ORDER_KEY
 from engine.core.errors import IllegalMove, InvalidInput
 from engine.core.events import (
+    BombData,
     BombEvent,
+    DecisionData,
     DecisionEvent,
     EventBase,
+    ExchangeData,
     ExchangeEvent,
+    NeutralizeData,
     NeutralizeEvent,
+    PassData,
     PassEvent,
     PlayEvent,
+    RoleRevealedData,
     RoleRevealedEvent,
+    RoundOverData,
     RoundOverEvent,
+    TrickData,
     TrickEvent,
 )
 from engine.core.scoring import best_seats
@@ -382,7 +390,7 @@ class NumWarsKernel:
                     RoleRevealedEvent(
                         seat=seat,
                         cards=[card],
-                        data={"role": ROLE_OF_CARD[card]},
+                        data=RoleRevealedData(role=ROLE_OF_CARD[card]),
                     )
                 )
         n = len(cards)
@@ -396,7 +404,7 @@ class NumWarsKernel:
             events.append(
                 DecisionEvent(
                     seat=self.complice,
-                    data={"decision": "neutralize", "threat": self._threat()},
+                    data=DecisionData(decision="neutralize", threat=self._threat()),
                 )
             )
         else:
@@ -461,7 +469,7 @@ class NumWarsKernel:
         self.passed[seat].extend(cards)
         events: list[EventBase] = [
             PassEvent(seat=seat, cards=canon(cards), to=[seat]),
-            PassEvent(seat=seat, data={"count": len(cards)}),
+            PassEvent(seat=seat, data=PassData(count=len(cards))),
         ]
         if all(len(p) == self.k for p in self.passed):
             events.extend(self._finish_exchange())
@@ -478,11 +486,9 @@ class NumWarsKernel:
                 ExchangeEvent(
                     seat=seat,
                     cards=canon(got),
-                    data={
-                        "from": left,
-                        "to": (seat - 1) % self.n,
-                        "passed": canon(self.passed[seat]),
-                    },
+                    data=ExchangeData(
+                        from_=left, to=(seat - 1) % self.n, passed=canon(self.passed[seat])
+                    ),
                     to=[seat],
                 )
             )
@@ -528,7 +534,9 @@ class NumWarsKernel:
             raise IllegalMove(
                 "not-your-decision", f"the complice (seat {self.complice}) decides, not seat {seat}"
             )
-        events: list[EventBase] = [NeutralizeEvent(seat=seat, data={"neutralize": bool(choice)})]
+        events: list[EventBase] = [
+            NeutralizeEvent(seat=seat, data=NeutralizeData(neutralize=bool(choice)))
+        ]
         self._finish_trick(bool(choice), events)
         return events
 
@@ -551,7 +559,15 @@ class NumWarsKernel:
                 "bomb": None,
             }
             self._records.append((self.leader, self._cards, data, choice, None))
-            events.append(TrickEvent(seat=winner, cards=list(cards), data=data))
+            plain = TrickData(
+                winner=winner,
+                annulled=False,
+                captures=[Capture(seat=winner, cards=cards)],
+                pairs=[],
+                next_leader=winner,
+                bomb=None,
+            )
+            events.append(TrickEvent(seat=winner, cards=list(cards), data=plain))
             self._next_trick(winner)
             if not any(self._suits[0]):
                 events.append(self._finish_round())
@@ -576,7 +592,15 @@ class NumWarsKernel:
             if len(captures) == 1 and not result.pairs
             else canon(self._cards)
         )
-        events.append(TrickEvent(seat=result.winner, cards=cards, data=data))
+        trick_data = TrickData(
+            winner=result.winner,
+            annulled=result.annulled,
+            captures=result.captures,
+            pairs=result.pairs,
+            next_leader=result.next_leader,
+            bomb=result.bomb,
+        )
+        events.append(TrickEvent(seat=result.winner, cards=cards, data=trick_data))
         bomb = result.bomb
         if isinstance(bomb, BombResult):
             assert self.bomb is None, "the Bomb is resolved once"
@@ -585,7 +609,11 @@ class NumWarsKernel:
                 BombEvent(
                     seat=bomb.captured_by,
                     cards=["bomb"],
-                    data=msgspec.to_builtins(bomb),
+                    data=BombData(
+                        outcome=bomb.outcome,
+                        captured_by=bomb.captured_by,
+                        neutralized=bomb.neutralized,
+                    ),
                 )
             )
         self._next_trick(result.next_leader)
@@ -626,7 +654,7 @@ class NumWarsKernel:
             for pile, pairs, role in zip(self.piles, self.pairs, self.roles, strict=True)
         ]
         return RoundOverEvent(
-            data={"roles": list(self.roles), "scores": totals, "winners": best_seats(totals)},
+            data=RoundOverData(roles=list(self.roles), scores=totals, winners=best_seats(totals)),
         )
 
     def final_piles(self) -> list[NumWarsPile]:

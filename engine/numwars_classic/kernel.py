@@ -34,15 +34,19 @@ from typing import Any, Final, TypeVar
 import msgspec
 
 from engine.core.actions import Action, Exchange, Pass, Play, Show, check_fields
-from engine.core.base import RoundScore, RoundSetup
+from engine.core.base import Capture, RoundScore, RoundSetup
 from engine.core.cards import canonical
 from engine.core.errors import IllegalMove, InvalidInput
 from engine.core.events import (
     EventBase,
+    ExchangeData,
     ExchangeEvent,
     PlayEvent,
+    RoundOverData,
     RoundOverEvent,
+    ShowData,
     ShowEvent,
+    TrickData,
     TrickEvent,
 )
 from engine.core.tricks import check_seat
@@ -150,7 +154,7 @@ def _pass_events(players: int) -> list[dict[str, EventBase]]:
                 card: ExchangeEvent(
                     seat=s,
                     cards=[card],
-                    data={"action": "pass", "right": (s - 1) % players},
+                    data=ExchangeData(action="pass", right=(s - 1) % players),
                     to=[s],
                 )
                 for card in KIND
@@ -234,7 +238,7 @@ class ClassicKernel:
         self.shown: list[str | None] = [None] * n
         self.has_shown: list[bool] = [False] * n
         #: Finished tricks: leader, cards in play order, result as plain data.
-        self._records: list[tuple[int, list[str], dict[str, Any]]] = []
+        self._records: list[tuple[int, list[str], TrickData]] = []
         self.piles: list[list[str]] = [[] for _ in range(n)]
         self.leader = setup.dealer
         self.current_player: int | None = None
@@ -499,7 +503,7 @@ class ClassicKernel:
                 ExchangeEvent(
                     seat=s,
                     cards=got,
-                    data={"action": "receive", "left": (s + 1) % n},
+                    data=ExchangeData(action="receive", left=(s + 1) % n),
                     to=[s],
                 )
             )
@@ -529,7 +533,7 @@ class ClassicKernel:
             ShowEvent(
                 seat=seat,
                 cards=[] if card is None else [card],
-                data={"shown": card is not None},
+                data=ShowData(shown=card is not None),
                 to=[self.partner(seat)],
             )
         ]
@@ -583,28 +587,24 @@ class ClassicKernel:
             seats = _SEATS_FROM[self.players][leader]
             split = duel(list(zip(seats, played, strict=True)))  # as `trick_result` shows it
             winner = split.winner
-            captures = []
+            captures: list[Capture] = []
             for s in sorted(split.takes):
                 taken = sort_cards(split.takes[s])
                 self.piles[s] += taken
-                captures.append({"seat": s, "cards": taken})
-            pairs = [{"seat": s, "cards": sort_cards(pair)} for s, pair in split.pairs]
+                captures.append(Capture(seat=s, cards=taken))
+            pairs = [Capture(seat=s, cards=sort_cards(pair)) for s, pair in split.pairs]
         else:
             winner = self._top_seat if self._top >= 0 else self._best_seat
             self.piles[winner] += cards
-            captures = [{"seat": winner, "cards": list(cards)}]
+            captures = [Capture(seat=winner, cards=list(cards))]
             pairs = []
-        data = {
-            "winner": winner,
-            "annulled": False,
-            "captures": captures,
-            "pairs": pairs,
-            "next_leader": winner,
-        }
-        self._records.append((leader, played, data))
+        result = TrickData(
+            winner=winner, annulled=False, captures=captures, pairs=pairs, next_leader=winner
+        )
+        self._records.append((leader, played, result))
         self.leader = self.current_player = winner
         self._new_trick()
-        events.append(TrickEvent(seat=winner, cards=cards, data=data))
+        events.append(TrickEvent(seat=winner, cards=cards, data=result))
         if any(self._suits[seat]):
             return
         self._phase = _OVER
@@ -613,18 +613,15 @@ class ClassicKernel:
         helds = self._helds = [_held(pile) for pile in self.piles]
         if self.alliance:  # the teams decide the winners
             score = self._score = score_helds(helds, alliance=self.alliance)
-            over: dict[str, Any] = {
-                "scores": [p.score for p in score.players],
-                "winners": score.winners,
-                "teams": msgspec.to_builtins(score.teams),
-            }
+            over = RoundOverData(
+                scores=[p.score for p in score.players], winners=score.winners, teams=score.teams
+            )
         else:  # the totals only: `scores` builds the breakdown when asked
             totals = [held_points(held) for held in helds]
             best = max(totals)
-            over = {
-                "scores": totals,
-                "winners": [s for s, total in enumerate(totals) if total == best],
-            }
+            over = RoundOverData(
+                scores=totals, winners=[s for s, total in enumerate(totals) if total == best]
+            )
         events.append(RoundOverEvent(data=over))
 
     @property
@@ -639,7 +636,7 @@ class ClassicKernel:
                     {"seat": s, "card": c}
                     for s, c in zip(_SEATS_FROM[n][leader], played, strict=True)
                 ],
-                **data,
+                **msgspec.to_builtins(data),
             }
             for i, (leader, played, data) in enumerate(self._records)
         ]

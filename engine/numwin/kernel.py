@@ -87,6 +87,7 @@ from engine.core.actions import (
 from engine.core.base import RoundScore, RoundSetup
 from engine.core.errors import IllegalMove, InvalidInput
 from engine.core.events import (
+    ActionData,
     ActionEvent,
     AddEvent,
     CallEvent,
@@ -95,17 +96,25 @@ from engine.core.events import (
     EventBase,
     FillUpEvent,
     FlipEvent,
+    MalusData,
     MalusEvent,
     PenaltyEvent,
+    QuantumData,
     QuantumEvent,
+    ReshuffleData,
     ReshuffleEvent,
+    RoundOverData,
     RoundOverEvent,
     ShowEvent,
+    SnapData,
     SnapEvent,
+    SwapData,
     SwapEvent,
     TakeEvent,
+    TargetData,
     TargetEvent,
     TurnEvent,
+    WrongClaimData,
     WrongClaimEvent,
 )
 from engine.core.rng import Rng
@@ -334,7 +343,7 @@ class NumWinKernel:
                 self.known[c] = 0
                 self.faceup[c] = False
             self.rng.shuffle(self.pile)
-            events.append(ReshuffleEvent(data={"draw_pile_count": len(self.pile)}))
+            events.append(ReshuffleEvent(data=ReshuffleData(draw_pile_count=len(self.pile))))
         return self.pile.pop()
 
     def _finish(self, reason: str, events: list[EventBase], *, keep_caller: bool = False) -> None:
@@ -345,7 +354,7 @@ class NumWinKernel:
         self.call_seat = -1
         self.snap_open = False
         self.pending = ""
-        events.append(RoundOverEvent(data={"reason": reason}))
+        events.append(RoundOverEvent(data=RoundOverData(reason=reason)))
 
     def _start_turn(self, seat: int, events: list[EventBase]) -> None:
         self._phase = Phase.DRAW
@@ -622,7 +631,7 @@ class NumWinKernel:
                 self.hand = -1
                 events.append(ActionEvent(seat=seat, cards=[kind]))
                 return
-            events.append(ActionEvent(seat=seat, cards=[kind], data={"effect": False}))
+            events.append(ActionEvent(seat=seat, cards=[kind], data=ActionData(effect=False)))
         self._end_turn(seat, call, events)
 
     def _discard(self, seat: int, action: Discard, events: list[EventBase]) -> None:
@@ -650,7 +659,9 @@ class NumWinKernel:
         card = self.hand
         self.comb[seat][action.position] = card
         self.faceup[card] = False
-        events.append(SwapEvent(seat=seat, cards=[DECK[old]], data={"position": action.position}))
+        events.append(
+            SwapEvent(seat=seat, cards=[DECK[old]], data=SwapData(position=action.position))
+        )
         self._after_discard(seat, old, action.call, events)
 
     def _add(self, seat: int, action: Add, events: list[EventBase]) -> None:
@@ -704,7 +715,7 @@ class NumWinKernel:
             TargetEvent(
                 seat=seat,
                 cards=[kind],
-                data={"seat": action.seat, "position": action.position},
+                data=TargetData(seat=action.seat, position=action.position),
             )
         )
         if kind == "swipe" and step == 0:
@@ -727,7 +738,7 @@ class NumWinKernel:
                 QuantumEvent(
                     seat=action.seat,
                     cards=[DECK[card]],
-                    data={"position": action.position},
+                    data=QuantumData(position=action.position),
                 )
             )
         elif not self._malus(action.seat, action.position, int(kind[-1]), events):
@@ -766,7 +777,7 @@ class NumWinKernel:
         card = self.comb[target].pop(position)
         self.faceup[card] = False
         self.aside.append(card)
-        events.append(MalusEvent(seat=target, data={"position": position, "added": k}))
+        events.append(MalusEvent(seat=target, data=MalusData(position=position, added=k)))
         for _ in range(k):
             new = self._draw_card(events)
             if new < 0:
@@ -827,7 +838,7 @@ class NumWinKernel:
             SnapEvent(
                 seat=seat,
                 cards=[DECK[card], DECK[top]],
-                data={"owner": owner, "position": position},
+                data=SnapData(owner=owner, position=position),
             )
         )
         if self.last_turns is None:
@@ -852,7 +863,7 @@ class NumWinKernel:
             WrongClaimEvent(
                 seat=seat,
                 cards=[DECK[card]],
-                data={"owner": owner, "position": position},
+                data=WrongClaimData(owner=owner, position=position),
             )
         )
         penalty = self._draw_card(events)

@@ -14,7 +14,7 @@ from typing import Protocol
 from engine.core.base import RoundSetup
 from engine.core.boundary import KernelRound
 from engine.core.tricks import check_seat
-from engine.numwin.cards import check_setup, shuffled
+from engine.numwin.cards import DECK, check_setup, shuffled
 from engine.numwin.kernel import NumWinKernel
 from engine.numwin.options import NumWinOptions
 from engine.numwin.view import View, view
@@ -53,6 +53,11 @@ class NumWinRound(KernelRound[NumWinKernel]):
         )
         self.rules = rules
         super().__init__(kernel)
+
+    def dealt(self, seat: int) -> list[str]:
+        """`seat`'s combination, position by position: what its `deal` event shows it at a
+        round's start ("Knowledge": a player sees the cards dealt to them)."""
+        return [DECK[card] for card in self.kernel.comb[seat]]
 
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""

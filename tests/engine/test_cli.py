@@ -4,14 +4,25 @@ included, and every bad argument is one line on stderr with exit status 2."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+import msgspec
 import pytest
 
 from api.cli import main
 from engine import registry
+from engine.core.events import PlayEvent, TrickEvent
+from engine.core.rng import Rng
 from engine.registry import RULESETS
+from engine.simulate import pick
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The compiled build this run tests (deploy/test.sh's second pass), if any.
+BUILD_DIR = os.environ.get("NUMRULES_BUILD_DIR")
 
 
 @pytest.mark.parametrize("ruleset", list(RULESETS))
@@ -181,3 +192,108 @@ def test_bad_arguments_from_the_console_script() -> None:
 def test_simulate_rejects_bad_options() -> None:
     with pytest.raises(SystemExit):
         main(["simulate", "--ruleset", "numwars", "--players", "4", "--options", "[1]"])
+
+
+def _trick_lines(out: str) -> list[list[str]]:
+    return [
+        line.split("→ trick: ", 1)[1].rsplit("; ", 1)[0].split(", ")
+        for line in out.splitlines()
+        if "→ trick: " in line
+    ]
+
+
+@pytest.mark.parametrize("ruleset", ["numwars-classic", "numwars", "numking"])
+def test_play_prints_tricks_in_play_order(ruleset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each trick line lists its cards as they were played (from the leader on), not in the
+    canonical order of the `trick` event; numking's `infinity` with its declared value."""
+    assert main(["play", "--ruleset", ruleset, "--players", "4", "--seed", "5"]) == 0
+    printed = _trick_lines(capsys.readouterr().out)
+    match = registry.make(ruleset).new_match(players=4, seed=5)
+    rng = Rng(5)
+    expected: list[list[str]] = []
+    canonical: list[list[str]] = []
+    trick: list[str] = []
+    while not match.is_over:
+        for event in match.apply(*pick(match, rng)):
+            if isinstance(event, PlayEvent):
+                declared = event.data.declared
+                trick += [
+                    c if declared is msgspec.UNSET else f"{c} ({declared})" for c in event.cards
+                ]
+            elif isinstance(event, TrickEvent):
+                expected.append(trick)
+                canonical.append(list(event.cards))
+                trick = []
+    assert printed == expected
+    assert any(
+        [c.split(" ")[0] for c in p] != c for p, c in zip(expected, canonical, strict=True)
+    ), "some trick's play order differs from the canonical order (else this test shows nothing)"
+
+
+def test_play_and_simulate_say_which_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    """In this process the engine is already imported: the one this run tests."""
+    kind = "compiled" if BUILD_DIR else "source"
+    assert main(["play", "--ruleset", "numwin", "--players", "2", "--seed", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert f"; {kind} engine (" in first
+    assert main(["simulate", "--ruleset", "numking", "--players", "3", "--rounds", "2"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["engine"] == kind
+    assert Path(stats["engine_path"]) == Path(sys.modules["engine"].__file__ or "").parent
+
+
+SIMULATE = ["simulate", "--ruleset", "numwars-classic", "--players", "3", "--rounds", "2"]
+
+
+def _simulate(build: Path | str) -> tuple[dict[str, object], str]:
+    """`numrules simulate` in a fresh process with NUMRULES_BUILD_DIR=`build`."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "api.cli", *SIMULATE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "NUMRULES_BUILD_DIR": str(build)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    stats: dict[str, object] = json.loads(proc.stdout)
+    return stats, proc.stderr
+
+
+def _copy_engine(to: Path) -> Path:
+    shutil.copytree(ROOT / "engine", to / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    return to
+
+
+def test_simulate_without_a_build_runs_the_source_and_says_why(tmp_path: Path) -> None:
+    stats, err = _simulate(tmp_path / "nothing")
+    assert stats["engine"] == "source"
+    assert Path(str(stats["engine_path"])) == ROOT / "engine"
+    assert f"no compiled build in {tmp_path / 'nothing'}" in err
+
+
+def test_a_stale_build_is_not_used(tmp_path: Path) -> None:
+    """A build made before the last change to the rules would run old rules: refused."""
+    build = _copy_engine(tmp_path)
+    changed = build / "engine" / "core" / "events.py"
+    changed.write_text(changed.read_text() + "\n# changed\n")
+    stats, err = _simulate(build)
+    assert stats["engine"] == "source" and Path(str(stats["engine_path"])) == ROOT / "engine"
+    assert "engine/core/events.py" in err and "deploy/build-mypyc.sh" in err
+
+
+def test_a_current_build_is_imported_first(tmp_path: Path) -> None:
+    """A current build is what runs; here a copy without compiled kernels, so `source` (the
+    compiled build's own run below says `compiled`)."""
+    build = _copy_engine(tmp_path)
+    stats, err = _simulate(build)
+    assert Path(str(stats["engine_path"])) == build / "engine" and err == ""
+    assert stats["engine"] == "source"
+
+
+@pytest.mark.skipif(not BUILD_DIR, reason="a pure-Python run (NUMRULES_BUILD_DIR unset)")
+def test_the_compiled_build_is_used_and_said(tmp_path: Path) -> None:
+    stats, err = _simulate(str(BUILD_DIR))
+    assert stats["engine"] == "compiled" and err == ""
+    assert Path(str(stats["engine_path"])).resolve() == (Path(str(BUILD_DIR)) / "engine").resolve()

@@ -23,6 +23,8 @@ from engine import registry
 from engine.core.base import RoundScore, RoundSetup
 from engine.core.cards import canonical
 from engine.core.events import (
+    DealData,
+    DealEvent,
     EventBase,
     MatchOverEvent,
     RoundOverEvent,
@@ -217,6 +219,28 @@ def _assert_no_leak(ruleset_id: str, state: Any, events: list[EventBase], unique
         assert not leaked, (viewer, "events", leaked)
 
 
+def _assert_deals(ruleset_id: str, match: Any, opening: list[EventBase], unique: set[str]) -> None:
+    """A round's opening events: a public `round-start` of that round, then each seat's own
+    hand as dealt, private to it, with no card the new round hides from that seat."""
+    start, *deals = opening
+    assert isinstance(start, RoundStartEvent) and start.to is None and not start.cards
+    assert start.data.round == match.index + 1
+    assert start.data.current_player == match.current_player
+    assert [type(e) for e in deals] == [DealEvent] * match.players
+    for seat, deal in enumerate(deals):
+        assert (
+            deal.seat == seat
+            and deal.to == [seat]
+            and deal.data == DealData(round=start.data.round)
+        )
+        assert deal.cards, "every seat is dealt cards"
+        hidden = _hidden(ruleset_id, match.round, seat) & unique
+        assert not hidden & set(deal.cards), (seat, "deal", hidden & set(deal.cards))
+        view = match.round.view(seat)
+        if view.hand:  # trick games: the hand as the view shows it (numwin: the combination)
+            assert deal.cards == view.hand
+
+
 @pytest.mark.parametrize(("ruleset_id", "options", "players"), _match_cases())
 def test_a_seeded_match_keeps_every_invariant(
     ruleset_id: str, options: dict[str, Any], players: int
@@ -242,12 +266,19 @@ def test_a_seeded_match_keeps_every_invariant(
         seat, action = pick(match, rng)
         events = match.apply(seat, action)
         assert events, "every action tells what happened"
+        played = events
         if state.is_over:  # this action ended the round: the events are that round's
-            assert isinstance(events[-2], RoundOverEvent)
-            end = events[-1]
-            assert isinstance(end, MatchOverEvent if match.is_over else RoundStartEvent)
-            assert end.to is None and not end.cards
-        _assert_no_leak(ruleset_id, state, events, unique)
+            starts = [i for i, e in enumerate(events) if isinstance(e, RoundStartEvent)]
+            cut = starts[0] if starts else len(events) - 1
+            played, opening = events[:cut], events[cut:]
+            assert isinstance(played[-1], RoundOverEvent)
+            if match.is_over:
+                assert [type(e) for e in opening] == [MatchOverEvent]
+                assert opening[0].to is None and not opening[0].cards
+            else:
+                assert opening == match.round_start_events()  # public start, then the deals
+                _assert_deals(ruleset_id, match, opening, unique)
+        _assert_no_leak(ruleset_id, state, played, unique)
         for viewer in viewers:
             hidden = _hidden(ruleset_id, match.round, viewer) & unique
             view = match.view(viewer)

@@ -151,8 +151,8 @@ def test_match_plays_to_its_result_and_replays(
     assert all(
         isinstance(e, RoundStartEvent) and e.to is None for e in events if e.kind == "round-start"
     )
-    assert events[-1].data["totals"] == totals and events[-1].data["winners"] == result.winners
-    starts = [e.data for e in events if e.kind == "round-start"]
+    assert events[-1].data.totals == totals and events[-1].data.winners == result.winners
+    starts = [msgspec.to_builtins(e.data) for e in events if e.kind == "round-start"]
     assert [d["round"] for d in starts] == list(range(2, len(result.rounds) + 1))
     assert [d["tiebreak"] for d in starts] == [i >= regular for i in range(1, len(result.rounds))]
     # The view: the last round's, with the match's round (1-based) and totals.
@@ -326,10 +326,10 @@ def test_tiebreak_round_start_event_names_the_tied_seats() -> None:
             break
     else:
         raise AssertionError("no tie-break in 3000 seeds")
-    start = [e for e in events if e.kind == "round-start" and e.data["tiebreak"]]
-    assert start and start[0].data["round"] == 4 and start[0].data["dealer"] == 0
+    start = [e for e in events if e.kind == "round-start" and e.data.tiebreak]
+    assert start and start[0].data.round == 4 and start[0].data.dealer == 0
     totals = match.totals()
-    assert start[0].data["tied"] == [s for s in range(3) if totals[s] == max(totals)]
+    assert start[0].data.tied == [s for s in range(3) if totals[s] == max(totals)]
 
 
 # ------------------------------------------------------------------------- records, versions

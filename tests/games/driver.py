@@ -53,7 +53,9 @@ class Table:
         self.shadow = Match(rules, players, seed)
         self.unique = _unique_codes(ruleset, rules, players)
         self.version = 0
-        self.event_seq = 0
+        #: Round 1's `round-start` and each seat's `deal` are logged at creation.
+        self.opening = self.shadow.round_start_events()
+        self.event_seq = len(self.opening)
         self.bodies: list[str] = [created.text]
 
     def auth(self, seat: int | None) -> dict[str, str]:
@@ -107,7 +109,12 @@ class Table:
                 expected.append({"seq": self.event_seq, **msgspec.to_builtins(event)})
         assert answer["events"] == expected
         assert answer["view"] == msgspec.to_builtins(self.shadow.view(seat))
-        self.assert_hides(seat, answer["events"], state)
+        # the round's events against the round they came from; a new round's start and the
+        # seat's deal against the new round
+        cut = next((i for i, e in enumerate(expected) if e["kind"] == "round-start"), None)
+        self.assert_hides(seat, expected[:cut], state)
+        if cut is not None:
+            self.assert_hides(seat, expected[cut:])
         self.assert_hides(seat, answer["view"])
         if check_all:
             self.check_viewers()
@@ -144,6 +151,13 @@ class Table:
                 {e["seq"] for e in events["events"]}
             )
             assert all(e["to"] is None or viewer in e["to"] for e in events["events"])
+            opening = [
+                {"seq": i + 1, **msgspec.to_builtins(e)}
+                for i, e in enumerate(self.opening)
+                if e.visible(viewer)
+            ]
+            if events["events"][: len(opening)] and events["events"][0]["seq"] == 1:
+                assert events["events"][: len(opening)] == opening  # round 1's start, own hand
 
     def play_out(
         self,

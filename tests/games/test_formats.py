@@ -19,7 +19,7 @@ import msgspec
 import pytest
 from litestar import Litestar
 
-from api.games.formats import decode_answer, event_out
+from api.games.formats import decode_answer, stored_event_out
 from api.http.tokens import SEAT_PREFIX, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
@@ -179,7 +179,7 @@ def test_v0_game_rows_decode(path: Path) -> None:
         assert msgspec.to_builtins(action) == _bare(row["action"])  # nothing lost or added
         assert msgspec.convert(_bare(row["action"]), Action) == action  # still a valid body
     for row in fixture["events"]:
-        out = event_out(row["seq"], row["payload"])
+        out = stored_event_out(row["seq"], row["payload"])
         assert {**_bare(row["payload"]), "seq": row["seq"]} == msgspec.to_builtins(out)
     for row in fixture["idempotency_keys"]:
         assert msgspec.to_builtins(decode_answer(row["response"])) == _bare(row["response"])

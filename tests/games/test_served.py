@@ -293,7 +293,7 @@ async def test_simultaneous_snaps_one_claim_wins(
         tokens = [s["token"] for s in game["seats"]]
         shadow = Match(registry.make("numwin", {}), players, seed)
         url = f"/v1/games/{game['id']}/actions"
-        event_seq = 0
+        event_seq = len(shadow.round_start_events())  # logged at creation
         for seat, action in path:
             event_seq += len(shadow.apply(seat, action))
             answer = await client.post(url, json=builtins(action), headers=auth(tokens[seat]))
@@ -394,11 +394,15 @@ async def test_an_action_on_one_server_reaches_a_stream_on_the_other(
         game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
         stream_path = f"/v1/games/{game_id}/stream"
         delivered: list[dict[str, Any]] = []
-        event_seq = 0
+        opening = shadow.round_start_events()  # logged at creation: the stream starts with them
+        event_seq = len(opening)
         async with on_b.stream("GET", stream_path, headers=auth(tokens[watcher])) as stream:
             assert stream.status_code == 200
             assert stream.headers["content-type"].startswith("text/event-stream")
             messages = sse(stream)
+            for expected in expected_events(opening, 1, watcher):
+                message = await next_message(messages)
+                assert json.loads(message["data"]) == expected
             for _ in range(6):  # each action's events arrive before the next is sent
                 started = time.monotonic()
                 events = await random_step(on_a, game, shadow, rng)

@@ -285,6 +285,6 @@ def test_round_bookkeeping_matches_the_stateless_rules(
     scores = state.scores()
     assert scores == rules.score_round(state.final_piles(), state.bomb.outcome)
     over = events[-1]
-    assert over.kind == "round-over" and over.data["roles"] == state.roles
-    assert over.data["scores"] == [p.score for p in scores.players]
-    assert over.data["winners"] == scores.winners
+    assert over.kind == "round-over" and over.data.roles == state.roles
+    assert over.data.scores == [p.score for p in scores.players]
+    assert over.data.winners == scores.winners

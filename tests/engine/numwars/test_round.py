@@ -90,7 +90,7 @@ def test_following_obligations_in_a_round() -> None:
     assert (e.reason, list(e.legal)) == ("must-play-trump", ["numx"])
     events = state.apply(3, Play(card="numx"))
     assert kinds(events) == ["play", "role-revealed", "trick"]
-    assert events[1].data == {"role": "agent"} and events[1].seat == 3
+    assert msgspec.to_builtins(events[1].data) == {"role": "agent"} and events[1].seat == 3
     assert events[2].seat == 3 and state.current_player == 3
     assert state.piles[3] == ["red-3", "red-5", "red-9", "numx"]
 
@@ -109,7 +109,10 @@ def test_complice_is_asked_after_the_last_card() -> None:
     assert state.legal_actions(2) == [Play(card="quantum")]
     events = state.apply(2, Play(card="quantum"))
     assert kinds(events) == ["play", "role-revealed", "decision"]
-    assert events[-1].data == {"decision": "neutralize", "threat": "quantum"}
+    assert msgspec.to_builtins(events[-1].data) == {
+        "decision": "neutralize",
+        "threat": "quantum",
+    }
     assert (state.phase, state.current_player, state.actors()) == ("neutralize", 1, [1])
     assert state.legal_actions(1) == [Neutralize(neutralize=True), Neutralize(neutralize=False)]
     assert state.legal_actions(2) == []
@@ -133,7 +136,7 @@ def test_scripted_round_to_the_end(
         state.apply(seat, Play(card=card))
     events = state.apply(1, Neutralize(neutralize=choice))
     assert kinds(events) == ["neutralize", "trick", "bomb", "round-over"]
-    bomb = events[2].data
+    bomb = msgspec.to_builtins(events[2].data)
     assert bomb["outcome"] == outcome
     assert bomb["neutralized"] == ("quantum" if choice else None)
     assert state.is_over and state.phase == "over" and state.actors() == []
@@ -150,7 +153,7 @@ def test_scripted_round_to_the_end(
         ]
     else:
         assert state.piles[2] == ["bomb"]
-    assert events[-1].data["roles"] == ROLES4
+    assert events[-1].data.roles == ROLES4
     assert state.view(0).roles == ROLES4, "every role is revealed at the end"
     assert illegal(state, 1, Play(card="red-3")).reason == "wrong-phase"
 
@@ -202,7 +205,7 @@ def test_exchange_passes_to_the_right_simultaneously() -> None:
     }
     events = state.apply(0, Exchange(cards=passed[0]))
     assert [(e.kind, e.to) for e in events] == [("pass", [0]), ("pass", None)]
-    assert events[1].cards == [] and events[1].data == {"count": 2}
+    assert events[1].cards == [] and msgspec.to_builtins(events[1].data) == {"count": 2}
     assert state.actors() == [1, 2, 3]
     assert illegal(state, 0, Pass(card=start[0][-1])).reason == "not-your-turn"
     assert state.hands[3] == start[3], "nothing arrives before everyone has passed"
@@ -217,7 +220,7 @@ def test_exchange_passes_to_the_right_simultaneously() -> None:
         expected = sorted(set(start[s]) - set(passed[s]) | set(passed[left]))
         assert sorted(state.hands[s]) == expected
         assert events[2 + s].cards == sorted(passed[left], key=start[left].index)
-        assert events[2 + s].data["from"] == left and events[2 + s].data["to"] == (s - 1) % 4
+        assert events[2 + s].data.from_ == left and events[2 + s].data.to == (s - 1) % 4
     assert (state.phase, state.current_player) == ("play", 1)
 
 

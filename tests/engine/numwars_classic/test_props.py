@@ -144,6 +144,8 @@ def test_random_rounds_invariants(config: tuple[int, bool, bool], seed: int, dea
     assert replay.snapshot() == final.snapshot()
     over = events[-1]  # the round-over event carries the totals of the scores' breakdown
     assert over.kind == "round-over"
-    assert over.data["scores"] == [p.score for p in score.players]
-    assert over.data["winners"] == score.winners
-    assert over.data.get("teams") == (msgspec.to_builtins(score.teams) if alliance else None)
+    assert over.data.scores == [p.score for p in score.players]
+    assert over.data.winners == score.winners
+    assert msgspec.to_builtins(over.data).get("teams") == (
+        msgspec.to_builtins(score.teams) if alliance else None
+    )

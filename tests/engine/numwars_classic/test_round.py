@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import msgspec
 import pytest
 
 from engine.core.actions import Action, Bid, Exchange, Pass, Play, Show
@@ -87,9 +88,9 @@ def test_exchange_completion_events_are_private() -> None:
     events = []
     for seat in range(3):
         events += state.apply(seat, Exchange(state.hands[seat][:5]))
-    received = [e for e in events if e.data.get("action") == "receive"]
+    received = [e for e in events if e.data.action == "receive"]
     assert [e.to for e in received] == [[0], [1], [2]]
-    assert all([e.seat] == e.to == [(e.data["left"] - 1) % 3] for e in received)
+    assert all([e.seat] == e.to == [(e.data.left - 1) % 3] for e in received)
     assert all(e.to is not None for e in events)
 
 
@@ -207,7 +208,7 @@ def test_play_turn_order_and_obligations() -> None:
     state.apply(2, Play("shadow-4"))
     events = state.apply(3, Play("joker"))
     assert [e.kind for e in events] == ["play", "trick"]
-    assert events[1].seat == 2 and events[1].data["winner"] == 2
+    assert events[1].seat == 2 and events[1].data.winner == 2
     assert state.piles[2] == ["red-2", "red-5", "shadow-4", "joker"]
     assert state.current_player == state.leader == 2
 
@@ -225,10 +226,10 @@ def test_split_trick_rest_taker_leads_not_the_pair_taker() -> None:
     for seat, card in enumerate(["green-8", "rainbow-12", "shadow-12", "yellow-5"]):
         events = state.apply(seat, Play(card))
     trick = events[-1]
-    assert trick.kind == "trick" and trick.data["pairs"] == [
+    assert trick.kind == "trick" and msgspec.to_builtins(trick.data)["pairs"] == [
         {"seat": 2, "cards": ["rainbow-12", "shadow-12"]}
     ]
-    assert trick.data["next_leader"] == 0 and state.current_player == 0
+    assert trick.data.next_leader == 0 and state.current_player == 0
     assert state.piles[0] == ["green-8", "yellow-5"]
     assert state.piles[2] == ["rainbow-12", "shadow-12"]
 
@@ -253,7 +254,7 @@ def test_scripted_round_scores_and_round_over() -> None:
     score = state.scores()
     assert score is not None
     assert [p.score for p in score.players] == [0, 50, 0] and score.winners == [1]
-    assert events[-1].data["winners"] == [1]
+    assert events[-1].data.winners == [1]
     again = state.rules.score_round([ClassicPile(captured=p) for p in state.piles])
     assert again == score
     assert refused(state, 1, Play("red-1")).reason == "wrong-phase"

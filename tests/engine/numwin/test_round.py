@@ -338,7 +338,7 @@ def test_action_without_target_has_no_effect() -> None:
     st.apply(0, Draw())
     events = st.apply(0, Discard())
     assert st.phase == "draw" and st.current_player == 1
-    assert any(e.kind == "action" and e.data.get("effect") is False for e in events)
+    assert any(e.kind == "action" and e.data.effect is False for e in events)
 
 
 def test_locked_cards_cannot_be_targeted() -> None:

@@ -121,7 +121,7 @@ def test_teams_swipe_without_an_opponents_card_has_no_effect() -> None:
             st.locked[c] = st.faceup[c] = True
     st.apply(0, Draw())
     events = st.apply(0, Discard())
-    assert any(e.kind == "action" and e.data.get("effect") is False for e in events)
+    assert any(e.kind == "action" and e.data.effect is False for e in events)
     assert st.phase == "draw" and st.current_player == 1
 
 
@@ -184,7 +184,7 @@ def test_flip_with_only_face_up_cards_has_no_effect() -> None:
     st.apply(0, Draw())
     assert Discard(call=True) not in st.legal_actions(0)  # 3 cards: no call anyway
     events = st.apply(0, Discard())
-    assert any(e.kind == "action" and e.data.get("effect") is False for e in events)
+    assert any(e.kind == "action" and e.data.effect is False for e in events)
     assert st.phase == "draw" and st.current_player == 1
     old = rig([["red-3", "red-5", "blue-5"], ["green-6"]], pile=["flip"], version=1)
     old.faceup[old.comb[0][0]] = True
