@@ -168,7 +168,8 @@ async def test_twenty_racing_actions_of_one_seat_apply_exactly_one(servers: list
         events = shadow.apply(seat, msgspec.convert(bodies[winner][0], Action))
         won = answers[winner].json()
         assert won["version"] == 1
-        assert won["events"] == expected_events(events, 1, seat)
+        opened = len(shadow.round_start_events())  # round 1's start and deals: logged first
+        assert won["events"] == expected_events(events, opened + 1, seat)
         assert won["view"] == builtins(shadow.view(seat))
         for viewer in [None, 0, 1, 2]:
             headers = {} if viewer is None else auth(tokens[viewer])
@@ -176,7 +177,9 @@ async def test_twenty_racing_actions_of_one_seat_apply_exactly_one(servers: list
             assert now.status_code == 200 and now.headers["etag"] == '"1"'
             assert now.json()["version"] == 1
             assert now.json()["view"] == builtins(shadow.view(viewer))
-        assert await all_seqs(client, game["id"], tokens) == list(range(1, len(events) + 1))
+        assert await all_seqs(client, game["id"], tokens) == list(
+            range(1, opened + len(events) + 1)
+        )
 
 
 async def test_a_retry_storm_with_one_idempotency_key_applies_once(servers: list[Server]) -> None:
@@ -403,6 +406,7 @@ async def test_an_action_on_one_server_reaches_a_stream_on_the_other(
             for expected in expected_events(opening, 1, watcher):
                 message = await next_message(messages)
                 assert json.loads(message["data"]) == expected
+                delivered.append(expected)
             for _ in range(6):  # each action's events arrive before the next is sent
                 started = time.monotonic()
                 events = await random_step(on_a, game, shadow, rng)
@@ -553,12 +557,14 @@ async def test_an_action_during_a_slow_read_of_the_log_is_streamed_at_once(
         game = await create(client, "numking", 3, seed)
         token = game["seats"][0]["token"]
         path = f"/v1/games/{game['id']}/stream"
-        async with client.stream("GET", path, headers=auth(token)) as stream:
+        opened = len(shadow.round_start_events())  # round 1's start and deals: skipped
+        after = {**auth(token), "Last-Event-ID": str(opened)}
+        async with client.stream("GET", path, headers=after) as stream:
             messages = sse(stream)
             sent = await random_step(client, game, shadow, random.Random(1))
             await asyncio.sleep(0.1)  # the stream is reading the log after the first
             sent += await random_step(client, game, shadow, random.Random(2))
-            wanted = expected_events(sent, 1, 0)
+            wanted = expected_events(sent, opened + 1, 0)
             got = []
             for _ in wanted:
                 async with asyncio.timeout(5):
@@ -576,7 +582,8 @@ async def test_keep_alives_are_comments_only(
         game = await create(client, "numking", 3, 41)
         token = game["seats"][0]["token"]
         path = f"/v1/games/{game['id']}/stream"
-        async with client.stream("GET", path, headers=auth(token)) as stream:
+        idle = {**auth(token), "Last-Event-ID": "4"}  # after round 1's start and 3 deals
+        async with client.stream("GET", path, headers=idle) as stream:
             blocks: list[list[str]] = [[]]
             async with asyncio.timeout(5):
                 async for line in stream.aiter_lines():
@@ -802,16 +809,19 @@ async def test_streams_of_one_game_share_their_reads_of_the_log(pg_head: str) ->
         async with httpx.AsyncClient(base_url=f"http://{host}:{port}", timeout=30) as client:
             game = await create(client, "numking", 3, seed)
             path = f"/v1/games/{game['id']}/stream"
+            opened = len(shadow.round_start_events())  # round 1's start and deals: skipped
+            after = {"Last-Event-ID": str(opened)}
             async with contextlib.AsyncExitStack() as stack:
                 streams = [
-                    await stack.enter_async_context(client.stream("GET", path)) for _ in range(30)
+                    await stack.enter_async_context(client.stream("GET", path, headers=after))
+                    for _ in range(30)
                 ]
                 messages = [sse(s) for s in streams]
                 await asyncio.sleep(0.5)  # every stream has read the (empty) log and waits
                 store = app.state.games
                 before = store.shared_reads
                 sent = await random_step(client, game, shadow, random.Random(1))
-                wanted = expected_events(sent, 1, None)
+                wanted = expected_events(sent, opened + 1, None)
                 got = await asyncio.gather(
                     *(asyncio.gather(*(next_message(m) for _ in wanted)) for m in messages)
                 )
