@@ -180,7 +180,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     stats[f"{unit}_per_second"] = round(count / elapsed, 1) if elapsed else None
     stats["actions_per_second"] = round(stats["actions"] / elapsed, 1) if elapsed else None
     stats["engine"], stats["engine_path"] = engine_in_use()
-    if args.engine_note:  # why the compiled build was not used: said beside the JSON
+    if args.engine_note and stats["engine"] == "source":  # why not the build: beside the JSON
         print(f"numrules simulate: the source engine runs: {args.engine_note}", file=sys.stderr)
     print(json.dumps(stats, indent=2))
     return 0
@@ -243,7 +243,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     rng = Rng(args.seed)
     match = rules.new_match(players=args.players, seed=args.seed)
     kind, path = engine_in_use()
-    note = f": {args.engine_note}" if args.engine_note else ""
+    note = f": {args.engine_note}" if args.engine_note and kind == "source" else ""
     print(f"{rules.name} — {args.players} players, seed {args.seed}; {kind} engine ({path}){note}")
     _print_round_start(match)
     played: list[str] = []  # the current trick's cards in play order

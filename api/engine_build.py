@@ -6,7 +6,8 @@ kernel an extension module, the rest copies of the source), and `deploy/serve.sh
 putting that folder first on ``PYTHONPATH``. The console script is the editable install, so
 :func:`select_build` does the same from inside, before anything imports ``engine``: the folder
 is ``NUMRULES_BUILD_DIR`` when set (as for deploy/test.sh's compiled pass), else the
-checkout's `.build/mypyc`. A build whose copy of any `engine/` source differs from the tree
+checkout's `.build/mypyc` (nothing to choose when this module itself runs from a build, as
+under serve.sh's ``PYTHONPATH``). A build whose copy of any `engine/` source differs from the tree
 (made before the last change) is not used: it would run old rules. :func:`engine_in_use` then
 says what was imported — ``compiled`` when the kernels are extension modules — so the
 commands print the engine they really ran.
@@ -54,6 +55,8 @@ def select_build() -> str | None:
     is, else why the source runs instead."""
     if "engine" in sys.modules:
         return "the engine was imported before the build could be chosen"
+    if (ROOT / ".numrules-build").is_file():  # this code runs from a build (PYTHONPATH)
+        return None
     build = build_dir()
     if not (build / "engine").is_dir():
         return f"no compiled build in {build} (deploy/build-mypyc.sh builds it)"
