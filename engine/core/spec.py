@@ -115,6 +115,11 @@ class DeckOperation:
         _check("deck operation", _missing(self), problems)
 
 
+def first_round(rules: Rules, players: int) -> int:
+    """A lone simulated round is round 1 (the default of `RulesetSpec.lone_round`)."""
+    return 1
+
+
 def no_rederive(data: dict[str, Any], n: int, previous: RoundScore | None) -> dict[str, Any]:
     """A round's stored input as it is: it does not depend on the rounds before it."""
     return data
@@ -169,6 +174,9 @@ class RulesetSpec:
     summary: Mapping[str, tuple[str, Mapping[str, str]]] = MISSING
     #: rulings the card leaves out, by operation (`score_round` …), as the API docs state them
     notes: Mapping[str, str] = field(default_factory=dict)
+    #: the round number a lone simulated round plays (`numrules simulate`, the property
+    #: tests) at a table of that many players: round 1 unless the game's rounds differ
+    lone_round: Callable[[Rules, int], int] = first_round
 
     def __post_init__(self) -> None:
         problems: list[str] = []

@@ -199,4 +199,6 @@ SPEC = RulesetSpec(
     ),
     summary=summary.TEXT,
     notes=summary.NOTES,
+    # a lone round is the largest hand's (round k = k cards each), the one with most play
+    lone_round=lambda rules, players: rules.deck(players).hand_size,
 )
