@@ -210,8 +210,9 @@ DOCS_ASSETS = "/docs/assets"
 #: CORS (Fetch standard, "CORS protocol"): the methods and request headers the API uses, the
 #: stored-games and accounts endpoints' included (`Authorization` for tokens, `X-API-Key` for
 #: API keys, `If-Match` and `Idempotency-Key` on actions, `Last-Event-ID` on event streams); a
-#: preflight asking for anything else is refused, whatever the path. Answers expose the
-#: headers a client must read (the rate limit's among them).
+#: preflight asking for anything else (beyond `NUMRULES_CORS_EXTRA_HEADERS`: by default the
+#: tracing headers browsers add) is refused, whatever the path. Answers expose the headers a
+#: client must read (the rate limit's among them).
 CORS_METHODS: list[Literal["*"] | Method] = [
     "GET",
     "HEAD",
@@ -245,7 +246,7 @@ def _cors(settings: Settings) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=settings.cors_origins,
         allow_methods=CORS_METHODS,
-        allow_headers=CORS_HEADERS,
+        allow_headers=[*CORS_HEADERS, *settings.cors_extra_headers],
         expose_headers=CORS_EXPOSED,
         max_age=settings.cors_max_age,
     )
