@@ -89,9 +89,10 @@ ROUND_ALSO = (
     f"tricks than cards (`round-no-longer-scores`); {REUSED}; {INTEGERS}."
 )
 
-#: OpenAPI security: who may call (the schemes are in api/app.py's components).
+#: OpenAPI security: who may call (the schemes are in api/app.py's components). Only a sheet's
+#: creation may be anonymous (`{}`); every other operation needs a session or the sheet token.
 OPTIONAL_SESSION: list[dict[str, list[str]]] = [{}, {"sessionToken": []}]
-SHEET_AUTH: list[dict[str, list[str]]] = [{}, {"sessionToken": []}, {"sheetToken": []}]
+SHEET_AUTH: list[dict[str, list[str]]] = [{"sessionToken": []}, {"sheetToken": []}]
 SESSION_ONLY: list[dict[str, list[str]]] = [{"sessionToken": []}]
 
 SheetId = Annotated[
