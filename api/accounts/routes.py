@@ -157,7 +157,7 @@ class SignUpController(Controller):
         operation_id="SignUp",
         summary="Create an account (signed in at once)",
         description=(
-            "Sign-up as rules/app.md says: a `pseudo` (3–24 letters, digits, `_`, `-` or `.`, "
+            "Sign-up: a `pseudo` (3–24 letters, digits, `_`, `-` or `.`, "
             "unique case-insensitively), a `password` of at least 10 characters (kept only as an "
             "Argon2id hash), an `age_range`, `accept_terms: true` (the version of `GET /v1/terms` "
             "is recorded), an optional `email` and `locale` (`fr` or `en`; default from "

@@ -209,9 +209,10 @@ class GameController(Controller):
             "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
             "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
-            "**Community lock** (rules/app.md): a `numking` or `numwin` game needs an account's "
-            "session (`Authorization: Bearer <session token>`, else 401 `community-locked`); Num "
-            'Wars games work without one. A player may name an account (`"account": pseudo`): '
+            "**Community lock**: Num King and Num Win are community games, played by members: a "
+            "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "
+            "<session token>`, else 401 `community-locked`); Num Wars games work without one. A "
+            'player may name an account (`"account": pseudo`): '
             "once that account joins the seat (`POST /v1/games/{id}/seats/{seat}/join`), it may "
             "act for the seat with its session as well as with the seat token, and the finished "
             "game counts in its history and stats."

@@ -89,9 +89,13 @@ ROUND_ALSO = (
     f"tricks than cards (`round-no-longer-scores`); {REUSED}; {INTEGERS}."
 )
 
-#: OpenAPI security: who may call (the schemes are in api/app.py's components).
+#: OpenAPI security: who may call (the schemes are in api/app.py's components). A change needs
+#: a session or the sheet token (401 without one), so it lists no anonymous `{}`; a read takes
+#: a request without a token too, answered 404 as for a sheet the caller may not see (its
+#: existence is not revealed).
 OPTIONAL_SESSION: list[dict[str, list[str]]] = [{}, {"sessionToken": []}]
-SHEET_AUTH: list[dict[str, list[str]]] = [{}, {"sessionToken": []}, {"sheetToken": []}]
+SHEET_READ: list[dict[str, list[str]]] = [{}, {"sessionToken": []}, {"sheetToken": []}]
+SHEET_AUTH: list[dict[str, list[str]]] = [{"sessionToken": []}, {"sheetToken": []}]
 SESSION_ONLY: list[dict[str, list[str]]] = [{"sessionToken": []}]
 
 SheetId = Annotated[
@@ -476,7 +480,7 @@ class SheetController(Controller):
             '`If-Match: "<version>"`.'
         ),
         tags=[TAG],
-        security=SHEET_AUTH,
+        security=SHEET_READ,
         responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def get_sheet(

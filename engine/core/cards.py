@@ -47,7 +47,8 @@ _CARD_RE = re.compile(CARD_PATTERN)
 CardCode = Annotated[
     str,
     msgspec.Meta(
-        description="a card code (rules/cards.md), e.g. red-7, shadow-12, joker",
+        description="a card code: a colour (red, blue, green, yellow, rainbow, shadow), a dash "
+        "and a value without leading zeros, or a special card's name; e.g. red-7, shadow-12, joker",
         examples=["red-7", "shadow-12", "joker"],
         extra_json_schema={"pattern": CARD_PATTERN},
     ),

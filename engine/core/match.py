@@ -155,7 +155,7 @@ class MatchRules(Protocol):
 
 
 class MatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
-    """A finished match: the contract's stored-game `result` (api-contract.md, "Stored games").
+    """A finished match: a stored game's `result` once it is over.
 
     `rounds`: one score-round answer per round played, in order, tie-break rounds included (the
     last `tiebreak_rounds` of them); `totals`: each seat's sum over the regular rounds (the

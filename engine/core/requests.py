@@ -55,7 +55,7 @@ def deck_codes(rules: Any) -> tuple[tuple[str, ...], int, int]:
 def card(rules: Any) -> msgspec.Meta:
     codes, _, _ = deck_codes(rules)
     return msgspec.Meta(
-        description=f"a card code of the {rules.id} deck (rules/cards.md)",
+        description=f"a card code of the {rules.id} deck (one of `enum`)",
         extra_json_schema={"enum": list(codes)},
     )
 
