@@ -242,7 +242,7 @@ def engine_problem(exc: EngineError) -> Problem:
         p = make_problem(422, exc.code, message)
         return msgspec.structs.replace(p, reason=exc.reason, legal=list(exc.legal))
     errors = (
-        [FieldProblem(e.field, _cut_quotes(e.message)) for e in exc.errors]
+        [FieldProblem(e.field, _cut_quotes(e.message), e.code or "") for e in exc.errors]
         if isinstance(exc, InvalidInput)
         else []
     )

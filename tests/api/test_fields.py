@@ -363,3 +363,26 @@ def test_every_error_entry_has_a_code(client: Any) -> None:
     """Entries made before codes existed (an engine refusal) take the problem's."""
     r = client.post("/v1/rulesets/numwars/legal-moves", json={"players": 4, "hand": ["purple-3"]})
     assert r.json()["errors"][0]["code"] == "unknown-card"
+
+
+def test_every_bad_card_is_named_at_once(client: Any) -> None:
+    """The engine's card checks are independent, card by card: each bad one is named, with
+    its own code; the problem's is theirs when they share one."""
+    body = {"players": 3, "hand": ["purple-3", "red-1", "joker", "red-1"], "trick": []}
+    problem = client.post("/v1/rulesets/numwars/legal-moves", json=body).json()
+    assert problem["code"] == "validation-error"
+    assert [(e["field"], e["code"]) for e in problem["errors"]] == [
+        ("hand[0]", "unknown-card"),
+        ("hand[2]", "card-not-in-deck"),
+        ("hand[3]", "duplicate-card"),
+    ]
+    assert problem["detail"].startswith("hand[0]: 'purple-3' is not a card code")
+    two = {"players": [{"captured": ["zz", "red-1"]}, {"captured": ["yy"]}]}
+    same = client.post("/v1/rulesets/numwars-classic/score-round", json=two).json()
+    assert same["code"] == "unknown-card"
+    assert [e["field"] for e in same["errors"]] == [
+        "players[0].captured[0]",
+        "players[1].captured[0]",
+    ]
+    one = client.post("/v1/rulesets/numking/legal-moves", json={"players": 3, "hand": ["zz"]})
+    assert one.json()["code"] == "unknown-card" and len(one.json()["errors"]) == 1
