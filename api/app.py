@@ -53,6 +53,7 @@ from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.history.routes import route_handlers as history_handlers
 from api.http.conditions import document_conditions
+from api.http.fields import document_field_problems
 from api.http.hygiene import HttpHygiene, before_request
 from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
 from api.ops.metrics import metrics_endpoint
@@ -563,6 +564,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     document_database_unavailable(application)
     header_schemas(application)
     public_operations(application)
+    document_field_problems(application)
     single_alternatives(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(

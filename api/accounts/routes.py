@@ -342,11 +342,14 @@ class SessionController(Controller):
 
 
 class MeController(Controller):
-    """`/v1/me`: the session's own account, its password."""
+    """`/v1/me`: the session's own account, its password. The session is a guard's, so a
+    request without one is 401 before its body is read (contract: authentication, then
+    existence, then the body)."""
 
+    guards = [session_guard]  # noqa: RUF012
     dependencies = {  # noqa: RUF012 (Litestar reads the class attribute)
         "accounts": Provide(provide_accounts, sync_to_thread=False),
-        "caller": Provide(provide_session),
+        "caller": Provide(provide_guarded_caller, sync_to_thread=False),
     }
 
     @get(

@@ -10,18 +10,24 @@ a controller owns headers and statuses and a service owns the rules of the flow.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 
+from engine.core.texts import DEFAULT_LANGUAGE
+
 
 class FieldProblem(msgspec.Struct, frozen=True):
-    """One entry of a problem's `errors[]`: the field (a JSON path, a header, a parameter) and
-    what is wrong with it."""
+    """One entry of a problem's `errors[]`: the field (a JSON path, a header, a parameter),
+    what is wrong with it, and `code`, what kind of wrong it is (stable, kebab-case: `type`,
+    `pattern`, `missing-field` … or the domain code of a service's refusal). Made without a
+    code, an entry takes its problem's (`api.http.problems.Problem`)."""
 
     field: str
     message: str
+    code: str = ""
 
 
 class DomainError(Exception):
@@ -114,6 +120,75 @@ def field_error(
     """The one construction of a refusal about one field: `detail` "<field>: <message>" and
     that field in `errors[]` (the form every area's field problems take)."""
     return kind(f"{field}: {message}", code=code, field=field, field_message=message, **kwargs)
+
+
+#: The codes of `errors[]` entries that say how a value breaks the body's schema: each is a
+#: kind of `validation-error`, the problem's code when they are the only ones
+#: (:func:`problem_code`). Every other entry code is a problem code of its own
+#: (`missing-field`, `unknown-field`, `unknown-card` …).
+SCHEMA_CODES = frozenset(
+    {
+        "type",
+        "pattern",
+        "min-length",
+        "max-length",
+        "min-items",
+        "max-items",
+        "minimum",
+        "maximum",
+        "enum",
+        "out-of-range",
+        "invalid",
+        "too-deep",
+    }
+)
+
+
+def problem_code(codes: Sequence[str]) -> str:
+    """A problem's code from its entries' codes (api-contract "Order of checks"): the one
+    they share, else `validation-error`; an entry code of :data:`SCHEMA_CODES` counts as
+    `validation-error`, so a body that broke the schema keeps the code it always had."""
+    kinds = {"validation-error" if code in SCHEMA_CODES else code for code in codes}
+    return kinds.pop() if len(kinds) == 1 else "validation-error"
+
+
+class Words(Protocol):
+    """Something said in every language (`engine.core.texts.Said`, `api.http.fields.Phrase`)."""
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Flaw:
+    """One invalid field, said in every language: its path, its code and its message."""
+
+    field: str
+    code: str
+    message: Words
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> FieldProblem:
+        return FieldProblem(self.field, self.message.render(language), self.code)
+
+
+class InvalidFields(Invalid):
+    """Every invalid field of a request at once (422), each with its code and a message
+    rendered in the caller's language when the problem is sent; `detail` lists them
+    ("<field>: <message>; …"), in English here (:meth:`detail_in` for another language)."""
+
+    default_code = "validation-error"
+
+    def __init__(self, flaws: Sequence[Flaw]) -> None:
+        self.flaws = tuple(flaws)
+        super().__init__(
+            self.detail_in(DEFAULT_LANGUAGE),
+            code=problem_code([flaw.code for flaw in self.flaws]),
+        )
+
+    def detail_in(self, language: str) -> str:
+        return "; ".join(f"{p.field}: {p.message}" for p in self.errors_in(language))
+
+    def errors_in(self, language: str) -> list[FieldProblem]:
+        return [flaw.render(language) for flaw in self.flaws]
 
 
 def status_of(error: DomainError) -> int:

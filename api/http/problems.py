@@ -22,8 +22,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from api.db.engine import unavailable
-from api.http.domain import DomainError, FieldProblem as FieldProblem, status_of
+from api.http.domain import DomainError, FieldProblem as FieldProblem, InvalidFields, status_of
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
+from engine.core.texts import DEFAULT_LANGUAGE, pick_language
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_BASE = "https://numrules.dev/problems/"
@@ -73,6 +74,12 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     reason: str | None = None  # illegal moves in stored games: the broken obligation
     legal: list[str] = []  # illegal moves: the legal alternatives (never hidden cards)
     legal_actions: list[Any] | None = None  # stored games: the seat's legal actions
+
+    def __post_init__(self) -> None:
+        """Every `errors[]` entry has a code: one made without takes the problem's."""
+        for index, entry in enumerate(self.errors):
+            if not entry.code:
+                self.errors[index] = FieldProblem(entry.field, entry.message, self.code)
 
 
 class ProblemError(Exception):
@@ -235,7 +242,7 @@ def engine_problem(exc: EngineError) -> Problem:
         p = make_problem(422, exc.code, message)
         return msgspec.structs.replace(p, reason=exc.reason, legal=list(exc.legal))
     errors = (
-        [FieldProblem(e.field, _cut_quotes(e.message)) for e in exc.errors]
+        [FieldProblem(e.field, _cut_quotes(e.message), e.code or "") for e in exc.errors]
         if isinstance(exc, InvalidInput)
         else []
     )
@@ -292,16 +299,21 @@ def _size_detail(limit: int | None) -> str:
 _GONE = "client disconnected prematurely"
 
 
-def domain_problem(error: DomainError) -> Problem:
-    """A service's refusal as the problem the contract gives it (`api.http.domain.STATUS`)."""
+def domain_problem(error: DomainError, language: str = DEFAULT_LANGUAGE) -> Problem:
+    """A service's refusal as the problem the contract gives it (`api.http.domain.STATUS`);
+    invalid fields said in `language`."""
+    if isinstance(error, InvalidFields):
+        return make_problem(
+            status_of(error), error.code, error.detail_in(language), error.errors_in(language)
+        )
     message = error.detail if error.field_message is None else error.field_message
     errors = [FieldProblem(error.field, message)] if error.field else None
     problem = make_problem(status_of(error), error.code, error.detail, errors)
     return msgspec.structs.replace(problem, **error.extra) if error.extra else problem
 
 
-def domain_response(error: DomainError) -> Response[Problem]:
-    problem = domain_problem(error)
+def domain_response(error: DomainError, language: str = DEFAULT_LANGUAGE) -> Response[Problem]:
+    problem = domain_problem(error, language)
     headers = dict(error.headers)
     if problem.status == 401:
         headers.setdefault("WWW-Authenticate", "Bearer")
@@ -313,7 +325,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(exc, ProblemError):
         return problem_response(exc.problem, exc.headers)
     if isinstance(exc, DomainError):
-        return domain_response(exc)
+        return domain_response(exc, pick_language(request.headers.get("accept-language")))
     if isinstance(exc, EngineError):
         return problem_response(engine_problem(exc))
     if isinstance(exc, ValidationException):

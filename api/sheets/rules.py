@@ -80,7 +80,7 @@ def round_input(
     try:
         body: Any = msgspec.convert(document, sheet.body, strict=True)
     except msgspec.ValidationError as exc:
-        raise body_refusal(exc, document) from None
+        raise body_refusal(exc, document, sheet.body) from None
     if len(body.players) != players:
         message = (
             f"the sheet has {players} players: a round scores each of them, not {len(body.players)}"

@@ -222,21 +222,32 @@ def check_action_cards(deck: Mapping[str, int], action: object, *, deck_name: st
 def _raise_card_error(
     deck: Mapping[str, int], groups: Sequence[tuple[str, Sequence[object]]], deck_name: str
 ) -> None:
+    """Every bad card of the groups at once (each card is checked on its own: a copy too
+    many is named where it appears)."""
     seen: Counter[str] = Counter()
+    found: list[InvalidInput] = []
     for field, cards in groups:
         for i, card in enumerate(cards):
             where = f"{field}[{i}]"
             if not isinstance(card, str) or card not in CARDS:
-                raise InvalidInput(_unknown_message(card), code="unknown-card", field=where)
+                found.append(InvalidInput(_unknown_message(card), code="unknown-card", field=where))
+                continue
             if card not in deck:
-                raise InvalidInput(
-                    f"card {card!r} is not in {deck_name}", code="card-not-in-deck", field=where
+                found.append(
+                    InvalidInput(
+                        f"card {card!r} is not in {deck_name}", code="card-not-in-deck", field=where
+                    )
                 )
+                continue
             seen[card] += 1
             if seen[card] > deck[card]:
                 copies = "once" if deck[card] == 1 else f"{deck[card]} times"
-                raise InvalidInput(
-                    f"card {card!r} appears more often than {deck_name} holds it ({copies})",
-                    code="duplicate-card",
-                    field=where,
+                found.append(
+                    InvalidInput(
+                        f"card {card!r} appears more often than {deck_name} holds it ({copies})",
+                        code="duplicate-card",
+                        field=where,
+                    )
                 )
+    if found:
+        raise InvalidInput.every(found)

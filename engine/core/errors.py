@@ -21,16 +21,18 @@ class EngineError(ValueError):
 
 
 class FieldError:
-    """One bad field of a request: a JSON-pointer-like path and a message."""
+    """One bad field of a request: a JSON-pointer-like path, a message and, when it differs
+    from its error's, the field's own code."""
 
-    __slots__ = ("field", "message")
+    __slots__ = ("code", "field", "message")
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, code: str | None = None) -> None:
         self.field = field
         self.message = message
+        self.code = code
 
     def __repr__(self) -> str:
-        return f"FieldError({self.field!r}, {self.message!r})"
+        return f"FieldError({self.field!r}, {self.message!r}, {self.code!r})"
 
 
 class InvalidInput(EngineError):
@@ -45,7 +47,21 @@ class InvalidInput(EngineError):
 
     def __init__(self, message: str, *, code: str | None = None, field: str | None = None) -> None:
         super().__init__(message, code=code)
-        self.errors: list[FieldError] = [FieldError(field, message)] if field else []
+        self.errors: list[FieldError] = [FieldError(field, message, self.code)] if field else []
+
+    @classmethod
+    def every(cls, found: Sequence[InvalidInput]) -> InvalidInput:
+        """Independent refusals (each bad card of a request …) as one naming every field:
+        the one itself when alone; else its code is theirs when they share one, else
+        `validation-error`, and its message lists them ("<field>: <message>; …")."""
+        if len(found) == 1:
+            return found[0]
+        codes = {e.code for e in found}
+        errors = [f for e in found for f in e.errors]
+        message = "; ".join(f"{f.field}: {f.message}" for f in errors)
+        combined = cls(message, code=codes.pop() if len(codes) == 1 else "validation-error")
+        combined.errors = errors
+        return combined
 
 
 class IllegalMove(EngineError):

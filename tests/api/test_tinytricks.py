@@ -86,7 +86,9 @@ def test_a_stored_game_to_the_end_its_export_replayed(tiny: TestClient[Any]) -> 
     assert wrong.status_code == 422 and "tinytricks has no 'bid' action" in wrong.text
     refusal = wrong.json()  # the field's message is the detail without its "type: " prefix
     assert refusal["code"] == "validation-error"
-    assert refusal["errors"] == [{"field": "type", "message": refusal["detail"][len("type: ") :]}]
+    assert refusal["errors"] == [
+        {"field": "type", "message": refusal["detail"][len("type: ") :], "code": "validation-error"}
+    ]
     export = table.get("/export").json()
     record = MatchRecord.from_export(export)
     assert msgspec.to_builtins(replay(record).result()) == final["result"]
@@ -142,7 +144,7 @@ def test_an_unknown_ruleset_is_answered_with_the_set(tiny: TestClient[Any]) -> N
         "not 'chess'"
     )
     assert problem["code"] == "validation-error"
-    assert problem["errors"] == [{"field": "ruleset", "message": message}]
+    assert problem["errors"] == [{"field": "ruleset", "message": message, "code": "enum"}]
     assert problem["detail"] == f"ruleset: {message}"
 
 
