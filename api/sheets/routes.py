@@ -73,20 +73,24 @@ FINISHED = _problem(
 )
 ROUND_REFUSED = _problem(
     "The round breaks the contract: the ruleset's score-round refusals (`unknown-card`, "
-    "`duplicate-card` …), a player count other than the sheet's (`bad-player-count`), other "
-    "options than the sheet's (`options-mismatch`), numking `cards` or `streak` other than "
-    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`); "
-    f"{REUSED}."
+    "`duplicate-card`, numwars' `bomb-mismatch` …), a player count other than the sheet's "
+    "(`bad-player-count`), other options than the sheet's (`options-mismatch`), numking "
+    "`cards` or `streak` other than the sheet's (`cards-mismatch`, `streak-mismatch`) or "
+    "tricks adding up to more than its cards (`too-many-tricks`), a dealer off the table "
+    f"(`bad-request`); {REUSED}."
 )
 ROUND_ALSO = (
     "Also refused (422, limits across fields that JSON Schema cannot state): a body that is "
     "not the sheet ruleset's round (`validation-error`, `unknown-field`); a number of players "
     "other than the sheet's (`bad-player-count`); `options` other than the sheet's "
     "(`options-mismatch`); numking `cards` other than the round number (`cards-mismatch`) or a "
-    "`streak` other than the earlier rounds give (`streak-mismatch`); a `dealer` off the table "
-    "(`bad-request`); the ruleset's own score-round refusals (`card-not-in-deck`, "
-    "`duplicate-card` …); a later numking round that the change leaves with more bids or "
-    f"tricks than cards (`round-no-longer-scores`); {REUSED}; {INTEGERS}."
+    "`streak` other than the earlier rounds give (`streak-mismatch`); numking tricks adding up "
+    "to more than the round's cards (`too-many-tricks`: fewer is a round with annulled tricks); "
+    "a `dealer` off the table (`bad-request`); the ruleset's own score-round refusals "
+    "(`card-not-in-deck`, `duplicate-card`, numwars' `bomb-mismatch` …); a later numking round "
+    "that the change renumbers with more bids or tricks than its new cards "
+    f"(`round-no-longer-scores`); {REUSED}; {INTEGERS}. Checks added after a round was stored "
+    "apply to new input only: stored rounds still read and total."
 )
 
 #: OpenAPI security: who may call (the schemes are in api/app.py's components). A change needs

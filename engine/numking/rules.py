@@ -54,9 +54,11 @@ from engine.core.base import (
     TrickResult,
 )
 from engine.core.cards import canonical, check_cards, info
+from engine.core.errors import FieldError
 from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
+from engine.core.texts import say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.tricks import check_players, check_trick
 from engine.numking.cards import (
@@ -85,6 +87,29 @@ from engine.numking.tricks import (
     strength,
     trick_state,
 )
+
+TOO_MANY_TRICKS = text(
+    "too-many-tricks",
+    "the players took {total} tricks in all, more than the round's {cards} (a round of k cards "
+    "has k tricks, fewer when some are annulled)",
+    "les joueurs ont fait {total} plis en tout, plus que les {cards} de la manche (une manche "
+    "de k cartes a k plis, moins quand certains sont annulés)",
+)
+
+
+def check_tricks(cards: int, tricks: Sequence[int]) -> None:
+    """The tricks of one round of the whole table add up to at most its `cards` (a round of k
+    cards plays k tricks; Resolving the trick 1 and 4, Ruling: an annulled trick counts for
+    nobody, so fewer is a round with annulled tricks): more is refused (`too-many-tricks`),
+    naming each player's `tricks` that counted."""
+    total = sum(tricks)
+    if total > cards:
+        message = str(say(TOO_MANY_TRICKS, total=total, cards=cards))
+        error = bad_input(message, "players", "too-many-tricks")
+        error.errors = [
+            FieldError(f"players[{i}].tricks", message) for i, t in enumerate(tricks) if t
+        ]
+        raise error
 
 
 class NumKing(VersionedRules):
@@ -258,7 +283,10 @@ class NumKing(VersionedRules):
         )
 
     def score_round(self, cards: int, bids: list[NumKingBid]) -> RoundScore:
-        """Round scores by the table, plus the precision bonus (rules "Scoring a round")."""
+        """Round scores by the table, plus the precision bonus (rules "Scoring a round"). Each
+        line scores alone: the rule book's own example scores bids of 1, 3 and 6 made in a
+        6-card round, so the tricks are not added up here (a score sheet's round, one real
+        round of the whole table, is held to :func:`check_tricks`)."""
         top = len(self._cards) // MIN_PLAYERS
         if not is_int(cards) or not 1 <= cards <= top:
             raise bad_input(f"cards (per player this round) must be between 1 and {top}", "cards")

@@ -39,7 +39,7 @@ from engine.numking.requests import (
     NumKingScoreRequest,
     NumKingTrickRequest,
 )
-from engine.numking.rules import NumKing
+from engine.numking.rules import NumKing, check_tricks
 from engine.numking.view import View
 
 NUMKING_DECLARED = (
@@ -60,7 +60,8 @@ def streaks(previous: RoundScore | None, players: int) -> list[int]:
 
 def _round(body: NumKingRoundIn, n: int, previous: RoundScore | None, options: Any) -> Any:
     """Round `n` deals `n` cards and each streak follows the previous round: sent and
-    different, refused (`cards-mismatch`, `streak-mismatch`)."""
+    different, refused (`cards-mismatch`, `streak-mismatch`). The whole table's tricks add up
+    to at most `n` (`too-many-tricks`; fewer: annulled tricks)."""
     if body.cards is not None and body.cards != n:
         raise mismatch("cards-mismatch", "cards", f"this is round {n}: {n} cards, not {body.cards}")
     derived = streaks(previous, len(body.players))
@@ -72,6 +73,7 @@ def _round(body: NumKingRoundIn, n: int, previous: RoundScore | None, options: A
                 f"the earlier rounds give a streak of {derived[i]} before round {n}, "
                 f"not {bid.streak} (leave `streak` out)",
             )
+    check_tricks(n, [b.tricks for b in body.players])
     bids = [
         {"bid": b.bid, "tricks": b.tricks, "streak": s}
         for b, s in zip(body.players, derived, strict=True)
@@ -81,8 +83,11 @@ def _round(body: NumKingRoundIn, n: int, previous: RoundScore | None, options: A
 
 def _rederive(data: dict[str, Any], n: int, previous: RoundScore | None) -> dict[str, Any]:
     """A stored round renumbered to `n` (or after a changed earlier round): `cards` and the
-    streaks derived again."""
+    streaks derived again. Renumbered, its tricks must fit its new `cards` (as a new round's);
+    a round keeping its number is not held to that check, which came after it was stored."""
     players = data["players"]
+    if data.get("cards") != n:
+        check_tricks(n, [p["tricks"] for p in players])
     derived = streaks(previous, len(players))
     return {
         **data,

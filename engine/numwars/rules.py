@@ -61,6 +61,7 @@ from engine.numwars.cards import (
     ROLE_OF_CARD,
     RULESET_ID,
     canon,
+    check_bomb,
     check_roles,
     deal_round,
     deck_cards,
@@ -206,7 +207,9 @@ class NumWars(VersionedRules):
         return resolve(played, roles, joker_neutralizes)
 
     def score_round(self, piles: list[NumWarsPile], bomb_outcome: str) -> RoundScore:
-        """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses."""
+        """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses.
+        The outcome must fit the piles: one the table's roles allow, with the Bomb in the pile
+        it sends the Bomb to (:func:`engine.numwars.cards.check_bomb`)."""
         n = len(piles)
         self._players(n)
         groups: list[tuple[str, Sequence[object]]] = []
@@ -235,6 +238,8 @@ class NumWars(VersionedRules):
                 code="bad-request",
                 field="bomb_outcome",
             )
+        bombs = [i for i, pile in enumerate(piles) if "bomb" in pile.captured]
+        check_bomb([p.role for p in piles], bombs, bomb_outcome)
         return score_piles(piles, bomb_outcome)
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:
