@@ -75,7 +75,7 @@ def _outcome_line(outcome: str) -> str:
 
 
 OUTCOME_DOC = (
-    'The fate of the Bomb (rules/numwars.md, "The Bomb and the four roles"), the first that '
+    'The fate of the Bomb (Num Wars rules, "The Bomb and the four roles"), the first that '
     "applies:\n"
     + "\n".join(_outcome_line(o) for o in BOMB_OUTCOMES)
     + "\n\nRoles by table: 3 players, poseur, demineur and agent (the Joker is out); 4, the "
