@@ -28,10 +28,17 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar
-from litestar.openapi.spec import Discriminator, Reference, Schema
+from litestar.openapi.spec import (
+    Discriminator,
+    Example,
+    OpenAPI,
+    Reference,
+    RequestBody,
+    Schema,
+)
 from litestar.openapi.spec.enums import OpenAPIType
 
-from api.http.body import ruleset_enum
+from api.http.body import _to_schema, ruleset_enum
 from engine.core.spec import RulesetSpec
 from engine.registry import SPECS
 
@@ -169,16 +176,38 @@ def _structs() -> dict[str, list[type[msgspec.Struct]]]:
 
 
 def _always_sent(cls: type[msgspec.Struct]) -> set[str]:
-    """The fields `cls` always encodes: all but `UNSET` ones, or only the required ones when
-    it omits defaults."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
-    omits = cls.__struct_config__.omit_defaults
-    return {
-        f.encode_name
-        for f in info.fields
-        if f.required or (not omits and f.default is not msgspec.UNSET)
-    }
+    """The fields `cls` always encodes: all but those defaulting to `UNSET`, or only those
+    without a default when it omits defaults."""
+    names = cls.__struct_encode_fields__
+    defaults = cls.__struct_defaults__
+    with_default = dict(zip(names[len(names) - len(defaults) :], defaults, strict=True))
+    if cls.__struct_config__.omit_defaults:
+        return set(names) - set(with_default)
+    return {name for name in names if with_default.get(name) is not msgspec.UNSET}
+
+
+def _has(node: object, key: str) -> bool:
+    if isinstance(node, dict):
+        return key in node or any(_has(value, key) for value in node.values())
+    if isinstance(node, list):
+        return any(_has(value, key) for value in node)
+    return False
+
+
+def _enums(component: Schema, cls: type[msgspec.Struct]) -> None:
+    """The closed sets msgspec states of `cls`'s fields (a `Meta`'s `enum`, a `Literal`),
+    which Litestar's own schema of a response struct leaves out."""
+    try:
+        (ref,), found = msgspec.json.schema_components([cls], ref_template=_REF + "{name}")
+    except TypeError:  # a field of a type msgspec has no schema for (`object`): none to take
+        return
+    own = found[ref["$ref"].removeprefix(_REF)]
+    properties = component.properties or {}
+    for key, value in (own.get("properties") or {}).items():
+        if key in properties and _has(value, "enum") and not _has(value, "$ref"):
+            built = _to_schema(value, lambda ref: Reference(ref=ref))
+            assert isinstance(built, Schema)
+            properties[key] = built
 
 
 def _required_when_sent(schemas: dict[str, Schema], names: set[str]) -> None:
@@ -189,14 +218,13 @@ def _required_when_sent(schemas: dict[str, Schema], names: set[str]) -> None:
             continue
         fields = set(component.properties)
         candidates = [
-            cls
-            for cls in structs.get(name, [])
-            if {f.encode_name for f in msgspec.inspect.type_info(cls).fields} == fields  # type: ignore[attr-defined]
+            cls for cls in structs.get(name, []) if set(cls.__struct_encode_fields__) == fields
         ]
         sent = {frozenset(_always_sent(cls)) for cls in candidates}
         if len(sent) != 1:  # no struct behind it, or two that disagree: left as it is
             continue
         component.required = sorted(set(component.required or ()) | set(next(iter(sent))))
+        _enums(component, candidates[0])
 
 
 def _rulesets(schemas: dict[str, Schema], names: set[str]) -> None:
@@ -205,11 +233,15 @@ def _rulesets(schemas: dict[str, Schema], names: set[str]) -> None:
         keys = ["ruleset", "id"] if name == "RulesetInfo" else ["ruleset"]
         for key in keys:
             found = properties.get(key)
-            if isinstance(found, Schema) and found.type == OpenAPIType.STRING:
-                if found.enum is None and found.const is None:
-                    ids = ruleset_enum()
-                    ids.type = OpenAPIType.STRING
-                    properties[key] = ids
+            if (
+                isinstance(found, Schema)
+                and found.type == OpenAPIType.STRING
+                and found.enum is None
+                and found.const is None
+            ):
+                ids = ruleset_enum()
+                ids.type = OpenAPIType.STRING
+                properties[key] = ids
 
 
 def _intersections(schemas: dict[str, Schema]) -> None:
@@ -230,12 +262,36 @@ def _optional_defaults(schemas: dict[str, Schema]) -> None:
             properties[key] = Schema(all_of=[value], description=description)
 
 
+def _direct_bodies(spec: OpenAPI, names: set[str]) -> None:
+    """A request body that is one of `names` refers to it directly, its examples on the media
+    type: generators read `allOf: [one reference]` as inheritance and drop the discriminator
+    from it (openapi-typescript: `Omit<CreateGame, "ruleset">`, which no longer chooses)."""
+    for item in (spec.paths or {}).values():
+        for method in ("post", "put", "patch"):
+            operation = getattr(item, method)
+            body = operation.request_body if operation is not None else None
+            if not isinstance(body, RequestBody):
+                continue
+            for media in (body.content or {}).values():
+                schema = media.schema
+                if not isinstance(schema, Schema) or not schema.all_of or len(schema.all_of) != 1:
+                    continue
+                target = schema.all_of[0]
+                if isinstance(target, Reference) and target.ref.removeprefix(_REF) in names:
+                    media.schema = target
+                    media.examples = {
+                        f"example-{i}": Example(value=value)
+                        for i, value in enumerate(schema.examples or [], start=1)
+                    }
+
+
 def exact_types(application: Litestar) -> None:
     components = application.openapi_schema.components
     assert components is not None and components.schemas is not None
     schemas: dict[str, Schema] = components.schemas
     for name, noun in _BY_RULESET.items():
         _by_ruleset(schemas, name, noun)
+    _direct_bodies(application.openapi_schema, set(_BY_RULESET))
     _views(schemas)
     _round_inputs(schemas)
     rendered = application.openapi_schema.to_schema()

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import msgspec
 
-from engine.core.base import TrickCard
+from engine.core.base import BombOutcome, Role, TrickCard
 from engine.core.requests import (
     DEALER_DOC,
     MAX_SEATS,
@@ -26,15 +26,12 @@ from engine.core.requests import (
     pairs,
     players_range,
 )
-from engine.numwars.cards import BOMB_OUTCOMES, ROLES
 from engine.numwars.options import NumWarsOptions
 from engine.numwars.rules import NumWars
 from engine.numwars.scoring import NumWarsPile
 
 NumWarsCard = Annotated[str, card(NumWars)]
 NumWarsPlayers = Annotated[int, players_range(NumWars)]
-Role = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(ROLES)})]
-BombOutcome = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(BOMB_OUTCOMES)})]
 
 
 class NumWarsDeckQuery(msgspec.Struct, frozen=True, kw_only=True):

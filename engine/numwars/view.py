@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine.core.base import BombResult, RoundScore, TrickCard, TrickResult
+from engine.core.base import BombResult, Role, RoundScore, TrickCard, TrickResult
 from engine.core.view import BaseView
 from engine.numwars.cards import canon
 
@@ -37,8 +37,8 @@ class FinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
 class View(BaseView, frozen=True, kw_only=True):
     leader: int  # who leads the current trick
     hand_counts: list[int]
-    roles: list[str | None]  # revealed roles, and the seat's own
-    role: str | None = None  # the seat's own role
+    roles: list[Role | None]  # revealed roles, and the seat's own
+    role: Role | None = None  # the seat's own role
     trick: list[TrickCard]  # the current trick, in play order
     tricks: list[FinishedTrick]  # finished tricks, in order
     captured: list[Captured]

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from litestar.testing import TestClient
 
+from engine.core.base import BOMB_OUTCOMES
 from engine.numwars import NumWars
-from engine.numwars.cards import BOMB_OUTCOMES
 from engine.numwars_classic import NumWarsClassic
 from tests.sheets.conftest import Account, Accounts, sql, versioned
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C, create
