@@ -49,6 +49,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from api.accounts.routes import route_handlers as account_handlers
 from api.db.engine import unavailable
+from api.exact_types import exact_types
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.history.routes import route_handlers as history_handlers
@@ -566,6 +567,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     public_operations(application)
     document_field_problems(application)
     single_alternatives(application)
+    exact_types(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(
         note_route(application.asgi_handler),

@@ -14,7 +14,7 @@ left out of the JSON.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -46,6 +46,22 @@ __all__ = [
 ]
 
 
+#: Num Wars' roles and the Bomb's fates (rules/numwars.md "Set-up", "The Bomb"): here because
+#: the answers every game shares carry them (`Deal.roles`, `BombResult.outcome`).
+ROLES = ("poseur", "complice", "demineur", "agent", "civil")
+BOMB_OUTCOMES = (
+    "numx-capture",
+    "stolen",
+    "civil-capture",
+    "complice-capture",
+    "protected",
+    "protected-quantum",
+    "kept",
+)
+Role = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(ROLES)})]
+BombOutcome = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(BOMB_OUTCOMES)})]
+
+
 class Value(msgspec.Struct, frozen=True, kw_only=True):
     """Base of the engine's result values."""
 
@@ -70,7 +86,7 @@ class Deal(Value, frozen=True):
     set_aside: list[str]
     dealer: int
     leader: int
-    roles: list[str] | UnsetType = UNSET  # numwars
+    roles: list[Role] | UnsetType = UNSET  # numwars
     discard: list[str] | UnsetType = UNSET  # numwin
     draw_pile_count: int | UnsetType = UNSET  # numwin
 
@@ -93,7 +109,7 @@ class Capture(Value, frozen=True):
 
 
 class BombResult(Value, frozen=True):
-    outcome: str
+    outcome: BombOutcome
     captured_by: int | None
     neutralized: str | None
 

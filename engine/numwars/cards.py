@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from engine.core.base import Deal, RoundSetup
+from engine.core.base import ROLES, Deal, RoundSetup
 from engine.core.cards import (
     CARDS,
     COLOURS,
@@ -24,16 +24,6 @@ from engine.core.tricks import check_players, check_seat
 RULESET_ID = "numwars"
 MIN_PLAYERS = 3
 MAX_PLAYERS = 8
-ROLES = ("poseur", "complice", "demineur", "agent", "civil")
-BOMB_OUTCOMES = (
-    "numx-capture",
-    "stolen",
-    "civil-capture",
-    "complice-capture",
-    "protected",
-    "protected-quantum",
-    "kept",
-)
 
 #: Role cards (Set-up 1) and the role each gives; they can never be passed (Set-up 3).
 ROLE_OF_CARD: dict[str, str] = {

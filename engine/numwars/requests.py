@@ -8,7 +8,7 @@ from typing import Annotated
 
 import msgspec
 
-from engine.core.base import TrickCard
+from engine.core.base import BOMB_OUTCOMES, Role, TrickCard
 from engine.core.requests import (
     DEALER_DOC,
     MAX_SEATS,
@@ -27,23 +27,13 @@ from engine.core.requests import (
     pairs,
     players_range,
 )
-from engine.numwars.cards import (
-    BOMB_HOLDER,
-    BOMB_OUTCOMES,
-    BONUSES,
-    FORMATS,
-    OUTCOME_ROLES,
-    ROLES,
-    round_roles,
-)
+from engine.numwars.cards import BOMB_HOLDER, BONUSES, FORMATS, OUTCOME_ROLES, round_roles
 from engine.numwars.options import NumWarsOptions
 from engine.numwars.rules import NumWars
 from engine.numwars.scoring import NumWarsPile
 
 NumWarsCard = Annotated[str, card(NumWars)]
 NumWarsPlayers = Annotated[int, players_range(NumWars)]
-Role = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(ROLES)})]
-
 #: What each outcome means (rules/numwars.md, "Fate of the Bomb", first row that applies).
 OUTCOME_MEANINGS = {
     "numx-capture": "the `numx` is in the Bomb's trick, or the Shadow that captures the Bomb is "
@@ -84,7 +74,8 @@ OUTCOME_DOC = (
     "none: it is always played), is refused (422 `bomb-mismatch`, naming `bomb_outcome` and "
     "the piles concerned)."
 )
-BombOutcome = Annotated[
+#: The request's outcome: core's enum (engine.core.base.BombOutcome) with its meanings.
+DocumentedBombOutcome = Annotated[
     str, msgspec.Meta(description=OUTCOME_DOC, extra_json_schema={"enum": list(BOMB_OUTCOMES)})
 ]
 
@@ -152,7 +143,7 @@ class NumWarsScoreRequest(Request, frozen=True):
         list[NumWarsPileInput],
         msgspec.Meta(min_length=3, max_length=MAX_SEATS, description="the whole table, 3-8"),
     ]
-    bomb_outcome: BombOutcome
+    bomb_outcome: DocumentedBombOutcome
 
 
 class NumWarsRoundIn(RoundBody, frozen=True, kw_only=True):
@@ -160,7 +151,7 @@ class NumWarsRoundIn(RoundBody, frozen=True, kw_only=True):
         list[NumWarsPileInput],
         msgspec.Meta(min_length=3, max_length=MAX_SEATS, description="the whole table, 3-8"),
     ]
-    bomb_outcome: BombOutcome
+    bomb_outcome: DocumentedBombOutcome
     options: Annotated[NumWarsOptionsInput, msgspec.Meta(description=SHEET_OPTIONS_DOC)] | None = (
         None
     )

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from engine.core.base import (
+    BOMB_OUTCOMES,
     Deal,
     DeckInfo,
     LegalMoves,
@@ -53,7 +54,6 @@ from engine.core.scoring import best_seats, match_totals
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_players, check_trick
 from engine.numwars.cards import (
-    BOMB_OUTCOMES,
     FORMATS,
     MAX_PLAYERS,
     MIN_PLAYERS,

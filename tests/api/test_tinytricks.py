@@ -126,11 +126,14 @@ def test_the_spec_and_the_docs(tiny: TestClient[Any]) -> None:
     assert "Rules (setup): Six cards" in deal["description"]
     schemas = spec["components"]["schemas"]
     assert "TinyTricksView" in schemas and "TinyRoundIn" in schemas
-    assert ID in schemas["CreateGame"]["properties"]["ruleset"]["enum"]
-    assert ID in schemas["CreateSheet"]["properties"]["ruleset"]["enum"]
-    assert {"$ref": "#/components/schemas/TinyTricksView"} in schemas["GameOut"]["properties"][
-        "view"
-    ]["oneOf"]
+    for body, noun in (("CreateGame", "Game"), ("CreateSheet", "Sheet")):
+        variant = f"#/components/schemas/CreateTinyTricks{noun}"
+        assert schemas[body]["discriminator"]["mapping"][ID] == variant
+        assert schemas[variant.rsplit("/", 1)[1]]["properties"]["ruleset"]["const"] == ID
+    view = schemas["GameOut"]["properties"]["view"]
+    assert {"$ref": "#/components/schemas/TinyTricksView"} in view["oneOf"]
+    assert view["discriminator"]["mapping"][ID] == "#/components/schemas/TinyTricksView"
+    assert schemas["TinyTricksView"]["properties"]["ruleset"]["const"] == ID
     docs = tiny.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
 

@@ -13,10 +13,10 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.core.base import RoundScore, RoundSetup, TrickCard
+from engine.core.base import BOMB_OUTCOMES, ROLES, RoundScore, RoundSetup, TrickCard
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
-from engine.numwars.cards import BOMB_HOLDER, BOMB_OUTCOMES, ROLES
+from engine.numwars.cards import BOMB_HOLDER
 from engine.numwars.rules import NumWars, NumWarsOptions
 from engine.numwars.scoring import NumWarsPile, score_piles
 from engine.registry import make
