@@ -2,7 +2,7 @@
 shows, pass `openapi-spec-validator` and Redocly CLI's recommended rules with no error; every
 warning Redocly still gives is listed, with its reason, in the README's "Spec lint".
 
-Redocly CLI is pinned in `tools/speclint/package-lock.json` and installed there by
+Redocly CLI is pinned in `openapi/lint/package-lock.json` and installed there by
 `deploy/ensure-speclint.sh` (`npm ci`), which this test runs when `NUMRULES_REDOCLY` does not
 name the binary (deploy/test.sh sets it). Without Node.js the lint is skipped, except under CI
 or `NUMRULES_REQUIRE_SPEC_LINT=1` (deploy/test.sh): there it fails.
@@ -25,7 +25,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 from tests.conftest import ROOT
 
 SPEC_URLS = ("/openapi.json", "/docs/openapi.json")
-CONFIG = ROOT / "tools" / "speclint" / "redocly.yaml"
+CONFIG = ROOT / "openapi" / "lint" / "redocly.yaml"
 #: Redocly CLI sends usage data and checks for updates unless told not to.
 QUIET = {"REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"}
 

@@ -1,10 +1,10 @@
 """Generated TypeScript types are exact (issue 23): `openapi-typescript` (its defaults) turns
 the served spec into `schema.d.ts`, and `tsc --strict --noEmit` accepts the committed program
-`clients/typescript/check.ts`, which uses every operation through `openapi-fetch` as a
+`app/check.ts`, which uses every operation through `openapi-fetch` as a
 front-end would, with no cast and no `any`, and every request and response example of the
 spec, each typed as its operation's body or answer.
 
-The tools are pinned by clients/typescript/package-lock.json and installed by
+The tools are pinned by app/package-lock.json and installed by
 `deploy/setup.sh dev` (deploy/ensure-typescript.sh). About a minute on two cores.
 """
 
@@ -22,7 +22,7 @@ import pytest
 from api.app import spec_dict
 from tests.conftest import ROOT
 
-CLIENT = ROOT / "clients" / "typescript"
+CLIENT = ROOT / "app"
 BIN = CLIENT / "node_modules" / ".bin"
 PROGRAM = CLIENT / "check.ts"
 
@@ -113,7 +113,7 @@ def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_generated_types_take_the_program_and_every_example(tmp_path: Path) -> None:
     if not (BIN / "tsc").exists() or not (BIN / "openapi-typescript").exists():
-        pytest.fail("clients/typescript is not installed: run `bash deploy/setup.sh dev`")
+        pytest.fail("app is not installed: run `bash deploy/setup.sh dev`")
     spec = spec_dict()
     (tmp_path / "openapi.json").write_text(json.dumps(spec), encoding="utf-8")
     (tmp_path / "node_modules").symlink_to(CLIENT / "node_modules", target_is_directory=True)
