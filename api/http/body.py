@@ -36,7 +36,6 @@ from api.http.problems import (
     QUOTE_LIMIT,
     FieldProblem,
     ProblemError,
-    domain_problem,
     plain,
     shorten,
 )
@@ -116,7 +115,7 @@ def decode_error(
     exc: msgspec.DecodeError, document: object = None, model: Any = None
 ) -> ProblemError:
     """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route)."""
-    return ProblemError.of(domain_problem(body_refusal(exc, document, model)))
+    return ProblemError.of_domain(body_refusal(exc, document, model))
 
 
 def body_refusal(

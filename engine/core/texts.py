@@ -84,10 +84,27 @@ class Said:
     params: Mapping[str, Any]
 
     def render(self, language: str = DEFAULT_LANGUAGE) -> str:
-        return self.text.render(language, **self.params)
+        """The sentence in `language`; a parameter that is itself a :class:`Said` (a reason
+        quoted inside a sentence) is rendered in the same language."""
+        params = self.params
+        if any(isinstance(v, Said) for v in params.values()):
+            params = {
+                k: v.render(language) if isinstance(v, Said) else v for k, v in params.items()
+            }
+        return self.text.render(language, **params)
 
     def __str__(self) -> str:
         return self.render(DEFAULT_LANGUAGE)
+
+
+#: What a refusal or a message holds: a text with its parameters, or (from code that has no
+#: text yet, or a value that is no sentence) a plain string, the same in every language.
+Message = Said | str
+
+
+def render(message: Message, language: str = DEFAULT_LANGUAGE) -> str:
+    """`message` in `language` (a plain string as it is)."""
+    return message.render(language) if isinstance(message, Said) else message
 
 
 def say(t: Text, /, **params: Any) -> Said:
