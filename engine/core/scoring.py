@@ -8,10 +8,23 @@ from collections.abc import Iterable, Sequence
 from engine.core.base import PlayerScore, RoundScore, ScoreLine, TeamScore
 from engine.core.cards import CARDS, canonical
 from engine.core.errors import InvalidInput
+from engine.core.texts import Text, kind
 
 #: Points of a group of classic cards of one value, by group size (numwars and
 #: numwars-classic: 1 card = value, 2 = 0, 3 = value + 30, 4 = value + 50).
 _GROUP_BONUS = {1: 0, 3: 30, 4: 50}
+
+
+#: numwars and numwars-classic: `count` classic cards of one `value` across colours.
+VALUE_GROUP = kind("value-group", "{count} × value {value}", "{count} × valeur {value}")
+
+
+def score_line(t: Text, cards: list[str], points: int, /, **params: int | str) -> ScoreLine:
+    """A breakdown line of kind `t` (its key) with `params`, labelled in English (the API
+    renders the label again in the caller's language)."""
+    return ScoreLine(
+        label=t.render(**params), cards=cards, points=points, kind=t.key, params=params
+    )
 
 
 def value_group_points(value: int, count: int) -> int:
@@ -31,13 +44,8 @@ def value_groups(cards: Iterable[str]) -> list[ScoreLine]:
     lines = []
     for v in sorted(groups):
         held = groups[v]
-        lines.append(
-            ScoreLine(
-                label=f"{len(held)} × value {v}",
-                cards=canonical(held),
-                points=value_group_points(v, len(held)),
-            )
-        )
+        points = value_group_points(v, len(held))
+        lines.append(score_line(VALUE_GROUP, canonical(held), points, count=len(held), value=v))
     return lines
 
 

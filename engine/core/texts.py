@@ -7,7 +7,8 @@ checked when the text is made. Raise sites and score lines keep the text and its
 (`Accept-Language`, :func:`pick_language`) when it answers; a stored score line keeps its
 `kind` and parameters so it is rendered again on every read.
 
-Every text made is in :data:`CATALOG` under its key; a key made twice must carry the same
+Every text made is in :data:`CATALOG` under its key (a breakdown line's text also in
+:data:`KINDS`, its key being the line's `kind`); a key made twice must carry the same
 words (so two modules can share a sentence, never silently disagree on it). The tests read
 the catalog: each text has every language, each problem code and each breakdown kind has a
 text.
@@ -74,6 +75,17 @@ def text(key: str, en: str, fr: str) -> Text:
     if known != made:
         raise ValueError(f"text {key!r} is made twice with different words")
     return known
+
+
+#: The texts of score-breakdown lines, by `kind` (each also in :data:`CATALOG`).
+KINDS: dict[str, Text] = {}
+
+
+def kind(key: str, en: str, fr: str) -> Text:
+    """Make (and register) the text of a breakdown line's `kind` (see :func:`text`)."""
+    made = text(key, en, fr)
+    KINDS[key] = made
+    return made
 
 
 @dataclass(frozen=True, slots=True)
