@@ -119,6 +119,12 @@ def render(message: Message, language: str = DEFAULT_LANGUAGE) -> str:
     return message.render(language) if isinstance(message, Said) else message
 
 
+def colour_word(colour: str) -> Said:
+    """A colour's name (`red` …) as a sentence says it: the code in English, the French word
+    in French."""
+    return say(_COLOURS[colour])
+
+
 def say(t: Text, /, **params: Any) -> Said:
     """`t` with its parameters, checked against the template's names."""
     if frozenset(params) != t.params:
@@ -151,3 +157,9 @@ def pick_language(accept_language: str | None) -> str:
         if negative_quality < 0 and language in LANGUAGES:
             return language
     return DEFAULT_LANGUAGE
+
+
+_COLOURS = {
+    code: text(f"colour-{code}", code, fr)
+    for code, fr in (("red", "rouge"), ("blue", "bleu"), ("green", "vert"), ("yellow", "jaune"))
+}

@@ -50,6 +50,7 @@ from engine.core.cards import CARDS, COMPLEMENT, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
 from engine.core.match import VersionedRules
 from engine.core.scoring import best_seats, match_totals
+from engine.core.texts import DEFAULT_LANGUAGE, say
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_players, check_trick
 from engine.numwars.cards import (
@@ -71,6 +72,8 @@ from engine.numwars.options import NumWarsOptions as NumWarsOptions
 from engine.numwars.round import NumWarsRound
 from engine.numwars.scoring import NumWarsPile, score_piles
 from engine.numwars.tricks import (
+    MAY_BE_PLAYED,
+    NOT_IN_HAND,
     check_role_cards,
     illegal_reason,
     legal_cards,
@@ -143,10 +146,15 @@ class NumWars(VersionedRules):
         return LegalMoves(legal=canon(legal_cards(hand, cards)))
 
     def validate_move(
-        self, players: int, hand: list[str], trick: list[TrickCard], card: str
+        self,
+        players: int,
+        hand: list[str],
+        trick: list[TrickCard],
+        card: str,
+        language: str = DEFAULT_LANGUAGE,
     ) -> MoveCheck:
         """Legal or the first broken obligation: card-not-in-hand, special-lead,
-        must-follow-color, must-play-trump, must-raise."""
+        must-follow-color, must-play-trump, must-raise (the message in `language`)."""
         cards = self._check(players, hand, trick)
         if card not in PLAYABLE_SETS[players]:
             if card not in CARDS:
@@ -160,14 +168,15 @@ class NumWars(VersionedRules):
             )
         legal = canon(legal_cards(hand, cards))
         if card in legal:
-            return MoveCheck(
-                legal=True, reason=None, message=f"{card} may be played", legal_moves=legal
-            )
+            message = say(MAY_BE_PLAYED, card=card).render(language)
+            return MoveCheck(legal=True, reason=None, message=message, legal_moves=legal)
         if card not in hand:
-            reason, message = "card-not-in-hand", f"{card} is not in the hand"
+            reason, said = "card-not-in-hand", say(NOT_IN_HAND, card=card)
         else:
-            reason, message = illegal_reason(hand, cards, card, legal)
-        return MoveCheck(legal=False, reason=reason, message=message, legal_moves=legal)
+            reason, said = illegal_reason(hand, cards, card, legal)
+        return MoveCheck(
+            legal=False, reason=reason, message=said.render(language), legal_moves=legal
+        )
 
     def resolve_trick(
         self,

@@ -56,6 +56,7 @@ from engine.core.scoring import (
     opposite_teams,
     winning_team_seats,
 )
+from engine.core.texts import DEFAULT_LANGUAGE, say
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_hand_and_trick, check_trick
 from engine.numwars_classic.cards import (
@@ -83,6 +84,7 @@ from engine.numwars_classic.scoring import (
     sums_are_valid,
 )
 from engine.numwars_classic.tricks import (
+    MAY_BE_PLAYED,
     broken_obligation,
     check_card,
     duel,
@@ -208,21 +210,29 @@ class NumWarsClassic(VersionedRules):
         )
 
     def validate_move(
-        self, players: int, hand: list[str], trick: list[TrickCard], card: str
+        self,
+        players: int,
+        hand: list[str],
+        trick: list[TrickCard],
+        card: str,
+        language: str = DEFAULT_LANGUAGE,
     ) -> MoveCheck:
+        """Legal, or the first broken obligation (the message in `language`)."""
         trick_cards = self._checked_trick(players, hand, trick, complete=False)
         check_card(card, "card")
         legal = legal_cards(hand, trick_cards)
         if card in legal:
-            return MoveCheck(
-                legal=True, reason=None, message=f"{card!r} may be played", legal_moves=legal
-            )
+            message = say(MAY_BE_PLAYED, card=card).render(language)
+            return MoveCheck(legal=True, reason=None, message=message, legal_moves=legal)
         if card not in hand:
             reason = "card-not-in-hand"
         else:
             reason = broken_obligation(hand, trick_cards, card)
         return MoveCheck(
-            legal=False, reason=reason, message=reason_message(reason, card), legal_moves=legal
+            legal=False,
+            reason=reason,
+            message=reason_message(reason, card).render(language),
+            legal_moves=legal,
         )
 
     def resolve_trick(self, players: int, trick: list[TrickCard]) -> TrickResult:
