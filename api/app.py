@@ -53,6 +53,7 @@ from api.games.spec import document_games
 from api.history.routes import route_handlers as history_handlers
 from api.http.conditions import document_conditions
 from api.http.hygiene import HttpHygiene, before_request
+from api.http.languages import document_languages
 from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
 from api.ops.metrics import metrics_endpoint
 from api.ops.operations import (
@@ -490,6 +491,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     problem_400s(application)
     document_rate_limit(application)
     document_database_unavailable(application)
+    document_languages(application)
     header_schemas(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(

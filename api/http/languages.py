@@ -19,14 +19,22 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from litestar import Request
+from litestar import Litestar, Request
 from litestar.datastructures import ResponseHeader
+from litestar.openapi.spec import (
+    OpenAPIHeader,
+    OpenAPIResponse,
+    OpenAPIType,
+    Reference,
+    Schema,
+)
 
-from api.http.problems import language_of
-from engine.core.texts import DEFAULT_LANGUAGE, KINDS
+from api.http.problems import MEDIA_TYPE, language_of
+from engine.core.texts import DEFAULT_LANGUAGE, KINDS, LANGUAGES
 
 __all__ = [
     "LANGUAGE_HEADERS",
+    "document_languages",
     "language_headers",
     "language_of",
     "localized",
@@ -81,3 +89,63 @@ def localized(answer: Any, language: str) -> Any:
 def request_language(request: Request[Any, Any, Any]) -> str:
     """The language of the answer to `request`."""
     return language_of(request)
+
+
+#: The operations (besides the rules endpoints, which declare theirs) whose answers hold
+#: words chosen by `Accept-Language`: breakdown labels, the terms.
+NEGOTIATED_OPERATIONS = frozenset(
+    {
+        "GetTerms",
+        "CreateScoresheet",
+        "GetScoresheet",
+        "UpdateScoresheet",
+        "AddScoresheetRound",
+        "ReplaceScoresheetRound",
+        "ClaimScoresheet",
+        "ConfirmScoresheet",
+        "GetGame",
+        "ExportGame",
+    }
+)
+
+
+#: The two headers' names under `components/headers`, each answer referring to them.
+_CONTENT_LANGUAGE = "ContentLanguage"
+_VARY_LANGUAGE = "VaryAcceptLanguage"
+
+
+def document_languages(application: Litestar) -> None:
+    """Every problem answer, and the 2xx answers of the negotiated operations, document
+    `Content-Language` (`en` | `fr`) and `Vary`, each with a schema (one definition each under
+    `components/headers`, referred to by every answer)."""
+    components = application.openapi_schema.components
+    headers_of = components.headers = dict(components.headers or {})
+    headers_of[_CONTENT_LANGUAGE] = OpenAPIHeader(
+        description=LANGUAGE_HEADERS[0].description,
+        schema=Schema(type=OpenAPIType.STRING, enum=list(LANGUAGES)),
+    )
+    headers_of[_VARY_LANGUAGE] = OpenAPIHeader(
+        description=LANGUAGE_HEADERS[1].description, schema=Schema(type=OpenAPIType.STRING)
+    )
+    language = Reference(ref=f"#/components/headers/{_CONTENT_LANGUAGE}")
+    vary = Reference(ref=f"#/components/headers/{_VARY_LANGUAGE}")
+    for path_item in (application.openapi_schema.paths or {}).values():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(path_item, method)
+            if operation is None:
+                continue
+            worded = operation.operation_id in NEGOTIATED_OPERATIONS
+            for status, response in (operation.responses or {}).items():
+                if not isinstance(response, OpenAPIResponse):
+                    continue
+                problem = MEDIA_TYPE in (response.content or {})
+                headers = response.headers or {}
+                if not (
+                    problem
+                    or (worded and status.startswith("2"))
+                    or ("Content-Language" in headers)
+                ):
+                    continue
+                headers["Content-Language"] = language
+                headers["Vary"] = vary
+                response.headers = headers
