@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from engine.core.base import TrickCard
 from engine.core.cards import check_cards
 from engine.core.errors import InvalidInput
-from engine.core.texts import say, text
+from engine.core.texts import Message, say, text
 
 PLAYER_COUNT = text(
     "bad-player-count",
@@ -129,7 +129,7 @@ def check_trick(
 
 def check_hand_and_trick(
     deck: Mapping[str, int],
-    deck_name: str,
+    deck_name: Message,
     hand: Sequence[str],
     trick: Sequence[TrickCard],
 ) -> None:

@@ -18,7 +18,9 @@ from engine.core.cards import (
 )
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
+from engine.core.texts import Said, say
 from engine.core.tricks import check_players, check_seat
+from engine.numwars import texts as T
 
 RULESET_ID = "numwars"
 MIN_PLAYERS = 3
@@ -172,11 +174,8 @@ def deal_round(setup: RoundSetup) -> Deal:
     )
 
 
-_DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
-
-
-def deck_name(players: int) -> str:
-    return _DECK_NAMES.get(players) or f"the {players}-player numwars deck"
+def deck_name(players: int) -> Said:
+    return say(T.DECK, players=players)
 
 
 def round_roles(players: int) -> Counter[str]:
@@ -211,14 +210,14 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
         pass
     if len(roles) != players:
         raise InvalidInput(
-            f"roles lists one role per seat ({players}), not {len(roles)}",
+            say(T.ROLES_COUNT, players=players, count=len(roles)),
             code="bad-request",
             field=field,
         )
     for seat, role in enumerate(roles):
         if role not in ROLES:
             raise InvalidInput(
-                f"seat {seat}: {role!r} is not a role (expected one of {', '.join(ROLES)})",
+                say(T.NOT_A_ROLE, seat=seat, role=role, roles=", ".join(ROLES)),
                 code="bad-request",
                 field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
             )
@@ -227,8 +226,12 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
     if got != want:
         expected = ", ".join(f"{n} {r}" for r, n in sorted(want.items()))
         raise InvalidInput(
-            f"a {players}-player round has exactly {expected}; got "
-            + ", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            say(
+                T.ROLES_SET,
+                players=players,
+                expected=expected,
+                got=", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            ),
             code="bad-request",
             field=field,
         )

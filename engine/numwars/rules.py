@@ -46,13 +46,14 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
-from engine.core.cards import CARDS, COMPLEMENT, check_cards, quoted_cards
+from engine.core.cards import CARDS, COMPLEMENT, NOT_IN_DECK, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
 from engine.core.match import VersionedRules
 from engine.core.scoring import best_seats, match_totals
 from engine.core.texts import DEFAULT_LANGUAGE, say
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_players, check_trick
+from engine.numwars import texts as T
 from engine.numwars.cards import (
     BOMB_OUTCOMES,
     FORMATS,
@@ -101,7 +102,7 @@ class NumWars(VersionedRules):
         k = self.options.exchange
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 5:
             raise InvalidInput(
-                "exchange must be between 0 and 5 cards",
+                say(T.EXCHANGE),
                 code="bad-option",
                 field="options.exchange",
             )
@@ -158,11 +159,9 @@ class NumWars(VersionedRules):
         cards = self._check(players, hand, trick)
         if card not in PLAYABLE_SETS[players]:
             if card not in CARDS:
-                raise InvalidInput(
-                    f"{card!r} is not a card code", code="unknown-card", field="card"
-                )
+                raise InvalidInput(say(T.NOT_A_CARD, card=card), code="unknown-card", field="card")
             raise InvalidInput(
-                f"card {card!r} is not in {deck_name(players)}",
+                say(NOT_IN_DECK, card=card, deck=deck_name(players)),
                 code="card-not-in-deck",
                 field="card",
             )
@@ -202,7 +201,7 @@ class NumWars(VersionedRules):
         if roles is None:
             if "bomb" in cards:
                 raise InvalidInput(
-                    "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
+                    say(T.BOMB_NEEDS_ROLES),
                     code="bad-request",
                     field="roles",
                 )
@@ -233,14 +232,14 @@ class NumWars(VersionedRules):
                     or not cards[0].startswith("rainbow-")
                 ):
                     raise InvalidInput(
-                        f"a captured pair is rainbow-X with shadow-X, not {quoted_cards(pair)}",
+                        say(T.NOT_A_PAIR, cards=quoted_cards(pair)),
                         code="bad-request",
                         field=f"players[{i}].pairs[{j}]",
                     )
         check_roles([p.role for p in piles], n, "players", per_seat="players[{}].role")
         if bomb_outcome not in BOMB_OUTCOMES:
             raise InvalidInput(
-                f"{bomb_outcome!r} is not a Bomb outcome (expected one of {', '.join(BOMB_OUTCOMES)})",
+                say(T.NOT_AN_OUTCOME, outcome=bomb_outcome, outcomes=", ".join(BOMB_OUTCOMES)),
                 code="bad-request",
                 field="bomb_outcome",
             )

@@ -15,6 +15,7 @@ from engine.core.base import (
 from engine.core.cards import CARDS, COLOURS, COMPLEMENT, VALUE
 from engine.core.errors import InvalidInput
 from engine.core.texts import Said, colour_word, say, text
+from engine.numwars import texts as T
 from engine.numwars.cards import (
     ASKED_COLOUR,
     BONUSES,
@@ -374,8 +375,13 @@ def check_role_cards(played: Sequence[tuple[int, str]], roles: Sequence[str]) ->
     for card, role in ROLE_OF_CARD.items():
         if card in seat_of and roles[seat_of[card]] != role:
             raise InvalidInput(
-                f"seat {seat_of[card]} played {card}, the {role}'s card, but roles "
-                f"names it {roles[seat_of[card]]}",
+                say(
+                    T.ROLE_CARD,
+                    seat=seat_of[card],
+                    card=card,
+                    role=role,
+                    named=roles[seat_of[card]],
+                ),
                 code="bad-request",
                 field=f"roles[{seat_of[card]}]",
             )

@@ -56,9 +56,10 @@ from engine.core.scoring import (
     opposite_teams,
     winning_team_seats,
 )
-from engine.core.texts import DEFAULT_LANGUAGE, say
+from engine.core.texts import DEFAULT_LANGUAGE, Message, say
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_hand_and_trick, check_trick
+from engine.numwars_classic import texts as T
 from engine.numwars_classic.cards import (
     ALLIANCE_PLAYERS,
     DECK,
@@ -246,7 +247,7 @@ class NumWarsClassic(VersionedRules):
         n = len(piles)
         if not 1 <= n <= MAX_PLAYERS:
             raise InvalidInput(
-                f"score-round takes 1 to {MAX_PLAYERS} players' piles, not {n}",
+                say(T.PILES, high=MAX_PLAYERS, count=n),
                 code="bad-player-count",
                 field="players",
             )
@@ -316,5 +317,5 @@ class NumWarsClassic(VersionedRules):
         """The round of `setup` (:class:`ClassicRound` reads this object's options)."""
         return ClassicRound(self, setup)
 
-    def _deck_name(self) -> str:
+    def _deck_name(self) -> Message:
         return DECK_NAME

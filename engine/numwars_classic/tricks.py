@@ -12,11 +12,13 @@ from engine.core.base import (
     Capture,
     TrickResult,
 )
-from engine.core.cards import CARDS
+from engine.core.cards import CARDS, NOT_IN_DECK
 from engine.core.errors import InvalidInput
 from engine.core.texts import Said, say, text
+from engine.numwars_classic import texts as T
 from engine.numwars_classic.cards import (
     DECK,
+    DECK_NAME,
     JOKER,
     KIND,
     ORDER_KEY,
@@ -156,11 +158,11 @@ def check_card(card: object, field: str) -> None:
         return
     if isinstance(card, str) and card in CARDS:
         raise InvalidInput(
-            f"card {card!r} is not in the numwars-classic deck",
+            say(NOT_IN_DECK, card=card, deck=DECK_NAME),
             code="card-not-in-deck",
             field=field,
         )
-    raise InvalidInput(f"{card!r} is not a card code", code="unknown-card", field=field)
+    raise InvalidInput(say(T.NOT_A_CARD, card=card), code="unknown-card", field=field)
 
 
 def reason_message(reason: str, card: str) -> Said:
