@@ -91,9 +91,9 @@ def request_language(request: Request[Any, Any, Any]) -> str:
     return language_of(request)
 
 
-#: The operations (besides the rules endpoints, which declare theirs) whose answers hold
-#: words chosen by `Accept-Language`: breakdown labels, the terms.
-NEGOTIATED_OPERATIONS = frozenset(
+#: The operations whose answers hold words chosen by `Accept-Language`: breakdown labels,
+#: the terms (the rules endpoints add theirs with :func:`negotiated_operation`).
+NEGOTIATED_OPERATIONS = set(
     {
         "GetTerms",
         "CreateScoresheet",
@@ -112,6 +112,12 @@ NEGOTIATED_OPERATIONS = frozenset(
 #: The two headers' names under `components/headers`, each answer referring to them.
 _CONTENT_LANGUAGE = "ContentLanguage"
 _VARY_LANGUAGE = "VaryAcceptLanguage"
+
+
+def negotiated_operation(operation_id: str) -> str:
+    """Note that `operation_id`'s answers are in the caller's language (for the spec)."""
+    NEGOTIATED_OPERATIONS.add(operation_id)
+    return operation_id
 
 
 def document_languages(application: Litestar) -> None:

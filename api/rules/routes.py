@@ -22,7 +22,13 @@ from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.http.body import StrictBody
-from api.http.languages import LANGUAGE_HEADERS, language_headers, language_of, localized
+from api.http.languages import (
+    LANGUAGE_HEADERS,
+    language_headers,
+    language_of,
+    localized,
+    negotiated_operation,
+)
 from api.http.problems import problem_spec
 from api.http.responses import INTEGERS
 from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
@@ -315,9 +321,12 @@ def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
         ),
         **BODY_ERRORS,
     }
+    operation_id = f"{_camel(spec.id)}{_camel(op.path)}"
+    if negotiated:
+        negotiated_operation(operation_id)
     return post(
         f"/v1/rulesets/{spec.id}/{op.path}",
-        operation_id=f"{_camel(spec.id)}{_camel(op.path)}",
+        operation_id=operation_id,
         summary=f"{spec.name}: {op.summary}",
         description=_describe(spec.id, op.path, op.section, op.description, op.refusals),
         status_code=200,
