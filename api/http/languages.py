@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from litestar import Litestar, Request
+from litestar import Litestar
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.spec import (
     OpenAPIHeader,
@@ -84,11 +84,6 @@ def localized(answer: Any, language: str) -> Any:
     if language == DEFAULT_LANGUAGE or answer is None:
         return answer
     return _relabel(msgspec.to_builtins(answer), language)
-
-
-def request_language(request: Request[Any, Any, Any]) -> str:
-    """The language of the answer to `request`."""
-    return language_of(request)
 
 
 #: The operations whose answers hold words chosen by `Accept-Language`: breakdown labels,
