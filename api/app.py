@@ -56,6 +56,7 @@ from api.history.routes import route_handlers as history_handlers
 from api.http.conditions import document_conditions
 from api.http.fields import document_field_problems
 from api.http.hygiene import HttpHygiene, before_request
+from api.http.languages import document_languages
 from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
 from api.ops.metrics import metrics_endpoint
 from api.ops.operations import (
@@ -563,6 +564,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     problem_400s(application)
     document_rate_limit(application)
     document_database_unavailable(application)
+    document_languages(application)
     header_schemas(application)
     public_operations(application)
     document_field_problems(application)

@@ -39,6 +39,7 @@ from api.games.schemas import (
 from api.games.service import EVENTS_PAGE, Credential, Expected, GameMoved, GameService
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
+from api.http.languages import language_headers, language_of, localized
 from api.http.problems import FieldProblem, ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
 from api.http.tokens import SEAT_PREFIX, bearer, token_hash, unauthorized
@@ -279,10 +280,12 @@ class GameController(Controller):
         responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def get_game(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[GameOut]:
         game = await games.get(game_id, caller)
-        return Response(game, headers={**_etag(game.version), **NO_STORE})
+        language = language_of(request)
+        headers = {**_etag(game.version), **NO_STORE, **language_headers(language)}
+        return Response(localized(game, language), headers=headers)
 
     @post(
         "/{game_id:str}/actions",
@@ -593,8 +596,12 @@ class GameController(Controller):
             409: _problem("The game is still being played (`game-active`)."),
         },
     )
-    async def export_game(self, games: Games, caller: SeatOrSession, game_id: GameId) -> ExportOut:
-        return await games.export(game_id, caller)
+    async def export_game(
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> Response[ExportOut]:
+        language = language_of(request)
+        exported = await games.export(game_id, caller)
+        return Response(localized(exported, language), headers=language_headers(language))
 
 
 route_handlers = [GameController]

@@ -31,7 +31,11 @@ from litestar.typing import FieldDefinition
 
 from api.http.domain import DomainError, Flaw, InvalidFields
 from api.http.fields import find_flaws, flaw_of, one_of
-from api.http.problems import MESSAGE_LIMIT, ProblemError, domain_problem, shorten
+from api.http.problems import (
+    MESSAGE_LIMIT,
+    ProblemError,
+    shorten,
+)
 from engine.core.texts import say, text
 from engine.registry import RULESETS
 
@@ -60,9 +64,9 @@ _TRUNCATED = "Input data was truncated"
 def decode_error(
     exc: msgspec.DecodeError, document: object = None, model: Any = None
 ) -> ProblemError:
-    """:func:`body_refusal` as the HTTP layer raises it, in English (a route that answers in
-    the caller's language raises the refusal itself: :func:`decode_body`)."""
-    return ProblemError.of(domain_problem(body_refusal(exc, document, model)))
+    """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route), said
+    in the caller's language when it answers."""
+    return ProblemError.of_domain(body_refusal(exc, document, model))
 
 
 def body_refusal(

@@ -3,7 +3,9 @@ returning error values; issue 22, "Stored games in three layers").
 
 A service (`api/<area>/service.py`) raises one of these kinds and never names an HTTP status:
 the kind says what went wrong (not found, not allowed, the state forbids it …), `code` is the
-contract's stable problem code, `detail` the sentence for the caller. The HTTP layer maps each
+contract's stable problem code, `detail` the sentence for the caller: a
+:class:`engine.core.texts.Said` (a text and its parameters), which the HTTP layer words in the
+caller's language (issue 23), or a plain string, the same in every language. The HTTP layer maps each
 kind to its status once, in :data:`STATUS` (read by `api.http.problems.handle_exception`), so
 a controller owns headers and statuses and a service owns the rules of the flow.
 """
@@ -16,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 import msgspec
 
-from engine.core.texts import DEFAULT_LANGUAGE
+from engine.core.texts import DEFAULT_LANGUAGE, Message, render, say, text
 
 
 class FieldProblem(msgspec.Struct, frozen=True):
@@ -35,28 +37,48 @@ class DomainError(Exception):
     is about, extra problem members (`reason`, `legal_actions` …) and response headers.
 
     `field` puts one entry in the problem's `errors[]`, whose message is `field_message` when
-    given (the words about the field alone: "must be an object") and `detail` otherwise."""
+    given (the words about the field alone: "must be an object") and `detail` otherwise;
+    `errors` lists more entries (field, message)."""
 
     #: the code when an instance names none
     default_code: ClassVar[str] = "bad-request"
 
     def __init__(
         self,
-        detail: str,
+        detail: Message,
         *,
         code: str | None = None,
         field: str | None = None,
-        field_message: str | None = None,
+        field_message: Message | None = None,
+        errors: Sequence[tuple[str, Message]] = (),
         extra: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(detail)
-        self.detail = detail
+        super().__init__(render(detail))
+        self.said = detail
         self.code = code or self.default_code
         self.field = field
         self.field_message = field_message
+        self.errors = list(errors)
         self.extra = dict(extra or {})
         self.headers = dict(headers or {})
+
+    @property
+    def detail(self) -> str:
+        """The detail in English."""
+        return render(self.said)
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return render(self.said, language)
+
+    def field_problems(self, language: str = DEFAULT_LANGUAGE) -> list[FieldProblem]:
+        """The problem's `errors[]` in `language`: the field's entry, then `errors`."""
+        found = []
+        if self.field:
+            message = self.said if self.field_message is None else self.field_message
+            found.append(FieldProblem(self.field, render(message, language)))
+        found += [FieldProblem(f, render(m, language)) for f, m in self.errors]
+        return found
 
 
 class Unauthenticated(DomainError):
@@ -114,12 +136,17 @@ STATUS: dict[type[DomainError], int] = {
 }
 
 
+#: A detail about one field: the field, then what is wrong with it.
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+
+
 def field_error(
-    kind: type[DomainError], code: str, field: str, message: str, **kwargs: Any
+    kind: type[DomainError], code: str, field: str, message: Message, **kwargs: Any
 ) -> DomainError:
     """The one construction of a refusal about one field: `detail` "<field>: <message>" and
     that field in `errors[]` (the form every area's field problems take)."""
-    return kind(f"{field}: {message}", code=code, field=field, field_message=message, **kwargs)
+    detail = say(FIELD_DETAIL, field=field, message=message)
+    return kind(detail, code=code, field=field, field_message=message, **kwargs)
 
 
 #: The codes of `errors[]` entries that say how a value breaks the body's schema: each is a
@@ -204,7 +231,7 @@ class TooManyAttempts(DomainError):
 
     default_code = "too-many-attempts"
 
-    def __init__(self, detail: str, *, retry_after: int, code: str | None = None) -> None:
+    def __init__(self, detail: Message, *, retry_after: int, code: str | None = None) -> None:
         super().__init__(detail, code=code, headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
 

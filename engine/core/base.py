@@ -125,9 +125,16 @@ class TrickResult(Value, frozen=True):
 
 
 class ScoreLine(Value, frozen=True):
+    """One line of a breakdown: `label` in words, `kind` (a stable kebab-case key, the key
+    of its text in :data:`engine.core.texts.KINDS`) and `params` (that text's parameters),
+    so a client renders or translates the line without reading the label. `kind` and
+    `params` are unset only on a line stored before they existed."""
+
     label: str
     cards: list[str]
     points: int
+    kind: str | UnsetType = UNSET
+    params: dict[str, int | str] | UnsetType = UNSET
 
 
 class PlayerScore(Value, frozen=True):

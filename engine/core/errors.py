@@ -1,11 +1,15 @@
 """Typed engine errors (STYLE 4): a malformed request versus an illegal move.
 
 `api/` maps these to RFC 9457 problems in one place; the engine never knows about HTTP.
+An error keeps its sentence as a :class:`engine.core.texts.Said` (a text and its parameters),
+so the HTTP layer words it in the caller's language; `message` is its English rendering.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from engine.core.texts import DEFAULT_LANGUAGE, Message, render
 
 
 class EngineError(ValueError):
@@ -13,23 +17,34 @@ class EngineError(ValueError):
 
     code: str = "engine-error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: Message, *, code: str | None = None) -> None:
+        english = render(message)
+        super().__init__(english)
+        self.said = message
+        self.message = english
         if code is not None:
             self.code = code
 
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        """The error's sentence in `language`."""
+        return render(self.said, language)
+
 
 class FieldError:
-    """One bad field of a request: a JSON-pointer-like path, a message and, when it differs
-    from its error's, the field's own code."""
+    """One bad field of a request: a JSON-pointer-like path, a message (`said`, rendered in
+    the caller's language; `message` in English) and, when it differs from its error's, the
+    field's own code."""
 
-    __slots__ = ("code", "field", "message")
+    __slots__ = ("code", "field", "message", "said")
 
-    def __init__(self, field: str, message: str, code: str | None = None) -> None:
+    def __init__(self, field: str, message: Message, code: str | None = None) -> None:
         self.field = field
-        self.message = message
+        self.said = message
+        self.message = render(message)
         self.code = code
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return render(self.said, language)
 
     def __repr__(self) -> str:
         return f"FieldError({self.field!r}, {self.message!r}, {self.code!r})"
@@ -45,7 +60,9 @@ class InvalidInput(EngineError):
 
     code = "invalid-input"
 
-    def __init__(self, message: str, *, code: str | None = None, field: str | None = None) -> None:
+    def __init__(
+        self, message: Message, *, code: str | None = None, field: str | None = None
+    ) -> None:
         super().__init__(message, code=code)
         self.errors: list[FieldError] = [FieldError(field, message, self.code)] if field else []
 
@@ -73,7 +90,7 @@ class IllegalMove(EngineError):
 
     code = "illegal-move"
 
-    def __init__(self, reason: str, message: str, legal: Sequence[str] = ()) -> None:
+    def __init__(self, reason: str, message: Message, legal: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.reason = reason
         self.legal = tuple(legal)

@@ -58,9 +58,10 @@ from engine.core.errors import FieldError
 from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
-from engine.core.texts import say, text
+from engine.core.texts import DEFAULT_LANGUAGE, say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.tricks import check_players, check_trick
+from engine.numking import texts as T
 from engine.numking.cards import (
     HELD,
     INFINITY,
@@ -104,7 +105,7 @@ def check_tricks(cards: int, tricks: Sequence[int]) -> None:
     naming each player's `tricks` that counted."""
     total = sum(tricks)
     if total > cards:
-        message = str(say(TOO_MANY_TRICKS, total=total, cards=cards))
+        message = say(TOO_MANY_TRICKS, total=total, cards=cards)
         error = bad_input(message, "players", "too-many-tricks")
         error.errors = [
             FieldError(f"players[{i}].tricks", message) for i, t in enumerate(tricks) if t
@@ -137,14 +138,14 @@ class NumKing(VersionedRules):
         mc = self.options.max_cards
         if mc is not None and (not is_int(mc) or not 1 <= mc <= len(self._cards) // MIN_PLAYERS):
             raise bad_input(
-                f"max_cards must be between 1 and {len(self._cards) // MIN_PLAYERS}",
+                say(T.MAX_CARDS, high=len(self._cards) // MIN_PLAYERS),
                 "options.max_cards",
                 "bad-option",
             )
         fb = self.options.first_bidder
         if not is_int(fb) or not 0 <= fb < MAX_PLAYERS:
             raise bad_input(
-                f"first_bidder must be a seat between 0 and {MAX_PLAYERS - 1}",
+                say(T.FIRST_BIDDER_SEAT, last=MAX_PLAYERS - 1),
                 "options.first_bidder",
                 "bad-option",
             )
@@ -221,12 +222,13 @@ class NumKing(VersionedRules):
         trick: list[TrickCard],
         card: str,
         declared: int | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> MoveCheck:
         self._check_position(players, hand, trick)
         info(card)
         if card not in self._counts:
             raise bad_input(
-                f"card {card!r} is not in {self._deck_name}", "card", "card-not-in-deck"
+                say(T.NOT_IN_DECK, card=card, deck=self._deck_name), "card", "card-not-in-deck"
             )
         if (error := declaration_error(card, declared)) is not None:
             raise error
@@ -236,7 +238,7 @@ class NumKing(VersionedRules):
             return MoveCheck(
                 legal=False,
                 reason="card-not-in-hand",
-                message=f"card {card!r} is not in the hand",
+                message=say(T.NOT_IN_HAND, card=card).render(language),
                 legal_moves=cards,
             )
         if card not in cards:
@@ -244,19 +246,19 @@ class NumKing(VersionedRules):
             return MoveCheck(
                 legal=False,
                 reason="must-beat",
-                message=f"{card!r} does not beat the trick while the hand holds a stronger "
-                f"card ({', '.join(stronger)}): play one of them (rules, Obligation)",
+                message=say(T.MUST_BEAT, card=card, stronger=", ".join(stronger)).render(language),
                 legal_moves=cards,
             )
         if card == INFINITY and declared not in declarations:
             return MoveCheck(
                 legal=False,
                 reason="must-beat",
-                message="infinity is needed to beat the trick: it must be declared 17 "
-                "(rules, Obligation)",
+                message=say(T.INFINITY_17).render(language),
                 legal_moves=cards,
             )
-        return MoveCheck(legal=True, reason=None, message="legal move", legal_moves=cards)
+        return MoveCheck(
+            legal=True, reason=None, message=say(T.LEGAL).render(language), legal_moves=cards
+        )
 
     # -- trick and scores -----------------------------------------------------------------
 
@@ -289,10 +291,10 @@ class NumKing(VersionedRules):
         round of the whole table, is held to :func:`check_tricks`)."""
         top = len(self._cards) // MIN_PLAYERS
         if not is_int(cards) or not 1 <= cards <= top:
-            raise bad_input(f"cards (per player this round) must be between 1 and {top}", "cards")
+            raise bad_input(say(T.CARDS_RANGE, high=top), "cards")
         if not 1 <= len(bids) <= MAX_PLAYERS:
             raise bad_input(
-                f"score-round takes between 1 and {MAX_PLAYERS} players, not {len(bids)}",
+                say(T.PLAYERS_RANGE, high=MAX_PLAYERS, count=len(bids)),
                 "players",
                 "bad-player-count",
             )
@@ -300,11 +302,10 @@ class NumKing(VersionedRules):
             for name in ("bid", "tricks"):
                 x = getattr(b, name)
                 if not is_int(x) or not 0 <= x <= cards:
-                    raise bad_input(f"{name} must be between 0 and {cards}", f"players[{i}].{name}")
+                    raise bad_input(say(T.BETWEEN, name=name, high=cards), f"players[{i}].{name}")
             if not is_int(b.streak) or not 0 <= b.streak <= MAX_STREAK:
                 raise bad_input(
-                    f"streak must be between 0 and {MAX_STREAK} (a match has at most "
-                    f"{MAX_STREAK + 1} rounds)",
+                    say(T.STREAK_RANGE, high=MAX_STREAK, rounds=MAX_STREAK + 1),
                     f"players[{i}].streak",
                 )
         return score_rows(cards, [(b.bid, b.tricks, b.streak) for b in bids])
@@ -344,7 +345,7 @@ class NumKing(VersionedRules):
                 players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
             )
         if not isinstance(previous, NumKingRound) or not previous.is_over:
-            raise bad_input("the previous round is a numking round that is over", "previous")
+            raise bad_input(say(T.PREVIOUS_OVER), "previous")
         return RoundSetup(
             players=players,
             seed=seed,

@@ -27,7 +27,8 @@ from engine.core.spec import (
     duplicates,
     mismatch,
 )
-from engine.numking import summary
+from engine.core.texts import say
+from engine.numking import summary, texts as T
 from engine.numking.examples import EXAMPLES
 from engine.numking.options import NumKingOptions
 from engine.numking.requests import (
@@ -63,15 +64,14 @@ def _round(body: NumKingRoundIn, n: int, previous: RoundScore | None, options: A
     different, refused (`cards-mismatch`, `streak-mismatch`). The whole table's tricks add up
     to at most `n` (`too-many-tricks`; fewer: annulled tricks)."""
     if body.cards is not None and body.cards != n:
-        raise mismatch("cards-mismatch", "cards", f"this is round {n}: {n} cards, not {body.cards}")
+        raise mismatch("cards-mismatch", "cards", say(T.CARDS_MISMATCH, n=n, cards=body.cards))
     derived = streaks(previous, len(body.players))
     for i, bid in enumerate(body.players):
         if bid.streak is not None and bid.streak != derived[i]:
             raise mismatch(
                 "streak-mismatch",
                 f"players[{i}].streak",
-                f"the earlier rounds give a streak of {derived[i]} before round {n}, "
-                f"not {bid.streak} (leave `streak` out)",
+                say(T.STREAK_MISMATCH, derived=derived[i], n=n, streak=bid.streak),
             )
     check_tricks(n, [b.tricks for b in body.players])
     bids = [
@@ -162,6 +162,9 @@ SPEC = RulesetSpec(
             answer=MoveCheck,
             call=lambda d: d.options.rules().validate_move(
                 d.players, d.hand, d.trick, d.card, d.declared
+            ),
+            call_in=lambda d, language: d.options.rules().validate_move(
+                d.players, d.hand, d.trick, d.card, d.declared, language
             ),
             summary="validate a move",
             description=VALIDATE_DOC

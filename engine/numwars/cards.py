@@ -18,8 +18,9 @@ from engine.core.cards import (
 )
 from engine.core.errors import FieldError, InvalidInput
 from engine.core.rng import Rng
-from engine.core.texts import say, text
+from engine.core.texts import Said, say, text
 from engine.core.tricks import check_players, check_seat
+from engine.numwars import texts as T
 
 RULESET_ID = "numwars"
 MIN_PLAYERS = 3
@@ -184,11 +185,8 @@ def deal_round(setup: RoundSetup) -> Deal:
     )
 
 
-_DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
-
-
-def deck_name(players: int) -> str:
-    return _DECK_NAMES.get(players) or f"the {players}-player numwars deck"
+def deck_name(players: int) -> Said:
+    return say(T.DECK, players=players)
 
 
 def round_roles(players: int) -> Counter[str]:
@@ -223,14 +221,14 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
         pass
     if len(roles) != players:
         raise InvalidInput(
-            f"roles lists one role per seat ({players}), not {len(roles)}",
+            say(T.ROLES_COUNT, players=players, count=len(roles)),
             code="bad-request",
             field=field,
         )
     for seat, role in enumerate(roles):
         if role not in ROLES:
             raise InvalidInput(
-                f"seat {seat}: {role!r} is not a role (expected one of {', '.join(ROLES)})",
+                say(T.NOT_A_ROLE, seat=seat, role=role, roles=", ".join(ROLES)),
                 code="bad-request",
                 field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
             )
@@ -239,8 +237,12 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
     if got != want:
         expected = ", ".join(f"{n} {r}" for r, n in sorted(want.items()))
         raise InvalidInput(
-            f"a {players}-player round has exactly {expected}; got "
-            + ", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            say(
+                T.ROLES_SET,
+                players=players,
+                expected=expected,
+                got=", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            ),
             code="bad-request",
             field=field,
         )
@@ -277,21 +279,19 @@ def check_bomb(roles: Sequence[str], bombs: Sequence[int], outcome: str) -> None
     players = len(roles)
     missing = sorted(OUTCOME_ROLES[outcome] - set(roles))
     if missing:  # the complice (3 players) or a civil (3 or 4): one role at most
-        message = str(say(BOMB_OUT_OF_TABLE, players=players, missing=missing[0], outcome=outcome))
+        message = say(BOMB_OUT_OF_TABLE, players=players, missing=missing[0], outcome=outcome)
         raise _bomb_error(message, [])
     holder = BOMB_HOLDER[outcome]
     if not bombs:
-        message = str(say(BOMB_NOT_HELD, outcome=outcome, holder=holder))
+        message = say(BOMB_NOT_HELD, outcome=outcome, holder=holder)
         raise _bomb_error(message, [s for s, role in enumerate(roles) if role == holder])
     seat = bombs[0]
     if roles[seat] != holder:
-        message = str(
-            say(BOMB_WRONG_PILE, outcome=outcome, holder=holder, seat=seat, role=roles[seat])
-        )
+        message = say(BOMB_WRONG_PILE, outcome=outcome, holder=holder, seat=seat, role=roles[seat])
         raise _bomb_error(message, [seat])
 
 
-def _bomb_error(message: str, seats: Sequence[int]) -> InvalidInput:
+def _bomb_error(message: Said, seats: Sequence[int]) -> InvalidInput:
     error = InvalidInput(message, code="bomb-mismatch")
     fields = ["bomb_outcome", *(f"players[{s}].captured" for s in seats)]
     error.errors = [FieldError(f, message) for f in fields]

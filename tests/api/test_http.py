@@ -216,9 +216,15 @@ def test_vary_keeps_origin_when_cors_names_its_origins() -> None:
 
 
 def test_answers_not_localized_do_not_vary_by_language(client: TestClient[Any]) -> None:
-    response = client.get("/v1/rulesets", headers={"accept-language": "fr"})
+    """An answer without words (a deck: card codes and counts) names no language; the
+    catalogue, whose names are localized since issue 23, does."""
+    response = client.get("/v1/rulesets/numwin/deck?players=4", headers={"accept-language": "fr"})
+    assert response.status_code == 200
     assert "content-language" not in response.headers
     assert "accept-language" not in response.headers.get("vary", "").lower()
+    catalogue = client.get("/v1/rulesets", headers={"accept-language": "fr"})
+    assert catalogue.headers["content-language"] == "fr"
+    assert "accept-language" in catalogue.headers["vary"].lower()
 
 
 # --- nosniff ---------------------------------------------------------------------------------

@@ -94,6 +94,12 @@ def test_numking_tricks_add_up_to_at_most_the_rounds_cards(
     assert problem["code"] == "too-many-tricks"
     assert [e["field"] for e in problem["errors"]] == ["players[0].tricks", "players[2].tricks"]
     assert "3 tricks in all, more than the round's 2" in problem["detail"]
+    french = client.post(
+        url, json=king((1, 1), (0, 0), (2, 2)), headers={**owner.auth, "Accept-Language": "fr"}
+    )
+    assert french.headers["content-language"] == "fr"
+    assert "3 plis en tout, plus que les 2 de la manche" in french.json()["detail"]
+    assert all("plis" in e["message"] for e in french.json()["errors"])
     annulled = client.post(url, json=king((1, 0), (0, 0), (1, 1)), headers=owner.auth)
     assert annulled.status_code == 201, annulled.text  # one trick annulled
     stateless = {"cards": 2, "players": [{"bid": 2, "tricks": 2}, {"bid": 1, "tricks": 1}]}
