@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import fields, is_dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -48,11 +49,14 @@ from swagger_ui_bundle import swagger_ui_path
 
 from api.accounts.routes import route_handlers as account_handlers
 from api.db.engine import unavailable
+from api.exact_types import exact_types
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.history.routes import route_handlers as history_handlers
 from api.http.conditions import document_conditions
+from api.http.fields import document_field_problems
 from api.http.hygiene import HttpHygiene, before_request
+from api.http.languages import document_languages
 from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
 from api.ops.metrics import metrics_endpoint
 from api.ops.operations import (
@@ -210,8 +214,9 @@ DOCS_ASSETS = "/docs/assets"
 #: CORS (Fetch standard, "CORS protocol"): the methods and request headers the API uses, the
 #: stored-games and accounts endpoints' included (`Authorization` for tokens, `X-API-Key` for
 #: API keys, `If-Match` and `Idempotency-Key` on actions, `Last-Event-ID` on event streams); a
-#: preflight asking for anything else is refused, whatever the path. Answers expose the
-#: headers a client must read (the rate limit's among them).
+#: preflight asking for anything else (beyond `NUMRULES_CORS_EXTRA_HEADERS`: by default the
+#: tracing headers browsers add) is refused, whatever the path. Answers expose the headers a
+#: client must read (the rate limit's among them).
 CORS_METHODS: list[Literal["*"] | Method] = [
     "GET",
     "HEAD",
@@ -245,15 +250,33 @@ def _cors(settings: Settings) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=settings.cors_origins,
         allow_methods=CORS_METHODS,
-        allow_headers=CORS_HEADERS,
+        allow_headers=[*CORS_HEADERS, *settings.cors_extra_headers],
         expose_headers=CORS_EXPOSED,
         max_age=settings.cors_max_age,
     )
 
 
+class _ServedSpec:
+    """A render plugin that writes the spec exactly as `/openapi.json` serves it: Litestar's
+    own rendering drops every null, examples' values included (35 of them, so the docs'
+    examples missed required fields such as `"winner": null`)."""
+
+    @staticmethod
+    def render_json(request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return _spec_bytes(request.app)
+
+
+class DocsPage(_ServedSpec, SwaggerRenderPlugin):
+    """Swagger UI at /docs, showing the served spec (it is written into the page)."""
+
+
+class DocsSpec(_ServedSpec, JsonRenderPlugin):
+    """`/docs/openapi.json`: the served spec, byte for byte."""
+
+
 def _swagger_ui() -> SwaggerRenderPlugin:
     """Swagger UI at /docs, its scripts, stylesheet and icon served by the app itself."""
-    return SwaggerRenderPlugin(
+    return DocsPage(
         path="/",
         js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
         css_url=f"{DOCS_ASSETS}/swagger-ui.css",
@@ -400,6 +423,57 @@ def header_schemas(application: Litestar) -> None:
                         header.schema = Schema(type=OpenAPIType.STRING)
 
 
+def _merge_single(node: Schema) -> Schema | Reference:
+    """`node` without a `oneOf`/`anyOf` of one alternative: that alternative, with `node`'s own
+    keywords (its description …) kept where the alternative has none."""
+    for keyword in ("one_of", "any_of"):
+        alternatives = getattr(node, keyword)
+        if alternatives is None or len(alternatives) != 1:
+            continue
+        (only,) = alternatives
+        setattr(node, keyword, None)
+        if isinstance(only, Reference):
+            if all(getattr(node, f.name) is None for f in fields(Schema)):
+                return only
+            node.all_of = [only]  # (a `$ref` beside keywords of its own)
+            continue
+        for field in fields(Schema):
+            if getattr(node, field.name) is None:
+                setattr(node, field.name, getattr(only, field.name))
+    return node
+
+
+def _simplified(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_simplified(item) for item in node]
+    if isinstance(node, dict):
+        return {key: _simplified(value) for key, value in node.items()}
+    if is_dataclass(node) and not isinstance(node, type):
+        for field in fields(node):
+            value = getattr(node, field.name)
+            if value is not None:
+                setattr(node, field.name, _simplified(value))
+        if isinstance(node, Schema):
+            return _merge_single(node)
+    return node
+
+
+def single_alternatives(application: Litestar) -> None:
+    """A `oneOf` of one schema is that schema (Litestar writes one for a field that may be left
+    out, `int | UnsetType`; linters flag it as an illogical composition)."""
+    _simplified(application.openapi_schema)
+
+
+def public_operations(application: Litestar) -> None:
+    """An operation that takes no credential says so (`security: []`): a linter, and a reader,
+    cannot tell a forgotten `security` from an open door."""
+    for path_item in (application.openapi_schema.paths or {}).values():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(path_item, method)
+            if operation is not None and operation.security is None:
+                operation.security = []
+
+
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     docs_assets = create_static_files_router(
@@ -433,7 +507,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             version=API_VERSION,
             description=DESCRIPTION,
             path="/docs",
-            render_plugins=[_swagger_ui(), JsonRenderPlugin(path="/openapi.json")],
+            render_plugins=[_swagger_ui(), DocsSpec(path="/openapi.json")],
             components=Components(
                 security_schemes={
                     "sessionToken": SecurityScheme(
@@ -490,7 +564,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     problem_400s(application)
     document_rate_limit(application)
     document_database_unavailable(application)
+    document_languages(application)
     header_schemas(application)
+    public_operations(application)
+    document_field_problems(application)
+    single_alternatives(application)
+    exact_types(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     application.asgi_handler = HttpHygiene(
         note_route(application.asgi_handler),

@@ -2,7 +2,8 @@
 # Create .venv (Python 3.11+) and install numrules into it (editable).
 #   bash deploy/setup.sh serve   what serving needs: the runtime packages, and mypy, whose
 #                                compiler mypyc builds the compiled engine (deploy/build-mypyc.sh)
-#   bash deploy/setup.sh [dev]   that and the development tools (tests, lint, types, browser)
+#   bash deploy/setup.sh [dev]   that and the development tools (tests, lint, types, browser),
+#                                and the TypeScript client's (deploy/ensure-typescript.sh)
 # Skips everything when nothing changed: a stamp in .venv records a hash of pyproject.toml and
 # setup.py per mode (NUMRULES_REINSTALL=1 forces). pip's output goes to .venv/setup.log; on a
 # failure its last lines are printed.
@@ -19,6 +20,7 @@ stamp() { echo ".venv/.numrules-setup-$1"; }
 installed() { [ -f "$(stamp "$1")" ] && [ "$(cat "$(stamp "$1")")" = "$key" ]; }
 if [ "${NUMRULES_REINSTALL:-0}" != 1 ] && [ -x .venv/bin/python ] &&
    { installed "$mode" || { [ "$mode" = serve ] && installed dev; }; }; then
+  if [ "$mode" = dev ]; then bash deploy/ensure-typescript.sh; fi
   exit 0
 fi
 
@@ -50,4 +52,5 @@ echo "setup: installing numrules and the packages for '$mode' (log: $log)"
 .venv/bin/python -m pip install -e ".[$extra]" >>"$log" 2>&1 || fail
 rm -f .venv/.numrules-setup-*
 echo "$key" >"$(stamp "$mode")"
+if [ "$mode" = dev ]; then bash deploy/ensure-typescript.sh; fi
 echo "setup: done in $((SECONDS - start)) s"

@@ -2,13 +2,16 @@
 # The whole test suite from a fresh checkout: install, lint, type-check, check the import
 # layering, test the source, then build the mypyc-compiled engine (what serve.sh runs) and run
 # the engine suite on that build (tests/engine: the API and storage suites do not run twice).
-# Installs what the tests need: the dev packages, PostgreSQL, and Debian's headless Chromium.
+# Installs what the tests need: the dev packages, PostgreSQL, Debian's headless Chromium, and
+# the spec linter (Redocly CLI, from npm: deploy/ensure-speclint.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh dev
 bash deploy/ensure-postgres.sh
 NUMRULES_CHROMIUM=$(bash deploy/ensure-chromium.sh)
 export NUMRULES_CHROMIUM NUMRULES_REQUIRE_BROWSER=1  # the browser test may not skip here
+NUMRULES_REDOCLY=$(bash deploy/ensure-speclint.sh)
+export NUMRULES_REDOCLY NUMRULES_REQUIRE_SPEC_LINT=1  # the spec lint may not skip here
 .venv/bin/ruff check engine api tests bench
 .venv/bin/ruff format --check engine api tests bench
 .venv/bin/mypy

@@ -21,6 +21,7 @@ import msgspec
 from engine.core.errors import InvalidInput, UnknownRuleset
 from engine.core.match import Rules, set_rules_lookup
 from engine.core.spec import RulesetSpec, SpecError
+from engine.core.texts import say, text
 from engine.numking import spec as numking
 from engine.numwars import spec as numwars
 from engine.numwars_classic import spec as numwars_classic
@@ -68,12 +69,22 @@ def spec(ruleset_id: str) -> RulesetSpec:
     return SPECS[ruleset_id]
 
 
+UNKNOWN_RULESET = text(
+    "unknown-ruleset",
+    "unknown ruleset {ruleset!r} (known: {known})",
+    "règle du jeu inconnue {ruleset!r} (connues : {known})",
+)
+BAD_OPTION = text(
+    "bad-option", "bad {ruleset} option: {error}", "option de {ruleset} incorrecte : {error}"
+)
+
+
 def ruleset_class(ruleset_id: str) -> type[AnyRuleset]:
     try:
         return RULESETS[ruleset_id]
     except KeyError:
         known = ", ".join(RULESETS)
-        raise UnknownRuleset(f"unknown ruleset {ruleset_id!r} (known: {known})") from None
+        raise UnknownRuleset(say(UNKNOWN_RULESET, ruleset=ruleset_id, known=known)) from None
 
 
 def make(ruleset_id: str, options: Mapping[str, Any] | None = None) -> AnyRuleset:
@@ -83,7 +94,7 @@ def make(ruleset_id: str, options: Mapping[str, Any] | None = None) -> AnyRulese
         opts = msgspec.convert(dict(options or {}), type=cls.Options)
     except msgspec.ValidationError as exc:
         raise InvalidInput(
-            f"bad {ruleset_id} option: {exc}", code="bad-option", field="options"
+            say(BAD_OPTION, ruleset=ruleset_id, error=str(exc)), code="bad-option", field="options"
         ) from None
     return cls(opts)
 

@@ -18,7 +18,7 @@ from engine.core.events import EventBase
 from engine.core.match import Match
 from engine.core.rng import Rng
 from engine.core.tiebreak import MAX_TIEBREAK_ROUNDS
-from engine.registry import AnyRuleset
+from engine.registry import AnyRuleset, spec
 
 #: A hard bound on actions per round, far above any real round; hitting it is a bug.
 MAX_STEPS = 20_000
@@ -56,8 +56,9 @@ def pick(state: Playable, rng: Rng) -> tuple[int, Action]:
 
 
 def default_round(ruleset: AnyRuleset, players: int) -> int:
-    """The round number a lone simulated round uses: numking's largest hand, else 1."""
-    return ruleset.deck(players).hand_size if ruleset.id == "numking" else 1
+    """The round number a lone simulated round uses, as its ruleset declares it
+    (`RulesetSpec.lone_round`: numking's largest hand, else 1)."""
+    return spec(ruleset.id).lone_round(ruleset, players)
 
 
 def play_round(

@@ -157,7 +157,7 @@ class SignUpController(Controller):
         operation_id="SignUp",
         summary="Create an account (signed in at once)",
         description=(
-            "Sign-up as rules/app.md says: a `pseudo` (3–24 letters, digits, `_`, `-` or `.`, "
+            "Sign-up: a `pseudo` (3–24 letters, digits, `_`, `-` or `.`, "
             "unique case-insensitively), a `password` of at least 10 characters (kept only as an "
             "Argon2id hash), an `age_range`, `accept_terms: true` (the version of `GET /v1/terms` "
             "is recorded), an optional `email` and `locale` (`fr` or `en`; default from "
@@ -342,11 +342,14 @@ class SessionController(Controller):
 
 
 class MeController(Controller):
-    """`/v1/me`: the session's own account, its password."""
+    """`/v1/me`: the session's own account, its password. The session is a guard's, so a
+    request without one is 401 before its body is read (contract: authentication, then
+    existence, then the body)."""
 
+    guards = [session_guard]  # noqa: RUF012
     dependencies = {  # noqa: RUF012 (Litestar reads the class attribute)
         "accounts": Provide(provide_accounts, sync_to_thread=False),
-        "caller": Provide(provide_session),
+        "caller": Provide(provide_guarded_caller, sync_to_thread=False),
     }
 
     @get(

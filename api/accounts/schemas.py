@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from api.http.fields import human_pattern
 from api.http.structs import List, Strict
 
 #: rules/app.md: the age ranges a player picks from at sign-up.
@@ -19,7 +20,12 @@ Locale = Literal["fr", "en"]
 #: no `@`, so that a log-in is an email exactly when it holds one, and no look-alike letters
 #: from other scripts to pass for another player (the pattern means the same in JSON Schema
 #: and in Python: no `\w`, which is ASCII in one and Unicode in the other).
-PSEUDO_PATTERN = r"^[A-Za-z0-9_.-]{3,24}$(?!\n)"
+PSEUDO_PATTERN = human_pattern(
+    r"^[A-Za-z0-9_.-]{3,24}$(?!\n)",
+    "field-pattern-pseudo",
+    "3 to 24 ASCII letters, digits, _ . - (no accents)",
+    "3 à 24 lettres ASCII, chiffres, _ . - (sans accents)",
+)
 Pseudo = Annotated[
     str,
     msgspec.Meta(
@@ -39,7 +45,12 @@ Password = Annotated[
 #: spaces) in either part, spelled out: `\s` differs between JSON Schema and Python. Every
 #: pattern here ends `$(?!\n)`: Python's `$` also matches before a final newline.
 _EMAIL_CHAR = r"[^@\x00-\x20\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
-EMAIL_PATTERN = rf"^{_EMAIL_CHAR}{{1,64}}@{_EMAIL_CHAR}+\.{_EMAIL_CHAR}+$(?!\n)"
+EMAIL_PATTERN = human_pattern(
+    rf"^{_EMAIL_CHAR}{{1,64}}@{_EMAIL_CHAR}+\.{_EMAIL_CHAR}+$(?!\n)",
+    "field-pattern-email",
+    "an email address such as ada@example.org, without spaces",
+    "une adresse email comme ada@example.org, sans espaces",
+)
 Email = Annotated[
     str,
     msgspec.Meta(
@@ -54,7 +65,12 @@ Login = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=254,
-        pattern=r"^[^\x00-\x1f\x7f]+$(?!\n)",
+        pattern=human_pattern(
+            r"^[^\x00-\x1f\x7f]+$(?!\n)",
+            "field-pattern-login",
+            "a pseudo or an email, on one line, without control characters",
+            "un pseudo ou un email, sur une ligne, sans caractère de contrôle",
+        ),
         description="a pseudo or a verified email",
     ),
 ]
@@ -68,9 +84,13 @@ PseudoRef = Annotated[
         description="an account's pseudo (case-insensitive)",
     ),
 ]
-Token = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$(?!\n)")
-]
+TOKEN_PATTERN = human_pattern(
+    r"^[A-Za-z0-9_-]+$(?!\n)",
+    "field-pattern-token",
+    "the token exactly as it was sent to you: ASCII letters, digits, _ and -",
+    "le jeton tel qu'il t'a été envoyé : lettres ASCII, chiffres, _ et -",
+)
+Token = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=TOKEN_PATTERN)]
 
 
 #: The accounts' request bodies: the API's one strict base (api.http.structs).

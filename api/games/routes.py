@@ -39,6 +39,7 @@ from api.games.schemas import (
 from api.games.service import EVENTS_PAGE, Credential, Expected, GameMoved, GameService
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
+from api.http.languages import language_headers, language_of, localized
 from api.http.problems import FieldProblem, ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
 from api.http.tokens import SEAT_PREFIX, bearer, token_hash, unauthorized
@@ -209,9 +210,10 @@ class GameController(Controller):
             "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
             "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
-            "**Community lock** (rules/app.md): a `numking` or `numwin` game needs an account's "
-            "session (`Authorization: Bearer <session token>`, else 401 `community-locked`); Num "
-            'Wars games work without one. A player may name an account (`"account": pseudo`): '
+            "**Community lock**: Num King and Num Win are community games, played by members: a "
+            "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "
+            "<session token>`, else 401 `community-locked`); Num Wars games work without one. A "
+            'player may name an account (`"account": pseudo`): '
             "once that account joins the seat (`POST /v1/games/{id}/seats/{seat}/join`), it may "
             "act for the seat with its session as well as with the seat token, and the finished "
             "game counts in its history and stats."
@@ -278,10 +280,12 @@ class GameController(Controller):
         responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def get_game(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[GameOut]:
         game = await games.get(game_id, caller)
-        return Response(game, headers={**_etag(game.version), **NO_STORE})
+        language = language_of(request)
+        headers = {**_etag(game.version), **NO_STORE, **language_headers(language)}
+        return Response(localized(game, language), headers=headers)
 
     @post(
         "/{game_id:str}/actions",
@@ -592,8 +596,12 @@ class GameController(Controller):
             409: _problem("The game is still being played (`game-active`)."),
         },
     )
-    async def export_game(self, games: Games, caller: SeatOrSession, game_id: GameId) -> ExportOut:
-        return await games.export(game_id, caller)
+    async def export_game(
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> Response[ExportOut]:
+        language = language_of(request)
+        exported = await games.export(game_id, caller)
+        return Response(localized(exported, language), headers=language_headers(language))
 
 
 route_handlers = [GameController]

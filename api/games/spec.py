@@ -271,9 +271,20 @@ def document_games(application: Litestar) -> None:
                         },
                         required=["data"],
                     ),
-                    example='id: 1\nevent: bid\ndata: {"seq":1,"kind":"bid","seat":0,…}\n\n',
+                    # the example is one message as the schema reads it (a linter checks
+                    # examples against their schema); its wire form is in the description
+                    example={
+                        "id": "1",
+                        "event": "bid",
+                        "data": '{"seq":1,"kind":"bid","seat":0,…}',
+                    },
                 )
             }
+            ok.description = (
+                "Server-Sent Events, one message per event, on the wire: "
+                '`id: 1`, `event: bid`, `data: {"seq":1,"kind":"bid","seat":0,…}`, each on '
+                "its own line, then a blank line."
+            )
         operation = path_item.post
         if operation is None or operation.operation_id != "PostGameAction":
             continue

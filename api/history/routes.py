@@ -46,6 +46,12 @@ EXAMPLE_HISTORY = HistoryOut(
             finished=True,
             won=True,
             at=EXAMPLE_TIME,
+            ruleset_name="Num Wars (classic edition)",
+            players=["Ada", "Bo", "Cy"],
+            seats=[0],
+            totals=[112, 87, 95],
+            score=112,
+            winners=[0],
         ),
         HistoryItem(
             kind="game",
@@ -54,6 +60,12 @@ EXAMPLE_HISTORY = HistoryOut(
             finished=False,
             won=False,
             at=datetime(2026, 11, 30, 18, 0, tzinfo=UTC),
+            ruleset_name="Num King",
+            players=["Ada", "Dee", "Eli"],
+            seats=[0],
+            totals=None,
+            score=None,
+            winners=[],
         ),
     ],
     next_cursor=None,
@@ -116,7 +128,12 @@ class HistoryController(Controller):
         description=(
             "The score sheets the account owns or is named on, and the stored games where it holds "
             "a joined seat, newest first (`at`: when each last changed). `won`: finished with the "
-            "account among the winners (a shared win counts). Pages of `limit` items (default "
+            "account among the winners (a shared win counts). Each item also carries what a list "
+            "screen shows, so that no item needs a `GET` of its own: `ruleset_name`, the "
+            "`players`' names, `totals` by player (a sheet's so far; a game's once over), the "
+            "account's own `seats` (indices into `players`) and `score`, and the `winners` "
+            "(indices into `players`, as the sheet's and the game's own). Pages of `limit` items "
+            "(default "
             f"{HISTORY_PAGE}, at most {HISTORY_MAX}); ask the next one with `cursor=next_cursor` "
             "(null on the last page). A cursor is opaque: any other is 422 `bad-cursor`."
         ),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -16,7 +16,9 @@ HISTORY_MAX = 100
 
 class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):
     """A sheet or a stored game of the account: `won` once finished with the account among
-    the winners (a shared win counts), `at` when it last changed."""
+    the winners (a shared win counts), `at` when it last changed; and what a list screen
+    shows of it, without reading each one: the ruleset's name, the players' names, the
+    totals, the account's own players and score, the winners."""
 
     kind: Literal["scoresheet", "game"]
     id: str
@@ -24,6 +26,40 @@ class HistoryItem(msgspec.Struct, frozen=True, kw_only=True):
     finished: bool
     won: bool
     at: datetime
+    ruleset_name: Annotated[str, msgspec.Meta(description="the ruleset's name (`Num Wars` …)")]
+    players: Annotated[
+        list[str],
+        msgspec.Meta(description="the players' names: a sheet's in its order, a game's by seat"),
+    ]
+    seats: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="the account's own players, as indices into `players` (a game's seats); "
+            "empty on a sheet the account owns without playing on it"
+        ),
+    ]
+    totals: Annotated[
+        list[int] | None,
+        msgspec.Meta(
+            description="totals by player, in the order of `players`: a sheet's over its regular "
+            "rounds so far (zeros before the first), a game's once over (null before, and for an "
+            "abandoned game)"
+        ),
+    ]
+    score: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="the account's own total (its first player's, from `totals`); null when "
+            "it plays no player or the totals are not known yet"
+        ),
+    ]
+    winners: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="the winners as indices into `players` (shared wins list each), as the "
+            "sheet's and the game's own `winners`; empty until finished"
+        ),
+    ]
 
 
 class HistoryOut(Page[HistoryItem], frozen=True, kw_only=True):

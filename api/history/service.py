@@ -4,7 +4,11 @@ rules/app.md "History and stats").
 History: the account's score sheets (owned, or naming it as a player) and the stored games
 where it holds a joined seat, newest first (`at`: when each last changed), by keyset pages:
 the opaque cursor is the last item's `(at, kind, id)`, so a page never repeats or skips an
-item whatever is added meanwhile.
+item whatever is added meanwhile. Each item carries what a list screen shows (the ruleset's
+name, the players' names, the totals, the account's players and score, the winners), read for
+the whole page at once: a page costs the same few statements whatever its length (the page,
+then its sheets, their players and rounds, its games with the account's seats, their seats'
+names), never one per item.
 
 Stats are computed from the stored rows on every request, never kept: they always equal a
 recomputation. They cover the finished sheets on which the account is a confirmed player
@@ -44,6 +48,7 @@ from api.http.domain import DomainError, Invalid, field_error
 from api.http.responses import HEX_ID
 from api.sheets.repository import PLAYERS, ROUNDS, SHEETS
 from api.sheets.rules import make_rules, settle
+from api.sheets.schemas import Standing
 from engine.core.base import RoundScore
 from engine.registry import SPECS
 
@@ -113,17 +118,7 @@ async def history(
         )
         game_results = await _game_results(conn, me, [r.id for r in page if r.kind == "game"])
     results = {**sheet_results, **game_results}
-    out = [
-        HistoryItem(
-            kind=r.kind,
-            id=r.id,
-            ruleset=r.ruleset,
-            finished=results[r.kind, r.id][0],
-            won=results[r.kind, r.id][1],
-            at=aware(r.at),
-        )
-        for r in page
-    ]
+    out = [_item(r.kind, r.id, r.ruleset, aware(r.at), results[r.kind, r.id]) for r in page]
     last = page[-1] if page else None
     more = len(rows) > limit and last is not None
     return HistoryOut(
@@ -146,6 +141,40 @@ class Played:
     roles: list[tuple[str, int]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What a history item shows of a sheet or a game, for one account (indices into
+    `names`)."""
+
+    finished: bool
+    won: bool
+    names: list[str]
+    seats: list[int]
+    totals: list[int] | None
+    winners: list[int]
+
+
+def _item(kind: str, item_id: str, ruleset: str, at: datetime, summary: Summary) -> HistoryItem:
+    spec = SPECS.get(ruleset)
+    totals = summary.totals
+    return HistoryItem(
+        kind="game" if kind == "game" else "scoresheet",
+        id=item_id,
+        ruleset=ruleset,
+        finished=summary.finished,
+        won=summary.won,
+        at=at,
+        ruleset_name=spec.name if spec is not None else ruleset,
+        players=summary.names,
+        seats=summary.seats,
+        totals=totals,
+        score=totals[summary.seats[0]]
+        if totals is not None and summary.seats and summary.seats[0] < len(totals)
+        else None,
+        winners=summary.winners,
+    )
+
+
 @dataclass
 class _SheetRows:
     ruleset: str
@@ -154,6 +183,7 @@ class _SheetRows:
     players: int = 0
     mine: list[int] = field(default_factory=list)
     rounds: list[tuple[dict[str, Any], RoundScore]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
 
 
 async def _sheets(
@@ -178,13 +208,20 @@ async def _sheets(
     if not found:
         return found
     players = await conn.execute(
-        select(PLAYERS.c.sheet_id, PLAYERS.c.position, PLAYERS.c.account_id, PLAYERS.c.confirmed)
+        select(
+            PLAYERS.c.sheet_id,
+            PLAYERS.c.position,
+            PLAYERS.c.name,
+            PLAYERS.c.account_id,
+            PLAYERS.c.confirmed,
+        )
         .where(PLAYERS.c.sheet_id.in_(list(found)))
         .order_by(PLAYERS.c.sheet_id, PLAYERS.c.position)
     )
     for p in players:
         sheet = found[p.sheet_id]
         sheet.players += 1
+        sheet.names.append(p.name)
         if p.account_id == me and (sheet_ids is not None or p.confirmed):
             sheet.mine.append(p.position)
     rounds = await conn.execute(
@@ -197,8 +234,8 @@ async def _sheets(
     return found
 
 
-def _sheet_played(sheet: _SheetRows) -> tuple[bool, Played]:
-    """Whether the sheet is finished, and what the account's positions did on it."""
+def _sheet_played(sheet: _SheetRows) -> tuple[Standing, Played]:
+    """The sheet's standing, and what the account's positions did on it."""
     rules = make_rules(sheet.ruleset, sheet.options)
     standing = settle(rules, sheet.players, sheet.planned, [s for _, s in sheet.rounds])
     won = standing.finished and any(p in standing.winners for p in sheet.mine)
@@ -210,17 +247,24 @@ def _sheet_played(sheet: _SheetRows) -> tuple[bool, Played]:
             played.scores.append(by_seat[position])
             if role is not None:
                 played.roles.append((role(data, position), by_seat[position]))
-    return standing.finished, played
+    return standing, played
 
 
 async def _sheet_results(
     conn: AsyncConnection, me: str, sheet_ids: list[str]
-) -> dict[tuple[str, str], tuple[bool, bool]]:
+) -> dict[tuple[str, str], Summary]:
     found = await _sheets(conn, me, sheet_ids)
-    results: dict[tuple[str, str], tuple[bool, bool]] = {}
+    results: dict[tuple[str, str], Summary] = {}
     for sheet_id, sheet in found.items():
-        finished, played = _sheet_played(sheet)
-        results["scoresheet", sheet_id] = (finished, played.won)
+        standing, played = _sheet_played(sheet)
+        results["scoresheet", sheet_id] = Summary(
+            finished=standing.finished,
+            won=played.won,
+            names=sheet.names,
+            seats=sheet.mine,
+            totals=standing.totals,
+            winners=standing.winners,
+        )
     return results
 
 
@@ -252,12 +296,34 @@ def _game_played(row: Any) -> Played:
 
 async def _game_results(
     conn: AsyncConnection, me: str, game_ids: list[str]
-) -> dict[tuple[str, str], tuple[bool, bool]]:
-    results: dict[tuple[str, str], tuple[bool, bool]] = {}
-    for row in await _games(conn, me, game_ids):
-        finished = row.status == "over"
-        won = results.get(("game", row.id), (False, False))[1] or _game_played(row).won
-        results["game", row.id] = (finished, won)
+) -> dict[tuple[str, str], Summary]:
+    """The page's games as the account played them (one row per joined seat of it), with
+    every seat's name (one statement for the page)."""
+    rows = await _games(conn, me, game_ids)
+    names: dict[str, list[str]] = defaultdict(list)
+    if rows:
+        seats = await conn.execute(
+            select(SEATS.c.game_id, SEATS.c.name)
+            .where(SEATS.c.game_id.in_({r.id for r in rows}))
+            .order_by(SEATS.c.game_id, SEATS.c.seat)
+        )
+        for seat in seats:
+            names[seat.game_id].append(seat.name)
+    results: dict[tuple[str, str], Summary] = {}
+    for row in rows:
+        over = row.status == "over" and isinstance(row.result, dict)
+        result = row.result if over else {}
+        earlier = results.get(("game", row.id))
+        totals = result.get("totals")
+        winners = result.get("winners")
+        results["game", row.id] = Summary(
+            finished=row.status == "over",
+            won=(earlier is not None and earlier.won) or _game_played(row).won,
+            names=names[row.id],
+            seats=sorted({*(earlier.seats if earlier else []), row.seat}),
+            totals=list(totals) if isinstance(totals, list) else None,
+            winners=list(winners) if isinstance(winners, list) else [],
+        )
     return results
 
 
@@ -306,8 +372,8 @@ async def stats(engine: AsyncEngine, caller: Caller) -> StatsOut:
         games = await _games(conn, me, None)
     played: list[Played] = []
     for sheet in sheets.values():
-        finished, one = _sheet_played(sheet)
-        if finished and sheet.mine:
+        standing, one = _sheet_played(sheet)
+        if standing.finished and sheet.mine:
             played.append(one)
     played.extend(_game_played(row) for row in games)
     return StatsOut(rulesets=aggregate(played))

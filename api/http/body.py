@@ -18,7 +18,6 @@ fit in 64 KiB; a `RecursionError` anywhere on the way was a 500.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable
 from itertools import accumulate
@@ -30,140 +29,62 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
-from api.http.domain import DomainError, Invalid, field_error
+from api.http.domain import DomainError, Flaw, InvalidFields
+from api.http.fields import find_flaws, flaw_of, one_of
 from api.http.problems import (
     MESSAGE_LIMIT,
-    QUOTE_LIMIT,
-    FieldProblem,
     ProblemError,
-    domain_problem,
-    plain,
     shorten,
 )
+from engine.core.texts import say, text
 from engine.registry import RULESETS
 
 T = TypeVar("T", bound=msgspec.Struct)
 
-#: msgspec ends a validation message with the path of the bad value: `` - at `$.a[0].b` ``.
-#: Request fields are identifiers, so the path is a run of `.name` and `[i]`; anchoring it at
-#: the end keeps a field *name* holding `` - at `$ `` from being read as a path.
-_PATH_RE = re.compile(r" - at `\$((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*)`$")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: The deepest a request body may nest (arrays and objects): the deepest request the API
 #: takes (a numwin round's `locked` pairs) is 5 levels deep.
 MAX_DEPTH = 32
 TOO_DEEP = f"the body is nested more than {MAX_DEPTH} levels deep"
+TOO_DEEP_TEXT = text(
+    "field-too-deep",
+    TOO_DEEP,
+    f"le corps de la requête est imbriqué sur plus de {MAX_DEPTH} niveaux",
+)
 #: A backslash escape inside a string (`\"`, `\\`, `\u`): removed, every `"` left opens or
 #: closes a string.
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
 #: +1 for `[` and `{`, -1 for `]` and `}`, by byte.
 _STEP = tuple({0x5B: 1, 0x7B: 1, 0x5D: -1, 0x7D: -1}.get(b, 0) for b in range(256))
 _NOT_BRACKETS = bytes(b for b in range(256) if not _STEP[b])
-#: A path msgspec could not place (`$[...]`), or any other: cut from the message.
-_ANY_PATH_RE = re.compile(r" - at `\$[^`]*`$")
 #: msgspec's syntax errors: "JSON is malformed: <what> (byte <n>)", never quoting the input.
 _MALFORMED_RE = re.compile(r"JSON is malformed: (.*) \(byte ([0-9]+)\)")
 _TRUNCATED = "Input data was truncated"
-_OUT_OF_RANGE = "Number out of range"
-_UNKNOWN = "Object contains unknown field `"
-_ENUM = "Invalid enum value "
-_MISSING = "Object missing required field `"
-
-
-def _member(path: str, name: str) -> str:
-    """`path.name`, or `path["name"]` (quoted, cut short) when the name is no identifier."""
-    if _IDENTIFIER.fullmatch(name) and len(name) <= QUOTE_LIMIT:
-        return f"{path}.{name}" if path else name
-    return f"{path}[{json.dumps(shorten(name), ensure_ascii=False)}]"
-
-
-def _holds(document: object, path: str, name: str) -> bool:
-    """Whether the object at `path` (`.a[0].b`) of the decoded body has a key `name`."""
-    node = document
-    for key, index in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]", path):
-        if key and isinstance(node, dict) and key in node:
-            node = node[key]
-        elif index and isinstance(node, list) and int(index) < len(node):
-            node = node[int(index)]
-        else:
-            return False
-    return isinstance(node, dict) and name in node
-
-
-def _choices(model: Any, path: str) -> list[Any] | None:
-    """The values a `Literal` (or enum) field at `path` (`.a[0].b`) of `model` takes, found
-    through msgspec's own view of the type; None where the path leads elsewhere."""
-    info: Any = msgspec.inspect.type_info(model)
-    steps = re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]", path)
-    for key, index in [*steps, ("", "")]:
-        if isinstance(info, msgspec.inspect.UnionType):  # `X | None`: the one that is not None
-            kept = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
-            info = kept[0] if len(kept) == 1 else None
-        if key and isinstance(info, msgspec.inspect.StructType):
-            info = next((f.type for f in info.fields if f.encode_name == key), None)
-        elif index and isinstance(info, msgspec.inspect.ListType | msgspec.inspect.SetType):
-            info = info.item_type
-        elif key or index:
-            return None
-    if isinstance(info, msgspec.inspect.LiteralType):
-        return list(info.values)
-    if isinstance(info, msgspec.inspect.EnumType):
-        return [member.value for member in info.cls]
-    return None
 
 
 def decode_error(
     exc: msgspec.DecodeError, document: object = None, model: Any = None
 ) -> ProblemError:
-    """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route)."""
-    return ProblemError.of(domain_problem(body_refusal(exc, document, model)))
+    """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route), said
+    in the caller's language when it answers."""
+    return ProblemError.of_domain(body_refusal(exc, document, model))
 
 
 def body_refusal(
     exc: msgspec.DecodeError, document: object = None, model: Any = None
 ) -> DomainError:
-    """400 for unparsable JSON, 422 (with the field) for a body that breaks the schema, as a
-    domain error (a service decoding a document it holds raises this one).
+    """400 for unparsable JSON, 422 naming the bad fields for a body that breaks the schema,
+    as a domain error (a service decoding a document it holds raises this one).
 
-    msgspec names the bad value's path only in its message text, after the message, so an
-    unknown field *named* like a path suffix (`` x` - at `$.players ``) reads like field `x`
-    at `players`; `document` (the decoded body) settles it: a path is believed only when the
-    object there holds that name, else the whole text is the name of a top-level field.
-    With `model` (the body's type), a value outside a field's fixed set is answered with the
-    set.
+    With `document` (the parsed body) and `model` (its type), *every* invalid field is named
+    (:func:`api.http.fields.find_flaws`); else, or when the walk finds nothing (a number past
+    64 bits, which only msgspec's parser sees), msgspec's one error in the same words.
     """
-    message = str(exc)
     if not isinstance(exc, msgspec.ValidationError):
         return DomainError(
-            f"the request body is not valid JSON: {_malformed(message)}", code="malformed-json"
+            f"the request body is not valid JSON: {_malformed(str(exc))}", code="malformed-json"
         )
-    match = _PATH_RE.search(message)
-    field = match.group(1).lstrip(".") if match else ""
-    text = message[: match.start()] if match else _ANY_PATH_RE.sub("", message)
-    code = "validation-error"
-    if text in (_OUT_OF_RANGE, "Integer value out of range"):
-        text = "a number is out of range: every number here is an integer of at most 64 bits"
-    elif message.startswith(_UNKNOWN) and text.endswith("`"):
-        code = "unknown-field"
-        name = text[len(_UNKNOWN) : -1]
-        if match and not _holds(document, match.group(1), name):
-            name, field = message[len(_UNKNOWN) : -1], ""
-        field = _member(field, name)
-        text = f"unknown field {shorten(name)!r}"
-    elif text.startswith(_MISSING) and text.endswith("`"):
-        code = "missing-field"
-        name = text[len(_MISSING) : -1]
-        field = _member(field, name)
-        text = f"required field {name!r} is missing"
-    elif text.startswith(_ENUM) and model is not None and match is not None:
-        choices = _choices(model, match.group(1))
-        text = plain(text)
-        if choices:
-            text = f"must be one of {', '.join(map(repr, choices))}, not " + (text[len(_ENUM) :])
-    else:
-        text = plain(text)
-    detail = f"{field}: {text}" if field else text
-    return Invalid(detail, code=code, field=field or "body", field_message=text)
+    flaws = find_flaws(document, model) if model is not None else []
+    return InvalidFields(flaws or [flaw_of(exc, document, model)])
 
 
 def _malformed(message: str) -> str:
@@ -193,21 +114,27 @@ def too_deep(value: bytes) -> bool:
 def decode_body(value: bytes, model: Any, expected: str = "a JSON object") -> Any:
     """The request body `value` decoded strictly as `model` (`Any`: parsed only), or the
     problem that refuses it: 400 `malformed-json` when empty or no JSON, 422 on field `body`
-    when nested too deep (:data:`MAX_DEPTH`), 422 with the field when the schema is broken."""
+    when nested too deep (:data:`MAX_DEPTH`), 422 naming every bad field when the schema is
+    broken (said in the caller's language by the problem handler).
+
+    A valid body costs one typed decode, as ever; only a refused one is parsed again and
+    walked (:func:`body_refusal`)."""
     if not value.strip():
         raise ProblemError(
             400, "malformed-json", f"the request body is empty: {expected} is expected"
         )
     if too_deep(value):
-        raise ProblemError(422, "validation-error", TOO_DEEP, [FieldProblem("body", TOO_DEEP)])
+        raise InvalidFields([Flaw("body", "too-deep", say(TOO_DEEP_TEXT))])
     try:
         return msgspec.json.decode(value, type=model, strict=True)
     except msgspec.ValidationError as exc:
         try:  # typed decoding stops at the first bad value, before the JSON ends
             document = msgspec.json.decode(value)
+        except msgspec.ValidationError as beyond:  # a number past 64 bits
+            raise body_refusal(beyond) from None
         except msgspec.DecodeError as malformed:
             raise decode_error(malformed) from None
-        raise decode_error(exc, document, model) from None
+        raise body_refusal(exc, document, model) from None
     except msgspec.DecodeError as exc:
         raise decode_error(exc) from None
 
@@ -222,7 +149,7 @@ class StrictBody(MsgspecDTO[T], Generic[T]):
         try:
             return msgspec.convert(value, type=self.model_type, strict=True)
         except msgspec.ValidationError as exc:
-            raise decode_error(exc, value, self.model_type) from None
+            raise body_refusal(exc, value, self.model_type) from None
 
     @classmethod
     def create_openapi_schema(
@@ -328,14 +255,13 @@ def _structs(model: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct]]:
 
 
 def check_ruleset(value: str, field: str = "ruleset") -> str:
-    """`value` if a ruleset of the registry has that id, else `Invalid` (422) `validation-error` naming
-    the ids, as a `Literal` field's refusal reads (:func:`decode_error`). The registry is read
-    at each request: a ruleset registered before the app was built is taken, though the body
-    structs were defined earlier."""
+    """`value` if a ruleset of the registry has that id, else a 422 naming the ids, as a
+    `Literal` field's refusal reads (code `enum`). The registry is read at each request: a
+    ruleset registered before the app was built is taken, though the body structs were
+    defined earlier."""
     if value in RULESETS:
         return value
-    message = f"must be one of {', '.join(map(repr, sorted(RULESETS)))}, not {shorten(value)!r}"
-    raise field_error(Invalid, "validation-error", field, message)
+    raise InvalidFields([one_of(field, sorted(RULESETS), value)])
 
 
 def ruleset_enum() -> Schema:

@@ -10,6 +10,7 @@ from litestar import Litestar
 from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIType
 
+from api.http.fields import human_pattern
 from api.http.problems import field_problem, shorten
 
 #: `Idempotency-Key`: as the stored games take it.
@@ -21,8 +22,17 @@ _ANY = re.compile(r"[ \t]*\*[ \t]*")
 _LIST = re.compile(r'[ \t]*(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*[ \t]*')
 _TAGS = re.compile(r'(W/)?"([\x21\x23-\x7e]*)"')
 #: The If-Match header as the spec states it (JSON Schema's ECMA-262 reading, same meaning).
-IF_MATCH_PATTERN = (
-    r'^[ \t]*(\*|(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*)[ \t]*$'
+IF_MATCH_PATTERN = human_pattern(
+    r'^[ \t]*(\*|(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*)[ \t]*$',
+    "field-pattern-if-match",
+    'a version in double quotes, as the ETag gives it: "3" (or a list of them, or *)',
+    'une version entre guillemets droits, comme l\'ETag la donne : "3" (ou une liste, ou *)',
+)
+KEY_PATTERN = human_pattern(
+    r"^[\x21-\x7e]+$",
+    "field-pattern-idempotency-key",
+    "visible ASCII characters, without spaces (a UUID, for example)",
+    "des caractères ASCII visibles, sans espace (un UUID, par exemple)",
 )
 QUOTED = 'an ETag is quoted, as GET answers it: If-Match: "3" (or a list of them, or *)'
 
@@ -86,6 +96,6 @@ def document_conditions(application: Litestar) -> None:
                         type=OpenAPIType.STRING,
                         min_length=1,
                         max_length=255,
-                        pattern=r"^[\x21-\x7e]+$",
+                        pattern=KEY_PATTERN,
                         examples=["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"],
                     )

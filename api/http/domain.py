@@ -3,25 +3,33 @@ returning error values; issue 22, "Stored games in three layers").
 
 A service (`api/<area>/service.py`) raises one of these kinds and never names an HTTP status:
 the kind says what went wrong (not found, not allowed, the state forbids it …), `code` is the
-contract's stable problem code, `detail` the sentence for the caller. The HTTP layer maps each
+contract's stable problem code, `detail` the sentence for the caller: a
+:class:`engine.core.texts.Said` (a text and its parameters), which the HTTP layer words in the
+caller's language (issue 23), or a plain string, the same in every language. The HTTP layer maps each
 kind to its status once, in :data:`STATUS` (read by `api.http.problems.handle_exception`), so
 a controller owns headers and statuses and a service owns the rules of the flow.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 
+from engine.core.texts import DEFAULT_LANGUAGE, Message, render, say, text
+
 
 class FieldProblem(msgspec.Struct, frozen=True):
-    """One entry of a problem's `errors[]`: the field (a JSON path, a header, a parameter) and
-    what is wrong with it."""
+    """One entry of a problem's `errors[]`: the field (a JSON path, a header, a parameter),
+    what is wrong with it, and `code`, what kind of wrong it is (stable, kebab-case: `type`,
+    `pattern`, `missing-field` … or the domain code of a service's refusal). Made without a
+    code, an entry takes its problem's (`api.http.problems.Problem`)."""
 
     field: str
     message: str
+    code: str = ""
 
 
 class DomainError(Exception):
@@ -29,28 +37,48 @@ class DomainError(Exception):
     is about, extra problem members (`reason`, `legal_actions` …) and response headers.
 
     `field` puts one entry in the problem's `errors[]`, whose message is `field_message` when
-    given (the words about the field alone: "must be an object") and `detail` otherwise."""
+    given (the words about the field alone: "must be an object") and `detail` otherwise;
+    `errors` lists more entries (field, message)."""
 
     #: the code when an instance names none
     default_code: ClassVar[str] = "bad-request"
 
     def __init__(
         self,
-        detail: str,
+        detail: Message,
         *,
         code: str | None = None,
         field: str | None = None,
-        field_message: str | None = None,
+        field_message: Message | None = None,
+        errors: Sequence[tuple[str, Message]] = (),
         extra: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(detail)
-        self.detail = detail
+        super().__init__(render(detail))
+        self.said = detail
         self.code = code or self.default_code
         self.field = field
         self.field_message = field_message
+        self.errors = list(errors)
         self.extra = dict(extra or {})
         self.headers = dict(headers or {})
+
+    @property
+    def detail(self) -> str:
+        """The detail in English."""
+        return render(self.said)
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return render(self.said, language)
+
+    def field_problems(self, language: str = DEFAULT_LANGUAGE) -> list[FieldProblem]:
+        """The problem's `errors[]` in `language`: the field's entry, then `errors`."""
+        found = []
+        if self.field:
+            message = self.said if self.field_message is None else self.field_message
+            found.append(FieldProblem(self.field, render(message, language)))
+        found += [FieldProblem(f, render(m, language)) for f, m in self.errors]
+        return found
 
 
 class Unauthenticated(DomainError):
@@ -108,12 +136,86 @@ STATUS: dict[type[DomainError], int] = {
 }
 
 
+#: A detail about one field: the field, then what is wrong with it.
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+
+
 def field_error(
-    kind: type[DomainError], code: str, field: str, message: str, **kwargs: Any
+    kind: type[DomainError], code: str, field: str, message: Message, **kwargs: Any
 ) -> DomainError:
     """The one construction of a refusal about one field: `detail` "<field>: <message>" and
     that field in `errors[]` (the form every area's field problems take)."""
-    return kind(f"{field}: {message}", code=code, field=field, field_message=message, **kwargs)
+    detail = say(FIELD_DETAIL, field=field, message=message)
+    return kind(detail, code=code, field=field, field_message=message, **kwargs)
+
+
+#: The codes of `errors[]` entries that say how a value breaks the body's schema: each is a
+#: kind of `validation-error`, the problem's code when they are the only ones
+#: (:func:`problem_code`). Every other entry code is a problem code of its own
+#: (`missing-field`, `unknown-field`, `unknown-card` …).
+SCHEMA_CODES = frozenset(
+    {
+        "type",
+        "pattern",
+        "min-length",
+        "max-length",
+        "min-items",
+        "max-items",
+        "minimum",
+        "maximum",
+        "enum",
+        "out-of-range",
+        "invalid",
+        "too-deep",
+    }
+)
+
+
+def problem_code(codes: Sequence[str]) -> str:
+    """A problem's code from its entries' codes (api-contract "Order of checks"): the one
+    they share, else `validation-error`; an entry code of :data:`SCHEMA_CODES` counts as
+    `validation-error`, so a body that broke the schema keeps the code it always had."""
+    kinds = {"validation-error" if code in SCHEMA_CODES else code for code in codes}
+    return kinds.pop() if len(kinds) == 1 else "validation-error"
+
+
+class Words(Protocol):
+    """Something said in every language (`engine.core.texts.Said`, `api.http.fields.Phrase`)."""
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Flaw:
+    """One invalid field, said in every language: its path, its code and its message."""
+
+    field: str
+    code: str
+    message: Words
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> FieldProblem:
+        return FieldProblem(self.field, self.message.render(language), self.code)
+
+
+class InvalidFields(Invalid):
+    """Every invalid field of a request at once (422), each with its code and a message
+    rendered in the caller's language when the problem is sent; `detail` lists them
+    ("<field>: <message>; …"), in English here (:meth:`detail_in` for another language)."""
+
+    default_code = "validation-error"
+
+    def __init__(self, flaws: Sequence[Flaw]) -> None:
+        self.flaws = tuple(flaws)
+        super().__init__(
+            self.detail_in(DEFAULT_LANGUAGE),
+            code=problem_code([flaw.code for flaw in self.flaws]),
+        )
+
+    def detail_in(self, language: str) -> str:
+        return "; ".join(f"{p.field}: {p.message}" for p in self.errors_in(language))
+
+    def errors_in(self, language: str) -> list[FieldProblem]:
+        return [flaw.render(language) for flaw in self.flaws]
 
 
 def status_of(error: DomainError) -> int:
@@ -129,7 +231,7 @@ class TooManyAttempts(DomainError):
 
     default_code = "too-many-attempts"
 
-    def __init__(self, detail: str, *, retry_after: int, code: str | None = None) -> None:
+    def __init__(self, detail: Message, *, retry_after: int, code: str | None = None) -> None:
         super().__init__(detail, code=code, headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
 

@@ -34,7 +34,14 @@ from litestar.constants import RESERVED_KWARGS
 from litestar.params import ParameterKwarg
 from litestar.types import ASGIApp, Receive, Send
 
-from api.http.problems import MEDIA_TYPE, ProblemError, field_problem, status_problem
+from api.http.problems import (
+    MEDIA_TYPE,
+    ProblemError,
+    field_problem,
+    scope_language,
+    status_problem,
+)
+from engine.core.texts import Message as Wording, say, text
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).
@@ -82,7 +89,7 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
         raise ProblemError(
             415,
             "unsupported-media-type",
-            f"the request has {len(declared)} Content-Type headers: send one, application/json",
+            say(TWO_TYPES, count=len(declared)),
             headers={"Accept-Post": "application/json"},
         )
     content_type = request.headers.get("content-type")
@@ -91,7 +98,7 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
             raise ProblemError(
                 415,
                 "unsupported-media-type",
-                "the request body has no Content-Type: send it as application/json",
+                say(NO_TYPE),
                 headers={"Accept-Post": "application/json"},
             )
         return
@@ -100,9 +107,49 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
         raise ProblemError(
             415,
             "unsupported-media-type",
-            f"the request body is {shown!r}: send it as application/json",
+            say(NOT_JSON, shown=shown),
             headers={"Accept-Post": "application/json"},
         )
+
+
+TWO_TYPES = text(
+    "two-content-types",
+    "the request has {count} Content-Type headers: send one, application/json",
+    "la requête a {count} en-têtes Content-Type : envoyez-en un, application/json",
+)
+NO_TYPE = text(
+    "no-content-type",
+    "the request body has no Content-Type: send it as application/json",
+    "le corps de la requête n'a pas de Content-Type : envoyez-le en application/json",
+)
+NOT_JSON = text(
+    "not-json",
+    "the request body is {shown!r}: send it as application/json",
+    "le corps de la requête est {shown!r} : envoyez-le en application/json",
+)
+GIVEN_TWICE = text(
+    "query-repeated",
+    "given {count} times: give it once",
+    "donné {count} fois : donnez-le une seule fois",
+)
+INTEGER_DIGITS = text(
+    "integer-digits",
+    "must be an integer at most 18 digits long",
+    "doit être un entier d'au plus 18 chiffres",
+)
+INTEGER_BOUND = text(
+    "integer-bound", "must be an integer at most {bound}", "doit être un entier d'au plus {bound}"
+)
+INTEGER_NOT_NUMBER = text(
+    "integer-not-number",
+    "must be an integer, not a number",
+    "doit être un entier, pas un nombre décimal",
+)
+INTEGER_NOT_STRING = text(
+    "integer-not-string",
+    "must be an integer, not a string",
+    "doit être un entier, pas une chaîne",
+)
 
 
 #: An integer as a query parameter writes it: digits, an optional minus, at most 18 digits
@@ -111,7 +158,7 @@ _INTEGER = re.compile(r"-?[0-9]{1,18}")
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-def _query_refusal(name: str, message: str) -> ProblemError:
+def _query_refusal(name: str, message: Wording) -> ProblemError:
     return field_problem(422, "validation-error", name, message)
 
 
@@ -126,18 +173,18 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
             continue
         values = query.getall(name)
         if len(values) > 1:
-            raise _query_refusal(name, f"given {len(values)} times: give it once")
+            raise _query_refusal(name, say(GIVEN_TWICE, count=len(values)))
         if int not in (field.annotation, *get_args(field.annotation)):  # int, int | None
             continue
         if not _INTEGER.fullmatch(values[0]):
             bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
+            message: Wording
             if re.fullmatch(r"-?[0-9]+", values[0]):  # too many digits (ASCII only: ٣ is no digit)
-                limit = "at most 18 digits long" if bound is None else f"at most {bound}"
-                message = f"must be an integer {limit}"
+                message = say(INTEGER_DIGITS) if bound is None else say(INTEGER_BOUND, bound=bound)
             elif _NUMBER.fullmatch(values[0]):
-                message = "must be an integer, not a number"
+                message = say(INTEGER_NOT_NUMBER)
             else:
-                message = "must be an integer, not a string"
+                message = say(INTEGER_NOT_STRING)
             raise _query_refusal(name, message)
 
 
@@ -166,17 +213,37 @@ def _merge_vary(headers: list[tuple[bytes, bytes]], token: bytes) -> list[tuple[
     return [*kept, (b"vary", b", ".join([*[v for v in values if v], token]))]
 
 
-def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tuple[str, str]:
+CORS_REFUSED = text(
+    "cors-preflight-refused",
+    "this cross-origin request is not allowed ({refused})",
+    "cette requête d'une autre origine n'est pas permise ({refused})",
+)
+NOTHING_HERE = text(
+    "nothing-here",
+    "no resource here: the docs are at /docs, the spec at /openapi.json",
+    "aucune ressource ici : la documentation est sous /docs, la spécification à /openapi.json",
+)
+BAD_HOST = text(
+    "bad-host",
+    "the Host header is not a host name with a valid port",
+    "l'en-tête Host n'est pas un nom d'hôte avec un port valide",
+)
+NO_DOCS_FILE = text(
+    "no-docs-file", "no such file under /docs", "aucun fichier de ce nom sous /docs"
+)
+
+
+def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tuple[str, Wording]:
     """The code and detail of a problem that replaces a plain-text or HTML error page."""
-    text = body.decode("utf-8", "replace").strip() if content_type else ""
-    if status == 400 and text.startswith(_CORS_REFUSAL):
-        refused = text.removeprefix(_CORS_REFUSAL).strip() or "request"
-        return "cors-preflight-refused", f"this cross-origin request is not allowed ({refused})"
+    page = body.decode("utf-8", "replace").strip() if content_type else ""
+    if status == 400 and page.startswith(_CORS_REFUSAL):
+        refused = page.removeprefix(_CORS_REFUSAL).strip() or "request"
+        return "cors-preflight-refused", say(CORS_REFUSED, refused=refused)
     if status == 404:
-        return "not-found", "no resource here: the docs are at /docs, the spec at /openapi.json"
+        return "not-found", say(NOTHING_HERE)
     plain = content_type is not None and content_type.lower().startswith(b"text/plain")
-    if plain and text:
-        return "", text if len(text) <= _DETAIL_MAX else text[:_DETAIL_MAX] + "…"
+    if plain and page:
+        return "", page if len(page) <= _DETAIL_MAX else page[:_DETAIL_MAX] + "…"
     return "", ""
 
 
@@ -187,18 +254,18 @@ _HOST = re.compile(
 )
 
 
-def _refuse_early(scope: Any) -> tuple[int, str, str] | None:
+def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
     the request's URL: 400), a docs path holding a NUL byte or a segment longer than any file
     name (the docs' file server would fail on them: 404)."""
     for name, value in scope["headers"]:
         if name == b"host" and b":" in value and not _HOST.fullmatch(value):
-            return 400, "bad-host", "the Host header is not a host name with a valid port"
+            return 400, "bad-host", say(BAD_HOST)
     path: str = scope["path"]
     if path.startswith("/docs/") and (
         "\x00" in path or any(len(segment) > 255 for segment in path.split("/"))
     ):  # the docs' file server would fail on such a name
-        return 404, "not-found", "no such file under /docs"
+        return 404, "not-found", say(NO_DOCS_FILE)
     return None
 
 
@@ -219,9 +286,12 @@ class HttpHygiene:
         refusal = _refuse_early(scope)
         if refusal is not None:
             status, code, detail = refusal
-            body = msgspec.json.encode(status_problem(status, detail, code))
+            language = scope_language(scope)
+            body = msgspec.json.encode(status_problem(status, detail, code, language))
             early: Any = send  # plain dicts
             headers = [(b"content-type", MEDIA_TYPE.encode()), NOSNIFF]
+            headers.append((b"content-language", language.encode()))
+            headers.append((b"vary", b"Accept-Language"))
             headers.append((b"content-length", str(len(body)).encode()))
             await early({"type": "http.response.start", "status": status, "headers": headers})
             head_only = scope["method"] == "HEAD"
@@ -258,7 +328,7 @@ class HttpHygiene:
                 held.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                await self._send_problem(out, start, b"".join(held), head)
+                await self._send_problem(out, start, b"".join(held), head, scope_language(scope))
                 return
             if message["type"] == "http.response.body" and head:
                 message = {**message, "body": b""}
@@ -267,12 +337,17 @@ class HttpHygiene:
         await self.app(scope, receive, send_wrapper)
 
     @staticmethod
-    async def _send_problem(out: Any, start: dict[str, Any], body: bytes, head: bool) -> None:
+    async def _send_problem(
+        out: Any, start: dict[str, Any], body: bytes, head: bool, language: str
+    ) -> None:
         headers: list[tuple[bytes, bytes]] = start["headers"]
         status: int = start["status"]
         code, detail = _problem_detail(status, _header(headers, b"content-type"), body)
-        content = msgspec.json.encode(status_problem(status, detail or None, code or None))
-        kept = [(k, v) for k, v in headers if k.lower() not in (b"content-type", b"content-length")]
+        problem = status_problem(status, detail or None, code or None, language)
+        content = msgspec.json.encode(problem)
+        dropped = (b"content-type", b"content-length", b"content-language")
+        kept = [(k, v) for k, v in headers if k.lower() not in dropped]
+        kept = _merge_vary([*kept, (b"content-language", language.encode())], b"Accept-Language")
         await out(
             {
                 "type": "http.response.start",

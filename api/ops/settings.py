@@ -6,11 +6,21 @@ The server's own limits (keep-alive, concurrency, shutdown) reach uvicorn throug
 
 from __future__ import annotations
 
+import re
 from ipaddress import ip_network
 from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: What browsers' tracing and HTTP libraries add to cross-origin requests, granted by CORS
+#: unless configured otherwise: W3C Trace Context (`traceparent`, `tracestate`) and Baggage
+#: (OpenTelemetry's browser instrumentation), Sentry's `sentry-trace`, and the
+#: `X-Requested-With` that jQuery and other libraries send. A preflight refused for one of
+#: them fails the whole request, so a front-end with tracing on could not call the API.
+TRACING_HEADERS = ("traceparent", "tracestate", "baggage", "sentry-trace", "x-requested-with")
+#: An HTTP field name (RFC 9110 §5.1: a token).
+_FIELD_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 class Settings(BaseSettings):
@@ -19,6 +29,12 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(
         default_factory=lambda: ["*"],
         description="origins allowed by CORS (JSON list); [] turns CORS off",
+    )
+    cors_extra_headers: list[str] = Field(
+        default_factory=lambda: list(TRACING_HEADERS),
+        description="request headers a CORS preflight may ask for besides the API's own "
+        "(JSON list): by default those a browser's tracing or HTTP library adds; [] grants "
+        "only the API's",
     )
     max_body_bytes: int = Field(
         default=64 * 1024, description="request body cap (contract: 64 KiB)"
@@ -117,6 +133,14 @@ class Settings(BaseSettings):
     @classmethod
     def _upper_level(cls, level: object) -> object:
         return level.upper() if isinstance(level, str) else level
+
+    @field_validator("cors_extra_headers")
+    @classmethod
+    def _header_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if name == "*" or not _FIELD_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a header name")
+        return names
 
     @field_validator("trusted_proxies")
     @classmethod

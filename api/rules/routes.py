@@ -16,18 +16,24 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
-from litestar.datastructures import ResponseHeader
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Body, Parameter, ParameterKwarg
 
 from api.http.body import StrictBody
+from api.http.languages import (
+    LANGUAGE_HEADERS,
+    language_headers,
+    language_of,
+    localized,
+    negotiated_operation,
+)
 from api.http.problems import problem_spec
 from api.http.responses import INTEGERS
 from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
 from engine import summaries
-from engine.core.base import DeckInfo
+from engine.core.base import DeckInfo, ScoreLine
 from engine.core.errors import EngineError
 from engine.core.spec import DeckOperation, Operation, Refusal, RulesetSpec
 from engine.registry import RULESETS, SPECS, AnyRuleset, ruleset_class
@@ -90,25 +96,33 @@ def _options_dict(options: msgspec.Struct) -> dict[str, object]:
     return msgspec.to_builtins(options)  # type: ignore[no-any-return]
 
 
-def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> RulesetInfo:
-    if language is None:
+def _name(cls: type[AnyRuleset], language: str) -> str:
+    """The ruleset's name in `language` (its spec's `names`)."""
+    spec = SPECS.get(cls.id)
+    return spec.names.get(language, cls.name) if spec is not None else cls.name
+
+
+def _ruleset_info(
+    cls: type[AnyRuleset], language: str = "en", *, summary: bool = False
+) -> RulesetInfo:
+    if not summary:
         return RulesetInfo(
             id=cls.id,
-            name=cls.name,
+            name=_name(cls, language),
             players=PlayerRange(cls.min_players, cls.max_players),
             options=_options_dict(cls.Options()),
             rules_version=cls.rules_version,
         )
-    summary = summaries.summary(cls.id, language)
+    found = summaries.summary(cls.id, language)
     return RulesetInfo(
         id=cls.id,
-        name=cls.name,
+        name=_name(cls, language),
         players=PlayerRange(cls.min_players, cls.max_players),
         options=_options_dict(cls.Options()),
         rules_version=cls.rules_version,
-        description=summary.description,
-        summary=summary.sections,
-        language=summary.language,
+        description=found.description,
+        summary=found.sections,
+        language=found.language,
     )
 
 
@@ -116,12 +130,19 @@ def _ruleset_info(cls: type[AnyRuleset], language: str | None = None) -> Ruleset
     "/v1/rulesets",
     operation_id="ListRulesets",
     summary="List the rulesets",
-    description="Every ruleset the service knows, with its player range and default options.",
+    description=(
+        "Every ruleset the service knows, with its player range and default options; `name` "
+        "in English or French according to `Accept-Language` (default English), named in "
+        "`Content-Language`."
+    ),
     tags=[TAG],
+    response_headers=LANGUAGE_HEADERS,
     sync_to_thread=False,
 )
-def list_rulesets() -> Catalogue:
-    return Catalogue([_ruleset_info(cls) for cls in RULESETS.values()])
+def list_rulesets(request: Request[Any, Any, Any]) -> Response[Catalogue]:
+    language = language_of(request)
+    catalogue = Catalogue([_ruleset_info(cls, language) for cls in RULESETS.values()])
+    return Response(catalogue, headers=language_headers(language))
 
 
 def _get_ruleset_route() -> HTTPRouteHandler:
@@ -129,9 +150,9 @@ def _get_ruleset_route() -> HTTPRouteHandler:
     registered by then."""
 
     def get_ruleset(ruleset: str, request: Request[Any, Any, Any]) -> Response[RulesetInfo]:
-        language = summaries.pick_language(request.headers.get("accept-language"))
-        info = _ruleset_info(ruleset_class(ruleset), language)
-        return Response(info, headers={"Content-Language": language})  # + Vary: api.http.hygiene
+        language = language_of(request)
+        info = _ruleset_info(ruleset_class(ruleset), language, summary=True)
+        return Response(info, headers=language_headers(language))  # + Vary: api.http.hygiene
 
     get_ruleset.__annotations__ = {
         "ruleset": Annotated[
@@ -152,20 +173,11 @@ def _get_ruleset_route() -> HTTPRouteHandler:
         description=(
             "The ruleset's catalogue entry plus a description and the rules summary (the app's "
             '"Règles de Calcul" card: set-up, turn, hierarchy, scoring), in English or French '
-            "according to `Accept-Language` (default English). The answer names its language in "
-            "`Content-Language` and varies by `Accept-Language`."
+            "according to `Accept-Language` (default English); `name` too. The answer names its "
+            "language in `Content-Language` and varies by `Accept-Language`."
         ),
         tags=[TAG],
-        response_headers=[
-            ResponseHeader(
-                name="Content-Language",
-                description="the language of the rules summary: `en` or `fr`",
-                documentation_only=True,
-            ),
-            ResponseHeader(
-                name="Vary", description="`Accept-Language` (and `Origin`)", documentation_only=True
-            ),
-        ],
+        response_headers=LANGUAGE_HEADERS,
         responses={404: _problem("Unknown ruleset (`unknown-ruleset`).")},
         sync_to_thread=False,
     )(get_ruleset)
@@ -256,15 +268,47 @@ def _examples(
     return requests, responses
 
 
+def _has_words(answer: type[msgspec.Struct]) -> bool:
+    """Whether an answer of type `answer` says something in words: breakdown lines."""
+    seen: set[type[Any]] = set()
+    todo: list[Any] = [msgspec.inspect.type_info(answer)]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, msgspec.inspect.StructType):
+            if t.cls is ScoreLine:
+                return True
+            if t.cls not in seen:
+                seen.add(t.cls)
+                todo.extend(f.type for f in t.fields)
+        elif isinstance(t, msgspec.inspect.ListType):
+            todo.append(t.item_type)
+        elif isinstance(t, msgspec.inspect.Metadata):
+            todo.append(t.type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            todo.extend(t.types)
+    return False
+
+
 def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
     request_examples, response_examples = _examples(op)
     call = op.call
+    call_in = op.call_in
+    negotiated = call_in is not None or _has_words(op.answer)
 
     def handler(data: Any) -> Any:  # sync: the engine never waits (run in the event loop)
         return call(data)
 
+    def worded(data: Any, request: Request[Any, Any, Any]) -> Any:
+        """An answer in words: in the request's language, named in `Content-Language`."""
+        language = language_of(request)
+        answer = call(data) if call_in is None else call_in(data, language)
+        return Response(localized(answer, language), headers=language_headers(language))
+
+    if negotiated:
+        handler = worded  # type: ignore[assignment]
     handler.__annotations__ = {
         "data": Annotated[op.request, Body(examples=request_examples or None)],
+        **({"request": Request[Any, Any, Any]} if negotiated else {}),
         "return": op.answer,
     }
     handler.__name__ = f"{spec.id}_{op.path}".replace("-", "_")
@@ -277,9 +321,12 @@ def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
         ),
         **BODY_ERRORS,
     }
+    operation_id = f"{_camel(spec.id)}{_camel(op.path)}"
+    if negotiated:
+        negotiated_operation(operation_id)
     return post(
         f"/v1/rulesets/{spec.id}/{op.path}",
-        operation_id=f"{_camel(spec.id)}{_camel(op.path)}",
+        operation_id=operation_id,
         summary=f"{spec.name}: {op.summary}",
         description=_describe(spec.id, op.path, op.section, op.description, op.refusals),
         status_code=200,
@@ -287,6 +334,7 @@ def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
         return_dto=None,
         sync_to_thread=False,
         responses=responses,
+        response_headers=LANGUAGE_HEADERS if negotiated else None,
         tags=[TAG],
     )(handler)
 

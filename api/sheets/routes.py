@@ -29,6 +29,7 @@ from api.accounts.sessions import (
 )
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
+from api.http.languages import language_headers, language_of, localized
 from api.http.problems import MEDIA_TYPE, Problem, field_problem, make_problem, problem_spec
 from api.http.responses import BODY_ERRORS, INTEGERS, MALFORMED, NO_STORE, REUSED
 from api.http.tokens import bearer
@@ -73,25 +74,33 @@ FINISHED = _problem(
 )
 ROUND_REFUSED = _problem(
     "The round breaks the contract: the ruleset's score-round refusals (`unknown-card`, "
-    "`duplicate-card` …), a player count other than the sheet's (`bad-player-count`), other "
-    "options than the sheet's (`options-mismatch`), numking `cards` or `streak` other than "
-    "the sheet's (`cards-mismatch`, `streak-mismatch`), a dealer off the table (`bad-request`); "
-    f"{REUSED}."
+    "`duplicate-card`, numwars' `bomb-mismatch` …), a player count other than the sheet's "
+    "(`bad-player-count`), other options than the sheet's (`options-mismatch`), numking "
+    "`cards` or `streak` other than the sheet's (`cards-mismatch`, `streak-mismatch`) or "
+    "tricks adding up to more than its cards (`too-many-tricks`), a dealer off the table "
+    f"(`bad-request`); {REUSED}."
 )
 ROUND_ALSO = (
     "Also refused (422, limits across fields that JSON Schema cannot state): a body that is "
     "not the sheet ruleset's round (`validation-error`, `unknown-field`); a number of players "
     "other than the sheet's (`bad-player-count`); `options` other than the sheet's "
     "(`options-mismatch`); numking `cards` other than the round number (`cards-mismatch`) or a "
-    "`streak` other than the earlier rounds give (`streak-mismatch`); a `dealer` off the table "
-    "(`bad-request`); the ruleset's own score-round refusals (`card-not-in-deck`, "
-    "`duplicate-card` …); a later numking round that the change leaves with more bids or "
-    f"tricks than cards (`round-no-longer-scores`); {REUSED}; {INTEGERS}."
+    "`streak` other than the earlier rounds give (`streak-mismatch`); numking tricks adding up "
+    "to more than the round's cards (`too-many-tricks`: fewer is a round with annulled tricks); "
+    "a `dealer` off the table (`bad-request`); the ruleset's own score-round refusals "
+    "(`card-not-in-deck`, `duplicate-card`, numwars' `bomb-mismatch` …); a later numking round "
+    "that the change renumbers with more bids or tricks than its new cards "
+    f"(`round-no-longer-scores`); {REUSED}; {INTEGERS}. Checks added after a round was stored "
+    "apply to new input only: stored rounds still read and total."
 )
 
-#: OpenAPI security: who may call (the schemes are in api/app.py's components).
+#: OpenAPI security: who may call (the schemes are in api/app.py's components). A change needs
+#: a session or the sheet token (401 without one), so it lists no anonymous `{}`; a read takes
+#: a request without a token too, answered 404 as for a sheet the caller may not see (its
+#: existence is not revealed).
 OPTIONAL_SESSION: list[dict[str, list[str]]] = [{}, {"sessionToken": []}]
-SHEET_AUTH: list[dict[str, list[str]]] = [{}, {"sessionToken": []}, {"sheetToken": []}]
+SHEET_READ: list[dict[str, list[str]]] = [{}, {"sessionToken": []}, {"sheetToken": []}]
+SHEET_AUTH: list[dict[str, list[str]]] = [{"sessionToken": []}, {"sheetToken": []}]
 SESSION_ONLY: list[dict[str, list[str]]] = [{"sessionToken": []}]
 
 SheetId = Annotated[
@@ -166,15 +175,22 @@ def _etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 
 
-def _answer(written: Written, headers: dict[str, str] | None = None) -> Response[Any]:
+def _answer(
+    written: Written, headers: dict[str, str] | None = None, language: str | None = None
+) -> Response[Any]:
     """A write's answer: its `ETag` (the sheet's new version), and `Idempotent-Replayed:
-    true` when it is the stored answer of an earlier request with the same key."""
+    true` when it is the stored answer of an earlier request with the same key; with
+    `language`, a body's breakdown labels in that language, named in `Content-Language`."""
     out = {**NO_STORE, **(headers or {})}
     if written.version is not None:
         out.update(_etag(written.version))
     if written.replayed:
         out["Idempotent-Replayed"] = "true"
-    return Response(written.body, status_code=written.status, headers=out)
+    body = written.body
+    if language is not None and body is not None:
+        body = localized(body, language)
+        out.update(language_headers(language))
+    return Response(body, status_code=written.status, headers=out)
 
 
 class RoundBody(StrictBody[RoundBodyBase]):
@@ -438,6 +454,7 @@ class SheetController(Controller):
     )
     async def create_sheet(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         caller: NamedDependency[Caller | None],
         data: Annotated[
@@ -457,7 +474,8 @@ class SheetController(Controller):
             raise field_problem(422, "validation-error", "Idempotency-Key", message)
         created = await sheets.create(data, caller, key)
         sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
-        return _answer(created, {"Location": f"/v1/scoresheets/{sheet_id}"})
+        location = {"Location": f"/v1/scoresheets/{sheet_id}"}
+        return _answer(created, location, language_of(request))
 
     @get(
         "/v1/scoresheets/{sheet_id:str}",
@@ -476,14 +494,20 @@ class SheetController(Controller):
             '`If-Match: "<version>"`.'
         ),
         tags=[TAG],
-        security=SHEET_AUTH,
+        security=SHEET_READ,
         responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def get_sheet(
-        self, sheets: NamedDependency[SheetService], auth: NamedDependency[Auth], sheet_id: SheetId
+        self,
+        request: Request[Any, Any, Any],
+        sheets: NamedDependency[SheetService],
+        auth: NamedDependency[Auth],
+        sheet_id: SheetId,
     ) -> Response[SheetOut]:
         sheet = await sheets.get(sheet_id, auth)
-        return Response(sheet, headers={**NO_STORE, **_etag(sheet.version)})
+        language = language_of(request)
+        headers = {**NO_STORE, **_etag(sheet.version), **language_headers(language)}
+        return Response(localized(sheet, language), headers=headers)
 
     @patch(
         "/v1/scoresheets/{sheet_id:str}",
@@ -516,6 +540,7 @@ class SheetController(Controller):
     )
     async def update_sheet(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         editor: NamedDependency[Auth],
         sheet_id: SheetId,
@@ -527,7 +552,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.patch(sheet_id, editor, data, conditions))
+        written = await sheets.patch(sheet_id, editor, data, conditions)
+        return _answer(written, None, language_of(request))
 
     @delete(
         "/v1/scoresheets/{sheet_id:str}",
@@ -591,6 +617,7 @@ class SheetController(Controller):
     )
     async def add_round(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         editor: NamedDependency[Auth],
         sheet_id: SheetId,
@@ -600,7 +627,8 @@ class SheetController(Controller):
     ) -> Response[Any]:
         # `data` is the parsed JSON document (RoundBody): the service decodes it by the ruleset.
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.add_round(sheet_id, editor, data, conditions))
+        written = await sheets.add_round(sheet_id, editor, data, conditions)
+        return _answer(written, None, language_of(request))
 
     @put(
         "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
@@ -631,6 +659,7 @@ class SheetController(Controller):
     )
     async def replace_round(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         editor: NamedDependency[Auth],
         sheet_id: SheetId,
@@ -640,7 +669,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.replace_round(sheet_id, editor, n, data, conditions))
+        written = await sheets.replace_round(sheet_id, editor, n, data, conditions)
+        return _answer(written, None, language_of(request))
 
     @delete(
         "/v1/scoresheets/{sheet_id:str}/rounds/{n:int}",
@@ -719,6 +749,7 @@ class SheetController(Controller):
     )
     async def claim_sheet(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         caller: NamedDependency[Caller],
         sheet_id: SheetId,
@@ -738,7 +769,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.claim(sheet_id, caller, data, conditions))
+        written = await sheets.claim(sheet_id, caller, data, conditions)
+        return _answer(written, None, language_of(request))
 
     @post(
         "/v1/scoresheets/{sheet_id:str}/confirm",
@@ -766,6 +798,7 @@ class SheetController(Controller):
     )
     async def confirm_sheet(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         caller: NamedDependency[Caller],
         sheet_id: SheetId,
@@ -773,7 +806,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.confirm(sheet_id, caller, conditions))
+        written = await sheets.confirm(sheet_id, caller, conditions)
+        return _answer(written, None, language_of(request))
 
 
 route_handlers = [SheetController]

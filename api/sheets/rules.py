@@ -42,11 +42,15 @@ def score(rules: AnyRuleset, data: dict[str, Any]) -> RoundScore:
         raise body_refusal(exc, data) from None
 
 
-def _check_options(sent: msgspec.Struct | None, rules: AnyRuleset) -> None:
-    """A round plays the sheet's options: sent options must be exactly the sheet's."""
-    if sent is None:
+def _check_options(sent: msgspec.Struct | None, names: Any, rules: AnyRuleset) -> None:
+    """A round plays the sheet's options: each option sent (`names`, the keys of the body's
+    `options`) must be the sheet's; one left out is the sheet's (not the default), so that a
+    body may echo the sheet's options, or the ones its score-round request names."""
+    if sent is None or not isinstance(names, dict):
         return
     for name, value in msgspec.structs.asdict(sent).items():
+        if name not in names:
+            continue
         own = getattr(rules.options, name)
         if value != own:
             raise field_error(
@@ -80,7 +84,7 @@ def round_input(
     try:
         body: Any = msgspec.convert(document, sheet.body, strict=True)
     except msgspec.ValidationError as exc:
-        raise body_refusal(exc, document) from None
+        raise body_refusal(exc, document, sheet.body) from None
     if len(body.players) != players:
         message = (
             f"the sheet has {players} players: a round scores each of them, not {len(body.players)}"
@@ -90,7 +94,7 @@ def round_input(
         raise field_error(
             Invalid, "bad-request", "dealer", f"must be a seat of the table, 0 … {players - 1}"
         )
-    _check_options(getattr(body, "options", None), rules)
+    _check_options(getattr(body, "options", None), document.get("options"), rules)
     options = msgspec.to_builtins(rules.options)
     return sheet.complete(body, n, previous, options), body.dealer
 
@@ -100,18 +104,24 @@ def rederive(
     first: int,
     inputs: list[dict[str, Any]],
     before: RoundScore | None,
+    stored: Sequence[RoundScore] = (),
 ) -> list[tuple[dict[str, Any], RoundScore]]:
     """Rounds `first`, `first`+1 … (inputs in order) derived again from the round before
     (`before`) as the ruleset's spec does it (numking: `cards` and streaks) and rescored.
-    A round that no longer fits its new number is refused (422, naming it)."""
+    A round that no longer fits its new number is refused (422, naming it).
+
+    A round whose input the derivation leaves as it is keeps its `stored` scores (the same
+    input scores the same): checks added after it was stored apply to new input only, so a
+    stored round that breaks one never blocks a change of another round."""
     out: list[tuple[dict[str, Any], RoundScore]] = []
     sheet = registry.spec(rules.id).sheet
     previous = before
-    for k, data in enumerate(inputs):
+    for k, original in enumerate(inputs):
         n = first + k
-        data = sheet.rederive(data, n, previous)
         try:
-            scores = score(rules, data)
+            data = sheet.rederive(original, n, previous)
+            kept = k < len(stored) and data == original
+            scores = stored[k] if kept else score(rules, data)
         except (DomainError, EngineError) as exc:
             problem = domain_problem(exc) if isinstance(exc, DomainError) else engine_problem(exc)
             raise Invalid(

@@ -472,7 +472,7 @@ class SheetService:
         data, dealer = round_input(sheet.rules, players, n, document, previous)
         new = score(sheet.rules, data)
         dealers = [r.dealer for r in sheet.rounds]
-        later = rederive(sheet.rules, n + 1, [r.input for r in sheet.rounds[n:]], new)
+        later = rederive(sheet.rules, n + 1, [r.input for r in sheet.rounds[n:]], new, scores[n:])
         rounds = [(data, new), *later]
         all_scores = [*scores[: n - 1], *(s for _, s in rounds)]
         standing = settle(sheet.rules, players, sheet.row.planned_rounds, all_scores)
@@ -505,7 +505,8 @@ class SheetService:
                 raise NotFound(f"the sheet has no round {n}")
             players = len(sheet.players)
             before = scores[n - 2] if n >= 2 else None
-            later = rederive(sheet.rules, n, [r.input for r in sheet.rounds[n:]], before)
+            inputs = [r.input for r in sheet.rounds[n:]]
+            later = rederive(sheet.rules, n, inputs, before, scores[n:])
             all_scores = [*scores[: n - 1], *(s for _, s in later)]
             standing = settle(sheet.rules, players, sheet.row.planned_rounds, all_scores)
             dealers = [r.dealer for r in sheet.rounds[n:]]

@@ -9,10 +9,20 @@ from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, Operation, Ref
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 
 from api.http.body import ruleset_enum
+from api.http.fields import human_pattern
 
 ETAG = OpenAPIHeader(
     description='The sheet\'s version, quoted: `"<version>"` (send it back as `If-Match`).',
-    schema=Schema(type=OpenAPIType.STRING, pattern=r'^"[0-9]+"$', examples=['"3"']),
+    schema=Schema(
+        type=OpenAPIType.STRING,
+        pattern=human_pattern(
+            r'^"[0-9]+"$',
+            "field-pattern-etag",
+            'a version number in double quotes, such as "3"',
+            'un numéro de version entre guillemets droits, comme "3"',
+        ),
+        examples=['"3"'],
+    ),
 )
 REPLAYED = OpenAPIHeader(
     description="`true` when the answer is the stored one of an earlier request with the same "

@@ -14,6 +14,13 @@ import msgspec
 import msgspec.inspect as mi
 
 from engine.core.errors import InvalidInput
+from engine.core.texts import say, text
+
+FIELD_TYPE = text(
+    "action-field-type",
+    "{name} must be {expected}, not {value!r}",
+    "{name} doit être {expected}, pas {value!r}",
+)
 
 #: Bounds of the actions' integers and lists (the spec states them; the rules refuse more).
 Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
@@ -173,5 +180,7 @@ def check_fields(action: object) -> None:
         value = getattr(action, name)
         if not test(value):
             raise InvalidInput(
-                f"{name} must be {expected}, not {value!r}", code="bad-request", field=name
+                say(FIELD_TYPE, name=name, expected=expected, value=value),
+                code="bad-request",
+                field=name,
             )

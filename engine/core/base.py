@@ -22,11 +22,23 @@ from msgspec import UNSET, UnsetType
 from engine.core.actions import Action
 from engine.core.cards import CardCode
 from engine.core.events import EventBase
-from engine.core.values import BombResult, Capture, TeamScore, Value
+from engine.core.values import (
+    BOMB_OUTCOMES,
+    ROLES,
+    BombOutcome,
+    BombResult,
+    Capture,
+    Role,
+    TeamScore,
+    Value,
+)
 from engine.core.view import BaseView
 
 __all__ = [
+    "BOMB_OUTCOMES",
+    "ROLES",
     "UNSET",
+    "BombOutcome",
     "BombResult",
     "Capture",
     "Deal",
@@ -35,6 +47,7 @@ __all__ = [
     "MatchResult",
     "MoveCheck",
     "PlayerScore",
+    "Role",
     "RoundScore",
     "RoundSetup",
     "RoundState",
@@ -67,7 +80,7 @@ class Deal(Value, frozen=True):
     set_aside: list[str]
     dealer: int
     leader: int
-    roles: list[str] | UnsetType = UNSET  # numwars
+    roles: list[Role] | UnsetType = UNSET  # numwars
     discard: list[str] | UnsetType = UNSET  # numwin
     draw_pile_count: int | UnsetType = UNSET  # numwin
 
@@ -95,9 +108,16 @@ class TrickResult(Value, frozen=True):
 
 
 class ScoreLine(Value, frozen=True):
+    """One line of a breakdown: `label` in words, `kind` (a stable kebab-case key, the key
+    of its text in :data:`engine.core.texts.KINDS`) and `params` (that text's parameters),
+    so a client renders or translates the line without reading the label. `kind` and
+    `params` are unset only on a line stored before they existed."""
+
     label: str
     cards: list[str]
     points: int
+    kind: str | UnsetType = UNSET
+    params: dict[str, int | str] | UnsetType = UNSET
 
 
 class PlayerScore(Value, frozen=True):

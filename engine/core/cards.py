@@ -16,6 +16,7 @@ from typing import Annotated
 import msgspec
 
 from engine.core.errors import InvalidInput
+from engine.core.texts import Message, Said, say, text
 
 COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 TRUMP_FAMILIES: tuple[str, ...] = ("rainbow", "shadow")
@@ -47,7 +48,8 @@ _CARD_RE = re.compile(CARD_PATTERN)
 CardCode = Annotated[
     str,
     msgspec.Meta(
-        description="a card code (rules/cards.md), e.g. red-7, shadow-12, joker",
+        description="a card code: a colour (red, blue, green, yellow, rainbow, shadow), a dash "
+        "and a value without leading zeros, or a special card's name; e.g. red-7, shadow-12, joker",
         examples=["red-7", "shadow-12", "joker"],
         extra_json_schema={"pattern": CARD_PATTERN},
     ),
@@ -102,6 +104,28 @@ COMPLEMENT: dict[str, str] = {
 }
 
 
+NO_SUCH_CARD = text(
+    "no-such-card",
+    "card {card} does not exist (values run from 0 to {high})",
+    "la carte {card} n'existe pas (les valeurs vont de 0 à {high})",
+)
+NOT_A_CARD = text(
+    "not-a-card",
+    "{card} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')",
+    "{card} n'est pas un code de carte (par exemple 'red-7', 'shadow-12', 'joker')",
+)
+NOT_IN_DECK = text(
+    "card-not-in-deck", "card {card!r} is not in {deck}", "la carte {card!r} n'est pas dans {deck}"
+)
+TOO_MANY_COPIES = text(
+    "duplicate-card",
+    "card {card!r} appears more often than {deck} holds it ({copies})",
+    "la carte {card!r} apparaît plus souvent que {deck} ne la contient ({copies})",
+)
+ONCE = text("once", "once", "une fois")
+TIMES = text("times", "{count} times", "{count} fois")
+
+
 def info(code: str) -> CardInfo:
     """The facts of a card code; :class:`InvalidInput` for a code no deck holds."""
     try:
@@ -134,10 +158,10 @@ def quoted_cards(cards: Sequence[object]) -> str:
     return (shown + ", …" if len(cards) > 4 else shown) or "no card"
 
 
-def _unknown_message(code: object) -> str:
+def _unknown_message(code: object) -> Said:
     if isinstance(code, str) and _CARD_RE.match(code):
-        return f"card {quoted(code)} does not exist (values run from 0 to {MAX_VALUE})"
-    return f"{quoted(code)} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')"
+        return say(NO_SUCH_CARD, card=quoted(code), high=MAX_VALUE)
+    return say(NOT_A_CARD, card=quoted(code))
 
 
 def is_well_formed(code: str) -> bool:
@@ -172,7 +196,7 @@ def check_cards(
     deck: Mapping[str, int],
     groups: Sequence[tuple[str, Sequence[object]]],
     *,
-    deck_name: str,
+    deck_name: Message,
 ) -> None:
     """Check every card of every ``(field, cards)`` group against ``deck`` (card → copies).
 
@@ -195,7 +219,7 @@ def check_cards(
         _raise_card_error(deck, groups, deck_name)
 
 
-def check_action_cards(deck: Mapping[str, int], action: object, *, deck_name: str) -> None:
+def check_action_cards(deck: Mapping[str, int], action: object, *, deck_name: Message) -> None:
     """Refuse an action naming a card outside `deck` (card → copies), as everywhere in the
     API: `InvalidInput` `unknown-card` for no card at all, `card-not-in-deck` for a card of
     another deck (a round would only say the seat does not hold it: `card-not-in-hand`),
@@ -214,28 +238,41 @@ def check_action_cards(deck: Mapping[str, int], action: object, *, deck_name: st
         check_cards(deck, groups, deck_name=deck_name)
     except InvalidInput as exc:
         if [e.field for e in exc.errors] == ["card[0]"]:  # one card: its field is `card`
-            raise InvalidInput(exc.message, code=exc.code, field="card") from None
+            raise InvalidInput(exc.said, code=exc.code, field="card") from None
         raise
 
 
 def _raise_card_error(
-    deck: Mapping[str, int], groups: Sequence[tuple[str, Sequence[object]]], deck_name: str
+    deck: Mapping[str, int], groups: Sequence[tuple[str, Sequence[object]]], deck_name: Message
 ) -> None:
+    """Every bad card of the groups at once (each card is checked on its own: a copy too
+    many is named where it appears)."""
     seen: Counter[str] = Counter()
+    found: list[InvalidInput] = []
     for field, cards in groups:
         for i, card in enumerate(cards):
             where = f"{field}[{i}]"
             if not isinstance(card, str) or card not in CARDS:
-                raise InvalidInput(_unknown_message(card), code="unknown-card", field=where)
+                found.append(InvalidInput(_unknown_message(card), code="unknown-card", field=where))
+                continue
             if card not in deck:
-                raise InvalidInput(
-                    f"card {card!r} is not in {deck_name}", code="card-not-in-deck", field=where
+                found.append(
+                    InvalidInput(
+                        say(NOT_IN_DECK, card=card, deck=deck_name),
+                        code="card-not-in-deck",
+                        field=where,
+                    )
                 )
+                continue
             seen[card] += 1
             if seen[card] > deck[card]:
-                copies = "once" if deck[card] == 1 else f"{deck[card]} times"
-                raise InvalidInput(
-                    f"card {card!r} appears more often than {deck_name} holds it ({copies})",
-                    code="duplicate-card",
-                    field=where,
+                copies = say(ONCE) if deck[card] == 1 else say(TIMES, count=deck[card])
+                found.append(
+                    InvalidInput(
+                        say(TOO_MANY_COPIES, card=card, deck=deck_name, copies=copies),
+                        code="duplicate-card",
+                        field=where,
+                    )
                 )
+    if found:
+        raise InvalidInput.every(found)

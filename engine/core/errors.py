@@ -1,11 +1,15 @@
 """Typed engine errors (STYLE 4): a malformed request versus an illegal move.
 
 `api/` maps these to RFC 9457 problems in one place; the engine never knows about HTTP.
+An error keeps its sentence as a :class:`engine.core.texts.Said` (a text and its parameters),
+so the HTTP layer words it in the caller's language; `message` is its English rendering.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from engine.core.texts import DEFAULT_LANGUAGE, Message, render
 
 
 class EngineError(ValueError):
@@ -13,24 +17,37 @@ class EngineError(ValueError):
 
     code: str = "engine-error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: Message, *, code: str | None = None) -> None:
+        english = render(message)
+        super().__init__(english)
+        self.said = message
+        self.message = english
         if code is not None:
             self.code = code
 
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        """The error's sentence in `language`."""
+        return render(self.said, language)
+
 
 class FieldError:
-    """One bad field of a request: a JSON-pointer-like path and a message."""
+    """One bad field of a request: a JSON-pointer-like path, a message (`said`, rendered in
+    the caller's language; `message` in English) and, when it differs from its error's, the
+    field's own code."""
 
-    __slots__ = ("field", "message")
+    __slots__ = ("code", "field", "message", "said")
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: Message, code: str | None = None) -> None:
         self.field = field
-        self.message = message
+        self.said = message
+        self.message = render(message)
+        self.code = code
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return render(self.said, language)
 
     def __repr__(self) -> str:
-        return f"FieldError({self.field!r}, {self.message!r})"
+        return f"FieldError({self.field!r}, {self.message!r}, {self.code!r})"
 
 
 class InvalidInput(EngineError):
@@ -43,9 +60,25 @@ class InvalidInput(EngineError):
 
     code = "invalid-input"
 
-    def __init__(self, message: str, *, code: str | None = None, field: str | None = None) -> None:
+    def __init__(
+        self, message: Message, *, code: str | None = None, field: str | None = None
+    ) -> None:
         super().__init__(message, code=code)
-        self.errors: list[FieldError] = [FieldError(field, message)] if field else []
+        self.errors: list[FieldError] = [FieldError(field, message, self.code)] if field else []
+
+    @classmethod
+    def every(cls, found: Sequence[InvalidInput]) -> InvalidInput:
+        """Independent refusals (each bad card of a request …) as one naming every field:
+        the one itself when alone; else its code is theirs when they share one, else
+        `validation-error`, and its message lists them ("<field>: <message>; …")."""
+        if len(found) == 1:
+            return found[0]
+        codes = {e.code for e in found}
+        errors = [f for e in found for f in e.errors]
+        message = "; ".join(f"{f.field}: {f.message}" for f in errors)
+        combined = cls(message, code=codes.pop() if len(codes) == 1 else "validation-error")
+        combined.errors = errors
+        return combined
 
 
 class IllegalMove(EngineError):
@@ -57,7 +90,7 @@ class IllegalMove(EngineError):
 
     code = "illegal-move"
 
-    def __init__(self, reason: str, message: str, legal: Sequence[str] = ()) -> None:
+    def __init__(self, reason: str, message: Message, legal: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.reason = reason
         self.legal = tuple(legal)

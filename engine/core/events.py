@@ -28,7 +28,7 @@ from typing import ClassVar, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from engine.core.values import BombResult, Capture, TeamScore
+from engine.core.values import BombOutcome, BombResult, Capture, Role, TeamScore
 
 
 class EventData(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,13 +74,13 @@ class DecisionData(EventData, frozen=True, kw_only=True):
 
 
 class RoleRevealedData(EventData, frozen=True, kw_only=True):
-    role: str
+    role: Role
 
 
 class BombData(EventData, frozen=True, kw_only=True):
     """The Bomb's fate (the fields of :class:`engine.core.base.BombResult`)."""
 
-    outcome: str
+    outcome: BombOutcome
     captured_by: int | None
     neutralized: str | None
 
@@ -108,7 +108,7 @@ class RoundOverData(EventData, frozen=True, kw_only=True):
     scores: list[int] | UnsetType = UNSET
     winners: list[int] | UnsetType = UNSET
     teams: list[TeamScore] | UnsetType = UNSET
-    roles: list[str] | UnsetType = UNSET
+    roles: list[Role] | UnsetType = UNSET
     bids: list[int] | UnsetType = UNSET
     tricks: list[int] | UnsetType = UNSET
     streaks: list[int] | UnsetType = UNSET

@@ -99,6 +99,7 @@ from engine.core.events import (
     RoundStartEvent,
 )
 from engine.core.formats import MatchCheckpoint, decode_export
+from engine.core.texts import say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.view import BaseView
 
@@ -166,7 +167,7 @@ class MatchRules(Protocol):
 
 
 class MatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
-    """A finished match: the contract's stored-game `result` (api-contract.md, "Stored games").
+    """A finished match: a stored game's `result` once it is over.
 
     `rounds`: one score-round answer per round played, in order, tie-break rounds included (the
     last `tiebreak_rounds` of them); `totals`: each seat's sum over the regular rounds (the
@@ -250,13 +251,43 @@ def _bad_checkpoint(message: str, field: str) -> InvalidInput:
     return InvalidInput(message, code="bad-checkpoint", field=f"checkpoint.{field}")
 
 
+UNKNOWN_RULES_VERSION = text(
+    "unknown-rules-version",
+    "{ruleset} has no rules version {version!r}: this engine replays versions {known} "
+    "(current {current})",
+    "{ruleset} n'a pas de version de règles {version!r} : ce moteur rejoue les versions {known} "
+    "(actuelle {current})",
+)
+BAD_SEED = text(
+    "bad-seed",
+    "a match seed is an integer 0 ≤ seed < 2**64, not {seed!r}",
+    "la graine d'une partie est un entier 0 ≤ graine < 2**64, pas {seed!r}",
+)
+MATCH_OVER = text("game-over", "the match is over", "la partie est terminée")
+OTHER_RULESET = text(
+    "record-other-ruleset",
+    "the record is a {record} match, not {ruleset}",
+    "l'enregistrement est une partie de {record}, pas de {ruleset}",
+)
+ACTION_REFUSED = text(
+    "record-action-refused",
+    "actions[{i}] (seat {seat}, {action}) is refused: {why}: {said}",
+    "actions[{i}] (place {seat}, {action}) est refusée : {why} : {said}",
+)
+
+
 def check_rules_version(rules: MatchRules, version: object) -> int:
     """`version` if the engine published it for this ruleset, else `unknown-rules-version`."""
     if type(version) is not int or version not in rules.rules_versions:
         known = ", ".join(map(str, rules.rules_versions))
         raise InvalidInput(
-            f"{rules.id} has no rules version {version!r}: this engine replays versions "
-            f"{known} (current {rules.rules_version})",
+            say(
+                UNKNOWN_RULES_VERSION,
+                ruleset=rules.id,
+                version=version,
+                known=known,
+                current=rules.rules_version,
+            ),
             code="unknown-rules-version",
             field="rules_version",
         )
@@ -364,7 +395,7 @@ class Match:
         self.rules_version = check_rules_version(rules, version)
         if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
             raise InvalidInput(
-                f"a match seed is an integer 0 ≤ seed < 2**64, not {seed!r}",
+                say(BAD_SEED, seed=seed),
                 code="bad-request",
                 field="seed",
             )
@@ -491,7 +522,7 @@ class Match:
         with reason ``game-over``.
         """
         if self._outcome is not None:
-            raise IllegalMove("game-over", "the match is over")
+            raise IllegalMove("game-over", say(MATCH_OVER))
         state = self.round
         events = list(state.apply(seat, action))
         self.history.append((seat, action))
@@ -669,7 +700,7 @@ def replay(record: MatchRecord, rules: MatchRules | None = None) -> Match:
         rules = _rules_lookup(record.ruleset, record.options)
     elif rules.id != record.ruleset:
         raise InvalidInput(
-            f"the record is a {record.ruleset} match, not {rules.id}",
+            say(OTHER_RULESET, record=record.ruleset, ruleset=rules.id),
             code="bad-record",
             field="ruleset",
         )
@@ -680,7 +711,7 @@ def replay(record: MatchRecord, rules: MatchRules | None = None) -> Match:
         except EngineError as exc:
             why = exc.reason if isinstance(exc, IllegalMove) else exc.code
             raise InvalidInput(
-                f"actions[{i}] (seat {seat}, {action!r}) is refused: {why}: {exc.message}",
+                say(ACTION_REFUSED, i=i, seat=seat, action=repr(action), why=why, said=exc.said),
                 code="bad-record",
                 field=f"actions[{i}]",
             ) from exc

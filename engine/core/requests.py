@@ -55,7 +55,7 @@ def deck_codes(rules: Any) -> tuple[tuple[str, ...], int, int]:
 def card(rules: Any) -> msgspec.Meta:
     codes, _, _ = deck_codes(rules)
     return msgspec.Meta(
-        description=f"a card code of the {rules.id} deck (rules/cards.md)",
+        description=f"a card code of the {rules.id} deck (one of `enum`)",
         extra_json_schema={"enum": list(codes)},
     )
 
@@ -110,6 +110,12 @@ class RoundBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
 
 Dealer = Seat | None
 DEALER_DOC = "who dealt (default: the rotation, round n dealt by seat (n-1) mod players)"
+#: A sheet round's `options`: a round plays the sheet's options, so they may be echoed.
+SHEET_OPTIONS_DOC = (
+    "the sheet's options, if sent (as `GET` of the sheet shows them, or some of them): each "
+    "option sent must be the sheet's (422 `options-mismatch` otherwise); one left out is the "
+    "sheet's"
+)
 
 
 def at_least(count: int) -> msgspec.Meta:

@@ -8,10 +8,31 @@ from collections.abc import Iterable, Sequence
 from engine.core.base import PlayerScore, RoundScore, ScoreLine, TeamScore
 from engine.core.cards import CARDS, canonical
 from engine.core.errors import InvalidInput
+from engine.core.texts import Text, kind, say, text
 
 #: Points of a group of classic cards of one value, by group size (numwars and
 #: numwars-classic: 1 card = value, 2 = 0, 3 = value + 30, 4 = value + 50).
 _GROUP_BONUS = {1: 0, 3: 30, 4: 50}
+
+
+NO_ROUND = text(
+    "match-no-round", "a match holds at least one round", "une partie compte au moins une manche"
+)
+SEATS_ONCE = text(
+    "round-seats-once",
+    "round {round} does not score seats 0..{last} exactly once",
+    "la manche {round} ne compte pas les places 0..{last} exactement une fois",
+)
+#: numwars and numwars-classic: `count` classic cards of one `value` across colours.
+VALUE_GROUP = kind("value-group", "{count} × value {value}", "{count} × valeur {value}")
+
+
+def score_line(t: Text, cards: list[str], points: int, /, **params: int | str) -> ScoreLine:
+    """A breakdown line of kind `t` (its key) with `params`, labelled in English (the API
+    renders the label again in the caller's language)."""
+    return ScoreLine(
+        label=t.render(**params), cards=cards, points=points, kind=t.key, params=params
+    )
 
 
 def value_group_points(value: int, count: int) -> int:
@@ -31,13 +52,8 @@ def value_groups(cards: Iterable[str]) -> list[ScoreLine]:
     lines = []
     for v in sorted(groups):
         held = groups[v]
-        lines.append(
-            ScoreLine(
-                label=f"{len(held)} × value {v}",
-                cards=canonical(held),
-                points=value_group_points(v, len(held)),
-            )
-        )
+        points = value_group_points(v, len(held))
+        lines.append(score_line(VALUE_GROUP, canonical(held), points, count=len(held), value=v))
     return lines
 
 
@@ -72,14 +88,14 @@ def match_totals(rounds: Sequence[RoundScore]) -> list[int]:
     Every round must score seats ``0 … n-1`` exactly once, n being the first round's count.
     """
     if not rounds:
-        raise InvalidInput("a match holds at least one round", code="bad-request", field="rounds")
+        raise InvalidInput(say(NO_ROUND), code="bad-request", field="rounds")
     n = len(rounds[0].players)
     seats = list(range(n))
     totals = [0] * n
     for r, rnd in enumerate(rounds):
         if sorted(p.seat for p in rnd.players) != seats:
             raise InvalidInput(
-                f"round {r} does not score seats 0..{n - 1} exactly once",
+                say(SEATS_ONCE, round=r, last=n - 1),
                 code="bad-request",
                 field=f"rounds[{r}].players",
             )

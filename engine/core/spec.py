@@ -26,6 +26,7 @@ from engine.core.actions import Action
 from engine.core.base import DeckInfo, RoundScore
 from engine.core.errors import FieldError, InvalidInput
 from engine.core.match import Rules
+from engine.core.texts import Message, say, text
 
 #: A refusal of a schema-valid request that JSON Schema cannot state: (what, problem code).
 Refusal = tuple[str, str]
@@ -69,12 +70,15 @@ def _check(owner: str, missing: list[str], problems: list[str]) -> None:
 @dataclass(frozen=True, kw_only=True)
 class Operation:
     """A stateless `POST /v1/rulesets/{id}/{path}` operation: decode `request`, answer
-    `call(request)` (an `answer` struct)."""
+    `call(request)` (an `answer` struct); an answer holding sentences (a move's message) is
+    given by `call_in(request, language)` when the operation declares it."""
 
     path: str = MISSING  # deal, legal-moves, validate-move, resolve-trick, score-round …
     request: type[msgspec.Struct] = MISSING
     answer: type[msgspec.Struct] = MISSING
     call: Callable[[Any], Any] = MISSING
+    #: the call answering in a language (`en`, `fr`): its sentences are rendered in it
+    call_in: Callable[[Any, str], Any] | None = None
     summary: str = MISSING  # "deal a round" (the spec prefixes the ruleset's name)
     description: str = MISSING  # what it does; the rules and refusals are added by the API
     #: the rules summary's section the description quotes
@@ -113,6 +117,11 @@ class DeckOperation:
         ):
             problems.append("`query` is not a msgspec struct with a `players` field")
         _check("deck operation", _missing(self), problems)
+
+
+def first_round(rules: Rules, players: int) -> int:
+    """A lone simulated round is round 1 (the default of `RulesetSpec.lone_round`)."""
+    return 1
 
 
 def no_rederive(data: dict[str, Any], n: int, previous: RoundScore | None) -> dict[str, Any]:
@@ -169,6 +178,9 @@ class RulesetSpec:
     summary: Mapping[str, tuple[str, Mapping[str, str]]] = MISSING
     #: rulings the card leaves out, by operation (`score_round` …), as the API docs state them
     notes: Mapping[str, str] = field(default_factory=dict)
+    #: the round number a lone simulated round plays (`numrules simulate`, the property
+    #: tests) at a table of that many players: round 1 unless the game's rounds differ
+    lone_round: Callable[[Rules, int], int] = first_round
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -240,9 +252,12 @@ class RulesetSpec:
         return answer
 
 
-def mismatch(code: str, field_name: str, message: str) -> InvalidInput:
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+
+
+def mismatch(code: str, field_name: str, message: Message) -> InvalidInput:
     """A round body that contradicts what the sheet derives (422 `code`, naming the field)."""
-    exc = InvalidInput(f"{field_name}: {message}", code=code)
+    exc = InvalidInput(say(FIELD_DETAIL, field=field_name, message=message), code=code)
     exc.errors = [FieldError(field_name, message)]
     return exc
 

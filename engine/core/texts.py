@@ -7,7 +7,8 @@ checked when the text is made. Raise sites and score lines keep the text and its
 (`Accept-Language`, :func:`pick_language`) when it answers; a stored score line keeps its
 `kind` and parameters so it is rendered again on every read.
 
-Every text made is in :data:`CATALOG` under its key; a key made twice must carry the same
+Every text made is in :data:`CATALOG` under its key (a breakdown line's text also in
+:data:`KINDS`, its key being the line's `kind`); a key made twice must carry the same
 words (so two modules can share a sentence, never silently disagree on it). The tests read
 the catalog: each text has every language, each problem code and each breakdown kind has a
 text.
@@ -76,6 +77,17 @@ def text(key: str, en: str, fr: str) -> Text:
     return known
 
 
+#: The texts of score-breakdown lines, by `kind` (each also in :data:`CATALOG`).
+KINDS: dict[str, Text] = {}
+
+
+def kind(key: str, en: str, fr: str) -> Text:
+    """Make (and register) the text of a breakdown line's `kind` (see :func:`text`)."""
+    made = text(key, en, fr)
+    KINDS[key] = made
+    return made
+
+
 @dataclass(frozen=True, slots=True)
 class Said:
     """A text with its parameters: what a raise site or a score line keeps, rendered late."""
@@ -84,10 +96,33 @@ class Said:
     params: Mapping[str, Any]
 
     def render(self, language: str = DEFAULT_LANGUAGE) -> str:
-        return self.text.render(language, **self.params)
+        """The sentence in `language`; a parameter that is itself a :class:`Said` (a reason
+        quoted inside a sentence) is rendered in the same language."""
+        params = self.params
+        if any(isinstance(v, Said) for v in params.values()):
+            params = {
+                k: v.render(language) if isinstance(v, Said) else v for k, v in params.items()
+            }
+        return self.text.render(language, **params)
 
     def __str__(self) -> str:
         return self.render(DEFAULT_LANGUAGE)
+
+
+#: What a refusal or a message holds: a text with its parameters, or (from code that has no
+#: text yet, or a value that is no sentence) a plain string, the same in every language.
+Message = Said | str
+
+
+def render(message: Message, language: str = DEFAULT_LANGUAGE) -> str:
+    """`message` in `language` (a plain string as it is)."""
+    return message.render(language) if isinstance(message, Said) else message
+
+
+def colour_word(colour: str) -> Said:
+    """A colour's name (`red` …) as a sentence says it: the code in English, the French word
+    in French."""
+    return say(_COLOURS[colour])
 
 
 def say(t: Text, /, **params: Any) -> Said:
@@ -122,3 +157,9 @@ def pick_language(accept_language: str | None) -> str:
         if negative_quality < 0 and language in LANGUAGES:
             return language
     return DEFAULT_LANGUAGE
+
+
+_COLOURS = {
+    code: text(f"colour-{code}", code, fr)
+    for code, fr in (("red", "rouge"), ("blue", "bleu"), ("green", "vert"), ("yellow", "jaune"))
+}

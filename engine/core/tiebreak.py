@@ -17,6 +17,18 @@ import msgspec
 
 from engine.core.base import RoundScore
 from engine.core.errors import InvalidInput
+from engine.core.texts import say, text
+
+NO_TIED_SEATS = text(
+    "tiebreak-no-seats",
+    "a tie-break needs the tied seats",
+    "un départage a besoin des places à égalité",
+)
+TIEBREAK_MISSING = text(
+    "tiebreak-missing-score",
+    "tie-break round {round} has no score for seat {seat}",
+    "la manche de départage {round} n'a pas de score pour la place {seat}",
+)
 
 __all__ = ["MAX_TIEBREAK_ROUNDS", "TiebreakOutcome", "decide_tiebreak"]
 
@@ -54,7 +66,7 @@ def decide_tiebreak(
     win is shared. Rounds beyond the third are ignored.
     """
     if not tied:
-        raise InvalidInput("a tie-break needs the tied seats", code="bad-request", field="tied")
+        raise InvalidInput(say(NO_TIED_SEATS), code="bad-request", field="tied")
     alive = sorted(set(tied))
     used = 0
     for score in rounds[:MAX_TIEBREAK_ROUNDS]:
@@ -65,7 +77,7 @@ def decide_tiebreak(
         missing = [s for s in alive if s not in by_seat]
         if missing:
             raise InvalidInput(
-                f"tie-break round {used} has no score for seat {missing[0]}",
+                say(TIEBREAK_MISSING, round=used, seat=missing[0]),
                 code="bad-request",
                 field=f"rounds[{used - 1}].players",
             )

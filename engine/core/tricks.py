@@ -7,12 +7,51 @@ from collections.abc import Mapping, Sequence
 from engine.core.base import TrickCard
 from engine.core.cards import check_cards
 from engine.core.errors import InvalidInput
+from engine.core.texts import Message, say, text
+
+PLAYER_COUNT = text(
+    "bad-player-count",
+    "{ruleset} is played by {low} to {high} players",
+    "{ruleset} se joue de {low} à {high} joueurs",
+)
+NOT_A_SEAT = text(
+    "not-a-seat",
+    "{field} {seat!r} is not a seat of {players} players",
+    "{field} {seat!r} n'est pas une place d'une table de {players} joueurs",
+)
+TRICK_TO_RESOLVE = text(
+    "trick-to-resolve",
+    "a trick to resolve holds exactly one card per player ({players}), not {count}",
+    "un pli à résoudre contient exactement une carte par joueur ({players}), pas {count}",
+)
+TRICK_FULL = text(
+    "trick-full",
+    "the trick already holds {count} cards for {players} players: nobody can play",
+    "le pli contient déjà {count} cartes pour {players} joueurs : personne ne peut jouer",
+)
+ONLY_INFINITY_DECLARES = text(
+    "declared-not-infinity",
+    "trick[{i}] has 'declared', which only numking's infinity carries",
+    "trick[{i}] porte 'declared', que seule l'infinity de numking porte",
+)
+SEAT_OUT_OF_RANGE = text(
+    "trick-seat-out-of-range",
+    "seat {seat} is out of range for {players} players (0..{last})",
+    "la place {seat} est hors des places d'une table de {players} joueurs (0..{last})",
+)
+NOT_CLOCKWISE = text(
+    "trick-not-clockwise",
+    "trick[{i}] is seat {seat}, but play goes clockwise from the leader (seat {leader}): "
+    "seat {expected} plays card {nth}",
+    "trick[{i}] est la place {seat}, mais on joue dans le sens horaire depuis l'entameur "
+    "(place {leader}) : la place {expected} joue la carte {nth}",
+)
 
 
 def check_players(players: int, low: int, high: int, ruleset: str) -> None:
     if not isinstance(players, int) or isinstance(players, bool) or not low <= players <= high:
         raise InvalidInput(
-            f"{ruleset} is played by {low} to {high} players",
+            say(PLAYER_COUNT, ruleset=ruleset, low=low, high=high),
             code="bad-player-count",
             field="players",
         )
@@ -28,7 +67,9 @@ def check_seat(seat: object, players: int, field: str = "seat") -> int:
     """
     if type(seat) is not int or not 0 <= seat < players:
         raise InvalidInput(
-            f"{field} {seat!r} is not a seat of {players} players", code="bad-request", field=field
+            say(NOT_A_SEAT, field=field, seat=seat, players=players),
+            code="bad-request",
+            field=field,
         )
     return seat
 
@@ -44,13 +85,13 @@ def check_trick(
     """
     if complete and len(trick) != players:
         raise InvalidInput(
-            f"a trick to resolve holds exactly one card per player ({players}), not {len(trick)}",
+            say(TRICK_TO_RESOLVE, players=players, count=len(trick)),
             code="bad-trick",
             field="trick",
         )
     if not complete and len(trick) >= players:
         raise InvalidInput(
-            f"the trick already holds {len(trick)} cards for {players} players: nobody can play",
+            say(TRICK_FULL, count=len(trick), players=players),
             code="bad-trick",
             field="trick",
         )
@@ -60,21 +101,27 @@ def check_trick(
     for i, entry in enumerate(trick):
         if entry.declared is not None and not declarations:
             raise InvalidInput(
-                f"trick[{i}] has 'declared', which only numking's infinity carries",
+                say(ONLY_INFINITY_DECLARES, i=i),
                 code="bad-request",
                 field=f"trick[{i}].declared",
             )
         if not 0 <= entry.seat < players:
             raise InvalidInput(
-                f"seat {entry.seat} is out of range for {players} players (0..{players - 1})",
+                say(SEAT_OUT_OF_RANGE, seat=entry.seat, players=players, last=players - 1),
                 code="bad-trick",
                 field=f"trick[{i}].seat",
             )
         expected = (leader + i) % players
         if entry.seat != expected:
             raise InvalidInput(
-                f"trick[{i}] is seat {entry.seat}, but play goes clockwise from the leader "
-                f"(seat {leader}): seat {expected} plays card {i + 1}",
+                say(
+                    NOT_CLOCKWISE,
+                    i=i,
+                    seat=entry.seat,
+                    leader=leader,
+                    expected=expected,
+                    nth=i + 1,
+                ),
                 code="bad-trick",
                 field=f"trick[{i}].seat",
             )
@@ -82,7 +129,7 @@ def check_trick(
 
 def check_hand_and_trick(
     deck: Mapping[str, int],
-    deck_name: str,
+    deck_name: Message,
     hand: Sequence[str],
     trick: Sequence[TrickCard],
 ) -> None:

@@ -15,7 +15,9 @@ from engine.core.base import RoundSetup
 from engine.core.cards import ORDER_KEY, check_cards, numbered_deck
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
+from engine.core.texts import Message, Said, say
 from engine.core.tricks import check_players, check_seat
+from engine.numking import texts as T
 from engine.numking.options import NumKingOptions
 
 RULESET_ID = "numking"
@@ -114,7 +116,7 @@ def deck_tables(zeros: bool) -> DeckTables:
     )
 
 
-def bad_input(message: str, field: str, code: str = "bad-request") -> InvalidInput:
+def bad_input(message: Message, field: str, code: str = "bad-request") -> InvalidInput:
     """The engine's error for a bad request field (code ``bad-request`` unless told)."""
     return InvalidInput(message, code=code, field=field)
 
@@ -124,9 +126,9 @@ def is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def deck_name(zeros: bool) -> str:
+def deck_name(zeros: bool) -> Said:
     """How errors name the deck of option `zeros`."""
-    return "the numking deck" + (" with zeros" if zeros else "")
+    return say(T.DECK_WITH_ZEROS if zeros else T.DECK)
 
 
 def max_cards(players: int, options: NumKingOptions, deck_size: int) -> int:
@@ -138,15 +140,18 @@ def max_cards(players: int, options: NumKingOptions, deck_size: int) -> int:
     mc = options.max_cards
     if mc is not None and mc > k_max:
         raise bad_input(
-            f"max_cards must be between 1 and {k_max} for {players} players "
-            f"({deck_size} cards shared out), not {mc}",
+            say(T.MAX_CARDS_FOR_TABLE, high=k_max, players=players, deck=deck_size, value=mc),
             "options.max_cards",
             "bad-option",
         )
     if options.first_bidder >= players:
         raise bad_input(
-            f"first_bidder {options.first_bidder} is not a seat of a {players}-player "
-            f"table (seats 0 to {players - 1})",
+            say(
+                T.FIRST_BIDDER_TABLE,
+                seat=options.first_bidder,
+                players=players,
+                last=players - 1,
+            ),
             "options.first_bidder",
             "bad-option",
         )
@@ -159,17 +164,15 @@ def check_setup(setup: RoundSetup, options: NumKingOptions, deck_size: int) -> i
     last = max_cards(n, options, deck_size)
     k = setup.round
     if type(k) is not int or not 1 <= k <= last:
-        raise bad_input(f"round must be between 1 and {last} (cards per player)", "round")
+        raise bad_input(say(T.ROUND_RANGE, last=last), "round")
     leader = options.first_bidder if setup.leader is None else setup.leader
     if type(leader) is not int or not 0 <= leader < n:
-        raise bad_input(f"first_bidder must be a seat between 0 and {n - 1}", "first_bidder")
+        raise bad_input(say(T.FIRST_BIDDER_SEAT, last=n - 1), "first_bidder")
     check_seat(setup.dealer, n, "dealer")
     if setup.carry is not None and (
         len(setup.carry) != n or not all(is_int(s) and 0 <= s <= MAX_STREAK for s in setup.carry)
     ):
-        raise bad_input(
-            f"carry holds one streak between 0 and {MAX_STREAK} per seat ({n})", "carry"
-        )
+        raise bad_input(say(T.CARRY, high=MAX_STREAK, players=n), "carry")
     return leader
 
 
@@ -188,7 +191,7 @@ def scripted_ranks(
     """The deal of exactly `hands` (k cards each; tests, puzzles) as strength ranks: the
     reserve, then the hands."""
     if len(hands) != players or any(len(h) != k for h in hands):
-        raise bad_input(f"hands: {players} hands of {k} cards", "hands")
+        raise bad_input(say(T.HANDS, players=players, k=k), "hands")
     check_cards(
         tables.counts,
         [(f"hands[{s}]", h) for s, h in enumerate(hands)],

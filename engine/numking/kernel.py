@@ -36,7 +36,9 @@ from engine.core.events import (
     TrickData,
     TrickEvent,
 )
+from engine.core.texts import say
 from engine.core.tricks import check_seat
+from engine.numking import texts as T
 from engine.numking.cards import (
     BIDS,
     BIT_PLAY,
@@ -320,45 +322,38 @@ class NumKingKernel:
         if self.phase is _PLAYING:
             legal = canonical(legal)
         if self.phase is _OVER:
-            return IllegalMove("wrong-phase", "the round is over", ())
+            return IllegalMove("wrong-phase", say(T.ROUND_OVER), ())
         if seat != self.current_player:
             return IllegalMove(
-                "not-your-turn", f"it is seat {self.current_player}'s turn, not seat {seat!r}'s", ()
+                "not-your-turn", say(T.NOT_YOUR_TURN, turn=self.current_player, seat=seat), ()
             )
         if self.phase is _BID:
             if not isinstance(action, Bid):
-                return IllegalMove(
-                    "wrong-phase", f"the round is in its bid phase: bid 0 … {self.k}", legal
-                )
-            return IllegalMove(
-                "bad-bid", f"a bid is 0 … {self.k} tricks, not {action.tricks!r}", legal
-            )
+                return IllegalMove("wrong-phase", say(T.BID_PHASE, k=self.k), legal)
+            return IllegalMove("bad-bid", say(T.BAD_BID, k=self.k, tricks=action.tricks), legal)
         if not isinstance(action, Play):
-            return IllegalMove(
-                "wrong-phase", f"the round is in its play phase: play a card ({action!r})", legal
-            )
+            return IllegalMove("wrong-phase", say(T.PLAY_PHASE, action=repr(action)), legal)
         card, declared = action.card, action.declared
         if card not in HELD:
             info(card)
             return bad_input(
-                f"card {card!r} is not in the numking deck", "card", "card-not-in-deck"
+                say(T.NOT_IN_DECK, card=card, deck=say(T.DECK)), "card", "card-not-in-deck"
             )
         if (error := declaration_error(card, declared)) is not None:
             return error
         if card not in self.hands[seat]:
             return IllegalMove(
-                "card-not-in-hand", f"card {card!r} is not in seat {seat}'s hand", legal
+                "card-not-in-hand", say(T.NOT_IN_SEAT_HAND, card=card, seat=seat), legal
             )
         if card == INFINITY and declared == 0 and PLAY_INF17 in self.legal_actions(seat):
             return IllegalMove(
                 "must-beat",
-                "infinity is needed to beat the trick: it must be declared 17 (rules, Obligation)",
+                say(T.INFINITY_17),
                 legal,
             )
         return IllegalMove(
             "must-beat",
-            f"{card!r} does not beat the trick while a stronger card is held: play one of "
-            f"{', '.join(legal)} (rules, Obligation)",
+            say(T.MUST_BEAT_HELD, card=card, legal=", ".join(legal)),
             legal,
         )
 
@@ -474,7 +469,7 @@ class NumKingKernel:
         """Each seat's streak once the round is over (rules "Precision bonus")."""
         scores = self.scores()
         if scores is None:
-            raise bad_input("the round is not over", "state")
+            raise bad_input(say(T.NOT_OVER), "state")
         return [p.streak for p in scores.players]  # type: ignore[misc]
 
     # -- projections ----------------------------------------------------------------------

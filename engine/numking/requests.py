@@ -13,6 +13,7 @@ from engine.core.requests import (
     DEALER_DOC,
     MAX_SEATS,
     PLAYERS,
+    SHEET_OPTIONS_DOC,
     TRICK,
     Dealer,
     Request,
@@ -195,7 +196,7 @@ class NumKingRoundIn(RoundBody, frozen=True, kw_only=True):
         | None
     ) = None
     players: Annotated[list[NumKingRoundBid], PLAYERS]
-    options: (
-        Annotated[NumKingDeckInput, msgspec.Meta(description="the sheet's `zeros`, if sent")] | None
-    ) = None
+    options: Annotated[NumKingOptionsInput, msgspec.Meta(description=SHEET_OPTIONS_DOC)] | None = (
+        None
+    )
     dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None

@@ -54,11 +54,14 @@ from engine.core.base import (
     TrickResult,
 )
 from engine.core.cards import canonical, check_cards, info
+from engine.core.errors import FieldError
 from engine.core.match import VersionedRules
 from engine.core.rng import Rng
 from engine.core.scoring import best_seats, match_totals
+from engine.core.texts import DEFAULT_LANGUAGE, say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.tricks import check_players, check_trick
+from engine.numking import texts as T
 from engine.numking.cards import (
     HELD,
     INFINITY,
@@ -86,6 +89,29 @@ from engine.numking.tricks import (
     trick_state,
 )
 
+TOO_MANY_TRICKS = text(
+    "too-many-tricks",
+    "the players took {total} tricks in all, more than the round's {cards} (a round of k cards "
+    "has k tricks, fewer when some are annulled)",
+    "les joueurs ont fait {total} plis en tout, plus que les {cards} de la manche (une manche "
+    "de k cartes a k plis, moins quand certains sont annulés)",
+)
+
+
+def check_tricks(cards: int, tricks: Sequence[int]) -> None:
+    """The tricks of one round of the whole table add up to at most its `cards` (a round of k
+    cards plays k tricks; Resolving the trick 1 and 4, Ruling: an annulled trick counts for
+    nobody, so fewer is a round with annulled tricks): more is refused (`too-many-tricks`),
+    naming each player's `tricks` that counted."""
+    total = sum(tricks)
+    if total > cards:
+        message = say(TOO_MANY_TRICKS, total=total, cards=cards)
+        error = bad_input(message, "players", "too-many-tricks")
+        error.errors = [
+            FieldError(f"players[{i}].tricks", message) for i, t in enumerate(tricks) if t
+        ]
+        raise error
+
 
 class NumKing(VersionedRules):
     """Num King rules: the stateless answers and round states (module docstring)."""
@@ -112,14 +138,14 @@ class NumKing(VersionedRules):
         mc = self.options.max_cards
         if mc is not None and (not is_int(mc) or not 1 <= mc <= len(self._cards) // MIN_PLAYERS):
             raise bad_input(
-                f"max_cards must be between 1 and {len(self._cards) // MIN_PLAYERS}",
+                say(T.MAX_CARDS, high=len(self._cards) // MIN_PLAYERS),
                 "options.max_cards",
                 "bad-option",
             )
         fb = self.options.first_bidder
         if not is_int(fb) or not 0 <= fb < MAX_PLAYERS:
             raise bad_input(
-                f"first_bidder must be a seat between 0 and {MAX_PLAYERS - 1}",
+                say(T.FIRST_BIDDER_SEAT, last=MAX_PLAYERS - 1),
                 "options.first_bidder",
                 "bad-option",
             )
@@ -196,12 +222,13 @@ class NumKing(VersionedRules):
         trick: list[TrickCard],
         card: str,
         declared: int | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> MoveCheck:
         self._check_position(players, hand, trick)
         info(card)
         if card not in self._counts:
             raise bad_input(
-                f"card {card!r} is not in {self._deck_name}", "card", "card-not-in-deck"
+                say(T.NOT_IN_DECK, card=card, deck=self._deck_name), "card", "card-not-in-deck"
             )
         if (error := declaration_error(card, declared)) is not None:
             raise error
@@ -211,7 +238,7 @@ class NumKing(VersionedRules):
             return MoveCheck(
                 legal=False,
                 reason="card-not-in-hand",
-                message=f"card {card!r} is not in the hand",
+                message=say(T.NOT_IN_HAND, card=card).render(language),
                 legal_moves=cards,
             )
         if card not in cards:
@@ -219,19 +246,19 @@ class NumKing(VersionedRules):
             return MoveCheck(
                 legal=False,
                 reason="must-beat",
-                message=f"{card!r} does not beat the trick while the hand holds a stronger "
-                f"card ({', '.join(stronger)}): play one of them (rules, Obligation)",
+                message=say(T.MUST_BEAT, card=card, stronger=", ".join(stronger)).render(language),
                 legal_moves=cards,
             )
         if card == INFINITY and declared not in declarations:
             return MoveCheck(
                 legal=False,
                 reason="must-beat",
-                message="infinity is needed to beat the trick: it must be declared 17 "
-                "(rules, Obligation)",
+                message=say(T.INFINITY_17).render(language),
                 legal_moves=cards,
             )
-        return MoveCheck(legal=True, reason=None, message="legal move", legal_moves=cards)
+        return MoveCheck(
+            legal=True, reason=None, message=say(T.LEGAL).render(language), legal_moves=cards
+        )
 
     # -- trick and scores -----------------------------------------------------------------
 
@@ -258,13 +285,16 @@ class NumKing(VersionedRules):
         )
 
     def score_round(self, cards: int, bids: list[NumKingBid]) -> RoundScore:
-        """Round scores by the table, plus the precision bonus (rules "Scoring a round")."""
+        """Round scores by the table, plus the precision bonus (rules "Scoring a round"). Each
+        line scores alone: the rule book's own example scores bids of 1, 3 and 6 made in a
+        6-card round, so the tricks are not added up here (a score sheet's round, one real
+        round of the whole table, is held to :func:`check_tricks`)."""
         top = len(self._cards) // MIN_PLAYERS
         if not is_int(cards) or not 1 <= cards <= top:
-            raise bad_input(f"cards (per player this round) must be between 1 and {top}", "cards")
+            raise bad_input(say(T.CARDS_RANGE, high=top), "cards")
         if not 1 <= len(bids) <= MAX_PLAYERS:
             raise bad_input(
-                f"score-round takes between 1 and {MAX_PLAYERS} players, not {len(bids)}",
+                say(T.PLAYERS_RANGE, high=MAX_PLAYERS, count=len(bids)),
                 "players",
                 "bad-player-count",
             )
@@ -272,11 +302,10 @@ class NumKing(VersionedRules):
             for name in ("bid", "tricks"):
                 x = getattr(b, name)
                 if not is_int(x) or not 0 <= x <= cards:
-                    raise bad_input(f"{name} must be between 0 and {cards}", f"players[{i}].{name}")
+                    raise bad_input(say(T.BETWEEN, name=name, high=cards), f"players[{i}].{name}")
             if not is_int(b.streak) or not 0 <= b.streak <= MAX_STREAK:
                 raise bad_input(
-                    f"streak must be between 0 and {MAX_STREAK} (a match has at most "
-                    f"{MAX_STREAK + 1} rounds)",
+                    say(T.STREAK_RANGE, high=MAX_STREAK, rounds=MAX_STREAK + 1),
                     f"players[{i}].streak",
                 )
         return score_rows(cards, [(b.bid, b.tricks, b.streak) for b in bids])
@@ -316,7 +345,7 @@ class NumKing(VersionedRules):
                 players=players, seed=seed, dealer=0, round=1, leader=self.options.first_bidder
             )
         if not isinstance(previous, NumKingRound) or not previous.is_over:
-            raise bad_input("the previous round is a numking round that is over", "previous")
+            raise bad_input(say(T.PREVIOUS_OVER), "previous")
         return RoundSetup(
             players=players,
             seed=seed,

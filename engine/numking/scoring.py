@@ -11,9 +11,9 @@ import msgspec
 from engine.core.base import (
     PlayerScore,
     RoundScore,
-    ScoreLine,
 )
-from engine.core.scoring import best_seats
+from engine.core.scoring import best_seats, score_line
+from engine.core.texts import Text, kind
 
 
 class NumKingBid(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -34,15 +34,38 @@ def round_points(cards: int, bid: int, tricks: int) -> int:
     return 25 + 2 * cards if tricks == 0 else -(10 + 5 * tricks)
 
 
-def _result_label(cards: int, bid: int, tricks: int) -> str:
-    """The breakdown line of a bid result, with the table's formula."""
+BID_MET = kind("bid-met", "bid {bid} met: 10 + 3×{bid}", "pari {bid} tenu : 10 + 3×{bid}")
+BID_MISSED = kind(
+    "bid-missed",
+    "bid {bid}, took {tricks}: −3×{off}",
+    "pari {bid}, {tricks} plis faits : −3×{off}",
+)
+ZERO_BID_MET = kind(
+    "zero-bid-met",
+    "bid 0 met in a {cards}-card round: 25 + 2×{cards}",
+    "pari 0 tenu dans une manche à {cards} cartes : 25 + 2×{cards}",
+)
+ZERO_BID_MISSED = kind(
+    "zero-bid-missed",
+    "bid 0, took {tricks}: −(10 + 5×{tricks})",
+    "pari 0, {tricks} plis faits : −(10 + 5×{tricks})",
+)
+PRECISION_BONUS = kind(
+    "precision-bonus",
+    "precision bonus (streak {streak})",
+    "bonus de précision (série de {streak})",
+)
+
+
+def _result(cards: int, bid: int, tricks: int) -> tuple[Text, dict[str, int]]:
+    """The breakdown line of a bid result, with the table's formula: its text and parameters."""
     if bid > 0:
         if tricks == bid:
-            return f"bid {bid} met: 10 + 3×{bid}"
-        return f"bid {bid}, took {tricks}: −3×{abs(tricks - bid)}"
+            return BID_MET, {"bid": bid}
+        return BID_MISSED, {"bid": bid, "tricks": tricks, "off": abs(tricks - bid)}
     if tricks == 0:
-        return f"bid 0 met in a {cards}-card round: 25 + 2×{cards}"
-    return f"bid 0, took {tricks}: −(10 + 5×{tricks})"
+        return ZERO_BID_MET, {"cards": cards}
+    return ZERO_BID_MISSED, {"tricks": tricks}
 
 
 def precision_bonus(streak_after: int) -> int:
@@ -68,7 +91,7 @@ def score_rows(cards: int, rows: Sequence[tuple[int, int, int]]) -> RoundScore:
     players = []
     for seat, (bid, tricks, streak) in enumerate(rows):
         points = round_points(cards, bid, tricks)
-        label = _result_label(cards, bid, tricks)
+        result, params = _result(cards, bid, tricks)
         after = streak + 1 if tricks == bid else 0
         bonus = precision_bonus(after)
         players.append(
@@ -76,8 +99,8 @@ def score_rows(cards: int, rows: Sequence[tuple[int, int, int]]) -> RoundScore:
                 seat=seat,
                 score=points + bonus,
                 breakdown=[
-                    ScoreLine(label=label, cards=[], points=points),
-                    ScoreLine(label=f"precision bonus (streak {after})", cards=[], points=bonus),
+                    score_line(result, [], points, **params),
+                    score_line(PRECISION_BONUS, [], bonus, streak=after),
                 ],
                 streak=after,
                 bonus=bonus,

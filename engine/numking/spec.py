@@ -27,7 +27,8 @@ from engine.core.spec import (
     duplicates,
     mismatch,
 )
-from engine.numking import summary
+from engine.core.texts import say
+from engine.numking import summary, texts as T
 from engine.numking.examples import EXAMPLES
 from engine.numking.options import NumKingOptions
 from engine.numking.requests import (
@@ -39,7 +40,7 @@ from engine.numking.requests import (
     NumKingScoreRequest,
     NumKingTrickRequest,
 )
-from engine.numking.rules import NumKing
+from engine.numking.rules import NumKing, check_tricks
 from engine.numking.view import View
 
 NUMKING_DECLARED = (
@@ -60,18 +61,19 @@ def streaks(previous: RoundScore | None, players: int) -> list[int]:
 
 def _round(body: NumKingRoundIn, n: int, previous: RoundScore | None, options: Any) -> Any:
     """Round `n` deals `n` cards and each streak follows the previous round: sent and
-    different, refused (`cards-mismatch`, `streak-mismatch`)."""
+    different, refused (`cards-mismatch`, `streak-mismatch`). The whole table's tricks add up
+    to at most `n` (`too-many-tricks`; fewer: annulled tricks)."""
     if body.cards is not None and body.cards != n:
-        raise mismatch("cards-mismatch", "cards", f"this is round {n}: {n} cards, not {body.cards}")
+        raise mismatch("cards-mismatch", "cards", say(T.CARDS_MISMATCH, n=n, cards=body.cards))
     derived = streaks(previous, len(body.players))
     for i, bid in enumerate(body.players):
         if bid.streak is not None and bid.streak != derived[i]:
             raise mismatch(
                 "streak-mismatch",
                 f"players[{i}].streak",
-                f"the earlier rounds give a streak of {derived[i]} before round {n}, "
-                f"not {bid.streak} (leave `streak` out)",
+                say(T.STREAK_MISMATCH, derived=derived[i], n=n, streak=bid.streak),
             )
+    check_tricks(n, [b.tricks for b in body.players])
     bids = [
         {"bid": b.bid, "tricks": b.tricks, "streak": s}
         for b, s in zip(body.players, derived, strict=True)
@@ -81,8 +83,11 @@ def _round(body: NumKingRoundIn, n: int, previous: RoundScore | None, options: A
 
 def _rederive(data: dict[str, Any], n: int, previous: RoundScore | None) -> dict[str, Any]:
     """A stored round renumbered to `n` (or after a changed earlier round): `cards` and the
-    streaks derived again."""
+    streaks derived again. Renumbered, its tricks must fit its new `cards` (as a new round's);
+    a round keeping its number is not held to that check, which came after it was stored."""
     players = data["players"]
+    if data.get("cards") != n:
+        check_tricks(n, [p["tricks"] for p in players])
     derived = streaks(previous, len(players))
     return {
         **data,
@@ -158,6 +163,9 @@ SPEC = RulesetSpec(
             call=lambda d: d.options.rules().validate_move(
                 d.players, d.hand, d.trick, d.card, d.declared
             ),
+            call_in=lambda d, language: d.options.rules().validate_move(
+                d.players, d.hand, d.trick, d.card, d.declared, language
+            ),
             summary="validate a move",
             description=VALIDATE_DOC
             + " Reasons: `card-not-in-hand`, `must-beat`. `infinity` needs `declared`.",
@@ -199,4 +207,6 @@ SPEC = RulesetSpec(
     ),
     summary=summary.TEXT,
     notes=summary.NOTES,
+    # a lone round is the largest hand's (round k = k cards each), the one with most play
+    lone_round=lambda rules, players: rules.deck(players).hand_size,
 )

@@ -10,6 +10,8 @@ from engine.core.base import (
     TrickCard,
 )
 from engine.core.errors import InvalidInput
+from engine.core.texts import say
+from engine.numking import texts as T
 from engine.numking.cards import (
     DECLARATIONS,
     FLASH_STRENGTH,
@@ -80,15 +82,15 @@ def declaration_error(card: str, declared: int | None) -> InvalidInput | None:
     """`infinity` needs `declared` 17 or 0; no other card takes one ("Playing a card")."""
     if card == INFINITY:
         if declared is not None and declared not in DECLARATIONS:
-            return bad_input(f"declared must be 17 or 0, not {declared!r}", "declared")
+            return bad_input(say(T.DECLARED_VALUE, declared=declared), "declared")
         if declared not in DECLARATIONS:
             return bad_input(
-                "infinity is played with 'declared' 17 or 0",
+                say(T.DECLARED_MISSING),
                 "declared",
                 "missing-declared",
             )
     elif declared is not None:
-        return bad_input(f"only infinity takes a declared value, not {card!r}", "declared")
+        return bad_input(say(T.DECLARED_OTHER, card=card), "declared")
     return None
 
 
@@ -98,18 +100,18 @@ def check_declared(trick: Sequence[TrickCard]) -> None:
         if t.card == INFINITY:
             if t.declared is not None and t.declared not in DECLARATIONS:
                 raise bad_input(
-                    f"trick[{i}].declared must be 17 or 0, not {t.declared!r}",
+                    say(T.TRICK_DECLARED_VALUE, i=i, declared=t.declared),
                     f"trick[{i}].declared",
                 )
             if t.declared not in DECLARATIONS:
                 raise bad_input(
-                    f"trick[{i}] is infinity: it needs 'declared' 17 or 0",
+                    say(T.TRICK_DECLARED_MISSING, i=i),
                     f"trick[{i}].declared",
                     "missing-declared",
                 )
         elif t.declared is not None:
             raise bad_input(
-                f"trick[{i}] is {t.card!r}: only infinity takes a declared value",
+                say(T.TRICK_DECLARED_OTHER, i=i, card=t.card),
                 f"trick[{i}].declared",
             )
 

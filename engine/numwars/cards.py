@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from engine.core.base import Deal, RoundSetup
+from engine.core.base import ROLES, Deal, RoundSetup
 from engine.core.cards import (
     CARDS,
     COLOURS,
@@ -16,23 +16,15 @@ from engine.core.cards import (
     ORDER_KEY,
     numbered_deck,
 )
-from engine.core.errors import InvalidInput
+from engine.core.errors import FieldError, InvalidInput
 from engine.core.rng import Rng
+from engine.core.texts import Said, say, text
 from engine.core.tricks import check_players, check_seat
+from engine.numwars import texts as T
 
 RULESET_ID = "numwars"
 MIN_PLAYERS = 3
 MAX_PLAYERS = 8
-ROLES = ("poseur", "complice", "demineur", "agent", "civil")
-BOMB_OUTCOMES = (
-    "numx-capture",
-    "stolen",
-    "civil-capture",
-    "complice-capture",
-    "protected",
-    "protected-quantum",
-    "kept",
-)
 
 #: Role cards (Set-up 1) and the role each gives; they can never be passed (Set-up 3).
 ROLE_OF_CARD: dict[str, str] = {
@@ -63,6 +55,27 @@ BONUSES: dict[str, dict[str, int]] = {
     "protected": {"poseur": 30, "complice": 20, "agent": 30},
     "protected-quantum": {"poseur": 30, "complice": 20, "demineur": 20, "agent": 30},
     "kept": {"poseur": 50, "agent": 30},
+}
+
+#: Whose pile the Bomb ends in after each outcome (The Bomb and the four roles: it "goes to the
+#: pile of whoever captured it, or back to the poseur's pile when kept or protected"): the
+#: `numx` and the Quantum are the agent's and the demineur's role cards, which never change
+#: hands, and a capturing Shadow's player gives the outcome its name (the Rulings of the table).
+BOMB_HOLDER: dict[str, str] = {
+    "numx-capture": "agent",
+    "stolen": "demineur",
+    "civil-capture": "civil",
+    "complice-capture": "complice",
+    "protected": "poseur",
+    "protected-quantum": "poseur",
+    "kept": "poseur",
+}
+#: The roles a table needs for each outcome: its holder's and, when protected, the complice's
+#: (the Joker neutralizes): with 3 players (no complice) only numx-capture, stolen and kept
+#: can happen, with 4 (no civil) all but civil-capture.
+OUTCOME_ROLES: dict[str, frozenset[str]] = {
+    outcome: frozenset({holder, "complice"} if outcome.startswith("protected") else {holder})
+    for outcome, holder in BOMB_HOLDER.items()
 }
 
 # Card classes (Card classes): kinds, trump strength, colour asked, complement.
@@ -172,11 +185,8 @@ def deal_round(setup: RoundSetup) -> Deal:
     )
 
 
-_DECK_NAMES = {n: f"the {n}-player numwars deck" for n in FORMATS}
-
-
-def deck_name(players: int) -> str:
-    return _DECK_NAMES.get(players) or f"the {players}-player numwars deck"
+def deck_name(players: int) -> Said:
+    return say(T.DECK, players=players)
 
 
 def round_roles(players: int) -> Counter[str]:
@@ -211,14 +221,14 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
         pass
     if len(roles) != players:
         raise InvalidInput(
-            f"roles lists one role per seat ({players}), not {len(roles)}",
+            say(T.ROLES_COUNT, players=players, count=len(roles)),
             code="bad-request",
             field=field,
         )
     for seat, role in enumerate(roles):
         if role not in ROLES:
             raise InvalidInput(
-                f"seat {seat}: {role!r} is not a role (expected one of {', '.join(ROLES)})",
+                say(T.NOT_A_ROLE, seat=seat, role=role, roles=", ".join(ROLES)),
                 code="bad-request",
                 field=per_seat.format(seat) if per_seat else f"{field}[{seat}]",
             )
@@ -227,11 +237,65 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
     if got != want:
         expected = ", ".join(f"{n} {r}" for r, n in sorted(want.items()))
         raise InvalidInput(
-            f"a {players}-player round has exactly {expected}; got "
-            + ", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            say(
+                T.ROLES_SET,
+                players=players,
+                expected=expected,
+                got=", ".join(f"{n} {r}" for r, n in sorted(got.items())),
+            ),
             code="bad-request",
             field=field,
         )
+
+
+BOMB_OUT_OF_TABLE = text(
+    "bomb-mismatch-table",
+    "a {players}-player round has no {missing}: the Bomb cannot end as {outcome}",
+    "une manche à {players} joueurs n'a pas de rôle {missing} : la Bombe ne peut pas finir en "
+    "{outcome}",
+)
+BOMB_NOT_HELD = text(
+    "bomb-mismatch-missing",
+    "after {outcome} the Bomb is in the {holder}'s pile, but no pile holds it (the Bomb is "
+    "always played: list it in `captured`)",
+    "après {outcome} la Bombe est dans le tas du rôle {holder}, mais aucun tas ne la contient "
+    "(la Bombe est toujours jouée : inscris-la dans `captured`)",
+)
+BOMB_WRONG_PILE = text(
+    "bomb-mismatch",
+    "after {outcome} the Bomb is in the {holder}'s pile, not in player {seat}'s (the {role})",
+    "après {outcome} la Bombe est dans le tas du rôle {holder}, pas dans celui du joueur {seat} "
+    "(rôle {role})",
+)
+
+
+def check_bomb(roles: Sequence[str], bombs: Sequence[int], outcome: str) -> None:
+    """The Bomb's outcome against the piles (The Bomb and the four roles): the table has the
+    roles the outcome needs, and the Bomb is in exactly the pile the outcome sends it to.
+
+    `roles` are the seats' checked roles, `bombs` the seats whose `captured` lists the Bomb
+    (check_cards allows it once); a refusal (`bomb-mismatch`) names `bomb_outcome` and the
+    pile(s) concerned."""
+    players = len(roles)
+    missing = sorted(OUTCOME_ROLES[outcome] - set(roles))
+    if missing:  # the complice (3 players) or a civil (3 or 4): one role at most
+        message = say(BOMB_OUT_OF_TABLE, players=players, missing=missing[0], outcome=outcome)
+        raise _bomb_error(message, [])
+    holder = BOMB_HOLDER[outcome]
+    if not bombs:
+        message = say(BOMB_NOT_HELD, outcome=outcome, holder=holder)
+        raise _bomb_error(message, [s for s, role in enumerate(roles) if role == holder])
+    seat = bombs[0]
+    if roles[seat] != holder:
+        message = say(BOMB_WRONG_PILE, outcome=outcome, holder=holder, seat=seat, role=roles[seat])
+        raise _bomb_error(message, [seat])
+
+
+def _bomb_error(message: Said, seats: Sequence[int]) -> InvalidInput:
+    error = InvalidInput(message, code="bomb-mismatch")
+    fields = ["bomb_outcome", *(f"players[{s}].captured" for s in seats)]
+    error.errors = [FieldError(f, message) for f in fields]
+    return error
 
 
 #: The cards of each format's playable deck (Deck; with 3 players no Joker, Set-up 1). Every

@@ -52,10 +52,16 @@ from engine.core.events import (
     TrickEvent,
 )
 from engine.core.scoring import best_seats
+from engine.core.texts import say
 from engine.core.tricks import check_seat
 from engine.numwars.cards import ROLE_CARDS, ROLE_OF_CARD, STRENGTH, SUIT, TRUMP, canon
 from engine.numwars.scoring import NumWarsPile, pile_points, score_piles
-from engine.numwars.tricks import illegal_reason, neutralization_possible, resolve
+from engine.numwars.tricks import (
+    QUOTED_NOT_IN_HAND,
+    illegal_reason,
+    neutralization_possible,
+    resolve,
+)
 
 
 class Phase(StrEnum):
@@ -515,7 +521,7 @@ class NumWarsKernel:
             if card in hand:
                 reason, message = illegal_reason(hand, list(self._cards), card)
             else:
-                reason, message = "card-not-in-hand", f"{card!r} is not in the hand"
+                reason, message = "card-not-in-hand", say(QUOTED_NOT_IN_HAND, card=card)
             raise IllegalMove(reason, message, legal)
 
     def _contest(self) -> list[str]:

@@ -8,11 +8,12 @@ from typing import Annotated
 
 import msgspec
 
-from engine.core.base import TrickCard
+from engine.core.base import BOMB_OUTCOMES, Role, TrickCard
 from engine.core.requests import (
     DEALER_DOC,
     MAX_SEATS,
     PAIR,
+    SHEET_OPTIONS_DOC,
     TRICK,
     Dealer,
     NotDeclared,
@@ -26,15 +27,57 @@ from engine.core.requests import (
     pairs,
     players_range,
 )
-from engine.numwars.cards import BOMB_OUTCOMES, ROLES
+from engine.numwars.cards import BOMB_HOLDER, BONUSES, FORMATS, OUTCOME_ROLES, round_roles
 from engine.numwars.options import NumWarsOptions
 from engine.numwars.rules import NumWars
 from engine.numwars.scoring import NumWarsPile
 
 NumWarsCard = Annotated[str, card(NumWars)]
 NumWarsPlayers = Annotated[int, players_range(NumWars)]
-Role = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(ROLES)})]
-BombOutcome = Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(BOMB_OUTCOMES)})]
+#: What each outcome means (rules/numwars.md, "Fate of the Bomb", first row that applies).
+OUTCOME_MEANINGS = {
+    "numx-capture": "the `numx` is in the Bomb's trick, or the Shadow that captures the Bomb is "
+    "the agent's",
+    "stolen": "the `quantum` remains a threat (it takes the Bomb before any Shadow), or the "
+    "capturing Shadow is the demineur's",
+    "civil-capture": "the capturing Shadow (the highest one left) is a civil's",
+    "complice-capture": "the capturing Shadow is the complice's",
+    "protected": "no threat left: the complice's Joker neutralized a Shadow",
+    "protected-quantum": "no threat left: the Joker neutralized the Quantum (the demineur takes "
+    "the Joker)",
+    "kept": "no threat at all (the Bomb alone, with Rainbows, classic cards, the Joker)",
+}
+
+
+def _outcome_line(outcome: str) -> str:
+    """One outcome: its meaning, the tables that can have it, the bonuses, the Bomb's pile."""
+    sizes = [n for n in FORMATS if OUTCOME_ROLES[outcome] <= set(+round_roles(n))]
+    bonuses = ", ".join(
+        f"{'every civil' if role == 'civil' else role} {points:+d}".replace("-", "\u2212")
+        for role, points in BONUSES[outcome].items()
+    )
+    holder = BOMB_HOLDER[outcome]
+    pile = "back to the poseur's pile" if holder == "poseur" else f"to the {holder}'s pile"
+    return (
+        f"- `{outcome}`: {OUTCOME_MEANINGS[outcome]}. {sizes[0]}-{sizes[-1]} players. "
+        f"Bonuses: {bonuses}. The Bomb goes {pile}."
+    )
+
+
+OUTCOME_DOC = (
+    'The fate of the Bomb (Num Wars rules, "The Bomb and the four roles"), the first that '
+    "applies:\n"
+    + "\n".join(_outcome_line(o) for o in BOMB_OUTCOMES)
+    + "\n\nRoles by table: 3 players, poseur, demineur and agent (the Joker is out); 4, the "
+    "complice too; 5 to 8, one to four civils too. An outcome the table's roles cannot give, "
+    "or the `bomb` card in another `captured` pile than the one the outcome sends it to (or in "
+    "none: it is always played), is refused (422 `bomb-mismatch`, naming `bomb_outcome` and "
+    "the piles concerned)."
+)
+#: The request's outcome: core's enum (engine.core.base.BombOutcome) with its meanings.
+DocumentedBombOutcome = Annotated[
+    str, msgspec.Meta(description=OUTCOME_DOC, extra_json_schema={"enum": list(BOMB_OUTCOMES)})
+]
 
 
 class NumWarsDeckQuery(msgspec.Struct, frozen=True, kw_only=True):
@@ -100,7 +143,7 @@ class NumWarsScoreRequest(Request, frozen=True):
         list[NumWarsPileInput],
         msgspec.Meta(min_length=3, max_length=MAX_SEATS, description="the whole table, 3-8"),
     ]
-    bomb_outcome: BombOutcome
+    bomb_outcome: DocumentedBombOutcome
 
 
 class NumWarsRoundIn(RoundBody, frozen=True, kw_only=True):
@@ -108,5 +151,8 @@ class NumWarsRoundIn(RoundBody, frozen=True, kw_only=True):
         list[NumWarsPileInput],
         msgspec.Meta(min_length=3, max_length=MAX_SEATS, description="the whole table, 3-8"),
     ]
-    bomb_outcome: BombOutcome
+    bomb_outcome: DocumentedBombOutcome
+    options: Annotated[NumWarsOptionsInput, msgspec.Meta(description=SHEET_OPTIONS_DOC)] | None = (
+        None
+    )
     dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None

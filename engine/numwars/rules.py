@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from engine.core.base import (
+    BOMB_OUTCOMES,
     Deal,
     DeckInfo,
     LegalMoves,
@@ -46,14 +47,15 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
-from engine.core.cards import CARDS, COMPLEMENT, check_cards, quoted_cards
+from engine.core.cards import CARDS, COMPLEMENT, NOT_IN_DECK, check_cards, quoted_cards
 from engine.core.errors import InvalidInput
 from engine.core.match import VersionedRules
 from engine.core.scoring import best_seats, match_totals
+from engine.core.texts import DEFAULT_LANGUAGE, say
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_players, check_trick
+from engine.numwars import texts as T
 from engine.numwars.cards import (
-    BOMB_OUTCOMES,
     FORMATS,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -61,6 +63,7 @@ from engine.numwars.cards import (
     ROLE_OF_CARD,
     RULESET_ID,
     canon,
+    check_bomb,
     check_roles,
     deal_round,
     deck_cards,
@@ -71,6 +74,8 @@ from engine.numwars.options import NumWarsOptions as NumWarsOptions
 from engine.numwars.round import NumWarsRound
 from engine.numwars.scoring import NumWarsPile, score_piles
 from engine.numwars.tricks import (
+    MAY_BE_PLAYED,
+    NOT_IN_HAND,
     check_role_cards,
     illegal_reason,
     legal_cards,
@@ -98,7 +103,7 @@ class NumWars(VersionedRules):
         k = self.options.exchange
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 5:
             raise InvalidInput(
-                "exchange must be between 0 and 5 cards",
+                say(T.EXCHANGE),
                 code="bad-option",
                 field="options.exchange",
             )
@@ -143,31 +148,35 @@ class NumWars(VersionedRules):
         return LegalMoves(legal=canon(legal_cards(hand, cards)))
 
     def validate_move(
-        self, players: int, hand: list[str], trick: list[TrickCard], card: str
+        self,
+        players: int,
+        hand: list[str],
+        trick: list[TrickCard],
+        card: str,
+        language: str = DEFAULT_LANGUAGE,
     ) -> MoveCheck:
         """Legal or the first broken obligation: card-not-in-hand, special-lead,
-        must-follow-color, must-play-trump, must-raise."""
+        must-follow-color, must-play-trump, must-raise (the message in `language`)."""
         cards = self._check(players, hand, trick)
         if card not in PLAYABLE_SETS[players]:
             if card not in CARDS:
-                raise InvalidInput(
-                    f"{card!r} is not a card code", code="unknown-card", field="card"
-                )
+                raise InvalidInput(say(T.NOT_A_CARD, card=card), code="unknown-card", field="card")
             raise InvalidInput(
-                f"card {card!r} is not in {deck_name(players)}",
+                say(NOT_IN_DECK, card=card, deck=deck_name(players)),
                 code="card-not-in-deck",
                 field="card",
             )
         legal = canon(legal_cards(hand, cards))
         if card in legal:
-            return MoveCheck(
-                legal=True, reason=None, message=f"{card} may be played", legal_moves=legal
-            )
+            message = say(MAY_BE_PLAYED, card=card).render(language)
+            return MoveCheck(legal=True, reason=None, message=message, legal_moves=legal)
         if card not in hand:
-            reason, message = "card-not-in-hand", f"{card} is not in the hand"
+            reason, said = "card-not-in-hand", say(NOT_IN_HAND, card=card)
         else:
-            reason, message = illegal_reason(hand, cards, card, legal)
-        return MoveCheck(legal=False, reason=reason, message=message, legal_moves=legal)
+            reason, said = illegal_reason(hand, cards, card, legal)
+        return MoveCheck(
+            legal=False, reason=reason, message=said.render(language), legal_moves=legal
+        )
 
     def resolve_trick(
         self,
@@ -193,7 +202,7 @@ class NumWars(VersionedRules):
         if roles is None:
             if "bomb" in cards:
                 raise InvalidInput(
-                    "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
+                    say(T.BOMB_NEEDS_ROLES),
                     code="bad-request",
                     field="roles",
                 )
@@ -206,7 +215,9 @@ class NumWars(VersionedRules):
         return resolve(played, roles, joker_neutralizes)
 
     def score_round(self, piles: list[NumWarsPile], bomb_outcome: str) -> RoundScore:
-        """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses."""
+        """Scoring a round: value groups, pairs captured as pairs, the Bomb's role bonuses.
+        The outcome must fit the piles: one the table's roles allow, with the Bomb in the pile
+        it sends the Bomb to (:func:`engine.numwars.cards.check_bomb`)."""
         n = len(piles)
         self._players(n)
         groups: list[tuple[str, Sequence[object]]] = []
@@ -224,17 +235,19 @@ class NumWars(VersionedRules):
                     or not cards[0].startswith("rainbow-")
                 ):
                     raise InvalidInput(
-                        f"a captured pair is rainbow-X with shadow-X, not {quoted_cards(pair)}",
+                        say(T.NOT_A_PAIR, cards=quoted_cards(pair)),
                         code="bad-request",
                         field=f"players[{i}].pairs[{j}]",
                     )
         check_roles([p.role for p in piles], n, "players", per_seat="players[{}].role")
         if bomb_outcome not in BOMB_OUTCOMES:
             raise InvalidInput(
-                f"{bomb_outcome!r} is not a Bomb outcome (expected one of {', '.join(BOMB_OUTCOMES)})",
+                say(T.NOT_AN_OUTCOME, outcome=bomb_outcome, outcomes=", ".join(BOMB_OUTCOMES)),
                 code="bad-request",
                 field="bomb_outcome",
             )
+        bombs = [i for i, pile in enumerate(piles) if "bomb" in pile.captured]
+        check_bomb([p.role for p in piles], bombs, bomb_outcome)
         return score_piles(piles, bomb_outcome)
 
     def score_match(self, rounds: list[RoundScore]) -> MatchResult:

@@ -16,7 +16,8 @@ from engine.core.base import (
     ScoreLine,
 )
 from engine.core.cards import ORDER, VALUE
-from engine.core.scoring import best_seats, value_group_points
+from engine.core.scoring import VALUE_GROUP, best_seats, score_line, value_group_points
+from engine.core.texts import kind
 from engine.numwars.cards import BONUSES, CLASSIC, KIND, canon
 from engine.numwars.tricks import role_bonus
 
@@ -35,9 +36,26 @@ _CLASSIC_VALUE_KEY = _CLASSIC_VALUE.__getitem__
 #: Sort key of a classic card: its value, then its canonical order (value groups).
 _GROUP_ORDER_KEY = {c: v * 10_000 + ORDER[c] for c, v in _CLASSIC_VALUE.items()}.__getitem__
 _GROUP_LINE: list[list[tuple[str, int]]] = [
-    [(f"{count} × value {v}", value_group_points(v, count) if count else 0) for v in range(17)]
+    [
+        (VALUE_GROUP.render(count=count, value=v), value_group_points(v, count) if count else 0)
+        for v in range(17)
+    ]
     for count in range(5)
 ]
+#: The parameters of each value-group line, [count][v] (shared: never change them).
+_GROUP_PARAMS: list[list[dict[str, int | str]]] = [
+    [{"count": count, "value": v} for v in range(17)] for count in range(5)
+]
+#: A trump pair captured as a pair (rainbow-X with shadow-X): X points.
+CAPTURED_PAIR = kind(
+    "captured-pair",
+    "pair rainbow-{value} + shadow-{value}",
+    "paire rainbow-{value} + shadow-{value}",
+)
+#: The role bonus (or malus) of the Bomb's fate.
+ROLE_BONUS = kind(
+    "role-bonus", "role bonus ({role}, {outcome})", "bonus de rôle ({role}, {outcome})"
+)
 
 
 def value_lines(cards: Sequence[str]) -> list[ScoreLine]:
@@ -49,8 +67,17 @@ def value_lines(cards: Sequence[str]) -> list[ScoreLine]:
     lines = []
     for v, group in groupby(classic, _CLASSIC_VALUE_KEY):
         held = list(group)
-        label, points = _GROUP_LINE[len(held)][v]
-        lines.append(ScoreLine(label=label, cards=held, points=points))
+        count = len(held)
+        label, points = _GROUP_LINE[count][v]
+        lines.append(
+            ScoreLine(
+                label=label,
+                cards=held,
+                points=points,
+                kind=VALUE_GROUP.key,
+                params=_GROUP_PARAMS[count][v],
+            )
+        )
     return lines
 
 
@@ -66,16 +93,8 @@ def score_pile(
     if pairs:
         for pair in sorted(pairs, key=lambda p: VALUE[p[0]]):
             cards = canon(list(pair))
-            lines.append(
-                ScoreLine(
-                    label=f"pair {cards[0]} + {cards[1]}", cards=cards, points=VALUE[cards[0]]
-                )
-            )
-    lines.append(
-        ScoreLine(
-            label=f"role bonus ({role}, {outcome})", cards=[], points=role_bonus(role, outcome)
-        )
-    )
+            lines.append(score_line(CAPTURED_PAIR, cards, VALUE[cards[0]], value=VALUE[cards[0]]))
+    lines.append(score_line(ROLE_BONUS, [], role_bonus(role, outcome), role=role, outcome=outcome))
     total = 0
     for line in lines:
         total += line.points

@@ -43,7 +43,8 @@ _moves = (NOT_IN_DECK, HAND_AND_TRICK, BAD_TRICK)
 
 
 def _round(body: NumWarsRoundIn, n: int, previous: RoundScore | None, options: Any) -> Any:
-    """A sheet round is the score-round request as sent (numwars takes no options)."""
+    """A sheet round is the score-round request as sent (the score-round request takes no
+    options: a round's `options`, the sheet's, are checked by the API and not kept)."""
     return {"players": msgspec.to_builtins(body.players), "bomb_outcome": body.bomb_outcome}
 
 
@@ -93,6 +94,9 @@ SPEC = RulesetSpec(
             request=NumWarsMoveRequest,
             answer=MoveCheck,
             call=lambda d: _rules.validate_move(d.players, d.hand, d.trick, d.card),
+            call_in=lambda d, language: _rules.validate_move(
+                d.players, d.hand, d.trick, d.card, language
+            ),
             summary="validate a move",
             description=VALIDATE_DOC
             + " Reasons: `card-not-in-hand`, `special-lead`, `must-follow-color`, "
@@ -140,6 +144,11 @@ SPEC = RulesetSpec(
                     "roles that are not exactly the roles of that table size (one of each), or "
                     "a pair that is not rainbow-X with shadow-X",
                     "bad-request",
+                ),
+                (
+                    "a `bomb_outcome` the table's roles cannot give, or the `bomb` card in no "
+                    "pile or in another than the one the outcome sends it to",
+                    "bomb-mismatch",
                 ),
             ),
             examples=EXAMPLES.get("score-round", ()),

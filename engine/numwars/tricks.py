@@ -14,6 +14,8 @@ from engine.core.base import (
 )
 from engine.core.cards import CARDS, COLOURS, COMPLEMENT, VALUE
 from engine.core.errors import InvalidInput
+from engine.core.texts import Said, colour_word, say, text
+from engine.numwars import texts as T
 from engine.numwars.cards import (
     ASKED_COLOUR,
     BONUSES,
@@ -129,9 +131,41 @@ def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     return base
 
 
+SPECIAL_LEAD = text(
+    "special-lead",
+    "{card} may lead only when the hand holds no classic card and no real trump",
+    "{card} ne peut entamer que si la main n'a ni carte classique ni vrai atout",
+)
+MUST_FOLLOW = text(
+    "must-follow-color",
+    "{asked} is asked and the hand holds {follow}: play {asked}",
+    "{asked} est demandé et la main a {follow} : jouez {asked}",
+)
+MUST_TRUMP_COLOUR = text(
+    "must-play-trump",
+    "{asked} is asked and the hand holds none: a trump must be played, not {card}",
+    "{asked} est demandé et la main n'en a pas : il faut jouer un atout, pas {card}",
+)
+MUST_TRUMP = text(
+    "must-play-trump-asked",
+    "trump is asked: a trump must be played, not {card}",
+    "l'atout est demandé : il faut jouer un atout, pas {card}",
+)
+MUST_RAISE = text(
+    "must-raise",
+    "{card} does not raise over the contesting trumps; raise with {raising}",
+    "{card} ne monte pas sur les atouts en lice ; montez avec {raising}",
+)
+NOT_IN_HAND = text("card-not-in-hand", "{card} is not in the hand", "{card} n'est pas dans la main")
+QUOTED_NOT_IN_HAND = text(
+    "card-not-in-hand-quoted", "{card!r} is not in the hand", "{card!r} n'est pas dans la main"
+)
+MAY_BE_PLAYED = text("may-be-played", "{card} may be played", "{card} peut être jouée")
+
+
 def illegal_reason(
     hand: Sequence[str], cards: Sequence[str], card: str, legal: Sequence[str] | None = None
-) -> tuple[str, str]:
+) -> tuple[str, Said]:
     """(reason, message) for a card of the hand that `legal_cards` refuses: the first
     obligation it breaks, in the contract's order.
 
@@ -140,10 +174,7 @@ def illegal_reason(
     hand holds the colour, all of it is legal; otherwise none is), so the short list is
     filtered instead of the hand."""
     if not cards:
-        return (
-            "special-lead",
-            f"{card} may lead only when the hand holds no classic card and no real trump",
-        )
+        return "special-lead", say(SPECIAL_LEAD, card=card)
     colour = ASKED_COLOUR
     asked = colour[cards[0]]
     if asked is not None:
@@ -152,18 +183,15 @@ def illegal_reason(
         else:
             follow = [c for c in legal if colour[c] == asked]
         if follow:
-            return (
-                "must-follow-color",
-                f"{asked} is asked and the hand holds {', '.join(follow)}: play {asked}",
+            return "must-follow-color", say(
+                MUST_FOLLOW, asked=colour_word(asked), follow=", ".join(follow)
             )
-    what = f"{asked} is asked and the hand holds none" if asked else "trump is asked"
     if KIND[card] == CLASSIC:
-        return ("must-play-trump", f"{what}: a trump must be played, not {card}")
+        if asked:
+            return "must-play-trump", say(MUST_TRUMP_COLOUR, asked=colour_word(asked), card=card)
+        return "must-play-trump", say(MUST_TRUMP, card=card)
     raising = _trump_choice(hand, contesting(cards))
-    return (
-        "must-raise",
-        f"{card} does not raise over the contesting trumps; raise with {', '.join(canon(raising))}",
-    )
+    return "must-raise", say(MUST_RAISE, card=card, raising=", ".join(canon(raising)))
 
 
 # --- Trick resolution --------------------------------------------------------------------
@@ -347,8 +375,13 @@ def check_role_cards(played: Sequence[tuple[int, str]], roles: Sequence[str]) ->
     for card, role in ROLE_OF_CARD.items():
         if card in seat_of and roles[seat_of[card]] != role:
             raise InvalidInput(
-                f"seat {seat_of[card]} played {card}, the {role}'s card, but roles "
-                f"names it {roles[seat_of[card]]}",
+                say(
+                    T.ROLE_CARD,
+                    seat=seat_of[card],
+                    card=card,
+                    role=role,
+                    named=roles[seat_of[card]],
+                ),
                 code="bad-request",
                 field=f"roles[{seat_of[card]}]",
             )

@@ -4,11 +4,11 @@ seat, or the set-aside."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine.core.base import BombResult, RoundScore, TrickCard
+from engine.core.base import BombResult, Role, RoundScore, TrickCard, TrickResult
 from engine.core.view import BaseView
 from engine.numwars.cards import canon
 
@@ -24,13 +24,23 @@ class Captured(msgspec.Struct, frozen=True, kw_only=True):
     pairs: list[list[str]]
 
 
+class FinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished trick (public): its leader, its cards in play order, how it resolved (as
+    `resolve-trick` answers) and the complice's choice on the Joker (None: not asked)."""
+
+    leader: int
+    cards: list[TrickCard]
+    result: TrickResult
+    neutralize: bool | None
+
+
 class View(BaseView, frozen=True, kw_only=True):
     leader: int  # who leads the current trick
     hand_counts: list[int]
-    roles: list[str | None]  # revealed roles, and the seat's own
-    role: str | None = None  # the seat's own role
+    roles: list[Role | None]  # revealed roles, and the seat's own
+    role: Role | None = None  # the seat's own role
     trick: list[TrickCard]  # the current trick, in play order
-    tricks: list[dict[str, Any]]  # finished tricks: leader, cards, result, neutralize
+    tricks: list[FinishedTrick]  # finished tricks, in order
     captured: list[Captured]
     bomb: BombResult | None  # the Bomb's fate, once decided
     exchange_size: int  # cards each seat passes (option `exchange`)
@@ -63,7 +73,7 @@ def view(state: NumWarsKernel, seat: int | None) -> View:
         ],
         role=state.roles[seat] if seat is not None else None,
         trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
-        tricks=state.tricks,
+        tricks=msgspec.convert(state.tricks, list[FinishedTrick]),
         captured=[
             Captured(seat=s, cards=canon(state.piles[s]), pairs=[list(p) for p in state.pairs[s]])
             for s in range(n)

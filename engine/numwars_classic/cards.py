@@ -11,7 +11,9 @@ from engine.core.base import RoundSetup
 from engine.core.cards import CARDS, COMPLEMENT, ORDER as CORE_ORDER, numbered_deck
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
+from engine.core.texts import say
 from engine.core.tricks import check_players, check_seat
+from engine.numwars_classic import texts as T
 
 #: The whole deck, canonical order ("Deck and hands"): 68 colour cards, 34 trumps, 2 Jokers.
 DECK: tuple[str, ...] = (
@@ -20,7 +22,7 @@ DECK: tuple[str, ...] = (
     "joker",
 )
 DECK_COUNTS: Counter[str] = Counter(DECK)
-DECK_NAME = "the numwars-classic deck"
+DECK_NAME = say(T.DECK)
 
 # Card kinds, precomputed once so that legality and the duel never parse a code.
 RED, BLUE, GREEN, YELLOW, RAINBOW, SHADOW, JOKER = range(7)
@@ -78,7 +80,7 @@ def check_alliance(players: int, *, alliance: bool) -> None:
     """`alliance` only with 4, 6 or 8 players, partners opposite ("Match and variants")."""
     if alliance and players not in ALLIANCE_PLAYERS:
         raise InvalidInput(
-            f"the alliance variant needs 4, 6 or 8 players (partners opposite), not {players}",
+            say(T.ALLIANCE, players=players),
             code="bad-option",
             field="options.alliance",
         )

@@ -11,6 +11,7 @@ from engine.core.base import TrickCard
 from engine.core.requests import (
     DEALER_DOC,
     PLAYERS,
+    SHEET_OPTIONS_DOC,
     TRICK,
     Dealer,
     NotDeclared,
@@ -74,7 +75,5 @@ class ClassicScoreRequest(Request, frozen=True):
 
 class ClassicRoundIn(RoundBody, frozen=True, kw_only=True):
     players: Annotated[list[ClassicPileInput], PLAYERS]
-    options: (
-        Annotated[ClassicOptions, msgspec.Meta(description="the sheet's options, if sent")] | None
-    ) = None
+    options: Annotated[ClassicOptions, msgspec.Meta(description=SHEET_OPTIONS_DOC)] | None = None
     dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None

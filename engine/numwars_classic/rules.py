@@ -56,8 +56,10 @@ from engine.core.scoring import (
     opposite_teams,
     winning_team_seats,
 )
+from engine.core.texts import DEFAULT_LANGUAGE, Message, say
 from engine.core.tiebreak import TiebreakOutcome, decide_tiebreak
 from engine.core.tricks import check_hand_and_trick, check_trick
+from engine.numwars_classic import texts as T
 from engine.numwars_classic.cards import (
     ALLIANCE_PLAYERS,
     DECK,
@@ -83,6 +85,7 @@ from engine.numwars_classic.scoring import (
     sums_are_valid,
 )
 from engine.numwars_classic.tricks import (
+    MAY_BE_PLAYED,
     broken_obligation,
     check_card,
     duel,
@@ -208,21 +211,29 @@ class NumWarsClassic(VersionedRules):
         )
 
     def validate_move(
-        self, players: int, hand: list[str], trick: list[TrickCard], card: str
+        self,
+        players: int,
+        hand: list[str],
+        trick: list[TrickCard],
+        card: str,
+        language: str = DEFAULT_LANGUAGE,
     ) -> MoveCheck:
+        """Legal, or the first broken obligation (the message in `language`)."""
         trick_cards = self._checked_trick(players, hand, trick, complete=False)
         check_card(card, "card")
         legal = legal_cards(hand, trick_cards)
         if card in legal:
-            return MoveCheck(
-                legal=True, reason=None, message=f"{card!r} may be played", legal_moves=legal
-            )
+            message = say(MAY_BE_PLAYED, card=card).render(language)
+            return MoveCheck(legal=True, reason=None, message=message, legal_moves=legal)
         if card not in hand:
             reason = "card-not-in-hand"
         else:
             reason = broken_obligation(hand, trick_cards, card)
         return MoveCheck(
-            legal=False, reason=reason, message=reason_message(reason, card), legal_moves=legal
+            legal=False,
+            reason=reason,
+            message=reason_message(reason, card).render(language),
+            legal_moves=legal,
         )
 
     def resolve_trick(self, players: int, trick: list[TrickCard]) -> TrickResult:
@@ -236,7 +247,7 @@ class NumWarsClassic(VersionedRules):
         n = len(piles)
         if not 1 <= n <= MAX_PLAYERS:
             raise InvalidInput(
-                f"score-round takes 1 to {MAX_PLAYERS} players' piles, not {n}",
+                say(T.PILES, high=MAX_PLAYERS, count=n),
                 code="bad-player-count",
                 field="players",
             )
@@ -306,5 +317,5 @@ class NumWarsClassic(VersionedRules):
         """The round of `setup` (:class:`ClassicRound` reads this object's options)."""
         return ClassicRound(self, setup)
 
-    def _deck_name(self) -> str:
+    def _deck_name(self) -> Message:
         return DECK_NAME

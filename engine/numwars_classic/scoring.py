@@ -18,12 +18,15 @@ from engine.core.base import (
 )
 from engine.core.cards import COLOURS, check_cards
 from engine.core.scoring import (
+    VALUE_GROUP,
     best_seats,
     opposite_teams,
+    score_line,
     team_scores,
     value_group_points,
     winning_team_seats,
 )
+from engine.core.texts import kind
 from engine.numwars_classic.cards import (
     ALL_VALUES,
     CLASSIC_BITS,
@@ -49,11 +52,8 @@ def _value_group(v: int, colours: int) -> ScoreLine:
     Scored as `numwars`: 1 card = value, 2 = 0, 3 = value + 30, 4 = value + 50.
     """
     cards = [f"{family}-{v}" for c, family in enumerate(COLOURS) if colours >> c & 1]
-    return ScoreLine(
-        label=f"{len(cards)} × value {v}",
-        cards=cards,
-        points=value_group_points(v, len(cards)),
-    )
+    count = len(cards)
+    return score_line(VALUE_GROUP, cards, value_group_points(v, count), count=count, value=v)
 
 
 def _byte_lines(i: int, byte: int) -> tuple[ScoreLine, ...]:
@@ -77,9 +77,14 @@ _SET_BYTES: dict[bytes, tuple[int, ...]] = {
     bytes(flags): tuple(i for i, flag in enumerate(flags) if flag)
     for flags in product((0, 1), repeat=9)
 }
+#: A pile holding rainbow-X and shadow-X: X points, however they got there.
+TRUMP_PAIR = kind("trump-pair", "trump pair {value}", "paire d'atouts {value}")
+#: Trumps without their partner: 0 points.
+LONE_TRUMPS = kind("lone-trumps", "lone trumps", "atouts seuls")
+#: Jokers: 0 points.
+JOKERS = kind("jokers", "jokers", "Jokers capturés")
 _PAIR_LINE = [
-    ScoreLine(label=f"trump pair {v}", cards=[RAINBOW_CARD[v], SHADOW_CARD[v]], points=v)
-    for v in range(17)
+    score_line(TRUMP_PAIR, [RAINBOW_CARD[v], SHADOW_CARD[v]], v, value=v) for v in range(17)
 ]
 
 
@@ -104,14 +109,14 @@ def _lone_line(lone: int) -> ScoreLine:
         bit = lone & -lone
         cards.append(_TRUMP_OF_BIT[bit])
         lone ^= bit
-    return ScoreLine(label="lone trumps", cards=cards, points=0)
+    return score_line(LONE_TRUMPS, cards, 0)
 
 
 #: The lone-trump line of every set of one or two lone trumps, the usual case (shared too).
 _LONE_LINES = {
     1 << a | 1 << b: _lone_line(1 << a | 1 << b) for a in range(34) for b in range(a, 34)
 }
-_JOKER_LINES = [ScoreLine(label="jokers", cards=["joker"] * n, points=0) for n in range(3)]
+_JOKER_LINES = [score_line(JOKERS, ["joker"] * n, 0) for n in range(3)]
 
 
 def score_pile(cards: Iterable[str]) -> tuple[int, list[ScoreLine]]:

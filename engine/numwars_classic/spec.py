@@ -92,6 +92,9 @@ SPEC = RulesetSpec(
             request=ClassicMoveRequest,
             answer=MoveCheck,
             call=lambda d: _rules.validate_move(d.players, d.hand, d.trick, d.card),
+            call_in=lambda d, language: _rules.validate_move(
+                d.players, d.hand, d.trick, d.card, language
+            ),
             summary="validate a move",
             description=VALIDATE_DOC
             + " Reasons: `card-not-in-hand`, `must-follow-color`, `must-play-trump`, `must-raise`.",

@@ -12,10 +12,13 @@ from engine.core.base import (
     Capture,
     TrickResult,
 )
-from engine.core.cards import CARDS
+from engine.core.cards import CARDS, NOT_IN_DECK
 from engine.core.errors import InvalidInput
+from engine.core.texts import Said, say, text
+from engine.numwars_classic import texts as T
 from engine.numwars_classic.cards import (
     DECK,
+    DECK_NAME,
     JOKER,
     KIND,
     ORDER_KEY,
@@ -121,14 +124,32 @@ def broken_obligation(hand: Sequence[str], trick_cards: Sequence[str], card: str
 
 
 _REASON_TEXT = {
-    "card-not-in-hand": "{card!r} is not in the hand",
-    "must-follow-color": "{card!r} does not follow the colour asked: play that colour, a trump "
-    "or a Joker (Playing a card: Colour asked)",
-    "must-play-trump": "{card!r} is not a trump: holding a trump you must play one, or a Joker "
-    "(Playing a card: Trump asked / Colour asked)",
-    "must-raise": "{card!r} neither beats every trump in the trick nor completes a pair, and "
-    "you hold a trump that does (Playing a card: Raise obligation)",
+    "card-not-in-hand": text(
+        "card-not-in-hand-quoted", "{card!r} is not in the hand", "{card!r} n'est pas dans la main"
+    ),
+    "must-follow-color": text(
+        "classic-must-follow-color",
+        "{card!r} does not follow the colour asked: play that colour, a trump or a Joker "
+        "(Playing a card: Colour asked)",
+        "{card!r} ne suit pas la couleur demandée : jouez cette couleur, un atout ou un Joker "
+        "(Jouer une carte : couleur demandée)",
+    ),
+    "must-play-trump": text(
+        "classic-must-play-trump",
+        "{card!r} is not a trump: holding a trump you must play one, or a Joker "
+        "(Playing a card: Trump asked / Colour asked)",
+        "{card!r} n'est pas un atout : qui a un atout doit en jouer un, ou un Joker "
+        "(Jouer une carte : atout demandé / couleur demandée)",
+    ),
+    "must-raise": text(
+        "classic-must-raise",
+        "{card!r} neither beats every trump in the trick nor completes a pair, and you hold a "
+        "trump that does (Playing a card: Raise obligation)",
+        "{card!r} ne bat pas tous les atouts du pli et ne complète pas de paire, alors que vous "
+        "avez un atout qui le fait (Jouer une carte : obligation de monter)",
+    ),
 }
+MAY_BE_PLAYED = text("may-be-played-quoted", "{card!r} may be played", "{card!r} peut être jouée")
 
 
 def check_card(card: object, field: str) -> None:
@@ -137,15 +158,15 @@ def check_card(card: object, field: str) -> None:
         return
     if isinstance(card, str) and card in CARDS:
         raise InvalidInput(
-            f"card {card!r} is not in the numwars-classic deck",
+            say(NOT_IN_DECK, card=card, deck=DECK_NAME),
             code="card-not-in-deck",
             field=field,
         )
-    raise InvalidInput(f"{card!r} is not a card code", code="unknown-card", field=field)
+    raise InvalidInput(say(T.NOT_A_CARD, card=card), code="unknown-card", field=field)
 
 
-def reason_message(reason: str, card: str) -> str:
-    return _REASON_TEXT[reason].format(card=card)
+def reason_message(reason: str, card: str) -> Said:
+    return say(_REASON_TEXT[reason], card=card)
 
 
 class DuelResult(msgspec.Struct, frozen=True):

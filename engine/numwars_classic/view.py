@@ -4,9 +4,11 @@ cards, another seat's passed cards, or a show not meant for the seat."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from engine.core.base import RoundScore, TrickCard
+import msgspec
+
+from engine.core.base import Capture, RoundScore, TrickCard
 from engine.core.cards import canonical
 from engine.core.view import BaseView
 from engine.numwars_classic.cards import RULESET_ID
@@ -15,13 +17,27 @@ if TYPE_CHECKING:
     from engine.numwars_classic.kernel import ClassicKernel
 
 
+class ClassicFinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished trick (public): its number, leader and cards in play order, and how it
+    resolved, as `resolve-trick` answers (rules "Resolving the trick")."""
+
+    number: int
+    leader: int
+    cards: list[TrickCard]
+    winner: int
+    annulled: bool
+    captures: list[Capture]
+    pairs: list[Capture]
+    next_leader: int
+
+
 class View(BaseView, frozen=True, kw_only=True):
     leader: int  # who leads the current trick
     hand_counts: list[int]
     exchange_size: int  # cards each seat passes to the right
     passed_counts: list[int]
     trick: list[TrickCard]  # the current trick, in play order
-    tricks: list[dict[str, Any]]  # finished tricks: leader, cards, result
+    tricks: list[ClassicFinishedTrick]  # finished tricks, in order
     captured: list[list[str]]  # each seat's captured cards, canonical
     set_aside_count: int
     teams: list[list[int]] | None = None  # alliance: partners opposite
@@ -55,7 +71,7 @@ def view(state: ClassicKernel, seat: int | None) -> View:
         exchange_size=state.exchange_size,
         passed_counts=[len(p) for p in state.passed],
         trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
-        tricks=state.tricks,
+        tricks=msgspec.convert(state.tricks, list[ClassicFinishedTrick]),
         captured=[canonical(p) for p in state.piles],
         set_aside_count=len(state.set_aside),
         teams=[[s, s + n // 2] for s in range(n // 2)] if alliance else None,

@@ -10,7 +10,9 @@ from engine.core.base import RoundSetup
 from engine.core.cards import CARDS, canonical, numbered_deck
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
+from engine.core.texts import say
 from engine.core.tricks import check_players, check_seat
+from engine.numwin import texts as T
 
 RULESET_ID = "numwin"
 MIN_PLAYERS = 2
@@ -27,7 +29,7 @@ DECK: tuple[str, ...] = tuple(
     )
 )
 DECK_COUNTS: Counter[str] = Counter(DECK)
-DECK_NAME = "the numwin deck"
+DECK_NAME = say(T.DECK)
 HAND_SIZE = 2
 TARGET_SIZE = 5  # rules "A turn" 3: the aim is exactly 5 cards
 ACTION_POINTS = 5  # rules "Scoring" 3
@@ -61,7 +63,7 @@ def check_teams(players: int, *, teams: bool) -> None:
     """`teams` only at 4 players (rules "Match and variant")."""
     if teams and players != 4:
         raise InvalidInput(
-            f"the teams variant is played by exactly 4 players, not {players}",
+            say(T.TEAMS, players=players),
             code="bad-option",
             field="options.teams",
         )

@@ -11,6 +11,7 @@ from engine.core.requests import (
     DEALER_DOC,
     PAIR,
     PLAYERS,
+    SHEET_OPTIONS_DOC,
     Dealer,
     Request,
     RoundBody,
@@ -68,8 +69,7 @@ class NumWinScoreRequest(Request, frozen=True):
 class NumWinRoundIn(RoundBody, frozen=True, kw_only=True):
     players: Annotated[list[Annotated[NumWinHandInput, at_least(TARGET_SIZE)]], PLAYERS]
     caller: Seat | None = None
-    options: (
-        Annotated[NumWinOptionsInput, msgspec.Meta(description="the sheet's options, if sent")]
-        | None
-    ) = None
+    options: Annotated[NumWinOptionsInput, msgspec.Meta(description=SHEET_OPTIONS_DOC)] | None = (
+        None
+    )
     dealer: Annotated[Dealer, msgspec.Meta(description=DEALER_DOC)] = None

@@ -45,7 +45,9 @@ from engine.core.scoring import (
     opposite_teams,
     winning_team_seats,
 )
+from engine.core.texts import say
 from engine.core.tiebreak import TiebreakOutcome
+from engine.numwin import texts as T
 from engine.numwin.cards import (
     DECK,
     DECK_COUNTS,
@@ -93,7 +95,7 @@ class NumWin(VersionedRules):
         turns = self.options.max_turns
         if type(turns) is not int or not 0 <= turns <= MAX_TURNS:
             raise InvalidInput(
-                f"max_turns must be a number of turns between 0 (no limit) and {MAX_TURNS}",
+                say(T.MAX_TURNS, high=MAX_TURNS),
                 code="bad-option",
                 field="options.max_turns",
             )
@@ -136,16 +138,14 @@ class NumWin(VersionedRules):
         for i, hand in enumerate(hands):
             if len(hand.combination) > MAX_COMBINATION:
                 raise InvalidInput(
-                    f"players[{i}].combination holds {len(hand.combination)} cards; at most "
-                    f"{MAX_COMBINATION} are accepted",
+                    say(T.COMBINATION_SIZE, i=i, count=len(hand.combination), high=MAX_COMBINATION),
                     code="bad-request",
                     field=f"players[{i}].combination",
                 )
             held = len(hand.combination) + 2 * len(hand.locked)
             if held < TARGET_SIZE:
                 raise InvalidInput(
-                    f"players[{i}] holds {held} cards counting locked pairs; a final "
-                    f"combination holds at least {TARGET_SIZE}",
+                    say(T.TOO_FEW, i=i, held=held, low=TARGET_SIZE),
                     code="bad-request",
                     field=f"players[{i}]",
                 )
@@ -154,7 +154,7 @@ class NumWin(VersionedRules):
     def _check_hands(self, hands: Sequence[NumWinHand], caller: int | None) -> None:
         if not 1 <= len(hands) <= self.max_players:
             raise InvalidInput(
-                f"score-round takes 1 to {self.max_players} players, not {len(hands)}",
+                say(T.PLAYERS, high=self.max_players, count=len(hands)),
                 code="bad-player-count",
                 field="players",
             )
@@ -169,9 +169,7 @@ class NumWin(VersionedRules):
             for j, pair in enumerate(hand.locked):
                 if len(pair) != 2 or not may_pair(pair[0], pair[1]):
                     raise InvalidInput(
-                        f"players[{i}].locked[{j}] holds {quoted_cards(pair)}, not a pair: a "
-                        "locked pair is two cards of one value that may pair (classic+classic, "
-                        "rainbow+numbered, shadow+rainbow)",
+                        say(T.NOT_A_PAIR, i=i, j=j, cards=quoted_cards(pair)),
                         code="bad-request",
                         field=f"players[{i}].locked[{j}]",
                     )
@@ -179,7 +177,7 @@ class NumWin(VersionedRules):
             not isinstance(caller, int) or isinstance(caller, bool) or not 0 <= caller < len(hands)
         ):
             raise InvalidInput(
-                f"caller {caller!r} is not a seat (0..{len(hands) - 1}) or null",
+                say(T.CALLER, caller=caller, last=len(hands) - 1),
                 code="bad-request",
                 field="caller",
             )

@@ -11,7 +11,14 @@ import msgspec
 
 from engine.core.base import PlayerScore, RoundScore, ScoreLine
 from engine.core.cards import CARDS, canonical
-from engine.core.scoring import best_seats, opposite_teams, team_scores, winning_team_seats
+from engine.core.scoring import (
+    best_seats,
+    opposite_teams,
+    score_line,
+    team_scores,
+    winning_team_seats,
+)
+from engine.core.texts import kind
 from engine.numwin.cards import (
     ACTION,
     ACTION_POINTS,
@@ -113,26 +120,35 @@ def _pair_off(classics: Sequence[str], removed: list[str], remaining: list[str])
     remaining += classics[even:]
 
 
+LOCKED_PAIRS = kind("locked-pairs", "locked pairs", "paires bloquées")
+PAIRS_REMOVED = kind("pairs-removed", "pairs removed", "paires retirées")
+REMAINING_CARDS = kind("remaining-cards", "remaining cards", "cartes restantes")
+LONE_RAINBOW = kind("lone-rainbow", "Rainbow alone scores 0", "Rainbow seul : 0 point")
+RAINBOWS = kind("rainbows", "Rainbows (two or more)", "Rainbows (deux ou plus)")
+ACTION_CARDS = kind("action-cards", "action cards", "cartes Action")
+CALLER_PENALTY_LINE = kind("caller-penalty", "caller penalty", "pénalité de l'annonceur")
+
+
 def player_lines(hand: NumWinHand) -> tuple[int, list[ScoreLine]]:
     """One player's points and breakdown before any caller penalty (rules "Scoring" 1-3)."""
     lines: list[ScoreLine] = []
     locked = [c for pair in hand.locked for c in pair]
     if locked:
-        lines.append(ScoreLine(label="locked pairs", cards=canonical(locked), points=0))
+        lines.append(score_line(LOCKED_PAIRS, canonical(locked), 0))
     s = _settle(hand.combination)
     if s.removed:
-        lines.append(ScoreLine(label="pairs removed", cards=s.removed, points=0))
+        lines.append(score_line(PAIRS_REMOVED, s.removed, 0))
     if s.remaining:
         pts = sum(CARDS[c].value or 0 for c in s.remaining)
-        lines.append(ScoreLine(label="remaining cards", cards=s.remaining, points=pts))
+        lines.append(score_line(REMAINING_CARDS, s.remaining, pts))
     if len(s.rainbows) == 1:
-        lines.append(ScoreLine(label="Rainbow alone scores 0", cards=s.rainbows, points=0))
+        lines.append(score_line(LONE_RAINBOW, s.rainbows, 0))
     elif s.rainbows:
         pts = sum(CARDS[c].value or 0 for c in s.rainbows)
-        lines.append(ScoreLine(label="Rainbows (two or more)", cards=s.rainbows, points=pts))
+        lines.append(score_line(RAINBOWS, s.rainbows, pts))
     if s.actions:
         pts = ACTION_POINTS * len(s.actions)
-        lines.append(ScoreLine(label="action cards", cards=s.actions, points=pts))
+        lines.append(score_line(ACTION_CARDS, s.actions, pts))
     return s.points, lines
 
 
@@ -147,9 +163,7 @@ def score_hands(hands: Sequence[NumWinHand], caller: int | None, *, teams: bool)
         raw.append(points)
         breakdowns.append(lines)
     if caller is not None and any(s < raw[caller] for i, s in enumerate(raw) if i != caller):
-        breakdowns[caller].append(
-            ScoreLine(label="caller penalty", cards=[], points=CALLER_PENALTY)
-        )
+        breakdowns[caller].append(score_line(CALLER_PENALTY_LINE, [], CALLER_PENALTY))
         raw[caller] += CALLER_PENALTY
     players = [
         PlayerScore(seat=i, score=raw[i], breakdown=breakdowns[i]) for i in range(len(hands))

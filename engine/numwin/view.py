@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 
 from engine.core.base import RoundScore
 from engine.core.view import BaseView
-from engine.numwin.cards import DECK
+from engine.numwin.cards import DECK, is_action
 
 if TYPE_CHECKING:
     from engine.numwin.kernel import NumWinKernel
@@ -33,6 +33,21 @@ class InHand(msgspec.Struct, frozen=True, kw_only=True):
     from_: str = msgspec.field(name="from")
 
 
+#: A card that acts when discarded (rules "Actions": swipe, flip, quantum and the malus cards).
+ActionCard = Annotated[
+    str, msgspec.Meta(extra_json_schema={"enum": sorted({c for c in DECK if is_action(c)})})
+]
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    """An activated action card waiting for its target (rules "Actions"): the seat that
+    chooses it, the card, and the step (a swipe's second choice: 1)."""
+
+    seat: int
+    action: ActionCard
+    step: int
+
+
 class View(BaseView, frozen=True, kw_only=True):
     turns: int  # turns begun so far
     combinations: list[Combination]
@@ -42,7 +57,7 @@ class View(BaseView, frozen=True, kw_only=True):
     draw_pile_count: int
     set_aside_count: int
     snap_open: bool
-    pending: dict[str, Any] | None  # an action card waiting for its target
+    pending: Pending | None  # an action card waiting for its target
     call_open: int | None  # the seat that may call "Num Win" now
     caller: int | None
     last_turns: list[int] | None
@@ -94,7 +109,7 @@ def view(state: NumWinKernel, seat: int | None) -> View:
         set_aside_count=len(state.aside),
         snap_open=state.snap_open,
         pending=(
-            {"seat": state.turn, "action": state.pending, "step": int(state.swipe_from >= 0)}
+            Pending(seat=state.turn, action=state.pending, step=int(state.swipe_from >= 0))
             if state.pending
             else None
         ),

@@ -7,10 +7,14 @@ beside the repository, its cases that the copy lacks or holds otherwise run too 
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any
 
+import jsonschema_rs  # schemathesis' own validator
 import pytest
 
+from api.app import spec_dict
 from tests.conformance import repository_cases, upstream_changes
 
 
@@ -44,11 +48,60 @@ def subset_match(expected: Any, actual: Any, where: str = "$") -> None:
         )
 
 
+@cache
+def _operations() -> list[tuple[re.Pattern[str], str, dict[str, Any]]]:
+    """The served spec's operations: (path pattern, method, operation)."""
+    spec = spec_dict()
+    found = []
+    for path, item in spec["paths"].items():
+        pattern = re.compile("^" + re.sub(r"\\{[a-z_]+\\}", "[^/]+", re.escape(path)) + "$")
+        found.extend((pattern, method, operation) for method, operation in item.items())
+    # a literal path (/v1/rulesets/numking/deal) before the template it also matches
+    return sorted(found, key=lambda entry: entry[0].pattern.count("[^/]+"))
+
+
+def answer_errors(method: str, url: str, status: int, media_type: str, body: Any) -> list[str]:
+    """What is wrong with an answer by its operation's response schema in the served spec
+    (an operation, status and media type the spec lacks are errors too)."""
+    path = url.split("?", 1)[0]
+    spec = spec_dict()
+    for pattern, verb, operation in _operations():
+        if verb == method.lower() and pattern.match(path):
+            response = operation["responses"].get(str(status))
+            if response is None:
+                return [f"{method} {path}: no {status} in the spec"]
+            media = (response.get("content") or {}).get(media_type)
+            if media is None:
+                return [f"{method} {path} {status}: no {media_type} in the spec"]
+            schema = {**media["schema"], "components": spec["components"]}
+            validator = jsonschema_rs.Draft202012Validator(schema)
+            return [str(e) for e in validator.iter_errors(body)]
+    return [f"{method} {path}: no such operation in the spec"]
+
+
 @pytest.mark.parametrize("case", _cases())
 def test_conformance_case(client: Any, case: dict[str, Any]) -> None:
     response = client.request(case["method"], case["path"], json=case["request"])
     assert response.status_code == case["status"], response.text
     subset_match(case["expect"], response.json())
+    media_type = response.headers["content-type"].split(";")[0]
+    errors = answer_errors(
+        case["method"], case["path"], response.status_code, media_type, response.json()
+    )
+    assert not errors, errors[:3]
+
+
+def test_answers_are_held_to_their_schema() -> None:
+    """The live-answer check fails an answer its schema refuses, and an unknown operation."""
+    path = "/v1/rulesets/numwars-classic/score-round"
+    good = {"players": [{"seat": 0, "score": 0, "breakdown": []}], "winners": [0]}
+    assert answer_errors("POST", path, 200, "application/json", good) == []
+    assert answer_errors("POST", path, 200, "application/json", {**good, "winners": "0"})
+    assert answer_errors("POST", path, 200, "application/json", {"players": []})
+    assert answer_errors("POST", "/v1/nowhere", 200, "application/json", good)
+    assert answer_errors("POST", path, 299, "application/json", good)
+    view = {"ruleset": "numwars", "phase": "play"}
+    assert answer_errors("GET", "/v1/games/abc", 200, "application/json", {"view": view})
 
 
 def test_subset_match_is_strict_about_lists() -> None:

@@ -191,7 +191,8 @@ def test_the_depth_limit_is_exact(client: TestClient[Any]) -> None:
     assert at["code"] == "unknown-field" and at["errors"][0]["field"] == "zz", at
     over = client.post(score, content=_nest(MAX_DEPTH + 1), headers=JSON)
     assert over.status_code == 422 and over.headers["content-type"] == PROBLEM
-    assert over.json()["errors"] == [{"field": "body", "message": TOO_DEEP}]
+    assert over.json()["code"] == "validation-error"
+    assert over.json()["errors"] == [{"field": "body", "message": TOO_DEEP, "code": "too-deep"}]
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,9 @@ def test_each_kind_answers_its_status_and_code(error: Any, status: int, code: st
     assert problem["detail"] == error.detail
     assert answer.headers["content-type"].startswith("application/problem+json")
     if error.field:
-        assert problem["errors"] == [{"field": error.field, "message": error.detail}]
+        assert problem["errors"] == [
+            {"field": error.field, "message": error.detail, "code": error.code}
+        ]
     assert ("www-authenticate" in answer.headers) == (status == 401)
 
 
@@ -91,7 +93,7 @@ def test_a_field_message_distinct_from_the_detail() -> None:
     with TestClient(app) as client:
         problem = client.get("/boom").json()
     assert problem["detail"] == "type: numwin has no 'bid' action"
-    assert problem["errors"] == [{"field": "type", "message": "no"}]
+    assert problem["errors"] == [{"field": "type", "message": "no", "code": "validation-error"}]
     refusal = domain.field_error(domain.Invalid, "bad-request", "dealer", "must be a seat")
     assert (refusal.detail, refusal.field, refusal.field_message) == (
         "dealer: must be a seat",

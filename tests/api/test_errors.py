@@ -26,7 +26,9 @@ def test_unknown_card_code_names_the_card(client: Any) -> None:
     )
     body = _problem(r, 422, "unknown-card")
     assert "'purple-3'" in body["detail"]
-    assert body["errors"] == [{"field": "hand[1]", "message": body["errors"][0]["message"]}]
+    assert body["errors"] == [
+        {"field": "hand[1]", "message": body["errors"][0]["message"], "code": "unknown-card"}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -215,7 +217,7 @@ def test_declared_belongs_to_numking_only(client: Any, ruleset: str) -> None:
     # their spec says `declared: null` (only numking's infinity declares), so decoding refuses it
     body = _problem(r, 422, "validation-error")
     assert body["errors"] == [
-        {"field": "trick[0].declared", "message": "must be null, not an integer"}
+        {"field": "trick[0].declared", "message": "must be null, not an integer", "code": "type"}
     ]
 
 
@@ -330,7 +332,9 @@ def test_a_float_integer_is_refused(client: Any) -> None:
         422,
         "validation-error",
     )
-    assert body["errors"] == [{"field": "players", "message": "must be an integer, not a number"}]
+    assert body["errors"] == [
+        {"field": "players", "message": "must be an integer, not a number", "code": "type"}
+    ]
 
 
 # --- messages --------------------------------------------------------------------------------
@@ -371,10 +375,20 @@ def test_a_missing_query_parameter_is_a_422_with_its_field(client: Any) -> None:
     """`GET …/deck` without `?players=` was a 400 without `errors[]`; `players=abc` a 422."""
     missing = _problem(client.get("/v1/rulesets/numking/deck"), 422, "missing-field")
     assert missing["errors"] == [
-        {"field": "players", "message": "required query parameter 'players' is missing"}
+        {
+            "field": "players",
+            "message": "required query parameter 'players' is missing",
+            "code": "missing-field",
+        }
     ]
     wrong = _problem(client.get("/v1/rulesets/numking/deck?players=abc"), 422, "validation-error")
-    assert wrong["errors"] == [{"field": "players", "message": "must be an integer, not a string"}]
+    assert wrong["errors"] == [
+        {
+            "field": "players",
+            "message": "must be an integer, not a string",
+            "code": "validation-error",
+        }
+    ]
 
 
 PYTHON_WORDS = (
@@ -535,7 +549,9 @@ def test_a_value_outside_a_fixed_set_is_answered_with_the_set(
         msgspec.json.decode(msgspec.json.encode(body), type=struct, strict=True)
     problem = decode_error(refused.value, body, struct).problem
     assert problem.status == 422 and problem.code == "validation-error"
-    assert [(e.field, e.message) for e in problem.errors] == [(field, message)]
+    assert [(e.field, e.message, e.code) for e in problem.errors] == [(field, message, "enum")]
     assert problem.detail == f"{field}: {message}"
-    # without the type, the message stays msgspec's own
-    assert "must be one of" not in decode_error(refused.value, body).problem.detail
+    # without the type, the set is not known: the message names no value
+    untyped = decode_error(refused.value, body).problem
+    assert [(e.field, e.code) for e in untyped.errors] == [(field, "enum")]
+    assert "'" not in untyped.detail

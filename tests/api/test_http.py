@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 from litestar.testing import TestClient
+from pydantic import ValidationError
 
 from api.app import CORS_EXPOSED, CORS_HEADERS, create_app
 from api.http.hygiene import is_json_media_type
-from api.ops.settings import Settings
+from api.ops.settings import TRACING_HEADERS, Settings
 
 SCORE = "/v1/rulesets/numwars-classic/score-round"
 BODY = json.dumps({"players": [{"captured": ["rainbow-14", "shadow-14"]}]})
@@ -215,9 +216,15 @@ def test_vary_keeps_origin_when_cors_names_its_origins() -> None:
 
 
 def test_answers_not_localized_do_not_vary_by_language(client: TestClient[Any]) -> None:
-    response = client.get("/v1/rulesets", headers={"accept-language": "fr"})
+    """An answer without words (a deck: card codes and counts) names no language; the
+    catalogue, whose names are localized since issue 23, does."""
+    response = client.get("/v1/rulesets/numwin/deck?players=4", headers={"accept-language": "fr"})
+    assert response.status_code == 200
     assert "content-language" not in response.headers
     assert "accept-language" not in response.headers.get("vary", "").lower()
+    catalogue = client.get("/v1/rulesets", headers={"accept-language": "fr"})
+    assert catalogue.headers["content-language"] == "fr"
+    assert "accept-language" in catalogue.headers["vary"].lower()
 
 
 # --- nosniff ---------------------------------------------------------------------------------
@@ -289,7 +296,45 @@ def test_the_granted_headers_are_exactly_the_apis(client: TestClient[Any]) -> No
     response = _preflight(client, "/no/such/path", "POST", "content-type")
     granted = _listed(response.headers["access-control-allow-headers"])
     safelisted = {"accept", "accept-language", "content-language", "content-type"}
-    assert granted == {h.lower() for h in CORS_HEADERS} | safelisted
+    assert granted == {h.lower() for h in CORS_HEADERS} | set(TRACING_HEADERS) | safelisted
+
+
+def test_a_preflight_may_ask_for_the_headers_browsers_tracing_adds(
+    client: TestClient[Any],
+) -> None:
+    """Issue 23: OpenTelemetry's and Sentry's browser instrumentations add `traceparent`,
+    `tracestate`, `baggage`, `sentry-trace` to every fetch; jQuery adds `X-Requested-With`. A
+    refused preflight fails the request itself, so a front-end with tracing on could not call
+    the API at all."""
+    asked = "content-type, traceparent, tracestate, baggage, sentry-trace, x-requested-with"
+    for path in (SCORE, "/v1/games/abc/actions"):
+        response = _preflight(client, path, "POST", asked.upper())  # names are case-blind
+        assert response.status_code == 204, response.text
+        assert _listed(asked) <= _listed(response.headers["access-control-allow-headers"])
+    with TestClient(create_app(Settings(cors_origins=[ORIGIN]))) as named:
+        response = _preflight(named, SCORE, "POST", "traceparent")
+        assert response.status_code == 204, response.text
+        assert response.headers["access-control-allow-origin"] == ORIGIN
+
+
+def test_the_extra_headers_are_a_setting() -> None:
+    """`NUMRULES_CORS_EXTRA_HEADERS` replaces the tracing headers: `[]` grants only the API's
+    own, a list grants those it names (and still never anything else)."""
+    with TestClient(create_app(Settings(cors_extra_headers=[]))) as none:
+        _problem(_preflight(none, SCORE, "POST", "traceparent"), 400, "cors-preflight-refused")
+        assert _preflight(none, SCORE, "POST", "if-match").status_code == 204
+    with TestClient(create_app(Settings(cors_extra_headers=["X-Amzn-Trace-Id"]))) as custom:
+        granted = _preflight(custom, SCORE, "POST", "x-amzn-trace-id, authorization")
+        assert granted.status_code == 204, granted.text
+        _problem(_preflight(custom, SCORE, "POST", "sentry-trace"), 400, "cors-preflight-refused")
+
+
+@pytest.mark.parametrize("names", ['["*"]', '["trace parent"]', '[""]', '["x-a:b"]'])
+def test_the_extra_headers_are_header_names(names: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`*` would grant every header (the allow list would be gone): a setting names headers."""
+    monkeypatch.setenv("NUMRULES_CORS_EXTRA_HEADERS", names)
+    with pytest.raises(ValidationError, match="is not a header name"):
+        Settings()
 
 
 def test_a_preflight_may_ask_for_x_api_key(client: TestClient[Any]) -> None:

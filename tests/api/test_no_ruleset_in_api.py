@@ -88,6 +88,21 @@ def test_no_module_of_api_names_a_ruleset() -> None:
     assert found == []
 
 
+def test_the_engine_above_and_below_the_games_names_none() -> None:
+    """Nor do the engine's modules around the games: core (below them), the simulation and
+    the summaries (above the registry, which alone lists the games)."""
+    engine = ROOT / "engine"
+    paths = [
+        *sorted((engine / "core").rglob("*.py")),
+        engine / "simulate.py",
+        engine / "summaries.py",
+    ]
+    found: list[str] = []
+    for path in paths:
+        found += offences(path.read_text(), str(path.relative_to(ROOT)))
+    assert found == []
+
+
 def test_the_scan_finds_a_branch_an_import_and_a_class() -> None:
     """The scan is not vacuous: each kind of naming is found."""
     source = (

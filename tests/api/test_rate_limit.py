@@ -107,6 +107,8 @@ def test_the_spec_documents_the_rate_limit_headers_and_api_keys() -> None:
     paths = spec["paths"]
     refused = paths["/v1/rulesets/numking/deal"]["post"]["responses"]["429"]
     assert set(refused["headers"]) == {
+        "Content-Language",  # every problem is worded in the request's language (issue 23)
+        "Vary",
         "Retry-After",
         "RateLimit-Limit",
         "RateLimit-Remaining",

@@ -86,7 +86,9 @@ def test_a_stored_game_to_the_end_its_export_replayed(tiny: TestClient[Any]) -> 
     assert wrong.status_code == 422 and "tinytricks has no 'bid' action" in wrong.text
     refusal = wrong.json()  # the field's message is the detail without its "type: " prefix
     assert refusal["code"] == "validation-error"
-    assert refusal["errors"] == [{"field": "type", "message": refusal["detail"][len("type: ") :]}]
+    assert refusal["errors"] == [
+        {"field": "type", "message": refusal["detail"][len("type: ") :], "code": "validation-error"}
+    ]
     export = table.get("/export").json()
     record = MatchRecord.from_export(export)
     assert msgspec.to_builtins(replay(record).result()) == final["result"]
@@ -124,11 +126,14 @@ def test_the_spec_and_the_docs(tiny: TestClient[Any]) -> None:
     assert "Rules (setup): Six cards" in deal["description"]
     schemas = spec["components"]["schemas"]
     assert "TinyTricksView" in schemas and "TinyRoundIn" in schemas
-    assert ID in schemas["CreateGame"]["properties"]["ruleset"]["enum"]
-    assert ID in schemas["CreateSheet"]["properties"]["ruleset"]["enum"]
-    assert {"$ref": "#/components/schemas/TinyTricksView"} in schemas["GameOut"]["properties"][
-        "view"
-    ]["oneOf"]
+    for body, noun in (("CreateGame", "Game"), ("CreateSheet", "Sheet")):
+        variant = f"#/components/schemas/CreateTinyTricks{noun}"
+        assert schemas[body]["discriminator"]["mapping"][ID] == variant
+        assert schemas[variant.rsplit("/", 1)[1]]["properties"]["ruleset"]["const"] == ID
+    view = schemas["GameOut"]["properties"]["view"]
+    assert {"$ref": "#/components/schemas/TinyTricksView"} in view["oneOf"]
+    assert view["discriminator"]["mapping"][ID] == "#/components/schemas/TinyTricksView"
+    assert schemas["TinyTricksView"]["properties"]["ruleset"]["const"] == ID
     docs = tiny.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
 
@@ -142,7 +147,7 @@ def test_an_unknown_ruleset_is_answered_with_the_set(tiny: TestClient[Any]) -> N
         "not 'chess'"
     )
     assert problem["code"] == "validation-error"
-    assert problem["errors"] == [{"field": "ruleset", "message": message}]
+    assert problem["errors"] == [{"field": "ruleset", "message": message, "code": "enum"}]
     assert problem["detail"] == f"ruleset: {message}"
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from litestar.testing import TestClient
 
 from engine.numwars import NumWars
-from engine.numwars.cards import BOMB_OUTCOMES
+from engine.numwars.cards import BOMB_HOLDER, OUTCOME_ROLES
 from engine.numwars_classic import NumWarsClassic
 from tests.sheets.conftest import Account, Accounts, sql, versioned
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, ROUND_C, create
@@ -152,6 +152,9 @@ def numwars_round(draw: st.DrawFn, players: int) -> dict[str, Any]:
         st.lists(st.integers(0, players), min_size=len(NUMWARS_DECK), max_size=len(NUMWARS_DECK))
     )
     roles = draw(st.permutations(["poseur", "complice", "demineur", "agent"]))
+    # an outcome the table's roles allow, the Bomb in the pile it sends it to
+    outcome = draw(st.sampled_from([o for o, need in OUTCOME_ROLES.items() if need <= set(roles)]))
+    owners[NUMWARS_DECK.index("bomb")] = roles.index(BOMB_HOLDER[outcome])
     return {
         "players": [
             {
@@ -160,18 +163,20 @@ def numwars_round(draw: st.DrawFn, players: int) -> dict[str, Any]:
             }
             for p in range(players)
         ],
-        "bomb_outcome": draw(st.sampled_from(BOMB_OUTCOMES)),
+        "bomb_outcome": outcome,
     }
 
 
 @st.composite
 def numking_round(draw: st.DrawFn, players: int, n: int) -> dict[str, Any]:
-    return {
-        "players": [
-            {"bid": draw(st.integers(0, n)), "tricks": draw(st.integers(0, n))}
-            for _ in range(players)
-        ]
-    }
+    """Bids, and tricks that add up to at most the round's n tricks (fewer: annulled)."""
+    bids = []
+    left = n
+    for _ in range(players):
+        tricks = draw(st.integers(0, left))
+        left -= tricks
+        bids.append({"bid": draw(st.integers(0, n)), "tricks": tricks})
+    return {"players": draw(st.permutations(bids))}
 
 
 @st.composite

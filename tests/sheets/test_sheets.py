@@ -472,3 +472,45 @@ def test_the_spec_documents_each_round_body(client: Client, ruleset: str) -> Non
     names = {"numwars": "NumWarsRoundIn", "numwars-classic": "ClassicRoundIn"}
     names |= {"numking": "NumKingRoundIn", "numwin": "NumWinRoundIn"}
     assert f"#/components/schemas/{names[ruleset]}" in refs
+
+
+def test_a_sheet_answers_its_labels_in_the_callers_language(client: Client) -> None:
+    """Stored rounds keep each line's kind and parameters (api-contract.md, "Sheets"): the
+    same stored round reads in English and in French, each naming its language; a refusal
+    too."""
+    from engine.core.texts import KINDS
+
+    sheet = create(client, {"ruleset": "numwars-classic", "players": [{"name": n} for n in "ABC"]})
+    url, auth = f"/v1/scoresheets/{sheet['id']}", bearer(sheet["token"])
+    body = {
+        "players": [
+            {"captured": ["rainbow-14", "shadow-14", "red-8", "blue-8"]},
+            {"captured": []},
+            {"captured": []},
+        ]
+    }
+    added = client.post(f"{url}/rounds", json=body, headers={**auth, "accept-language": "fr"})
+    assert added.status_code == 201, added.text
+    assert added.headers["content-language"] == "fr"
+    french_lines = added.json()["scores"]["players"][0]["breakdown"]
+    english = client.get(url, headers=auth)
+    french = client.get(url, headers={**auth, "accept-language": "fr"})
+    assert english.headers["content-language"] == "en"
+    assert french.headers["content-language"] == "fr"
+    assert "accept-language" in french.headers["vary"].lower()
+    en_lines = english.json()["rounds"][0]["scores"]["players"][0]["breakdown"]
+    fr_lines = french.json()["rounds"][0]["scores"]["players"][0]["breakdown"]
+    assert fr_lines == french_lines
+    assert [line["kind"] for line in en_lines] == ["value-group", "trump-pair"]
+    for en_line, fr_line in zip(en_lines, fr_lines, strict=True):
+        kind = KINDS[en_line["kind"]]
+        assert en_line["label"] == kind.en.format(**en_line["params"])
+        assert fr_line["label"] == kind.fr.format(**fr_line["params"]) != en_line["label"]
+    assert english.json()["totals"] == french.json()["totals"]
+    refused = client.post(
+        f"{url}/rounds",
+        json={"players": [{"captured": ["red-99"]}, {"captured": []}, {"captured": []}]},
+        headers={**auth, "accept-language": "fr"},
+    )
+    assert refused.status_code == 422 and refused.headers["content-language"] == "fr"
+    assert "n'existe pas" in refused.json()["detail"], refused.text

@@ -67,9 +67,9 @@ def _numwin_spared(match: Match, which: str) -> bool:
         view: Any = again.view(None)
         pending = view.pending
         if pending is not None:
-            kind, turn, combos = pending["action"], pending["seat"], view.combinations
+            kind, turn, combos = pending.action, pending.seat, view.combinations
             if which == "partner":
-                aims = kind == "quantum" or (kind == "swipe" and pending["step"] == 1)
+                aims = kind == "quantum" or (kind == "swipe" and pending.step == 1)
                 if teams and aims and not all(combos[(turn + 2) % 4].locked):
                     return True
             else:

@@ -13,12 +13,12 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.core.base import RoundScore, RoundSetup, TrickCard
+from engine.core.base import BOMB_OUTCOMES, ROLES, RoundScore, RoundSetup, TrickCard
 from engine.core.errors import InvalidInput
 from engine.core.rng import Rng
-from engine.numwars.cards import BOMB_OUTCOMES, ROLES
+from engine.numwars.cards import BOMB_HOLDER
 from engine.numwars.rules import NumWars, NumWarsOptions
-from engine.numwars.scoring import NumWarsPile
+from engine.numwars.scoring import NumWarsPile, score_piles
 from engine.registry import make
 from tests.conftest import CONFORMANCE_DIR
 
@@ -604,6 +604,22 @@ def table(*first: NumWarsPile, players: int = 5) -> list[NumWarsPile]:
     return [*first, *(pile(r) for r in rest)]
 
 
+def bombed(piles: list[NumWarsPile], outcome: str) -> list[NumWarsPile]:
+    """The piles with the Bomb where `outcome` sends it (the first seat of that role), unless
+    a pile holds it already or no seat has that role."""
+    holders = [s for s, p in enumerate(piles) if p.role == BOMB_HOLDER[outcome]]
+    if not holders or any("bomb" in p.captured for p in piles):
+        return piles
+    seat = holders[0]
+    held = pile(piles[seat].role, *piles[seat].captured, "bomb", pairs=piles[seat].pairs)
+    return [*piles[:seat], held, *piles[seat + 1 :]]
+
+
+def score(piles: list[NumWarsPile], outcome: str) -> RoundScore:
+    """score-round with the Bomb in the pile the outcome sends it to (it scores 0)."""
+    return RULES.score_round(bombed(piles, outcome), outcome)
+
+
 def test_value_groups() -> None:
     """Scoring: 1 card = value; 2 = 0; 3 = value + 30; 4 = value + 50."""
     p = pile(
@@ -619,7 +635,7 @@ def test_value_groups() -> None:
         "green-9",
         "yellow-9",
     )
-    s = RULES.score_round(table(p), "kept").players[0]
+    s = score(table(p), "kept").players[0]
     assert [(line.label, line.points) for line in s.breakdown] == [
         ("3 × value 3", 33),
         ("2 × value 5", 0),
@@ -633,7 +649,7 @@ def test_value_groups() -> None:
 def test_captured_pairs_score_their_value() -> None:
     """Scoring: each captured pair scores X for the player who completed it."""
     p = pile("civil", "red-2", pairs=[["shadow-7", "rainbow-7"], ["rainbow-0", "shadow-0"]])
-    s = RULES.score_round(table(p), "kept").players[0]
+    s = score(table(p), "kept").players[0]
     assert [(line.label, line.cards, line.points) for line in s.breakdown] == [
         ("1 × value 2", ["red-2"], 2),
         ("pair rainbow-0 + shadow-0", ["rainbow-0", "shadow-0"], 0),
@@ -646,8 +662,8 @@ def test_captured_pairs_score_their_value() -> None:
 def test_rainbow_and_shadow_from_different_tricks_score_zero() -> None:
     """Scoring: rainbow-X + shadow-X not captured as a pair score 0 (unlike numwars-classic)."""
     p = pile("civil", "rainbow-11", "shadow-11", "numx", "joker", "bomb", "quantum")
-    s = RULES.score_round(table(p), "kept").players[0]
-    assert s.score == 0
+    s = RULES.score_round(table(p), "civil-capture").players[0]
+    assert s.score == 15 and [line.points for line in s.breakdown] == [15]
 
 
 BONUS_TABLE = {
@@ -666,7 +682,7 @@ def test_role_bonuses_of_each_outcome(outcome: str) -> None:
     """Fate of the Bomb: the bonus table, one row per outcome; every civil gets the civil's."""
     roles = ["civil", "agent", "poseur", "civil", "complice", "demineur", "civil"]
     piles = [pile(r, f"red-{s}") for s, r in enumerate(roles)]
-    result = RULES.score_round(piles, outcome)
+    result = score(piles, outcome)
     for s, p in enumerate(result.players):
         bonus = BONUS_TABLE[outcome].get(roles[s], 0)
         assert p.score == s + bonus
@@ -677,16 +693,60 @@ def test_role_bonuses_of_each_outcome(outcome: str) -> None:
 
 
 def test_no_civils_with_three_or_four_players() -> None:
-    """Fate of the Bomb: with 3 or 4 players there are no civils; absent roles get nothing."""
-    result = RULES.score_round(table(players=3), "civil-capture")
-    assert [p.score for p in result.players] == [0, 0, 0]
-    assert result.winners == [0, 1, 2]
+    """Fate of the Bomb: with 3 or 4 players there are no civils; absent roles get nothing.
+    An outcome the table's roles cannot give (a civil's capture without civils, the
+    complice's capture or protection without the Joker at 3) is refused, naming it."""
+    four = table(players=4)
+    result = score(four, "kept")
+    assert [(p.score, q.role) for p, q in zip(result.players, four, strict=True)] == [
+        (30, "agent"),
+        (0, "complice"),
+        (0, "demineur"),
+        (50, "poseur"),
+    ]
+    impossible = [(3, "civil-capture"), (4, "civil-capture")] + [
+        (3, o) for o in ("complice-capture", "protected", "protected-quantum")
+    ]
+    for players, outcome in impossible:
+        e = error(RULES.score_round, table(players=players), outcome)
+        assert e.code == "bomb-mismatch"
+        assert [f.field for f in e.errors] == ["bomb_outcome"], (players, outcome)
+        assert f"{players}-player round has no" in e.message
+    for players, outcome in [(3, "numx-capture"), (3, "stolen"), (4, "protected-quantum")]:
+        score(table(players=players), outcome)
+
+
+@pytest.mark.parametrize("outcome", BOMB_OUTCOMES)
+def test_the_bomb_is_in_the_pile_its_outcome_sends_it_to(outcome: str) -> None:
+    """Fate of the Bomb: "The Bomb card goes to the pile of whoever captured it, or back to
+    the poseur's pile when kept or protected": in any other pile, or in none (it is the
+    poseur's role card, always played), the outcome contradicts the piles (422 naming
+    `bomb_outcome` and the piles concerned)."""
+    roles = ["civil", "agent", "poseur", "civil", "complice", "demineur"]
+    holder = BOMB_HOLDER[outcome]
+    for seat, role in enumerate(roles):
+        piles = [pile(r, *(["bomb"] if s == seat else [])) for s, r in enumerate(roles)]
+        if role == holder:
+            held = RULES.score_round(piles, outcome).players[seat]
+            assert held.breakdown[-1].points == BONUS_TABLE[outcome].get(role, 0)
+            continue
+        e = error(RULES.score_round, piles, outcome)
+        assert e.code == "bomb-mismatch"
+        assert [f.field for f in e.errors] == ["bomb_outcome", f"players[{seat}].captured"]
+        assert (
+            f"the Bomb is in the {holder}'s pile, not in player {seat}'s (the {role})" in e.message
+        )
+    nobody = error(RULES.score_round, [pile(r) for r in roles], outcome)
+    assert nobody.code == "bomb-mismatch"
+    holders = [f"players[{s}].captured" for s, r in enumerate(roles) if r == holder]
+    assert [f.field for f in nobody.errors] == ["bomb_outcome", *holders]
+    assert "no pile holds it" in nobody.message
 
 
 def test_winners_share_ties() -> None:
     """Scoring: the round's winners are the highest scores; ties share."""
     piles = table(pile("civil", "red-9"), pile("complice", "blue-9"), pile("poseur", "green-1"))
-    result = RULES.score_round(piles, "numx-capture")
+    result = score(piles, "numx-capture")
     assert [p.score for p in result.players] == [9, 9, 1, -10, 0]
     assert result.winners == [0, 1]
 
@@ -695,7 +755,8 @@ def test_score_round_errors() -> None:
     """score-round: the whole table (3–8), each card once, deck, pairs, roles, outcome."""
 
     def err(piles: list[NumWarsPile], outcome: str = "kept") -> tuple[str, str | None]:
-        e = error(RULES.score_round, piles, outcome)
+        placed = bombed(piles, outcome) if outcome in BOMB_HOLDER else piles
+        e = error(RULES.score_round, placed, outcome)
         return e.code, e.errors[0].field if e.errors else None
 
     assert err(table(players=3)[:2])[0] == "bad-player-count"
@@ -728,17 +789,18 @@ def test_score_round_errors() -> None:
     assert err(table(pile("poseur"), pile("poseur")))[0] == "bad-request"
     assert err([pile("poseur"), pile("demineur"), pile("civil")])[0] == "bad-request"
     assert err(table(), "exploded") == ("bad-request", "bomb_outcome")
-    RULES.score_round(table(pile("civil", "red-16"), players=6), "kept")
+    score(table(pile("civil", "red-16"), players=6), "kept")
 
 
 # --- Match ------------------------------------------------------------------------------
 
 
 def round_of(*scores: int) -> RoundScore:
-    """A 4-player round without bonuses (civil-capture: there are no civils)."""
+    """A 4-player round without bonuses (scored as civil-capture, which has no civil to pay
+    at 4 players: an outcome score_round refuses at that table, good for the match's sums)."""
     roles = ["poseur", "complice", "demineur", "agent"]
     piles = [pile(r, *([f"red-{v}"] if v else [])) for r, v in zip(roles, scores, strict=True)]
-    return RULES.score_round(piles, "civil-capture")
+    return score_piles(piles, "civil-capture")
 
 
 def test_match_totals_and_winner() -> None:

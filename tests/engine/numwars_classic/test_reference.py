@@ -156,14 +156,26 @@ def ref_score_pile(cards: Sequence[str]) -> tuple[int, list[ScoreLine]]:
     for v in range(17):
         r, s = f"rainbow-{v}", f"shadow-{v}"
         if r in held and s in held:
-            lines.append(ScoreLine(label=f"trump pair {v}", cards=[r, s], points=v))
+            lines.append(
+                ScoreLine(
+                    label=f"trump pair {v}",
+                    cards=[r, s],
+                    points=v,
+                    kind="trump-pair",
+                    params={"value": v},
+                )
+            )
         elif r in held or s in held:
             lone.append(r if r in held else s)
     if lone:
-        lines.append(ScoreLine(label="lone trumps", cards=canonical(lone), points=0))
+        lines.append(
+            ScoreLine(
+                label="lone trumps", cards=canonical(lone), points=0, kind="lone-trumps", params={}
+            )
+        )
     jokers = [c for c in cards if c == "joker"]
     if jokers:
-        lines.append(ScoreLine(label="jokers", cards=jokers, points=0))
+        lines.append(ScoreLine(label="jokers", cards=jokers, points=0, kind="jokers", params={}))
     return sum(line.points for line in lines), lines
 
 

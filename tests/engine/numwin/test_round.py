@@ -261,7 +261,7 @@ def test_swipe_exchanges_unseen_and_giver_keeps_knowing() -> None:
     st = rig([["red-3", "blue-4"], ["green-6", "yellow-9"], ["red-0"]], pile=["swipe"])
     st.apply(0, Draw())
     st.apply(0, Discard())
-    assert st.phase == "action" and st.view(1).pending["action"] == "swipe"
+    assert st.phase == "action" and st.view(1).pending.action == "swipe"
     assert illegal(st, 1, Target(seat=1, position=0)).reason == "not-your-decision"
     assert illegal(st, 0, Draw()).reason == "wrong-phase"
     assert illegal(st, 0, Target(seat=1, position=0)).reason == "not-your-decision"
@@ -312,7 +312,7 @@ def test_malus_sets_aside_and_adds_unseen_cards() -> None:
     )
     st.apply(0, Draw())
     st.apply(0, Discard())
-    assert st.view(0).pending["action"] == "malus-2"
+    assert st.view(0).pending.action == "malus-2"
     st.apply(0, Target(seat=1, position=0))
     assert codes(st, 1) == ["yellow-9", "red-1", "blue-12", "blue-13"]
     assert seen(st, 1, 1) == ["yellow-9", "red-1", None, None]

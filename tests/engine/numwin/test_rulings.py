@@ -349,9 +349,9 @@ def expected_targets(st: NumWinRound, seat: int) -> set[tuple[int, int]] | None:
     """The targets the Rulings allow `seat` now, from the spectator's view (public facts:
     face up, locked), or None when no target is pending."""
     view = st.view(None)
-    if view.pending is None or view.pending["seat"] != seat:
+    if view.pending is None or view.pending.seat != seat:
         return None
-    kind, step = view.pending["action"], view.pending["step"]
+    kind, step = view.pending.action, view.pending.step
     teams = st.teams
     opponents = [o for o in range(st.n) if o != seat and not (teams and o == (seat + 2) % 4)]
     combos = view.combinations
@@ -380,7 +380,7 @@ def _check_every_step(st: NumWinRound, counts: dict[str, int]) -> None:
             continue
         assert got == want, (st.view(None).pending, got, want)
         assert want, "an action waits for a target only when it has one"
-        kind = st.view(None).pending["action"]  # type: ignore[index]
+        kind = st.view(None).pending.action  # type: ignore[union-attr]
         counts[kind[:5]] = counts.get(kind[:5], 0) + 1
         if st.teams and kind in ("swipe", "quantum"):
             assert all(s != (seat + 2) % 4 for s, _ in got)
@@ -430,7 +430,7 @@ def test_a_version_1_match_that_targets_the_partner_replays() -> None:
             if (
                 isinstance(action, Target)
                 and view.pending is not None
-                and view.pending["action"] in ("swipe", "quantum")
+                and view.pending.action in ("swipe", "quantum")
                 and action.seat == (seat + 2) % 4
             ):
                 partner = True

@@ -1,0 +1,169 @@
+"""What Num King says when it refuses a request or a move, in English and French
+(engine/core/texts.py: each a text with named parameters, rendered in the caller's language)."""
+
+from __future__ import annotations
+
+from engine.core.texts import text
+
+MAX_CARDS_FOR_TABLE = text(
+    "numking-max-cards-table",
+    "max_cards must be between 1 and {high} for {players} players ({deck} cards shared out), "
+    "not {value}",
+    "max_cards doit être entre 1 et {high} pour {players} joueurs ({deck} cartes distribuées), "
+    "pas {value}",
+)
+FIRST_BIDDER_TABLE = text(
+    "numking-first-bidder-table",
+    "first_bidder {seat} is not a seat of a {players}-player table (seats 0 to {last})",
+    "first_bidder {seat} n'est pas une place d'une table de {players} joueurs (places 0 à {last})",
+)
+ROUND_RANGE = text(
+    "numking-round-range",
+    "round must be between 1 and {last} (cards per player)",
+    "round doit être entre 1 et {last} (cartes par joueur)",
+)
+FIRST_BIDDER_SEAT = text(
+    "numking-first-bidder-seat",
+    "first_bidder must be a seat between 0 and {last}",
+    "first_bidder doit être une place entre 0 et {last}",
+)
+CARRY = text(
+    "numking-carry",
+    "carry holds one streak between 0 and {high} per seat ({players})",
+    "carry contient une série entre 0 et {high} par place ({players})",
+)
+HANDS = text(
+    "numking-hands",
+    "hands: {players} hands of {k} cards",
+    "hands : {players} mains de {k} cartes",
+)
+MAX_CARDS = text(
+    "numking-max-cards",
+    "max_cards must be between 1 and {high}",
+    "max_cards doit être entre 1 et {high}",
+)
+NOT_IN_DECK = text(
+    "card-not-in-deck", "card {card!r} is not in {deck}", "la carte {card!r} n'est pas dans {deck}"
+)
+DECK = text("numking-deck", "the numking deck", "le paquet de numking")
+DECK_WITH_ZEROS = text(
+    "numking-deck-zeros", "the numking deck with zeros", "le paquet de numking avec les zéros"
+)
+NOT_IN_HAND = text(
+    "numking-not-in-hand",
+    "card {card!r} is not in the hand",
+    "la carte {card!r} n'est pas dans la main",
+)
+NOT_IN_SEAT_HAND = text(
+    "numking-not-in-seat-hand",
+    "card {card!r} is not in seat {seat}'s hand",
+    "la carte {card!r} n'est pas dans la main de la place {seat}",
+)
+MUST_BEAT = text(
+    "must-beat",
+    "{card!r} does not beat the trick while the hand holds a stronger card ({stronger}): play "
+    "one of them (rules, Obligation)",
+    "{card!r} ne bat pas le pli alors que la main a une carte plus forte ({stronger}) : jouez-en "
+    "une (règles, Obligation)",
+)
+MUST_BEAT_HELD = text(
+    "must-beat-held",
+    "{card!r} does not beat the trick while a stronger card is held: play one of {legal} "
+    "(rules, Obligation)",
+    "{card!r} ne bat pas le pli alors qu'une carte plus forte est en main : jouez l'une de "
+    "{legal} (règles, Obligation)",
+)
+INFINITY_17 = text(
+    "must-beat-infinity",
+    "infinity is needed to beat the trick: it must be declared 17 (rules, Obligation)",
+    "l'infinity est nécessaire pour battre le pli : elle doit être annoncée 17 (règles, "
+    "Obligation)",
+)
+LEGAL = text("legal-move", "legal move", "coup permis")
+CARDS_RANGE = text(
+    "numking-cards-range",
+    "cards (per player this round) must be between 1 and {high}",
+    "cards (par joueur cette manche) doit être entre 1 et {high}",
+)
+PLAYERS_RANGE = text(
+    "numking-players-range",
+    "score-round takes between 1 and {high} players, not {count}",
+    "score-round prend entre 1 et {high} joueurs, pas {count}",
+)
+BETWEEN = text(
+    "numking-between", "{name} must be between 0 and {high}", "{name} doit être entre 0 et {high}"
+)
+STREAK_RANGE = text(
+    "numking-streak-range",
+    "streak must be between 0 and {high} (a match has at most {rounds} rounds)",
+    "streak doit être entre 0 et {high} (une partie compte au plus {rounds} manches)",
+)
+PREVIOUS_OVER = text(
+    "numking-previous",
+    "the previous round is a numking round that is over",
+    "la manche précédente est une manche de numking terminée",
+)
+DECLARED_VALUE = text(
+    "numking-declared-value",
+    "declared must be 17 or 0, not {declared!r}",
+    "declared doit valoir 17 ou 0, pas {declared!r}",
+)
+DECLARED_MISSING = text(
+    "missing-declared",
+    "infinity is played with 'declared' 17 or 0",
+    "l'infinity se joue avec 'declared' 17 ou 0",
+)
+DECLARED_OTHER = text(
+    "numking-declared-other",
+    "only infinity takes a declared value, not {card!r}",
+    "seule l'infinity prend une valeur annoncée, pas {card!r}",
+)
+TRICK_DECLARED_VALUE = text(
+    "numking-trick-declared-value",
+    "trick[{i}].declared must be 17 or 0, not {declared!r}",
+    "trick[{i}].declared doit valoir 17 ou 0, pas {declared!r}",
+)
+TRICK_DECLARED_MISSING = text(
+    "numking-trick-declared-missing",
+    "trick[{i}] is infinity: it needs 'declared' 17 or 0",
+    "trick[{i}] est l'infinity : elle a besoin de 'declared' 17 ou 0",
+)
+TRICK_DECLARED_OTHER = text(
+    "numking-trick-declared-other",
+    "trick[{i}] is {card!r}: only infinity takes a declared value",
+    "trick[{i}] est {card!r} : seule l'infinity prend une valeur annoncée",
+)
+ROUND_OVER = text("round-over", "the round is over", "la manche est terminée")
+NOT_YOUR_TURN = text(
+    "numking-not-your-turn",
+    "it is seat {turn}'s turn, not seat {seat!r}'s",
+    "c'est au tour de la place {turn}, pas de la place {seat!r}",
+)
+BID_PHASE = text(
+    "numking-bid-phase",
+    "the round is in its bid phase: bid 0 … {k}",
+    "la manche en est aux paris : pariez 0 … {k}",
+)
+BAD_BID = text(
+    "bad-bid",
+    "a bid is 0 … {k} tricks, not {tricks!r}",
+    "un pari vaut 0 … {k} plis, pas {tricks!r}",
+)
+PLAY_PHASE = text(
+    "numking-play-phase",
+    "the round is in its play phase: play a card ({action})",
+    "la manche en est au jeu : jouez une carte ({action})",
+)
+NOT_OVER = text("numking-not-over", "the round is not over", "la manche n'est pas terminée")
+CARDS_MISMATCH = text(
+    "cards-mismatch",
+    "this is round {n}: {n} cards, not {cards}",
+    "c'est la manche {n} : {n} cartes, pas {cards}",
+)
+STREAK_MISMATCH = text(
+    "streak-mismatch",
+    "the earlier rounds give a streak of {derived} before round {n}, not {streak} (leave "
+    "`streak` out)",
+    "les manches précédentes donnent une série de {derived} avant la manche {n}, pas {streak} "
+    "(omettez `streak`)",
+)

@@ -1,0 +1,53 @@
+"""What Num Wars says when it refuses a request, in English and French (engine/core/texts.py:
+each a text with named parameters, rendered in the caller's language)."""
+
+from __future__ import annotations
+
+from engine.core.texts import text
+
+DECK = text(
+    "numwars-deck", "the {players}-player numwars deck", "le paquet de numwars à {players} joueurs"
+)
+ROLES_COUNT = text(
+    "numwars-roles-count",
+    "roles lists one role per seat ({players}), not {count}",
+    "roles donne un rôle par place ({players}), pas {count}",
+)
+NOT_A_ROLE = text(
+    "numwars-not-a-role",
+    "seat {seat}: {role!r} is not a role (expected one of {roles})",
+    "place {seat} : {role!r} n'est pas un rôle (attendu : l'un de {roles})",
+)
+ROLES_SET = text(
+    "numwars-roles-set",
+    "a {players}-player round has exactly {expected}; got {got}",
+    "une manche à {players} joueurs a exactement {expected} ; reçu {got}",
+)
+EXCHANGE = text(
+    "numwars-exchange",
+    "exchange must be between 0 and 5 cards",
+    "exchange doit être entre 0 et 5 cartes",
+)
+NOT_A_CARD = text(
+    "numwars-not-a-card", "{card!r} is not a card code", "{card!r} n'est pas un code de carte"
+)
+BOMB_NEEDS_ROLES = text(
+    "numwars-bomb-roles",
+    "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
+    "le pli contient la Bombe : roles (un par place) est nécessaire pour le résoudre",
+)
+NOT_A_PAIR = text(
+    "numwars-not-a-pair",
+    "a captured pair is rainbow-X with shadow-X, not {cards}",
+    "une paire capturée est rainbow-X avec shadow-X, pas {cards}",
+)
+NOT_AN_OUTCOME = text(
+    "numwars-not-an-outcome",
+    "{outcome!r} is not a Bomb outcome (expected one of {outcomes})",
+    "{outcome!r} n'est pas une issue de la Bombe (attendu : l'une de {outcomes})",
+)
+ROLE_CARD = text(
+    "numwars-role-card",
+    "seat {seat} played {card}, the {role}'s card, but roles names it {named}",
+    "la place {seat} a joué {card}, la carte du {role}, mais roles la nomme {named}",
+)

@@ -1,0 +1,76 @@
+"""Accounts' refusals name every invalid field at once, with codes, in French or English by
+`Accept-Language` (issue 23); a refused request writes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import TestClient
+
+from tests.accounts.conftest import auth, new_pseudo, sign_up
+
+#: The commonest French sign-up mistakes at once: an accented pseudo, a 5-character
+#: password, the terms left out.
+MISTAKES = {"pseudo": "Adèle", "password": "12345", "age_range": "25-34"}
+
+
+def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> None:
+    r = games.post("/v1/accounts", json=MISTAKES, headers={"Accept-Language": "fr-FR, en;q=0.5"})
+    assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"
+    problem = r.json()
+    assert problem["code"] == "validation-error"
+    assert problem["errors"] == [
+        {
+            "field": "pseudo",
+            "message": "3 à 24 lettres ASCII, chiffres, _ . - (sans accents)",
+            "code": "pattern",
+        },
+        {
+            "field": "password",
+            "message": "doit contenir au moins 10 caractères",
+            "code": "min-length",
+        },
+        {
+            "field": "accept_terms",
+            "message": "champ obligatoire 'accept_terms' absent",
+            "code": "missing-field",
+        },
+    ]
+    assert problem["detail"].startswith("pseudo: 3 à 24 lettres ASCII")
+    assert "regex" not in r.text and "A-Za-z" not in r.text
+
+
+def test_an_english_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> None:
+    problem = games.post("/v1/accounts", json=MISTAKES).json()  # no Accept-Language: English
+    assert [(e["field"], e["code"], e["message"]) for e in problem["errors"]] == [
+        ("pseudo", "pattern", "3 to 24 ASCII letters, digits, _ . - (no accents)"),
+        ("password", "min-length", "must hold at least 10 characters"),
+        ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
+    ]
+    assert problem["detail"] == (
+        "pseudo: 3 to 24 ASCII letters, digits, _ . - (no accents); "
+        "password: must hold at least 10 characters; "
+        "accept_terms: required field 'accept_terms' is missing"
+    )
+
+
+def test_a_refused_sign_up_writes_nothing(games: TestClient[Any]) -> None:
+    pseudo = new_pseudo()
+    body = {"pseudo": pseudo, "password": "12345", "age_range": "25-34", "accept_terms": True}
+    assert games.post("/v1/accounts", json=body).status_code == 422
+    assert sign_up(games, pseudo=pseudo)["pseudo"] == pseudo  # the pseudo is still free
+
+
+def test_a_password_change_lists_both_fields(games: TestClient[Any]) -> None:
+    """After authentication, every bad field of the body."""
+    token = sign_up(games)["token"]
+    body = {"current": 5, "new": "short", "again": "short"}
+    r = games.post("/v1/me/password", json=body, headers={**auth(token), "Accept-Language": "fr"})
+    assert r.status_code == 422
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("current", "type"),
+        ("new", "min-length"),
+        ("again", "unknown-field"),
+    ]
+    unauthenticated = games.post("/v1/me/password", json=body)
+    assert unauthenticated.status_code == 401  # authentication comes before the body

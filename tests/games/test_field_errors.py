@@ -1,0 +1,48 @@
+"""Stored games' refusals name every invalid field at once, with codes (issue 23)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import TestClient
+
+TABLE = {"ruleset": "numwars-classic", "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]}
+
+
+def test_a_game_creation_lists_every_bad_field(games: TestClient[Any]) -> None:
+    body = {
+        "ruleset": "numwars-classic",
+        "players": [{"name": ""}, {"name": "Bo", "account": "Zoë"}, {"name": "Cy", "bot": 3}],
+        "seed": -1,
+        "clock": "fast",
+    }
+    r = games.post("/v1/games", json=body, headers={"Accept-Language": "fr"})
+    assert r.status_code == 422, r.text
+    problem = r.json()
+    codes = [(e["field"], e["code"]) for e in problem["errors"]]
+    assert ("players[0].name", "min-length") in codes and ("seed", "minimum") in codes
+    assert ("players[1].account", "pattern") in codes
+    assert len(codes) >= 4 and problem["code"] == "validation-error"
+    assert all(e["message"] and "regex" not in e["message"] for e in problem["errors"])
+
+
+def test_an_action_lists_every_bad_field(games: TestClient[Any]) -> None:
+    created = games.post("/v1/games", json=TABLE)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    url = f"/v1/games/{game['id']}/actions"
+    seat = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
+    body = {"type": "swap", "position": "first", "call": 1, "colour": "red"}
+    r = games.post(url, json=body, headers={**seat, "Accept-Language": "fr"})
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"] == [
+        {
+            "field": "position",
+            "code": "type",
+            "message": "doit être un entier, pas une chaîne de caractères",
+        },
+        {"field": "call", "code": "type", "message": "doit être true ou false, pas un entier"},
+        {"field": "colour", "code": "unknown-field", "message": "champ inconnu 'colour'"},
+    ]
+    assert games.post(url, json=body).status_code == 401  # no token: authentication first
+    assert games.get(f"/v1/games/{game['id']}").json()["version"] == 0  # nothing applied
