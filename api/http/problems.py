@@ -275,7 +275,9 @@ def status_problem(
 QUOTE_LIMIT = 40
 #: The longest message sent back, whatever it quotes.
 MESSAGE_LIMIT = 400
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+#: A quoted value: a `'` opens one only where no letter or digit precedes it, so that an
+#: elision (French "n'est … l'une") or a possessive ("the poseur's pile") is no quote.
+_QUOTED = re.compile(r"(?<!\w)'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 
 
 def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:

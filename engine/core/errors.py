@@ -78,7 +78,17 @@ class InvalidInput(EngineError):
         message = "; ".join(f"{f.field}: {f.message}" for f in errors)
         combined = cls(message, code=codes.pop() if len(codes) == 1 else "validation-error")
         combined.errors = errors
+        combined.joined = True
         return combined
+
+    #: Whether the message lists :attr:`errors` (:meth:`every`): then it is said again in
+    #: each language from theirs, not kept in English.
+    joined = False
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        if self.joined:
+            return "; ".join(f"{f.field}: {f.render(language)}" for f in self.errors)
+        return super().render(language)
 
 
 class IllegalMove(EngineError):

@@ -133,18 +133,25 @@ def say(t: Text, /, **params: Any) -> Said:
 
 
 _QUALITY = re.compile(r"q=(0(\.[0-9]{0,3})?|1(\.0{0,3})?)")
+#: The most language ranges of an Accept-Language header that are read (a browser sends a
+#: handful): the ranges after them are left out, so that a header of megabytes costs what a
+#: short one does (issue 23's attack: 4 MB of ranges took 13 s of CPU).
+MAX_RANGES = 32
 
 
 def pick_language(accept_language: str | None) -> str:
     """The supported language an Accept-Language header (RFC 9110 §12.5.4) ranks first by
     quality, ties in the header's order; English else. A range is a language tag (`fr`,
-    `fr-CA`: primary subtag `fr`) or `*`; a quality is `q=` 0 … 1 with at most three
-    decimals (another parameter, or a malformed quality, leaves the range out)."""
+    `fr-CA`: primary subtag `fr`) or `*`, any language the header names nowhere else
+    (RFC 4647 §3.3.1: `*;q=0.5, en;q=0` is French); a quality is `q=` 0 … 1 with at most
+    three decimals (another parameter, or a malformed quality, leaves the range out). Only the
+    first :data:`MAX_RANGES` ranges are read."""
     if not accept_language:
         return DEFAULT_LANGUAGE
     ranked: list[tuple[float, int, str]] = []
-    for index, part in enumerate(accept_language.split(",")):
-        tag, *params = (p.strip() for p in part.split(";"))
+    named: set[str] = set()
+    for index, part in enumerate(accept_language.split(",", MAX_RANGES)[:MAX_RANGES]):
+        tag, *params = (p.strip() for p in part.split(";", 2))
         quality = 1.0
         if params:
             found = _QUALITY.fullmatch(params[-1].replace(" ", "")) if len(params) == 1 else None
@@ -152,9 +159,15 @@ def pick_language(accept_language: str | None) -> str:
                 continue
             quality = float(found.group(0)[2:])
         primary = tag.lower().split("-", 1)[0]
-        ranked.append((-quality, index, DEFAULT_LANGUAGE if primary == "*" else primary))
+        if primary != "*":
+            named.add(primary)
+        ranked.append((-quality, index, primary))
     for negative_quality, _, language in sorted(ranked):
-        if negative_quality < 0 and language in LANGUAGES:
+        if negative_quality == 0:
+            break
+        if language == "*" and (others := [x for x in LANGUAGES if x not in named]):
+            return others[0]
+        if language in LANGUAGES:
             return language
     return DEFAULT_LANGUAGE
 

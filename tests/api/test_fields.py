@@ -146,8 +146,12 @@ def test_a_valid_body_decodes_as_msgspec_decodes_it() -> None:
 
 
 def test_the_flaws_are_bounded() -> None:
-    """A 64 KiB list of bad items is not answered item by item."""
+    """A 64 KiB list of bad items is not answered item by item: past its bound (8 players)
+    no item is looked at, and within it at most 50 flaws are named (106 bad cards)."""
     refusal = _refused({"cards": 3, "players": [{"bid": "x"}] * 2000}, NumKingScoreRequest)
+    assert len(refusal.flaws) == 1 + 8 * 2  # the list's length, each player's bid and tricks
+    assert refusal.flaws[0].field == "players" and refusal.flaws[-1].field == "players[7].tricks"
+    refusal = _refused({"players": 4, "hand": [1] * 106, "card": "red-1"}, NumWarsMoveRequest)
     assert len(refusal.flaws) == 50
 
 
