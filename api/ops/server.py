@@ -57,7 +57,11 @@ def server_options(settings: Settings) -> dict[str, Any]:
         # NUMRULES_TRUSTED_PROXIES, by api.ops.ratelimit.client_address (uvicorn's own default
         # believes it from 127.0.0.1: any local process could pick its address).
         "proxy_headers": False,
-        "http": Deadlines(settings.header_timeout_seconds, settings.body_timeout_seconds),
+        "http": Deadlines(
+            settings.header_timeout_seconds,
+            settings.body_timeout_seconds,
+            settings.max_header_bytes,
+        ),
     }
 
 
@@ -69,10 +73,15 @@ class Deadlines:
 
     header_seconds: float
     body_seconds: float
+    max_header_bytes: int = 32_768
 
     def __call__(self, *args: Any, **kwargs: Any) -> DeadlineProtocol:
         return DeadlineProtocol(
-            *args, header_seconds=self.header_seconds, body_seconds=self.body_seconds, **kwargs
+            *args,
+            header_seconds=self.header_seconds,
+            body_seconds=self.body_seconds,
+            max_header_bytes=self.max_header_bytes,
+            **kwargs,
         )
 
 
@@ -101,10 +110,13 @@ class DeadlineProtocol(HttpToolsProtocol):
         *,
         header_seconds: float,
         body_seconds: float,
+        max_header_bytes: int = 32_768,
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self.header_seconds = header_seconds
         self.body_seconds = body_seconds
+        self.max_header_bytes = max_header_bytes
+        self.head_bytes = 0  # bytes of the awaited headers received so far
         self.deadline: asyncio.TimerHandle | None = None
         self.awaiting: str | None = None  # "headers" or "body": what the deadline is for
         self.begun = False  # a byte of the awaited headers has arrived
@@ -117,10 +129,22 @@ class DeadlineProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self.deadline is None and (self.cycle is None or self.cycle.response_complete):
             self._arm("headers", self.header_seconds, self._headers_late)  # the next request
-        if self.awaiting == "headers":
+        awaiting_headers = self.awaiting == "headers"
+        if awaiting_headers:
             self.begun = True
         super().data_received(data)
         cycle = self.cycle
+        if awaiting_headers and (cycle is None or cycle is self.known):  # still in the headers
+            self.head_bytes += len(data)
+            if self.head_bytes > self.max_header_bytes and not self.transport.is_closing():
+                self._disarm()
+                self._close_with(
+                    431,
+                    b"Request Header Fields Too Large",
+                    "headers-too-large",
+                    f"the request's line and headers exceed {self.max_header_bytes} bytes",
+                )
+                return
         if cycle is not None and cycle is not self.known:  # a request's headers, whole
             self.known = cycle
             self._disarm()
@@ -137,6 +161,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         self._disarm()
         self.awaiting = awaiting
         self.begun = False
+        self.head_bytes = 0
         self.deadline = self.loop.call_later(seconds, late)
 
     def _disarm(self) -> None:

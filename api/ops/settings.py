@@ -80,6 +80,12 @@ class Settings(BaseSettings):
         description="a request's body must arrive whole within this many seconds of its "
         "headers; then 408 and close",
     )
+    max_header_bytes: int = Field(
+        default=32_768,
+        ge=1024,
+        description="a request's line and headers hold at most this many bytes; then 431 and "
+        "close (nginx's default buffers hold 32 KiB)",
+    )
     debug: bool = False
     # -- operations (issue 13): logs, rate limiting (api/ops/logs.py, api/ops/ratelimit.py) ---------
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(

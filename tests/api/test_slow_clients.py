@@ -242,3 +242,40 @@ def test_the_deadlines_are_settings() -> None:
     assert pickle.loads(pickle.dumps(options["http"])) == Deadlines(1.5, 3.0)
     defaults = server_options(Settings())["http"]
     assert 0 < defaults.header_seconds <= 10 and 0 < defaults.body_seconds <= 30
+
+
+def _send_whole(server: ServeProcess, request: bytes) -> bytes:
+    with socket.create_connection(server.address, timeout=10) as sock:
+        with contextlib.suppress(OSError):  # the server may close before it has read it all
+            sock.sendall(request)
+        return _answer(sock)
+
+
+def test_headers_past_the_bound_are_a_431_and_close(server: ServeProcess) -> None:
+    """NUMRULES_MAX_HEADER_BYTES (32 KiB): a 4 MB header (an attacker's Accept-Language) is
+    refused once the bound is passed, not parsed; headers within it are served, and a large
+    body sent in the same write as small headers is not counted as headers."""
+    huge = b"en, " * 1_000_000
+    answer = _send_whole(
+        server, b"GET /v1/rulesets HTTP/1.1\r\nHost: t\r\nAccept-Language: " + huge + b"\r\n\r\n"
+    )
+    assert _status(answer) == 431, answer[:200]
+    problem = _problem(answer)
+    assert problem["code"] == "headers-too-large"
+    assert "32768 bytes" in str(problem["detail"])
+    within = b"fr, " * 5_000  # 20 KB
+    answer = _send_whole(
+        server,
+        b"GET /v1/rulesets HTTP/1.1\r\nHost: t\r\nConnection: close\r\nAccept-Language: "
+        + within
+        + b"\r\n\r\n",
+    )
+    assert _status(answer) == 200, answer[:200]
+    assert b"content-language: fr" in answer.lower()
+    body = json.dumps({"cards": 3, "players": [{"bid": 1, "tricks": 1}], "x": "y" * 60_000})
+    answer = _send_whole(
+        server,
+        b"POST " + SCORE.encode() + b" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body.encode(),
+    )
+    assert _status(answer) == 422, answer[:200]  # the unknown field, not the headers
