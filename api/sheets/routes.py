@@ -32,7 +32,7 @@ from api.http.conditions import check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import MEDIA_TYPE, Problem, field_problem, make_problem, problem_spec
 from api.http.responses import BODY_ERRORS, INTEGERS, MALFORMED, NO_STORE, REUSED
-from api.http.tokens import bearer
+from api.http.tokens import SESSION_OR_SHEET_TOKEN, bearer
 from api.sheets.idempotency import (
     ANONYMOUS_KEY_MIN,
     Conditions,
@@ -126,7 +126,7 @@ async def provide_auth(
 ) -> Auth:
     """The bearer token (a session's or a sheet's) and the account whose live session it is;
     a malformed `Authorization` is 401 here, before the handler runs."""
-    token = bearer(request, "session or sheet token")
+    token = bearer(request, SESSION_OR_SHEET_TOKEN)
     caller = None if token is None else await session_caller(sheets.engine, token)
     return Auth(token, caller)
 

@@ -270,9 +270,6 @@ REQUESTS: dict[str, tuple[str, str, Any, dict[str, str]]] = {
     ),
 }
 del REQUESTS["cards-mismatch"]
-#: Codes whose `detail` body decoding words (api/http/body.py, the "forms" work of issue 23):
-#: their title and headers are French here, their detail is that work's.
-BODY_DECODING = {"unknown-field", "malformed-json"}
 #: Problem codes of the stored games, accounts, sheets and operations whose refusals are
 #: still worded in English only (their services' raise sites, see
 #: test_no_new_refusal_in_one_language): answered with a French title and
@@ -369,8 +366,6 @@ def test_a_problem_in_english_and_in_french(client: TestClient[Any], code: str) 
     assert (en["status"], en["type"]) == (fr["status"], fr["type"])
     assert en["title"] == TITLES[en["status"]].en and fr["title"] == TITLES[fr["status"]].fr
     assert [e["field"] for e in en.get("errors", [])] == [e["field"] for e in fr.get("errors", [])]
-    if code in BODY_DECODING:
-        return
     assert fr["detail"] != en["detail"], fr
     for en_error, fr_error in zip(en.get("errors", []), fr.get("errors", []), strict=True):
         assert fr_error["message"] != en_error["message"]
@@ -466,25 +461,22 @@ _REFUSALS = {
     "_bad_checkpoint": 0,
     "unauthorized": 0,
     "_query_refusal": 1,
+    "_illegal": 2,
+    "TooManyApiKeys": 0,
+    "KeyReused": 0,
+    "GameStateConflict": 1,
+    "IllegalAction": 0,
+    "SheetFinished": 0,
+    "PlayerBound": 0,
+    "NotOwner": 0,
+    "LoginTaken": 0,
+    "GameMoved": 0,
+    "FieldProblem": 1,
+    "Flaw": 2,
 }
-#: Files still wording refusals as plain strings, and how many: they may only shrink. The
-#: stored games' round states (kernels), the services of games, sheets and accounts, match
-#: records and checkpoints (internal documents), and body decoding (the "forms" work).
-PLAIN_REFUSALS = {
-    "api/accounts/service.py": 4,
-    "api/accounts/sessions.py": 5,
-    "api/games/routes.py": 4,
-    "api/games/service.py": 9,
-    "api/http/body.py": 2,
-    "api/http/tokens.py": 1,
-    "api/ops/ratelimit.py": 1,
-    "api/sheets/rules.py": 6,
-    "api/sheets/service.py": 7,
-    "engine/core/match.py": 13,
-    "engine/numwars/kernel.py": 8,
-    "engine/numwars_classic/kernel.py": 8,
-    "engine/numwin/kernel.py": 2,
-}
+#: Files still wording refusals as plain strings, and how many: they may only shrink (none
+#: left: every refusal of the engine and the API is a text).
+PLAIN_REFUSALS: dict[str, int] = {}
 
 
 def _plain(node: ast.expr) -> bool:
