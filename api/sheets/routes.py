@@ -52,6 +52,7 @@ from api.sheets.schemas import (
 )
 from api.sheets.service import Auth, SheetService, needs_token
 from engine.core.requests import RoundBody as RoundBodyBase
+from engine.core.texts import say, text
 
 TAG = "Score sheets"
 
@@ -191,6 +192,13 @@ def _answer(
         body = localized(body, language)
         out.update(language_headers(language))
     return Response(body, status_code=written.status, headers=out)
+
+
+ANONYMOUS_KEY = text(
+    "idempotency-key-anonymous",
+    "without a session, at least {least} characters (a random UUID)",
+    "sans session, au moins {least} caractères (un UUID aléatoire)",
+)
 
 
 class RoundBody(StrictBody[RoundBodyBase]):
@@ -470,7 +478,7 @@ class SheetController(Controller):
         key = check_key(idempotency_key)
         if caller is None and key is not None and len(key) < ANONYMOUS_KEY_MIN:
             # The key is all that guards the token a retry gets back: no guessable key.
-            message = f"without a session, at least {ANONYMOUS_KEY_MIN} characters (a random UUID)"
+            message = say(ANONYMOUS_KEY, least=ANONYMOUS_KEY_MIN)
             raise field_problem(422, "validation-error", "Idempotency-Key", message)
         created = await sheets.create(data, caller, key)
         sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
