@@ -3,13 +3,17 @@ history"; rules/app.md "Accounts")."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from api.http.fields import human_pattern
+from api.accounts.texts import TERMS_NOT_ACCEPTED
+from api.http.domain import Flaw
+from api.http.fields import human_pattern, member
 from api.http.structs import List, Strict
+from engine.core.texts import say
 
 #: rules/app.md: the age ranges a player picks from at sign-up.
 AGE_RANGES = ("under-13", "13-17", "18-24", "25-34", "35-49", "50-plus")
@@ -104,6 +108,16 @@ class SignUp(Body, frozen=True):
     accept_terms: bool  # must be true (rules/app.md); the terms version is recorded
     email: Email | None = None
     locale: Locale | None = None  # default: from Accept-Language, else English
+
+    @classmethod
+    def beyond_schema(cls, value: Mapping[str, Any], path: str = "") -> list[Flaw]:
+        """rules/app.md "Accounts": the terms are accepted at sign-up. A rule the schema's
+        `bool` does not state, named with the body's other invalid fields
+        (api.http.fields.find_flaws) or alone by the service: 422 `terms-not-accepted`."""
+        if value.get("accept_terms") is False:
+            field = member(path, "accept_terms")
+            return [Flaw(field, "terms-not-accepted", say(TERMS_NOT_ACCEPTED))]
+        return []
 
 
 class Account(msgspec.Struct, frozen=True, kw_only=True):

@@ -35,16 +35,16 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from api.accounts import repository as rows, schemas
+from api.accounts import repository as rows, schemas, texts as T
 from api.accounts.mail import Mailer
 from api.accounts.repository import email_key, pseudo_key
 from api.accounts.texts import TERMS_VERSION, mail_text
 from api.http.domain import (
     Conflict,
     DomainError,
-    FieldProblem,
     Forbidden,
     Invalid,
+    InvalidFields,
     NotFound,
     TooManyAttempts,
     Unauthenticated,
@@ -61,6 +61,7 @@ from api.http.tokens import (
 )
 from api.ops.ratelimit import network_of, trusted_networks
 from api.ops.settings import Settings
+from engine.core.texts import say
 
 #: Reset emails one account receives at most per throttle window.
 RESET_EMAILS = 3
@@ -72,8 +73,6 @@ MAX_KEYS = 20
 #: A key's id as `new_id` makes it: anything else names no key (and a NUL, which PostgreSQL
 #: cannot take as text, never reaches the database).
 KEY_ID = HEX_ID
-
-INVALID_CREDENTIALS = "the login or the password is wrong"
 
 
 def _now() -> datetime:
@@ -89,14 +88,14 @@ class InvalidCredentials(Unauthenticated):
     default_code = "invalid-credentials"
 
     def __init__(self) -> None:
-        super().__init__(INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"})
+        super().__init__(say(T.INVALID_CREDENTIALS), headers={"WWW-Authenticate": "Bearer"})
 
 
 class AccountGone(Unauthenticated):
     """The session's account was deleted while the session was being read (401)."""
 
     def __init__(self) -> None:
-        super().__init__("the account no longer exists")
+        super().__init__(say(T.ACCOUNT_GONE))
 
 
 class WrongPassword(Forbidden):
@@ -106,8 +105,7 @@ class WrongPassword(Forbidden):
 
     def __init__(self) -> None:
         super().__init__(
-            "current: this is not the account's password",
-            extra={"errors": [FieldProblem("current", "not the account's password")]},
+            say(T.WRONG_PASSWORD), field="current", field_message=say(T.NOT_THE_PASSWORD)
         )
 
 
@@ -128,29 +126,24 @@ def invalid_credentials() -> InvalidCredentials:
 def _taken(exc: IntegrityError) -> LoginTaken:
     which = rows.taken(exc)
     if which == "email":
-        return LoginTaken(
-            "another account uses this email",
-            code="email-taken",
-            extra={"errors": [FieldProblem("email", "another account uses this email")]},
-        )
+        return LoginTaken(say(T.EMAIL_TAKEN), code="email-taken", field="email")
     if which == "pseudo":
         return LoginTaken(
-            "another account uses this pseudo (pseudos are compared case-insensitively)",
+            say(T.PSEUDO_TAKEN),
             code="pseudo-taken",
-            extra={"errors": [FieldProblem("pseudo", "another account uses this pseudo")]},
+            field="pseudo",
+            field_message=say(T.PSEUDO_TAKEN_FIELD),
         )
     raise exc
 
 
 def _too_many(wait: timedelta) -> TooManyAttempts:
     seconds = max(1, math.ceil(wait.total_seconds()))
-    return TooManyAttempts(
-        f"too many failed attempts: try again in {seconds} s", retry_after=seconds
-    )
+    return TooManyAttempts(say(T.TOO_MANY_ATTEMPTS, seconds=seconds), retry_after=seconds)
 
 
 def _bad_token(field: str) -> DomainError:
-    return field_error(Invalid, "invalid-token", field, "unknown, expired or already used")
+    return field_error(Invalid, "invalid-token", field, say(T.INVALID_TOKEN))
 
 
 @dataclass(frozen=True)
@@ -247,11 +240,7 @@ class AccountService:
 
     async def sign_up(self, body: schemas.SignUp, locale: str) -> schemas.SignedUp:
         if not body.accept_terms:
-            raise Invalid(
-                "accept_terms must be true: the terms of GET /v1/terms are accepted at sign-up",
-                code="terms-not-accepted",
-                extra={"errors": [FieldProblem("accept_terms", "must be true")]},
-            )
+            raise InvalidFields(schemas.SignUp.beyond_schema({"accept_terms": False}))
         account_id = new_id()
         hashed = await self._hash(body.password)
         token = new_token(SESSION_PREFIX)
@@ -546,9 +535,7 @@ class ApiKeyService:
             if not await rows.lock_account(conn, account_id):
                 raise AccountGone()  # deleted while its session was being read
             if await rows.count_api_keys(conn, account_id) >= MAX_KEYS:
-                raise TooManyApiKeys(
-                    f"an account holds at most {MAX_KEYS} API keys: delete one first"
-                )
+                raise TooManyApiKeys(say(T.TOO_MANY_API_KEYS, most=MAX_KEYS))
             await rows.insert_api_key(conn, key_id, account_id, body.name, token_hash(key), now)
         return schemas.ApiKeyCreated(id=key_id, name=body.name, key=key, created_at=now)
 
@@ -568,4 +555,4 @@ class ApiKeyService:
 
 
 def _no_key() -> NotFound:
-    return NotFound("this account has no API key with this id")
+    return NotFound(say(T.NO_API_KEY))

@@ -16,10 +16,12 @@ from litestar import Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from api.accounts import texts as T
 from api.db.models import Account, AccountSession, table
 from api.http.domain import Invalid, Unauthenticated, field_error
 from api.http.problems import shorten
-from api.http.tokens import API_KEY_PREFIX, bearer, token_hash, unauthorized
+from api.http.tokens import API_KEY_PREFIX, SESSION_TOKEN, bearer, token_hash, unauthorized
+from engine.core.texts import say
 from engine.registry import SPECS
 
 SESSIONS = table(AccountSession)
@@ -55,21 +57,21 @@ async def session_caller(engine: AsyncEngine, token: str) -> Caller | None:
 async def optional_session(request: Request[Any, Any, Any]) -> Caller | None:
     """The caller's session, None without an `Authorization` header; a token that is not a
     live session is 401 (a mistyped token never silently means "anonymous")."""
-    token = bearer(request, "session token")
+    token = bearer(request, SESSION_TOKEN)
     if token is None:
         return None
     caller = await session_caller(database(request), token)
     if caller is None:
         if token.startswith(API_KEY_PREFIX):
-            raise unauthorized("an API key only meters requests: this needs a session token")
-        raise unauthorized("the session token is unknown, expired or ended")
+            raise unauthorized(say(T.KEY_NOT_SESSION))
+        raise unauthorized(say(T.SESSION_UNKNOWN))
     return caller
 
 
 async def require_session(request: Request[Any, Any, Any]) -> Caller:
     caller = await optional_session(request)
     if caller is None:
-        raise unauthorized("this needs a session: Authorization: Bearer <session token>")
+        raise unauthorized(say(T.SESSION_NEEDED))
     return caller
 
 
@@ -82,7 +84,7 @@ async def lock_account(conn: AsyncConnection, account_id: str) -> None:
         select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == account_id).with_for_update(read=True)
     )
     if found.first() is None:
-        raise Unauthenticated("the account no longer exists")
+        raise Unauthenticated(say(T.ACCOUNT_GONE))
 
 
 def is_community(ruleset_id: str) -> bool:
@@ -96,8 +98,7 @@ def community_locked(ruleset: str) -> Unauthenticated:
     """401 `community-locked`: a community game's stored game or sheet without a session (a
     service raises it; the HTTP layer adds `WWW-Authenticate: Bearer` to every 401)."""
     return Unauthenticated(
-        f"{ruleset} is a community game: it needs an account's session "
-        "(Authorization: Bearer <session token>)",
+        say(T.COMMUNITY_LOCKED, ruleset=ruleset),
         code="community-locked",
     )
 
@@ -125,11 +126,10 @@ async def accounts_by_pseudo(
         where = f"{field}[{i}].account"
         key = pseudo.casefold()
         if key not in found:
-            message = f"no account has the pseudo {shorten(pseudo)!r}"
-            raise field_error(Invalid, "unknown-account", where, message)
+            unknown = say(T.UNKNOWN_ACCOUNT, pseudo=shorten(pseudo))
+            raise field_error(Invalid, "unknown-account", where, unknown)
         if key in seen:
-            message = "an account takes one place only"
-            raise field_error(Invalid, "duplicate-account", where, message)
+            raise field_error(Invalid, "duplicate-account", where, say(T.DUPLICATE_ACCOUNT))
         seen.add(key)
         ids.append(found[key])
     return ids

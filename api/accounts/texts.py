@@ -7,6 +7,8 @@ bumps it.
 
 from __future__ import annotations
 
+from engine.core.texts import text
+
 TERMS_VERSION = "2026-12-01"
 
 TERMS = {
@@ -77,3 +79,89 @@ def mail_text(
     if app_url:
         token_line += f"\n{app_url.rstrip('/')}/{PAGES[purpose]}?token={token}"
     return subject, body.format(pseudo=pseudo, hours=hours, token_line=token_line)
+
+
+# -- the accounts' refusals (api/accounts/service.py, api/accounts/sessions.py) --------------
+
+INVALID_CREDENTIALS = text(
+    "invalid-credentials",
+    "the login or the password is wrong",
+    "l'identifiant ou le mot de passe est incorrect",
+)
+ACCOUNT_GONE = text("account-gone", "the account no longer exists", "le compte n'existe plus")
+WRONG_PASSWORD = text(
+    "wrong-password",
+    "current: this is not the account's password",
+    "current : ce n'est pas le mot de passe du compte",
+)
+NOT_THE_PASSWORD = text(
+    "wrong-password-field", "not the account's password", "pas le mot de passe du compte"
+)
+EMAIL_TAKEN = text(
+    "email-taken", "another account uses this email", "un autre compte utilise cet e-mail"
+)
+PSEUDO_TAKEN = text(
+    "pseudo-taken",
+    "another account uses this pseudo (pseudos are compared case-insensitively)",
+    "un autre compte utilise ce pseudo (les pseudos sont comparés sans tenir compte de la casse)",
+)
+PSEUDO_TAKEN_FIELD = text(
+    "pseudo-taken-field", "another account uses this pseudo", "un autre compte utilise ce pseudo"
+)
+TOO_MANY_ATTEMPTS = text(
+    "too-many-attempts",
+    "too many failed attempts: try again in {seconds} s",
+    "trop de tentatives échouées : réessayez dans {seconds} s",
+)
+INVALID_TOKEN = text(
+    "invalid-token",
+    "unknown, expired or already used",
+    "inconnu, expiré ou déjà utilisé",
+)
+TERMS_NOT_ACCEPTED = text(
+    "terms-not-accepted",
+    "must be true: the terms of GET /v1/terms are accepted at sign-up",
+    "doit valoir true : les conditions de GET /v1/terms s'acceptent à l'inscription",
+)
+TOO_MANY_API_KEYS = text(
+    "too-many-api-keys",
+    "an account holds at most {most} API keys: delete one first",
+    "un compte a au plus {most} clés d'API : supprimez-en une d'abord",
+)
+NO_API_KEY = text(
+    "no-api-key",
+    "this account has no API key with this id",
+    "ce compte n'a pas de clé d'API avec cet identifiant",
+)
+KEY_NOT_SESSION = text(
+    "api-key-not-session",
+    "an API key only meters requests: this needs a session token",
+    "une clé d'API ne sert qu'à compter les requêtes : il faut ici un jeton de session",
+)
+SESSION_UNKNOWN = text(
+    "session-unknown",
+    "the session token is unknown, expired or ended",
+    "le jeton de session est inconnu, expiré ou terminé",
+)
+SESSION_NEEDED = text(
+    "session-needed",
+    "this needs a session: Authorization: Bearer <session token>",
+    "il faut une session : Authorization: Bearer <jeton de session>",
+)
+COMMUNITY_LOCKED = text(
+    "community-locked",
+    "{ruleset} is a community game: it needs an account's session "
+    "(Authorization: Bearer <session token>)",
+    "{ruleset} est un jeu de la communauté : il faut la session d'un compte "
+    "(Authorization: Bearer <jeton de session>)",
+)
+UNKNOWN_ACCOUNT = text(
+    "unknown-account",
+    "no account has the pseudo {pseudo!r}",
+    "aucun compte n'a le pseudo {pseudo!r}",
+)
+DUPLICATE_ACCOUNT = text(
+    "duplicate-account",
+    "an account takes one place only",
+    "un compte ne prend qu'une seule place",
+)

@@ -36,17 +36,46 @@ from api.games.schemas import (
     SeatJoined,
     TicketOut,
 )
-from api.games.service import EVENTS_PAGE, Credential, Expected, GameMoved, GameService
-from api.http.body import StrictBody, decode_body
+from api.games.service import (
+    ACTING_NEEDS_TOKEN,
+    EVENTS_PAGE,
+    Credential,
+    Expected,
+    GameMoved,
+    GameService,
+)
+from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
-from api.http.problems import FieldProblem, ProblemError, field_problem, problem_spec
+from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
-from api.http.tokens import SEAT_PREFIX, bearer, token_hash, unauthorized
+from api.http.tokens import SEAT_PREFIX, SEAT_TOKEN, bearer, token_hash, unauthorized
 from api.ops.metrics import metrics_of
 from engine.core.actions import Action
+from engine.core.texts import say, text
 
 TAG = "Stored games"
+
+EVENT_SEQ = text(
+    "event-seq", "must be an event seq, 0 … {most}", "doit être un seq d'événement, 0 … {most}"
+)
+TOO_MANY_STREAMS = text(
+    "too-many-streams",
+    "this server, or your network, holds as many event streams as it may: retry later, or read "
+    "GET /v1/games/{{id}}/events?after=N",
+    "ce serveur, ou votre réseau, tient déjà autant de flux d'événements que permis : "
+    "réessayez plus tard, ou lisez GET /v1/games/{{id}}/events?after=N",
+)
+TOKEN_OR_TICKET = text(
+    "token-or-ticket",
+    "send either a token or a ticket, not both",
+    "envoyez un jeton ou un ticket, pas les deux",
+)
+TICKET_NOT_WITH_TOKEN = text(
+    "ticket-not-with-token",
+    "not with an Authorization header",
+    "pas avec un en-tête Authorization",
+)
 #: A seat acts with its token, or with the session of the account that joined it.
 SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}, {"sessionToken": []}]
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessionToken": []}]
@@ -88,7 +117,7 @@ async def provide_caller(request: Request[Any, Any, Any], games: Games) -> Crede
     It depends on `games` (whose database it reads) so that Litestar resolves the two one
     after the other: dependencies of one batch are resolved in a task group, whose tasks cost
     an action about a tenth of its CPU time."""
-    token = bearer(request, "seat token")
+    token = bearer(request, SEAT_TOKEN)
     if token is None:
         return None
     if token.startswith(SEAT_PREFIX):
@@ -364,11 +393,11 @@ class GameController(Controller):
         ] = None,
     ) -> Response[ActionOut]:
         if caller is None:  # before the body is read: without a token nothing else matters
-            raise unauthorized("acting needs the seat's token: Authorization: Bearer <token>")
+            raise unauthorized(say(ACTING_NEEDS_TOKEN))
         check_key(idempotency_key)
         condition = parse_if_match(if_match)  # an unquoted version is 422, naming the quoted form
         expected = None if condition is None or if_match is None else Expected(condition, if_match)
-        action: Action = decode_body(await request.body(), Action, "an action object")
+        action: Action = decode_body(await request.body(), Action, AN_ACTION_OBJECT)
         try:
             answer, replayed = await games.act(game_id, caller, action, expected, idempotency_key)
         except GameMoved as moved:  # where the game is now, for the client's next If-Match
@@ -465,7 +494,7 @@ class GameController(Controller):
             _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
         ):  # checked first: a ticket is not used up by a request refused for its header
             raise field_problem(
-                422, "validation-error", "Last-Event-ID", f"must be an event seq, 0 … {MAX_SEQ}"
+                422, "validation-error", "Last-Event-ID", say(EVENT_SEQ, most=MAX_SEQ)
             )
         state = request.app.state
         slot = games.fanout.reserve(
@@ -475,8 +504,7 @@ class GameController(Controller):
             raise ProblemError(
                 503,
                 "too-many-streams",
-                "this server, or your network, holds as many event streams as it may: retry "
-                "later, or read GET /v1/games/{id}/events?after=N",
+                say(TOO_MANY_STREAMS),
                 headers={"Retry-After": "5"},
             )
         request.scope["state"][STREAM_SLOT] = slot  # given back by `_gives_back_its_slot`
@@ -485,8 +513,8 @@ class GameController(Controller):
                 raise ProblemError(
                     422,
                     "validation-error",
-                    "send either a token or a ticket, not both",
-                    [FieldProblem("ticket", "not with an Authorization header")],
+                    say(TOKEN_OR_TICKET),
+                    [("ticket", say(TICKET_NOT_WITH_TOKEN))],
                 )
             await games.viewer(game_id, None)  # 404 first
             seat: int | None = await games.redeem(game_id, ticket)

@@ -70,6 +70,7 @@ from api.http.domain import (
     NotFound,
     Unauthenticated,
     VersionMismatch,
+    field_error,
 )
 from api.http.problems import cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
@@ -77,6 +78,7 @@ from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import EngineError, IllegalMove
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
+from engine.core.texts import DEFAULT_LANGUAGE, Message, say, text
 
 #: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
 STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
@@ -109,7 +111,7 @@ class Expected(NamedTuple):
 class GameMoved(VersionMismatch):
     """The game left the expected version; `version` is where it is now."""
 
-    def __init__(self, detail: str, version: int) -> None:
+    def __init__(self, detail: Message, version: int) -> None:
         super().__init__(detail)
         self.version = version
 
@@ -118,8 +120,11 @@ class GameStateConflict(Conflict):
     """Who may act and when (`not-your-turn`, `wrong-phase`, `game-over`): the code is the
     reason, also given as the problem's `reason`."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: Message) -> None:
         super().__init__(detail, code=reason, extra={"reason": reason})
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return cut_quotes(super().render(language))  # as every problem's detail
 
 
 class KeyReused(Invalid):
@@ -131,6 +136,9 @@ class IllegalAction(Invalid):
 
     default_code = "illegal-move"
 
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return cut_quotes(super().render(language))  # as every problem's detail
+
 
 def commitment(seed: int, salt: str) -> str:
     """The contract's `seed_commitment`: lowercase hex sha256 of ``"<seed>:<salt>"``."""
@@ -138,7 +146,7 @@ def commitment(seed: int, salt: str) -> str:
 
 
 def _not_found(game_id: str) -> NotFound:
-    return NotFound(f"no game {shorten(game_id)!r}")
+    return NotFound(say(NO_GAME, game=shorten(game_id)))
 
 
 def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
@@ -179,10 +187,83 @@ class _Cached:
     match: Match
 
 
-NOT_A_SEAT = (
-    "the token is not a seat token of this game, nor the session of an account "
-    "that joined one of its seats"
+NO_GAME = text("no-game", "no game {game!r}", "aucune partie {game!r}")
+NOT_A_SEAT = text(
+    "game-not-a-seat",
+    "the token is not a seat token of this game, nor the session of an account that joined "
+    "one of its seats",
+    "le jeton n'est pas un jeton de place de cette partie, ni la session d'un compte qui a "
+    "rejoint l'une de ses places",
 )
+GAME_ACTIVE = text(
+    "game-active",
+    "the game is still being played: its actions hold hidden cards; the export is available "
+    "once it is over or abandoned",
+    "la partie est en cours : ses actions contiennent des cartes cachées ; l'export est "
+    "disponible une fois la partie terminée ou abandonnée",
+)
+ACTING_NEEDS_TOKEN = text(
+    "acting-needs-token",
+    "acting needs the seat's token: Authorization: Bearer <token>",
+    "agir demande le jeton de la place : Authorization: Bearer <jeton>",
+)
+KEY_REUSED = text(
+    "idempotency-key-reused-action",
+    "this Idempotency-Key was used by this seat for another action: use a new key for a new action",
+    "cette Idempotency-Key a servi à cette place pour une autre action : utilisez une "
+    "nouvelle clé pour une nouvelle action",
+)
+GAME_MOVED = text(
+    "game-moved",
+    "the game is at version {version}, not the one in If-Match ({said}): read it again",
+    "la partie est à la version {version}, pas celle de If-Match ({said}) : relisez-la",
+)
+#: A game's status as a sentence says it (`over`, `abandoned`).
+STATUS_WORDS = {
+    "over": text("game-status-over", "over", "terminée"),
+    "abandoned": text("game-status-abandoned", "abandoned", "abandonnée"),
+}
+NO_MORE_ACTIONS = text(
+    "game-over-actions",
+    "the game is {status}: no more actions",
+    "la partie est {status} : plus aucune action",
+)
+ALREADY = text("game-over-already", "the game is already {status}", "la partie est déjà {status}")
+NO_SUCH_ACTION = text(
+    "no-such-action",
+    "{ruleset} has no {kind!r} action: its actions are {kinds}",
+    "{ruleset} n'a pas d'action {kind!r} : ses actions sont {kinds}",
+)
+ABANDONING_NEEDS_TOKEN = text(
+    "abandoning-needs-token",
+    "abandoning needs a seat's token: Authorization: Bearer <token>",
+    "abandonner demande le jeton d'une place : Authorization: Bearer <jeton>",
+)
+TICKET_NEEDS_TOKEN = text(
+    "ticket-needs-token",
+    "a stream ticket needs a seat's token: Authorization: Bearer",
+    "un ticket de flux demande le jeton d'une place : Authorization: Bearer",
+)
+TICKET_UNKNOWN = text(
+    "ticket-unknown",
+    "the stream ticket is unknown, used or expired: ask for a new one",
+    "le ticket de flux est inconnu, utilisé ou expiré : demandez-en un nouveau",
+)
+NO_SEAT = text(
+    "no-seat", "game {game} has no seat {seat}", "la partie {game} n'a pas de place {seat}"
+)
+NOT_YOUR_SEAT = text(
+    "not-your-seat",
+    "seat {seat} is not bound to {pseudo!r}: only the account named for a seat at creation may "
+    "join it",
+    "la place {seat} n'est pas liée à {pseudo!r} : seul le compte nommé pour une place à la "
+    "création peut la rejoindre",
+)
+
+
+def _status(status: str) -> Message:
+    words = STATUS_WORDS.get(status)
+    return status if words is None else say(words)
 
 
 class GameService:
@@ -350,11 +431,7 @@ class GameService:
             game = await self._game(conn, game_id)
             await self._seat(conn, game_id, caller)
             if game.status == "active":
-                raise Conflict(
-                    "the game is still being played: its actions hold hidden cards; "
-                    "the export is available once it is over or abandoned",
-                    code="game-active",
-                )
+                raise Conflict(say(GAME_ACTIVE), code="game-active")
             names = await self._names(conn, game_id)
             actions = await self.repository.export_actions(conn, game)
         return ExportOut(
@@ -385,7 +462,7 @@ class GameService:
         """Apply `action` for the caller's seat; returns the answer and whether it is the
         kept answer of an earlier request with the same `idempotency_key`."""
         if caller is None:
-            raise Unauthenticated("acting needs the seat's token: Authorization: Bearer <token>")
+            raise Unauthenticated(say(ACTING_NEEDS_TOKEN))
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
         repository = self.repository
         async with self.engine.begin() as conn:
@@ -395,26 +472,24 @@ class GameService:
                 kept = await repository.kept_answer(conn, game_id, seat, idempotency_key)
                 if kept is not None:
                     if not hmac.compare_digest(kept[0], request_hash):
-                        raise KeyReused(
-                            "this Idempotency-Key was used by this seat for another action: "
-                            "use a new key for a new action"
-                        )
+                        raise KeyReused(say(KEY_REUSED))
                     return kept[1], True
             if expected is not None and not expected.condition.matches(game.version):
                 raise GameMoved(
-                    f"the game is at version {game.version}, not the one in If-Match "
-                    f"({shorten(expected.said)}): read it again",
+                    say(GAME_MOVED, version=game.version, said=shorten(expected.said)),
                     game.version,
                 )
             if game.status != "active":
-                raise GameStateConflict("game-over", f"the game is {game.status}: no more actions")
+                raise GameStateConflict(
+                    "game-over", say(NO_MORE_ACTIONS, status=_status(game.status))
+                )
             kinds = ruleset_actions(game.ruleset)
             kind = type(action).__struct_config__.tag
             if kind not in kinds:
-                message = f"{game.ruleset} has no {kind!r} action: its actions are " + ", ".join(
-                    kinds
+                message = say(
+                    NO_SUCH_ACTION, ruleset=game.ruleset, kind=kind, kinds=", ".join(kinds)
                 )
-                raise Invalid(f"type: {message}", field="type", field_message=message)
+                raise field_error(Invalid, "validation-error", "type", message)
             match = await self._take(conn, game)
             index = match.index
             try:
@@ -459,12 +534,12 @@ class GameService:
 
     async def abandon(self, game_id: str, caller: Credential | None) -> AbandonOut:
         if caller is None:
-            raise Unauthenticated("abandoning needs a seat's token: Authorization: Bearer <token>")
+            raise Unauthenticated(say(ABANDONING_NEEDS_TOKEN))
         async with self.engine.begin() as conn:
             game = await self._game(conn, game_id, lock=True)
             await self._seat(conn, game_id, caller)
             if game.status != "active":
-                raise GameStateConflict("game-over", f"the game is already {game.status}")
+                raise GameStateConflict("game-over", say(ALREADY, status=_status(game.status)))
             await self.repository.abandon(conn, game_id)
         self.fanout.publish(game_id)
         return AbandonOut(
@@ -475,7 +550,7 @@ class GameService:
 
     async def ticket(self, game_id: str, caller: Credential | None) -> TicketOut:
         if caller is None:
-            raise Unauthenticated("a stream ticket needs a seat's token: Authorization: Bearer")
+            raise Unauthenticated(say(TICKET_NEEDS_TOKEN))
         ticket = new_token()
         async with self.engine.begin() as conn:
             await self._game(conn, game_id)
@@ -490,9 +565,7 @@ class GameService:
         async with self.engine.begin() as conn:
             seat = await self.repository.use_ticket(conn, game_id, token_hash(ticket))
         if seat is None:
-            raise Unauthenticated(
-                "the stream ticket is unknown, used or expired: ask for a new one"
-            )
+            raise Unauthenticated(say(TICKET_UNKNOWN))
         return seat
 
     async def viewer(self, game_id: str, caller: Credential | None) -> int | None:
@@ -534,7 +607,7 @@ class GameService:
         if seat is None and caller.account_id is not None:
             seat = await self.repository.seat_by_account(conn, game_id, caller.account_id)
         if seat is None:
-            raise Unauthenticated(NOT_A_SEAT)
+            raise Unauthenticated(say(NOT_A_SEAT))
         return seat
 
     async def join(self, game_id: str, seat: int, caller: Caller) -> SeatJoined:
@@ -543,12 +616,10 @@ class GameService:
             await self._game(conn, game_id)
             row = await self.repository.seat_binding(conn, game_id, seat)
             if row is None:
-                raise NotFound(f"game {game_id} has no seat {seat}")
+                raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
             if row.account_id != caller.account_id:
                 raise Forbidden(
-                    f"seat {seat} is not bound to {caller.pseudo!r}: only the account named for "
-                    "a seat at creation may join it",
-                    code="not-your-seat",
+                    say(NOT_YOUR_SEAT, seat=seat, pseudo=caller.pseudo), code="not-your-seat"
                 )
             await self.repository.join(conn, game_id, seat)
         return SeatJoined(
@@ -691,11 +762,10 @@ class GameService:
     def _refusal(exc: IllegalMove, match: Match, seat: int) -> Conflict | Invalid:
         """Who may act and when is a conflict; any other illegal move names its `reason` and
         the seat's legal actions (never the stateless `legal` codes)."""
-        detail = cut_quotes(exc.message)  # as every problem's detail
         if exc.reason in STATUS_REASONS:
-            return GameStateConflict(exc.reason, detail)
+            return GameStateConflict(exc.reason, exc.said)
         return IllegalAction(
-            detail,
+            exc.said,
             code=exc.code,
             extra={
                 "reason": exc.reason,

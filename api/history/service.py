@@ -50,6 +50,7 @@ from api.sheets.repository import PLAYERS, ROUNDS, SHEETS
 from api.sheets.rules import make_rules, settle
 from api.sheets.schemas import Standing
 from engine.core.base import RoundScore
+from engine.core.texts import say, text
 from engine.registry import SPECS
 
 GAMES = table(Game)
@@ -57,9 +58,15 @@ SEATS = table(GameSeat)
 KINDS = ("scoresheet", "game")
 
 
+BAD_CURSOR = text(
+    "bad-cursor",
+    "not a cursor of this list: pass `next_cursor` of the previous page as it is",
+    "pas un curseur de cette liste : passez tel quel le `next_cursor` de la page précédente",
+)
+
+
 def _bad_cursor() -> DomainError:
-    message = "not a cursor of this list: pass `next_cursor` of the previous page as it is"
-    return field_error(Invalid, "bad-cursor", "cursor", message)
+    return field_error(Invalid, "bad-cursor", "cursor", say(BAD_CURSOR))
 
 
 def encode_cursor(at: datetime, kind: str, item_id: str) -> str:

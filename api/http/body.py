@@ -36,7 +36,7 @@ from api.http.problems import (
     ProblemError,
     shorten,
 )
-from engine.core.texts import say, text
+from engine.core.texts import Message, Text, say, text
 from engine.registry import RULESETS
 
 T = TypeVar("T", bound=msgspec.Struct)
@@ -80,21 +80,39 @@ def body_refusal(
     64 bits, which only msgspec's parser sees), msgspec's one error in the same words.
     """
     if not isinstance(exc, msgspec.ValidationError):
-        return DomainError(
-            f"the request body is not valid JSON: {_malformed(str(exc))}", code="malformed-json"
-        )
+        return DomainError(say(NOT_JSON, why=_malformed(str(exc))), code="malformed-json")
     flaws = find_flaws(document, model) if model is not None else []
     return InvalidFields(flaws or [flaw_of(exc, document, model)])
 
 
-def _malformed(message: str) -> str:
+NOT_JSON = text(
+    "malformed-json",
+    "the request body is not valid JSON: {why}",
+    "le corps de la requête n'est pas du JSON valide : {why}",
+)
+AT_BYTE = text("malformed-json-at", "{what} at byte {byte}", "{what} à l'octet {byte}")
+CUT_SHORT = text(
+    "malformed-json-truncated",
+    "it ends before the JSON is complete",
+    "il s'arrête avant la fin du JSON",
+)
+EMPTY = text(
+    "empty-body-expected",
+    "the request body is empty: {expected} is expected",
+    "le corps de la requête est vide : {expected} est attendu",
+)
+A_JSON_OBJECT = text("a-json-object", "a JSON object", "un objet JSON")
+AN_ACTION_OBJECT = text("an-action-object", "an action object", "un objet action")
+
+
+def _malformed(message: str) -> Message:
     """msgspec's syntax error in plain words, kept whole (it quotes none of the client's
     text, and where the JSON broke is what the client needs): "expected ',' or '}' at byte
     11", "it ends before the JSON is complete"."""
     if match := _MALFORMED_RE.fullmatch(message):
-        return f"{match.group(1)} at byte {match.group(2)}"
+        return say(AT_BYTE, what=match.group(1), byte=match.group(2))
     if message == _TRUNCATED:
-        return "it ends before the JSON is complete"
+        return say(CUT_SHORT)
     return shorten(message, MESSAGE_LIMIT)
 
 
@@ -111,7 +129,7 @@ def too_deep(value: bytes) -> bool:
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
-def decode_body(value: bytes, model: Any, expected: str = "a JSON object") -> Any:
+def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any:
     """The request body `value` decoded strictly as `model` (`Any`: parsed only), or the
     problem that refuses it: 400 `malformed-json` when empty or no JSON, 422 on field `body`
     when nested too deep (:data:`MAX_DEPTH`), 422 naming every bad field when the schema is
@@ -120,9 +138,7 @@ def decode_body(value: bytes, model: Any, expected: str = "a JSON object") -> An
     A valid body costs one typed decode, as ever; only a refused one is parsed again and
     walked (:func:`body_refusal`)."""
     if not value.strip():
-        raise ProblemError(
-            400, "malformed-json", f"the request body is empty: {expected} is expected"
-        )
+        raise ProblemError(400, "malformed-json", say(EMPTY, expected=say(expected)))
     if too_deep(value):
         raise InvalidFields([Flaw("body", "too-deep", say(TOO_DEEP_TEXT))])
     try:

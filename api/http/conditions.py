@@ -12,6 +12,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.http.fields import human_pattern
 from api.http.problems import field_problem, shorten
+from engine.core.texts import say, text
 
 #: `Idempotency-Key`: as the stored games take it.
 KEY = re.compile(r"[\x21-\x7e]{1,255}")
@@ -58,20 +59,31 @@ def parse_if_match(header: str | None) -> IfMatch | None:
     if not _LIST.fullmatch(header):  # a tag may hold a comma: never split on commas
         bare = header.strip()
         example = bare if re.fullmatch(r"[0-9]{1,12}", bare) else "3"
-        message = (
-            f"{shorten(header)!r} is no entity tag: an ETag is quoted, as GET answers it: "
-            f'If-Match: "{example}" (or a list of them, or *)'
-        )
+        message = say(NO_ENTITY_TAG, header=shorten(header), example=example)
         raise field_problem(422, "validation-error", "If-Match", message)
     versions = {tag for weak, tag in _TAGS.findall(header) if not weak}
     return IfMatch(False, frozenset(versions))
+
+
+NO_ENTITY_TAG = text(
+    "if-match-form",
+    "{header!r} is no entity tag: an ETag is quoted, as GET answers it: "
+    'If-Match: "{example}" (or a list of them, or *)',
+    "{header!r} n'est pas une étiquette d'entité : un ETag est entre guillemets, comme GET le "
+    'donne : If-Match: "{example}" (ou une liste d\'entre eux, ou *)',
+)
+KEY_FORM = text(
+    "idempotency-key-form",
+    "must be 1 … 255 visible ASCII characters",
+    "doit faire 1 … 255 caractères ASCII visibles",
+)
 
 
 def check_key(key: str | None) -> str | None:
     """The `Idempotency-Key` header (None without one); 422 unless 1 … 255 visible ASCII
     characters, as on stored games."""
     if key is not None and not KEY.fullmatch(key):
-        message = "must be 1 … 255 visible ASCII characters"
+        message = say(KEY_FORM)
         raise field_problem(422, "validation-error", "Idempotency-Key", message)
     return key
 

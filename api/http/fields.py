@@ -425,6 +425,10 @@ class _Walk:
             for key in value:
                 if key not in names:
                     self.add(unknown(path, key))
+        beyond = getattr(info.cls, "beyond_schema", None)
+        if beyond is not None:  # a body's rule its schema cannot state (accept_terms: true)
+            for flaw in beyond(value, path):
+                self.add(flaw)
         if len(self.flaws) == before:  # its fields are valid: the struct's own checks
             self.checked(value, info.cls, path)
 

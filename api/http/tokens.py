@@ -24,6 +24,7 @@ from litestar import Request
 
 from api.http.domain import Invalid, field_error
 from api.http.problems import ProblemError
+from engine.core.texts import Message, Text, say, text
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
@@ -53,12 +54,32 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def unauthorized(detail: str) -> ProblemError:
+#: What a bearer token is, as the 401 that asks for one names it.
+TOKEN = text("token-any", "token", "jeton")
+SEAT_TOKEN = text("token-seat", "seat token", "jeton de place")
+SESSION_TOKEN = text("token-session", "session token", "jeton de session")
+SESSION_OR_SHEET_TOKEN = text(
+    "token-session-or-sheet", "session or sheet token", "jeton de session ou de feuille"
+)
+BEARER_FORM = text(
+    "bearer-form",
+    "Authorization must be 'Bearer <{kind}>'",
+    "Authorization doit être 'Bearer <{kind}>'",
+)
+NAME_CONTROL = text(
+    "bad-name-control",
+    "a name holds no control or formatting character, not {characters}",
+    "un nom ne contient aucun caractère de contrôle ou de mise en forme, pas {characters}",
+)
+NAME_BLANK = text("bad-name-blank", "a name is not blank", "un nom n'est pas vide")
+
+
+def unauthorized(detail: Message) -> ProblemError:
     """401 `unauthorized`, asking for a Bearer token."""
     return ProblemError(401, "unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def bearer(request: Request[Any, Any, Any], kind: str = "token") -> str | None:
+def bearer(request: Request[Any, Any, Any], kind: Text = TOKEN) -> str | None:
     """The token of `Authorization: Bearer <token>` (None without the header); anything else
     in the header is 401, never read as an anonymous caller."""
     header = request.headers.get("authorization")
@@ -67,7 +88,7 @@ def bearer(request: Request[Any, Any, Any], kind: str = "token") -> str | None:
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not well_formed(token):
-        raise unauthorized(f"Authorization must be 'Bearer <{kind}>'")
+        raise unauthorized(say(BEARER_FORM, kind=say(kind)))
     return token
 
 
@@ -76,9 +97,9 @@ def check_name(name: str, field: str) -> None:
     and Cf: a NUL, which PostgreSQL cannot store, bidi overrides, zero-width spaces)."""
     odd = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")})
     if odd:
-        message = "a name holds no control or formatting character, not " + ", ".join(odd[:5])
+        message = say(NAME_CONTROL, characters=", ".join(odd[:5]))
     elif not name.strip():
-        message = "a name is not blank"
+        message = say(NAME_BLANK)
     else:
         return
     raise field_error(Invalid, "bad-name", field, message)

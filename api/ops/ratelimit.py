@@ -69,6 +69,7 @@ from api.db.models import RateLimit, table
 from api.http.credentials import Credentials
 from api.http.problems import ProblemError
 from api.ops.settings import Settings
+from engine.core.texts import Text, say, text
 
 log = logging.getLogger("numrules.ratelimit")
 WINDOW_SECONDS = 60
@@ -206,11 +207,19 @@ class Limits(NamedTuple):
 
 #: What a 429's detail says the bucket is.
 _WHOSE = {
-    "key": "with this API key",
-    "session": "with this account's sessions",
-    "seat": "with this seat token",
-    "sheet": "with this sheet token",
+    "key": text("rate-limited-key", "with this API key", "avec cette clé d'API"),
+    "session": text(
+        "rate-limited-session", "with this account's sessions", "avec les sessions de ce compte"
+    ),
+    "seat": text("rate-limited-seat", "with this seat token", "avec ce jeton de place"),
+    "sheet": text("rate-limited-sheet", "with this sheet token", "avec ce jeton de feuille"),
 }
+_FROM_NETWORK = text("rate-limited-network", "from this network", "depuis ce réseau")
+RATE_LIMITED = text(
+    "rate-limited",
+    "more than {limit} requests a minute {whose}: retry in {reset} s",
+    "plus de {limit} requêtes par minute {whose} : réessayez dans {reset} s",
+)
 
 
 class RateLimiter:
@@ -232,7 +241,7 @@ class RateLimiter:
         self.ipv4_prefix = ipv4_prefix
         self.ipv6_prefix = ipv6_prefix
 
-    async def bucket(self, scope: Any) -> tuple[str, int, str] | None:
+    async def bucket(self, scope: Any) -> tuple[str, int, Text] | None:
         """The request's bucket: its key, its limit and what the 429 calls it; None when
         there is nothing to count (no credential and no peer address: a Unix socket)."""
         address = client_address(scope, self.trusted)
@@ -248,7 +257,7 @@ class RateLimiter:
                 return found.bucket, limit, _WHOSE[found.kind]
         if network is None:
             return None
-        return f"net:{network}", self.limits.network, "from this network"
+        return f"net:{network}", self.limits.network, _FROM_NETWORK
 
     async def check(self, scope: Any) -> list[tuple[bytes, bytes]]:
         """Count the request; its `RateLimit-*` headers (none when it was not counted), or
@@ -274,7 +283,7 @@ class RateLimiter:
             raise ProblemError(
                 429,
                 "rate-limited",
-                f"more than {limit} requests a minute {whose}: retry in {reset} s",
+                say(RATE_LIMITED, limit=limit, whose=say(whose), reset=reset),
                 headers={
                     "Retry-After": str(reset),
                     **{name.decode(): value.decode() for name, value in headers},

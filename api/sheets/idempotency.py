@@ -37,6 +37,8 @@ from api.db.models import SheetIdempotencyKey, table
 from api.http.conditions import IfMatch
 from api.http.domain import Invalid
 from api.sheets.formats import answer_document, decode_answer
+from api.sheets.texts import KEY_REUSED
+from engine.core.texts import say
 
 KEYS = table(SheetIdempotencyKey)
 
@@ -152,9 +154,7 @@ class Answers:
         """422 `idempotency-key-reused` when :meth:`replay` found the key used for another
         request."""
         if self.reused:
-            raise KeyReused(
-                "this Idempotency-Key was used for another request: use a new key for a new change"
-            )
+            raise KeyReused(say(KEY_REUSED))
 
     async def remember(self, written: Written, token: str | None = None) -> None:
         """Store `written` for the retries (`token`: the sheet token the answer holds, kept

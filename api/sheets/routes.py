@@ -32,7 +32,7 @@ from api.http.conditions import check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import MEDIA_TYPE, Problem, field_problem, make_problem, problem_spec
 from api.http.responses import BODY_ERRORS, INTEGERS, MALFORMED, NO_STORE, REUSED
-from api.http.tokens import bearer
+from api.http.tokens import SESSION_OR_SHEET_TOKEN, bearer
 from api.sheets.idempotency import (
     ANONYMOUS_KEY_MIN,
     Conditions,
@@ -52,6 +52,7 @@ from api.sheets.schemas import (
 )
 from api.sheets.service import Auth, SheetService, needs_token
 from engine.core.requests import RoundBody as RoundBodyBase
+from engine.core.texts import say, text
 
 TAG = "Score sheets"
 
@@ -126,7 +127,7 @@ async def provide_auth(
 ) -> Auth:
     """The bearer token (a session's or a sheet's) and the account whose live session it is;
     a malformed `Authorization` is 401 here, before the handler runs."""
-    token = bearer(request, "session or sheet token")
+    token = bearer(request, SESSION_OR_SHEET_TOKEN)
     caller = None if token is None else await session_caller(sheets.engine, token)
     return Auth(token, caller)
 
@@ -191,6 +192,13 @@ def _answer(
         body = localized(body, language)
         out.update(language_headers(language))
     return Response(body, status_code=written.status, headers=out)
+
+
+ANONYMOUS_KEY = text(
+    "idempotency-key-anonymous",
+    "without a session, at least {least} characters (a random UUID)",
+    "sans session, au moins {least} caractères (un UUID aléatoire)",
+)
 
 
 class RoundBody(StrictBody[RoundBodyBase]):
@@ -470,7 +478,7 @@ class SheetController(Controller):
         key = check_key(idempotency_key)
         if caller is None and key is not None and len(key) < ANONYMOUS_KEY_MIN:
             # The key is all that guards the token a retry gets back: no guessable key.
-            message = f"without a session, at least {ANONYMOUS_KEY_MIN} characters (a random UUID)"
+            message = say(ANONYMOUS_KEY, least=ANONYMOUS_KEY_MIN)
             raise field_problem(422, "validation-error", "Idempotency-Key", message)
         created = await sheets.create(data, caller, key)
         sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id

@@ -19,11 +19,14 @@ import msgspec
 
 from api.http.body import body_refusal
 from api.http.domain import Conflict, DomainError, FieldProblem, Invalid, field_error
-from api.http.problems import domain_problem, engine_problem
+from api.http.problems import Problem, domain_problem, engine_problem
+from api.sheets import texts as T
 from api.sheets.schemas import Standing
+from api.sheets.texts import NO_LONGER_SCORES
 from engine import registry
 from engine.core.base import RoundScore
 from engine.core.errors import EngineError
+from engine.core.texts import DEFAULT_LANGUAGE, say
 from engine.registry import AnyRuleset
 
 
@@ -57,8 +60,7 @@ def _check_options(sent: msgspec.Struct | None, names: Any, rules: AnyRuleset) -
                 Invalid,
                 "options-mismatch",
                 f"options.{name}",
-                f"the sheet plays {name}={msgspec.json.encode(own).decode()}: a round takes "
-                "the sheet's options (leave `options` out)",
+                say(T.OPTIONS_MISMATCH, name=name, value=msgspec.json.encode(own).decode()),
             )
 
 
@@ -75,10 +77,10 @@ def round_input(
     body's struct and the completion are the ruleset's (`SheetRounds` of its spec)."""
     if not isinstance(document, dict):
         raise Invalid(
-            "a round is a JSON object",
+            say(T.ROUND_OBJECT),
             code="validation-error",
             field="body",
-            field_message="must be an object",
+            field_message=say(T.MUST_BE_OBJECT),
         )
     sheet = registry.spec(rules.id).sheet
     try:
@@ -86,14 +88,10 @@ def round_input(
     except msgspec.ValidationError as exc:
         raise body_refusal(exc, document, sheet.body) from None
     if len(body.players) != players:
-        message = (
-            f"the sheet has {players} players: a round scores each of them, not {len(body.players)}"
-        )
+        message = say(T.SCORE_EACH, players=players, count=len(body.players))
         raise field_error(Invalid, "bad-player-count", "players", message)
     if body.dealer is not None and body.dealer >= players:
-        raise field_error(
-            Invalid, "bad-request", "dealer", f"must be a seat of the table, 0 … {players - 1}"
-        )
+        raise field_error(Invalid, "bad-request", "dealer", say(T.DEALER_SEAT, last=players - 1))
     _check_options(getattr(body, "options", None), document.get("options"), rules)
     options = msgspec.to_builtins(rules.options)
     return sheet.complete(body, n, previous, options), body.dealer
@@ -123,17 +121,7 @@ def rederive(
             kept = k < len(stored) and data == original
             scores = stored[k] if kept else score(rules, data)
         except (DomainError, EngineError) as exc:
-            problem = domain_problem(exc) if isinstance(exc, DomainError) else engine_problem(exc)
-            raise Invalid(
-                f"round {n} (as renumbered or re-derived) no longer scores: {problem.detail}",
-                code="round-no-longer-scores",
-                extra={
-                    "errors": [
-                        FieldProblem(f"rounds[{n - 1}].{e.field}", e.message)
-                        for e in problem.errors
-                    ]
-                },
-            ) from None
+            raise RoundNoLongerScores(n, exc) from None
         out.append((data, scores))
         previous = scores
     return out
@@ -176,10 +164,35 @@ def settle(rules: AnyRuleset, players: int, planned: int, scores: Sequence[Round
 def _no_more(planned: int, tiebreaks: int, extra: Sequence[RoundScore]) -> None:
     if len(extra) > tiebreaks:
         last = planned + tiebreaks
-        raise SheetFinished(
-            f"the match is over after round {last}: round {last + 1} is past the "
-            f"{planned} planned rounds and no tie-break round is due"
-        )
+        raise SheetFinished(say(T.FINISHED_PAST, last=last, next=last + 1, planned=planned))
+
+
+class RoundNoLongerScores(Invalid):
+    """Round `n`, renumbered or re-derived, refused by its ruleset (422): the refusal's
+    detail quoted, its fields put under `rounds[n-1]`, in the caller's language."""
+
+    default_code = "round-no-longer-scores"
+
+    def __init__(self, n: int, refusal: DomainError | EngineError) -> None:
+        self.n = n
+        self.refusal = refusal
+        super().__init__(self.render())
+
+    def _inner(self, language: str) -> Problem:
+        refusal = self.refusal
+        if isinstance(refusal, DomainError):
+            return domain_problem(refusal, language)
+        return engine_problem(refusal, language)
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        reason = self._inner(language).detail
+        return NO_LONGER_SCORES.render(language, n=self.n, reason=reason)
+
+    def field_problems(self, language: str = DEFAULT_LANGUAGE) -> list[FieldProblem]:
+        return [
+            FieldProblem(f"rounds[{self.n - 1}].{e.field}", e.message)
+            for e in self._inner(language).errors
+        ]
 
 
 class SheetFinished(Conflict):
@@ -201,8 +214,8 @@ def check_planned(rules: AnyRuleset, players: int, planned: int) -> None:
     if most_rounds is not None:
         most = most_rounds(rules, players)
         if planned > most:
-            message = (
-                f"a {rules.id} match of {players} players has at most {most} rounds, not {planned}"
+            message = say(
+                T.MOST_ROUNDS, ruleset=rules.id, players=players, most=most, planned=planned
             )
             raise field_error(Invalid, "bad-request", "planned_rounds", message)
 
@@ -223,14 +236,11 @@ def check_player(players: Sequence[Seat], player: int, account_id: str) -> None:
             Invalid,
             "bad-request",
             "player",
-            f"must be a player of the sheet, 0 … {len(players) - 1}",
+            say(T.SHEET_PLAYER, last=len(players) - 1),
         )
     bound = players[player].account_id
     if bound is not None and bound != account_id:
-        raise PlayerBound(f"player {player} is bound to another account already")
+        raise PlayerBound(say(T.PLAYER_BOUND, player=player))
     for p in players:
         if p.account_id == account_id and p.position != player:
-            raise PlayerBound(
-                f"you play on this sheet already, as player {p.position}: an account is one "
-                "player of a sheet"
-            )
+            raise PlayerBound(say(T.PLAYER_ALREADY, player=p.position))

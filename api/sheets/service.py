@@ -70,7 +70,7 @@ from api.http.domain import (
 )
 from api.http.problems import shorten
 from api.http.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash
-from api.sheets import repository as rows
+from api.sheets import repository as rows, texts as T
 from api.sheets.idempotency import Answers, Conditions, Written, purge, request_hash
 from api.sheets.repository import Loaded
 from api.sheets.rules import (
@@ -95,6 +95,7 @@ from api.sheets.schemas import (
     Standing,
 )
 from engine.core.base import RoundScore
+from engine.core.texts import say
 
 
 @dataclass(frozen=True)
@@ -112,18 +113,15 @@ class NotOwner(Forbidden):
 
 
 def not_found(sheet_id: str) -> NotFound:
-    return NotFound(f"no score sheet {shorten(sheet_id)!r}")
+    return NotFound(say(T.NO_SHEET, sheet=shorten(sheet_id)))
 
 
 def needs_token() -> Unauthenticated:
-    return Unauthenticated(
-        "changing a score sheet needs its owner's session or its sheet token: "
-        "Authorization: Bearer <token>"
-    )
+    return Unauthenticated(say(T.NEEDS_TOKEN))
 
 
 def _wrong_token() -> Unauthenticated:
-    return Unauthenticated("the bearer token is neither a live session nor this sheet's token")
+    return Unauthenticated(say(T.WRONG_TOKEN))
 
 
 # --- access -----------------------------------------------------------------------------------
@@ -157,10 +155,7 @@ def check_access(sheet: Loaded | None, sheet_id: str, auth: Auth, write: bool) -
     if is_editor(sheet, auth) or (not write and sheet.named(auth.caller.account_id)):
         return sheet
     if sheet.named(auth.caller.account_id):
-        raise NotOwner(
-            "only the sheet's owner (or its sheet token) changes it; a player named on it "
-            "reads and confirms it"
-        )
+        raise NotOwner(say(T.NOT_OWNER))
     raise not_found(sheet_id)
 
 
@@ -212,15 +207,13 @@ def _precondition(sheet: Loaded, if_match: IfMatch | None, required: bool) -> No
     if if_match is None:
         if required:
             raise PreconditionRequired(
-                f'this change needs If-Match: "<version>", the ETag of the sheet as read '
-                f'(now If-Match: "{version}"): a round corrected or deleted on an old reading '
-                "would undo another's change",
+                say(T.IF_MATCH_REQUIRED, version=version),
                 headers={"ETag": f'"{version}"'},
             )
         return
     if not if_match.matches(version):
         raise VersionMismatch(
-            f"the sheet is at version {version}, not the one in If-Match: read it again",
+            say(T.VERSION_MISMATCH, version=version),
             headers={"ETag": f'"{version}"'},
         )
 
@@ -391,7 +384,7 @@ class SheetService:
             players = len(sheet.players)
             if body.players is not None:
                 if len(body.players) != players:
-                    message = f"the sheet has {players} players: name each of them, in order"
+                    message = say(T.NAME_EACH, players=players)
                     raise field_error(Invalid, "bad-player-count", "players", message)
                 for i, player in enumerate(body.players):
                     check_name(player.name, f"players[{i}].name")
@@ -427,9 +420,11 @@ class SheetService:
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             if sheet.standing().finished:
                 raise SheetFinished(
-                    f"the match is over after {len(sheet.rounds)} rounds "
-                    f"({sheet.row.planned_rounds} planned and the tie-breaks it called for): "
-                    "raise planned_rounds (PATCH) to play on"
+                    say(
+                        T.FINISHED_AFTER,
+                        rounds=len(sheet.rounds),
+                        planned=sheet.row.planned_rounds,
+                    )
                 )
             scores = sheet.scores
             answer = await self._put_round(conn, sheet, len(scores) + 1, document, scores)
@@ -452,7 +447,7 @@ class SheetService:
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             scores = sheet.scores
             if not 1 <= n <= len(scores):
-                raise NotFound(f"the sheet has no round {n}")
+                raise NotFound(say(T.NO_ROUND, n=n))
             answer = await self._put_round(conn, sheet, n, document, scores)
             return Written(200, answer, answer.version)
 
@@ -502,7 +497,7 @@ class SheetService:
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             scores = sheet.scores
             if not 1 <= n <= len(scores):
-                raise NotFound(f"the sheet has no round {n}")
+                raise NotFound(say(T.NO_ROUND, n=n))
             players = len(sheet.players)
             before = scores[n - 2] if n >= 2 else None
             inputs = [r.input for r in sheet.rounds[n:]]

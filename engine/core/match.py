@@ -99,7 +99,7 @@ from engine.core.events import (
     RoundStartEvent,
 )
 from engine.core.formats import MatchCheckpoint, decode_export
-from engine.core.texts import say, text
+from engine.core.texts import Said, say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.view import BaseView
 
@@ -209,28 +209,28 @@ class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         try:
             data, actions = decode_export(export)
         except msgspec.ValidationError as exc:
-            raise InvalidInput(f"not a game export: {exc}", code="bad-record") from None
+            raise InvalidInput(say(NOT_AN_EXPORT, error=str(exc)), code="bad-record") from None
         except msgspec.DecodeError as exc:
-            raise InvalidInput(f"the export is not JSON: {exc}", code="bad-record") from None
+            raise InvalidInput(say(NOT_JSON, error=str(exc)), code="bad-record") from None
         for i, player in enumerate(data.players):
             if player.seat != i:
                 raise _bad_record(
-                    f"players[{i}] has seat {player.seat}: seats are 0 … n-1 in order",
+                    say(RECORD_SEAT, i=i, seat=player.seat),
                     f"players[{i}].seat",
                 )
         for i, entry in enumerate(data.actions):
             if entry.seq != i + 1:
                 raise _bad_record(
-                    f"actions[{i}] has seq {entry.seq}, expected {i + 1}: seqs are 1 … n in order",
+                    say(RECORD_SEQ, i=i, seq=entry.seq, expected=i + 1),
                     f"actions[{i}].seq",
                 )
         if data.seed is None:
-            raise _bad_record("the export reveals no seed: the game cannot be replayed", "seed")
+            raise _bad_record(say(RECORD_NO_SEED), "seed")
         if data.seed_commitment is not None and data.salt is not None:
             digest = hashlib.sha256(f"{data.seed}:{data.salt}".encode()).hexdigest()
             if digest != data.seed_commitment:
                 raise _bad_record(
-                    'seed_commitment is not sha256("<seed>:<salt>") of the revealed seed',
+                    say(RECORD_COMMITMENT),
                     "seed_commitment",
                 )
         return cls(
@@ -243,11 +243,76 @@ class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         )
 
 
-def _bad_record(message: str, field: str) -> InvalidInput:
+#: A game export's refusals (code `bad-record`): the decoder's own words quoted as they are.
+NOT_AN_EXPORT = text(
+    "record-not-an-export", "not a game export: {error}", "pas un export de partie : {error}"
+)
+NOT_JSON = text(
+    "record-not-json", "the export is not JSON: {error}", "l'export n'est pas du JSON : {error}"
+)
+RECORD_SEAT = text(
+    "record-seat",
+    "players[{i}] has seat {seat}: seats are 0 … n-1 in order",
+    "players[{i}] a la place {seat} : les places vont de 0 à n-1 dans l'ordre",
+)
+RECORD_SEQ = text(
+    "record-seq",
+    "actions[{i}] has seq {seq}, expected {expected}: seqs are 1 … n in order",
+    "actions[{i}] a le seq {seq}, {expected} attendu : les seq vont de 1 à n dans l'ordre",
+)
+RECORD_NO_SEED = text(
+    "record-no-seed",
+    "the export reveals no seed: the game cannot be replayed",
+    "l'export ne révèle pas la graine : la partie ne peut pas être rejouée",
+)
+RECORD_COMMITMENT = text(
+    "record-commitment",
+    'seed_commitment is not sha256("<seed>:<salt>") of the revealed seed',
+    'seed_commitment n\'est pas le sha256("<seed>:<salt>") de la graine révélée',
+)
+#: A checkpoint's refusals (code `bad-checkpoint`).
+CHECKPOINT_INDEX = text(
+    "checkpoint-index",
+    "index {index!r} is not the number of finished rounds ({finished})",
+    "index {index!r} n'est pas le nombre de manches terminées ({finished})",
+)
+CHECKPOINT_ACTIONS = text(
+    "checkpoint-actions",
+    "{actions!r} actions cannot precede round {round}: every round takes at least one action",
+    "{actions!r} actions ne peuvent pas précéder la manche {round} : chaque manche prend au "
+    "moins une action",
+)
+CHECKPOINT_SETUP = text(
+    "checkpoint-setup",
+    "the setup is not that of round {round} of this match ({players} players, seed {seed})",
+    "la mise en place n'est pas celle de la manche {round} de cette partie ({players} joueurs, "
+    "graine {seed})",
+)
+CHECKPOINT_SCORES = text(
+    "checkpoint-scores",
+    "round_scores[{i}] does not score seats 0 … {last} once each",
+    "round_scores[{i}] ne compte pas les places 0 à {last} une fois chacune",
+)
+CHECKPOINT_TOTALS = text(
+    "checkpoint-totals",
+    "totals {totals!r} are not the sums of the regular rounds ({sums})",
+    "totals {totals!r} ne sont pas les sommes des manches régulières ({sums})",
+)
+CHECKPOINT_OVER = text(
+    "checkpoint-over",
+    "the match is over after {index} rounds: there is no round {round}",
+    "la partie est terminée après {index} manches : il n'y a pas de manche {round}",
+)
+CHECKPOINT_TIED = text(
+    "checkpoint-tied", "tied is {tied!r}, not {expected}", "tied vaut {tied!r}, pas {expected}"
+)
+
+
+def _bad_record(message: Said, field: str) -> InvalidInput:
     return InvalidInput(message, code="bad-record", field=field)
 
 
-def _bad_checkpoint(message: str, field: str) -> InvalidInput:
+def _bad_checkpoint(message: Said, field: str) -> InvalidInput:
     return InvalidInput(message, code="bad-checkpoint", field=f"checkpoint.{field}")
 
 
@@ -420,25 +485,23 @@ class Match:
         index = cp.index
         if type(index) is not int or index < 0 or len(cp.round_scores) != index:
             raise _bad_checkpoint(
-                f"index {index!r} is not the number of finished rounds ({len(cp.round_scores)})",
+                say(CHECKPOINT_INDEX, index=index, finished=len(cp.round_scores)),
                 "index",
             )
         if type(cp.actions) is not int or cp.actions < 0 or (cp.actions == 0) != (index == 0):
             raise _bad_checkpoint(
-                f"{cp.actions!r} actions cannot precede round {index + 1}: every round takes"
-                " at least one action",
+                say(CHECKPOINT_ACTIONS, actions=cp.actions, round=index + 1),
                 "actions",
             )
         if cp.setup.players != n or cp.setup.seed != round_seed(self.seed, index):
             raise _bad_checkpoint(
-                f"the setup is not that of round {index + 1} of this match ({n} players,"
-                f" seed {self.seed})",
+                say(CHECKPOINT_SETUP, round=index + 1, players=n, seed=self.seed),
                 "setup",
             )
         for i, scores in enumerate(cp.round_scores):
             if sorted(p.seat for p in scores.players) != list(range(n)):
                 raise _bad_checkpoint(
-                    f"round_scores[{i}] does not score seats 0 … {n - 1} once each",
+                    say(CHECKPOINT_SCORES, i=i, last=n - 1),
                     f"round_scores[{i}]",
                 )
         totals = [0] * n
@@ -447,7 +510,7 @@ class Match:
                 totals[p.seat] += p.score
         if cp.totals != totals:
             raise _bad_checkpoint(
-                f"totals {cp.totals!r} are not the sums of the regular rounds ({totals})",
+                say(CHECKPOINT_TOTALS, totals=cp.totals, sums=totals),
                 "totals",
             )
         tied: list[int] = []
@@ -460,12 +523,12 @@ class Match:
             )
             if decision is None or not decision.another_round:
                 raise _bad_checkpoint(
-                    f"the match is over after {index} rounds: there is no round {index + 1}",
+                    say(CHECKPOINT_OVER, index=index, round=index + 1),
                     "index",
                 )
             tied = list(decision.winners)
         if cp.tied != tied:
-            raise _bad_checkpoint(f"tied is {cp.tied!r}, not {tied}", "tied")
+            raise _bad_checkpoint(say(CHECKPOINT_TIED, tied=cp.tied, expected=tied), "tied")
         self.history_start = cp.actions
         self.round_scores = list(cp.round_scores)
         self._totals = totals

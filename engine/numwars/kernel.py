@@ -54,6 +54,7 @@ from engine.core.events import (
 from engine.core.scoring import best_seats
 from engine.core.texts import say
 from engine.core.tricks import check_seat
+from engine.numwars import texts as T
 from engine.numwars.cards import ROLE_CARDS, ROLE_OF_CARD, STRENGTH, SUIT, TRUMP, canon
 from engine.numwars.scoring import NumWarsPile, pile_points, score_piles
 from engine.numwars.tricks import (
@@ -441,7 +442,7 @@ class NumWarsKernel:
             kind = type(action).__name__.lower()
             raise IllegalMove(
                 "wrong-phase",
-                f"a {kind} action is not possible in the {phase.value} phase",
+                say(T.WRONG_PHASE, kind=kind, phase=phase.value),
                 [],
             )
         self.history.append((seat, action))
@@ -453,11 +454,11 @@ class NumWarsKernel:
         if remaining <= 0:
             raise IllegalMove(
                 "not-your-turn",
-                f"seat {seat} has passed its {self.k} cards; the others are still passing",
+                say(T.PASSED_ALL, seat=seat, k=self.k),
             )
         if not cards or len(cards) > remaining or len(set(cards)) != len(cards):
             raise InvalidInput(
-                f"seat {seat} passes 1 to {remaining} distinct cards now, not {cards!r}",
+                say(T.PASS_COUNT, seat=seat, remaining=remaining, cards=cards),
                 code="bad-request",
                 field="cards",
             )
@@ -465,11 +466,9 @@ class NumWarsKernel:
         passable = [c for c in hand if c not in ROLE_CARDS]
         for card in cards:
             if card not in hand:
-                raise IllegalMove("card-not-in-hand", f"{card!r} is not in the hand", passable)
+                raise IllegalMove("card-not-in-hand", say(QUOTED_NOT_IN_HAND, card=card), passable)
             if card in ROLE_CARDS:
-                raise IllegalMove(
-                    "role-card-locked", f"{card} is a role card: it cannot be passed", passable
-                )
+                raise IllegalMove("role-card-locked", say(T.ROLE_CARD_LOCKED, card=card), passable)
         for card in cards:
             self._suits[seat][_INFO[card][0]].remove(_PLAY[card])
         self.passed[seat].extend(cards)
@@ -507,13 +506,9 @@ class NumWarsKernel:
         """Leading and Following, with every check and the first broken rule's reason."""
         turn = self.current_player
         if seat != turn:
-            raise IllegalMove(
-                "not-your-turn", f"it is seat {turn}'s turn to play, not seat {seat}'s"
-            )
+            raise IllegalMove("not-your-turn", say(T.NOT_YOUR_TURN, turn=turn, seat=seat))
         if action.declared is not None:
-            raise InvalidInput(
-                "numwars cards carry no declaration", code="bad-request", field="declared"
-            )
+            raise InvalidInput(say(T.NO_DECLARATION), code="bad-request", field="declared")
         card = action.card
         legal = [a.card for a in self.legal_actions(seat) if isinstance(a, Play)]
         if card not in legal:
@@ -538,7 +533,7 @@ class NumWarsKernel:
         """Joker neutralization: the complice's choice, asked after the trick's last card."""
         if seat != self.complice:
             raise IllegalMove(
-                "not-your-decision", f"the complice (seat {self.complice}) decides, not seat {seat}"
+                "not-your-decision", say(T.COMPLICE_DECIDES, complice=self.complice, seat=seat)
             )
         events: list[EventBase] = [
             NeutralizeEvent(seat=seat, data=NeutralizeData(neutralize=bool(choice)))

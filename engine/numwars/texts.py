@@ -51,3 +51,41 @@ ROLE_CARD = text(
     "seat {seat} played {card}, the {role}'s card, but roles names it {named}",
     "la place {seat} a joué {card}, la carte du {role}, mais roles la nomme {named}",
 )
+
+# -- the stored round's refusals (engine/numwars/kernel.py) ----------------------------------
+
+WRONG_PHASE = text(
+    "numwars-wrong-phase",
+    "a {kind} action is not possible in the {phase} phase",
+    "une action {kind} n'est pas possible dans la phase {phase}",
+)
+PASSED_ALL = text(
+    "numwars-passed-all",
+    "seat {seat} has passed its {k} cards; the others are still passing",
+    "la place {seat} a passé ses {k} cartes ; les autres passent encore",
+)
+PASS_COUNT = text(
+    "numwars-pass-count",
+    "seat {seat} passes 1 to {remaining} distinct cards now, not {cards!r}",
+    "la place {seat} passe maintenant de 1 à {remaining} cartes distinctes, pas {cards!r}",
+)
+ROLE_CARD_LOCKED = text(
+    "numwars-role-card-locked",
+    "{card} is a role card: it cannot be passed",
+    "{card} est une carte de rôle : elle ne peut pas être passée",
+)
+NOT_YOUR_TURN = text(
+    "numwars-not-your-turn",
+    "it is seat {turn}'s turn to play, not seat {seat}'s",
+    "c'est à la place {turn} de jouer, pas à la place {seat}",
+)
+NO_DECLARATION = text(
+    "numwars-no-declaration",
+    "numwars cards carry no declaration",
+    "les cartes de numwars ne portent pas d'annonce",
+)
+COMPLICE_DECIDES = text(
+    "numwars-complice-decides",
+    "the complice (seat {complice}) decides, not seat {seat}",
+    "le complice (place {complice}) décide, pas la place {seat}",
+)

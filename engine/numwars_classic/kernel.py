@@ -49,7 +49,9 @@ from engine.core.events import (
     TrickData,
     TrickEvent,
 )
+from engine.core.texts import say
 from engine.core.tricks import check_seat
+from engine.numwars_classic import texts as T
 from engine.numwars_classic.cards import (
     BLUE,
     GREEN,
@@ -438,10 +440,12 @@ class ClassicKernel:
             events = self._show(seat, action.card)
         else:
             allowed = _PHASE_ACTIONS[phase]
+            kind = type(action).__name__.lower()
             raise IllegalMove(
                 "wrong-phase",
-                f"a {type(action).__name__.lower()} action is not allowed in the {phase} phase"
-                + (f" (allowed: {', '.join(allowed)})" if allowed else " (the round is over)"),
+                say(T.WRONG_PHASE, kind=kind, phase=phase.value, allowed=", ".join(allowed))
+                if allowed
+                else say(T.WRONG_PHASE_OVER, kind=kind, phase=phase.value),
                 allowed,
             )
         self.history.append((seat, action))
@@ -454,12 +458,12 @@ class ClassicKernel:
         if left <= 0:
             raise IllegalMove(
                 "not-your-turn",
-                f"seat {seat} has already passed its {self.exchange_size} cards",
+                say(T.PASSED_ALL, seat=seat, k=self.exchange_size),
                 [],
             )
         if not cards or len(cards) > left:
             raise InvalidInput(
-                f"seat {seat} has {left} card(s) left to pass, not {len(cards)}",
+                say(T.PASS_LEFT, seat=seat, left=left, count=len(cards)),
                 code="bad-request",
                 field="cards",
             )
@@ -472,7 +476,11 @@ class ClassicKernel:
             if held < count:
                 raise IllegalMove(
                     "card-not-in-hand",
-                    f"{card!r} is not in seat {seat}'s hand" + (" that often" if held else ""),
+                    say(
+                        T.NOT_IN_SEAT_HAND_OFTEN if held else T.NOT_IN_SEAT_HAND,
+                        card=card,
+                        seat=seat,
+                    ),
                     _distinct(hand),
                 )
 
@@ -518,13 +526,13 @@ class ClassicKernel:
 
     def _show(self, seat: int, card: str | None) -> list[EventBase]:
         if self.has_shown[seat]:
-            raise IllegalMove("not-your-turn", f"seat {seat} has already shown or skipped", [])
+            raise IllegalMove("not-your-turn", say(T.SHOWN, seat=seat), [])
         if card is not None:
             check_card(card, "card")
             if card not in self._hands[seat]:
                 raise IllegalMove(
                     "card-not-in-hand",
-                    f"{card!r} is not in seat {seat}'s hand",
+                    say(T.NOT_IN_SEAT_HAND, card=card, seat=seat),
                     _distinct(self._hands[seat]),
                 )
         self.has_shown[seat] = True
@@ -555,12 +563,10 @@ class ClassicKernel:
         """Raise the first rule `action` breaks: turn, declaration, card code, hand, legality."""
         if seat != self.current_player:
             raise IllegalMove(
-                "not-your-turn", f"it is seat {self.current_player}'s turn, not seat {seat}'s", []
+                "not-your-turn", say(T.NOT_YOUR_TURN, turn=self.current_player, seat=seat), []
             )
         if action.declared is not None:
-            raise InvalidInput(
-                "numwars-classic cards take no declaration", code="bad-request", field="declared"
-            )
+            raise InvalidInput(say(T.NO_DECLARATION), code="bad-request", field="declared")
         card = action.card
         check_card(card, "card")
         hand = [p.card for run in self._suits[seat] for p in run]

@@ -19,3 +19,51 @@ PILES = text(
 NOT_A_CARD = text(
     "numwars-not-a-card", "{card!r} is not a card code", "{card!r} n'est pas un code de carte"
 )
+
+# -- the stored round's refusals (engine/numwars_classic/kernel.py) --------------------------
+
+WRONG_PHASE = text(
+    "numwars-classic-wrong-phase",
+    "a {kind} action is not allowed in the {phase} phase (allowed: {allowed})",
+    "une action {kind} n'est pas permise dans la phase {phase} (permises : {allowed})",
+)
+WRONG_PHASE_OVER = text(
+    "numwars-classic-wrong-phase-over",
+    "a {kind} action is not allowed in the {phase} phase (the round is over)",
+    "une action {kind} n'est pas permise dans la phase {phase} (la manche est terminée)",
+)
+PASSED_ALL = text(
+    "numwars-classic-passed-all",
+    "seat {seat} has already passed its {k} cards",
+    "la place {seat} a déjà passé ses {k} cartes",
+)
+PASS_LEFT = text(
+    "numwars-classic-pass-left",
+    "seat {seat} has {left} card(s) left to pass, not {count}",
+    "il reste {left} carte(s) à passer à la place {seat}, pas {count}",
+)
+NOT_IN_SEAT_HAND = text(
+    "numwars-classic-not-in-seat-hand",
+    "{card!r} is not in seat {seat}'s hand",
+    "{card!r} n'est pas dans la main de la place {seat}",
+)
+NOT_IN_SEAT_HAND_OFTEN = text(
+    "numwars-classic-not-in-seat-hand-often",
+    "{card!r} is not in seat {seat}'s hand that often",
+    "{card!r} n'est pas autant de fois dans la main de la place {seat}",
+)
+SHOWN = text(
+    "numwars-classic-shown",
+    "seat {seat} has already shown or skipped",
+    "la place {seat} a déjà montré une carte ou passé son tour",
+)
+NOT_YOUR_TURN = text(
+    "numwars-classic-not-your-turn",
+    "it is seat {turn}'s turn, not seat {seat}'s",
+    "c'est au tour de la place {turn}, pas de la place {seat}",
+)
+NO_DECLARATION = text(
+    "numwars-classic-no-declaration",
+    "numwars-classic cards take no declaration",
+    "les cartes de numwars-classic ne prennent pas d'annonce",
+)

@@ -118,7 +118,9 @@ from engine.core.events import (
     WrongClaimEvent,
 )
 from engine.core.rng import Rng
+from engine.core.texts import Said, say
 from engine.core.tricks import check_seat
+from engine.numwin import texts as T
 from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
 from engine.numwin.scoring import NumWinHand, score_hands
 
@@ -261,7 +263,7 @@ class NumWinKernel:
 
     def apply(self, seat: int, action: Action) -> list[EventBase]:
         if self._phase is Phase.OVER:
-            raise self._illegal(seat, "wrong-phase", "the round is over")
+            raise self._illegal(seat, "wrong-phase", say(T.ROUND_OVER))
         events: list[EventBase] = []
         if isinstance(action, Snap):
             self._snap(seat, action, events)
@@ -275,7 +277,7 @@ class NumWinKernel:
             self._turn(seat, action, events)
         else:
             raise self._illegal(
-                seat, "wrong-phase", f"{type(action).__name__} is not a numwin action"
+                seat, "wrong-phase", say(T.NOT_AN_ACTION, action=type(action).__name__)
             )
         self.history.append((seat, action))
         return events
@@ -299,7 +301,7 @@ class NumWinKernel:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _illegal(self, seat: int, reason: str, message: str) -> IllegalMove:
+    def _illegal(self, seat: int, reason: str, message: Said) -> IllegalMove:
         tags = sorted({msgspec.to_builtins(a)["type"] for a in self.legal_actions(seat)})
         return IllegalMove(reason, message, tags)
 
@@ -411,8 +413,7 @@ class NumWinKernel:
     def _position(self, owner: int, position: int) -> int:
         if not isinstance(position, int) or not 0 <= position < len(self.comb[owner]):
             raise InvalidInput(
-                f"position {position!r} is not in seat {owner}'s combination of "
-                f"{len(self.comb[owner])} cards",
+                say(T.POSITION_NOT_IN, position=position, owner=owner, count=len(self.comb[owner])),
                 code="bad-request",
                 field="position",
             )
@@ -551,11 +552,11 @@ class NumWinKernel:
         self, seat: int, action: Draw | Take | Discard | Swap | Add, events: list[EventBase]
     ) -> None:
         if seat != self.turn:
-            raise self._illegal(seat, "not-your-turn", f"it is seat {self.turn}'s turn")
+            raise self._illegal(seat, "not-your-turn", say(T.NOT_YOUR_TURN, turn=self.turn))
         phase = self._phase
         if isinstance(action, Draw | Take):
             if phase is not Phase.DRAW:
-                raise self._illegal(seat, "wrong-phase", "you already hold a card this turn")
+                raise self._illegal(seat, "wrong-phase", say(T.HOLDING))
             if isinstance(action, Draw):
                 self._draw(seat, events)
             else:
@@ -563,7 +564,7 @@ class NumWinKernel:
             return
         if phase is not Phase.PLAY:
             raise self._illegal(
-                seat, "wrong-phase", f"{action.__class__.__name__.lower()} needs a card in hand"
+                seat, "wrong-phase", say(T.NEEDS_CARD, action=action.__class__.__name__.lower())
             )
         if isinstance(action, Discard):
             self._discard(seat, action, events)
@@ -574,7 +575,7 @@ class NumWinKernel:
 
     def _draw(self, seat: int, events: list[EventBase]) -> None:
         if not self._can_draw():
-            raise self._illegal(seat, "wrong-phase", "both piles are exhausted")
+            raise self._illegal(seat, "wrong-phase", say(T.PILES_EXHAUSTED))
         self.call_seat = -1
         card = self._draw_card(events)
         self.known[card] |= 1 << seat
@@ -586,13 +587,12 @@ class NumWinKernel:
 
     def _take(self, seat: int, events: list[EventBase]) -> None:
         if not self.discard:
-            raise self._illegal(seat, "wrong-phase", "the discard pile is empty")
+            raise self._illegal(seat, "wrong-phase", say(T.DISCARD_EMPTY))
         if not self._can_take(seat):
             raise self._illegal(
                 seat,
                 "combination-full",
-                "taking is allowed only when you could then swap or add (Ruling): your "
-                f"combination holds {len(self.comb[seat])} cards, all locked",
+                say(T.TAKE_LOCKED, count=len(self.comb[seat])),
             )
         self.call_seat = -1
         card = self.discard.pop()
@@ -606,18 +606,18 @@ class NumWinKernel:
         if not call:
             return
         if self.caller is not None:
-            raise self._illegal(seat, "cannot-call", f"seat {self.caller} has already called")
+            raise self._illegal(seat, "cannot-call", say(T.ALREADY_CALLED, caller=self.caller))
         if not ends:
             raise self._illegal(
                 seat,
                 "cannot-call",
-                "the call goes with the turn's last action (an activated action card's target)",
+                say(T.CALL_LAST),
             )
         if count_after != TARGET_SIZE:
             raise self._illegal(
                 seat,
                 "cannot-call",
-                f"calling needs exactly {TARGET_SIZE} cards, you would hold {count_after}",
+                say(T.CALL_SIZE, target=TARGET_SIZE, count=count_after),
             )
 
     def _after_discard(self, seat: int, card: int, call: bool, events: list[EventBase]) -> None:
@@ -638,9 +638,7 @@ class NumWinKernel:
         card = self.hand
         count = len(self.comb[seat])
         if self.hand_src == "take":
-            raise self._illegal(
-                seat, "wrong-phase", "a card taken from the discard is swapped or added"
-            )
+            raise self._illegal(seat, "wrong-phase", say(T.TAKEN_SWAP_ADD))
         ends = not (_IS_ACTION[card] and self._has_target(seat, DECK[card]))
         self._check_call(seat, action.call, count, ends)
         self.call_seat = -1
@@ -650,7 +648,9 @@ class NumWinKernel:
     def _swap(self, seat: int, action: Swap, events: list[EventBase]) -> None:
         old = self._position(seat, action.position)
         if self.locked[old]:
-            raise self._illegal(seat, "card-locked", f"position {action.position} is a locked pair")
+            raise self._illegal(
+                seat, "card-locked", say(T.POSITION_LOCKED_PAIR, position=action.position)
+            )
         ends = not (_IS_ACTION[old] and self._has_target(seat, DECK[old]))
         defer = action.call and not ends and not self.visible(seat, old)
         self._check_call(seat, action.call, len(self.comb[seat]), ends or defer)
@@ -666,15 +666,13 @@ class NumWinKernel:
 
     def _add(self, seat: int, action: Add, events: list[EventBase]) -> None:
         if self.hand_src != "take":
-            raise self._illegal(
-                seat, "wrong-phase", "only a card taken from the discard can be added"
-            )
+            raise self._illegal(seat, "wrong-phase", say(T.ADD_TAKEN_ONLY))
         count = len(self.comb[seat])
         if count >= TARGET_SIZE:
             raise self._illegal(
                 seat,
                 "combination-full",
-                f"your combination holds {count} cards; adding is refused from {TARGET_SIZE}",
+                say(T.ADD_FULL, count=count, target=TARGET_SIZE),
             )
         self._check_call(seat, action.call, count + 1, True)
         self.call_seat = -1
@@ -687,20 +685,22 @@ class NumWinKernel:
 
     def _target(self, seat: int, action: Target, events: list[EventBase]) -> None:
         if self._phase is not Phase.ACTION:
-            raise self._illegal(seat, "wrong-phase", "no action card is waiting for a target")
+            raise self._illegal(seat, "wrong-phase", say(T.NO_TARGET_WAITING))
         if seat != self.turn:
             raise self._illegal(
-                seat, "not-your-decision", f"seat {self.turn} chooses the target of {self.pending}"
+                seat,
+                "not-your-decision",
+                say(T.CHOOSES_TARGET, turn=self.turn, pending=self.pending),
             )
         kind = self.pending
         step = 1 if self.swipe_from >= 0 else 0
         if not isinstance(action.seat, int) or not 0 <= action.seat < self.n:
             raise InvalidInput(
-                f"target seat {action.seat!r} is not a seat", code="bad-request", field="seat"
+                say(T.TARGET_NOT_SEAT, seat=action.seat), code="bad-request", field="seat"
             )
         card = self._position(action.seat, action.position)
         if self.locked[card]:
-            raise self._illegal(seat, "card-locked", "a locked pair cannot be touched by actions")
+            raise self._illegal(seat, "card-locked", say(T.PAIR_UNTOUCHABLE))
         if (action.seat, action.position) not in self._targets(seat, kind, step):
             raise self._illegal(seat, "not-your-decision", self._target_rule(kind, step))
         last = kind != "swipe" or step == 1
@@ -745,32 +745,23 @@ class NumWinKernel:
             return
         self._end_turn(seat, call, events)
 
-    def _target_rule(self, kind: str, step: int) -> str:
+    def _target_rule(self, kind: str, step: int) -> Said:
         """What `kind` may target (step 1: a swipe's second card), for a refusal's message."""
         if not self.rulings:
             if kind == "flip" or (kind == "swipe" and step == 0):
-                return f"{kind} targets one of your cards"
-            return f"{kind} targets another player's card"
-        whose = (
-            "an opponent (the other team, never your partner)" if self.teams else "another player"
-        )
+                return say(T.TARGETS_OWN, kind=kind)
+            return say(T.TARGETS_OTHER, kind=kind)
+        whose = say(T.AN_OPPONENT) if self.teams else say(T.ANOTHER_PLAYER)
         if kind == "swipe":
             if step == 0:
-                return "swipe first names one of your unlocked cards"
-            return f"swipe then names an unlocked card of {whose}"
+                return say(T.SWIPE_FIRST)
+            return say(T.SWIPE_THEN, whose=whose)
         if kind == "flip":
-            return "flip targets one of your face-down cards (not a locked or revealed one)"
+            return say(T.FLIP_RULE)
         if kind == "quantum":
-            theirs = (
-                "an opponent's (the other team's, never your partner's)"
-                if self.teams
-                else "another player's"
-            )
-            return (
-                f"quantum targets a face-down card, yours or {theirs}"
-                " (not a locked or revealed one)"
-            )
-        return f"{kind} targets an unlocked card of any player"
+            theirs = say(T.AN_OPPONENTS) if self.teams else say(T.ANOTHER_PLAYERS)
+            return say(T.QUANTUM_RULE, theirs=theirs)
+        return say(T.ANY_RULE, kind=kind)
 
     def _malus(self, target: int, position: int, k: int, events: list[EventBase]) -> bool:
         """Rules "malus-K": the card is set aside, K pile cards join unseen; False: exhausted."""
@@ -791,28 +782,26 @@ class NumWinKernel:
     def _snap(self, seat: int, action: Snap, events: list[EventBase]) -> None:
         owner = seat if action.owner is None else action.owner
         if self._phase is Phase.SHOW or self._phase is Phase.ACTION:
-            raise self._illegal(seat, "wrong-phase", "no discarded card can be claimed now")
+            raise self._illegal(seat, "wrong-phase", say(T.NO_CLAIM_NOW))
         if not self.snap_open:
             shown = DECK[self.discard[-1]] if self.discard else None
             why = (
-                "an action card never pairs"
+                say(T.ACTION_NEVER_PAIRS)
                 if shown is not None and is_action(shown)
-                else "the discard top is not a freshly discarded card"
+                else say(T.NOT_FRESH)
             )
-            raise self._illegal(seat, "wrong-phase", f"no claim is open: {why}")
+            raise self._illegal(seat, "wrong-phase", say(T.NO_CLAIM_OPEN, why=why))
         if self.tried >> seat & 1:
-            raise self._illegal(
-                seat, "wrong-phase", "you already claimed this discard with a wrong card"
-            )
+            raise self._illegal(seat, "wrong-phase", say(T.CLAIMED_WRONG))
         if owner != seat and not (
             self.teams and isinstance(owner, int) and owner == self._partner(seat)
         ):
-            raise self._illegal(
-                seat, "not-your-decision", "a claim names your own card (or your partner's)"
-            )
+            raise self._illegal(seat, "not-your-decision", say(T.CLAIM_OWN))
         card = self._position(owner, action.position)
         if self.locked[card]:
-            raise self._illegal(seat, "card-locked", f"position {action.position} is locked")
+            raise self._illegal(
+                seat, "card-locked", say(T.POSITION_LOCKED, position=action.position)
+            )
         self.call_seat = -1
         top = self.discard[-1]
         if may_pair(DECK[card], DECK[top]):
@@ -880,9 +869,7 @@ class NumWinKernel:
     def _call(self, seat: int, events: list[EventBase]) -> None:
         """Right after a successful snap with exactly 5 cards (rules "Instant recovery")."""
         if seat != self.call_seat:
-            raise self._illegal(
-                seat, "cannot-call", "a call is made right after your successful snap"
-            )
+            raise self._illegal(seat, "cannot-call", say(T.CALL_AFTER_SNAP))
         self.call_seat = -1
         self.caller = seat
         queue = [(seat + k) % self.n for k in range(1, self.n)]
@@ -894,12 +881,10 @@ class NumWinKernel:
     def _show(self, seat: int, action: Show, events: list[EventBase]) -> None:
         """Teams: each partner shows one card of their own choice to the other."""
         if self._phase is not Phase.SHOW or self.shown >> seat & 1:
-            raise self._illegal(seat, "wrong-phase", "there is nothing to show now")
+            raise self._illegal(seat, "wrong-phase", say(T.NOTHING_TO_SHOW))
         codes = [DECK[c] for c in self.comb[seat]]
         if action.card is None or action.card not in codes:
-            raise self._illegal(
-                seat, "card-not-in-hand", f"show one of your own cards, not {action.card!r}"
-            )
+            raise self._illegal(seat, "card-not-in-hand", say(T.SHOW_OWN, card=action.card))
         card = self.comb[seat][codes.index(action.card)]
         partner = self._partner(seat)
         self.known[card] |= 1 << partner
