@@ -61,6 +61,7 @@ from api.http.tokens import (
 )
 from api.ops.ratelimit import network_of, trusted_networks
 from api.ops.settings import Settings
+from engine.core.texts import say, text
 
 #: Reset emails one account receives at most per throttle window.
 RESET_EMAILS = 3
@@ -73,7 +74,36 @@ MAX_KEYS = 20
 #: cannot take as text, never reaches the database).
 KEY_ID = HEX_ID
 
-INVALID_CREDENTIALS = "the login or the password is wrong"
+#: The words of the sign-up and log-in screens' refusals (issue 23: the French app's first
+#: screens), rendered in the caller's language by the problem map.
+INVALID_CREDENTIALS = text(
+    "invalid-credentials",
+    "the login or the password is wrong",
+    "l'identifiant ou le mot de passe est incorrect",
+)
+TERMS_NOT_ACCEPTED = text(
+    "terms-not-accepted",
+    "accept_terms must be true: the terms of GET /v1/terms are accepted at sign-up",
+    "accept_terms doit valoir true : les conditions d'utilisation (GET /v1/terms) "
+    "s'acceptent à l'inscription",
+)
+MUST_BE_TRUE = text("must-be-true", "must be true", "doit valoir true")
+PSEUDO_TAKEN = text(
+    "pseudo-taken",
+    "another account uses this pseudo (pseudos are compared case-insensitively)",
+    "un autre compte utilise ce pseudo (sans distinction de majuscules)",
+)
+PSEUDO_TAKEN_FIELD = text(
+    "pseudo-taken-field", "another account uses this pseudo", "un autre compte utilise ce pseudo"
+)
+EMAIL_TAKEN = text(
+    "email-taken", "another account uses this email", "un autre compte utilise cet email"
+)
+TOO_MANY_LOG_INS = text(
+    "too-many-log-ins",
+    "too many failed attempts: try again in {seconds} s",
+    "trop de tentatives échouées : réessaie dans {seconds} s",
+)
 
 
 def _now() -> datetime:
@@ -89,7 +119,7 @@ class InvalidCredentials(Unauthenticated):
     default_code = "invalid-credentials"
 
     def __init__(self) -> None:
-        super().__init__(INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"})
+        super().__init__(say(INVALID_CREDENTIALS), headers={"WWW-Authenticate": "Bearer"})
 
 
 class AccountGone(Unauthenticated):
@@ -128,25 +158,20 @@ def invalid_credentials() -> InvalidCredentials:
 def _taken(exc: IntegrityError) -> LoginTaken:
     which = rows.taken(exc)
     if which == "email":
-        return LoginTaken(
-            "another account uses this email",
-            code="email-taken",
-            extra={"errors": [FieldProblem("email", "another account uses this email")]},
-        )
+        return LoginTaken(say(EMAIL_TAKEN), code="email-taken", field="email")
     if which == "pseudo":
         return LoginTaken(
-            "another account uses this pseudo (pseudos are compared case-insensitively)",
+            say(PSEUDO_TAKEN),
             code="pseudo-taken",
-            extra={"errors": [FieldProblem("pseudo", "another account uses this pseudo")]},
+            field="pseudo",
+            field_message=say(PSEUDO_TAKEN_FIELD),
         )
     raise exc
 
 
 def _too_many(wait: timedelta) -> TooManyAttempts:
     seconds = max(1, math.ceil(wait.total_seconds()))
-    return TooManyAttempts(
-        f"too many failed attempts: try again in {seconds} s", retry_after=seconds
-    )
+    return TooManyAttempts(say(TOO_MANY_LOG_INS, seconds=seconds), retry_after=seconds)
 
 
 def _bad_token(field: str) -> DomainError:
@@ -248,9 +273,10 @@ class AccountService:
     async def sign_up(self, body: schemas.SignUp, locale: str) -> schemas.SignedUp:
         if not body.accept_terms:
             raise Invalid(
-                "accept_terms must be true: the terms of GET /v1/terms are accepted at sign-up",
+                say(TERMS_NOT_ACCEPTED),
                 code="terms-not-accepted",
-                extra={"errors": [FieldProblem("accept_terms", "must be true")]},
+                field="accept_terms",
+                field_message=say(MUST_BE_TRUE),
             )
         account_id = new_id()
         hashed = await self._hash(body.password)

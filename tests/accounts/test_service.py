@@ -98,12 +98,15 @@ async def test_sign_up_and_passwords_refuse_with_domain_errors(
     with pytest.raises(DomainError) as refused:
         await accounts.sign_up(_sign_up(accept_terms=False), "en")
     error = _refused(Invalid, "terms-not-accepted", 422, refused.value)
-    assert error.extra["errors"][0].field == "accept_terms"
+    assert [(e.field, e.message) for e in error.field_problems("fr")] == [
+        ("accept_terms", "doit valoir true")
+    ]
 
     signed = await accounts.sign_up(_sign_up(), "en")
     with pytest.raises(DomainError) as refused:
         await accounts.sign_up(_sign_up(pseudo=signed.pseudo.upper()), "en")
-    _refused(Conflict, "pseudo-taken", 409, refused.value)
+    error = _refused(Conflict, "pseudo-taken", 409, refused.value)
+    assert [e.field for e in error.field_problems()] == ["pseudo"]
 
     with pytest.raises(DomainError) as refused:
         change = schemas.PasswordChange(current="not the password", new="another long password")
