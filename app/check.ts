@@ -299,7 +299,8 @@ export async function accounts(): Promise<string> {
   const stats = await api.GET("/v1/me/stats", { headers: auth });
   await api.DELETE("/v1/sessions/current", { headers: auth });
   await api.DELETE("/v1/me", { headers: auth });
-  return `${email} ${key.data?.key} ${history.data?.items.length} ${stats.data?.rulesets.length}`;
+  const played = Object.keys(stats.data?.rulesets ?? {}).length;
+  return `${email} ${key.data?.key} ${history.data?.items.length} ${played}`;
 }
 
 export async function sheets(session: string): Promise<number> {

@@ -35,7 +35,7 @@ UNAUTHORIZED = problem_spec("No session token, or not a live one (`unauthorized`
 BODY_ERRORS: dict[int, ResponseSpec] = {
     400: problem_spec("The body is not JSON (`malformed-json`)."),
     413: TOO_LARGE,
-    415: problem_spec("The body is not JSON (`unsupported-media-type`)."),
+    415: problem_spec("The body is not declared as JSON (`unsupported-media-type`)."),
 }
 FIELD_ERRORS = problem_spec(
     "A field breaks its rule (`validation-error`: a pseudo of other than 3–24 letters, "

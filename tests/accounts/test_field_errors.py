@@ -7,7 +7,7 @@ from typing import Any
 
 from litestar.testing import TestClient
 
-from tests.accounts.conftest import auth, new_pseudo, sign_up
+from tests.accounts.conftest import account_body, auth, new_pseudo, sign_up
 
 #: The commonest French sign-up mistakes at once: an accented pseudo, a 5-character
 #: password, the terms left out.
@@ -74,3 +74,67 @@ def test_a_password_change_lists_both_fields(games: TestClient[Any]) -> None:
     ]
     unauthenticated = games.post("/v1/me/password", json=body)
     assert unauthenticated.status_code == 401  # authentication comes before the body
+
+
+FR = {"Accept-Language": "fr"}
+
+
+def _french(french: Any, english: Any, code: str, status: int) -> dict[str, Any]:
+    """The same refusal in both languages: its status, code and fields, French words of its
+    own (detail and each field message), English without Accept-Language."""
+    assert french.status_code == english.status_code == status, french.text
+    assert french.headers["content-language"] == "fr"
+    assert english.headers["content-language"] == "en"
+    fr, en = french.json(), english.json()
+    assert fr["code"] == en["code"] == code
+    assert fr["detail"] != en["detail"], fr["detail"]
+    assert [e["field"] for e in fr.get("errors", [])] == [e["field"] for e in en.get("errors", [])]
+    for f, e in zip(fr.get("errors", []), en.get("errors", []), strict=True):
+        assert f["message"] != e["message"], f
+    return dict(fr)
+
+
+def test_the_sign_up_and_log_in_refusals_speak_french(games: TestClient[Any]) -> None:
+    """The first screens of the French app (« Créer mon compte », « Connexion »): the terms
+    left unticked, a pseudo or an email already taken, a wrong password, throttled log-ins,
+    each in French (detail and field message), and in English without Accept-Language."""
+    unticked = account_body(accept_terms=False)
+    problem = _french(
+        games.post("/v1/accounts", json=unticked, headers=FR),
+        games.post("/v1/accounts", json=unticked),
+        "terms-not-accepted",
+        422,
+    )
+    assert [e["field"] for e in problem["errors"]] == ["accept_terms"]
+
+    first = sign_up(games, email=f"{new_pseudo()}@example.org")
+    again = account_body(pseudo=first["pseudo"].upper())
+    _french(
+        games.post("/v1/accounts", json=again, headers=FR),
+        games.post("/v1/accounts", json=again),
+        "pseudo-taken",
+        409,
+    )
+    taken = account_body(email=first["email"])
+    _french(
+        games.post("/v1/accounts", json=taken, headers=FR),
+        games.post("/v1/accounts", json=taken),
+        "email-taken",
+        409,
+    )
+
+    wrong = {"login": first["pseudo"], "password": "not the password at all"}
+    refused = games.post("/v1/sessions", json=wrong, headers=FR)
+    _french(refused, games.post("/v1/sessions", json=wrong), "invalid-credentials", 401)
+    unknown = games.post("/v1/sessions", json={**wrong, "login": new_pseudo()}, headers=FR)
+    assert unknown.json() == refused.json()  # one answer for both, in French too
+    for _ in range(10):
+        throttled = games.post("/v1/sessions", json=wrong, headers=FR)
+        if throttled.status_code == 429:
+            break
+    assert throttled.status_code == 429 and throttled.json()["code"] == "too-many-attempts"
+    assert throttled.headers["content-language"] == "fr"
+    assert throttled.headers["retry-after"] in throttled.json()["detail"]
+    english = games.post("/v1/sessions", json=wrong)
+    assert english.status_code == 429
+    assert english.json()["detail"] != throttled.json()["detail"]

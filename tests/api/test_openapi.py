@@ -44,6 +44,18 @@ def test_every_operation_has_summary_description_and_errors() -> None:
                 assert ok.get("examples"), f"{where}: no response example"
 
 
+def test_every_415_says_the_body_is_not_declared_as_json() -> None:
+    """415 is about the `Content-Type`, never the body's bytes (that is 400 `malformed-json`):
+    the accounts' operations said "The body is not JSON" for both."""
+    spec = json.loads(openapi_json())
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            refused = op.get("responses", {}).get("415")
+            if refused is not None:
+                description = refused["description"]
+                assert "not declared as JSON" in description, f"{method} {path}: {description}"
+
+
 def test_card_code_pattern_is_in_the_spec() -> None:
     assert "^((red|blue|green|yellow|rainbow|shadow)-" in openapi_json()
 

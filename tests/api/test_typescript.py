@@ -131,3 +131,15 @@ def test_generated_types_take_the_program_and_every_example(tmp_path: Path) -> N
     (tmp_path / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
     checked = _run([str(BIN / "tsc"), "--strict", "--noEmit", "-p", "."], tmp_path)
     assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
+
+
+def test_the_generate_script_reads_the_committed_spec() -> None:
+    """`npm run generate` in app/ (the README's way to get schema.d.ts) names a spec that is
+    there: the committed one (it named ../../openapi/openapi.json, outside the repository, once
+    the package moved to app/)."""
+    package = json.loads((CLIENT / "package.json").read_text(encoding="utf-8"))
+    words = package["scripts"]["generate"].split()
+    assert words[0] == "openapi-typescript"
+    spec = next(word for word in words[1:] if word.endswith(".json"))
+    assert (CLIENT / spec).resolve() == ROOT / "openapi" / "openapi.json"
+    assert words[words.index("-o") + 1] == "schema.d.ts"
