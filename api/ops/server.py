@@ -65,6 +65,10 @@ def server_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+#: How long a refused request's remaining bytes are read and dropped before the close.
+LINGER_SECONDS = 2.0
+
+
 @dataclasses.dataclass(frozen=True)
 class Deadlines:
     """The factory of :class:`DeadlineProtocol` uvicorn takes as `http`: it calls `http` as
@@ -117,6 +121,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         self.body_seconds = body_seconds
         self.max_header_bytes = max_header_bytes
         self.head_bytes = 0  # bytes of the awaited headers received so far
+        self.lingering = False  # refused mid-request: what still arrives is read and dropped
         self.deadline: asyncio.TimerHandle | None = None
         self.awaiting: str | None = None  # "headers" or "body": what the deadline is for
         self.begun = False  # a byte of the awaited headers has arrived
@@ -127,6 +132,8 @@ class DeadlineProtocol(HttpToolsProtocol):
         self._arm("headers", self.header_seconds, self._headers_late)
 
     def data_received(self, data: bytes) -> None:
+        if self.lingering:
+            return
         if self.deadline is None and (self.cycle is None or self.cycle.response_complete):
             self._arm("headers", self.header_seconds, self._headers_late)  # the next request
         awaiting_headers = self.awaiting == "headers"
@@ -143,6 +150,7 @@ class DeadlineProtocol(HttpToolsProtocol):
                     b"Request Header Fields Too Large",
                     "headers-too-large",
                     f"the request's line and headers exceed {self.max_header_bytes} bytes",
+                    linger=True,
                 )
                 return
         if cycle is not None and cycle is not self.known:  # a request's headers, whole
@@ -201,7 +209,13 @@ class DeadlineProtocol(HttpToolsProtocol):
         plain text."""
         self._close_with(400, b"Bad Request", "bad-request", f"not a valid HTTP request: {msg}")
 
-    def _close_with(self, status: int, reason: bytes, code: str, detail: str) -> None:
+    def _close_with(
+        self, status: int, reason: bytes, code: str, detail: str, linger: bool = False
+    ) -> None:
+        """Answer `status` and close. With `linger` (the client is still sending), the answer
+        is followed by a half-close and what still arrives is read and dropped for up to
+        :data:`LINGER_SECONDS` (as nginx's lingering close): closing with unread data would
+        reset the connection, and the client could lose the answer."""
         body = msgspec.json.encode(make_problem(status, code, detail))
         head = [b"HTTP/1.1 %d %s\r\n" % (status, reason)]
         head += [
@@ -214,6 +228,11 @@ class DeadlineProtocol(HttpToolsProtocol):
             b"connection: close\r\n\r\n",
         ]
         self.transport.write(b"".join(head) + body)
+        if linger and self.transport.can_write_eof():
+            self.lingering = True
+            self.transport.write_eof()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
+            return
         self.transport.close()
 
 
