@@ -28,7 +28,15 @@ from typing import Any
 import msgspec
 
 from engine.core.actions import Action, Exchange, Neutralize, Pass, Play, check_fields
-from engine.core.base import BombResult, Capture, Deal, RoundScore, RoundSetup, TrickResult
+from engine.core.base import (
+    BombResult,
+    Capture,
+    Deal,
+    RoundScore,
+    RoundSetup,
+    TrickCard,
+    TrickResult,
+)
 from engine.core.cards import CARDS, COMPLEMENT, ORDER_KEY
 from engine.core.errors import IllegalMove, InvalidInput
 from engine.core.events import (
@@ -59,6 +67,7 @@ from engine.numwars.cards import ROLE_CARDS, ROLE_OF_CARD, STRENGTH, SUIT, TRUMP
 from engine.numwars.scoring import NumWarsPile, pile_points, score_piles
 from engine.numwars.tricks import (
     QUOTED_NOT_IN_HAND,
+    FinishedTrick,
     illegal_reason,
     neutralization_possible,
     resolve,
@@ -124,12 +133,28 @@ def _by_suit(hand: list[str]) -> list[list[Play]]:
     return suits
 
 
+def _result_of(data: dict[str, Any], result: TrickResult | None) -> TrickResult:
+    """A finished trick's result: the one kept, or a plain trick's built from its data."""
+    if result is not None:
+        return result
+    winner = data["winner"]
+    return TrickResult(
+        winner=winner,
+        annulled=False,
+        captures=[Capture(seat=winner, cards=list(data["captures"][0]["cards"]))],
+        pairs=[],
+        next_leader=winner,
+        bomb=None,
+    )
+
+
 class NumWarsKernel:
     """One round of `numwars` in progress; `apply` validates fully, then mutates."""
 
     __slots__ = (
         "_asked",
         "_cards",
+        "_finished",
         "_legal",
         "_nspec",
         "_paired",
@@ -208,6 +233,8 @@ class NumWarsKernel:
         self._records: list[
             tuple[int, list[str], dict[str, Any], bool | None, TrickResult | None]
         ] = []
+        #: The finished tricks as views show them, each built once (:meth:`finished_tricks`).
+        self._finished: list[FinishedTrick] = []
         self._scores: RoundScore | None = None
         self._legal: list[Play] | None = None
 
@@ -251,21 +278,22 @@ class NumWarsKernel:
     @property
     def results(self) -> list[TrickResult]:
         """Finished tricks' results; a plain trick's is built on demand from its data."""
-        out = []
-        for _, _, data, _, result in self._records:
-            if result is None:
-                winner = data["winner"]
-                cards = list(data["captures"][0]["cards"])
-                result = TrickResult(
-                    winner=winner,
-                    annulled=False,
-                    captures=[Capture(seat=winner, cards=cards)],
-                    pairs=[],
-                    next_leader=winner,
-                    bomb=None,
+        return [_result_of(data, result) for _, _, data, _, result in self._records]
+
+    def finished_tricks(self) -> list[FinishedTrick]:
+        """Finished tricks as the views show them (a copy of the list): each is built once,
+        when the first view after it asks, so a view costs the new tricks only."""
+        done = self._finished
+        for leader, cards, data, choice, result in self._records[len(done) :]:
+            done.append(
+                FinishedTrick(
+                    leader=leader,
+                    cards=[TrickCard(seat=s, card=c) for s, c in self._seated(leader, cards)],
+                    result=_result_of(data, result),
+                    neutralize=choice,
                 )
-            out.append(result)
-        return out
+            )
+        return list(done)
 
     def actors(self) -> list[int]:
         if self.phase is _EXCHANGE:

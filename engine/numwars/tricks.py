@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from engine.core.base import (
     BombResult,
     Capture,
@@ -27,6 +29,16 @@ from engine.numwars.cards import (
     STRENGTH,
     canon,
 )
+
+
+class FinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished trick (public): its leader, its cards in play order, how it resolved (as
+    `resolve-trick` answers) and the complice's choice on the Joker (None: not asked)."""
+
+    leader: int
+    cards: list[TrickCard]
+    result: TrickResult
+    neutralize: bool | None
 
 
 def valid_play(

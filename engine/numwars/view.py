@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from engine.core.base import BombResult, Role, RoundScore, TrickCard, TrickResult
+from engine.core.base import BombResult, Role, RoundScore, TrickCard
 from engine.core.view import BaseView
 from engine.numwars.cards import canon
+from engine.numwars.tricks import FinishedTrick
 
 if TYPE_CHECKING:
     from engine.numwars.kernel import NumWarsKernel
@@ -22,16 +23,6 @@ class Captured(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     cards: list[str]
     pairs: list[list[str]]
-
-
-class FinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
-    """A finished trick (public): its leader, its cards in play order, how it resolved (as
-    `resolve-trick` answers) and the complice's choice on the Joker (None: not asked)."""
-
-    leader: int
-    cards: list[TrickCard]
-    result: TrickResult
-    neutralize: bool | None
 
 
 class View(BaseView, frozen=True, kw_only=True):
@@ -73,7 +64,7 @@ def view(state: NumWarsKernel, seat: int | None) -> View:
         ],
         role=state.roles[seat] if seat is not None else None,
         trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
-        tricks=msgspec.convert(state.tricks, list[FinishedTrick]),
+        tricks=state.finished_tricks(),
         captured=[
             Captured(seat=s, cards=canon(state.piles[s]), pairs=[list(p) for p in state.pairs[s]])
             for s in range(n)

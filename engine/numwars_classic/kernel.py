@@ -70,6 +70,7 @@ from engine.numwars_classic.cards import (
 )
 from engine.numwars_classic.scoring import held_points, score_helds
 from engine.numwars_classic.tricks import (
+    ClassicFinishedTrick,
     broken_obligation,
     check_card,
     duel,
@@ -178,6 +179,7 @@ class ClassicKernel:
         "_asked",
         "_best",
         "_best_seat",
+        "_finished",
         "_hands",
         "_helds",
         "_legal",
@@ -241,6 +243,8 @@ class ClassicKernel:
         self.has_shown: list[bool] = [False] * n
         #: Finished tricks: leader, cards in play order, result as plain data.
         self._records: list[tuple[int, list[str], TrickData]] = []
+        #: The finished tricks as views show them, each built once (:meth:`finished_tricks`).
+        self._finished: list[ClassicFinishedTrick] = []
         self.piles: list[list[str]] = [[] for _ in range(n)]
         self.leader = setup.dealer
         self.current_player: int | None = None
@@ -633,19 +637,27 @@ class ClassicKernel:
     @property
     def tricks(self) -> list[dict[str, Any]]:
         """Finished tricks: number, leader, cards (seat and card, in play order) and result."""
-        n = self.players
-        return [
-            {
-                "number": i + 1,
-                "leader": leader,
-                "cards": [
-                    {"seat": s, "card": c}
-                    for s, c in zip(_SEATS_FROM[n][leader], played, strict=True)
-                ],
-                **msgspec.to_builtins(data),
-            }
-            for i, (leader, played, data) in enumerate(self._records)
-        ]
+        return [self._trick_data(i) for i in range(len(self._records))]
+
+    def _trick_data(self, index: int) -> dict[str, Any]:
+        leader, played, data = self._records[index]
+        return {
+            "number": index + 1,
+            "leader": leader,
+            "cards": [
+                {"seat": s, "card": c}
+                for s, c in zip(_SEATS_FROM[self.players][leader], played, strict=True)
+            ],
+            **msgspec.to_builtins(data),
+        }
+
+    def finished_tricks(self) -> list[ClassicFinishedTrick]:
+        """Finished tricks as the views show them (a copy of the list): each is built once,
+        when the first view after it asks, so a view costs the new tricks only."""
+        done = self._finished
+        for index in range(len(done), len(self._records)):
+            done.append(msgspec.convert(self._trick_data(index), ClassicFinishedTrick))
+        return list(done)
 
     # -- projections ---------------------------------------------------------------------------
 

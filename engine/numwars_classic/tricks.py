@@ -10,6 +10,7 @@ import msgspec
 
 from engine.core.base import (
     Capture,
+    TrickCard,
     TrickResult,
 )
 from engine.core.cards import CARDS, NOT_IN_DECK
@@ -30,6 +31,20 @@ from engine.numwars_classic.cards import (
     TRUMP_ASKED,
     VALUE,
 )
+
+
+class ClassicFinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished trick (public): its number, leader and cards in play order, and how it
+    resolved, as `resolve-trick` answers (rules "Resolving the trick")."""
+
+    number: int
+    leader: int
+    cards: list[TrickCard]
+    winner: int
+    annulled: bool
+    captures: list[Capture]
+    pairs: list[Capture]
+    next_leader: int
 
 
 def asked_of(trick_cards: Iterable[str]) -> int | None:

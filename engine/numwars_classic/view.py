@@ -6,29 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import msgspec
-
-from engine.core.base import Capture, RoundScore, TrickCard
+from engine.core.base import RoundScore, TrickCard
 from engine.core.cards import canonical
 from engine.core.view import BaseView
 from engine.numwars_classic.cards import RULESET_ID
+from engine.numwars_classic.tricks import ClassicFinishedTrick
 
 if TYPE_CHECKING:
     from engine.numwars_classic.kernel import ClassicKernel
-
-
-class ClassicFinishedTrick(msgspec.Struct, frozen=True, kw_only=True):
-    """A finished trick (public): its number, leader and cards in play order, and how it
-    resolved, as `resolve-trick` answers (rules "Resolving the trick")."""
-
-    number: int
-    leader: int
-    cards: list[TrickCard]
-    winner: int
-    annulled: bool
-    captures: list[Capture]
-    pairs: list[Capture]
-    next_leader: int
 
 
 class View(BaseView, frozen=True, kw_only=True):
@@ -71,7 +56,7 @@ def view(state: ClassicKernel, seat: int | None) -> View:
         exchange_size=state.exchange_size,
         passed_counts=[len(p) for p in state.passed],
         trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
-        tricks=msgspec.convert(state.tricks, list[ClassicFinishedTrick]),
+        tricks=state.finished_tricks(),
         captured=[canonical(p) for p in state.piles],
         set_aside_count=len(state.set_aside),
         teams=[[s, s + n // 2] for s in range(n // 2)] if alliance else None,

@@ -180,6 +180,12 @@ def test_a_seeded_round_keeps_every_invariant(
         seat, action = pick(state, rng)
         events = state.apply(seat, action)
         assert events, "every action tells what happened"
+        # the views' finished tricks (built once each, when a view first asks) are the
+        # state's own record of them
+        shown = getattr(state.view(None), "tricks", None)
+        if shown:
+            recorded = msgspec.convert(state.snapshot()["tricks"], list[type(shown[0])])  # type: ignore[misc]
+            assert shown == recorded
         for viewer in viewers:
             hidden = _hidden(ruleset_id, state, viewer) & unique
             view = state.view(viewer)
