@@ -248,7 +248,8 @@ class SignUpController(Controller):
         },
     )
     def get_terms(self, request: Request[Any, Any, Any]) -> Response[schemas.Terms]:
-        locale = pick_language(request.headers.get("accept-language"))
+        language = pick_language(request.headers.get("accept-language"))
+        locale: schemas.Locale = "fr" if language == "fr" else "en"
         terms = schemas.Terms(version=TERMS_VERSION, text=TERMS[locale], locale=locale)
         return Response(terms, headers={"Content-Language": locale})  # + Vary: api.http.hygiene
 

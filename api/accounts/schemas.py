@@ -127,8 +127,8 @@ class Account(msgspec.Struct, frozen=True, kw_only=True):
     pseudo: str
     email: str | None
     email_verified: bool
-    age_range: str
-    locale: str
+    age_range: AgeRange
+    locale: Locale
     terms_version: str
     created_at: datetime
 
@@ -167,7 +167,7 @@ class ResetRequest(Body, frozen=True):
 
 
 class ResetAccepted(msgspec.Struct, frozen=True):
-    status: str
+    status: Literal["accepted"]
     detail: str
 
 
@@ -188,7 +188,7 @@ class EmailVerified(msgspec.Struct, frozen=True):
 class Terms(msgspec.Struct, frozen=True):
     version: str
     text: str
-    locale: str
+    locale: Locale
 
 
 #: An API key's label, for its owner (which back end, which app).

@@ -449,8 +449,13 @@ class GameController(Controller):
             "`event: end` message (`data`: the status) closes the stream; a reconnection after "
             "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
             "from a browser's EventSource (which sends no headers), with `?ticket=` from "
-            "`POST /v1/games/{id}/stream-tickets`.\n\nAlso refused (422, limits across fields "
-            "that JSON Schema cannot state): a `ticket` sent with an Authorization header, a "
+            "`POST /v1/games/{id}/stream-tickets`.\n\nLines end with CRLF (`\\r\\n`), as the "
+            "Server-Sent Events format allows (a line may end with CRLF, LF or CR): read the "
+            "stream with the browser's `EventSource`, or a parser that accepts every one of "
+            "them (one that splits on `\\n` alone keeps a `\\r` at the end of each field, and "
+            "a blank line is then no longer seen as the end of an event).\n\nAlso refused (422, "
+            "limits across fields that JSON Schema cannot state): a `ticket` sent with an "
+            "Authorization header, a "
             "`Last-Event-ID` that is no event seq (`validation-error`)."
         ),
         tags=[TAG],

@@ -36,12 +36,18 @@ from litestar import Litestar
 from litestar.openapi.spec import Schema
 
 from api.http.domain import Flaw
-from api.http.problems import QUOTE_LIMIT, shorten
 from engine.core.cards import CARD_PATTERN
 from engine.core.texts import DEFAULT_LANGUAGE, Text, text
 
 #: The most flaws one answer lists: a 64 KiB body of bad items is not answered item by item.
 MAX_FLAWS = 50
+#: How many characters of a client's value a message quotes before cutting it with "…".
+QUOTE_LIMIT = 40
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """`text` cut to `limit` characters with "…"."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # --- words that messages are made of --------------------------------------------------------
@@ -119,6 +125,7 @@ MISSING = text(
 )
 UNKNOWN = text("field-unknown", "unknown field {name}", "champ inconnu {name}")
 WRONG_KIND = text("field-type", "must be {expected}, not {got}", "doit être {expected}, pas {got}")
+MUST_BE = text("field-type-only", "must be {expected}", "doit être {expected}")
 ONE_OF = text(
     "field-enum",
     "must be one of {choices}, not {value}",
@@ -480,6 +487,7 @@ _ENUM = "Invalid enum value "
 _EXPECTED_GOT = re.compile(r"Expected `([^`]*)`, got `([^`]*)`")
 _BOUND = re.compile(r"Expected `(int|float)` (>=|<=|>|<) (-?[0-9.e+]+)")
 _LENGTH = re.compile(r"Expected `(array|str|object)` of length (>=|<=) ([0-9]+)")
+_EXPECTED = re.compile(r"Expected `([^`]*)`")
 _PATTERN = re.compile(r"Expected `str` matching regex ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
 _BOUND_NAMES = {">=": "ge", ">": "gt", "<=": "le", "<": "lt"}
 
@@ -546,8 +554,6 @@ def flaw_of(
     steps = match.group(1) if match else ""
     field = _join(prefix, steps.lstrip("."))
     said = message[: match.start()] if match else _ANY_PATH_RE.sub("", message)
-    if said in ("Number out of range", "Integer value out of range"):
-        return Flaw(field or "body", "out-of-range", phrase(OUT_OF_RANGE))
     if message.startswith(_UNKNOWN) and said.endswith("`"):
         name = said[len(_UNKNOWN) : -1]
         if match and not _holds(document, steps, name):
@@ -555,8 +561,20 @@ def flaw_of(
         return unknown(field, name)
     if said.startswith(_MISSING) and said.endswith("`"):
         return missing(field, said[len(_MISSING) : -1])
+    choices = None
+    if said.startswith(_ENUM) and model is not None and match:
+        choices = _choices(model, steps)
+    return message_flaw(said, field, choices)
+
+
+def message_flaw(said: str, field: str, choices: Sequence[Any] | None = None) -> Flaw:
+    """msgspec's message about one value (its path cut off: ``Expected `int` >= 3``) in the
+    walk's words and codes, about `field`: a body's value (:func:`flaw_of`), or a query or
+    path parameter as Litestar reports it (`api.http.problems`). `choices`: the values of
+    the fixed set an "Invalid enum value" is not one of, when known."""
+    if said in ("Number out of range", "Integer value out of range"):
+        return Flaw(field or "body", "out-of-range", phrase(OUT_OF_RANGE))
     if said.startswith(_ENUM):
-        choices = _choices(model, steps) if model is not None and match else None
         if choices:
             try:
                 value = ast.literal_eval(said[len(_ENUM) :])
@@ -577,6 +595,9 @@ def flaw_of(
         return length(field, kind, "min" if m.group(2) == ">=" else "max", int(m.group(3)))
     if m := _PATTERN.fullmatch(said):
         return bad_form(field, ast.literal_eval(m.group(1)))
+    if m := _EXPECTED.fullmatch(said):
+        expected = [_MSGSPEC_KINDS.get(k.strip(), "object") for k in m.group(1).split("|")]
+        return Flaw(field or "body", "type", phrase(MUST_BE, expected=_either(expected)))
     reason = shorten(said, 200)
     return Flaw(field or "body", "invalid", phrase(INVALID, reason=reason))
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from email.message import Message
+from http import HTTPStatus
 from typing import Any, get_args
 
 import msgspec
@@ -138,7 +139,9 @@ INTEGER_DIGITS = text(
     "doit être un entier d'au plus 18 chiffres",
 )
 INTEGER_BOUND = text(
-    "integer-bound", "must be an integer at most {bound}", "doit être un entier d'au plus {bound}"
+    "integer-bound",
+    "must be an integer at most {bound}",
+    "doit être un entier inférieur ou égal à {bound}",
 )
 INTEGER_NOT_NUMBER = text(
     "integer-not-number",
@@ -158,8 +161,10 @@ _INTEGER = re.compile(r"-?[0-9]{1,18}")
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-def _query_refusal(name: str, message: Wording) -> ProblemError:
-    return field_problem(422, "validation-error", name, message)
+def _query_refusal(name: str, message: Wording, field_code: str) -> ProblemError:
+    """422 about query parameter `name`, its `errors[]` entry coded as a body's field would
+    be (`type`, `maximum` …: api.http.fields)."""
+    return field_problem(422, "validation-error", name, message, field_code)
 
 
 def require_exact_query(request: Request[Any, Any, Any]) -> None:
@@ -173,19 +178,19 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
             continue
         values = query.getall(name)
         if len(values) > 1:
-            raise _query_refusal(name, say(GIVEN_TWICE, count=len(values)))
+            raise _query_refusal(name, say(GIVEN_TWICE, count=len(values)), "invalid")
         if int not in (field.annotation, *get_args(field.annotation)):  # int, int | None
             continue
         if not _INTEGER.fullmatch(values[0]):
             bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
-            message: Wording
             if re.fullmatch(r"-?[0-9]+", values[0]):  # too many digits (ASCII only: ٣ is no digit)
-                message = say(INTEGER_DIGITS) if bound is None else say(INTEGER_BOUND, bound=bound)
-            elif _NUMBER.fullmatch(values[0]):
-                message = say(INTEGER_NOT_NUMBER)
-            else:
-                message = say(INTEGER_NOT_STRING)
-            raise _query_refusal(name, message)
+                if bound is None:
+                    raise _query_refusal(name, say(INTEGER_DIGITS), "out-of-range")
+                raise _query_refusal(name, say(INTEGER_BOUND, bound=bound), "maximum")
+            number = _NUMBER.fullmatch(values[0])
+            raise _query_refusal(
+                name, say(INTEGER_NOT_NUMBER if number else INTEGER_NOT_STRING), "type"
+            )
 
 
 async def before_request(request: Request[Any, Any, Any]) -> None:
@@ -233,6 +238,13 @@ NO_DOCS_FILE = text(
 )
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
 def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tuple[str, Wording]:
     """The code and detail of a problem that replaces a plain-text or HTML error page."""
     page = body.decode("utf-8", "replace").strip() if content_type else ""
@@ -242,7 +254,7 @@ def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tup
     if status == 404:
         return "not-found", say(NOTHING_HERE)
     plain = content_type is not None and content_type.lower().startswith(b"text/plain")
-    if plain and page:
+    if plain and page and page != _phrase(status):  # a bare phrase: the title, in every language
         return "", page if len(page) <= _DETAIL_MAX else page[:_DETAIL_MAX] + "…"
     return "", ""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from http import HTTPStatus
 from typing import Any
 
 import msgspec
@@ -32,9 +33,11 @@ from api.http.domain import (
     FIELD_DETAIL,
     DomainError,
     FieldProblem as FieldProblem,
+    Flaw,
     InvalidFields,
     status_of,
 )
+from api.http.fields import QUOTE_LIMIT as QUOTE_LIMIT, message_flaw, shorten as shorten
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 from engine.core.texts import DEFAULT_LANGUAGE, Message, Text, pick_language, render, say, text
 
@@ -123,16 +126,20 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
                 self.errors[index] = FieldProblem(entry.field, entry.message, self.code)
 
 
-#: An entry of a problem's `errors[]` before its words are chosen: a built one, or (field,
-#: message).
-FieldEntry = FieldProblem | tuple[str, Message]
+#: An entry of a problem's `errors[]` before its words are chosen: a built one, (field,
+#: message), or (field, message, code); without a code, the entry takes the problem's.
+FieldEntry = FieldProblem | tuple[str, Message] | tuple[str, Message, str]
+
+
+def _entry(entry: FieldEntry, language: str) -> FieldProblem:
+    if isinstance(entry, FieldProblem):
+        return entry
+    code = entry[2] if len(entry) == 3 else ""
+    return FieldProblem(entry[0], render(entry[1], language), code)
 
 
 def _entries(errors: Sequence[FieldEntry] | None, language: str) -> list[FieldProblem]:
-    return [
-        e if isinstance(e, FieldProblem) else FieldProblem(e[0], render(e[1], language))
-        for e in errors or ()
-    ]
+    return [_entry(e, language) for e in errors or ()]
 
 
 class ProblemError(Exception):
@@ -220,11 +227,14 @@ def problem_spec(description: str) -> ResponseSpec:
     )
 
 
-def field_problem(status: int, code: str, field: str, message: Message) -> ProblemError:
+def field_problem(
+    status: int, code: str, field: str, message: Message, field_code: str = ""
+) -> ProblemError:
     """The one construction of an HTTP refusal about one field (`detail` "<field>: <message>",
-    that field in `errors[]`); a service raises `api.http.domain.field_error` instead."""
+    that field in `errors[]`, its entry's code `field_code`, else the problem's); a service
+    raises `api.http.domain.field_error` instead."""
     detail = say(FIELD_DETAIL, field=field, message=message)
-    return ProblemError(status, code, detail, [(field, message)])
+    return ProblemError(status, code, detail, [(field, message, field_code)])
 
 
 def problem_response(
@@ -273,18 +283,11 @@ def status_problem(
     )
 
 
-#: How many characters of a client's value a message quotes before cutting it with "…".
-QUOTE_LIMIT = 40
 #: The longest message sent back, whatever it quotes.
 MESSAGE_LIMIT = 400
 #: A quoted value: a `'` opens one only where no letter or digit precedes it, so that an
 #: elision (French "n'est … l'une") or a possessive ("the poseur's pile") is no quote.
 _QUOTED = re.compile(r"(?<!\w)'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
-
-
-def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """`text` cut to `limit` characters with "…"."""
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _cut_quotes(message: str) -> str:
@@ -300,47 +303,9 @@ def _cut_quotes(message: str) -> str:
     return shorten(_QUOTED.sub(cut, message), MESSAGE_LIMIT)
 
 
-_TYPE_WORDS = {
-    "int": "an integer",
-    "float": "a number",
-    "str": "a string",
-    "bool": "true or false",
-    "array": "a list",
-    "object": "an object",
-    "null": "null",
-}
-_EXPECTED_GOT = re.compile(r"Expected `([^`]*)`, got `([^`]*)`")
-_BOUND = re.compile(r"Expected `(int|float)` (>=|<=|>|<) (-?[0-9.e+]+)")
-_LENGTH = re.compile(r"Expected `(array|str|object)` of length (>=|<=) ([0-9]+)")
-_BOUND_WORDS = {">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
-
-
-def _kind(names: str) -> str:
-    return " or ".join(_TYPE_WORDS.get(n.strip(), n.strip()) for n in names.split("|"))
-
-
 def cut_quotes(message: str) -> str:
     """`message` with every quoted value cut short and the whole bounded, as every problem's
     `detail` (a service quoting a client's value words its refusal with this)."""
-    return _cut_quotes(message)
-
-
-def plain(message: str) -> str:
-    """A decoder's message in plain English: JSON kinds, not Python type names.
-
-    ``Expected `int`, got `str` `` → "must be an integer, not a string"; ``Expected `int` <= 7``
-    → "must be at most 7"; ``Expected `array` of length <= 8`` → "must hold at most 8 items".
-    """
-    if m := _EXPECTED_GOT.fullmatch(message):
-        return f"must be {_kind(m.group(1))}, not {_kind(m.group(2))}"
-    if m := _BOUND.fullmatch(message):
-        return f"must be {_kind(m.group(1))} {_BOUND_WORDS[m.group(2)]} {m.group(3)}"
-    if m := _LENGTH.fullmatch(message):
-        unit = {"array": "item", "str": "character", "object": "field"}[m.group(1)]
-        count = m.group(3)
-        return f"must hold {_BOUND_WORDS[m.group(2)]} {count} {unit}{'' if count == '1' else 's'}"
-    if m := re.fullmatch(r"Expected `([^`]*)`", message):
-        return f"must be {_kind(m.group(1))}"
     return _cut_quotes(message)
 
 
@@ -374,8 +339,10 @@ EMPTY_BODY = text(
 
 def _validation_problem(exc: ValidationException, language: str) -> Problem:
     """Query and path parameters: a missing one and a malformed one are both 422 with their
-    `errors[]` entry, named by the parameter (`players`)."""
-    errors: list[FieldProblem] = []
+    `errors[]` entry, named by the parameter (`players`). A malformed one is said as a body's
+    field is (`api.http.fields`): in the caller's language, its entry's code saying what
+    kind of wrong (`type`, `minimum` …)."""
+    flaws: list[Flaw] = []
     extra = exc.extra if isinstance(exc.extra, list) else []
     for item in extra:
         if isinstance(item, dict):
@@ -384,15 +351,16 @@ def _validation_problem(exc: ValidationException, language: str) -> Problem:
             source = str(getattr(source, "value", source))
             if source == "body" and key == "data":
                 return make_problem(400, "malformed-json", say(EMPTY_BODY), language=language)
-            errors.append(FieldProblem(key, plain(str(item.get("message", "")))))
-    if not errors and (m := _MISSING_PARAMETER.search(str(exc.detail))):
+            flaws.append(message_flaw(str(item.get("message", "")), key))
+    if flaws:
+        return domain_problem(InvalidFields(flaws), language)
+    if m := _MISSING_PARAMETER.search(str(exc.detail)):
         name = m.group(2)
         place: Message = _PLACES.get(m.group(1), m.group(1))
         missing = say(MISSING_PARAMETER, place=place, name=name)
         about = say(FIELD_DETAIL, field=name, message=missing)
         return make_problem(422, "missing-field", about, [(name, missing)], language)
-    detail = "; ".join(f"{e.field}: {e.message}" for e in errors) or _cut_quotes(str(exc.detail))
-    return make_problem(400 if not errors else 422, "validation-error", detail, errors, language)
+    return make_problem(400, "validation-error", _cut_quotes(str(exc.detail)), language=language)
 
 
 #: Where a parameter is, as words of a sentence.
@@ -481,6 +449,22 @@ UNEXPECTED = text(
 )
 
 
+def _http_detail(status: int, detail: Any) -> Message:
+    """A framework's refusal's detail: its own words when it has some (English), else, when
+    it only repeats its status' phrase ("Too Many Requests", Litestar's default), the title
+    in every language."""
+    if detail and not (status in TITLES and str(detail) == _phrase(status)):
+        return str(detail)
+    return say(TITLES[status]) if status in TITLES else "error"
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     """Map any exception to a problem in the request's language (`Content-Language`);
     unexpected ones are logged (without the body) as 500."""
@@ -517,11 +501,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(exc, HTTPException):
         status = exc.status_code
         code = STATUS_CODES.get(status, "http-error")
-        detail: Message = (
-            str(exc.detail)
-            if exc.detail
-            else (title_of(status, language) if status in TITLES else "error")
-        )
+        detail: Message = _http_detail(status, exc.detail)
         if status == 405:
             detail = _method_detail(request.method, (exc.headers or {}).get("allow", ""))
         elif status == 413:

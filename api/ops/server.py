@@ -39,8 +39,9 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from api.http.problems import MEDIA_TYPE, make_problem
+from api.http.problems import MEDIA_TYPE, make_problem, scope_language
 from api.ops.settings import Settings
+from engine.core.texts import DEFAULT_LANGUAGE, Message, say, text
 
 log = logging.getLogger("numrules.server")
 
@@ -67,6 +68,50 @@ def server_options(settings: Settings) -> dict[str, Any]:
 
 #: How long a refused request's remaining bytes are read and dropped before the close.
 LINGER_SECONDS = 2.0
+#: Seconds a client refused for the concurrency limit waits before trying again.
+BUSY_RETRY_AFTER = 1
+
+HEADERS_LATE = text(
+    "headers-late",
+    "the request's headers took over {seconds} s to arrive",
+    "les en-têtes de la requête ont mis plus de {seconds} s à arriver",
+)
+BODY_LATE = text(
+    "body-late",
+    "the request body took over {seconds} s to arrive",
+    "le corps de la requête a mis plus de {seconds} s à arriver",
+)
+HEADERS_TOO_LARGE = text(
+    "headers-too-large",
+    "the request's line and headers exceed {most} bytes",
+    "la ligne et les en-têtes de la requête dépassent {most} octets",
+)
+NOT_HTTP = text(
+    "not-http", "not a valid HTTP request: {reason}", "pas une requête HTTP valide : {reason}"
+)
+BUSY = text(
+    "server-busy",
+    "the server holds as many connections and requests as it takes: try again shortly",
+    "le serveur a autant de connexions et de requêtes qu'il en accepte : réessayez dans un instant",
+)
+
+
+async def _busy(scope: Any, receive: Any, send: Any) -> None:
+    """What the server answers past `limit_concurrency`: 503 `unavailable`, a problem in the
+    request's language with `Retry-After` (uvicorn's own answer is plain text), and close."""
+    language = scope_language(scope)
+    body = msgspec.json.encode(make_problem(503, "unavailable", say(BUSY), language=language))
+    headers = [
+        (b"content-type", MEDIA_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"content-language", language.encode()),
+        (b"vary", b"Accept-Language"),
+        (b"retry-after", str(BUSY_RETRY_AFTER).encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,7 +142,11 @@ class DeadlineProtocol(HttpToolsProtocol):
       that sends nothing is closed too). Late: 408 `request-timeout` and close, or a plain
       close when nothing of the request came (as an idle keep-alive connection is closed).
     * Body: the body must arrive whole within `body_seconds` of the end of the headers.
-      Late: 408 and close when the app has not answered yet, else a close.
+      Late: 408 and close when the app has not answered yet (in the request's language,
+      `Accept-Language`: its headers are known), else a close.
+
+    Past `limit_concurrency`, the answer is a 503 problem too (:func:`_busy`), not uvicorn's
+    plain text.
 
     A deadline bounds the whole part, not the gap between two reads (nginx's
     `client_body_timeout` is a gap): a byte every second never gets through. Between
@@ -149,7 +198,7 @@ class DeadlineProtocol(HttpToolsProtocol):
                     431,
                     b"Request Header Fields Too Large",
                     "headers-too-large",
-                    f"the request's line and headers exceed {self.max_header_bytes} bytes",
+                    say(HEADERS_TOO_LARGE, most=self.max_header_bytes),
                     linger=True,
                 )
                 return
@@ -160,6 +209,21 @@ class DeadlineProtocol(HttpToolsProtocol):
                 self._arm("body", self.body_seconds, self._body_late)
         elif self.awaiting == "body" and cycle is not None and not cycle.more_body:
             self._disarm()
+
+    def on_headers_complete(self) -> None:
+        """uvicorn's, but past `limit_concurrency` the request is answered by :func:`_busy`
+        (uvicorn's check, made here first: its own answer would be plain text)."""
+        limit = self.limit_concurrency
+        if limit is None or (len(self.connections) < limit and len(self.tasks) < limit):
+            super().on_headers_complete()
+            return
+        self.logger.warning("Exceeded concurrency limit.")
+        app = self.app
+        self.app, self.limit_concurrency = _busy, None
+        try:
+            super().on_headers_complete()
+        finally:
+            self.app, self.limit_concurrency = app, limit
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -185,7 +249,8 @@ class DeadlineProtocol(HttpToolsProtocol):
         if not self.begun:
             self.transport.close()
             return
-        self._refuse(f"the request's headers took over {self.header_seconds:g} s to arrive")
+        # the headers are not whole: their Accept-Language is not known, the answer is English
+        self._refuse(say(HEADERS_LATE, seconds=f"{self.header_seconds:g}"))
 
     def _body_late(self) -> None:
         self.deadline = self.awaiting = None
@@ -194,33 +259,51 @@ class DeadlineProtocol(HttpToolsProtocol):
         if self.cycle is not None and self.cycle.response_started:
             self.transport.close()
             return
-        self._refuse(f"the request body took over {self.body_seconds:g} s to arrive")
+        # the headers are whole: the 408 is in the request's language
+        language = scope_language(self.cycle.scope) if self.cycle is not None else None
+        self._refuse(say(BODY_LATE, seconds=f"{self.body_seconds:g}"), language)
 
-    def _refuse(self, detail: str) -> None:
+    def _refuse(self, detail: Message, language: str | None = None) -> None:
         """408 `request-timeout` (RFC 9110 §15.5.9: the server closes the connection)."""
         log.info(
-            "closed a slow connection from %s: %s", self.client[0] if self.client else "?", detail
+            "closed a slow connection from %s: %s",
+            self.client[0] if self.client else "?",
+            str(detail),
         )
-        self._close_with(408, b"Request Timeout", "request-timeout", detail)
+        self._close_with(408, b"Request Timeout", "request-timeout", detail, language=language)
 
     def send_400_response(self, msg: str) -> None:
         """A request the HTTP parser refuses (a control character in a header, a negative or
         doubled Content-Length …) is a 400 problem like every other refusal, not uvicorn's
         plain text."""
-        self._close_with(400, b"Bad Request", "bad-request", f"not a valid HTTP request: {msg}")
+        self._close_with(400, b"Bad Request", "bad-request", say(NOT_HTTP, reason=msg))
 
     def _close_with(
-        self, status: int, reason: bytes, code: str, detail: str, linger: bool = False
+        self,
+        status: int,
+        reason: bytes,
+        code: str,
+        detail: Message,
+        linger: bool = False,
+        language: str | None = None,
     ) -> None:
-        """Answer `status` and close. With `linger` (the client is still sending), the answer
-        is followed by a half-close and what still arrives is read and dropped for up to
-        :data:`LINGER_SECONDS` (as nginx's lingering close): closing with unread data would
-        reset the connection, and the client could lose the answer."""
-        body = msgspec.json.encode(make_problem(status, code, detail))
+        """Answer `status` and close, in `language` when the request's headers named it (else
+        English, and no `Content-Language`: a request refused before its headers are whole).
+        With `linger` (the client is still sending), the answer is followed by a half-close
+        and what still arrives is read and dropped for up to :data:`LINGER_SECONDS` (as
+        nginx's lingering close): closing with unread data would reset the connection, and
+        the client could lose the answer."""
+        problem = make_problem(status, code, detail, language=language or DEFAULT_LANGUAGE)
+        body = msgspec.json.encode(problem)
         head = [b"HTTP/1.1 %d %s\r\n" % (status, reason)]
         head += [
             name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers
         ]
+        if language is not None:
+            head += [
+                b"content-language: " + language.encode() + b"\r\n",
+                b"vary: Accept-Language\r\n",
+            ]
         head += [
             b"content-type: " + MEDIA_TYPE.encode() + b"\r\n",
             b"content-length: " + str(len(body)).encode() + b"\r\n",

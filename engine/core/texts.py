@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: The languages the service speaks; the first is the default.
@@ -41,6 +41,9 @@ class Text:
     key: str
     en: str
     fr: str
+    #: The words of a parameter whose values are codes (a role, a Bomb outcome): each code's
+    #: text, said in the language of the whole; a code without one is said as it is.
+    words: Mapping[str, Mapping[str, Text]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.en or not self.fr:
@@ -49,6 +52,11 @@ class Text:
             raise ValueError(
                 f"text {self.key!r}: English and French name different parameters "
                 f"({sorted(_fields(self.en))} vs {sorted(_fields(self.fr))})"
+            )
+        if self.words and not set(self.words) <= _fields(self.en):
+            raise ValueError(
+                f"text {self.key!r} has words for parameters it does not take "
+                f"({sorted(set(self.words) - _fields(self.en))})"
             )
 
     @property
@@ -60,19 +68,27 @@ class Text:
         return self.fr if language == "fr" else self.en
 
     def render(self, language: str = DEFAULT_LANGUAGE, /, **params: Any) -> str:
-        """The sentence in `language` (English for any language not spoken)."""
+        """The sentence in `language` (English for any language not spoken); a parameter
+        with :attr:`words` is said by its value's text."""
+        if self.words:
+            params = {k: self.word(k, v, language) for k, v in params.items()}
         return self.template(language).format(**params)
+
+    def word(self, param: str, value: Any, language: str = DEFAULT_LANGUAGE) -> Any:
+        """`value` of parameter `param` as the sentence says it in `language`."""
+        said = (self.words or {}).get(param, {}).get(value) if isinstance(value, str) else None
+        return value if said is None else said.render(language)
 
 
 #: Every text made, by key.
 CATALOG: dict[str, Text] = {}
 
 
-def text(key: str, en: str, fr: str) -> Text:
+def text(key: str, en: str, fr: str, words: Mapping[str, Mapping[str, Text]] | None = None) -> Text:
     """Make (and register) a text. The same key made again must have the same words."""
-    made = Text(key, en, fr)
+    made = Text(key, en, fr, words)
     known = CATALOG.setdefault(key, made)
-    if known != made:
+    if known != made or known.words != made.words:
         raise ValueError(f"text {key!r} is made twice with different words")
     return known
 
@@ -81,9 +97,11 @@ def text(key: str, en: str, fr: str) -> Text:
 KINDS: dict[str, Text] = {}
 
 
-def kind(key: str, en: str, fr: str) -> Text:
-    """Make (and register) the text of a breakdown line's `kind` (see :func:`text`)."""
-    made = text(key, en, fr)
+def kind(key: str, en: str, fr: str, words: Mapping[str, Mapping[str, Text]] | None = None) -> Text:
+    """Make (and register) the text of a breakdown line's `kind` (see :func:`text`); `words`
+    says its parameters whose values are codes (a French label names a role « Démineur »,
+    never `demineur`)."""
+    made = text(key, en, fr, words)
     KINDS[key] = made
     return made
 

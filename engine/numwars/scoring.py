@@ -19,6 +19,7 @@ from engine.core.cards import ORDER, VALUE
 from engine.core.scoring import VALUE_GROUP, best_seats, score_line, value_group_points
 from engine.core.texts import kind
 from engine.numwars.cards import BONUSES, CLASSIC, KIND, canon
+from engine.numwars.texts import OUTCOME_WORDS, ROLE_WORDS
 from engine.numwars.tricks import role_bonus
 
 
@@ -50,11 +51,15 @@ _GROUP_PARAMS: list[list[dict[str, int | str]]] = [
 CAPTURED_PAIR = kind(
     "captured-pair",
     "pair rainbow-{value} + shadow-{value}",
-    "paire rainbow-{value} + shadow-{value}",
+    "paire Rainbow {value} + Shadow {value}",
 )
-#: The role bonus (or malus) of the Bomb's fate.
+#: The role bonus (or malus) of the Bomb's fate: the role and the fate in the game's words
+#: (« bonus de rôle (Démineur, Bombe volée) »), their codes in `params`.
 ROLE_BONUS = kind(
-    "role-bonus", "role bonus ({role}, {outcome})", "bonus de rôle ({role}, {outcome})"
+    "role-bonus",
+    "role bonus ({role}, {outcome})",
+    "bonus de rôle ({role}, {outcome})",
+    words={"role": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )
 
 

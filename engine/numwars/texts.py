@@ -89,3 +89,33 @@ COMPLICE_DECIDES = text(
     "the complice (seat {complice}) decides, not seat {seat}",
     "le complice (place {complice}) décide, pas la place {seat}",
 )
+
+# -- the game's words for its codes (the app's "Règles de Calcul" card, rules/numwars.md) ----
+# A score line's parameters keep the codes (`role: demineur`, `outcome: stolen`); its label
+# says them in words: in English the code itself (as the English rules name them), in French
+# the card's words (« Démineur », « Bombe volée »).
+
+#: Each role as a label names it.
+ROLE_WORDS = {
+    code: text(f"role-{code}", code, fr)
+    for code, fr in (
+        ("poseur", "Poseur"),
+        ("complice", "Complice"),
+        ("demineur", "Démineur"),
+        ("agent", "Agent double"),
+        ("civil", "Civil"),
+    )
+}
+#: Each fate of the Bomb as a label names it.
+OUTCOME_WORDS = {
+    code: text(f"bomb-outcome-{code}", code, fr)
+    for code, fr in (
+        ("numx-capture", "Num-X capture la Bombe"),
+        ("stolen", "Bombe volée"),
+        ("civil-capture", "un Civil capture la Bombe"),
+        ("complice-capture", "le Complice capture la Bombe"),
+        ("protected", "le Joker protège la Bombe"),
+        ("protected-quantum", "le Joker protège la Bombe de la Quantique"),
+        ("kept", "Bombe gardée"),
+    )
+}

@@ -8,8 +8,13 @@ from typing import Any
 
 import pytest
 
+from api.accounts.service import MAX_KEYS
+from api.ops.settings import Settings
 from tests.accounts.conftest import account_body, auth, new_pseudo, sign_up
 from tests.languages import EN, FR, Case, check_both
+
+#: Wrong passwords an account takes before 429 (the apps of the tests keep the default).
+STRICT = Settings.model_fields["login_max_failures"].default
 
 
 def _terms(client: Any, headers: dict[str, str]) -> Any:
@@ -58,6 +63,26 @@ def _bad_cursor(client: Any, headers: dict[str, str]) -> Any:
     return client.get("/v1/me/history?cursor=nope", headers={**auth(token), **headers})
 
 
+def _too_many_api_keys(client: Any, headers: dict[str, str]) -> Any:
+    """An account holding `MAX_KEYS` keys asks for one more."""
+    session = auth(sign_up(client)["token"])
+    for n in range(MAX_KEYS):
+        made = client.post("/v1/me/api-keys", json={"name": f"key {n}"}, headers=session)
+        assert made.status_code == 201, made.text
+    return client.post("/v1/me/api-keys", json={"name": "one more"}, headers={**session, **headers})
+
+
+def _too_many_attempts(client: Any, headers: dict[str, str]) -> Any:
+    """Wrong current passwords, one past the account's limit (NUMRULES_LOGIN_MAX_FAILURES, 5
+    by default; counted per account, so no other test's log-ins are slowed)."""
+    session = auth(sign_up(client)["token"])
+    body = {"current": "not the password", "new": "another long password"}
+    for _ in range(STRICT):
+        wrong = client.post("/v1/me/password", json=body, headers=session)
+        assert wrong.json()["code"] == "wrong-password", wrong.text
+    return client.post("/v1/me/password", json=body, headers={**session, **headers})
+
+
 CASES: dict[str, Case] = {
     "terms-not-accepted": _terms,
     "pseudo-taken": _pseudo_taken,
@@ -68,6 +93,8 @@ CASES: dict[str, Case] = {
     "unauthorized": _unauthorized,
     "bad-name": _bad_name,
     "bad-cursor": _bad_cursor,
+    "too-many-api-keys": _too_many_api_keys,
+    "too-many-attempts": _too_many_attempts,
 }
 
 

@@ -386,7 +386,7 @@ def test_a_missing_query_parameter_is_a_422_with_its_field(client: Any) -> None:
         {
             "field": "players",
             "message": "must be an integer, not a string",
-            "code": "validation-error",
+            "code": "type",
         }
     ]
 

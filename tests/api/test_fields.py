@@ -17,7 +17,7 @@ from api.app import spec_dict
 from api.games.schemas import CreateGame
 from api.http.body import decode_body
 from api.http.domain import InvalidFields, problem_code
-from api.http.fields import PATTERNS, find_flaws
+from api.http.fields import OUT_OF_RANGE, PATTERNS, find_flaws, message_flaw
 from engine.core.actions import Action
 from engine.numking.requests import NumKingScoreRequest
 from engine.numwars.requests import NumWarsMoveRequest
@@ -390,3 +390,45 @@ def test_every_bad_card_is_named_at_once(client: Any) -> None:
     ]
     one = client.post("/v1/rulesets/numking/legal-moves", json={"players": 3, "hand": ["zz"]})
     assert one.json()["code"] == "unknown-card" and len(one.json()["errors"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "code", "english", "french"),
+    [
+        (
+            "Expected `int`, got `str`",
+            "type",
+            "must be an integer, not a string",
+            "doit être un entier, pas une chaîne de caractères",
+        ),
+        ("Expected `int`", "type", "must be an integer", "doit être un entier"),
+        (
+            "Expected `int` >= 1",
+            "minimum",
+            "must be an integer at least 1",
+            "doit être un entier supérieur ou égal à 1",
+        ),
+        (
+            "Expected `str` of length <= 400",
+            "max-length",
+            "must hold at most 400 characters",
+            "doit contenir au plus 400 caractères",
+        ),
+        (
+            "Invalid enum value 'x'",
+            "enum",
+            "must be one of the values this field takes",
+            "doit être l'une des valeurs que prend ce champ",
+        ),
+        ("Integer value out of range", "out-of-range", OUT_OF_RANGE.en, OUT_OF_RANGE.fr),
+    ],
+)
+def test_a_parameter_message_in_the_fields_words(
+    said: str, code: str, english: str, french: str
+) -> None:
+    """Litestar's message about a query or path parameter (msgspec's, its path cut off) said
+    as a body field's, in both languages (api.http.problems answers with it)."""
+    flaw = message_flaw(said, "limit")
+    assert (flaw.field, flaw.code) == ("limit", code)
+    assert flaw.render("en").message == english
+    assert flaw.render("fr").message == french

@@ -6,6 +6,7 @@ breakdown kind and every problem code answered in both, `Content-Language` and
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from collections import Counter
@@ -19,8 +20,10 @@ from api.http.problems import STATUS_CODES, TITLES, database_unavailable, engine
 from engine.core.errors import InvalidInput
 from engine.core.texts import CATALOG, KINDS, Text, text
 from engine.core.tricks import check_players
+from engine.core.values import BOMB_OUTCOMES, ROLES
 from engine.registry import SPECS
 from tests.accounts.test_languages import CASES as ACCOUNT_CASES
+from tests.api.test_languages_limits import CASES as LIMIT_CASES
 from tests.games.test_languages import CASES as GAME_CASES
 from tests.sheets.test_languages import CODES as SHEET_CODES
 
@@ -143,11 +146,64 @@ def test_every_breakdown_kind_in_english_and_french(client: TestClient[Any]) -> 
                 kind, params = en_line["kind"], en_line["params"]
                 assert (fr_line["kind"], fr_line["params"]) == (kind, params)
                 assert re.fullmatch(r"[a-z]+(-[a-z]+)*", kind)
-                assert en_line["label"] == KINDS[kind].en.format(**params)
-                assert fr_line["label"] == KINDS[kind].fr.format(**params)
+                assert en_line["label"] == KINDS[kind].render("en", **params)
+                assert fr_line["label"] == KINDS[kind].render("fr", **params)
                 assert fr_line["label"] != en_line["label"]
+                assert not _codes_in(fr_line["label"]), fr_line
                 seen.add(kind)
     assert seen == set(KINDS), f"kinds no request here shows: {sorted(set(KINDS) - seen)}"
+    numwars = _score(client, *ROUNDS[0], FR).json()["players"]
+    labels = {line["label"] for p in numwars for line in p["breakdown"]}
+    assert "bonus de rôle (Démineur, Bombe volée)" in labels
+    assert "paire Rainbow 9 + Shadow 9" in labels
+
+
+#: A code where a French label needs the game's word: a kebab-case id (`civil-capture`,
+#: `rainbow-9`), or a role or a Bomb outcome as its id (`demineur`, `stolen`).
+_KEBAB = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b")
+_IDS = re.compile(r"\b(?:" + "|".join(map(re.escape, (*ROLES, *BOMB_OUTCOMES))) + r")\b")
+
+
+def _codes_in(label: str) -> list[str]:
+    return _KEBAB.findall(label) + _IDS.findall(label)
+
+
+def test_the_codes_are_caught() -> None:
+    """The check below can fail: the labels French had before it."""
+    found = _codes_in("bonus de rôle (demineur, complice-capture)")
+    assert {"complice-capture", "demineur"} <= set(found)
+    assert _codes_in("bonus de rôle (Démineur, stolen)") == ["stolen"]
+    assert _codes_in("paire rainbow-9 + shadow-9") == ["rainbow-9", "shadow-9"]
+    assert _codes_in("bonus de rôle (Agent double, Bombe volée)") == []
+
+
+def test_no_french_label_names_a_code() -> None:
+    """Every breakdown kind's French label, with every value of each parameter said in words
+    (each role and each fate of the Bomb) and numbers for the others, uses the game's words
+    (the app's "Règles de Calcul" card): « Démineur », « Bombe volée », « Rainbow 9 »."""
+    role_bonus = KINDS["role-bonus"].words or {}
+    assert set(role_bonus) == {"role", "outcome"}
+    assert set(role_bonus["role"]) == set(ROLES)
+    assert set(role_bonus["outcome"]) == set(BOMB_OUTCOMES)
+    rendered = 0
+    for key, kind in KINDS.items():
+        words = kind.words or {}
+        choices = {p: list(words.get(p, ())) or [0, 1, 7, 16] for p in sorted(kind.params)}
+        for values in itertools.product(*choices.values()):
+            params = dict(zip(choices, values, strict=True))
+            label = kind.render("fr", **params)
+            assert not _codes_in(label), (key, params, label)
+            rendered += 1
+    assert rendered > len(ROLES) * len(BOMB_OUTCOMES)
+    french = KINDS["role-bonus"].render("fr", role="civil", outcome="civil-capture")
+    assert french == "bonus de rôle (Civil, un Civil capture la Bombe)"
+    # English keeps the codes, as the English rules name them
+    english = KINDS["role-bonus"].render("en", role="demineur", outcome="stolen")
+    assert english == "role bonus (demineur, stolen)"
+    # a stored line whose value has no words is said as it is
+    assert KINDS["role-bonus"].render("fr", role="x", outcome="kept") == (
+        "bonus de rôle (x, Bombe gardée)"
+    )
 
 
 def test_the_default_language_is_english(client: TestClient[Any]) -> None:
@@ -273,30 +329,15 @@ REQUESTS: dict[str, tuple[str, str, Any, dict[str, str]]] = {
     ),
 }
 del REQUESTS["cards-mismatch"]
-#: Codes answered in both languages by the suites with a database (stored games, accounts,
-#: sheets: tests/<area>/test_languages.py, each code from a request of its own).
-TESTED_WITH_A_DATABASE = {
+#: Codes answered in both languages elsewhere, each from a request of its own: by the suites
+#: with a database (stored games, accounts, sheets: tests/<area>/test_languages.py), and by
+#: apps and a served process of their own (limits, throttles, failures:
+#: tests/api/test_languages_limits.py).
+TESTED_ELSEWHERE = {
     *GAME_CASES,
     *ACCOUNT_CASES,
     *SHEET_CODES,
-}
-#: Codes whose words are texts (French and English) but that no request here reaches cheaply:
-#: races, caps and throttles that need many requests or a server of their own, and the
-#: server's own failures. Their texts are checked by test_every_text_has_french_words_of_its_own;
-#: `database-unavailable` is rendered in French by test_a_problem_raised_outside_a_route_….
-PENDING = {
-    "database-unavailable",
-    "not-your-seat",
-    "player-bound",
-    "rate-limited",
-    "round-no-longer-scores",
-    "too-many-api-keys",
-    "too-many-attempts",
-    "too-many-streams",
-    "request-timeout",
-    "too-many-requests",
-    "internal-error",
-    "unavailable",
+    *LIMIT_CASES,
 }
 
 
@@ -318,18 +359,18 @@ def _documented_codes() -> set[str]:
     return codes
 
 
-def test_every_documented_code_is_answered_in_both_languages_or_listed() -> None:
-    """A new problem code fails here until a French answer to it is tested (REQUESTS) or it
-    is listed as pending. `bad-player-count` is answered through `engine_problem` below;
+def test_every_documented_code_is_answered_in_both_languages() -> None:
+    """A new problem code fails here until a French answer to it is tested (REQUESTS here,
+    or a suite's cases). `bad-player-count` is answered through `engine_problem` below;
     `too-many-tricks` only by a sheet, in French in tests/sheets/test_checks.py."""
     documented = _documented_codes()
-    assert not (set(REQUESTS) | TESTED_WITH_A_DATABASE) & PENDING
     # bad-player-count: through engine_problem below; too-many-tricks: a sheet's, in French in
     # tests/sheets/test_checks.py; headers-too-large: the server's, before any header is
     # read (tests/api/test_slow_clients.py), so in English
     elsewhere = {"bad-player-count", "too-many-tricks", "headers-too-large"}
-    tested = set(REQUESTS) | TESTED_WITH_A_DATABASE | elsewhere
-    assert documented - tested - PENDING == set()
+    tested = set(REQUESTS) | TESTED_ELSEWHERE | elsewhere
+    assert documented - tested == set()
+    assert {"internal-error", "unavailable", "too-many-requests"} <= documented
 
 
 def _send(client: TestClient[Any], code: str, language: dict[str, str]) -> Any:
@@ -358,6 +399,43 @@ def test_a_problem_in_english_and_in_french(client: TestClient[Any], code: str) 
     assert fr["detail"] != en["detail"], fr
     for en_error, fr_error in zip(en.get("errors", []), fr.get("errors", []), strict=True):
         assert fr_error["message"] != en_error["message"]
+
+
+#: Query and path parameters refused, by api.http.hygiene (an integer not written as one, a
+#: parameter given twice) or by Litestar (a bound, a boolean): (method, path, the parameter,
+#: its entry's code).
+PARAMETERS = [
+    ("GET", "/v1/rulesets/numking/deck?players=abc", "players", "type"),
+    ("GET", "/v1/rulesets/numking/deck?players=2.5", "players", "type"),
+    ("GET", "/v1/rulesets/numwars/deck?players=99999999999999999999", "players", "maximum"),
+    ("GET", "/v1/rulesets/numwars/deck?players=4&players=5", "players", "invalid"),
+    ("GET", "/v1/rulesets/numwars/deck?players=2", "players", "minimum"),
+    ("GET", "/v1/rulesets/numwin/deck?players=9", "players", "maximum"),
+    ("GET", "/v1/rulesets/numking/deck?players=4&zeros=maybe", "zeros", "type"),
+    ("POST", "/v1/games/" + "0" * 32 + "/seats/9/join", "seat", "maximum"),
+]
+#: English words that a French message about a parameter never holds.
+_ENGLISH = re.compile(r"\b(?:must|not|an?|integer|string|at (?:least|most)|given|times)\b")
+
+
+@pytest.mark.parametrize(("method", "path", "field", "code"), PARAMETERS)
+def test_a_refused_parameter_in_english_and_in_french(
+    client: TestClient[Any], method: str, path: str, field: str, code: str
+) -> None:
+    """Like a body's fields (api.http.fields): each parameter's message in the caller's
+    language, and its entry's code says what kind of wrong."""
+    english = client.request(method, path, headers=EN)
+    french = client.request(method, path, headers=FR)
+    _negotiated(english, "en")
+    _negotiated(french, "fr")
+    en, fr = english.json(), french.json()
+    assert (en["status"], en["code"], fr["code"]) == (422, "validation-error", "validation-error")
+    assert [(e["field"], e["code"]) for e in en["errors"]] == [(field, code)], en
+    assert [(e["field"], e["code"]) for e in fr["errors"]] == [(field, code)], fr
+    en_message, fr_message = en["errors"][0]["message"], fr["errors"][0]["message"]
+    assert en_message.startswith(("must be", "given")), en_message
+    assert fr_message != en_message and not _ENGLISH.search(fr_message), fr_message
+    assert fr["detail"] != en["detail"] and fr_message in fr["detail"]
 
 
 def test_english_details_keep_their_words(client: TestClient[Any]) -> None:

@@ -156,6 +156,33 @@ def test_closed_sets_of_strings_are_enums() -> None:
     assert roles["items"]["enum"] == pile["role"]["enum"]
 
 
+def test_the_accounts_closed_sets_are_enums_in_answers_too() -> None:
+    """A generated client types `age_range`, `locale` and a reset's `status` as their values,
+    not as any string (issue 23, front-end notes)."""
+    from api.accounts.schemas import AGE_RANGES
+
+    components = json.loads(openapi_json())["components"]["schemas"]
+    for name in ("Account", "SignedUp"):
+        properties = components[name]["properties"]
+        assert sorted(properties["age_range"]["enum"]) == sorted(AGE_RANGES), name
+        assert sorted(properties["locale"]["enum"]) == ["en", "fr"], name
+    assert sorted(components["Terms"]["properties"]["locale"]["enum"]) == ["en", "fr"]
+    assert components["ResetAccepted"]["properties"]["status"]["enum"] == ["accepted"]
+    request = components["SignUp"]["properties"]["age_range"]["enum"]
+    assert sorted(request) == sorted(AGE_RANGES)
+
+
+def test_the_event_stream_says_how_its_lines_end() -> None:
+    """Lines end with CRLF (Litestar's Server-Sent Events): the operation says so, and what a
+    front-end reads them with; the exchange event's schema says what it is."""
+    spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    description = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["description"]
+    assert "CRLF" in description and "EventSource" in description
+    components = spec["components"]["schemas"]
+    assert components["ExchangeEventOut"]["description"].startswith("Exchange:")
+    assert "receive" in components["ExchangeData"]["description"]
+
+
 def test_each_ruleset_lists_its_own_cards() -> None:
     """Card fields enumerate exactly the codes of that ruleset's decks (from the engine)."""
     from engine.registry import RULESETS

@@ -7,8 +7,10 @@ import random
 from typing import Any
 
 import pytest
+from litestar.testing import TestClient
 
 from engine.core.texts import KINDS
+from tests.accounts.conftest import auth, sign_up
 from tests.games.driver import Table
 from tests.games.host import host
 from tests.languages import EN, FR, Case, check_both
@@ -94,6 +96,31 @@ def _community_locked(games: Any, headers: dict[str, str]) -> Any:
     return games.post("/v1/games", json=body, headers=headers)
 
 
+def _not_your_seat(games: Any, headers: dict[str, str]) -> Any:
+    """A seat made for one account, joined by another's session."""
+    named = sign_up(games)["pseudo"]
+    players = [{"name": "A", "account": named}, *({"name": n} for n in "BCD")]
+    body = {"ruleset": "numwars-classic", "players": players}
+    created = games.post("/v1/games", json=body, headers=host(games))
+    assert created.status_code == 201, created.text
+    other = auth(sign_up(games)["token"])
+    path = f"/v1/games/{created.json()['id']}/seats/0/join"
+    return games.post(path, headers={**other, **headers})
+
+
+def _too_many_streams(games: Any, headers: dict[str, str]) -> Any:
+    """The game's stream opened on an app of the same database whose stream cap is 0
+    (`NUMRULES_MAX_STREAMS`): every stream is one too many."""
+    from api.app import create_app
+    from api.ops.settings import Settings
+
+    game = _game(games)
+    url = games.app.state.db.url.render_as_string(hide_password=False)
+    capped = create_app(Settings(database_url=url, max_streams=0, check_db_on_start=False))
+    with TestClient(capped) as client:
+        return client.get(f"/v1/games/{game['id']}/stream", headers={**_seat(game, 0), **headers})
+
+
 CASES: dict[str, Case] = {
     "not-your-turn": _not_your_turn,
     "wrong-phase": _wrong_phase,
@@ -105,6 +132,8 @@ CASES: dict[str, Case] = {
     "unauthorized": _unauthorized,
     "not-found": _not_found,
     "community-locked": _community_locked,
+    "not-your-seat": _not_your_seat,
+    "too-many-streams": _too_many_streams,
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.languages import Case, check_both
-from tests.sheets.conftest import Accounts
+from tests.sheets.conftest import Accounts, versioned
 from tests.sheets.test_sheets import ROUND_A, ROUND_B, bearer, create, king
 
 
@@ -79,6 +79,25 @@ def cases(accounts: Accounts) -> dict[str, Case]:
     def not_found(client: Any, headers: dict[str, str]) -> Any:
         return client.get("/v1/scoresheets/" + "0" * 32, headers=headers)
 
+    def player_bound(client: Any, headers: dict[str, str]) -> Any:
+        """A sheet made without an account, its player 0 named for one account, claimed as
+        player 0 by another."""
+        named = accounts.new()
+        players = [{"name": "A", "account": named.pseudo}, {"name": "B"}, {"name": "C"}]
+        url, auth = _classic(client, players=players)
+        claimer = accounts.new()
+        body = {"token": auth["Authorization"].removeprefix("Bearer "), "player": 0}
+        return client.post(f"{url}/claim", json=body, headers={**claimer.auth, **headers})
+
+    def round_no_longer_scores(client: Any, headers: dict[str, str]) -> Any:
+        """Round 2 of a numking sheet (2 cards, 2 tricks taken) renumbered round 1 (1 card) by
+        the deletion of round 1: it no longer scores."""
+        url, auth = _numking(client, accounts)
+        for body in (king((1, 1), (0, 0), (0, 0)), king((1, 1), (1, 1), (0, 0))):
+            added = client.post(f"{url}/rounds", json=body, headers=auth)
+            assert added.status_code == 201, added.text
+        return client.delete(f"{url}/rounds/1", headers={**versioned(client, url, auth), **headers})
+
     return {
         "sheet-finished": sheet_finished,
         "cards-mismatch": cards_mismatch,
@@ -90,6 +109,8 @@ def cases(accounts: Accounts) -> dict[str, Case]:
         "duplicate-account": duplicate_account,
         "not-owner": not_owner,
         "not-found": not_found,
+        "player-bound": player_bound,
+        "round-no-longer-scores": round_no_longer_scores,
     }
 
 
