@@ -68,6 +68,7 @@ from api.ops.operations import (
 )
 from api.ops.ratelimit import rate_limit_middleware, scope_network, trusted_networks
 from api.ops.settings import Settings
+from api.problem_codes import document_problem_codes
 from api.rules.routes import route_handlers
 from api.rules.schemas import Health
 from api.sheets.routes import route_handlers as sheet_handlers
@@ -393,7 +394,13 @@ def problem_400s(application: Litestar) -> None:
     parameters; this API answers every error as a problem: say so."""
     problem = Reference(ref="#/components/schemas/Problem")
     for path_item in (application.openapi_schema.paths or {}).values():
-        for operation in (path_item.get, path_item.post):
+        for operation in (
+            path_item.get,
+            path_item.post,
+            path_item.put,
+            path_item.patch,
+            path_item.delete,
+        ):
             responses = operation.responses if operation is not None else None
             found = (responses or {}).get("400")
             if not isinstance(found, OpenAPIResponse) or "application/json" not in (
@@ -564,6 +571,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     problem_400s(application)
     document_rate_limit(application)
     document_database_unavailable(application)
+    document_problem_codes(application)
     document_languages(application)
     header_schemas(application)
     public_operations(application)

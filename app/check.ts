@@ -365,3 +365,51 @@ export async function sheets(session: string): Promise<number> {
   return total + (read.data?.totals.reduce((a, b) => a + b, 0) ?? 0);
 }
 
+
+// --- problem codes: a closed set per operation and status ----------------------------------
+
+type Problems<P extends keyof paths, M extends keyof paths[P]> = paths[P][M];
+type SignUpConflict =
+  Problems<"/v1/accounts", "post">["responses"][409]["content"]["application/problem+json"];
+type ActionRefused =
+  Problems<"/v1/games/{game_id}/actions", "post">["responses"][422]["content"]["application/problem+json"];
+
+// Which field a sign-up conflict is about. The switch names every code the spec lists for this
+// answer: the `never` of the default branch compiles only while it does (a code added to the
+// enum fails here until it is handled). At run time a code the server added later reaches the
+// default branch, which a client always keeps (codes are open to additions).
+export function conflictField(problem: SignUpConflict): string {
+  switch (problem.code) {
+    case "pseudo-taken":
+      return "pseudo";
+    case "email-taken":
+      return "email";
+    default: {
+      const unhandled: never = problem.code;
+      return `unknown conflict ${String(unhandled)}`;
+    }
+  }
+}
+
+// @ts-expect-error: `game-over` is no code of a sign-up conflict
+export const notAConflict: SignUpConflict["code"] = "game-over";
+
+// An illegal move's `reason` is one of the contract's reason codes.
+export function moveReason(problem: ActionRefused): string {
+  const reason:
+    | "card-not-in-hand"
+    | "special-lead"
+    | "must-follow-color"
+    | "must-play-trump"
+    | "must-raise"
+    | "must-beat"
+    | "bad-bid"
+    | "role-card-locked"
+    | "combination-full"
+    | "card-locked"
+    | "cannot-call"
+    | "not-your-decision"
+    | null
+    | undefined = problem.reason;
+  return problem.code === "illegal-move" ? `${reason}` : problem.code;
+}

@@ -61,6 +61,35 @@ os.environ.setdefault("NUMRULES_RATE_LIMIT_PER_MINUTE", "0")
 # database build their own app with the check on, tests/pg.py).
 os.environ.setdefault("NUMRULES_CHECK_DB_ON_START", "false")
 
+import pytest  # noqa: E402
+
+# The live check of problem codes (issue 23): every problem answer a test receives through an
+# HTTP client is held to the served spec (tests/problem_check.py).
+from tests import problem_check  # noqa: E402
+
 # PostgreSQL (and SQLite) databases for the storage and stored-games suites: one fresh,
 # migrated PostgreSQL database per run (tests/pg.py).
 from tests.pg import games, games_app, pg_head, pg_url, sqlite_url  # noqa: E402, F401
+
+problem_check.install()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> object:
+    """A test whose requests got a problem answer the served spec does not document fails
+    (what its fixtures' requests got counts too)."""
+    result = yield
+    found = problem_check.take()
+    if found:
+        pytest.fail(problem_check.report(found), pytrace=False)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """What a test's teardown got (its fixtures' last requests) fails the test as an error."""
+    result = yield
+    found = problem_check.take()
+    if found:
+        pytest.fail(problem_check.report(found), pytrace=False)
+    return result

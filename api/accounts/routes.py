@@ -24,22 +24,18 @@ from api.accounts.sessions import Caller, require_session
 from api.accounts.texts import TERMS, TERMS_VERSION
 from api.http.body import StrictBody
 from api.http.problems import problem_spec
-from api.http.responses import NO_STORE, TOO_LARGE
+from api.http.responses import NO_STORE
 from api.ops.ratelimit import client_address as address_of
 from engine.summaries import pick_language
 
 TAG = "Accounts"
 SESSION: list[dict[str, list[str]]] = [{"sessionToken": []}]
 
-UNAUTHORIZED = problem_spec("No session token, or not a live one (`unauthorized`).")
-BODY_ERRORS: dict[int, ResponseSpec] = {
-    400: problem_spec("The body is not JSON (`malformed-json`)."),
-    413: TOO_LARGE,
-    415: problem_spec("The body is not declared as JSON (`unsupported-media-type`)."),
-}
+UNAUTHORIZED = problem_spec("No session token, or not a live one", "unauthorized")
 FIELD_ERRORS = problem_spec(
-    "A field breaks its rule (`validation-error`: a pseudo of other than 3–24 letters, "
-    "digits, `_ - .`; a password under 10 characters; an unknown `age_range` …)."
+    "A field breaks its rule: a pseudo of other than 3–24 letters, digits, `_ - .`; a password "
+    "under 10 characters; an unknown `age_range` …",
+    "validation-error",
 )
 
 
@@ -174,11 +170,11 @@ class SignUpController(Controller):
             201: _ok(
                 schemas.SignedUp, {**ACCOUNT_EXAMPLE, **SESSION_EXAMPLE}, "Created, signed in"
             ),
-            **BODY_ERRORS,
-            409: problem_spec("The pseudo or the email is taken (`pseudo-taken`, `email-taken`)."),
+            409: problem_spec("The pseudo or the email is taken", "pseudo-taken", "email-taken"),
             422: problem_spec(
-                "`accept_terms` is not true (`terms-not-accepted`), or a field breaks its rule "
-                "(`validation-error`)."
+                "`accept_terms` is not true, or a field breaks its rule",
+                "terms-not-accepted",
+                "validation-error",
             ),
         },
     )
@@ -208,8 +204,7 @@ class SignUpController(Controller):
         tags=[TAG],
         responses={
             200: _ok(schemas.EmailVerified, {"email": "ada@example.org", "email_verified": True}),
-            **BODY_ERRORS,
-            422: problem_spec("The token is unknown, expired or used (`invalid-token`)."),
+            422: problem_spec("The token is unknown, expired or used", "invalid-token"),
         },
     )
     async def confirm_email(
@@ -297,13 +292,13 @@ class SessionController(Controller):
         tags=[TAG],
         responses={
             201: _ok(schemas.Session, SESSION_EXAMPLE, "Created: a new session"),
-            **BODY_ERRORS,
-            401: problem_spec("Unknown login or wrong password (`invalid-credentials`)."),
+            401: problem_spec("Unknown login or wrong password", "invalid-credentials"),
             422: FIELD_ERRORS,
             429: problem_spec(
                 "Too many attempts from this network on this login, or on any logins, or this "
-                "network must wait its delay past the login's ceiling (`too-many-attempts`, "
-                "`Retry-After`)."
+                "network must wait its delay past the login's ceiling: retry after "
+                "`Retry-After` seconds",
+                "too-many-attempts",
             ),
         },
     )
@@ -384,9 +379,8 @@ class MeController(Controller):
             200: _ok(
                 schemas.Account, {**ACCOUNT_EXAMPLE, "email": "ada@example.net", "locale": "fr"}
             ),
-            **BODY_ERRORS,
             401: UNAUTHORIZED,
-            409: problem_spec("Another account uses this email (`email-taken`)."),
+            409: problem_spec("Another account uses this email", "email-taken"),
             422: FIELD_ERRORS,
         },
     )
@@ -438,11 +432,12 @@ class MeController(Controller):
         tags=[TAG],
         security=SESSION,
         responses={
-            **BODY_ERRORS,
             401: UNAUTHORIZED,
-            403: problem_spec("`current` is not the account's password (`wrong-password`)."),
+            403: problem_spec("`current` is not the account's password", "wrong-password"),
             422: FIELD_ERRORS,
-            429: problem_spec("Too many wrong passwords (`too-many-attempts`, `Retry-After`)."),
+            429: problem_spec(
+                "Too many wrong passwords: retry after `Retry-After` seconds", "too-many-attempts"
+            ),
         },
     )
     async def change_password(
@@ -500,7 +495,6 @@ class PasswordResetController(Controller):
                 ],
                 generate_examples=False,
             ),
-            **BODY_ERRORS,
             422: FIELD_ERRORS,
         },
     )
@@ -528,10 +522,10 @@ class PasswordResetController(Controller):
         return_dto=None,
         tags=[TAG],
         responses={
-            **BODY_ERRORS,
             422: problem_spec(
-                "The token is unknown, expired or used (`invalid-token`), or the password is "
-                "too short (`validation-error`)."
+                "The token is unknown, expired or used, or the password is too short",
+                "invalid-token",
+                "validation-error",
             ),
         },
     )
@@ -586,12 +580,13 @@ class ApiKeyController(Controller):
                 {**KEY_EXAMPLE, "key": "nrk_Xq3vB8mT1kP6wZ0rD4yH7nC2fJ9sL5aE0uG8iO3tK1m"},
                 "Created: the key, shown once",
             ),
-            **BODY_ERRORS,
             401: UNAUTHORIZED,
-            409: problem_spec(f"The account holds {MAX_KEYS} keys already (`too-many-api-keys`)."),
+            409: problem_spec(f"The account holds {MAX_KEYS} keys already", "too-many-api-keys"),
             422: problem_spec(
-                "`name` is missing, empty, longer than 100 characters (`validation-error` …), or "
-                "blank or holds a control character (`bad-name`)."
+                "`name` is missing, empty or longer than 100 characters, or blank or holds a "
+                "control character",
+                "validation-error",
+                "bad-name",
             ),
         },
     )
@@ -650,7 +645,7 @@ class ApiKeyController(Controller):
         security=SESSION,
         responses={
             401: UNAUTHORIZED,
-            404: problem_spec("The account has no key with this id (`not-found`)."),
+            404: problem_spec("The account has no key with this id", "not-found"),
         },
     )
     async def delete_api_key(

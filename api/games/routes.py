@@ -52,6 +52,7 @@ from api.http.responses import NO_STORE
 from api.http.tokens import SEAT_PREFIX, SEAT_TOKEN, bearer, token_hash, unauthorized
 from api.ops.metrics import metrics_of
 from engine.core.actions import Action
+from engine.core.errors import MOVE_REASONS, TURN_REASONS
 from engine.core.texts import say, text
 
 TAG = "Stored games"
@@ -88,11 +89,10 @@ MAX_SEQ = 2**31 - 1
 _problem = problem_spec
 
 
-UNAUTHORIZED = _problem("No seat token, or not a seat token of this game (`unauthorized`).")
-NOT_FOUND = _problem("No such game (`not-found`).")
-MALFORMED = _problem("The request is malformed (`bad-request`).")
+UNAUTHORIZED = _problem("No seat token, or not a seat token of this game", "unauthorized")
+NOT_FOUND = _problem("No such game", "not-found")
 QUERY_REFUSED = _problem(
-    "A query parameter or header is out of range or malformed (`validation-error`)."
+    "A query parameter or header is out of range or malformed", "validation-error"
 )
 
 
@@ -259,14 +259,21 @@ class GameController(Controller):
             ETAG_HEADER,
         ],
         responses={
-            400: _problem("The body is not JSON (`malformed-json`)."),
             401: _problem(
-                "A `numking` or `numwin` game without a session (`community-locked`), or a token "
-                "that is not a live session (`unauthorized`)."
+                "A community ruleset's game without a session, or a token that is not a live "
+                "session",
+                "community-locked",
+                "unauthorized",
             ),
-            413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
-            415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
-            422: _problem("The body breaks the contract (field errors in `errors[]`)."),
+            422: _problem(
+                "The body breaks the contract (field errors in `errors[]`)",
+                "validation-error",
+                "bad-name",
+                "bad-player-count",
+                "bad-option",
+                "unknown-account",
+                "duplicate-account",
+            ),
         },
     )
     async def create_game(
@@ -306,7 +313,7 @@ class GameController(Controller):
         tags=[TAG],
         security=OPTIONAL_SECURITY,
         response_headers=[ETAG_HEADER],
-        responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+        responses={401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def get_game(
         self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
@@ -362,16 +369,27 @@ class GameController(Controller):
         ],
         opt={"json_body": True},  # the body is read here (the Action union), 415 unless JSON
         responses={
-            400: _problem("The body is not JSON (`malformed-json`)."),
             401: UNAUTHORIZED,
             404: NOT_FOUND,
-            409: _problem("`not-your-turn`, `wrong-phase` or `game-over`."),
-            412: _problem("`If-Match` names another version (`version-mismatch`)."),
-            413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
-            415: _problem("The body is not declared as JSON (`unsupported-media-type`)."),
+            409: _problem(
+                "Not this seat's turn, not this phase, or the game is over; `reason` repeats the code",
+                *TURN_REASONS,
+                reasons=TURN_REASONS,
+            ),
+            412: _problem("`If-Match` names another version", "version-mismatch"),
             422: _problem(
-                "`illegal-move` (with `reason` and `legal_actions`), `idempotency-key-reused`, or a "
-                "body that is no action (`validation-error`, `unknown-field` …)."
+                "An action the rules forbid (with `reason` and `legal_actions`), an "
+                "`Idempotency-Key` used for another action, a card code that is no card, not of "
+                "the game's deck or named too often, a value no action takes (a declaration, a "
+                "target), or a body that is no action",
+                "illegal-move",
+                "idempotency-key-reused",
+                "unknown-card",
+                "card-not-in-deck",
+                "duplicate-card",
+                "bad-request",
+                "validation-error",
+                reasons=MOVE_REASONS,
             ),
         },
     )
@@ -423,7 +441,7 @@ class GameController(Controller):
         ),
         tags=[TAG],
         security=OPTIONAL_SECURITY,
-        responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND, 422: QUERY_REFUSED},
+        responses={401: UNAUTHORIZED, 404: NOT_FOUND, 422: QUERY_REFUSED},
     )
     async def list_events(
         self,
@@ -468,13 +486,13 @@ class GameController(Controller):
                 "(or `after`) was sent: nothing more will come (EventSource stops).",
                 generate_examples=False,
             ),
-            400: MALFORMED,
             401: UNAUTHORIZED,
             404: NOT_FOUND,
             422: QUERY_REFUSED,
             503: _problem(
                 "The server holds `NUMRULES_MAX_STREAMS` streams already, or the client's network "
-                "`NUMRULES_MAX_STREAMS_PER_NETWORK` (`too-many-streams`, with `Retry-After`)."
+                "`NUMRULES_MAX_STREAMS_PER_NETWORK`, with `Retry-After`",
+                "too-many-streams",
             ),
         },
     )
@@ -548,7 +566,7 @@ class GameController(Controller):
         tags=[TAG],
         status_code=201,
         security=SECURITY,
-        responses={400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+        responses={401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def create_ticket(
         self, games: Games, caller: SeatOrSession, game_id: GameId
@@ -568,10 +586,9 @@ class GameController(Controller):
         status_code=200,
         security=SECURITY,
         responses={
-            400: MALFORMED,
             401: UNAUTHORIZED,
             404: NOT_FOUND,
-            409: _problem("The game is already over or abandoned (`game-over`)."),
+            409: _problem("The game is already over or abandoned", "game-over"),
         },
     )
     async def abandon_game(
@@ -593,11 +610,10 @@ class GameController(Controller):
         status_code=200,
         security=[{"sessionToken": []}],
         responses={
-            400: MALFORMED,
-            401: _problem("No session token, or not a live one (`unauthorized`)."),
-            403: _problem("The seat is not bound to this account (`not-your-seat`)."),
-            404: _problem("No such game, or no such seat in it (`not-found`)."),
-            422: _problem("`seat` is not an integer from 0 to 7 (`validation-error`)."),
+            401: _problem("No session token, or not a live one", "unauthorized"),
+            403: _problem("The seat is not bound to this account", "not-your-seat"),
+            404: _problem("No such game, or no such seat in it", "not-found"),
+            422: _problem("`seat` is not an integer from 0 to 7", "validation-error"),
         },
     )
     async def join_seat(
@@ -623,10 +639,9 @@ class GameController(Controller):
         tags=[TAG],
         security=OPTIONAL_SECURITY,
         responses={
-            400: MALFORMED,
             401: UNAUTHORIZED,
             404: NOT_FOUND,
-            409: _problem("The game is still being played (`game-active`)."),
+            409: _problem("The game is still being played", "game-active"),
         },
     )
     async def export_game(

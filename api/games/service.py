@@ -76,12 +76,12 @@ from api.http.problems import cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
-from engine.core.errors import EngineError, IllegalMove
+from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
 from engine.core.texts import DEFAULT_LANGUAGE, Message, say, text
 
 #: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
-STATUS_REASONS = {"not-your-turn", "wrong-phase", "game-over"}
+STATUS_REASONS = frozenset(TURN_REASONS)
 TICKET_SECONDS = 60
 EVENTS_PAGE = 1000
 log = logging.getLogger("numrules.games")

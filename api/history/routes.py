@@ -27,12 +27,12 @@ from api.history.schemas import (
 )
 from api.history.service import HistoryService
 from api.http.problems import problem_spec
-from api.http.responses import MALFORMED, NO_STORE
+from api.http.responses import NO_STORE
 
 #: The history and stats are documented with the score sheets (their tag since the start).
 TAG = "Score sheets"
 SESSION_ONLY: list[dict[str, list[str]]] = [{"sessionToken": []}]
-SESSION_NEEDED = problem_spec("No live session (`unauthorized`).")
+SESSION_NEEDED = problem_spec("No live session", "unauthorized")
 _problem = problem_spec
 EXAMPLE_ID = "3f6c1d2e9a8b47c5b0e4d7a1c2f3e4d5"
 EXAMPLE_TIME = datetime(2026, 12, 1, 20, 30, tzinfo=UTC)
@@ -141,10 +141,9 @@ class HistoryController(Controller):
         security=SESSION_ONLY,
         responses={
             200: _ok(HistoryOut, "A sheet won and a game in progress", EXAMPLE_HISTORY),
-            400: MALFORMED,
             401: SESSION_NEEDED,
             422: _problem(
-                "`limit` out of range (`validation-error`) or a bad `cursor` (`bad-cursor`)."
+                "`limit` out of range, or a bad `cursor`", "validation-error", "bad-cursor"
             ),
         },
     )
@@ -179,7 +178,6 @@ class HistoryController(Controller):
         security=SESSION_ONLY,
         responses={
             200: _ok(StatsOut, "Num Wars and Num Win played", EXAMPLE_STATS),
-            400: MALFORMED,
             401: SESSION_NEEDED,
         },
     )

@@ -116,7 +116,7 @@ def negotiated_operation(operation_id: str) -> str:
 
 
 def document_languages(application: Litestar) -> None:
-    """Every problem answer, and the 2xx answers of the negotiated operations, document
+    """Every problem answer (those shared under `components/responses` too), and the 2xx answers of the negotiated operations, document
     `Content-Language` (`en` | `fr`) and `Vary`, each with a schema (one definition each under
     `components/headers`, referred to by every answer)."""
     components = application.openapi_schema.components
@@ -150,3 +150,6 @@ def document_languages(application: Litestar) -> None:
                 headers["Content-Language"] = language
                 headers["Vary"] = vary
                 response.headers = headers
+    for shared in (components.responses or {}).values():  # problems shared by operations
+        if isinstance(shared, OpenAPIResponse) and MEDIA_TYPE in (shared.content or {}):
+            shared.headers = {**(shared.headers or {}), "Content-Language": language, "Vary": vary}

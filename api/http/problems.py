@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -217,13 +218,49 @@ def database_unavailable(detail: Message | None = None) -> ProblemError:
     )
 
 
-def problem_spec(description: str) -> ResponseSpec:
-    """An operation's documented problem answer (for `responses=` of a route)."""
-    return ResponseSpec(
+#: A problem code named in a description: kebab-case words in backticks.
+CODE_IN_WORDS = re.compile(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`")
+
+
+@dataclass
+class ProblemSpec(ResponseSpec):
+    """A documented problem answer and the closed set of its `code`s (and, for an illegal
+    move, of its `reason`s), which `api.problem_codes` states in the spec as enums."""
+
+    codes: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+
+def named_codes(description: str) -> list[str]:
+    """The problem codes `description` names (kebab-case words in backticks), in order."""
+    return CODE_IN_WORDS.findall(description)
+
+
+def with_codes(description: str, codes: Sequence[str]) -> str:
+    """`description` ending with its codes in parentheses: "Taken (`pseudo-taken`)."."""
+    if not codes:
+        return description
+    listed = ", ".join(f"`{code}`" for code in codes)
+    return f"{description.rstrip().rstrip('.')} ({listed})."
+
+
+def problem_spec(description: str, *codes: str, reasons: Sequence[str] = ()) -> ProblemSpec:
+    """An operation's documented problem answer (for `responses=` of a route) and the codes it
+    answers with, declared once: the description lists them (in parentheses, from `codes`:
+    the words never name a code themselves) and the spec's enum is made from them. The
+    refusals every operation meets (bodies, rate limits, the server's own) are added by
+    status in `api.problem_codes`."""
+    if named := named_codes(description):
+        raise ValueError(f"name the codes in `codes`, not in the words: {named}")
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"a code listed twice: {codes}")
+    return ProblemSpec(
         data_container=Problem,
-        description=description,
+        description=with_codes(description, codes),
         media_type=MEDIA_TYPE,
         generate_examples=False,
+        codes=tuple(codes),
+        reasons=tuple(reasons),
     )
 
 

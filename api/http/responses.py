@@ -1,6 +1,7 @@
 """The HTTP pieces every area's routes share, once (issue 22, "HTTP concerns once"): the
-`Cache-Control` of answers about a private resource, the documented body refusals, the texts
-the operations' descriptions repeat, and the form of a stored resource's id.
+`Cache-Control` of answers about a private resource, the texts the operations' descriptions
+repeat, and the form of a stored resource's id (the refusals every operation with a body meets
+are documented by `api.problem_codes`).
 
 An area's own refusals stay in its routes; what is the same everywhere is here, so a new area
 (or a change of the 64 KiB cap's wording) is one edit."""
@@ -8,10 +9,6 @@ An area's own refusals stay in its routes; what is the same everywhere is here, 
 from __future__ import annotations
 
 import re
-
-from litestar.openapi.datastructures import ResponseSpec
-
-from api.http.problems import problem_spec
 
 #: Answers about an account's or a sheet's private state: no cache keeps them.
 NO_STORE = {"Cache-Control": "no-store"}
@@ -24,10 +21,3 @@ HEX_ID = re.compile(r"[0-9a-f]{32}")
 INTEGERS = "`4.0` where an integer is expected (`validation-error`): integers are never coerced"
 #: What the descriptions say of a reused `Idempotency-Key`.
 REUSED = "`idempotency-key-reused` (the key was used for another request)"
-
-MALFORMED = problem_spec("The request is malformed (`malformed-json` for a body that is not JSON).")
-TOO_LARGE = problem_spec("The body is larger than 64 KiB (`body-too-large`).")
-NOT_JSON = problem_spec("The body is not declared as JSON (`unsupported-media-type`).")
-
-#: The refusals of any operation that takes a JSON body (api.http.hygiene, api.http.body).
-BODY_ERRORS: dict[int, ResponseSpec] = {400: MALFORMED, 413: TOO_LARGE, 415: NOT_JSON}

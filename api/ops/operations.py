@@ -194,17 +194,23 @@ def _uses_database(handler: Any) -> bool:
     return bool(DATABASE_TAGS & set(handler.tags or ()))
 
 
-def document_database_unavailable(application: Litestar) -> None:
-    """Every operation that uses the database documents 503 `database-unavailable` with
-    `Retry-After` and an example (issue 21); an operation that already has a 503 of its own
-    (the event stream's `too-many-streams`) lists both."""
-    operations = {
+def database_operations(application: Litestar) -> set[str]:
+    """The ids of the operations that use the database (each may answer 503
+    `database-unavailable`)."""
+    return {
         handler.operation_id
         for route in application.routes
         if isinstance(route, HTTPRoute)
         for handler in route.route_handlers
-        if _uses_database(handler)
+        if _uses_database(handler) and isinstance(handler.operation_id, str)
     }
+
+
+def document_database_unavailable(application: Litestar) -> None:
+    """Every operation that uses the database documents 503 `database-unavailable` with
+    `Retry-After` and an example (issue 21); an operation that already has a 503 of its own
+    (the event stream's `too-many-streams`) lists both."""
+    operations = database_operations(application)
     problem = Reference(ref="#/components/schemas/Problem")
     example = Example(
         summary="The database cannot serve",

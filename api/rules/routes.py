@@ -44,30 +44,19 @@ TAG = "Rules"
 _problem = problem_spec
 
 
-BODY_ERRORS: dict[int, ResponseSpec] = {
-    400: _problem("The body is not JSON (`malformed-json`)."),
-    413: _problem("The body is larger than 64 KiB (`body-too-large`)."),
-    415: _problem(
-        "The body is not declared as JSON (`unsupported-media-type`): send "
-        "`Content-Type: application/json`."
-    ),
-    422: _problem(
-        "The body breaks the contract: wrong type, unknown field, unknown card code, a card "
-        "outside the deck for that player count, a duplicated unique card, a bad trick …"
-    ),
-}
-QUERY_ERRORS: dict[int, ResponseSpec] = {
-    400: _problem("The request is malformed."),
-    404: _problem("Unknown ruleset (`unknown-ruleset`)."),
-    422: _problem(
-        "A query parameter is missing (`missing-field`), malformed or out of range for this "
-        "ruleset (`validation-error`, `bad-option`)."
-    ),
-}
-
 #: `4.0` is an integer to JSON Schema, but the API never coerces: every operation says so.
 
 Refusals = Sequence[Refusal]
+
+
+def _refused(refusals: Refusals) -> ResponseSpec:
+    """An operation's 422: its schema's refusals (`api.problem_codes`) and the limits across
+    fields its description lists, each with its code (the ruleset's spec declares them)."""
+    return _problem(
+        "The request breaks the contract: a field or parameter its schema refuses, or a limit "
+        "across fields the description lists",
+        *dict.fromkeys(code for _, code in refusals),
+    )
 
 
 def _describe(ruleset_id: str, answer: str, section: str, text: str, refused: Refusals) -> str:
@@ -178,7 +167,7 @@ def _get_ruleset_route() -> HTTPRouteHandler:
         ),
         tags=[TAG],
         response_headers=LANGUAGE_HEADERS,
-        responses={404: _problem("Unknown ruleset (`unknown-ruleset`).")},
+        responses={404: _problem("Unknown ruleset", "unknown-ruleset")},
         sync_to_thread=False,
     )(get_ruleset)
 
@@ -240,7 +229,7 @@ def _deck_route(spec: RulesetSpec, deck: DeckOperation) -> HTTPRouteHandler:
         summary=f"{spec.name}: the deck for a player count",
         description=_describe(spec.id, "deck", "setup", deck.description, deck.refusals),
         tags=[TAG],
-        responses=QUERY_ERRORS,
+        responses={422: _refused(deck.refusals)},
         sync_to_thread=False,
     )(handler)
 
@@ -319,7 +308,7 @@ def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
             examples=response_examples or None,
             generate_examples=False,
         ),
-        **BODY_ERRORS,
+        422: _refused(op.refusals),
     }
     operation_id = f"{_camel(spec.id)}{_camel(op.path)}"
     if negotiated:

@@ -30,8 +30,8 @@ from api.accounts.sessions import (
 from api.http.body import StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
-from api.http.problems import MEDIA_TYPE, Problem, field_problem, make_problem, problem_spec
-from api.http.responses import BODY_ERRORS, INTEGERS, MALFORMED, NO_STORE, REUSED
+from api.http.problems import ProblemSpec, field_problem, make_problem, problem_spec
+from api.http.responses import INTEGERS, NO_STORE, REUSED
 from api.http.tokens import SESSION_OR_SHEET_TOKEN, bearer
 from api.sheets.idempotency import (
     ANONYMOUS_KEY_MIN,
@@ -53,33 +53,73 @@ from api.sheets.schemas import (
 from api.sheets.service import Auth, SheetService, needs_token
 from engine.core.requests import RoundBody as RoundBodyBase
 from engine.core.texts import say, text
+from engine.registry import SPECS
 
 TAG = "Score sheets"
 
 _problem = problem_spec
 UNAUTHORIZED = _problem(
     "A bearer token that is neither a live session nor this sheet's token, or none where one "
-    "is needed (`unauthorized`)."
+    "is needed",
+    "unauthorized",
 )
 NOT_FOUND = _problem(
-    "No such sheet, or none this caller may see (`not-found`): its existence is not revealed."
+    "No such sheet, or none this caller may see: its existence is not revealed", "not-found"
 )
 NOT_OWNER = _problem(
-    "The caller is a player named on the sheet, which it may read and confirm, not change "
-    "(`not-owner`)."
+    "The caller is a player named on the sheet, which it may read and confirm, not change",
+    "not-owner",
 )
-SESSION_NEEDED = _problem("No live session (`unauthorized`).")
+NO_ROUND = _problem("No such sheet or round, or none this caller may see", "not-found")
+SESSION_NEEDED = _problem("No live session", "unauthorized")
 FINISHED = _problem(
     "The match is over: a round past `planned_rounds` that no tie-break calls for, or a "
-    "change that would leave such a round (`sheet-finished`)."
+    "change that would leave such a round",
+    "sheet-finished",
+)
+#: What a sheet's round is refused for by the rulesets (their `score-round` refusals and
+#: their sheets' own), read from the registry, and the cards' own refusals (`unknown-card`:
+#: api.problem_codes, for every body holding a card).
+RULESET_ROUND_CODES = tuple(
+    dict.fromkeys(
+        code
+        for spec in SPECS.values()
+        for _, code in (*spec.operation("score-round").refusals, *spec.sheet.refusals)
+    )
+)
+CARD_CODES = ("card-not-in-deck", "duplicate-card")
+ROUND_CODES = tuple(
+    dict.fromkeys(
+        (
+            "validation-error",
+            "bad-player-count",
+            "options-mismatch",
+            "bad-request",
+            *CARD_CODES,
+            *RULESET_ROUND_CODES,
+            "idempotency-key-reused",
+        )
+    )
 )
 ROUND_REFUSED = _problem(
-    "The round breaks the contract: the ruleset's score-round refusals (`unknown-card`, "
-    "`duplicate-card`, numwars' `bomb-mismatch` …), a player count other than the sheet's "
-    "(`bad-player-count`), other options than the sheet's (`options-mismatch`), numking "
-    "`cards` or `streak` other than the sheet's (`cards-mismatch`, `streak-mismatch`) or "
-    "tricks adding up to more than its cards (`too-many-tricks`), a dealer off the table "
-    f"(`bad-request`); {REUSED}."
+    "The round breaks the contract: a field's error, a ruleset's score-round or sheet "
+    "refusal, a player count or options other than the sheet's, a dealer off the table, or an "
+    "`Idempotency-Key` used for another request",
+    *ROUND_CODES,
+)
+ROUND_REPLACE_REFUSED = _problem(
+    "The round breaks the contract: a field's error, a ruleset's score-round or sheet "
+    "refusal, a player count or options other than the sheet's, a dealer off the table, a later "
+    "round that no longer scores once derived again, or an `Idempotency-Key` used for another "
+    "request",
+    *ROUND_CODES,
+    "round-no-longer-scores",
+)
+#: A change refused for its headers only.
+HEADERS_REFUSED = _problem(
+    "An `Idempotency-Key` used for another request, or a malformed header",
+    "idempotency-key-reused",
+    "validation-error",
 )
 ROUND_ALSO = (
     "Also refused (422, limits across fields that JSON Schema cannot state): a body that is "
@@ -89,10 +129,14 @@ ROUND_ALSO = (
     "`streak` other than the earlier rounds give (`streak-mismatch`); numking tricks adding up "
     "to more than the round's cards (`too-many-tricks`: fewer is a round with annulled tricks); "
     "a `dealer` off the table (`bad-request`); the ruleset's own score-round refusals "
-    "(`card-not-in-deck`, `duplicate-card`, numwars' `bomb-mismatch` …); a later numking round "
-    "that the change renumbers with more bids or tricks than its new cards "
-    f"(`round-no-longer-scores`); {REUSED}; {INTEGERS}. Checks added after a round was stored "
-    "apply to new input only: stored rounds still read and total."
+    "(`card-not-in-deck`, `duplicate-card`, numwars' `bomb-mismatch` …); "
+    f"{REUSED}; {INTEGERS}. Checks added after a round was stored apply to new input only: "
+    "stored rounds still read and total."
+)
+#: A replaced round is derived again with the rounds after it.
+LATER_ROUNDS = (
+    " A later numking round that the change derives again with more bids or tricks than its "
+    "cards is refused too (`round-no-longer-scores`)."
 )
 
 #: OpenAPI security: who may call (the schemes are in api/app.py's components). A change needs
@@ -344,41 +388,46 @@ VERSIONS = (
 )
 
 
-def _refusal(description: str, status: int, code: str, detail: str) -> ResponseSpec:
+def _refusal(description: str, status: int, code: str, detail: str) -> ProblemSpec:
     """A documented problem with an example of it."""
     example = make_problem(status, code, detail)
-    return ResponseSpec(
-        data_container=Problem,
-        description=description,
-        media_type=MEDIA_TYPE,
-        examples=[Example(summary=code, value=msgspec.to_builtins(example))],
-        generate_examples=False,
-    )
+    refusal = problem_spec(description, code)
+    refusal.examples = [Example(summary=code, value=msgspec.to_builtins(example))]
+    return refusal
 
 
 STALE = _refusal(
-    "`If-Match` names another version than the sheet's (`version-mismatch`): read it again "
-    "(the answer's `ETag` is the sheet's version).",
+    "`If-Match` names another version than the sheet's: read it again, the answer's `ETag` "
+    "is the sheet's version",
     412,
     "version-mismatch",
     "the sheet is at version 4, not the one in If-Match: read it again",
 )
 IF_MATCH_NEEDED = _refusal(
-    'No `If-Match` (`if-match-required`): a round is corrected or deleted as read, `If-Match: "'
-    "<version>\"` from the sheet's `ETag` (the answer's `ETag` is the sheet's version).",
+    'No `If-Match`: a round is corrected or deleted as read, `If-Match: "<version>"` from the '
+    "sheet's `ETag`, the answer's `ETag` being the sheet's version",
     428,
     "if-match-required",
     'this change needs If-Match: "<version>", the ETag of the sheet as read (now If-Match: '
     '"3"): a round corrected or deleted on an old reading would undo another\'s change',
 )
 PLAYER_BOUND = _refusal(
-    "`player` is bound to another account, or the claimer already plays on the sheet "
-    "(`player-bound`).",
+    "`player` is bound to another account, or the claimer already plays on the sheet",
     409,
     "player-bound",
     "player 0 is bound to another account already",
 )
-BODY_REFUSED = _problem(f"The body breaks the contract (field errors in `errors[]`), or {REUSED}.")
+
+
+def _body_refused(*codes: str) -> ProblemSpec:
+    """The 422 of a body that breaks the contract, with the operation's own `codes`."""
+    return _problem(
+        "The body breaks the contract (field errors in `errors[]`; the limits across fields "
+        "the description lists), or an `Idempotency-Key` was used for another request",
+        "validation-error",
+        *codes,
+        "idempotency-key-reused",
+    )
 
 
 ROUND_DOC = (
@@ -452,12 +501,20 @@ class SheetController(Controller):
                 EXAMPLE_CREATED,
                 "Created",
             ),
-            **BODY_ERRORS,
             401: _problem(
-                "`community-locked`: a numking or numwin sheet without a session; `unauthorized`: "
-                "a bearer token that is no live session."
+                "A community ruleset's sheet without a session, or a bearer token that is no "
+                "live session",
+                "community-locked",
+                "unauthorized",
             ),
-            422: BODY_REFUSED,
+            422: _body_refused(
+                "bad-name",
+                "bad-player-count",
+                "bad-option",
+                "unknown-account",
+                "duplicate-account",
+                "bad-request",
+            ),
         },
     )
     async def create_sheet(
@@ -503,7 +560,7 @@ class SheetController(Controller):
         ),
         tags=[TAG],
         security=SHEET_READ,
-        responses={200: SHEET_OK, 400: MALFORMED, 401: UNAUTHORIZED, 404: NOT_FOUND},
+        responses={200: SHEET_OK, 401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def get_sheet(
         self,
@@ -537,13 +594,12 @@ class SheetController(Controller):
         security=SHEET_AUTH,
         responses={
             200: SHEET_OK,
-            **BODY_ERRORS,
             401: UNAUTHORIZED,
             403: NOT_OWNER,
             404: NOT_FOUND,
             409: FINISHED,
             412: STALE,
-            422: BODY_REFUSED,
+            422: _body_refused("bad-player-count", "bad-name", "bad-request"),
         },
     )
     async def update_sheet(
@@ -575,12 +631,11 @@ class SheetController(Controller):
         security=SHEET_AUTH,
         status_code=204,
         responses={
-            400: MALFORMED,
             401: UNAUTHORIZED,
             403: NOT_OWNER,
             404: NOT_FOUND,
             412: STALE,
-            422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
+            422: HEADERS_REFUSED,
         },
     )
     async def delete_sheet(
@@ -614,7 +669,6 @@ class SheetController(Controller):
         security=SHEET_AUTH,
         responses={
             201: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND, "Created"),
-            **BODY_ERRORS,
             401: UNAUTHORIZED,
             403: NOT_OWNER,
             404: NOT_FOUND,
@@ -648,6 +702,7 @@ class SheetController(Controller):
             "them. A correction that ends the match before a recorded tie-break round is 409 "
             f"`sheet-finished` (delete that round first).\n\n{MUST_MATCH} {VERSIONS}\n\n"
             + ROUND_ALSO
+            + LATER_ROUNDS
         ),
         dto=RoundBody,
         return_dto=None,
@@ -655,13 +710,12 @@ class SheetController(Controller):
         security=SHEET_AUTH,
         responses={
             200: _ok(RoundAnswer, "Round 1 of a numwars-classic sheet", EXAMPLE_ROUND),
-            **BODY_ERRORS,
             401: UNAUTHORIZED,
             403: NOT_OWNER,
-            404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
+            404: NO_ROUND,
             409: FINISHED,
             412: STALE,
-            422: ROUND_REFUSED,
+            422: ROUND_REPLACE_REFUSED,
             428: IF_MATCH_NEEDED,
         },
     )
@@ -696,15 +750,17 @@ class SheetController(Controller):
         security=SHEET_AUTH,
         status_code=204,
         responses={
-            400: MALFORMED,
             401: UNAUTHORIZED,
             403: NOT_OWNER,
-            404: _problem("No such sheet or round, or none this caller may see (`not-found`)."),
+            404: NO_ROUND,
             409: FINISHED,
             412: STALE,
             422: _problem(
-                "A later numking round no longer scores once renumbered "
-                f"(`round-no-longer-scores`), `n` is out of range (`validation-error`), or {REUSED}."
+                "A later round no longer scores once renumbered, `n` is out of range, or an "
+                "`Idempotency-Key` was used for another request",
+                "round-no-longer-scores",
+                "validation-error",
+                "idempotency-key-reused",
             ),
             428: IF_MATCH_NEEDED,
         },
@@ -747,12 +803,11 @@ class SheetController(Controller):
         dependencies={"caller": Provide(provide_session)},
         responses={
             200: SHEET_OK,
-            **BODY_ERRORS,
             401: SESSION_NEEDED,
-            404: _problem("No sheet this token claims (`not-found`)."),
+            404: _problem("No sheet this token claims", "not-found"),
             409: PLAYER_BOUND,
             412: STALE,
-            422: BODY_REFUSED,
+            422: _body_refused("bad-request"),
         },
     )
     async def claim_sheet(
@@ -797,11 +852,10 @@ class SheetController(Controller):
         dependencies={"caller": Provide(provide_session)},
         responses={
             200: SHEET_OK,
-            400: MALFORMED,
             401: SESSION_NEEDED,
             404: NOT_FOUND,
             412: STALE,
-            422: _problem(f"{REUSED}, or a malformed header (`validation-error`)."),
+            422: HEADERS_REFUSED,
         },
     )
     async def confirm_sheet(

@@ -91,6 +91,28 @@ class InvalidInput(EngineError):
         return super().render(language)
 
 
+#: The reason codes of an illegal move (api-contract, "Reason codes for an illegal move"): the
+#: first broken obligation of a trick game, then the stored games' own. A closed set, stated
+#: in the spec as the `reason` of a stored game's 422 `illegal-move`; new ones may be added.
+MOVE_REASONS = (
+    "card-not-in-hand",
+    "special-lead",
+    "must-follow-color",
+    "must-play-trump",
+    "must-raise",
+    "must-beat",
+    "bad-bid",
+    "role-card-locked",
+    "combination-full",
+    "card-locked",
+    "cannot-call",
+    "not-your-decision",
+)
+#: Who may act and when: raised as illegal moves by the engine, answered by a stored game as a
+#: status (409) whose `code` and `reason` are the reason.
+TURN_REASONS = ("not-your-turn", "wrong-phase", "game-over")
+
+
 class IllegalMove(EngineError):
     """A well-formed action the rules forbid now.
 

@@ -148,6 +148,8 @@ class SheetRounds:
     rederive: Callable[[dict[str, Any], int, RoundScore | None], dict[str, Any]] = no_rederive
     most_rounds: Callable[[Any, int], int] | None = None
     role: Callable[[dict[str, Any], int], str] | None = None
+    #: what `complete` refuses beyond the `score-round` request's own refusals
+    refusals: Sequence[Refusal] = ()
 
     def __post_init__(self) -> None:
         problems = []

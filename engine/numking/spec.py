@@ -203,7 +203,15 @@ SPEC = RulesetSpec(
         ),
     ),
     sheet=SheetRounds(
-        body=NumKingRoundIn, complete=_round, rederive=_rederive, most_rounds=_most_rounds
+        body=NumKingRoundIn,
+        complete=_round,
+        rederive=_rederive,
+        most_rounds=_most_rounds,
+        refusals=(
+            ("`cards` other than the round number", "cards-mismatch"),
+            ("a `streak` other than the earlier rounds give", "streak-mismatch"),
+            ("tricks adding up to more than the round's cards", "too-many-tricks"),
+        ),
     ),
     summary=summary.TEXT,
     notes=summary.NOTES,

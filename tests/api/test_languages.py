@@ -25,6 +25,7 @@ from engine.registry import SPECS
 from tests.accounts.test_languages import CASES as ACCOUNT_CASES
 from tests.api.test_languages_limits import CASES as LIMIT_CASES
 from tests.games.test_languages import CASES as GAME_CASES
+from tests.problem_check import SpecIndex
 from tests.sheets.test_languages import CODES as SHEET_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -327,6 +328,7 @@ REQUESTS: dict[str, tuple[str, str, Any, dict[str, str]]] = {
         b"{",
         {"content-type": "application/json"},
     ),
+    "bad-host": ("GET", "/v1/rulesets", None, {"host": "testserver.local:http"}),
 }
 del REQUESTS["cards-mismatch"]
 #: Codes answered in both languages elsewhere, each from a request of its own: by the suites
@@ -342,20 +344,17 @@ TESTED_ELSEWHERE = {
 
 
 def _documented_codes() -> set[str]:
-    """Every problem code the committed spec documents, and the codes known by status."""
+    """Every problem code the committed spec documents (the enums of its problem answers),
+    and the codes known by status."""
     spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    index = SpecIndex(spec)
     codes: set[str] = set(STATUS_CODES.values())
     for item in spec["paths"].values():
         for operation in item.values():
-            if not isinstance(operation, dict):
-                continue
-            for response in operation.get("responses", {}).values():
-                if "application/problem+json" in response.get("content", {}):
-                    found = re.findall(r"`([a-z]+(?:-[a-z]+)+)`", response.get("description", ""))
-                    codes |= set(found)
-            codes |= set(
-                re.findall(r"\(`([a-z]+(?:-[a-z]+)+)`\)", operation.get("description", ""))
-            )
+            for status in operation.get("responses", {}):
+                allowed = index.allowed(operation, int(status))
+                if allowed is not None and allowed.codes is not None:
+                    codes |= allowed.codes
     return codes
 
 

@@ -93,7 +93,9 @@ def test_zero_turns_it_off() -> None:
 def test_the_spec_documents_the_429() -> None:
     paths = spec_dict()["paths"]
     refused = paths["/v1/rulesets"]["get"]["responses"]["429"]
-    assert refused["content"]["application/problem+json"]["schema"]["$ref"].endswith("/Problem")
+    schema = refused["content"]["application/problem+json"]["schema"]
+    assert schema["allOf"][0]["$ref"].endswith("/Problem")
+    assert schema["allOf"][1]["properties"]["code"]["enum"] == ["rate-limited"]
     assert "Retry-After" in refused["headers"]
     assert "429" in paths["/v1/games"]["post"]["responses"]
     assert "429" not in paths["/healthz"]["get"]["responses"]

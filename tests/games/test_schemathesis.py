@@ -208,7 +208,11 @@ def test_the_reads_refusals_are_documented(games: Any) -> None:
     assert refused.headers["content-type"].startswith("application/problem+json")
     documented = _responses("/v1/games/{game_id}/events", "get")
     assert "422" in documented
-    assert "application/problem+json" in documented["400"]["content"]
+    shared = SPEC["components"]["responses"]  # the server's own 400s, alike for all
+    assert documented["400"] == {"$ref": "#/components/responses/BadRequest"}
+    assert "application/problem+json" in shared["BadRequest"]["content"]
+    codes = documented["422"]["content"]["application/problem+json"]["schema"]["allOf"][1]
+    assert refused.json()["code"] in codes["properties"]["code"]["enum"]
 
 
 def test_an_action_without_a_token_is_401_first(games: Any) -> None:
