@@ -16,10 +16,12 @@ built page fail, saying how to build.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import re
 import shutil
 import subprocess
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -214,3 +216,16 @@ def test_a_spec_change_that_breaks_the_app_fails_the_check(tmp_path: Path) -> No
     checked = _type_check(spec, tmp_path)
     assert checked.returncode != 0
     assert "src/sheet.tsx" in checked.stdout and "totals" in checked.stdout, checked.stdout[-3000:]
+
+
+def test_the_package_ships_the_built_app(built: Path) -> None:
+    """pyproject.toml's package data holds every file the app is served from, so an installed
+    package (and the compiled build serve.sh runs, installed the same way) serves it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = project["tool"]["setuptools"]["package-data"]["api.web"]
+    package = built.parent
+    served = [p for p in built.rglob("*") if p.is_file() and p.name != ".numrules-js-gzip-bytes"]
+    assert any(p.parent.name == "assets" for p in served)
+    for path in served:
+        relative = str(path.relative_to(package))
+        assert any(fnmatch.fnmatch(relative, pattern) for pattern in patterns), relative

@@ -369,3 +369,30 @@ def test_the_shell_opens_offline(browser: Any, served: str) -> None:
         screen.context.set_offline(False)
     screen.errors = [e for e in screen.errors if "ERR_INTERNET_DISCONNECTED" not in e]
     screen.close()
+
+
+def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) -> None:
+    """`/reset-password?token=…` (the link of api/accounts/texts.py PAGES) opens the reset
+    screen, which sends the token: an unknown one is refused in French, as the API words it."""
+    from playwright.sync_api import expect
+
+    body = {"token": "not-a-token", "password": "a brand new password"}
+    answer = httpx.post(
+        f"{served}/v1/password-resets/confirm",
+        json=body,
+        headers={"Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert answer.status_code == 422, answer.text
+    detail = answer.json()["detail"]
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto("/reset-password?token=not-a-token")
+    screen.heading("Nouveau mot de passe")
+    page.get_by_label("Nouveau mot de passe", exact=True).fill(body["password"])
+    page.get_by_role("button", name="Changer le mot de passe", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text(detail)
+    screen.axe("réinitialisation")
+    screen.errors = [e for e in screen.errors if "status of 422" not in e]
+    screen.close()
