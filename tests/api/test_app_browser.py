@@ -13,8 +13,12 @@ build; axe-core is the npm package (app/node_modules/axe-core).
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
+import unicodedata
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,6 +33,8 @@ from tests.pg import FAST_HASHES
 AXE = CLIENT / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 390, "height": 844}
 PASSWORD = "correct horse battery"
+#: The first page's load (Navigation Timing's `loadEventEnd`) from the local server.
+FIRST_LOAD_BUDGET_MS = 2000
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +80,7 @@ class Screen:
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.served = served
+        self.locale = locale
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -89,7 +96,16 @@ class Screen:
         expect(heading).to_be_focused()
 
     def axe(self, where: str) -> None:
-        """No serious or critical axe-core violation on the screen shown."""
+        """No serious or critical axe-core violation on the screen shown (and, with
+        NUMRULES_APP_SCREENSHOTS=<folder>, its screenshot written there, the whole page)."""
+        folder = os.environ.get("NUMRULES_APP_SCREENSHOTS")
+        if folder:
+            plain = unicodedata.normalize("NFKD", f"{self.locale} {where}").encode(
+                "ascii", "ignore"
+            )
+            name = re.sub(r"[^a-z0-9]+", "-", plain.decode().lower()).strip("-")
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
         if not self.page.evaluate("typeof window.axe === 'object'"):
             self.page.add_script_tag(path=str(AXE))
         found = self.page.evaluate(
@@ -358,6 +374,11 @@ def test_the_shell_opens_offline(browser: Any, served: str) -> None:
     page = screen.page
     screen.goto("/")
     screen.heading("Rejoins la communauté des joueurs !")
+    loaded = page.evaluate(
+        "performance.getEntriesByType('navigation')[0].loadEventEnd"
+    )  # a first visit: nothing cached yet
+    assert 0 < loaded < FIRST_LOAD_BUDGET_MS, loaded
+    print(f"first page load: {loaded:.0f} ms")
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     screen.context.set_offline(True)
