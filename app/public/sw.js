@@ -1,5 +1,5 @@
 // The app's service worker: keeps the shell (index.html and the files it loads) so the app
-// opens offline. Pages: the network first, the kept shell when it fails. The hashed assets:
+// opens offline. Pages: the network first (the shell kept anew), the kept shell when it fails. The hashed assets:
 // the kept copy first (their name changes with their content). The API is never kept.
 const SHELL = "numrules-shell-v1";
 
@@ -32,7 +32,17 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || url.origin !== location.origin) return;
   if (request.mode === "navigate") {
     event.respondWith(
-      fetch(request).catch(() => caches.match("/").then((kept) => kept || Response.error())),
+      fetch(request)
+        .then((answer) => {
+          if (answer.ok) {
+            // every page is the same shell: the newest one is kept (its assets are kept as
+            // they are fetched, below), so the app opens offline as last seen
+            const copy = answer.clone();
+            void caches.open(SHELL).then((cache) => cache.put("/", copy));
+          }
+          return answer;
+        })
+        .catch(() => caches.match("/").then((kept) => kept || Response.error())),
     );
     return;
   }

@@ -417,3 +417,44 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
     screen.axe("réinitialisation")
     screen.errors = [e for e in screen.errors if "status of 422" not in e]
     screen.close()
+
+
+def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> None:
+    """Without an account, a Num Wars sheet works at once: its secret token (answered once)
+    stays on the device, so the sheet opens again after a reload."""
+    from playwright.sync_api import expect
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto("/")
+    page.get_by_role("main").get_by_role("button", name="Nouvelle feuille de score").click()
+    screen.heading("Nouvelle feuille de score")
+    page.get_by_role("button", name="Ajouter un joueur", exact=True).click()
+    for i, name in enumerate(["Ana", "Ben", "Cid", "Dom"], start=1):
+        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1")
+    assert page.url.startswith(f"{served}/feuilles/")
+    add_cards(page, "Dom", "joker")
+    page.get_by_label("Qui a eu la Bombe ?").select_option(label="Ana")
+    page.get_by_label("Comment le poseur l'a-t-il gardée ?").select_option("protected")
+    body = {
+        "bomb_outcome": "protected",
+        "players": [
+            {"captured": ["bomb"], "role": "poseur"},
+            {"captured": [], "role": "demineur"},
+            {"captured": [], "role": "agent"},
+            {"captured": ["joker"], "role": "complice"},
+        ],
+    }
+    scores = [p["score"] for p in score_round(served, body, "fr")["players"]]
+    assert scores == [30, 0, 30, 20]  # poseur +30, complice +20, agent +30 (the rule book)
+    expect(page.locator('.scores li[data-seat="3"] .score')).to_have_text("Dom : 20 pts")
+    page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
+    screen.heading("Manche 2")
+    page.reload()
+    screen.heading("Manche 2")
+    for seat, total in enumerate(scores):
+        expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
+    expect(page.get_by_text("1 manche(s) sur 4")).to_be_visible()
+    screen.close()
