@@ -263,6 +263,16 @@ def test_the_seed_002_journey_in_french(browser: Any, served: str) -> None:
     screen.axe("connexion")
     page.get_by_role("link", name="Mot de passe oublié ?").click()
     screen.heading("Mot de passe oublié")
+    page.get_by_label("Email ou pseudo", exact=True).fill(pseudo)
+    page.get_by_role("button", name="Envoyer le lien", exact=True).click()
+    accepted = httpx.post(
+        f"{served}/v1/password-resets",
+        json={"login": pseudo},
+        headers={"Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert accepted.status_code == 202, accepted.text
+    expect(page.get_by_role("status")).to_have_text(accepted.json()["detail"])
     screen.axe("mot de passe oublié")
     page.go_back()
     screen.heading("Connexion")
@@ -283,6 +293,16 @@ def test_the_same_screens_in_english(browser: Any, served: str) -> None:
     assert page.title() == "Num Project — score sheets"
     screen.heading("Join the players' community!")
     screen.axe("welcome")
+    page.get_by_role("main").get_by_role("button", name="Log in", exact=True).click()
+    screen.heading("Log in")
+    expect(page.get_by_label("Email or pseudo", exact=True)).to_be_visible()
+    screen.axe("log-in")
+    page.get_by_role("link", name="Forgot your password?").click()
+    screen.heading("Forgotten password")
+    screen.axe("forgotten password")
+    page.go_back()
+    page.go_back()
+    screen.heading("Join the players' community!")
     page.get_by_role("button", name="Create my account", exact=True).click()
     screen.heading("Create my account")
     page.get_by_label("Pseudo", exact=True).fill(f"bo_{secrets.token_hex(3)}")
@@ -325,6 +345,10 @@ def test_the_same_screens_in_english(browser: Any, served: str) -> None:
     page.get_by_role("button", name="Français").click()
     screen.page.get_by_role("heading", level=2, name="Score de la manche").wait_for()
     assert page.evaluate("document.documentElement.lang") == "fr"
+    page.reload()  # the choice is remembered over the browser's English
+    screen.heading("Manche 1")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert page.title() == "Num Project — feuilles de score"
     screen.close()
 
 
