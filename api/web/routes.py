@@ -77,15 +77,15 @@ PAGE_HEADERS = {
 }
 #: A year: the hashed assets never change under their name.
 IMMUTABLE = "public, max-age=31536000, immutable"
-#: The shell's files at the root, with their media types.
+#: The shell's files at the root, with their media types (Litestar adds the charset of text).
 ROOT_FILES = {
-    "sw.js": "text/javascript; charset=utf-8",
+    "sw.js": "text/javascript",
     "manifest.webmanifest": "application/manifest+json",
     "icon.svg": "image/svg+xml",
 }
 ASSET_TYPES = {
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript",
+    ".css": "text/css",
     ".svg": "image/svg+xml",
     ".png": "image/png",
     ".woff2": "font/woff2",
@@ -136,7 +136,7 @@ def _page(dist: Path, request: Request[Any, Any, Any]) -> Response[str]:
     html = localized_index(index.read_text(encoding="utf-8"), language)
     return Response(
         html,
-        media_type="text/html; charset=utf-8",
+        media_type=MediaType.HTML,
         headers={**PAGE_HEADERS, "Content-Language": language},
     )
 

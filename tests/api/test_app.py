@@ -58,7 +58,7 @@ def test_the_page_is_french_by_default_and_english_when_asked(web: TestClient) -
     ):
         answer = web.get("/", headers=headers)
         assert answer.status_code == 200, headers
-        assert answer.headers["content-type"].startswith("text/html")
+        assert answer.headers["content-type"] == "text/html; charset=utf-8"
         assert answer.headers["content-language"] == language
         assert "accept-language" in answer.headers["vary"].lower()
         assert answer.headers["cache-control"] == "no-cache"
@@ -127,6 +127,7 @@ def test_assets_are_cached_for_long_and_the_shell_files_served(
         answer = web.get(asset)
         assert answer.status_code == 200, asset
         assert answer.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert answer.headers["content-type"].count("charset") <= 1
         assert answer.content == (built / asset.lstrip("/")).read_bytes()
     manifest = web.get("/manifest.webmanifest")
     assert manifest.status_code == 200
@@ -135,7 +136,7 @@ def test_assets_are_cached_for_long_and_the_shell_files_served(
     assert body["start_url"] == "/" and body["display"] == "standalone" and body["icons"]
     worker = web.get("/sw.js")
     assert worker.status_code == 200
-    assert worker.headers["content-type"].startswith("text/javascript")
+    assert worker.headers["content-type"] == "text/javascript; charset=utf-8"
     assert worker.headers["cache-control"] == "no-cache"
     assert "caches" in worker.text
     head = web.head("/")
