@@ -444,18 +444,23 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
 
 
 def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> None:
-    """Without an account, a Num Wars sheet works at once: its secret token (answered once)
-    stays on the device, so the sheet opens again after a reload."""
+    """Without an account, a Num Wars sheet works at once (opened by keyboard): its secret
+    token (answered once) stays on the device, so the sheet opens again after a reload; its
+    one planned round played, the match is over and the app names the winners the API does."""
     from playwright.sync_api import expect
 
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
     screen.goto("/")
-    page.get_by_role("main").get_by_role("button", name="Nouvelle feuille de score").click()
+    screen.heading("Rejoins la communauté des joueurs !")
+    page.keyboard.press("Tab")  # from the focused heading, by keyboard only
+    expect(page.get_by_role("button", name="Nouvelle feuille de score")).to_be_focused()
+    page.keyboard.press("Enter")
     screen.heading("Nouvelle feuille de score")
     page.get_by_role("button", name="Ajouter un joueur", exact=True).click()
     for i, name in enumerate(["Ana", "Ben", "Cid", "Dom"], start=1):
         page.get_by_label(f"Joueur {i}", exact=True).fill(name)
+    page.get_by_label("Manches prévues", exact=True).fill("1")
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
     screen.heading("Manche 1")
     assert page.url.startswith(f"{served}/feuilles/")
@@ -475,10 +480,22 @@ def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> 
     assert scores == [30, 0, 30, 20]  # poseur +30, complice +20, agent +30 (the rule book)
     expect(page.locator('.scores li[data-seat="3"] .score')).to_have_text("Dom : 20 pts")
     page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
-    screen.heading("Manche 2")
+    screen.heading("Totaux")  # the one planned round: the match is over
+    sheet_id = page.url.rsplit("/", 1)[1]
+    token = page.evaluate("JSON.parse(localStorage.getItem('numrules.sheets'))")[sheet_id]
+    sheet = httpx.get(
+        f"{served}/v1/scoresheets/{sheet_id}",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    ).json()
+    assert sheet["finished"] is True and sheet["totals"] == scores
+    winners = ", ".join(["Ana", "Ben", "Cid", "Dom"][seat] for seat in sheet["winners"])
+    assert winners == "Ana, Cid"  # tied, and numwars breaks no tie by default
     page.reload()
-    screen.heading("Manche 2")
+    screen.heading("Totaux")
+    expect(page.get_by_role("heading", level=2)).to_have_text(f"Vainqueur : {winners}")
     for seat, total in enumerate(scores):
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
-    expect(page.get_by_text("1 manche(s) sur 4")).to_be_visible()
+    expect(page.get_by_text("1 manche(s) sur 1")).to_be_visible()
+    screen.axe("feuille terminée")
     screen.close()
