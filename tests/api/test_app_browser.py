@@ -417,8 +417,9 @@ def test_the_shell_opens_offline(browser: Any, served: str) -> None:
 
 
 def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) -> None:
-    """`/reset-password?token=…` (the link of api/accounts/texts.py PAGES) opens the reset
-    screen, which sends the token: an unknown one is refused in French, as the API words it."""
+    """`/reset-password?token=…` and `/verify-email?token=…` (the links of
+    api/accounts/texts.py PAGES) open their screens, which send the token: an unknown one is
+    refused in French, as the API words it."""
     from playwright.sync_api import expect
 
     body = {"token": "not-a-token", "password": "a brand new password"}
@@ -439,6 +440,18 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
     page.get_by_role("button", name="Changer le mot de passe", exact=True).click()
     expect(page.get_by_role("alert")).to_contain_text(detail)
     screen.axe("réinitialisation")
+
+    refused = httpx.post(
+        f"{served}/v1/email-verifications/confirm",
+        json={"token": "not-a-token"},
+        headers={"Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert refused.status_code == 422, refused.text
+    screen.goto("/verify-email?token=not-a-token")  # the verification email's link
+    screen.heading("Vérification de l'email")
+    expect(page.get_by_role("alert")).to_contain_text(refused.json()["detail"])
+    screen.axe("vérification de l'email")
     screen.errors = [e for e in screen.errors if "status of 422" not in e]
     screen.close()
 
