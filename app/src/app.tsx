@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Created, Forgot, LogIn, Reset, SignUp, Verify, Welcome } from "./account";
 import { type Session, api, bearer, loadSession, saveSession, setApiLanguage } from "./api";
 import { type Lang, catalogue, initialLang, rememberLang } from "./i18n";
+import { Rules, type RulesetId, rulesetOf } from "./rules";
 import { NewSheet, SheetScreen } from "./sheet";
 import { Heading, Link } from "./ui";
 
@@ -20,6 +21,7 @@ type Route =
   | { name: "verify"; token: string | null }
   | { name: "newSheet" }
   | { name: "sheet"; id: string }
+  | { name: "rules"; id: RulesetId }
   | { name: "notFound" };
 
 export function parse(path: string, search: string): Route {
@@ -49,6 +51,9 @@ export function parse(path: string, search: string): Route {
     case "/sheets/new":
       return { name: "newSheet" };
   }
+  const rules = /^\/(?:regles|rules)\/([a-z-]+)$/.exec(clean);
+  const ruleset = rules?.[1] ? rulesetOf(rules[1]) : null;
+  if (ruleset) return { name: "rules", id: ruleset };
   const sheet = /^\/(?:feuilles|sheets)\/([0-9a-f]{32})$/.exec(clean);
   if (sheet?.[1]) return { name: "sheet", id: sheet[1] };
   return { name: "notFound" };
@@ -133,6 +138,8 @@ export function App() {
         return <NewSheet t={t} navigate={navigate} session={session} />;
       case "sheet":
         return <SheetScreen key={route.id} t={t} id={route.id} session={session} />;
+      case "rules":
+        return <Rules t={t} lang={lang} id={route.id} />;
       case "notFound":
         return (
           <section>
@@ -157,6 +164,11 @@ export function App() {
             <li>
               <Link href="/feuilles/nouvelle" navigate={navigate}>
                 {t.newSheet}
+              </Link>
+            </li>
+            <li>
+              <Link href="/regles/numwars" navigate={navigate}>
+                {t.rules}
               </Link>
             </li>
             <li>

@@ -5,6 +5,14 @@
 
 export type Lang = "fr" | "en";
 
+// The sections of a rules summary (`GET /v1/rulesets/{id}`), by key; another key shows as is.
+const RULE_SECTIONS_FR: Record<string, string> = {
+  setup: "Mise en place",
+  turn: "Tour de jeu",
+  hierarchy: "Hiérarchie",
+  scoring: "Score",
+};
+
 const fr = {
   title: "Num Project — feuilles de score",
   appName: "Num Project",
@@ -116,6 +124,8 @@ const fr = {
   error: "Erreur",
   networkError: "Le service ne répond pas. Vérifie la connexion puis réessaie.",
   home: "Accueil",
+  rules: "Règles de Calcul",
+  ruleSections: RULE_SECTIONS_FR,
   notFound: "Cette page n'existe pas.",
 };
 
@@ -228,6 +238,13 @@ const en: Texts = {
   error: "Error",
   networkError: "The service does not answer. Check the connection and try again.",
   home: "Home",
+  rules: "Scoring rules",
+  ruleSections: {
+    setup: "Setup",
+    turn: "A turn",
+    hierarchy: "Hierarchy",
+    scoring: "Scoring",
+  },
   notFound: "This page does not exist.",
 };
 

@@ -135,6 +135,23 @@ def score_round(served: str, body: dict[str, Any], language: str) -> dict[str, A
     return result
 
 
+def check_rules(screen: Screen, link: str, language: str) -> None:
+    """The banner's « Règles de Calcul » opens the Num Wars rules summary the API serves, in
+    the app's language."""
+    from playwright.sync_api import expect
+
+    summary = httpx.get(
+        f"{screen.served}/v1/rulesets/numwars", headers={"Accept-Language": language}, timeout=10
+    ).json()
+    assert summary["language"] == language
+    screen.page.get_by_role("navigation").get_by_role("link", name=link, exact=True).click()
+    screen.heading(link)
+    expect(screen.page.get_by_role("heading", level=2)).to_have_text("Num Wars")
+    for text in summary["summary"].values():
+        expect(screen.page.locator("dl.rules")).to_contain_text(text)
+    screen.axe(link)
+
+
 def add_cards(
     page: Any, player: str, kind: str, value: int | None = None, count: int | None = None
 ) -> None:
@@ -255,6 +272,7 @@ def test_the_seed_002_journey_in_french(browser: Any, served: str) -> None:
     expect(page.locator(".leader")).to_have_text(f"En tête : {leader}")
     expect(page.get_by_text("2 manche(s) sur 3")).to_be_visible()
     screen.axe("totaux")
+    check_rules(screen, "Règles de Calcul", "fr")
 
     page.get_by_role("button", name="Déconnexion", exact=True).click()
     screen.heading("Rejoins la communauté des joueurs !")
@@ -293,6 +311,9 @@ def test_the_same_screens_in_english(browser: Any, served: str) -> None:
     assert page.title() == "Num Project — score sheets"
     screen.heading("Join the players' community!")
     screen.axe("welcome")
+    check_rules(screen, "Scoring rules", "en")
+    page.go_back()
+    screen.heading("Join the players' community!")
     page.get_by_role("main").get_by_role("button", name="Log in", exact=True).click()
     screen.heading("Log in")
     expect(page.get_by_label("Email or pseudo", exact=True)).to_be_visible()
