@@ -73,6 +73,7 @@ from api.rules.routes import route_handlers
 from api.rules.schemas import Health
 from api.sheets.routes import route_handlers as sheet_handlers
 from api.sheets.spec import document_sheets
+from api.web.routes import DIST, web_handlers
 from engine.core.cards import CARD_PATTERN
 
 API_VERSION = "1.0.0"
@@ -481,7 +482,8 @@ def public_operations(application: Litestar) -> None:
                 operation.security = []
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
+def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Litestar:
+    """The app on `settings`, serving the web app built in `web_dist` (api/web/routes.py)."""
     settings = settings or Settings()
     docs_assets = create_static_files_router(
         path=DOCS_ASSETS,
@@ -502,6 +504,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *sheet_handlers,
             *history_handlers,
             *account_handlers,
+            *web_handlers(web_dist),
         ],
         lifespan=[_games_lifespan(settings), operations_lifespan(settings)],
         middleware=rate_limit_middleware(settings),

@@ -4,12 +4,14 @@
 # the runtime dependencies: the compiler type-checks the modules it compiles) and a C compiler.
 # Built beside the old build, then swapped in: .build/mypyc is never half-written.
 # Skipped when the build is up to date: .build/mypyc/.numrules-build records a hash of every
-# file of engine/ and api/ (the build holds both: serve.sh imports them from it), setup.py,
+# file of engine/ and api/ (the build holds both: serve.sh imports them from it; the built web
+# app of api/web/dist too, its package data), setup.py,
 # pyproject.toml and the Python version (NUMRULES_REBUILD=1 forces). The compiler's output
 # goes to .build/build.log; on a failure its last lines are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-key=$({ find engine api -type f \( -name '*.py' -o -name 'py.typed' \) | LC_ALL=C sort |
+key=$({ find engine api -type f \( -name '*.py' -o -name 'py.typed' -o -path 'api/web/dist/*' \) |
+        LC_ALL=C sort |
         xargs sha256sum; sha256sum setup.py pyproject.toml; .venv/bin/python -VV; } |
       sha256sum | cut -c1-16)
 stamp=.build/mypyc/.numrules-build

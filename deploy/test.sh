@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh dev
+bash deploy/ensure-app.sh  # the web app: tsc --strict, vite build, its size against the budget
 bash deploy/ensure-postgres.sh
 NUMRULES_CHROMIUM=$(bash deploy/ensure-chromium.sh)
 export NUMRULES_CHROMIUM NUMRULES_REQUIRE_BROWSER=1  # the browser test may not skip here

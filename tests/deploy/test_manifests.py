@@ -469,7 +469,11 @@ def serve_steps() -> tuple[list[str], list[str]]:
 
 def test_dockerfile_builds_as_serve_sh_does() -> None:
     steps, _ = serve_steps()
-    assert steps == ["bash deploy/setup.sh serve", "bash deploy/build-mypyc.sh"]
+    assert steps == [
+        "bash deploy/setup.sh serve",
+        "bash deploy/ensure-app.sh",
+        "bash deploy/build-mypyc.sh",
+    ]
     build = stages()[0]
     assert instructions(build, "RUN")[-len(steps) :] == steps
     # what those steps need is in the build context: the scripts, the project's files and

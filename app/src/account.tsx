@@ -1,0 +1,346 @@
+// The account screens of seed 002: welcome, sign-up ("Créer mon compte"), its "Bienvenue !",
+// log-in by email or pseudo ("Connexion"), the forgotten password and the pages the emails
+// link to (reset, email verification).
+
+import { useEffect, useState } from "preact/hooks";
+import { type AgeRange, type Refusal, type Session, api, refusal } from "./api";
+import type { Texts } from "./i18n";
+import { Field, Heading, Link, type Navigate, Problem } from "./ui";
+
+interface ScreenProps {
+  t: Texts;
+  navigate: Navigate;
+}
+
+const AGES: readonly AgeRange[] = ["under-13", "13-17", "18-24", "25-34", "35-49", "50-plus"];
+
+function isAge(value: string): value is AgeRange {
+  return AGES.some((age) => age === value);
+}
+
+export function Welcome({ t, navigate, session }: ScreenProps & { session: Session | null }) {
+  return (
+    <section>
+      <Heading>{session ? t.loggedInAs(session.pseudo) : t.join}</Heading>
+      <p>{t.pitch}</p>
+      {session ? null : <p>{t.community}</p>}
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => navigate("/feuilles/nouvelle")}>
+          {t.newSheet}
+        </button>
+        {session ? null : (
+          <>
+            <button type="button" onClick={() => navigate("/inscription")}>
+              {t.createAccount}
+            </button>
+            <button type="button" onClick={() => navigate("/connexion")}>
+              {t.login}
+            </button>
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
+
+export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"; onSession: (s: Session) => void }) {
+  const [pseudo, setPseudo] = useState("");
+  const [password, setPassword] = useState("");
+  const [age, setAge] = useState("");
+  const [accept, setAccept] = useState(false);
+  const [terms, setTerms] = useState<{ text: string; version: string } | null>(null);
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    void api.GET("/v1/terms").then(({ data }) => {
+      if (data) setTerms({ text: data.text, version: data.version });
+    });
+  }, [lang]);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    if (!isAge(age)) {
+      setProblem({ detail: t.ageRequired, fields: { age_range: t.ageRequired } });
+      return;
+    }
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/accounts", {
+        body: {
+          pseudo,
+          password,
+          age_range: age,
+          accept_terms: accept,
+          locale: lang,
+        },
+      });
+      if (data) onSession({ token: data.token, pseudo: data.pseudo });
+      else setProblem(refusal(error, t.networkError));
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const fields = problem?.fields ?? {};
+  return (
+    <section>
+      <Heading>{t.createAccount}</Heading>
+      <p>{t.signupPitch}</p>
+      <form onSubmit={submit} noValidate>
+        <Field label={t.pseudo} error={fields["pseudo"]}>
+          {(p) => (
+            <input {...p} name="pseudo" autocomplete="username" value={pseudo} onInput={(e) => setPseudo(e.currentTarget.value)} />
+          )}
+        </Field>
+        <Field label={t.password} error={fields["password"]}>
+          {(p) => (
+            <input
+              {...p}
+              name="password"
+              type="password"
+              autocomplete="new-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label={t.ageRange} error={fields["age_range"]}>
+          {(p) => (
+            <select {...p} name="age_range" value={age} onChange={(e) => setAge(e.currentTarget.value)}>
+              <option value="">{t.ageChoose}</option>
+              {AGES.map((range) => (
+                <option key={range} value={range}>
+                  {t.ages[range]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <div class="field check">
+          <input
+            id="accept-terms"
+            type="checkbox"
+            checked={accept}
+            onChange={(e) => setAccept(e.currentTarget.checked)}
+            aria-describedby={fields["accept_terms"] ? "accept-terms-error" : undefined}
+            aria-invalid={fields["accept_terms"] ? true : undefined}
+          />
+          <label for="accept-terms">{t.acceptTerms}</label>
+          {fields["accept_terms"] ? (
+            <p class="field-error" id="accept-terms-error">
+              {fields["accept_terms"]}
+            </p>
+          ) : null}
+        </div>
+        <details class="terms">
+          <summary>{t.readTerms}</summary>
+          {terms ? (
+            <>
+              <p class="terms-text">{terms.text}</p>
+              <p class="muted">{t.termsVersion(terms.version)}</p>
+            </>
+          ) : (
+            <p>{t.loading}</p>
+          )}
+        </details>
+        <Problem refusal={problem} shown={["pseudo", "password", "age_range", "accept_terms"]} />
+        <button type="submit" class="primary" disabled={busy}>
+          {t.createAccount}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+export function Created({ t, navigate }: ScreenProps) {
+  return (
+    <section>
+      <Heading>{t.created}</Heading>
+      <p>{t.createdText}</p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => navigate("/feuilles/nouvelle")}>
+          {t.newSheet}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+export function LogIn({ t, navigate, onSession }: ScreenProps & { onSession: (s: Session) => void }) {
+  const [login, setLogin] = useState("");
+  const [password, setPassword] = useState("");
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/sessions", { body: { login, password } });
+      if (!data) {
+        setProblem(refusal(error, t.networkError));
+        return;
+      }
+      const me = await api.GET("/v1/me", { headers: { Authorization: `Bearer ${data.token}` } });
+      onSession({ token: data.token, pseudo: me.data?.pseudo ?? login });
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const fields = problem?.fields ?? {};
+  return (
+    <section>
+      <Heading>{t.login}</Heading>
+      <p>{t.loginPitch}</p>
+      <form onSubmit={submit} noValidate>
+        <Field label={t.emailOrPseudo} error={fields["login"]}>
+          {(p) => (
+            <input {...p} name="login" autocomplete="username" value={login} onInput={(e) => setLogin(e.currentTarget.value)} />
+          )}
+        </Field>
+        <Field label={t.password} error={fields["password"]}>
+          {(p) => (
+            <input
+              {...p}
+              name="password"
+              type="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Problem refusal={problem} shown={["login", "password"]} />
+        <button type="submit" class="primary" disabled={busy}>
+          {t.login}
+        </button>
+      </form>
+      <p>
+        <Link href="/mot-de-passe" navigate={navigate}>
+          {t.forgot}
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+export function Forgot({ t }: ScreenProps) {
+  const [login, setLogin] = useState("");
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/password-resets", { body: { login } });
+      if (data) setDone(data.detail);
+      else setProblem(refusal(error, t.networkError));
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    }
+  }
+
+  return (
+    <section>
+      <Heading>{t.forgotTitle}</Heading>
+      <form onSubmit={submit} noValidate>
+        <Field label={t.emailOrPseudo} error={problem?.fields["login"]}>
+          {(p) => (
+            <input {...p} name="login" autocomplete="username" value={login} onInput={(e) => setLogin(e.currentTarget.value)} />
+          )}
+        </Field>
+        <Problem refusal={problem} shown={["login"]} />
+        <button type="submit" class="primary">
+          {t.forgotSend}
+        </button>
+      </form>
+      {done ? (
+        <p role="status" class="notice">
+          {done}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+export function Reset({ t, navigate, token }: ScreenProps & { token: string | null }) {
+  const [password, setPassword] = useState("");
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [done, setDone] = useState(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    if (!token) return;
+    setProblem(null);
+    try {
+      const { response, error } = await api.POST("/v1/password-resets/confirm", { body: { token, password } });
+      if (response.ok) setDone(true);
+      else setProblem(refusal(error, t.networkError));
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    }
+  }
+
+  return (
+    <section>
+      <Heading>{t.resetTitle}</Heading>
+      {!token ? <p class="problem">{t.noToken}</p> : null}
+      {done ? (
+        <p role="status" class="notice">
+          {t.resetDone}{" "}
+          <Link href="/connexion" navigate={navigate}>
+            {t.login}
+          </Link>
+        </p>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <Field label={t.newPassword} error={problem?.fields["password"]}>
+            {(p) => (
+              <input
+                {...p}
+                name="password"
+                type="password"
+                autocomplete="new-password"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <Problem refusal={problem} shown={["password"]} />
+          <button type="submit" class="primary" disabled={!token}>
+            {t.resetSave}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+export function Verify({ t, token }: ScreenProps & { token: string | null }) {
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (!token) return;
+    void api
+      .POST("/v1/email-verifications/confirm", { body: { token } })
+      .then(({ response, error }) => (response.ok ? setDone(true) : setProblem(refusal(error, t.networkError))))
+      .catch(() => setProblem({ detail: t.networkError, fields: {} }));
+  }, [token]);
+  return (
+    <section>
+      <Heading>{t.verifyTitle}</Heading>
+      {!token ? <p class="problem">{t.noToken}</p> : null}
+      {done ? <p role="status">{t.verifyDone}</p> : null}
+      <Problem refusal={problem} shown={[]} />
+    </section>
+  );
+}

@@ -1,0 +1,201 @@
+// The shell: the banner (name, menu, language switch), the offline notice, and the screen of
+// the current path (the service answers index.html on each of the app's paths, api-contract.md
+// "The app's paths"; French and English twins open the same screen).
+
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { Created, Forgot, LogIn, Reset, SignUp, Verify, Welcome } from "./account";
+import { type Session, api, bearer, loadSession, saveSession, setApiLanguage } from "./api";
+import { type Lang, catalogue, initialLang, rememberLang } from "./i18n";
+import { Rules, type RulesetId, rulesetOf } from "./rules";
+import { NewSheet, SheetScreen } from "./sheet";
+import { Heading, Link } from "./ui";
+
+type Route =
+  | { name: "welcome" }
+  | { name: "created" }
+  | { name: "signup" }
+  | { name: "login" }
+  | { name: "forgot" }
+  | { name: "reset"; token: string | null }
+  | { name: "verify"; token: string | null }
+  | { name: "newSheet" }
+  | { name: "sheet"; id: string }
+  | { name: "rules"; id: RulesetId }
+  | { name: "notFound" };
+
+export function parse(path: string, search: string): Route {
+  const token = new URLSearchParams(search).get("token");
+  const clean = path.replace(/\/+$/, "") || "/";
+  switch (clean) {
+    case "/":
+      return { name: "welcome" };
+    case "/inscription":
+    case "/signup":
+      return { name: "signup" };
+    case "/connexion":
+    case "/login":
+      return { name: "login" };
+    case "/mot-de-passe":
+    case "/password":
+      return { name: "forgot" };
+    case "/reinitialiser":
+    case "/reset-password":
+      return { name: "reset", token };
+    case "/verifier-email":
+    case "/verify-email":
+      return { name: "verify", token };
+    case "/feuilles":
+    case "/sheets":
+    case "/feuilles/nouvelle":
+    case "/sheets/new":
+      return { name: "newSheet" };
+  }
+  const rules = /^\/(?:regles|rules)\/([a-z-]+)$/.exec(clean);
+  const ruleset = rules?.[1] ? rulesetOf(rules[1]) : null;
+  if (ruleset) return { name: "rules", id: ruleset };
+  const sheet = /^\/(?:feuilles|sheets)\/([0-9a-f]{32})$/.exec(clean);
+  if (sheet?.[1]) return { name: "sheet", id: sheet[1] };
+  return { name: "notFound" };
+}
+
+export function App() {
+  const [lang, setLang] = useState<Lang>(initialLang);
+  const [session, setSession] = useState<Session | null>(loadSession);
+  const [route, setRoute] = useState<Route>(() => parse(location.pathname, location.search));
+  const [online, setOnline] = useState(navigator.onLine);
+  const t = catalogue[lang];
+  setApiLanguage(lang);
+
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    document.title = t.title;
+  }, [lang]);
+
+  useEffect(() => {
+    const onPop = () => setRoute(parse(location.pathname, location.search));
+    const onOnline = () => setOnline(true);
+    const onOffline = () => setOnline(false);
+    addEventListener("popstate", onPop);
+    addEventListener("online", onOnline);
+    addEventListener("offline", onOffline);
+    return () => {
+      removeEventListener("popstate", onPop);
+      removeEventListener("online", onOnline);
+      removeEventListener("offline", onOffline);
+    };
+  }, []);
+
+  const navigate = (path: string, shown?: Route) => {
+    history.pushState(null, "", path);
+    const url = new URL(path, location.origin);
+    setRoute(shown ?? parse(url.pathname, url.search));
+  };
+
+  const logIn = (next: Session, shown: Route) => {
+    saveSession(next);
+    setSession(next);
+    navigate("/", shown);
+  };
+
+  const logOut = async () => {
+    const token = session?.token;
+    saveSession(null);
+    setSession(null);
+    navigate("/");
+    if (token) {
+      try {
+        await api.DELETE("/v1/sessions/current", { headers: bearer(token) });
+      } catch {
+        // the session is forgotten here; the service lets it expire
+      }
+    }
+  };
+
+  const switchLang = () => {
+    const next: Lang = lang === "fr" ? "en" : "fr";
+    rememberLang(next);
+    setLang(next);
+  };
+
+  const screen = (): JSX.Element => {
+    switch (route.name) {
+      case "welcome":
+        return <Welcome t={t} navigate={navigate} session={session} />;
+      case "created":
+        return <Created t={t} navigate={navigate} />;
+      case "signup":
+        return <SignUp t={t} lang={lang} navigate={navigate} onSession={(s) => logIn(s, { name: "created" })} />;
+      case "login":
+        return <LogIn t={t} navigate={navigate} onSession={(s) => logIn(s, { name: "welcome" })} />;
+      case "forgot":
+        return <Forgot t={t} navigate={navigate} />;
+      case "reset":
+        return <Reset t={t} navigate={navigate} token={route.token} />;
+      case "verify":
+        return <Verify t={t} navigate={navigate} token={route.token} />;
+      case "newSheet":
+        return <NewSheet t={t} navigate={navigate} session={session} />;
+      case "sheet":
+        return <SheetScreen key={route.id} t={t} id={route.id} session={session} />;
+      case "rules":
+        return <Rules t={t} lang={lang} id={route.id} />;
+      case "notFound":
+        return (
+          <section>
+            <Heading>{t.notFound}</Heading>
+            <Link href="/" navigate={navigate}>
+              {t.home}
+            </Link>
+          </section>
+        );
+    }
+  };
+
+  const other: Lang = lang === "fr" ? "en" : "fr";
+  return (
+    <>
+      <header class="bar">
+        <Link href="/" navigate={navigate}>
+          <span class="brand">{t.appName}</span>
+        </Link>
+        <nav aria-label={t.mainNav}>
+          <ul>
+            <li>
+              <Link href="/feuilles/nouvelle" navigate={navigate}>
+                {t.newSheet}
+              </Link>
+            </li>
+            <li>
+              <Link href="/regles/numwars" navigate={navigate}>
+                {t.rules}
+              </Link>
+            </li>
+            <li>
+              {session ? (
+                <button type="button" class="link" onClick={() => void logOut()}>
+                  {t.logout}
+                </button>
+              ) : (
+                <Link href="/connexion" navigate={navigate}>
+                  {t.login}
+                </Link>
+              )}
+            </li>
+            <li>
+              <button type="button" class="link" lang={other} onClick={switchLang}>
+                {t.switchTo}
+              </button>
+            </li>
+          </ul>
+        </nav>
+      </header>
+      {online ? null : (
+        <p class="offline" role="status">
+          {t.offline}
+        </p>
+      )}
+      <main id="main">{screen()}</main>
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+// "Règles de Calcul": the rules summary the API serves for a ruleset (`GET /v1/rulesets/{id}`),
+// in the app's language (api-contract.md, "The app").
+
+import { useEffect, useState } from "preact/hooks";
+import { type Refusal, type Schemas, api, refusal } from "./api";
+import type { Texts } from "./i18n";
+import { Heading, Problem } from "./ui";
+
+export type RulesetId = Schemas["RulesetInfo"]["id"];
+const RULESETS: readonly RulesetId[] = ["numwars", "numwars-classic", "numking", "numwin"];
+
+export function rulesetOf(id: string): RulesetId | null {
+  return RULESETS.find((known) => known === id) ?? null;
+}
+
+export function Rules({ t, lang, id }: { t: Texts; lang: string; id: RulesetId }) {
+  const [info, setInfo] = useState<Schemas["RulesetInfo"] | null>(null);
+  const [problem, setProblem] = useState<Refusal | null>(null);
+
+  useEffect(() => {
+    setInfo(null);
+    api
+      .GET("/v1/rulesets/{ruleset}", { params: { path: { ruleset: id } } })
+      .then(({ data, error }) => (data ? setInfo(data) : setProblem(refusal(error, t.networkError))))
+      .catch(() => setProblem({ detail: t.networkError, fields: {} }));
+  }, [id, lang]);
+
+  const sections = Object.entries(info?.summary ?? {});
+  return (
+    <section>
+      <Heading>{t.rules}</Heading>
+      {info ? (
+        <>
+          <h2>{info.name}</h2>
+          {info.description ? <p>{info.description}</p> : null}
+          <dl class="rules">
+            {sections.map(([key, text]) => (
+              <div key={key}>
+                <dt>{t.ruleSections[key] ?? key}</dt>
+                <dd>{text}</dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      ) : problem ? null : (
+        <p>{t.loading}</p>
+      )}
+      <Problem refusal={problem} shown={[]} />
+    </section>
+  );
+}

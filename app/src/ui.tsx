@@ -1,0 +1,81 @@
+// Small accessible building blocks: a labelled field whose API problem is shown under it
+// (and read with it: aria-describedby), a screen heading that takes the focus when the screen
+// opens, and an alert for a refusal that names no field.
+
+import type { ComponentChildren, JSX } from "preact";
+import { useEffect, useId, useRef } from "preact/hooks";
+import type { Refusal } from "./api";
+
+export function Heading({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+interface FieldProps {
+  label: string;
+  error?: string | undefined;
+  children: (props: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => JSX.Element;
+}
+
+/** A label, the control `children` renders with the ids it is given, and its problem. */
+export function Field({ label, error, children }: FieldProps) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  const described = error ? { "aria-describedby": errorId, "aria-invalid": true } : {};
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children({ id, ...described })}
+      {error ? (
+        <p class="field-error" id={errorId}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The refusal's detail when no field of the form shows it; null when there is none. */
+export function Problem({ refusal, shown }: { refusal: Refusal | null; shown: readonly string[] }) {
+  if (!refusal) return null;
+  const elsewhere = Object.entries(refusal.fields).filter(([field]) => !shown.includes(field));
+  return (
+    <div class="problem" role="alert">
+      <p>{refusal.detail}</p>
+      {elsewhere.length > 0 ? (
+        <ul>
+          {elsewhere.map(([field, message]) => (
+            <li key={field}>
+              <code>{field}</code> {message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+export type Navigate = (path: string) => void;
+
+/** A link inside the app: opens its screen without reloading the page. */
+export function Link({ href, navigate, children }: { href: string; navigate: Navigate; children: ComponentChildren }) {
+  return (
+    <a
+      href={href}
+      onClick={(event) => {
+        if (event.ctrlKey || event.metaKey || event.shiftKey) return;
+        event.preventDefault();
+        navigate(href);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
