@@ -26,6 +26,7 @@ from api.history.schemas import (
     StatsOut,
 )
 from api.history.service import HistoryService
+from api.http.languages import language_headers, language_of, negotiated_operation
 from api.http.problems import problem_spec
 from api.http.responses import NO_STORE
 
@@ -123,7 +124,7 @@ class HistoryController(Controller):
 
     @get(
         "/v1/me/history",
-        operation_id="GetHistory",
+        operation_id=negotiated_operation("GetHistory"),
         summary="Your score sheets and games, newest first",
         description=(
             "The score sheets the account owns or is named on, and the stored games where it holds "
@@ -132,7 +133,8 @@ class HistoryController(Controller):
             "screen shows, so that no item needs a `GET` of its own: `ruleset_name`, the "
             "`players`' names, `totals` by player (a sheet's so far; a game's once over), the "
             "account's own `seats` (indices into `players`) and `score`, and the `winners` "
-            "(indices into `players`, as the sheet's and the game's own). Pages of `limit` items "
+            "(indices into `players`, as the sheet's and the game's own); `ruleset_name` in English "
+            "or French by `Accept-Language`. Pages of `limit` items "
             "(default "
             f"{HISTORY_PAGE}, at most {HISTORY_MAX}); ask the next one with `cursor=next_cursor` "
             "(null on the last page). A cursor is opaque: any other is 422 `bad-cursor`."
@@ -149,6 +151,7 @@ class HistoryController(Controller):
     )
     async def get_history(
         self,
+        request: Request[Any, Any, Any],
         history: NamedDependency[HistoryService],
         caller: NamedDependency[Caller],
         limit: Annotated[int, Parameter(ge=1, le=HISTORY_MAX, description="items per page")] = (
@@ -158,7 +161,9 @@ class HistoryController(Controller):
             str | None, Parameter(max_length=400, description="`next_cursor` of the previous page")
         ] = None,
     ) -> Response[HistoryOut]:
-        return Response(await history.history(caller, limit, cursor), headers=NO_STORE)
+        language = language_of(request)
+        page = await history.history(caller, limit, cursor, language)
+        return Response(page, headers={**NO_STORE, **language_headers(language)})
 
     @get(
         "/v1/me/stats",

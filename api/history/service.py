@@ -93,7 +93,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str, str]:
 
 
 async def history(
-    engine: AsyncEngine, caller: Caller, limit: int, cursor: str | None
+    engine: AsyncEngine, caller: Caller, limit: int, cursor: str | None, language: str = "en"
 ) -> HistoryOut:
     me = caller.account_id
     named = select(PLAYERS.c.sheet_id).where(PLAYERS.c.account_id == me)
@@ -125,7 +125,9 @@ async def history(
         )
         game_results = await _game_results(conn, me, [r.id for r in page if r.kind == "game"])
     results = {**sheet_results, **game_results}
-    out = [_item(r.kind, r.id, r.ruleset, aware(r.at), results[r.kind, r.id]) for r in page]
+    out = [
+        _item(r.kind, r.id, r.ruleset, aware(r.at), results[r.kind, r.id], language) for r in page
+    ]
     last = page[-1] if page else None
     more = len(rows) > limit and last is not None
     return HistoryOut(
@@ -161,7 +163,10 @@ class Summary:
     winners: list[int]
 
 
-def _item(kind: str, item_id: str, ruleset: str, at: datetime, summary: Summary) -> HistoryItem:
+def _item(
+    kind: str, item_id: str, ruleset: str, at: datetime, summary: Summary, language: str = "en"
+) -> HistoryItem:
+    """An item as a list screen shows it, the ruleset named in `language`."""
     spec = SPECS.get(ruleset)
     totals = summary.totals
     return HistoryItem(
@@ -171,7 +176,7 @@ def _item(kind: str, item_id: str, ruleset: str, at: datetime, summary: Summary)
         finished=summary.finished,
         won=summary.won,
         at=at,
-        ruleset_name=spec.name if spec is not None else ruleset,
+        ruleset_name=spec.names.get(language, spec.name) if spec is not None else ruleset,
         players=summary.names,
         seats=summary.seats,
         totals=totals,
@@ -395,8 +400,10 @@ class HistoryService:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def history(self, caller: Caller, limit: int, cursor: str | None) -> HistoryOut:
-        return await history(self.engine, caller, limit, cursor)
+    async def history(
+        self, caller: Caller, limit: int, cursor: str | None, language: str = "en"
+    ) -> HistoryOut:
+        return await history(self.engine, caller, limit, cursor, language)
 
     async def stats(self, caller: Caller) -> StatsOut:
         return await stats(self.engine, caller)

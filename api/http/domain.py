@@ -212,7 +212,10 @@ class InvalidFields(Invalid):
         )
 
     def detail_in(self, language: str) -> str:
-        return "; ".join(f"{p.field}: {p.message}" for p in self.errors_in(language))
+        return "; ".join(
+            FIELD_DETAIL.render(language, field=p.field, message=p.message)
+            for p in self.errors_in(language)
+        )
 
     def errors_in(self, language: str) -> list[FieldProblem]:
         return [flaw.render(language) for flaw in self.flaws]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.core.texts import DEFAULT_LANGUAGE, Message, render
+from engine.core.texts import DEFAULT_LANGUAGE, Message, render, text
+
+#: "<field>: <message>", in French "<field> : <message>" (a detail that lists fields).
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
 
 
 class EngineError(ValueError):
@@ -87,7 +90,10 @@ class InvalidInput(EngineError):
 
     def render(self, language: str = DEFAULT_LANGUAGE) -> str:
         if self.joined:
-            return "; ".join(f"{f.field}: {f.render(language)}" for f in self.errors)
+            return "; ".join(
+                FIELD_DETAIL.render(language, field=f.field, message=f.render(language))
+                for f in self.errors
+            )
         return super().render(language)
 
 

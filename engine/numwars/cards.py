@@ -21,6 +21,7 @@ from engine.core.rng import Rng
 from engine.core.texts import Said, say, text
 from engine.core.tricks import check_players, check_seat
 from engine.numwars import texts as T
+from engine.numwars.texts import OUTCOME_WORDS, ROLE_WORDS
 
 RULESET_ID = "numwars"
 MIN_PLAYERS = 3
@@ -248,24 +249,29 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
         )
 
 
+# The roles and the Bomb's fate are said in the game's words (« Complice », « Bombe
+# gardée »), never as their codes, in the sentences below (engine.numwars.texts).
 BOMB_OUT_OF_TABLE = text(
     "bomb-mismatch-table",
     "a {players}-player round has no {missing}: the Bomb cannot end as {outcome}",
-    "une manche à {players} joueurs n'a pas de rôle {missing} : la Bombe ne peut pas finir en "
-    "{outcome}",
+    "une manche à {players} joueurs n'a pas de rôle {missing} : l'issue « {outcome} » est "
+    "impossible",
+    words={"missing": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )
 BOMB_NOT_HELD = text(
     "bomb-mismatch-missing",
     "after {outcome} the Bomb is in the {holder}'s pile, but no pile holds it (the Bomb is "
     "always played: list it in `captured`)",
-    "après {outcome} la Bombe est dans le tas du rôle {holder}, mais aucun tas ne la contient "
-    "(la Bombe est toujours jouée : inscris-la dans `captured`)",
+    "avec l'issue « {outcome} », la Bombe finit dans le tas du rôle {holder}, mais aucun tas ne "
+    "la contient (la Bombe est toujours jouée : inscris-la dans `captured`)",
+    words={"holder": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )
 BOMB_WRONG_PILE = text(
     "bomb-mismatch",
     "after {outcome} the Bomb is in the {holder}'s pile, not in player {seat}'s (the {role})",
-    "après {outcome} la Bombe est dans le tas du rôle {holder}, pas dans celui du joueur {seat} "
-    "(rôle {role})",
+    "avec l'issue « {outcome} », la Bombe finit dans le tas du rôle {holder}, pas dans celui "
+    "du joueur {seat} (rôle {role})",
+    words={"holder": ROLE_WORDS, "role": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )
 
 

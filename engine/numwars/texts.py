@@ -46,12 +46,6 @@ NOT_AN_OUTCOME = text(
     "{outcome!r} is not a Bomb outcome (expected one of {outcomes})",
     "{outcome!r} n'est pas une issue de la Bombe (attendu : l'une de {outcomes})",
 )
-ROLE_CARD = text(
-    "numwars-role-card",
-    "seat {seat} played {card}, the {role}'s card, but roles names it {named}",
-    "la place {seat} a joué {card}, la carte du {role}, mais roles la nomme {named}",
-)
-
 # -- the stored round's refusals (engine/numwars/kernel.py) ----------------------------------
 
 WRONG_PHASE = text(
@@ -119,3 +113,10 @@ OUTCOME_WORDS = {
         ("kept", "Bombe gardée"),
     )
 }
+#: A role card played by another seat than roles names (said in the game's words).
+ROLE_CARD = text(
+    "numwars-role-card",
+    "seat {seat} played {card}, the {role}'s card, but roles names it {named}",
+    "la place {seat} a joué {card}, la carte du {role}, mais roles la nomme {named}",
+    words={"role": ROLE_WORDS, "named": ROLE_WORDS},
+)

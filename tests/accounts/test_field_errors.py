@@ -36,7 +36,11 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
             "code": "missing-field",
         },
     ]
-    assert problem["detail"].startswith("pseudo: 3 à 24 lettres ASCII")
+    assert problem["detail"] == (  # French typography: a space before the colon
+        "pseudo : 3 à 24 lettres ASCII, chiffres, _ . - (sans accents); "
+        "password : doit contenir au moins 10 caractères; "
+        "accept_terms : champ obligatoire 'accept_terms' absent"
+    )
     assert "regex" not in r.text and "A-Za-z" not in r.text
 
 

@@ -125,8 +125,8 @@ def test_several_bad_cards_are_said_in_french_in_the_detail_too(client: Any) -> 
         "players[1].pairs[0][1]",
     ]
     assert all("apparaît" in e["message"] for e in problem["errors"])
-    assert problem["detail"] == "; ".join(
-        f"{e['field']}: {e['message']}" for e in problem["errors"]
+    assert problem["detail"] == "; ".join(  # French typography: "<field> : <message>"
+        f"{e['field']} : {e['message']}" for e in problem["errors"]
     )
     english = client.post("/v1/rulesets/numwars/score-round", json=body).json()
     assert "appears more often" in english["detail"] and "apparaît" not in english["detail"]
@@ -137,4 +137,5 @@ def test_a_joined_refusal_keeps_its_english_message() -> None:
     two = InvalidInput("second", code="unknown-card", field="hand[1]")
     joined = InvalidInput.every([one, two])
     assert joined.message == str(joined) == "hand[0]: first; hand[1]: second"
-    assert joined.render("fr") == joined.message  # plain strings: the same in every language
+    # plain strings: the same in every language; only the French colon differs
+    assert joined.render("fr") == "hand[0] : first; hand[1] : second"

@@ -435,6 +435,24 @@ def test_a_refused_parameter_in_english_and_in_french(
     assert en_message.startswith(("must be", "given")), en_message
     assert fr_message != en_message and not _ENGLISH.search(fr_message), fr_message
     assert fr["detail"] != en["detail"] and fr_message in fr["detail"]
+    # French puts a space before a colon: "limit : doit …", whichever layer refused it
+    assert (en["detail"], fr["detail"]) == (f"{field}: {en_message}", f"{field} : {fr_message}")
+
+
+def test_a_detail_listing_several_fields_is_french_typography(client: TestClient[Any]) -> None:
+    """Every invalid field at once (the engine's cards, an account's fields): the detail
+    lists them "<field> : <message>" in French, "<field>: <message>" in English."""
+    body = {"players": [{"captured": ["red-99", "blue-77"]}]}
+    for path, sent in (("/v1/rulesets/numwars-classic/score-round", body),):
+        english = client.post(path, json=sent, headers=EN).json()
+        french = client.post(path, json=sent, headers=FR).json()
+        assert len(french["errors"]) == 2, french
+        assert french["detail"] == "; ".join(
+            f"{e['field']} : {e['message']}" for e in french["errors"]
+        ), french
+        assert english["detail"] == "; ".join(
+            f"{e['field']}: {e['message']}" for e in english["errors"]
+        ), english
 
 
 def test_english_details_keep_their_words(client: TestClient[Any]) -> None:

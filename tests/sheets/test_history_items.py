@@ -147,3 +147,24 @@ def test_a_claim_with_player_counts_in_the_claimers_history_and_stats(
     stats = client.get("/v1/me/stats", headers=me.auth).json()["rulesets"]["numwars"]
     assert stats["played"] == 1 and stats["best_round_score"] == totals[2]
     assert stats["by_role"] == {"agent": {"rounds": 1, "average_score": float(totals[2])}}
+
+
+def test_a_french_history_names_the_rulesets_in_french(client: Client, accounts: Accounts) -> None:
+    """A French list screen reads « Num Wars (édition classique) », as `GET /v1/rulesets`
+    names it, with `Content-Language: fr` and `Vary: Accept-Language`; English by default."""
+    me = accounts.new()
+    players = [{"name": "Me", "account": me.pseudo}, {"name": "Bo"}, {"name": "Cy"}]
+    sheet = create(client, {"ruleset": "numwars-classic", "players": players}, me)
+    french = client.get("/v1/me/history", headers={**me.auth, "Accept-Language": "fr"})
+    assert french.status_code == 200, french.text
+    assert french.headers["content-language"] == "fr"
+    assert "accept-language" in french.headers["vary"].lower()
+    names = {i["id"]: i["ruleset_name"] for i in french.json()["items"]}
+    catalogue = client.get("/v1/rulesets", headers={"Accept-Language": "fr"}).json()
+    french_name = {r["id"]: r["name"] for r in catalogue["rulesets"]}["numwars-classic"]
+    assert names[sheet["id"]] == french_name == "Num Wars (édition classique)"
+    english = client.get("/v1/me/history", headers=me.auth)
+    assert english.headers["content-language"] == "en"
+    assert {i["id"]: i["ruleset_name"] for i in english.json()["items"]}[sheet["id"]] == (
+        "Num Wars (classic edition)"
+    )

@@ -6,6 +6,7 @@ Each test names the paragraph or Ruling of the spec it pins.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -743,6 +744,35 @@ def test_the_bomb_is_in_the_pile_its_outcome_sends_it_to(outcome: str) -> None:
     assert "no pile holds it" in nobody.message
 
 
+#: Role and outcome codes that a French message says in the game's words, never as codes.
+_CODES_IN_FRENCH = re.compile(
+    r"\b(?:poseur|complice|demineur|agent|civil|kept|stolen|protected|[a-z]+-capture)\b"
+)
+
+
+def test_a_bomb_mismatch_says_roles_and_outcomes_in_the_games_words() -> None:
+    """A French front-end shows the refusal as it is: « Bombe gardée », « Poseur »,
+    « Complice », « Démineur », never `kept`, `complice-capture` or `poseur`; English keeps
+    the codes (the English rules' words)."""
+    wrong = error(
+        RULES.score_round,
+        [pile("poseur"), pile("complice", "bomb"), pile("demineur"), pile("agent")],
+        "kept",
+    )
+    french = wrong.render("fr")
+    assert "« Bombe gardée »" in french and "rôle Poseur" in french, french
+    assert "(rôle Complice)" in french and not _CODES_IN_FRENCH.search(french), french
+    assert [f.render("fr") for f in wrong.errors] == [french, french]
+    assert "after kept the Bomb is in the poseur's pile" in wrong.render("en")
+    missing = error(RULES.score_round, [pile(r) for r in ("poseur", "demineur", "agent")], "stolen")
+    assert "rôle Démineur" in missing.render("fr") and "« Bombe volée »" in missing.render("fr")
+    assert not _CODES_IN_FRENCH.search(missing.render("fr"))
+    table3 = error(RULES.score_round, table(players=3), "complice-capture")
+    assert "rôle Complice" in table3.render("fr"), table3.render("fr")
+    assert "« le Complice capture la Bombe »" in table3.render("fr")
+    assert not _CODES_IN_FRENCH.search(table3.render("fr"))
+
+
 def test_winners_share_ties() -> None:
     """Scoring: the round's winners are the highest scores; ties share."""
     piles = table(pile("civil", "red-9"), pile("complice", "blue-9"), pile("poseur", "green-1"))
@@ -888,3 +918,14 @@ def test_conformance(case: dict[str, Any]) -> None:
 
 def test_roles_constant() -> None:
     assert set(ROLES) == {"poseur", "complice", "demineur", "agent", "civil"}
+
+
+def test_a_role_card_refusal_says_roles_in_the_games_words() -> None:
+    """resolve-trick with roles that give a role card to another seat: in French the roles
+    are « Démineur », « Agent double », never `demineur`, `agent`."""
+    roles = ["poseur", "complice", "agent", "demineur"]  # quantum is the demineur's card
+    e = error(RULES.resolve_trick, 4, trick("red-2", "red-3", "quantum", "red-5"), roles)
+    french = e.render("fr")
+    assert "la carte du Démineur, mais roles la nomme Agent double" in french, french
+    assert not _CODES_IN_FRENCH.search(french), french
+    assert "the demineur's card, but roles names it agent" in e.render("en")
