@@ -21,7 +21,7 @@ import msgspec
 from engine.core.errors import InvalidInput, UnknownRuleset
 from engine.core.match import Rules, set_rules_lookup
 from engine.core.spec import RulesetSpec, SpecError
-from engine.core.texts import say, text
+from engine.core.texts import BY_RULESET, RULESET_NAMES, Text, say, text
 from engine.numking import spec as numking
 from engine.numwars import spec as numwars
 from engine.numwars_classic import spec as numwars_classic
@@ -51,12 +51,14 @@ def register(spec: RulesetSpec) -> None:
         raise SpecError(f"ruleset {spec.id!r} is already registered")
     SPECS[spec.id] = spec
     RULESETS[spec.id] = spec.rules
+    RULESET_NAMES[spec.id] = Text(f"ruleset-{spec.id}", spec.names["en"], spec.names["fr"])
 
 
 def unregister(ruleset_id: str) -> None:
     """Take a ruleset registered by `register` off the lists (tests)."""
     SPECS.pop(ruleset_id, None)
     RULESETS.pop(ruleset_id, None)
+    RULESET_NAMES.pop(ruleset_id, None)
 
 
 for _spec in _GAMES:
@@ -75,7 +77,10 @@ UNKNOWN_RULESET = text(
     "règle du jeu inconnue {ruleset!r} (connues : {known})",
 )
 BAD_OPTION = text(
-    "bad-option", "bad {ruleset} option: {error}", "option de {ruleset} incorrecte : {error}"
+    "bad-option",
+    "bad {ruleset} option: {error}",
+    "option de {ruleset} incorrecte : {error}",
+    BY_RULESET,
 )
 
 

@@ -7,7 +7,7 @@ bumps it.
 
 from __future__ import annotations
 
-from engine.core.texts import text
+from engine.core.texts import BY_RULESET, text
 
 TERMS_VERSION = "2026-12-01"
 
@@ -154,6 +154,7 @@ COMMUNITY_LOCKED = text(
     "(Authorization: Bearer <session token>)",
     "{ruleset} est un jeu de la communauté : il faut la session d'un compte "
     "(Authorization: Bearer <jeton de session>)",
+    BY_RULESET,
 )
 UNKNOWN_ACCOUNT = text(
     "unknown-account",

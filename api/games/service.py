@@ -78,7 +78,7 @@ from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
-from engine.core.texts import DEFAULT_LANGUAGE, Message, say, text
+from engine.core.texts import BY_RULESET, DEFAULT_LANGUAGE, Message, say, text
 
 #: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
 STATUS_REASONS = frozenset(TURN_REASONS)
@@ -233,6 +233,7 @@ NO_SUCH_ACTION = text(
     "no-such-action",
     "{ruleset} has no {kind!r} action: its actions are {kinds}",
     "{ruleset} n'a pas d'action {kind!r} : ses actions sont {kinds}",
+    BY_RULESET,
 )
 ABANDONING_NEEDS_TOKEN = text(
     "abandoning-needs-token",

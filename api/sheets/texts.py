@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from engine.core.texts import text
+from engine.core.texts import BY_RULESET, text
 
 NO_SHEET = text("no-sheet", "no score sheet {sheet!r}", "aucune feuille de score {sheet!r}")
 NEEDS_TOKEN = text(
@@ -93,6 +93,7 @@ MOST_ROUNDS = text(
     "sheet-most-rounds",
     "a {ruleset} match of {players} players has at most {most} rounds, not {planned}",
     "une partie de {ruleset} à {players} joueurs a au plus {most} manches, pas {planned}",
+    BY_RULESET,
 )
 SHEET_PLAYER = text(
     "sheet-player",

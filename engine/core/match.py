@@ -99,7 +99,7 @@ from engine.core.events import (
     RoundStartEvent,
 )
 from engine.core.formats import MatchCheckpoint, decode_export
-from engine.core.texts import Said, say, text
+from engine.core.texts import BY_RULESET, RULESET_NAMES, Said, say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.view import BaseView
 
@@ -322,6 +322,7 @@ UNKNOWN_RULES_VERSION = text(
     "(current {current})",
     "{ruleset} n'a pas de version de règles {version!r} : ce moteur rejoue les versions {known} "
     "(actuelle {current})",
+    BY_RULESET,
 )
 BAD_SEED = text(
     "bad-seed",
@@ -333,6 +334,7 @@ OTHER_RULESET = text(
     "record-other-ruleset",
     "the record is a {record} match, not {ruleset}",
     "l'enregistrement est une partie de {record}, pas de {ruleset}",
+    {"record": RULESET_NAMES, "ruleset": RULESET_NAMES},
 )
 ACTION_REFUSED = text(
     "record-action-refused",

@@ -83,6 +83,14 @@ class Text:
 #: Every text made, by key.
 CATALOG: dict[str, Text] = {}
 
+#: Each registered ruleset's name (engine.registry fills it from the specs' `names`): the
+#: words of a `{ruleset}` parameter, so a sentence names « Num Wars (édition classique) » in
+#: French and "Num Wars (classic edition)" in English, never `numwars-classic`. Names, not
+#: sentences: they are not in :data:`CATALOG`.
+RULESET_NAMES: dict[str, Text] = {}
+#: The `words` of a text whose `{ruleset}` parameter is a ruleset id.
+BY_RULESET: Mapping[str, Mapping[str, Text]] = {"ruleset": RULESET_NAMES}
+
 
 def text(key: str, en: str, fr: str, words: Mapping[str, Mapping[str, Text]] | None = None) -> Text:
     """Make (and register) a text. The same key made again must have the same words."""

@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from engine.core.base import TrickCard
 from engine.core.cards import check_cards
 from engine.core.errors import InvalidInput
-from engine.core.texts import Message, say, text
+from engine.core.texts import BY_RULESET, Message, say, text
 
 PLAYER_COUNT = text(
     "bad-player-count",
     "{ruleset} is played by {low} to {high} players",
     "{ruleset} se joue de {low} à {high} joueurs",
+    BY_RULESET,
 )
 NOT_A_SEAT = text(
     "not-a-seat",

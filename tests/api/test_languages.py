@@ -474,9 +474,29 @@ def test_an_engine_refusal_the_schema_hides_is_worded_in_both() -> None:
         check_players(2, 3, 8, "numwars")
     english, french = engine_problem(refused.value), engine_problem(refused.value, "fr")
     assert english.code == french.code == "bad-player-count"
-    assert english.detail == "numwars is played by 3 to 8 players"
-    assert french.detail == "numwars se joue de 3 à 8 joueurs"
+    assert english.detail == "Num Wars is played by 3 to 8 players"
+    assert french.detail == "Num Wars se joue de 3 à 8 joueurs"
     assert french.errors[0].message == french.detail and french.title == "Contenu irrecevable"
+
+
+def test_a_ruleset_is_named_not_coded_in_every_sentence() -> None:
+    """A `{ruleset}` parameter is said by the ruleset's name in each language (the newcomer's
+    « numwars-classic est … »): every text taking one says the name of every registered
+    ruleset, never its id."""
+    from engine.core.texts import CATALOG, RULESET_NAMES
+    from engine.registry import SPECS
+
+    takers = [t for t in CATALOG.values() if "ruleset" in t.params and t.key != "unknown-ruleset"]
+    assert len(takers) >= 6
+    for t in takers:
+        for ruleset_id, spec in SPECS.items():
+            params = {p: ruleset_id if p in ("ruleset", "record") else "x" for p in t.params}
+            for language in ("en", "fr"):
+                said = t.render(language, **params)
+                assert spec.names[language] in said, (t.key, language, said)
+                if ruleset_id != spec.names[language].lower():
+                    assert ruleset_id not in said.split(), (t.key, language, said)
+    assert set(RULESET_NAMES) == set(SPECS)
 
 
 def test_a_problem_raised_outside_a_route_is_worded_late() -> None:

@@ -83,7 +83,7 @@ def test_a_stored_game_to_the_end_its_export_replayed(tiny: TestClient[Any]) -> 
     final = table.play_out(random.Random(3), every=2)
     assert final["status"] == "over" and final["result"]["winners"]
     wrong = Table(tiny, ID, 2, 7).post("/actions", 0, json={"type": "bid", "tricks": 1})
-    assert wrong.status_code == 422 and "tinytricks has no 'bid' action" in wrong.text
+    assert wrong.status_code == 422 and "Tiny Tricks has no 'bid' action" in wrong.text
     refusal = wrong.json()  # the field's message is the detail without its "type: " prefix
     assert refusal["code"] == "validation-error"
     assert refusal["errors"] == [

@@ -185,7 +185,7 @@ def test_bad_arguments_from_the_console_script() -> None:
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
-        "numrules play: error: argument --players: numwars is played by 3 to 8 players, not 2"
+        "numrules play: error: argument --players: Num Wars is played by 3 to 8 players, not 2"
     ]
 
 
