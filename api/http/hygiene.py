@@ -143,6 +143,11 @@ INTEGER_BOUND = text(
     "must be an integer at most {bound}",
     "doit être un entier inférieur ou égal à {bound}",
 )
+INTEGER_BOUND_LOW = text(
+    "integer-bound-low",
+    "must be an integer at least {bound}",
+    "doit être un entier supérieur ou égal à {bound}",
+)
 INTEGER_NOT_NUMBER = text(
     "integer-not-number",
     "must be an integer, not a number",
@@ -182,10 +187,16 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
         if int not in (field.annotation, *get_args(field.annotation)):  # int, int | None
             continue
         if not _INTEGER.fullmatch(values[0]):
-            bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
             if re.fullmatch(r"-?[0-9]+", values[0]):  # too many digits (ASCII only: ٣ is no digit)
+                # past its bound on the side of its sign: -99…9 is below a minimum, not above
+                # a maximum
+                low = values[0].startswith("-")
+                param = kwarg if isinstance(kwarg, ParameterKwarg) else None
+                bound = (param.ge if low else param.le) if param is not None else None
                 if bound is None:
                     raise _query_refusal(name, say(INTEGER_DIGITS), "out-of-range")
+                if low:
+                    raise _query_refusal(name, say(INTEGER_BOUND_LOW, bound=bound), "minimum")
                 raise _query_refusal(name, say(INTEGER_BOUND, bound=bound), "maximum")
             number = _NUMBER.fullmatch(values[0])
             raise _query_refusal(

@@ -122,6 +122,9 @@ DECK = "/v1/rulesets/numking/deck"
         # was "Integer value out of range", the decoder's words
         ("players=" + "9" * 60, "players", "must be an integer at most 8"),
         ("players=" + "9" * 5000, "players", "must be an integer at most 8"),
+        # was "must be an integer at most 8": below zero, it is the minimum that is broken
+        ("players=-" + "9" * 60, "players", "must be an integer at least 2"),
+        ("players=4&max_cards=-" + "9" * 60, "max_cards", "must be an integer at least"),
     ],
 )
 def test_a_query_parameter_is_one_exact_integer(

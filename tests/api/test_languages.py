@@ -407,6 +407,9 @@ PARAMETERS = [
     ("GET", "/v1/rulesets/numking/deck?players=abc", "players", "type"),
     ("GET", "/v1/rulesets/numking/deck?players=2.5", "players", "type"),
     ("GET", "/v1/rulesets/numwars/deck?players=99999999999999999999", "players", "maximum"),
+    # was `maximum` ("at most 8"): too many digits below zero is below the minimum
+    ("GET", "/v1/rulesets/numwars/deck?players=-99999999999999999999", "players", "minimum"),
+    ("GET", "/v1/games/" + "0" * 32 + "/events?after=-99999999999999999999", "after", "minimum"),
     ("GET", "/v1/rulesets/numwars/deck?players=4&players=5", "players", "invalid"),
     ("GET", "/v1/rulesets/numwars/deck?players=2", "players", "minimum"),
     ("GET", "/v1/rulesets/numwin/deck?players=9", "players", "maximum"),
