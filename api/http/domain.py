@@ -212,7 +212,12 @@ class InvalidFields(Invalid):
         )
 
     def detail_in(self, language: str) -> str:
-        return "; ".join(f"{p.field}: {p.message}" for p in self.errors_in(language))
+        """Each field said as a refusal about one field is (:data:`FIELD_DETAIL`: "players :
+        …" in French, as the query's and the services' refusals say it)."""
+        return "; ".join(
+            FIELD_DETAIL.render(language, field=p.field, message=p.message)
+            for p in self.errors_in(language)
+        )
 
     def errors_in(self, language: str) -> list[FieldProblem]:
         return [flaw.render(language) for flaw in self.flaws]

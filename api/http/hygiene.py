@@ -151,12 +151,12 @@ INTEGER_BOUND_LOW = text(
 INTEGER_NOT_NUMBER = text(
     "integer-not-number",
     "must be an integer, not a number",
-    "doit être un entier, pas un nombre décimal",
+    "doit être un entier, pas un nombre",
 )
 INTEGER_NOT_STRING = text(
     "integer-not-string",
     "must be an integer, not a string",
-    "doit être un entier, pas une chaîne",
+    "doit être un entier, pas une chaîne de caractères",
 )
 
 

@@ -54,7 +54,7 @@ def test_a_french_sign_up_mistake_is_named_in_human_words() -> None:
         ("password", "min-length", "must hold at least 10 characters"),
         ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
     ]
-    assert refusal.detail_in("fr").startswith("pseudo: 3 à 24 lettres ASCII")
+    assert refusal.detail_in("fr").startswith("pseudo : 3 à 24 lettres ASCII")
 
 
 @pytest.mark.parametrize(
@@ -343,8 +343,9 @@ def test_a_score_round_lists_every_bad_field_in_french(client: Any) -> None:
             "message": "champ inconnu 'colour'",
         },
     ]
+    # « champ : message », as every French refusal about a field says it
     assert problem["detail"] == "; ".join(
-        f"{e['field']}: {e['message']}" for e in problem["errors"]
+        f"{e['field']} : {e['message']}" for e in problem["errors"]
     )
     english = client.post(SCORE, json=body).json()
     assert [e["message"] for e in english["errors"]] == [
