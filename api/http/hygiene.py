@@ -37,9 +37,11 @@ from litestar.types import ASGIApp, Receive, Send
 
 from api.http.problems import (
     MEDIA_TYPE,
+    NO_RESOURCE,
     ProblemError,
     field_problem,
     scope_language,
+    shorten,
     status_problem,
 )
 from engine.core.texts import Message as Wording, say, text
@@ -204,11 +206,31 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
             )
 
 
+def require_exact_path(request: Request[Any, Any, Any]) -> None:
+    """404 for an integer path parameter not written as one: the router reads it with
+    Python's `int`, which takes `١` (an Arabic-Indic one), `１`, `+1`, `1_0` and spaces
+    around: `/seats/١/join` joined seat 1, where the query refuses such a value."""
+    numbers = {k for k, v in request.path_params.items() if type(v) is int}
+    if not numbers:
+        return
+    template = str(request.scope.get("path_template") or "")
+    path = str(request.scope.get("path", ""))
+    for pattern, raw in zip(template.split("/"), path.split("/"), strict=False):
+        named = pattern.startswith("{") and pattern[1:-1] in numbers
+        if named and not _INTEGER_SEGMENT.fullmatch(raw):
+            raise ProblemError(404, "not-found", say(NO_RESOURCE, path=shorten(path)))
+
+
+#: An integer as a path writes it, ASCII digits (the parameter's bounds are checked after).
+_INTEGER_SEGMENT = re.compile(r"-?[0-9]+")
+
+
 async def before_request(request: Request[Any, Any, Any]) -> None:
     """The request checks of this module, in order: the query, then the body's media type.
 
     A coroutine: Litestar runs a plain function hook in a worker thread, a thread hop on
     every request (a quarter of the rules endpoints' throughput in the HTTP benchmark)."""
+    require_exact_path(request)
     require_exact_query(request)
     require_json_body(request)
 
