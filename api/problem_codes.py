@@ -13,7 +13,8 @@ Two sources, each declared once:
   `body-too-large`, `unsupported-media-type`, the 422 of a field or a parameter that breaks
   its schema, and of a card code that is no card or of another deck: the decoder leaves the
   spec's card patterns to the engine), the rate limit's (`rate-limited`), the database's
-  (`database-unavailable`) and the unexpected (`internal-error`). A layer's code that a
+  (`database-unavailable`), the server's past its concurrency limit (`unavailable`,
+  api.ops.server) and the unexpected (`internal-error`). A layer's code that a
   response's description does not name yet is said in it, so words and enum never disagree.
 
 Each answer's schema is `allOf: [Problem, {code: enum}]` (openapi-typescript renders the
@@ -23,8 +24,7 @@ component says that new codes may be added: a client keeps a default branch.
 
 Not stated: 405 `method-not-allowed` (an answer of a path to a method it has no operation
 for, so of no operation), and the codes the fallbacks of `api.http.problems.STATUS_CODES`
-would give a status no layer answers (`too-many-requests`, `unavailable`): nothing answers
-them.
+would give a status no layer answers (`too-many-requests`): nothing answers it.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from typing import Any
 
 from litestar import Litestar
 from litestar.openapi.spec import (
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     Operation,
@@ -47,6 +48,7 @@ from litestar.routes import HTTPRoute
 from api.http.problems import MEDIA_TYPE, ProblemSpec, named_codes
 from api.ops.operations import database_operations
 from api.ops.ratelimit import exempt
+from api.ops.server import BUSY_RETRY_AFTER
 from engine.core.cards import CARD_PATTERN
 
 _REF = "#/components/schemas/"
@@ -153,10 +155,23 @@ LAYERS = (
         "the database cannot serve now: retry after `Retry-After` seconds",
         _database,
     ),
+    Layer(
+        503,
+        "unavailable",
+        "the server holds as many connections and requests as it takes "
+        "(`NUMRULES_MAX_CONCURRENCY`): retry after `Retry-After` seconds",
+        _every,
+    ),
 )
 #: The answers made of the layers' codes only that every operation has alike: shared under
 #: `components/responses` (status → name).
-SHARED = {400: "BadRequest", 408: "RequestTimeout", 431: "HeadersTooLarge", 500: "InternalError"}
+SHARED = {
+    400: "BadRequest",
+    408: "RequestTimeout",
+    431: "HeadersTooLarge",
+    500: "InternalError",
+    503: "Unavailable",
+}
 
 PROBLEM_DESCRIPTION = (
     "An RFC 9457 problem. `code` is stable and kebab-case; each operation's answers list, per "
@@ -348,10 +363,19 @@ def document_problem_codes(application: Litestar) -> None:
                 found.description = words
 
 
+#: A busy server's `Retry-After`.
+BUSY_HEADER = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+    description=f"seconds before trying again ({BUSY_RETRY_AFTER})",
+)
+
+
 def _response(layers: list[Layer]) -> OpenAPIResponse:
-    """An answer made of the layers' refusals only."""
+    """An answer made of the layers' refusals only (a 503 with its `Retry-After`)."""
+    busy = any(layer.code == "unavailable" for layer in layers)
     return OpenAPIResponse(
         description=_capitalized(_said(layers)),
+        headers={"Retry-After": BUSY_HEADER} if busy else None,
         content={
             MEDIA_TYPE: OpenAPIMediaType(schema=_schema([layer.code for layer in layers], ()))
         },

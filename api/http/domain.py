@@ -212,6 +212,8 @@ class InvalidFields(Invalid):
         )
 
     def detail_in(self, language: str) -> str:
+        """Each field said as a refusal about one field is (:data:`FIELD_DETAIL`: "players :
+        …" in French, as the query's and the services' refusals say it)."""
         return "; ".join(
             FIELD_DETAIL.render(language, field=p.field, message=p.message)
             for p in self.errors_in(language)

@@ -37,9 +37,11 @@ from litestar.types import ASGIApp, Receive, Send
 
 from api.http.problems import (
     MEDIA_TYPE,
+    NO_RESOURCE,
     ProblemError,
     field_problem,
     scope_language,
+    shorten,
     status_problem,
 )
 from engine.core.texts import Message as Wording, say, text
@@ -143,15 +145,20 @@ INTEGER_BOUND = text(
     "must be an integer at most {bound}",
     "doit être un entier inférieur ou égal à {bound}",
 )
+INTEGER_BOUND_LOW = text(
+    "integer-bound-low",
+    "must be an integer at least {bound}",
+    "doit être un entier supérieur ou égal à {bound}",
+)
 INTEGER_NOT_NUMBER = text(
     "integer-not-number",
     "must be an integer, not a number",
-    "doit être un entier, pas un nombre décimal",
+    "doit être un entier, pas un nombre",
 )
 INTEGER_NOT_STRING = text(
     "integer-not-string",
     "must be an integer, not a string",
-    "doit être un entier, pas une chaîne",
+    "doit être un entier, pas une chaîne de caractères",
 )
 
 
@@ -182,10 +189,16 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
         if int not in (field.annotation, *get_args(field.annotation)):  # int, int | None
             continue
         if not _INTEGER.fullmatch(values[0]):
-            bound = kwarg.le if isinstance(kwarg, ParameterKwarg) else None
             if re.fullmatch(r"-?[0-9]+", values[0]):  # too many digits (ASCII only: ٣ is no digit)
+                # past its bound on the side of its sign: -99…9 is below a minimum, not above
+                # a maximum
+                low = values[0].startswith("-")
+                param = kwarg if isinstance(kwarg, ParameterKwarg) else None
+                bound = (param.ge if low else param.le) if param is not None else None
                 if bound is None:
                     raise _query_refusal(name, say(INTEGER_DIGITS), "out-of-range")
+                if low:
+                    raise _query_refusal(name, say(INTEGER_BOUND_LOW, bound=bound), "minimum")
                 raise _query_refusal(name, say(INTEGER_BOUND, bound=bound), "maximum")
             number = _NUMBER.fullmatch(values[0])
             raise _query_refusal(
@@ -193,11 +206,31 @@ def require_exact_query(request: Request[Any, Any, Any]) -> None:
             )
 
 
+def require_exact_path(request: Request[Any, Any, Any]) -> None:
+    """404 for an integer path parameter not written as one: the router reads it with
+    Python's `int`, which takes `١` (an Arabic-Indic one), `１`, `+1`, `1_0` and spaces
+    around: `/seats/١/join` joined seat 1, where the query refuses such a value."""
+    numbers = {k for k, v in request.path_params.items() if type(v) is int}
+    if not numbers:
+        return
+    template = str(request.scope.get("path_template") or "")
+    path = str(request.scope.get("path", ""))
+    for pattern, raw in zip(template.split("/"), path.split("/"), strict=False):
+        named = pattern.startswith("{") and pattern[1:-1] in numbers
+        if named and not _INTEGER_SEGMENT.fullmatch(raw):
+            raise ProblemError(404, "not-found", say(NO_RESOURCE, path=shorten(path)))
+
+
+#: An integer as a path writes it, ASCII digits (the parameter's bounds are checked after).
+_INTEGER_SEGMENT = re.compile(r"-?[0-9]+")
+
+
 async def before_request(request: Request[Any, Any, Any]) -> None:
     """The request checks of this module, in order: the query, then the body's media type.
 
     A coroutine: Litestar runs a plain function hook in a worker thread, a thread hop on
     every request (a quarter of the rules endpoints' throughput in the HTTP benchmark)."""
+    require_exact_path(request)
     require_exact_query(request)
     require_json_body(request)
 

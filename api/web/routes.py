@@ -109,15 +109,11 @@ puis rechargez la page.</p></main></body></html>
 
 
 def page_language(accept_language: str | None) -> str:
-    """French unless `Accept-Language` ranks English first among the languages it names
-    (an English-only API default does not apply to the page: the app is French first)."""
-    if not accept_language:
-        return "fr"
-    chosen = pick_language(accept_language)
-    named = {
-        part.split(";")[0].strip().lower().split("-")[0] for part in accept_language.split(",")
-    }
-    return "en" if chosen == "en" and ("en" in named or "*" in named) else "fr"
+    """French unless `Accept-Language` chooses English (ranks it first, by an `en` range or
+    `*`): the API's English default does not apply to the page, the app is French first, and
+    a range the header refuses (`en;q=0`) or leaves out (a malformed quality) chooses
+    nothing."""
+    return pick_language(accept_language, default="fr")
 
 
 def localized_index(html: str, language: str) -> str:

@@ -165,15 +165,16 @@ _QUALITY = re.compile(r"q=(0(\.[0-9]{0,3})?|1(\.0{0,3})?)")
 MAX_RANGES = 32
 
 
-def pick_language(accept_language: str | None) -> str:
+def pick_language(accept_language: str | None, default: str = DEFAULT_LANGUAGE) -> str:
     """The supported language an Accept-Language header (RFC 9110 §12.5.4) ranks first by
     quality, ties in the header's order; English else. A range is a language tag (`fr`,
     `fr-CA`: primary subtag `fr`) or `*`, any language the header names nowhere else
     (RFC 4647 §3.3.1: `*;q=0.5, en;q=0` is French); a quality is `q=` 0 … 1 with at most
     three decimals (another parameter, or a malformed quality, leaves the range out). Only the
-    first :data:`MAX_RANGES` ranges are read."""
+    first :data:`MAX_RANGES` ranges are read. `default`: the answer when the header
+    chooses none (the web app's pages are French first)."""
     if not accept_language:
-        return DEFAULT_LANGUAGE
+        return default
     ranked: list[tuple[float, int, str]] = []
     named: set[str] = set()
     for index, part in enumerate(accept_language.split(",", MAX_RANGES)[:MAX_RANGES]):
@@ -195,7 +196,7 @@ def pick_language(accept_language: str | None) -> str:
             return others[0]
         if language in LANGUAGES:
             return language
-    return DEFAULT_LANGUAGE
+    return default
 
 
 _COLOURS = {

@@ -78,6 +78,24 @@ def test_page_language() -> None:
     assert page_language("es") == "fr"
     assert page_language("fr;q=0.2, en;q=0.9") == "en"
     assert page_language("en;q=0.2, fr;q=0.9") == "fr"
+    assert page_language("*") == "en"
+
+
+@pytest.mark.parametrize(
+    "header", ["en;q=0", "en;q=0, fr;q=0", "de, en;q=0", "en;q=1;q=1", "en;q=2", "*;q=0"]
+)
+def test_a_page_is_not_in_a_language_the_header_refuses(
+    web: TestClient,  # type: ignore[type-arg]
+    header: str,
+) -> None:
+    """`en;q=0` refuses English, and a range with a malformed quality is left out (as the
+    API's answers read them): the page was in English for these, the API's default taken
+    for the header's choice because the header named `en`."""
+    assert page_language(header) == "fr"
+    answer = web.get("/", headers={"Accept-Language": header})
+    assert answer.status_code == 200
+    assert answer.headers["content-language"] == "fr"
+    assert '<html lang="fr"' in answer.text
 
 
 @pytest.mark.parametrize(

@@ -122,6 +122,9 @@ DECK = "/v1/rulesets/numking/deck"
         # was "Integer value out of range", the decoder's words
         ("players=" + "9" * 60, "players", "must be an integer at most 8"),
         ("players=" + "9" * 5000, "players", "must be an integer at most 8"),
+        # was "must be an integer at most 8": below zero, it is the minimum that is broken
+        ("players=-" + "9" * 60, "players", "must be an integer at least 2"),
+        ("players=4&max_cards=-" + "9" * 60, "max_cards", "must be an integer at least"),
     ],
 )
 def test_a_query_parameter_is_one_exact_integer(
@@ -232,3 +235,20 @@ def test_accept_language_is_read_by_its_grammar(client: Any, header: str, langua
     `frr` and `fr;q=1.5` were read as French (found by attacking a server)."""
     response = client.get("/v1/rulesets/numking", headers={"accept-language": header})
     assert response.status_code == 200 and response.headers["content-language"] == language
+
+
+@pytest.mark.parametrize("seat", ["%D9%A1", "%EF%BC%91", "%2B1", "1_0", "%201", "1%20"])
+def test_an_integer_path_parameter_is_written_in_ascii_digits(client: Any, seat: str) -> None:
+    """The router read `{seat:int}` with Python's `int`: `/seats/١/join` (an Arabic-Indic
+    one) reached the route as seat 1 and `1_0` as seat 10 (then 422 `maximum`), where the
+    query refuses such values (test_unicode_digits_are_no_integer)."""
+    path = f"/v1/games/{'0' * 32}/seats/{seat}/join"
+    _problem(client.post(path, json={}), 404, "not-found")
+
+
+@pytest.mark.parametrize(("seat", "status"), [("1", 401), ("-1", 422), ("9" * 30, 422)])
+def test_an_integer_path_parameter_in_digits_still_reaches_its_route(
+    client: Any, seat: str, status: int
+) -> None:
+    answer = client.post(f"/v1/games/{'0' * 32}/seats/{seat}/join", json={})
+    assert answer.status_code == status, answer.text

@@ -407,6 +407,9 @@ PARAMETERS = [
     ("GET", "/v1/rulesets/numking/deck?players=abc", "players", "type"),
     ("GET", "/v1/rulesets/numking/deck?players=2.5", "players", "type"),
     ("GET", "/v1/rulesets/numwars/deck?players=99999999999999999999", "players", "maximum"),
+    # was `maximum` ("at most 8"): too many digits below zero is below the minimum
+    ("GET", "/v1/rulesets/numwars/deck?players=-99999999999999999999", "players", "minimum"),
+    ("GET", "/v1/games/" + "0" * 32 + "/events?after=-99999999999999999999", "after", "minimum"),
     ("GET", "/v1/rulesets/numwars/deck?players=4&players=5", "players", "invalid"),
     ("GET", "/v1/rulesets/numwars/deck?players=2", "players", "minimum"),
     ("GET", "/v1/rulesets/numwin/deck?players=9", "players", "maximum"),
@@ -613,3 +616,26 @@ def test_no_new_refusal_in_one_language() -> None:
     found = _plain_refusals()
     grown = {f: n for f, n in found.items() if n > PLAIN_REFUSALS.get(f, 0)}
     assert not grown, f"refusals without a text (file: count): {grown}"
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        # refused by api.http.hygiene (written as no integer) …
+        ("players=abc", "doit être un entier, pas une chaîne de caractères"),
+        ("players=4.5", "doit être un entier, pas un nombre"),
+        # … and by Litestar's decoder (a bound, a boolean): one way of saying it
+        ("players=1", "doit être un entier supérieur ou égal à 2"),
+        ("players=4&zeros=maybe", "doit être true ou false, pas une chaîne de caractères"),
+    ],
+)
+def test_a_refused_parameter_is_said_alike_whichever_layer_refuses_it(
+    client: TestClient[Any], query: str, message: str
+) -> None:
+    """French said « players : … » for `abc` (the hygiene's refusal) and « players: … » for
+    `2` (Litestar's, through InvalidFields), « pas une chaîne » for one and « pas une chaîne
+    de caractères » for the other."""
+    answer = client.get(f"/v1/rulesets/numking/deck?{query}", headers=FR).json()
+    entry = answer["errors"][0]
+    assert entry["message"] == message, answer
+    assert answer["detail"] == f"{entry['field']} : {message}", answer
