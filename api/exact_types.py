@@ -23,6 +23,7 @@ msgspec structs behind the components, never naming a ruleset:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Iterator
 from typing import Any
@@ -96,13 +97,39 @@ def _by_ruleset(schemas: dict[str, Schema], name: str, noun: str) -> None:
     base.discriminator = Discriminator(property_name="ruleset", mapping=variants)
 
 
+def _own_actions(legal: Schema | Reference, spec: RulesetSpec) -> Schema:
+    """A view's `legal_actions` (a list of any action, or null) as the list of the actions
+    its ruleset takes (`spec.actions`), still discriminated by `type`, or null."""
+    built = copy.deepcopy(legal)
+    assert isinstance(built, Schema)
+    items = [
+        node for node in _walk(built) if node.discriminator is not None and node.any_of is not None
+    ]
+    assert len(items) == 1, spec.id
+    union = items[0]
+    found: Any = union.discriminator
+    every = found["mapping"] if isinstance(found, dict) else found.mapping
+    mapping = {kind: every[kind] for kind in spec.actions}
+    union.any_of = [Reference(ref=ref) for ref in mapping.values()]
+    union.discriminator = Discriminator(property_name="type", mapping=mapping)
+    return built
+
+
 def _views(schemas: dict[str, Schema]) -> None:
+    """Each view states its ruleset, its phases and its own actions (a generated client's
+    `if (view.ruleset === "numwars")` narrows `phase` and `legal_actions` too)."""
     mapping = {spec.id: _REF + spec.view_component for spec in SPECS.values()}
     for spec in SPECS.values():
         view = schemas[spec.view_component]
         view.title = spec.view_component
         assert view.properties is not None
         view.properties["ruleset"] = Schema(type=OpenAPIType.STRING, const=spec.id)
+        view.properties["phase"] = Schema(
+            type=OpenAPIType.STRING,
+            enum=list(spec.phases),
+            description="the round's phase (`over` once it is over); new phases may be added",
+        )
+        view.properties["legal_actions"] = _own_actions(view.properties["legal_actions"], spec)
     refs = set(mapping.values())
     for node in _walk(schemas):
         if node.one_of and {getattr(o, "ref", None) for o in node.one_of} == refs:

@@ -167,8 +167,12 @@ export function describe(view: View): string {
       const last = view.tricks.at(-1);
       return `${mine}, trick ${last?.number}: ${last?.captures.map((c) => c.seat).join(",")}`;
     }
-    case "numking":
-      return `${mine}, bids ${view.bids.join(",")}`;
+    case "numking": {
+      // the phase and the legal actions are numking's own once `ruleset` narrowed the view
+      const phase: "bid" | "play" | "over" = view.phase;
+      const kinds: ("bid" | "play")[] = (view.legal_actions ?? []).map((a) => a.type);
+      return `${mine}, ${phase}, bids ${view.bids.join(",")}, may ${kinds.join("/")}`;
+    }
     case "numwin": {
       const pending = view.pending;
       const waiting = pending === null ? "" : `, seat ${pending.seat} aims ${pending.action}`;

@@ -171,6 +171,7 @@ class RulesetSpec:
     view: type[msgspec.Struct] = MISSING  # the stored games' view
     view_component: str = MISSING  # its OpenAPI component name (NumWarsView …)
     actions: tuple[str, ...] = MISSING  # the action types its stored games take
+    phases: tuple[str, ...] = MISSING  # every `phase` its views say, "over" included
     lowest_wins: bool = MISSING  # the best round score is the lowest
     community: bool = MISSING  # rules/app.md "Jeux de la communauté 🔒": needs an account
     deck: DeckOperation = MISSING
@@ -206,6 +207,8 @@ class RulesetSpec:
             unknown = sorted(set(self.actions) - ACTION_TYPES)
             if not self.actions or unknown:
                 problems.append(f"`actions` must be action types of engine.core.actions: {unknown}")
+        if self.phases is not MISSING and "over" not in self.phases:
+            problems.append("`phases` must list every phase of a round, `over` included")
         if self.operations is not MISSING:
             paths = [op.path for op in self.operations]
             if len(set(paths)) != len(paths) or "deck" in paths:

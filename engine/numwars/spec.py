@@ -26,6 +26,7 @@ from engine.core.spec import (
 )
 from engine.numwars import summary
 from engine.numwars.examples import EXAMPLES
+from engine.numwars.kernel import Phase
 from engine.numwars.requests import (
     NumWarsDealRequest,
     NumWarsDeckQuery,
@@ -59,6 +60,7 @@ SPEC = RulesetSpec(
     view=View,
     view_component="NumWarsView",
     actions=("play", "pass", "exchange", "neutralize"),
+    phases=tuple(p.value for p in Phase),
     lowest_wins=False,
     community=False,
     deck=DeckOperation(

@@ -19,6 +19,7 @@ from engine.core.spec import (
 )
 from engine.numwin import summary
 from engine.numwin.examples import EXAMPLES
+from engine.numwin.kernel import Phase
 from engine.numwin.requests import (
     NumWinDealRequest,
     NumWinDeckQuery,
@@ -42,6 +43,7 @@ SPEC = RulesetSpec(
     view=View,
     view_component="NumWinView",
     actions=("draw", "take", "discard", "swap", "add", "snap", "call", "target", "show"),
+    phases=tuple(p.value for p in Phase),
     lowest_wins=True,
     community=True,
     deck=DeckOperation(

@@ -190,6 +190,11 @@ def test_a_seeded_round_keeps_every_invariant(
             hidden = _hidden(ruleset_id, state, viewer) & unique
             view = state.view(viewer)
             assert view.seat == viewer and view.players == players
+            # the spec's enums of this ruleset's views (api.exact_types)
+            declared = registry.SPECS[ruleset_id]
+            assert view.phase in declared.phases, view.phase
+            for legal in view.legal_actions or ():
+                assert type(legal).__struct_config__.tag in declared.actions, legal
             assert view.ruleset == ruleset_id and view.scores == [0] * players
             leaked = hidden & set(_strings(view))
             assert not leaked, (viewer, "view", leaked)
