@@ -121,7 +121,7 @@ INVALID_TOKEN = text(
 TERMS_NOT_ACCEPTED = text(
     "terms-not-accepted",
     "must be true: the terms of GET /v1/terms are accepted at sign-up",
-    "doit valoir true : les conditions de GET /v1/terms s'acceptent à l'inscription",
+    "accepte les conditions d'utilisation pour t'inscrire",
 )
 TOO_MANY_API_KEYS = text(
     "too-many-api-keys",

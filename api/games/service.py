@@ -78,7 +78,7 @@ from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
-from engine.core.texts import BY_RULESET, DEFAULT_LANGUAGE, Message, say, text
+from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Message, say, text
 
 #: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
 STATUS_REASONS = frozenset(TURN_REASONS)
@@ -232,8 +232,8 @@ ALREADY = text("game-over-already", "the game is already {status}", "la partie e
 NO_SUCH_ACTION = text(
     "no-such-action",
     "{ruleset} has no {kind!r} action: its actions are {kinds}",
-    "{ruleset} n'a pas d'action {kind!r} : ses actions sont {kinds}",
-    BY_RULESET,
+    "{ruleset} n'a pas d'action « {kind} » (ses actions : {kinds})",
+    {**BY_RULESET, "kind": ACTION_WORDS, "kinds": ACTION_WORDS},
 )
 ABANDONING_NEEDS_TOKEN = text(
     "abandoning-needs-token",
@@ -487,9 +487,7 @@ class GameService:
             kinds = ruleset_actions(game.ruleset)
             kind = type(action).__struct_config__.tag
             if kind not in kinds:
-                message = say(
-                    NO_SUCH_ACTION, ruleset=game.ruleset, kind=kind, kinds=", ".join(kinds)
-                )
+                message = say(NO_SUCH_ACTION, ruleset=game.ruleset, kind=kind, kinds=tuple(kinds))
                 raise field_error(Invalid, "validation-error", "type", message)
             match = await self._take(conn, game)
             index = match.index

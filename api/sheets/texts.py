@@ -53,7 +53,7 @@ FINISHED_AFTER = text(
     "the match is over after {rounds} rounds ({planned} planned and the tie-breaks it called "
     "for): raise planned_rounds (PATCH) to play on",
     "la partie est terminée après {rounds} manches ({planned} prévues et les manches de "
-    "départage demandées) : augmentez planned_rounds (PATCH) pour continuer",
+    "départage demandées) : augmentez le nombre de manches prévues pour continuer",
 )
 FINISHED_PAST = text(
     "sheet-finished-past",

@@ -75,9 +75,30 @@ class Text:
         return self.template(language).format(**params)
 
     def word(self, param: str, value: Any, language: str = DEFAULT_LANGUAGE) -> Any:
-        """`value` of parameter `param` as the sentence says it in `language`."""
-        said = (self.words or {}).get(param, {}).get(value) if isinstance(value, str) else None
-        return value if said is None else said.render(language)
+        """`value` of parameter `param` as the sentence says it in `language`; a list or a
+        tuple of codes (`{kinds}`: an action type each) is said word by word, joined as the
+        language lists them (:func:`join_words`)."""
+        words = (self.words or {}).get(param)
+        if words is None:
+            return value
+        if isinstance(value, list | tuple):
+            return join_words([_said(words, v, language) for v in value], language)
+        return _said(words, value, language)
+
+
+def _said(words: Mapping[str, Text], value: Any, language: str) -> Any:
+    said = words.get(value) if isinstance(value, str) else None
+    return value if said is None else said.render(language)
+
+
+#: How each language separates the items of a list said inside a sentence.
+_LIST_SEPARATORS = {"en": ", ", "fr": ", "}
+
+
+def join_words(items: list[Any], language: str = DEFAULT_LANGUAGE) -> str:
+    """`items` (each already said in `language`) as a list inside a sentence."""
+    separator = _LIST_SEPARATORS.get(language, _LIST_SEPARATORS[DEFAULT_LANGUAGE])
+    return separator.join(str(item) for item in items)
 
 
 #: Every text made, by key.
@@ -90,6 +111,47 @@ CATALOG: dict[str, Text] = {}
 RULESET_NAMES: dict[str, Text] = {}
 #: The `words` of a text whose `{ruleset}` parameter is a ruleset id.
 BY_RULESET: Mapping[str, Mapping[str, Text]] = {"ruleset": RULESET_NAMES}
+
+
+#: Each action type (engine.core.actions: a body's `type`) as a sentence says it: in English
+#: the type itself (the API's word, readable as a verb), in French what the player does, in
+#: the rule books' words (« jouer une carte », « piocher », « récupération instantanée »). The
+#: words of every `{kind}`/`{kinds}`/`{allowed}` parameter (issue 23: « une action play n'est
+#: pas permise dans la phase exchange »). Words, not sentences: not in :data:`CATALOG`.
+ACTION_WORDS: Mapping[str, Text] = {
+    code: Text(f"action-{code}", en, fr)
+    for code, en, fr in (
+        ("play", "play", "jouer une carte"),
+        ("bid", "bid", "parier"),
+        ("pass", "pass", "passer une carte"),
+        ("exchange", "exchange", "échanger des cartes"),
+        ("show", "show", "montrer une carte"),
+        ("neutralize", "neutralize", "neutraliser une menace"),
+        ("draw", "draw", "piocher"),
+        ("take", "take", "récupérer la carte de la défausse"),
+        ("discard", "discard", "défausser"),
+        ("swap", "swap", "échanger avec la combinaison"),
+        ("add", "add", "ajouter à la combinaison"),
+        ("snap", "snap", "faire une récupération instantanée"),
+        ("call", "call", "annoncer « Num Win »"),
+        ("target", "target", "choisir une cible"),
+    )
+}
+#: Each phase of a round (the kernels' `Phase`, every ruleset's) as a sentence says it: the
+#: words of every `{phase}` parameter (« l'échange », never `exchange`).
+PHASE_WORDS: Mapping[str, Text] = {
+    code: Text(f"phase-{code}", en, fr)
+    for code, en, fr in (
+        ("exchange", "the exchange", "l'échange"),
+        ("show", "the show step", "le moment de montrer une carte au partenaire"),
+        ("bid", "the bidding", "les paris"),
+        ("play", "the play", "le jeu des plis"),
+        ("neutralize", "the complice's decision", "la décision du complice"),
+        ("draw", "the draw", "la pioche"),
+        ("action", "a card's action", "l'action d'une carte"),
+        ("over", "the end of the round", "la fin de la manche"),
+    )
+}
 
 
 def text(key: str, en: str, fr: str, words: Mapping[str, Mapping[str, Text]] | None = None) -> Text:

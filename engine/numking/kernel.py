@@ -332,7 +332,9 @@ class NumKingKernel:
                 return IllegalMove("wrong-phase", say(T.BID_PHASE, k=self.k), legal)
             return IllegalMove("bad-bid", say(T.BAD_BID, k=self.k, tricks=action.tricks), legal)
         if not isinstance(action, Play):
-            return IllegalMove("wrong-phase", say(T.PLAY_PHASE, action=repr(action)), legal)
+            return IllegalMove(
+                "wrong-phase", say(T.PLAY_PHASE, kind=action.__struct_config__.tag), legal
+            )
         card, declared = action.card, action.declared
         if card not in HELD:
             info(card)

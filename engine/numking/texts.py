@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from engine.core.texts import text
+from engine.core.texts import ACTION_WORDS, text
 
 MAX_CARDS_FOR_TABLE = text(
     "numking-max-cards-table",
@@ -151,8 +151,9 @@ BAD_BID = text(
 )
 PLAY_PHASE = text(
     "numking-play-phase",
-    "the round is in its play phase: play a card ({action})",
-    "la manche en est au jeu : jouez une carte ({action})",
+    "the round is in its play phase: play a card (a {kind} action is refused)",
+    "la manche en est au jeu : jouez une carte (on ne peut pas {kind})",
+    words={"kind": ACTION_WORDS},
 )
 NOT_OVER = text("numking-not-over", "the round is not over", "la manche n'est pas terminée")
 CARDS_MISMATCH = text(

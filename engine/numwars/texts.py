@@ -3,7 +3,7 @@ each a text with named parameters, rendered in the caller's language)."""
 
 from __future__ import annotations
 
-from engine.core.texts import text
+from engine.core.texts import ACTION_WORDS, PHASE_WORDS, text
 
 DECK = text(
     "numwars-deck", "the {players}-player numwars deck", "le paquet de numwars à {players} joueurs"
@@ -50,8 +50,9 @@ NOT_AN_OUTCOME = text(
 
 WRONG_PHASE = text(
     "numwars-wrong-phase",
-    "a {kind} action is not possible in the {phase} phase",
-    "une action {kind} n'est pas possible dans la phase {phase}",
+    "a {kind} action is not possible during {phase}",
+    "{kind} n'est pas possible pendant {phase}",
+    words={"kind": ACTION_WORDS, "phase": PHASE_WORDS},
 )
 PASSED_ALL = text(
     "numwars-passed-all",

@@ -447,9 +447,9 @@ class ClassicKernel:
             kind = type(action).__name__.lower()
             raise IllegalMove(
                 "wrong-phase",
-                say(T.WRONG_PHASE, kind=kind, phase=phase.value, allowed=", ".join(allowed))
+                say(T.WRONG_PHASE, kind=kind, phase=phase.value, allowed=tuple(allowed))
                 if allowed
-                else say(T.WRONG_PHASE_OVER, kind=kind, phase=phase.value),
+                else say(T.WRONG_PHASE_OVER, kind=kind),
                 allowed,
             )
         self.history.append((seat, action))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from engine.core.texts import text
+from engine.core.texts import ACTION_WORDS, PHASE_WORDS, text
 
 DECK = text("numwars-classic-deck", "the numwars-classic deck", "le paquet de numwars-classic")
 ALLIANCE = text(
@@ -24,13 +24,15 @@ NOT_A_CARD = text(
 
 WRONG_PHASE = text(
     "numwars-classic-wrong-phase",
-    "a {kind} action is not allowed in the {phase} phase (allowed: {allowed})",
-    "une action {kind} n'est pas permise dans la phase {phase} (permises : {allowed})",
+    "a {kind} action is not allowed during {phase} (allowed: {allowed})",
+    "{kind} n'est pas permis pendant {phase} (permis : {allowed})",
+    words={"kind": ACTION_WORDS, "phase": PHASE_WORDS, "allowed": ACTION_WORDS},
 )
 WRONG_PHASE_OVER = text(
     "numwars-classic-wrong-phase-over",
-    "a {kind} action is not allowed in the {phase} phase (the round is over)",
-    "une action {kind} n'est pas permise dans la phase {phase} (la manche est terminée)",
+    "a {kind} action is not allowed: the round is over",
+    "{kind} n'est plus permis : la manche est terminée",
+    words={"kind": ACTION_WORDS},
 )
 PASSED_ALL = text(
     "numwars-classic-passed-all",

@@ -277,7 +277,7 @@ class NumWinKernel:
             self._turn(seat, action, events)
         else:
             raise self._illegal(
-                seat, "wrong-phase", say(T.NOT_AN_ACTION, action=type(action).__name__)
+                seat, "wrong-phase", say(T.NOT_AN_ACTION, action=action.__struct_config__.tag)
             )
         self.history.append((seat, action))
         return events
@@ -564,7 +564,7 @@ class NumWinKernel:
             return
         if phase is not Phase.PLAY:
             raise self._illegal(
-                seat, "wrong-phase", say(T.NEEDS_CARD, action=action.__class__.__name__.lower())
+                seat, "wrong-phase", say(T.NEEDS_CARD, action=action.__struct_config__.tag)
             )
         if isinstance(action, Discard):
             self._discard(seat, action, events)

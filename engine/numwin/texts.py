@@ -3,7 +3,7 @@ each a text with named parameters, rendered in the caller's language)."""
 
 from __future__ import annotations
 
-from engine.core.texts import text
+from engine.core.texts import ACTION_WORDS, text
 
 DECK = text("numwin-deck", "the numwin deck", "le paquet de numwin")
 TEAMS = text(
@@ -53,7 +53,8 @@ ROUND_OVER = text("round-over", "the round is over", "la manche est terminée")
 NOT_AN_ACTION = text(
     "numwin-not-an-action",
     "{action} is not a numwin action",
-    "{action} n'est pas une action de numwin",
+    "on ne peut pas {action} à Num Win",
+    words={"action": ACTION_WORDS},
 )
 NOT_YOUR_TURN = text(
     "numwin-not-your-turn", "it is seat {turn}'s turn", "c'est au tour de la place {turn}"
@@ -64,7 +65,10 @@ HOLDING = text(
     "vous tenez déjà une carte ce tour-ci",
 )
 NEEDS_CARD = text(
-    "numwin-needs-card", "{action} needs a card in hand", "{action} demande une carte en main"
+    "numwin-needs-card",
+    "{action} needs a card in hand",
+    "pour {action}, il faut une carte en main",
+    words={"action": ACTION_WORDS},
 )
 PILES_EXHAUSTED = text(
     "numwin-piles-exhausted", "both piles are exhausted", "les deux piles sont épuisées"

@@ -639,3 +639,135 @@ def test_a_refused_parameter_is_said_alike_whichever_layer_refuses_it(
     entry = answer["errors"][0]
     assert entry["message"] == message, answer
     assert answer["detail"] == f"{entry['field']} : {message}", answer
+
+
+#: A code left raw in a French sentence: a kebab-case id, or an action type or phase said
+#: in English on its own (« une action play … dans la phase exchange »).
+_RAW_CODE = re.compile(
+    r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b"
+    r"|\b(?:play|pass|exchange|show|neutralize|bid|draw|take|discard|swap|add|snap|call|target"
+    r"|over)\b"
+)
+
+
+def _phases_and_kinds() -> tuple[set[str], set[str]]:
+    """Every phase of every registered ruleset's rounds (its kernel's `Phase`) and every
+    action type they take."""
+    import importlib
+
+    phases: set[str] = set()
+    kinds: set[str] = set()
+    for spec in SPECS.values():
+        package = spec.rules.__module__.rsplit(".", 1)[0]
+        kernel = importlib.import_module(f"{package}.kernel")
+        phases |= {str(phase.value) for phase in kernel.Phase}
+        kinds |= set(spec.actions)
+    return phases, kinds
+
+
+def test_the_raw_code_check_can_fail() -> None:
+    """The check below sees the newcomer's sentences (issue 23) as raw codes."""
+    for said in (
+        "une action play n'est pas permise dans la phase exchange (permises : pass, exchange)",
+        "Num Wars n'a pas d'action 'bid' : ses actions sont play, pass",
+        "la phase numwars-classic",
+    ):
+        assert _RAW_CODE.search(said), said
+    assert not _RAW_CODE.search("jouer une carte n'est pas permis pendant l'échange")
+
+
+def test_phases_and_action_types_are_said_in_the_games_words() -> None:
+    """Issue 23: every text taking a phase or an action type (one, or a list) says it in
+    French in the game's words, for every phase and action type of every ruleset: never a
+    raw code (`exchange`, `play`, `numwars-classic`)."""
+    import api.games.service  # noqa: F401  (no-such-action)
+    from engine.core.texts import ACTION_WORDS, PHASE_WORDS
+
+    phases, kinds = _phases_and_kinds()
+    assert {"exchange", "show", "play", "neutralize", "bid", "over"} <= phases
+    assert set(PHASE_WORDS) >= phases, sorted(phases - set(PHASE_WORDS))
+    assert set(ACTION_WORDS) >= kinds, sorted(kinds - set(ACTION_WORDS))
+    for words in (PHASE_WORDS, ACTION_WORDS):
+        for code, word in words.items():
+            assert word.render("fr") != code and not _RAW_CODE.search(word.render("fr")), code
+
+    takers = {
+        t.key: t
+        for t in CATALOG.values()
+        if any(w is ACTION_WORDS or w is PHASE_WORDS for w in (t.words or {}).values())
+    }
+    assert {
+        "numwars-wrong-phase",
+        "numwars-classic-wrong-phase",
+        "numwars-classic-wrong-phase-over",
+        "numking-play-phase",
+        "numwin-not-an-action",
+        "numwin-needs-card",
+        "no-such-action",
+    } <= set(takers)
+    lists = {"kinds", "allowed"}
+    for t in takers.values():
+        words = t.words or {}
+        values: dict[str, list[Any]] = {}
+        for param in sorted(t.params):
+            if words.get(param) is PHASE_WORDS:
+                values[param] = sorted(phases)
+            elif words.get(param) is ACTION_WORDS and param in lists:
+                values[param] = [tuple(spec.actions) for spec in SPECS.values()]
+            elif words.get(param) is ACTION_WORDS:
+                values[param] = sorted(kinds)
+            elif param == "ruleset":
+                values[param] = sorted(SPECS)
+            else:
+                values[param] = ["3"]
+        names = list(values)
+        for combination in itertools.product(*(values[n] for n in names)):
+            said = t.render("fr", **dict(zip(names, combination, strict=True)))
+            assert not _RAW_CODE.search(said), (t.key, said)
+
+
+def test_the_newcomers_refusals_read_in_french() -> None:
+    """The sentences issue 23 quoted, as a player now reads them."""
+    from api.games.service import NO_SUCH_ACTION
+    from engine.core.actions import Bid, Play
+    from engine.core.base import RoundSetup
+    from engine.core.errors import IllegalMove
+    from engine.core.texts import render, say
+    from engine.numwars_classic.rules import ClassicOptions, NumWarsClassic
+
+    state = NumWarsClassic(ClassicOptions()).new_round(RoundSetup(players=4, seed=3, dealer=0))
+    assert state.phase == "exchange"
+    with pytest.raises(IllegalMove) as refused:
+        state.apply(0, Play(state.hands[0][0]))
+    assert refused.value.legal == ("pass", "exchange")
+    assert render(refused.value.said, "fr") == (
+        "jouer une carte n'est pas permis pendant l'échange "
+        "(permis : passer une carte, échanger des cartes)"
+    )
+    assert render(refused.value.said, "en") == (
+        "a play action is not allowed during the exchange (allowed: pass, exchange)"
+    )
+    with pytest.raises(IllegalMove):
+        state.apply(0, Bid(3))
+    missing = say(NO_SUCH_ACTION, ruleset="numking", kind="swap", kinds=("bid", "play"))
+    assert missing.render("fr") == (
+        "Num King n'a pas d'action « échanger avec la combinaison » "
+        "(ses actions : parier, jouer une carte)"
+    )
+    assert missing.render("en") == "Num King has no 'swap' action: its actions are bid, play"
+
+
+def test_players_are_told_what_to_do_not_which_field() -> None:
+    """Issue 23: the French refusals a front-end shows say what to do, without the API's
+    field names and methods (the English ones may keep them)."""
+    import api.accounts.texts
+    import api.sheets.texts
+
+    terms = api.accounts.texts.TERMS_NOT_ACCEPTED.render("fr")
+    finished = api.sheets.texts.FINISHED_AFTER.render("fr", rounds=7, planned=6)
+    assert "conditions d'utilisation" in terms
+    assert "augmentez le nombre de manches prévues" in finished
+    for said in (terms, finished):
+        for developer_word in ("accept_terms", "true", "GET", "/v1/", "planned_rounds", "PATCH"):
+            assert developer_word not in said, (developer_word, said)
+    assert "planned_rounds" in api.sheets.texts.FINISHED_AFTER.render("en", rounds=7, planned=6)
