@@ -178,7 +178,9 @@ def test_a_spec_missing_a_declaration_fails_when_built() -> None:
             operations=SPEC.operations,
             summary=SPEC.summary,
         )
-    assert str(missing.value) == ("ruleset spec 'tinytricks': misses view, view_component, phases, sheet")
+    assert str(missing.value) == (
+        "ruleset spec 'tinytricks': misses view, view_component, phases, sheet"
+    )
     with pytest.raises(SpecError, match="misses complete"):
         SheetRounds(body=TinyRoundIn)
     with pytest.raises(SpecError, match="operation 'deal': misses answer, call"):

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from api.games import repository
+from engine import registry
 from engine.core.actions import Action
 from tests.games.driver import Table
 from tests.games.host import host
@@ -267,7 +268,8 @@ def test_an_action_the_game_never_has_is_a_422_on_its_type(games: Any) -> None:
         problem = response.json()
         assert problem["code"] == "validation-error"
         assert problem["errors"][0]["field"] == "type"
-        assert f"{ruleset} has no {action['type']!r} action" in problem["detail"]
+        name = registry.SPECS[ruleset].names["en"]  # the ruleset said by its name
+        assert f"{name} has no {action['type']!r} action" in problem["detail"]
 
 
 @pytest.mark.parametrize(
