@@ -42,6 +42,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.http.body import _to_schema, ruleset_enum
 from engine.core.spec import RulesetSpec
+from engine.core.texts import KINDS
 from engine.registry import SPECS
 
 _REF = "#/components/schemas/"
@@ -134,6 +135,20 @@ def _views(schemas: dict[str, Schema]) -> None:
     for node in _walk(schemas):
         if node.one_of and {getattr(o, "ref", None) for o in node.one_of} == refs:
             node.discriminator = Discriminator(property_name="ruleset", mapping=mapping)
+
+
+def _line_kinds(schemas: dict[str, Schema]) -> None:
+    """A breakdown line's `kind` is one of the registered kinds (engine.core.texts.KINDS,
+    every ruleset's): a front-end switches over them to render or translate a line."""
+    line = schemas.get("ScoreLine")
+    if line is None or not line.properties or "kind" not in line.properties:
+        return
+    line.properties["kind"] = Schema(
+        type=OpenAPIType.STRING,
+        enum=sorted(KINDS),
+        description="the line's stable key (its `params` are that text's parameters); "
+        "new kinds may be added: keep a default branch",
+    )
 
 
 def _round_inputs(schemas: dict[str, Schema]) -> None:
@@ -327,6 +342,7 @@ def exact_types(application: Litestar) -> None:
     _direct_bodies(application.openapi_schema, set(_BY_RULESET))
     _views(schemas)
     _round_inputs(schemas)
+    _line_kinds(schemas)
     rendered = application.openapi_schema.to_schema()
     answers = _reached(rendered, "responses") - _reached(rendered, "requestBody")
     _rulesets(schemas, answers)

@@ -130,7 +130,12 @@ export async function rules(): Promise<number> {
     },
   });
   for (const player of scored.data?.players ?? []) {
-    for (const line of player.breakdown) total += line.points;
+    for (const line of player.breakdown) {
+      total += line.points;
+      // a line's kind is a closed set a screen switches over (keeping a default branch)
+      const kind: Schemas["ScoreLine"]["kind"] = line.kind;
+      if (kind === "role-bonus") total += 0;
+    }
   }
   await api.POST("/v1/rulesets/numwars-classic/score-round", {
     body: { players: [{ captured: ["rainbow-14", "shadow-14"] }] },
@@ -149,6 +154,9 @@ export async function rules(): Promise<number> {
   });
   return total;
 }
+
+// @ts-expect-error: a breakdown line's kind is one of the registered kinds, not any string
+export const unknownKind: Schemas["ScoreLine"]["kind"] = "no-such-kind";
 
 // --- stored games ------------------------------------------------------------------------------
 
