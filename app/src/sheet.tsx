@@ -419,7 +419,7 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
                   <ul class="breakdown">
                     {line.breakdown.map((part, i) => (
                       <li key={i}>
-                        {part.label} : {t.points(part.points)}
+                        {t.part(part.label, part.points)}
                       </li>
                     ))}
                   </ul>

@@ -45,7 +45,10 @@ export function Field({ label, error, children }: FieldProps) {
 /** The refusal's detail when no field of the form shows it; null when there is none. */
 export function Problem({ refusal, shown }: { refusal: Refusal | null; shown: readonly string[] }) {
   if (!refusal) return null;
-  const elsewhere = Object.entries(refusal.fields).filter(([field]) => !shown.includes(field));
+  // a field's message the detail already says is not said twice (nor under its raw field name)
+  const elsewhere = Object.entries(refusal.fields).filter(
+    ([field, message]) => !shown.includes(field) && !refusal.detail.includes(message),
+  );
   return (
     <div class="problem" role="alert">
       <p>{refusal.detail}</p>

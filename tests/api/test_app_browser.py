@@ -132,6 +132,11 @@ class Screen:
         assert self.errors == [], self.errors
 
 
+def pts(points: int) -> str:
+    """The French unit: « 0 pt », « 1 pt », « 2 pts »."""
+    return f"{points} pt" if abs(points) < 2 else f"{points} pts"
+
+
 def score_round(served: str, body: dict[str, Any], language: str) -> dict[str, Any]:
     answer = httpx.post(
         f"{served}/v1/rulesets/numwars/score-round",
@@ -262,10 +267,10 @@ def test_the_seed_002_journey_in_french(browser: Any, served: str) -> None:
         for line in expected["players"]:
             seat = line["seat"]
             shown = page.locator(f'.scores li[data-seat="{seat}"] .score')
-            expect(shown).to_have_text(f"{PLAYERS[seat]} : {line['score']} pts")
+            expect(shown).to_have_text(f"{PLAYERS[seat]} : {pts(line['score'])}")
             for part in line["breakdown"]:  # the breakdown, in French, as the API words it
                 expect(page.locator(f'.scores li[data-seat="{seat}"] .breakdown')).to_contain_text(
-                    f"{part['label']} : {part['points']} pts"
+                    f"{part['label']} : {pts(part['points'])}"
                 )
             totals[seat] += line["score"]
         screen.axe(f"manche {n}")
@@ -279,7 +284,7 @@ def test_the_seed_002_journey_in_french(browser: Any, served: str) -> None:
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
     leader = PLAYERS[max(range(3), key=lambda s: (totals[s], -s))]
     expect(page.locator(".leader")).to_have_text(f"En tête : {leader}")
-    expect(page.get_by_text("2 manche(s) sur 3")).to_be_visible()
+    expect(page.get_by_text("2 manches sur 3")).to_be_visible()
     screen.axe("totaux")
     check_rules(screen, "Règles de Calcul", "fr")
 
@@ -539,6 +544,6 @@ def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> 
     expect(page.get_by_role("heading", level=2)).to_have_text(f"Vainqueur : {winners}")
     for seat, total in enumerate(scores):
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
-    expect(page.get_by_text("1 manche(s) sur 1")).to_be_visible()
+    expect(page.get_by_text("1 manche sur 1")).to_be_visible()
     screen.axe("feuille terminée")
     screen.close()
