@@ -295,6 +295,20 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
       ...old,
       players: old.players.map((player, i) => (i === seat ? change(player.entries, player.role) : player)),
     }));
+  // a role another player holds is swapped with them: the table's roles stay a valid set
+  // (one each, civils aside), as the API requires, instead of a refusal after the fact
+  const chooseRole = (seat: number, chosen: Role) =>
+    update((old) => {
+      const before = old.players[seat];
+      if (!before || before.role === chosen) return old;
+      const other = old.players.findIndex((player, i) => i !== seat && player.role === chosen);
+      return {
+        ...old,
+        players: old.players.map((player, i) =>
+          i === seat ? { ...player, role: chosen } : i === other ? { ...player, role: before.role } : player,
+        ),
+      };
+    });
   const holder = draft.bombHolder === null ? undefined : draft.players[draft.bombHolder];
   const roles = [...new Set(tableRoles(names.length))];
 
@@ -327,7 +341,7 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
                   value={player.role}
                   onChange={(e) => {
                     const chosen = roles.find((role) => role === e.currentTarget.value);
-                    if (chosen) setPlayer(seat, (entries) => ({ entries, role: chosen }));
+                    if (chosen) chooseRole(seat, chosen);
                   }}
                 >
                   {roles.map((role) => (

@@ -492,7 +492,8 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
 
 
 def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> None:
-    """Without an account, a Num Wars sheet works at once (opened by keyboard): its secret
+    """Without an account, a Num Wars sheet works at once (opened by keyboard); choosing a
+    role another player holds swaps the two; its secret
     token (answered once) stays on the device, so the sheet opens again after a reload; its
     one planned round played, the match is over and the app names the winners the API does."""
     from playwright.sync_api import expect
@@ -512,6 +513,17 @@ def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> 
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
     screen.heading("Manche 1")
     assert page.url.startswith(f"{served}/feuilles/")
+    # a role another player holds is swapped with them, never held twice (a refusal)
+    role = {
+        n: page.get_by_role("group", name=n, exact=True).get_by_label("Rôle")
+        for n in ["Ana", "Cid"]
+    }
+    role["Cid"].select_option(label="Poseur (Bombe)")
+    expect(role["Cid"]).to_have_value("poseur")
+    expect(role["Ana"]).to_have_value("agent")
+    role["Ana"].select_option(label="Poseur (Bombe)")
+    expect(role["Ana"]).to_have_value("poseur")
+    expect(role["Cid"]).to_have_value("agent")
     add_cards(page, "Dom", "joker")
     page.get_by_label("Qui a eu la Bombe ?").select_option(label="Ana")
     page.get_by_label("Comment le poseur l'a-t-il gardée ?").select_option("protected")
