@@ -26,7 +26,6 @@ from engine.core.spec import (
 )
 from engine.numwars import summary
 from engine.numwars.examples import EXAMPLES
-from engine.numwars.kernel import Phase
 from engine.numwars.requests import (
     NumWarsDealRequest,
     NumWarsDeckQuery,
@@ -60,7 +59,12 @@ SPEC = RulesetSpec(
     view=View,
     view_component="NumWarsView",
     actions=("play", "pass", "exchange", "neutralize"),
-    phases=tuple(p.value for p in Phase),
+    phases=(
+        "exchange",
+        "play",
+        "neutralize",
+        "over",
+    ),  # the kernel's Phase (tests/engine/test_registry.py)
     lowest_wins=False,
     community=False,
     deck=DeckOperation(

@@ -26,7 +26,6 @@ from engine.core.spec import (
 )
 from engine.numwars_classic import summary
 from engine.numwars_classic.examples import EXAMPLES
-from engine.numwars_classic.kernel import Phase
 from engine.numwars_classic.options import ClassicOptions
 from engine.numwars_classic.requests import (
     ClassicDealRequest,
@@ -56,7 +55,12 @@ SPEC = RulesetSpec(
     view=View,
     view_component="NumWarsClassicView",
     actions=("play", "pass", "exchange", "show"),
-    phases=tuple(p.value for p in Phase),
+    phases=(
+        "exchange",
+        "show",
+        "play",
+        "over",
+    ),  # the kernel's Phase (tests/engine/test_registry.py)
     lowest_wins=False,
     community=False,
     deck=DeckOperation(

@@ -19,7 +19,6 @@ from engine.core.spec import (
 )
 from engine.numwin import summary
 from engine.numwin.examples import EXAMPLES
-from engine.numwin.kernel import Phase
 from engine.numwin.requests import (
     NumWinDealRequest,
     NumWinDeckQuery,
@@ -43,7 +42,13 @@ SPEC = RulesetSpec(
     view=View,
     view_component="NumWinView",
     actions=("draw", "take", "discard", "swap", "add", "snap", "call", "target", "show"),
-    phases=tuple(p.value for p in Phase),
+    phases=(
+        "show",
+        "draw",
+        "play",
+        "action",
+        "over",
+    ),  # the kernel's Phase (tests/engine/test_registry.py)
     lowest_wins=True,
     community=True,
     deck=DeckOperation(

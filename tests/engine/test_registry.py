@@ -77,3 +77,14 @@ rules: type[AnyRuleset] = Broken
 """
     report, status = _check(source, tmp_path)
     assert status == 1 and "Broken" in report, report
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(registry.SPECS))
+def test_a_rulesets_phases_are_its_kernels(ruleset_id: str) -> None:
+    """A spec lists its phases itself (a game's kernel is imported by its round only:
+    tests/engine/test_build.py); here they are held to the kernel's `Phase`."""
+    import importlib
+
+    spec = registry.SPECS[ruleset_id]
+    kernel = importlib.import_module(spec.rules.__module__.rsplit(".", 1)[0] + ".kernel")
+    assert spec.phases == tuple(p.value for p in kernel.Phase)
