@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { type AgeRange, type Refusal, type Session, api, refusal } from "./api";
 import type { Texts } from "./i18n";
-import { Field, Heading, Link, type Navigate, Problem } from "./ui";
+import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
 interface ScreenProps {
   t: Texts;
@@ -49,8 +49,7 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
   const [age, setAge] = useState("");
   const [accept, setAccept] = useState(false);
   const [terms, setTerms] = useState<{ text: string; version: string } | null>(null);
-  const [problem, setProblem] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
   useEffect(() => {
     void api.GET("/v1/terms").then(({ data }) => {
@@ -64,9 +63,7 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
       setProblem({ detail: t.ageRequired, fields: { age_range: t.ageRequired } });
       return;
     }
-    setBusy(true);
-    setProblem(null);
-    try {
+    await send(async () => {
       const { data, error } = await api.POST("/v1/accounts", {
         body: {
           pseudo,
@@ -78,11 +75,7 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
       });
       if (data) onSession({ token: data.token, pseudo: data.pseudo });
       else setProblem(refusal(error, t.networkError));
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const fields = problem?.fields ?? {};
@@ -173,14 +166,11 @@ export function Created({ t, navigate }: ScreenProps) {
 export function LogIn({ t, navigate, onSession }: ScreenProps & { onSession: (s: Session) => void }) {
   const [login, setLogin] = useState("");
   const [password, setPassword] = useState("");
-  const [problem, setProblem] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setProblem(null);
-    try {
+    await send(async () => {
       const { data, error } = await api.POST("/v1/sessions", { body: { login, password } });
       if (!data) {
         setProblem(refusal(error, t.networkError));
@@ -188,11 +178,7 @@ export function LogIn({ t, navigate, onSession }: ScreenProps & { onSession: (s:
       }
       const me = await api.GET("/v1/me", { headers: { Authorization: `Bearer ${data.token}` } });
       onSession({ token: data.token, pseudo: me.data?.pseudo ?? login });
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const fields = problem?.fields ?? {};

@@ -30,7 +30,7 @@ import {
   roundBody,
   tableRoles,
 } from "./numwars";
-import { Field, Heading, type Navigate, Problem } from "./ui";
+import { Field, Heading, type Navigate, Problem, useRequest } from "./ui";
 
 const MIN_PLAYERS = 3;
 const MAX_PLAYERS = 8;
@@ -38,15 +38,12 @@ const MAX_PLAYERS = 8;
 export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
   const [names, setNames] = useState<string[]>(["", "", ""]);
   const [planned, setPlanned] = useState<string>("");
-  const [problem, setProblem] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setProblem(null);
     const rounds = planned === "" ? names.length : Number(planned);
-    try {
+    await send(async () => {
       const { data, error } = await api.POST("/v1/scoresheets", {
         body: {
           ruleset: "numwars",
@@ -61,11 +58,7 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
       }
       if (data.token) saveSheetToken(data.id, data.token);
       navigate(`/feuilles/${data.id}`);
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const fields = problem?.fields ?? {};

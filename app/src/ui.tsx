@@ -3,7 +3,7 @@
 // opens, and an alert for a refusal that names no field.
 
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Refusal } from "./api";
 
 export function Heading({ children }: { children: ComponentChildren }) {
@@ -81,4 +81,24 @@ export function Link({ href, navigate, children }: { href: string; navigate: Nav
       {children}
     </a>
   );
+}
+
+/** A form's request: its refusal and whether it is under way. `send(work)` clears the last
+ * refusal, marks the form busy while `work` runs, and says `networkError` when the request
+ * never got an answer (a refusal the API sent, `work` shows itself with `setProblem`). */
+export function useRequest(networkError: string) {
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function send(work: () => Promise<void>): Promise<void> {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await work();
+    } catch {
+      setProblem({ detail: networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { problem, setProblem, busy, send };
 }
