@@ -129,6 +129,15 @@ const fr = {
   rules: "Règles de Calcul",
   ruleSections: RULE_SECTIONS_FR,
   notFound: "Cette page n'existe pas.",
+
+  // ── other rulesets' sheets ──
+
+  // ── corrections, history, stats, account ──
+
+  // ── sharing and claims ──
+
+  // ── online play ──
+
 };
 
 export type Texts = typeof fr;
@@ -249,6 +258,15 @@ const en: Texts = {
     scoring: "Scoring",
   },
   notFound: "This page does not exist.",
+
+  // ── other rulesets' sheets ──
+
+  // ── corrections, history, stats, account ──
+
+  // ── sharing and claims ──
+
+  // ── online play ──
+
 };
 
 export const catalogue: Record<Lang, Texts> = { fr, en };
