@@ -94,24 +94,21 @@ def _name(cls: type[AnyRuleset], language: str) -> str:
 def _ruleset_info(
     cls: type[AnyRuleset], language: str = "en", *, summary: bool = False
 ) -> RulesetInfo:
-    if not summary:
-        return RulesetInfo(
-            id=cls.id,
-            name=_name(cls, language),
-            players=PlayerRange(cls.min_players, cls.max_players),
-            options=_options_dict(cls.Options()),
-            rules_version=cls.rules_version,
-        )
-    found = summaries.summary(cls.id, language)
-    return RulesetInfo(
+    spec = SPECS[cls.id]
+    info = RulesetInfo(
         id=cls.id,
         name=_name(cls, language),
         players=PlayerRange(cls.min_players, cls.max_players),
         options=_options_dict(cls.Options()),
         rules_version=cls.rules_version,
-        description=found.description,
-        summary=found.sections,
-        language=found.language,
+        community=spec.community,
+        lowest_wins=spec.lowest_wins,
+    )
+    if not summary:
+        return info
+    found = summaries.summary(cls.id, language)
+    return msgspec.structs.replace(
+        info, description=found.description, summary=found.sections, language=found.language
     )
 
 
@@ -120,9 +117,10 @@ def _ruleset_info(
     operation_id="ListRulesets",
     summary="List the rulesets",
     description=(
-        "Every ruleset the service knows, with its player range and default options; `name` "
-        "in English or French according to `Accept-Language` (default English), named in "
-        "`Content-Language`."
+        "Every ruleset the service knows, with its player range and default options, whether "
+        "it is a community game (`community`: its games and sheets need an account's session) "
+        "and whether the lowest total wins (`lowest_wins`); `name` in English or French "
+        "according to `Accept-Language` (default English), named in `Content-Language`."
     ),
     tags=[TAG],
     response_headers=LANGUAGE_HEADERS,

@@ -21,6 +21,9 @@ class RulesetInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     players: PlayerRange
     options: dict[str, object]
     rules_version: int  # engine.core.match "Rules versions": what a stored game is replayed by
+    # rules/app.md "Jeux de la communauté 🔒": its games and sheets need an account's session
+    community: bool
+    lowest_wins: bool  # the lowest total wins the match (numwin), else the highest
     description: str | None = None
     summary: dict[str, str] | None = None
     language: str | None = None

@@ -21,6 +21,23 @@ def test_catalogue_lists_every_ruleset_with_defaults(client: Any) -> None:
     assert numwars["options"] == {"exchange": 0, "tiebreak": False}
 
 
+def test_catalogue_says_which_rulesets_need_an_account_and_which_lowest_wins(
+    client: Any,
+) -> None:
+    """The app locks the community games (rules/app.md "Jeux de la communauté 🔒") and names
+    a lowest-wins match's winner from the catalogue, without knowing the rulesets."""
+    body = client.get("/v1/rulesets").json()
+    flags = {r["id"]: (r["community"], r["lowest_wins"]) for r in body["rulesets"]}
+    assert flags == {
+        "numwars": (False, False),
+        "numwars-classic": (False, False),
+        "numking": (True, False),
+        "numwin": (True, True),
+    }
+    one = client.get("/v1/rulesets/numwin").json()
+    assert (one["community"], one["lowest_wins"]) == (True, True)
+
+
 @pytest.mark.parametrize(
     ("header", "language"),
     [
