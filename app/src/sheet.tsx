@@ -1,13 +1,16 @@
-// Num Wars score sheets: "Nouvelle feuille de score" (players' names, planned rounds), then
-// "Manche N": each player's captured cards by "TYPE DE CARTE", trump pairs, role, who had the
-// Bomb; the breakdown and score shown live from `score-round` before the round is saved; the
-// totals and the leader.
+// Score sheets: "Nouvelle feuille de score" (the ruleset, players within its range, planned
+// rounds, its options, the first dealer; 🔒 the community games need an account), then the
+// sheet: "Manche N" of its ruleset (each ruleset's entry in its own file, entry.tsx the pieces
+// they share), the dealer rotating from round to round, and the totals, leader and winners as
+// the API settles them (the lowest total wins where the ruleset says so).
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { CLASSIC } from "./classic";
+import { type OptionSpec, type OptionValues, type SheetRuleset } from "./entry";
 import {
   type Refusal,
-  type Role,
-  type RoundScore,
+  type Schemas,
   type Session,
   type Sheet,
   api,
@@ -17,39 +20,119 @@ import {
   sheetToken,
 } from "./api";
 import type { Texts } from "./i18n";
-import {
-  CARD_TYPES,
-  type CardType,
-  type Entry,
-  KEPT_WAYS,
-  type RoundDraft,
-  VALUED,
-  emptyDraft,
-  left,
-  maxValue,
-  roundBody,
-  tableRoles,
-} from "./numwars";
-import { Field, Heading, type Navigate, Problem, useRequest } from "./ui";
+import { NUMKING } from "./numking";
+import { NUMWARS } from "./numwars-round";
+import { NUMWIN } from "./numwin";
+import type { RulesetId } from "./rules";
+import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
-const MIN_PLAYERS = 3;
-const MAX_PLAYERS = 8;
+type RulesetInfo = Schemas["RulesetInfo"];
+
+/** Each ruleset's sheet: its options, its create body, its round entry. */
+const SHEETS: Record<RulesetId, SheetRuleset> = {
+  numwars: NUMWARS,
+  "numwars-classic": CLASSIC,
+  numking: NUMKING,
+  numwin: NUMWIN,
+};
+
+// -- the catalogue (names in the app's language, player ranges, options, the community lock) --
+
+const catalogues = new Map<Texts, RulesetInfo[]>();
+
+function useCatalogue(t: Texts): { rulesets: RulesetInfo[] | null; problem: Refusal | null } {
+  const [rulesets, setRulesets] = useState<RulesetInfo[] | null>(catalogues.get(t) ?? null);
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  useEffect(() => {
+    const known = catalogues.get(t);
+    if (known) {
+      setRulesets(known);
+      return;
+    }
+    api
+      .GET("/v1/rulesets")
+      .then(({ data, error }) => {
+        if (data) {
+          catalogues.set(t, data.rulesets);
+          setRulesets(data.rulesets);
+        } else setProblem(refusal(error, t.networkError));
+      })
+      .catch(() => setProblem({ detail: t.networkError, fields: {} }));
+  }, [t]);
+  return { rulesets, problem };
+}
+
+/** The option values the catalogue gives as defaults (a value of another type: none). */
+function defaults(info: RulesetInfo, specs: readonly OptionSpec[]): OptionValues {
+  const values: OptionValues = {};
+  for (const spec of specs) {
+    const value = info.options[spec.name];
+    values[spec.name] =
+      spec.kind === "flag" ? value === true : typeof value === "number" ? value : null;
+  }
+  return values;
+}
+
+// -- who deals first (the sheet's later dealers follow its rounds) ------------------------------
+
+const DEALERS = "numrules.dealers";
+
+function firstDealers(): Record<string, number> {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(DEALERS) ?? "{}");
+    const found: Record<string, number> = {};
+    if (typeof parsed === "object" && parsed !== null) {
+      for (const [id, seat] of Object.entries(parsed)) if (typeof seat === "number") found[id] = seat;
+    }
+    return found;
+  } catch {
+    return {};
+  }
+}
+
+function saveFirstDealer(id: string, seat: number): void {
+  localStorage.setItem(DEALERS, JSON.stringify({ ...firstDealers(), [id]: seat }));
+}
+
+// -- "Nouvelle feuille de score" ----------------------------------------------------------------
 
 export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
+  const { rulesets, problem: unread } = useCatalogue(t);
+  const [chosen, setChosen] = useState<RulesetId>("numwars");
   const [names, setNames] = useState<string[]>(["", "", ""]);
   const [planned, setPlanned] = useState<string>("");
+  const [values, setValues] = useState<OptionValues | null>(null);
+  const [dealer, setDealer] = useState(0);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
+  const info = rulesets?.find((r) => r.id === chosen) ?? null;
+  const sheet = SHEETS[chosen];
+  const locked = (r: RulesetInfo) => r.community && !session;
+  const options = values ?? (info ? defaults(info, sheet.options) : {});
+  const least = info?.players.min ?? 3;
+  const most = info?.players.max ?? 8;
+
+  function choose(id: RulesetId) {
+    const next = rulesets?.find((r) => r.id === id);
+    if (!next || locked(next)) return;
+    setChosen(id);
+    setValues(defaults(next, SHEETS[id].options));
+    setProblem(null);
+    setNames((old) => {
+      const kept = old.slice(0, next.players.max);
+      while (kept.length < next.players.min) kept.push("");
+      return kept;
+    });
+    setDealer((old) => (old < next.players.max ? old : 0));
+  }
 
   async function submit(event: Event) {
     event.preventDefault();
-    const rounds = planned === "" ? names.length : Number(planned);
+    if (!info || locked(info)) return;
+    const players = names.map((name, i) => ({ name: name.trim() || t.playerName(i + 1) }));
+    const rounds = planned.trim() === "" ? null : Number(planned);
     await send(async () => {
       const { data, error } = await api.POST("/v1/scoresheets", {
-        body: {
-          ruleset: "numwars",
-          players: names.map((name, i) => ({ name: name.trim() || t.playerName(i + 1) })),
-          planned_rounds: rounds,
-        },
+        body: sheet.create(players, rounds, options),
         headers: session ? bearer(session.token) : {},
       });
       if (!data) {
@@ -57,20 +140,53 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
         return;
       }
       if (data.token) saveSheetToken(data.id, data.token);
+      saveFirstDealer(data.id, Math.min(dealer, names.length - 1));
       navigate(`/feuilles/${data.id}`);
     });
   }
 
   const fields = problem?.fields ?? {};
+  const optionFields = sheet.options.map((spec) => `options.${spec.name}`);
+  const placeholder = sheet.defaultRounds(names.length, options);
+  const anyLocked = rulesets?.some(locked) ?? false;
   return (
     <section>
       <Heading>{t.newSheet}</Heading>
+      <Problem refusal={unread} shown={[]} />
       <form onSubmit={submit} noValidate>
-        <p>
-          {t.ruleset} : <strong>{t.numwars}</strong>
-        </p>
+        <fieldset>
+          <legend>{t.ruleset}</legend>
+          {(rulesets ?? []).map((r) => (
+            <div class="field check" key={r.id}>
+              <input
+                id={`ruleset-${r.id}`}
+                type="radio"
+                name="ruleset"
+                value={r.id}
+                checked={r.id === chosen}
+                disabled={locked(r)}
+                onChange={() => choose(r.id)}
+              />
+              <label for={`ruleset-${r.id}`}>{locked(r) ? t.lockedName(r.name) : r.name}</label>
+            </div>
+          ))}
+          {anyLocked ? (
+            <p class="notice">
+              {t.community}{" "}
+              <Link href="/inscription" navigate={navigate}>
+                {t.createAccount}
+              </Link>{" "}
+              ·{" "}
+              <Link href="/connexion" navigate={navigate}>
+                {t.login}
+              </Link>
+            </p>
+          ) : null}
+          {info?.lowest_wins ? <p class="muted">{t.lowestWins}</p> : null}
+        </fieldset>
         <fieldset>
           <legend>{t.players}</legend>
+          <p class="muted">{t.playerRange(least, most)}</p>
           {names.map((name, i) => (
             <div class="row" key={i}>
               <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
@@ -86,24 +202,39 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
                   />
                 )}
               </Field>
-              {names.length > MIN_PLAYERS ? (
+              {names.length > least ? (
                 <button
                   type="button"
                   class="small"
                   aria-label={t.removePlayer(name || t.playerName(i + 1))}
-                  onClick={() => setNames((all) => all.filter((_, j) => j !== i))}
+                  onClick={() => {
+                    setNames((all) => all.filter((_, j) => j !== i));
+                    setDealer((old) => (old < names.length - 1 ? old : 0));
+                  }}
                 >
                   ×
                 </button>
               ) : null}
             </div>
           ))}
-          {names.length < MAX_PLAYERS ? (
+          {names.length < most ? (
             <button type="button" onClick={() => setNames((all) => [...all, ""])}>
               {t.addPlayer}
             </button>
           ) : null}
+          {fields["players"] ? <p class="field-error">{fields["players"]}</p> : null}
         </fieldset>
+        <Field label={t.firstDealer}>
+          {(p) => (
+            <select {...p} value={String(dealer)} onChange={(e) => setDealer(Number(e.currentTarget.value))}>
+              {names.map((name, i) => (
+                <option key={i} value={String(i)}>
+                  {name.trim() || t.playerName(i + 1)}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <Field label={t.plannedRounds} error={fields["planned_rounds"]}>
           {(p) => (
             <input
@@ -112,20 +243,94 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
               inputMode="numeric"
               min={1}
               max={100}
-              placeholder={String(names.length)}
+              placeholder={placeholder === null ? undefined : String(placeholder)}
               value={planned}
               onInput={(e) => setPlanned(e.currentTarget.value)}
             />
           )}
         </Field>
-        <Problem refusal={problem} shown={["planned_rounds", ...names.map((_, i) => `players[${i}].name`)]} />
-        <button type="submit" class="primary" disabled={busy}>
+        {sheet.options.length > 0 ? (
+          <fieldset>
+            <legend>{t.options}</legend>
+            {sheet.options.map((spec) => (
+              <OptionField
+                key={spec.name}
+                t={t}
+                spec={spec}
+                value={options[spec.name] ?? null}
+                error={fields[`options.${spec.name}`]}
+                onChange={(value) => setValues({ ...options, [spec.name]: value })}
+              />
+            ))}
+          </fieldset>
+        ) : null}
+        <Problem
+          refusal={problem}
+          shown={["planned_rounds", "players", ...optionFields, ...names.map((_, i) => `players[${i}].name`)]}
+        />
+        <button type="submit" class="primary" disabled={busy || !info}>
           {t.createSheet}
         </button>
       </form>
     </section>
   );
 }
+
+function OptionField({
+  t,
+  spec,
+  value,
+  error,
+  onChange,
+}: {
+  t: Texts;
+  spec: OptionSpec;
+  value: boolean | number | null;
+  error: string | undefined;
+  onChange: (value: boolean | number | null) => void;
+}) {
+  const id = `option-${spec.name}`;
+  if (spec.kind === "flag") {
+    return (
+      <div class="field check">
+        <input
+          id={id}
+          type="checkbox"
+          checked={value === true}
+          onChange={(e) => onChange(e.currentTarget.checked)}
+          aria-describedby={error ? `${id}-error` : undefined}
+          aria-invalid={error ? true : undefined}
+        />
+        <label for={id}>{t.optionNames[spec.name]}</label>
+        {error ? (
+          <p class="field-error" id={`${id}-error`}>
+            {error}
+          </p>
+        ) : null}
+      </div>
+    );
+  }
+  return (
+    <Field label={t.optionNames[spec.name]} error={error}>
+      {(p) => (
+        <input
+          {...p}
+          type="number"
+          inputMode="numeric"
+          min={spec.min}
+          max={spec.max}
+          value={typeof value === "number" ? String(value) : ""}
+          onInput={(e) => {
+            const text = e.currentTarget.value.trim();
+            onChange(text === "" ? null : Number(text));
+          }}
+        />
+      )}
+    </Field>
+  );
+}
+
+// -- the sheet ----------------------------------------------------------------------------------------
 
 function credential(id: string, session: Session | null): string | undefined {
   return sheetToken(id) ?? session?.token;
@@ -135,6 +340,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const [sheet, setSheet] = useState<Sheet | null>(null);
   const [problem, setProblem] = useState<Refusal | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  const { rulesets } = useCatalogue(t);
   const token = credential(id, session);
 
   async function load() {
@@ -173,6 +379,10 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   }
   const names = sheet.players.map((player) => player.name);
   const next = sheet.rounds.length + 1;
+  const last = sheet.rounds[sheet.rounds.length - 1] ?? null;
+  const dealer = last ? (last.dealer + 1) % names.length : Math.min(firstDealers()[id] ?? 0, names.length - 1);
+  const Entry: (props: Parameters<SheetRuleset["Entry"]>[0]) => JSX.Element = SHEETS[sheet.ruleset].Entry;
+  const info = rulesets?.find((r) => r.id === sheet.ruleset) ?? null;
   return (
     <>
       {sheet.finished ? (
@@ -180,17 +390,20 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
           <Heading>{t.totals}</Heading>
         </section>
       ) : (
-        <RoundEntry
+        <Entry
           key={next}
           t={t}
           n={next}
           names={names}
-          dealer={sheet.rounds.length % names.length}
+          dealer={dealer}
+          tiebreak={sheet.rounds.length >= sheet.planned_rounds}
+          previous={last}
+          options={sheet.options}
           save={async (body) => {
             const { data, error } = await api.POST("/v1/scoresheets/{sheet_id}/rounds", {
               params: { path: { sheet_id: id } },
               headers: bearer(token),
-              body,
+              body: { ...body, dealer },
             });
             if (!data) return refusal(error, t.networkError);
             setSaved(t.saved(data.n));
@@ -204,18 +417,26 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
           {saved}
         </p>
       ) : null}
-      <Totals t={t} sheet={sheet} />
+      <Totals t={t} sheet={sheet} info={info} />
     </>
   );
 }
 
-function Totals({ t, sheet }: { t: Texts; sheet: Sheet }) {
+/** The running totals (tie-break rounds shown, never added), the teams' totals, the leader
+ * and, once the match is over, its winners: all as the API settles them. */
+function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo | null }) {
   const names = sheet.players.map((player) => player.name);
   const who = (seats: readonly number[]) => seats.map((seat) => names[seat] ?? "").join(", ");
   return (
     <section aria-labelledby="totals-title" class="totals">
       <h2 id="totals-title">{sheet.finished ? t.winner(who(sheet.winners)) : t.totals}</h2>
-      <p>{t.roundsDone(sheet.rounds.length, sheet.planned_rounds)}</p>
+      {info ? (
+        <p>
+          {t.ruleset} : {info.name}
+          {info.lowest_wins ? ` — ${t.lowestWins}` : ""}
+        </p>
+      ) : null}
+      <p>{t.roundsDone(Math.min(sheet.rounds.length, sheet.planned_rounds), sheet.planned_rounds)}</p>
       {sheet.leader !== null && !sheet.finished ? <p class="leader">{t.leader(names[sheet.leader] ?? "")}</p> : null}
       <div class="scroll">
         <table>
@@ -224,7 +445,7 @@ function Totals({ t, sheet }: { t: Texts; sheet: Sheet }) {
               <th scope="col">{t.player}</th>
               {sheet.rounds.map((round) => (
                 <th scope="col" key={round.n}>
-                  {t.round(round.n)}
+                  {round.n > sheet.planned_rounds ? t.tiebreakColumn(round.n) : t.round(round.n)}
                 </th>
               ))}
               <th scope="col">{t.total}</th>
@@ -245,280 +466,15 @@ function Totals({ t, sheet }: { t: Texts; sheet: Sheet }) {
           </tbody>
         </table>
       </div>
-    </section>
-  );
-}
-
-type Save = (body: NonNullable<ReturnType<typeof roundBody>>) => Promise<Refusal | null>;
-
-function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names: string[]; dealer: number; save: Save }) {
-  const [draft, setDraft] = useState<RoundDraft>(() => emptyDraft(names.length));
-  const [score, setScore] = useState<RoundScore | null>(null);
-  const [problem, setProblem] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState(false);
-  const asked = useRef(0);
-  const body = roundBody(draft);
-  const bodyKey = JSON.stringify(body);
-
-  useEffect(() => {
-    if (!body) {
-      setScore(null);
-      setProblem(null);
-      return;
-    }
-    const ask = ++asked.current;
-    const timer = setTimeout(() => {
-      api
-        .POST("/v1/rulesets/numwars/score-round", { body })
-        .then(({ data, error }) => {
-          if (ask !== asked.current) return;
-          setScore(data ?? null);
-          setProblem(data ? null : refusal(error, t.networkError));
-        })
-        .catch(() => {
-          if (ask === asked.current) setProblem({ detail: t.networkError, fields: {} });
-        });
-    }, 150);
-    return () => clearTimeout(timer);
-  }, [bodyKey, t]);
-
-  const update = (change: (draft: RoundDraft) => RoundDraft) => setDraft((old) => change(old));
-  const setPlayer = (seat: number, change: (entries: Entry[], role: Role) => { entries: Entry[]; role: Role }) =>
-    update((old) => ({
-      ...old,
-      players: old.players.map((player, i) => (i === seat ? change(player.entries, player.role) : player)),
-    }));
-  // a role another player holds is swapped with them: the table's roles stay a valid set
-  // (one each, civils aside), as the API requires, instead of a refusal after the fact
-  const chooseRole = (seat: number, chosen: Role) =>
-    update((old) => {
-      const before = old.players[seat];
-      if (!before || before.role === chosen) return old;
-      const other = old.players.findIndex((player, i) => i !== seat && player.role === chosen);
-      return {
-        ...old,
-        players: old.players.map((player, i) =>
-          i === seat ? { ...player, role: chosen } : i === other ? { ...player, role: before.role } : player,
-        ),
-      };
-    });
-  const holder = draft.bombHolder === null ? undefined : draft.players[draft.bombHolder];
-  const roles = [...new Set(tableRoles(names.length))];
-
-  async function submit(event: Event) {
-    event.preventDefault();
-    if (!body) return;
-    setBusy(true);
-    try {
-      const refused = await save(body);
-      if (refused) setProblem(refused);
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <section>
-      <Heading>{t.round(n)}</Heading>
-      <p>{t.dealer(names[dealer] ?? "")}</p>
-      <form onSubmit={submit} noValidate>
-        {draft.players.map((player, seat) => (
-          <fieldset key={seat} class="player">
-            <legend>{names[seat]}</legend>
-            <Field label={t.role}>
-              {(p) => (
-                <select
-                  {...p}
-                  value={player.role}
-                  onChange={(e) => {
-                    const chosen = roles.find((role) => role === e.currentTarget.value);
-                    if (chosen) chooseRole(seat, chosen);
-                  }}
-                >
-                  {roles.map((role) => (
-                    <option key={role} value={role}>
-                      {t.roles[role]}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-            <CardPicker
-              t={t}
-              draft={draft}
-              players={names.length}
-              onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
-            />
-            <h3 class="small-title">{t.capturedOf(names[seat] ?? "")}</h3>
-            {player.entries.length === 0 ? (
-              <p class="muted">{t.noCards}</p>
-            ) : (
-              <ul class="cards">
-                {player.entries.map((entry, i) => {
-                  const what = describe(t, entry);
-                  return (
-                    <li key={i}>
-                      <span>{what}</span>
-                      <button
-                        type="button"
-                        class="small"
-                        aria-label={t.removeCards(what)}
-                        onClick={() => setPlayer(seat, (entries, role) => ({ entries: entries.filter((_, j) => j !== i), role }))}
-                      >
-                        ×
-                      </button>
-                    </li>
-                  );
-                })}
-              </ul>
-            )}
-          </fieldset>
-        ))}
-        <Field label={t.bombHolder}>
-          {(p) => (
-            <select
-              {...p}
-              value={draft.bombHolder === null ? "" : String(draft.bombHolder)}
-              onChange={(e) => {
-                const value = e.currentTarget.value;
-                update((old) => ({ ...old, bombHolder: value === "" ? null : Number(value) }));
-              }}
-            >
-              <option value="">{t.bombChoose}</option>
-              {names.map((name, seat) => (
-                <option key={seat} value={String(seat)}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        {holder?.role === "poseur" ? (
-          <Field label={t.bombHow}>
-            {(p) => (
-              <select
-                {...p}
-                value={draft.keptWay}
-                onChange={(e) => {
-                  const way = KEPT_WAYS.find((w) => w === e.currentTarget.value);
-                  if (way) update((old) => ({ ...old, keptWay: way }));
-                }}
-              >
-                {KEPT_WAYS.map((way) => (
-                  <option key={way} value={way}>
-                    {t.bombWays[way]}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-        ) : null}
-        <section aria-labelledby="live-title" class="live" aria-live="polite">
-          <h2 id="live-title">{t.liveScore}</h2>
-          {!body ? <p class="muted">{t.chooseBomb}</p> : null}
-          {body && score ? (
-            <ul class="scores">
-              {score.players.map((line) => (
-                <li key={line.seat} data-seat={line.seat}>
-                  <strong class="score">{t.scoreOf(names[line.seat] ?? "", line.score)}</strong>
-                  <ul class="breakdown">
-                    {line.breakdown.map((part, i) => (
-                      <li key={i}>
-                        {t.part(part.label, part.points)}
-                      </li>
-                    ))}
-                  </ul>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-          <Problem refusal={problem} shown={[]} />
-        </section>
-        <button type="submit" class="primary" disabled={!body || !score || busy}>
-          {t.saveRound}
-        </button>
-      </form>
-    </section>
-  );
-}
-
-function describe(t: Texts, entry: Entry): string {
-  switch (entry.type) {
-    case "classic":
-      return t.classicCards(entry.count, entry.value);
-    case "pair":
-      return t.pairOf(entry.value);
-    case "rainbow":
-    case "shadow":
-      return `${t.cardTypes[entry.type]} ${entry.value}`;
-    default:
-      return t.cardTypes[entry.type];
-  }
-}
-
-function CardPicker({ t, draft, players, onAdd }: { t: Texts; draft: RoundDraft; players: number; onAdd: (entry: Entry) => void }) {
-  const [type, setType] = useState<CardType>("classic");
-  const [value, setValue] = useState(1);
-  const [count, setCount] = useState(1);
-  const values = Array.from({ length: maxValue(players) + 1 }, (_, v) => v);
-  const available = left(draft, type, value);
-  const counts = type === "classic" ? Array.from({ length: available }, (_, i) => i + 1) : [];
-  const chosenCount = Math.min(count, Math.max(available, 1));
-  return (
-    <div class="picker">
-      <Field label={t.cardType}>
-        {(p) => (
-          <select
-            {...p}
-            value={type}
-            onChange={(e) => {
-              const chosen = CARD_TYPES.find((c) => c === e.currentTarget.value);
-              if (chosen) setType(chosen);
-            }}
-          >
-            {CARD_TYPES.map((c) => (
-              <option key={c} value={c}>
-                {t.cardTypes[c]}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      {VALUED.has(type) ? (
-        <Field label={t.value}>
-          {(p) => (
-            <select {...p} value={String(value)} onChange={(e) => setValue(Number(e.currentTarget.value))}>
-              {values.map((v) => (
-                <option key={v} value={String(v)}>
-                  {v}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+      {sheet.teams && sheet.teams.length > 0 ? (
+        <ul class="team-totals">
+          {sheet.teams.map((team, i) => (
+            <li key={i} data-team={i}>
+              {t.scoreOf(t.team(team.seats.map((seat) => names[seat] ?? "")), team.score)}
+            </li>
+          ))}
+        </ul>
       ) : null}
-      {type === "classic" && available > 0 ? (
-        <Field label={t.count}>
-          {(p) => (
-            <select {...p} value={String(chosenCount)} onChange={(e) => setCount(Number(e.currentTarget.value))}>
-              {counts.map((c) => (
-                <option key={c} value={String(c)}>
-                  {c}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      ) : null}
-      {available > 0 ? (
-        <button type="button" onClick={() => onAdd({ type, value: VALUED.has(type) ? value : 0, count: type === "classic" ? chosenCount : 1 })}>
-          {t.addCards}
-        </button>
-      ) : (
-        <p class="muted">{t.noMore}</p>
-      )}
-    </div>
+    </section>
   );
 }

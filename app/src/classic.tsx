@@ -1,0 +1,169 @@
+// A Num Wars classic round (rules/numwars-classic.md "Scoring a round"): each player's captured
+// cards by "TYPE DE CARTE" — classic cards by value and count, a lone Rainbow or Shadow, a
+// trump pair (both scored together however they were won), the Jokers. Under `alliance` the
+// partners' scores add up (the live score shows the teams). No roles, no Bomb.
+
+import { useState } from "preact/hooks";
+import { type Schemas, api } from "./api";
+import {
+  ALL_VALUES,
+  CardPicker,
+  type EntryProps,
+  type Entry,
+  LiveScore,
+  type OptionValues,
+  PickedList,
+  type PickType,
+  RoundFrame,
+  type SheetRuleset,
+  colourer,
+  fieldError,
+  flag,
+  numbered,
+  sheetFlag,
+  useLiveScore,
+  useSave,
+} from "./entry";
+import type { Texts } from "./i18n";
+
+type ClassicType = "classic" | "rainbow" | "shadow" | "pair" | "joker";
+type ClassicEntry = Entry<ClassicType>;
+type ClassicRound = Schemas["ClassicRoundIn"];
+type ClassicCard = ClassicRound["players"][number]["captured"][number];
+
+const TYPES: readonly PickType<ClassicType>[] = [
+  { type: "classic", valued: true, counted: true },
+  { type: "rainbow", valued: true, counted: false },
+  { type: "shadow", valued: true, counted: false },
+  { type: "pair", valued: true, counted: false },
+  { type: "joker", valued: false, counted: false },
+];
+
+/** How many cards of `type` and `value` the 104-card deck holds, less those already entered. */
+function left(piles: readonly ClassicEntry[][], type: ClassicType, value: number): number {
+  const all = piles.flat();
+  const same = (entry: ClassicEntry, ...types: ClassicType[]) =>
+    types.includes(entry.type) && (type === "joker" || entry.value === value) ? entry.count : 0;
+  const used = (...types: ClassicType[]) => all.reduce((sum, entry) => sum + same(entry, ...types), 0);
+  switch (type) {
+    case "classic":
+      return Math.max(0, 4 - used("classic"));
+    case "rainbow":
+      return Math.max(0, 1 - used("rainbow", "pair"));
+    case "shadow":
+      return Math.max(0, 1 - used("shadow", "pair"));
+    case "pair":
+      return Math.max(0, 1 - Math.max(used("rainbow", "pair"), used("shadow", "pair")));
+    case "joker":
+      return Math.max(0, 2 - used("joker"));
+  }
+}
+
+/** The round's piles as the `score-round` body's `players`. */
+function piles(draft: readonly ClassicEntry[][]): ClassicRound["players"] {
+  const colour = colourer();
+  return draft.map((entries) => {
+    const captured: ClassicCard[] = [];
+    for (const entry of entries) {
+      switch (entry.type) {
+        case "classic":
+          for (let i = 0; i < entry.count; i++) captured.push(colour(entry.value));
+          break;
+        case "rainbow":
+        case "shadow":
+          captured.push(numbered(entry.type, entry.value));
+          break;
+        case "pair":
+          captured.push(numbered("rainbow", entry.value), numbered("shadow", entry.value));
+          break;
+        case "joker":
+          captured.push("joker");
+          break;
+      }
+    }
+    return { captured };
+  });
+}
+
+function describe(t: Texts, entry: ClassicEntry): string {
+  switch (entry.type) {
+    case "classic":
+      return t.classicCards(entry.count, entry.value);
+    case "pair":
+      return t.pairOf(entry.value);
+    case "rainbow":
+    case "shadow":
+      return `${t.cardTypes[entry.type]} ${entry.value}`;
+    case "joker":
+      return t.cardTypes.joker;
+  }
+}
+
+function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save }: EntryProps) {
+  const [draft, setDraft] = useState<ClassicEntry[][]>(() => names.map(() => []));
+  const players = piles(draft);
+  const alliance = sheetFlag(options, "alliance");
+  const live = useLiveScore(
+    players,
+    (body) =>
+      api.POST("/v1/rulesets/numwars-classic/score-round", { body: { players: body, options: { alliance } } }),
+    t,
+  );
+  const saving = useSave(save, t.networkError);
+  const change = (seat: number, next: (entries: ClassicEntry[]) => ClassicEntry[]) =>
+    setDraft((old) => old.map((entries, i) => (i === seat ? next(entries) : entries)));
+  const shown = names.map((_, seat) => `players[${seat}].captured`);
+  return (
+    <RoundFrame
+      t={t}
+      n={n}
+      names={names}
+      dealer={dealer}
+      tiebreak={tiebreak}
+      ready={live.score !== null}
+      busy={saving.busy}
+      onSubmit={() => void saving.submit({ players })}
+    >
+      {draft.map((entries, seat) => {
+        const error = fieldError(`players[${seat}].captured`, saving.problem, live.problem);
+        return (
+          <fieldset key={seat} class="player">
+            <legend>{names[seat]}</legend>
+            <CardPicker
+              t={t}
+              types={TYPES}
+              label={(type) => t.cardTypes[type]}
+              values={ALL_VALUES}
+              left={(type, value) => left(draft, type, value)}
+              onAdd={(entry) => change(seat, (old) => [...old, entry])}
+            />
+            <PickedList
+              t={t}
+              title={t.capturedOf(names[seat] ?? "")}
+              items={entries.map((entry) => describe(t, entry))}
+              empty={t.noCards}
+              onRemove={(i) => change(seat, (old) => old.filter((_, j) => j !== i))}
+            />
+            {error ? <p class="field-error">{error}</p> : null}
+          </fieldset>
+        );
+      })}
+      <LiveScore t={t} names={names} score={live.score} hint={null} problems={[saving.problem, live.problem]} shown={shown} />
+    </RoundFrame>
+  );
+}
+
+export const CLASSIC: SheetRuleset = {
+  options: [
+    { name: "alliance", kind: "flag" },
+    { name: "tiebreak", kind: "flag" },
+  ],
+  defaultRounds: (players) => players,
+  create: (players, planned, values: OptionValues) => ({
+    ruleset: "numwars-classic",
+    players,
+    planned_rounds: planned,
+    options: { alliance: flag(values, "alliance"), tiebreak: flag(values, "tiebreak") },
+  }),
+  Entry: ClassicEntryScreen,
+};

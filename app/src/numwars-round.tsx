@@ -1,0 +1,189 @@
+// A Num Wars round ("Manche N"): each player's captured cards by "TYPE DE CARTE", trump pairs,
+// role, who had the Bomb (numwars.ts turns it into the `score-round` body); the breakdown and
+// score shown live from `score-round` before the round is saved.
+
+import { useState } from "preact/hooks";
+import { type Role, api } from "./api";
+import {
+  CardPicker,
+  type EntryProps,
+  LiveScore,
+  PickedList,
+  type PickType,
+  RoundFrame,
+  type SheetRuleset,
+  useLiveScore,
+  useSave,
+} from "./entry";
+import type { Texts } from "./i18n";
+import {
+  CARD_TYPES,
+  type CardType,
+  type Entry,
+  KEPT_WAYS,
+  type RoundDraft,
+  VALUED,
+  emptyDraft,
+  left,
+  maxValue,
+  roundBody,
+  tableRoles,
+} from "./numwars";
+import { Field } from "./ui";
+
+const PICK_TYPES: readonly PickType<CardType>[] = CARD_TYPES.map((type) => ({
+  type,
+  valued: VALUED.has(type),
+  counted: type === "classic",
+}));
+
+function NumWarsEntry({ t, n, names, dealer, tiebreak, save }: EntryProps) {
+  const [draft, setDraft] = useState<RoundDraft>(() => emptyDraft(names.length));
+  const body = roundBody(draft);
+  const live = useLiveScore(body, (ask) => api.POST("/v1/rulesets/numwars/score-round", { body: ask }), t);
+  const saving = useSave(save, t.networkError);
+
+  const update = (change: (draft: RoundDraft) => RoundDraft) => setDraft((old) => change(old));
+  const setPlayer = (seat: number, change: (entries: Entry[], role: Role) => { entries: Entry[]; role: Role }) =>
+    update((old) => ({
+      ...old,
+      players: old.players.map((player, i) => (i === seat ? change(player.entries, player.role) : player)),
+    }));
+  // a role another player holds is swapped with them: the table's roles stay a valid set
+  // (one each, civils aside), as the API requires, instead of a refusal after the fact
+  const chooseRole = (seat: number, chosen: Role) =>
+    update((old) => {
+      const before = old.players[seat];
+      if (!before || before.role === chosen) return old;
+      const other = old.players.findIndex((player, i) => i !== seat && player.role === chosen);
+      return {
+        ...old,
+        players: old.players.map((player, i) =>
+          i === seat ? { ...player, role: chosen } : i === other ? { ...player, role: before.role } : player,
+        ),
+      };
+    });
+  const holder = draft.bombHolder === null ? undefined : draft.players[draft.bombHolder];
+  const roles = [...new Set(tableRoles(names.length))];
+  const values = Array.from({ length: maxValue(names.length) + 1 }, (_, v) => v);
+
+  return (
+    <RoundFrame
+      t={t}
+      n={n}
+      names={names}
+      dealer={dealer}
+      tiebreak={tiebreak}
+      ready={body !== null && live.score !== null}
+      busy={saving.busy}
+      onSubmit={() => void saving.submit(body)}
+    >
+      {draft.players.map((player, seat) => (
+        <fieldset key={seat} class="player">
+          <legend>{names[seat]}</legend>
+          <Field label={t.role}>
+            {(p) => (
+              <select
+                {...p}
+                value={player.role}
+                onChange={(e) => {
+                  const chosen = roles.find((role) => role === e.currentTarget.value);
+                  if (chosen) chooseRole(seat, chosen);
+                }}
+              >
+                {roles.map((role) => (
+                  <option key={role} value={role}>
+                    {t.roles[role]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <CardPicker
+            t={t}
+            types={PICK_TYPES}
+            label={(type) => t.cardTypes[type]}
+            values={values}
+            left={(type, value) => left(draft, type, value)}
+            onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
+          />
+          <PickedList
+            t={t}
+            title={t.capturedOf(names[seat] ?? "")}
+            items={player.entries.map((entry) => describe(t, entry))}
+            empty={t.noCards}
+            onRemove={(i) => setPlayer(seat, (entries, role) => ({ entries: entries.filter((_, j) => j !== i), role }))}
+          />
+        </fieldset>
+      ))}
+      <Field label={t.bombHolder}>
+        {(p) => (
+          <select
+            {...p}
+            value={draft.bombHolder === null ? "" : String(draft.bombHolder)}
+            onChange={(e) => {
+              const value = e.currentTarget.value;
+              update((old) => ({ ...old, bombHolder: value === "" ? null : Number(value) }));
+            }}
+          >
+            <option value="">{t.bombChoose}</option>
+            {names.map((name, seat) => (
+              <option key={seat} value={String(seat)}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {holder?.role === "poseur" ? (
+        <Field label={t.bombHow}>
+          {(p) => (
+            <select
+              {...p}
+              value={draft.keptWay}
+              onChange={(e) => {
+                const way = KEPT_WAYS.find((w) => w === e.currentTarget.value);
+                if (way) update((old) => ({ ...old, keptWay: way }));
+              }}
+            >
+              {KEPT_WAYS.map((way) => (
+                <option key={way} value={way}>
+                  {t.bombWays[way]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      <LiveScore
+        t={t}
+        names={names}
+        score={live.score}
+        hint={body ? null : t.chooseBomb}
+        problems={[saving.problem, live.problem]}
+        shown={[]}
+      />
+    </RoundFrame>
+  );
+}
+
+function describe(t: Texts, entry: Entry): string {
+  switch (entry.type) {
+    case "classic":
+      return t.classicCards(entry.count, entry.value);
+    case "pair":
+      return t.pairOf(entry.value);
+    case "rainbow":
+    case "shadow":
+      return `${t.cardTypes[entry.type]} ${entry.value}`;
+    default:
+      return t.cardTypes[entry.type];
+  }
+}
+
+export const NUMWARS: SheetRuleset = {
+  options: [],
+  defaultRounds: (players) => players,
+  create: (players, planned) => ({ ruleset: "numwars", players, planned_rounds: planned }),
+  Entry: NumWarsEntry,
+};
