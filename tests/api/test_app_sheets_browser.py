@@ -70,6 +70,12 @@ def logged_in(screen: Screen, prefix: str) -> str:
     return token
 
 
+def switch(screen: Screen, to: str) -> None:
+    """The banner's language switch (the screenshots then named by the language shown)."""
+    screen.page.get_by_role("button", name=to, exact=True).click()
+    screen.locale = "en-US" if to == "English" else "fr-FR"
+
+
 def shown(screen: Screen, name: str) -> None:
     """The screen's heading, after a language switch (which keeps the focus on the switch)."""
     from playwright.sync_api import expect
@@ -204,11 +210,11 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     screen.errors = [e for e in screen.errors if "status of 422" not in e]
 
     # the English screens of the round, then back to French
-    page.get_by_role("button", name="English").click()
+    switch(screen, "English")
     screen.page.get_by_role("heading", level=2, name="Round score").wait_for()
     expect(page.get_by_label("Tricks taken by Ada", exact=True)).to_be_visible()
-    screen.axe("num king round in english")
-    page.get_by_role("button", name="Français").click()
+    screen.axe("num king round")
+    switch(screen, "Français")
     page.get_by_label("Plis de Ada", exact=True).select_option("1")
     streaks = [p["streak"] for p in sheet["rounds"][0]["scores"]["players"]]
     second = scored(
@@ -305,7 +311,7 @@ def test_a_num_win_round_in_english_then_french(browser: Any, served: str) -> No
     }
     expect_scores(screen, names, scored(served, "numwin", body, "en"), points_en, ": ")
     screen.axe("num win round")
-    page.get_by_role("button", name="Français").click()
+    switch(screen, "Français")
     page.get_by_role("heading", level=2, name="Score de la manche").wait_for()
     french = scored(served, "numwin", body, "fr")
     expect_scores(screen, names, french, pts)
@@ -345,12 +351,12 @@ def test_an_anonymous_classic_round_with_alliance(browser: Any, served: str) -> 
     )
     expect(main.get_by_role("link", name="Connexion", exact=True)).to_be_visible()
     screen.axe("nouvelle feuille anonyme")
-    page.get_by_role("button", name="English").click()
+    switch(screen, "English")
     shown(screen, "New score sheet")
     expect(page.get_by_role("radio", name="Num King 🔒", exact=True)).to_be_disabled()
     expect(main.get_by_role("link", name="Create my account", exact=True)).to_be_visible()
     screen.axe("new sheet, anonymous")
-    page.get_by_role("button", name="Français").click()
+    switch(screen, "Français")
     shown(screen, "Nouvelle feuille de score")
 
     names = ["Ana", "Ben", "Cid", "Dom"]
@@ -394,13 +400,13 @@ def test_an_anonymous_classic_round_with_alliance(browser: Any, served: str) -> 
             f"Équipe {who} : {pts(team['score'])}"
         )
     screen.axe("manche classique")
-    page.get_by_role("button", name="English").click()
+    switch(screen, "English")
     shown(screen, "Round 1")
     expect(
         page.get_by_role("group", name="Ana", exact=True).get_by_label("CARD TYPE")
     ).to_be_visible()
     screen.axe("classic round")
-    page.get_by_role("button", name="Français").click()
+    switch(screen, "Français")
     shown(screen, "Manche 1")
     page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
     screen.heading("Totaux")
@@ -416,4 +422,29 @@ def test_an_anonymous_classic_round_with_alliance(browser: Any, served: str) -> 
     winners = ", ".join(names[seat] for seat in sheet["winners"])
     expect(page.get_by_role("heading", level=2)).to_have_text(f"Vainqueur : {winners}")
     screen.axe("totaux classiques")
+
+    # a tie on the totals calls for a tie-break round: shown, never added to the totals
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    new_sheet(screen, "Num Wars (édition classique)", names[:3], 1)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1")
+    expect(page.locator('.scores li[data-seat="0"] .score')).to_have_text("Ana : 0 pt")
+    page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
+    screen.heading("Manche 2")  # all tied at 0
+    expect(page.get_by_text("Manche de départage : elle seule départage")).to_be_visible()
+    add("Cid", "classic", 4, 1)
+    expect(page.locator('.scores li[data-seat="2"] .score')).to_have_text("Cid : 4 pts")
+    page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
+    screen.heading("Totaux")
+    sheet = sheet_of(
+        screen,
+        page.evaluate("JSON.parse(localStorage.getItem('numrules.sheets'))")[
+            page.url.rsplit("/", 1)[1]
+        ],
+    )
+    assert sheet["totals"] == [0, 0, 0] and sheet["winners"] == [2]
+    expect(page.get_by_role("heading", level=2)).to_have_text("Vainqueur : Cid")
+    expect(page.get_by_role("columnheader", name="Départage (manche 2)")).to_be_visible()
+    expect(page.locator('td.total[data-seat="2"]')).to_have_text("0")
     screen.close()
