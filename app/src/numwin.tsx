@@ -31,7 +31,8 @@ type NumWinRound = Schemas["NumWinRoundIn"];
 type Hand = Schemas["NumWinHandInput"];
 type NumWinCard = Hand["combination"][number];
 type Action = "swipe" | "flip" | "quantum" | "malus-0" | "malus-1" | "malus-2";
-type CardKind = "classic" | "rainbow" | "shadow" | Action;
+type NumberedKind = "classic" | "rainbow" | "shadow";
+type CardKind = NumberedKind | Action;
 type PairKind = "classic-pair" | "rainbow-classic" | "rainbow-shadow";
 
 const ACTIONS: readonly Action[] = ["swipe", "flip", "quantum", "malus-0", "malus-1", "malus-2"];
@@ -60,11 +61,15 @@ const COPIES: Record<CardKind, number> = {
   "malus-2": 1,
 };
 /** The cards of a locked pair. */
-const PAIR_CARDS: Record<PairKind, readonly CardKind[]> = {
+const PAIR_CARDS: Record<PairKind, readonly [NumberedKind, NumberedKind]> = {
   "classic-pair": ["classic", "classic"],
   "rainbow-classic": ["rainbow", "classic"],
   "rainbow-shadow": ["rainbow", "shadow"],
 };
+
+function isNumbered(kind: CardKind): kind is NumberedKind {
+  return kind === "classic" || kind === "rainbow" || kind === "shadow";
+}
 
 interface HandDraft {
   combination: Entry<CardKind>[];
@@ -73,7 +78,7 @@ interface HandDraft {
 
 /** How many cards of `kind` (of `value`, when it has one) the round's hands already hold. */
 function used(hands: readonly HandDraft[], kind: CardKind, value: number): number {
-  const valued = kind === "classic" || kind === "rainbow" || kind === "shadow";
+  const valued = isNumbered(kind);
   let total = 0;
   for (const hand of hands) {
     for (const entry of hand.combination) {
@@ -108,44 +113,22 @@ function size(hand: HandDraft): number {
 function handsBody(hands: readonly HandDraft[]): NumWinRound["players"] | null {
   if (hands.some((hand) => size(hand) < 5)) return null;
   const colour = colourer();
-  const card = (kind: CardKind, value: number): NumWinCard => {
-    switch (kind) {
-      case "classic":
-        return colour(value);
-      case "rainbow":
-      case "shadow":
-        return numbered(kind, value);
-      default:
-        return kind;
-    }
-  };
+  const numberedCard = (kind: NumberedKind, value: number): Numbered =>
+    kind === "classic" ? colour(value) : numbered(kind, value);
   return hands.map((hand) => {
     const combination: NumWinCard[] = [];
     for (const entry of hand.combination) {
-      for (let i = 0; i < entry.count; i++) combination.push(card(entry.type, entry.value));
+      const { type } = entry;
+      for (let i = 0; i < entry.count; i++) {
+        combination.push(isNumbered(type) ? numberedCard(type, entry.value) : type);
+      }
     }
-    const locked: [Numbered, Numbered][] = hand.locked.map((pair) => {
+    const locked = hand.locked.map((pair): [Numbered, Numbered] => {
       const [a, b] = PAIR_CARDS[pair.type];
-      const first = numberedOf(card(a ?? "classic", pair.value));
-      const second = numberedOf(card(b ?? "classic", pair.value));
-      return [first, second];
+      return [numberedCard(a, pair.value), numberedCard(b, pair.value)];
     });
     return locked.length > 0 ? { combination, locked } : { combination };
   });
-}
-
-function numberedOf(code: NumWinCard): Numbered {
-  switch (code) {
-    case "swipe":
-    case "flip":
-    case "quantum":
-    case "malus-0":
-    case "malus-1":
-    case "malus-2":
-      throw new Error(`no numbered card ${code}`);
-    default:
-      return code;
-  }
 }
 
 function describeCard(t: Texts, entry: Entry<CardKind>): string {
@@ -197,7 +180,7 @@ function NumWinEntry({ t, n, names, dealer, tiebreak, options, save }: EntryProp
               <CardPicker
                 t={t}
                 types={CARD_TYPES}
-                label={(type) => (type === "classic" || type === "rainbow" || type === "shadow" ? t.cardTypes[type] : t.actionCards[type])}
+                label={(type) => (isNumbered(type) ? t.cardTypes[type] : t.actionCards[type])}
                 values={ALL_VALUES}
                 left={(kind, value) => leftCards(hands, kind, value)}
                 onAdd={(entry) => change(seat, (old) => ({ ...old, combination: [...old.combination, entry] }))}

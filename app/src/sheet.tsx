@@ -4,10 +4,7 @@
 // they share), the dealer rotating from round to round, and the totals, leader and winners as
 // the API settles them (the lowest total wins where the ruleset says so).
 
-import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { CLASSIC } from "./classic";
-import { type OptionSpec, type OptionValues, type SheetRuleset } from "./entry";
 import {
   type Refusal,
   type Schemas,
@@ -19,6 +16,8 @@ import {
   saveSheetToken,
   sheetToken,
 } from "./api";
+import { CLASSIC } from "./classic";
+import type { OptionSpec, OptionValues, SheetRuleset } from "./entry";
 import type { Texts } from "./i18n";
 import { NUMKING } from "./numking";
 import { NUMWARS } from "./numwars-round";
@@ -381,7 +380,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const next = sheet.rounds.length + 1;
   const last = sheet.rounds[sheet.rounds.length - 1] ?? null;
   const dealer = last ? (last.dealer + 1) % names.length : Math.min(firstDealers()[id] ?? 0, names.length - 1);
-  const Entry: (props: Parameters<SheetRuleset["Entry"]>[0]) => JSX.Element = SHEETS[sheet.ruleset].Entry;
+  const Entry = SHEETS[sheet.ruleset].Entry;
   const info = rulesets?.find((r) => r.id === sheet.ruleset) ?? null;
   return (
     <>
