@@ -158,7 +158,7 @@ export const CLASSIC: SheetRuleset = {
     { name: "alliance", kind: "flag" },
     { name: "tiebreak", kind: "flag" },
   ],
-  defaultRounds: (players) => players,
+  defaultRounds: async (players) => players, // one round per player, each dealing once
   create: (players, planned, values: OptionValues) => ({
     ruleset: "numwars-classic",
     players,

@@ -48,8 +48,8 @@ export type OptionName = keyof Texts["optionNames"];
 /** What the new sheet and the sheet screen need of a ruleset. */
 export interface SheetRuleset {
   options: readonly OptionSpec[];
-  /** the planned rounds the API defaults to for `players`, when the app can say it */
-  defaultRounds: (players: number, values: OptionValues) => number | null;
+  /** the planned rounds the API defaults to for `players` (null: it cannot say) */
+  defaultRounds: (players: number, values: OptionValues) => Promise<number | null>;
   create: (players: Schemas["SheetPlayerIn"][], planned: number | null, values: OptionValues) => Schemas["CreateSheet"];
   Entry: (props: EntryProps) => JSX.Element;
 }

@@ -144,7 +144,14 @@ export const NUMKING: SheetRuleset = {
     { name: "zeros", kind: "flag" },
     { name: "max_cards", kind: "number", min: 1, max: 19 },
   ],
-  defaultRounds: (_players, values) => count(values, "max_cards"),
+  // the match length is the last round's hand: `max_cards`, else the most the deck gives
+  defaultRounds: async (players, values) => {
+    const max = count(values, "max_cards");
+    const { data } = await api.GET("/v1/rulesets/numking/deck", {
+      params: { query: max === null ? { players, zeros: flag(values, "zeros") } : { players, zeros: flag(values, "zeros"), max_cards: max } },
+    });
+    return data?.hand_size ?? null;
+  },
   create: (players, planned, values) => ({
     ruleset: "numking",
     players,

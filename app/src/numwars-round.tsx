@@ -183,7 +183,7 @@ function describe(t: Texts, entry: Entry): string {
 
 export const NUMWARS: SheetRuleset = {
   options: [],
-  defaultRounds: (players) => players,
+  defaultRounds: async (players) => players, // one round per player, each dealing once
   create: (players, planned) => ({ ruleset: "numwars", players, planned_rounds: planned }),
   Entry: NumWarsEntry,
 };

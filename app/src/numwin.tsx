@@ -249,7 +249,7 @@ function NumWinEntry({ t, n, names, dealer, tiebreak, options, save }: EntryProp
 
 export const NUMWIN: SheetRuleset = {
   options: [{ name: "teams", kind: "flag" }],
-  defaultRounds: (players) => players,
+  defaultRounds: async (players) => players, // one round per player, each dealing once
   create: (players, planned, values) => ({
     ruleset: "numwin",
     players,

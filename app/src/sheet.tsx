@@ -110,6 +110,19 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
   const least = info?.players.min ?? 3;
   const most = info?.players.max ?? 8;
 
+  const [placeholder, setPlaceholder] = useState<number | null>(null);
+  const optionsKey = JSON.stringify(options);
+  useEffect(() => {
+    let current = true;
+    sheet
+      .defaultRounds(names.length, options)
+      .then((rounds) => current && setPlaceholder(rounds))
+      .catch(() => current && setPlaceholder(null));
+    return () => {
+      current = false;
+    };
+  }, [chosen, names.length, optionsKey]);
+
   function choose(id: RulesetId) {
     const next = rulesets?.find((r) => r.id === id);
     if (!next || locked(next)) return;
@@ -146,7 +159,6 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
 
   const fields = problem?.fields ?? {};
   const optionFields = sheet.options.map((spec) => `options.${spec.name}`);
-  const placeholder = sheet.defaultRounds(names.length, options);
   const anyLocked = rulesets?.some(locked) ?? false;
   return (
     <section>
@@ -421,8 +433,9 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   );
 }
 
-/** The running totals (tie-break rounds shown, never added), the teams' totals, the leader
- * and, once the match is over, its winners: all as the API settles them. */
+/** The running totals (each round's winners marked; tie-break rounds shown, never added),
+ * the teams' totals, the leader and, once the match is over, its winners: all as the API
+ * settles them. */
 function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo | null }) {
   const names = sheet.players.map((player) => player.name);
   const who = (seats: readonly number[]) => seats.map((seat) => names[seat] ?? "").join(", ");
@@ -455,7 +468,15 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
               <tr key={seat}>
                 <th scope="row">{name}</th>
                 {sheet.rounds.map((round) => (
-                  <td key={round.n}>{round.scores.players.find((p) => p.seat === seat)?.score ?? 0}</td>
+                  <td key={round.n}>
+                    {round.scores.players.find((p) => p.seat === seat)?.score ?? 0}
+                    {round.scores.winners.includes(seat) ? (
+                      <>
+                        <span aria-hidden="true"> ★</span>
+                        <span class="sr-only"> {t.roundWinner}</span>
+                      </>
+                    ) : null}
+                  </td>
                 ))}
                 <td class="total" data-seat={seat}>
                   {sheet.totals[seat] ?? 0}
@@ -465,6 +486,7 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
           </tbody>
         </table>
       </div>
+      {sheet.rounds.length > 0 ? <p class="muted" aria-hidden="true">{t.roundWinnerKey}</p> : null}
       {sheet.teams && sheet.teams.length > 0 ? (
         <ul class="team-totals">
           {sheet.teams.map((team, i) => (

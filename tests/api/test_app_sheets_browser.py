@@ -144,6 +144,9 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     screen.heading("Nouvelle feuille de score")
     new_sheet(screen, "Num King", names, 2)
     expect(page.get_by_text("De 2 à 8 joueurs")).to_be_visible()
+    deck = api_call(served, "GET", "/v1/rulesets/numking/deck?players=3").json()
+    assert deck["hand_size"] == 12  # 36 cards for 3: the match's length, by default
+    expect(page.get_by_label("Manches prévues", exact=True)).to_have_attribute("placeholder", "12")
     expect(page.get_by_role("radio", name="Num Win", exact=True)).to_be_enabled()  # an account
     page.get_by_label("Premier donneur", exact=True).select_option(label="Bo")
     screen.axe("nouvelle feuille num king")
@@ -183,6 +186,13 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     for seat, total in enumerate(sheet["totals"]):
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
     expect(page.locator(".leader")).to_have_text(f"En tête : {names[sheet['leader']]}")
+    for seat in range(3):  # the round's winners marked, as the API names them
+        cell = page.locator(".totals tbody tr").nth(seat).locator("td").first
+        if seat in sheet["rounds"][0]["scores"]["winners"]:
+            expect(cell).to_contain_text("★")
+            expect(cell).to_contain_text("(vainqueur de la manche)")
+        else:
+            expect(cell).not_to_contain_text("★")
     expect(page.get_by_text("Donneur : Cy")).to_be_visible()  # rotated
     expect(page.get_by_text("2 cartes par joueur")).to_be_visible()
 
