@@ -30,13 +30,14 @@ import {
   roundBody,
   tableRoles,
 } from "./numwars";
+import { RoundList, ScoreChart, useCorrections } from "./rounds";
 import { Field, Heading, type Navigate, Problem, useRequest } from "./ui";
 
 const MIN_PLAYERS = 3;
 const MAX_PLAYERS = 8;
 
 export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
-  const [names, setNames] = useState<string[]>(["", "", ""]);
+  const [names, setNames] = useState<string[]>([session?.pseudo ?? "", "", ""]);
   const [planned, setPlanned] = useState<string>("");
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
@@ -47,7 +48,11 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
       const { data, error } = await api.POST("/v1/scoresheets", {
         body: {
           ruleset: "numwars",
-          players: names.map((name, i) => ({ name: name.trim() || t.playerName(i + 1) })),
+          players: names.map((name, i) => ({
+            name: name.trim() || t.playerName(i + 1),
+            // the player named as the account's pseudo is the account: the sheet is in its stats
+            ...(session && name.trim().toLowerCase() === session.pseudo.toLowerCase() ? { account: session.pseudo } : {}),
+          })),
           planned_rounds: rounds,
         },
         headers: session ? bearer(session.token) : {},
@@ -137,8 +142,8 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const [saved, setSaved] = useState<string | null>(null);
   const token = credential(id, session);
 
-  async function load() {
-    if (!token) return;
+  async function load(): Promise<Sheet | null> {
+    if (!token) return null;
     try {
       const { data, error } = await api.GET("/v1/scoresheets/{sheet_id}", {
         params: { path: { sheet_id: id } },
@@ -146,10 +151,13 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
       });
       if (data) setSheet(data);
       else setProblem(refusal(error, t.networkError));
+      return data ?? null;
     } catch {
       setProblem({ detail: t.networkError, fields: {} });
+      return null;
     }
   }
+  const fix = useCorrections(t, id, token, sheet, load);
 
   useEffect(() => {
     void load();
@@ -173,9 +181,23 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   }
   const names = sheet.players.map((player) => player.name);
   const next = sheet.rounds.length + 1;
+  const canChange = sheetToken(id) !== undefined || (session !== null && sheet.owner === session.pseudo);
   return (
     <>
-      {sheet.finished ? (
+      {fix.editing ? (
+        <RoundEntry
+          key={`fix-${fix.editing.n}`}
+          t={t}
+          n={fix.editing.n}
+          names={names}
+          dealer={fix.editing.dealer}
+          initial={fix.editing.draft}
+          title={t.fixCorrecting(fix.editing.n)}
+          submit={t.fixSave}
+          onCancel={fix.cancel}
+          save={fix.save}
+        />
+      ) : sheet.finished ? (
         <section>
           <Heading>{t.totals}</Heading>
         </section>
@@ -205,6 +227,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
         </p>
       ) : null}
       <Totals t={t} sheet={sheet} />
+      <RoundList t={t} sheet={sheet} fix={fix} canChange={canChange} />
     </>
   );
 }
@@ -217,14 +240,16 @@ function Totals({ t, sheet }: { t: Texts; sheet: Sheet }) {
       <h2 id="totals-title">{sheet.finished ? t.winner(who(sheet.winners)) : t.totals}</h2>
       <p>{t.roundsDone(sheet.rounds.length, sheet.planned_rounds)}</p>
       {sheet.leader !== null && !sheet.finished ? <p class="leader">{t.leader(names[sheet.leader] ?? "")}</p> : null}
-      <div class="scroll">
+      {!sheet.finished && sheet.rounds.length >= sheet.planned_rounds ? <p>{t.fixTiebreakNeeded}</p> : null}
+      {/* a wide table scrolls sideways on a phone: the keyboard can scroll it too */}
+      <div class="scroll" tabIndex={0} role="region" aria-labelledby="totals-title">
         <table>
           <thead>
             <tr>
               <th scope="col">{t.player}</th>
               {sheet.rounds.map((round) => (
                 <th scope="col" key={round.n}>
-                  {t.round(round.n)}
+                  {round.n > sheet.planned_rounds ? t.fixTiebreakRound(round.n) : t.round(round.n)}
                 </th>
               ))}
               <th scope="col">{t.total}</th>
@@ -243,16 +268,43 @@ function Totals({ t, sheet }: { t: Texts; sheet: Sheet }) {
               </tr>
             ))}
           </tbody>
+          {sheet.rounds.length > 0 ? (
+            <tfoot>
+              <tr>
+                <th scope="row">{t.fixRoundWinners}</th>
+                {sheet.rounds.map((round) => (
+                  <td key={round.n} class="round-winner">
+                    {who(round.scores.winners)}
+                  </td>
+                ))}
+                <td />
+              </tr>
+            </tfoot>
+          ) : null}
         </table>
       </div>
+      <ScoreChart t={t} sheet={sheet} />
     </section>
   );
 }
 
 type Save = (body: NonNullable<ReturnType<typeof roundBody>>) => Promise<Refusal | null>;
 
-function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names: string[]; dealer: number; save: Save }) {
-  const [draft, setDraft] = useState<RoundDraft>(() => emptyDraft(names.length));
+interface RoundEntryProps {
+  t: Texts;
+  n: number;
+  names: string[];
+  dealer: number;
+  save: Save;
+  /** A correction: the round as stored, its heading, its button, and the way back. */
+  initial?: RoundDraft;
+  title?: string;
+  submit?: string;
+  onCancel?: () => void;
+}
+
+function RoundEntry({ t, n, names, dealer, save, initial, title, submit: submitLabel, onCancel }: RoundEntryProps) {
+  const [draft, setDraft] = useState<RoundDraft>(() => initial ?? emptyDraft(names.length));
   const [score, setScore] = useState<RoundScore | null>(null);
   const [problem, setProblem] = useState<Refusal | null>(null);
   const [busy, setBusy] = useState(false);
@@ -321,7 +373,7 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
 
   return (
     <section>
-      <Heading>{t.round(n)}</Heading>
+      <Heading>{title ?? t.round(n)}</Heading>
       <p>{t.dealer(names[dealer] ?? "")}</p>
       <form onSubmit={submit} noValidate>
         {draft.players.map((player, seat) => (
@@ -437,8 +489,13 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
           <Problem refusal={problem} shown={[]} />
         </section>
         <button type="submit" class="primary" disabled={!body || !score || busy}>
-          {t.saveRound}
+          {submitLabel ?? t.saveRound}
         </button>
+        {onCancel ? (
+          <button type="button" onClick={onCancel} disabled={busy}>
+            {t.fixCancel}
+          </button>
+        ) : null}
       </form>
     </section>
   );
