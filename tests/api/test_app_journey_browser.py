@@ -287,7 +287,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     assert sheet["finished"] and sheet["totals"] == totals
     assert sheet["players"][0]["account"] == pseudo  # the account's own player: in its stats
     check_sheet(screen, sheet)
-    screen.axe("feuille terminée")
+    screen.axe("totaux et corrections")
 
     # -- round 2 corrected here while a second phone corrects round 1 ---------------------
     page.get_by_role("button", name="Corriger la manche 2", exact=True).click()
@@ -487,11 +487,16 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     screen.close()
 
 
-def test_a_round_deleted_and_a_session_revoked(browser: Any, served: str) -> None:  # noqa: F811
+def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
+    browser: Any,  # noqa: F811
+    served: str,  # noqa: F811
+) -> None:
     """A round deleted after asking again (the later ones renumbered, the totals the API's);
     a delete answered 412 after another change reloads the sheet; then the session revoked
     elsewhere: the next request's 401 makes the app forget it and ask to log in again in
-    French, and the log-in goes back to the screen it was on."""
+    French, and the log-in goes back to the screen it was on; a revoked session found on
+    opening the app is never shown as logged in. Last, an email refused under its field and
+    the account deleted, asked again first."""
     from playwright.sync_api import expect
 
     pseudo = f"cy_{secrets.token_hex(3)}"
@@ -596,4 +601,39 @@ def test_a_round_deleted_and_a_session_revoked(browser: Any, served: str) -> Non
     screen.heading("Connexion")
     expect(page.get_by_role("alert")).to_contain_text("Ta session a pris fin")
     screen.errors = [e for e in screen.errors if "status of 401" not in e]
+
+    # the account: an email refused under its field, then the account deleted (asked again)
+    log_in(screen, pseudo, PASSWORD)
+    screen.heading(f"Connecté : {pseudo}")
+    token = session_of(screen)["token"]
+    refused = httpx.patch(
+        f"{served}/v1/me",
+        json={"email": "pas-un-email"},
+        headers={"Authorization": f"Bearer {token}", "Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert refused.status_code == 422, refused.text
+    (message,) = [e["message"] for e in refused.json()["errors"] if e["field"] == "email"]
+    menu(screen, "Mon compte")
+    email = page.get_by_label("Email", exact=True)
+    email.fill("pas-un-email")
+    page.get_by_role("button", name="Enregistrer", exact=True).click()
+    expect(email).to_have_accessible_description(message)
+    expect(email).to_be_focused()
+    screen.errors = [e for e in screen.errors if "status of 422" not in e]
+    page.get_by_role("button", name="Supprimer mon compte", exact=True).click()
+    warning = page.get_by_text("Tes données personnelles et les feuilles que tu possèdes")
+    expect(warning).to_be_focused()
+    screen.axe("suppression du compte demandée")
+    page.get_by_role("button", name="Oui, supprimer définitivement mon compte").click()
+    screen.heading("Rejoins la communauté des joueurs !")
+    expect(page.get_by_role("status")).to_have_text("Ton compte est supprimé. À bientôt !")
+    assert page.evaluate("localStorage.getItem('numrules.session')") is None
+    gone_me = httpx.get(f"{served}/v1/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert gone_me.status_code == 401
+    assert httpx.get(
+        f"{served}/v1/scoresheets/{sheet['id']}",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    ).status_code in (401, 404)
     screen.close()
