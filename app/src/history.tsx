@@ -14,14 +14,6 @@ type Role = keyof Texts["roles"];
 
 const PAGE = 10;
 const ROLES: readonly Role[] = ["poseur", "complice", "demineur", "agent", "civil"];
-/** The catalogue's order of the rulesets (the stats' keys come in any order). */
-const RULESETS = ["numwars", "numwars-classic", "numking", "numwin"];
-const NAMES: Record<string, string> = {
-  numwars: "Num Wars",
-  "numwars-classic": "Num Wars classic",
-  numking: "Num King",
-  numwin: "Num Win",
-};
 
 function locale(lang: Lang): string {
   return lang === "fr" ? "fr-FR" : "en-GB";
@@ -138,6 +130,8 @@ export function History({ t, lang, session, navigate }: { t: Texts; lang: Lang; 
 
 export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: Lang; session: Session | null; navigate: Navigate }) {
   const [stats, setStats] = useState<Stats | null>(null);
+  // the rulesets' names in the app's language, in the catalogue's order (`GET /v1/rulesets`)
+  const [catalogue, setCatalogue] = useState<{ id: string; name: string }[]>([]);
   const [problem, setProblem] = useState<Refusal | null>(null);
 
   useEffect(() => {
@@ -146,14 +140,18 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
       .GET("/v1/me/stats", { headers: bearer(session.token) })
       .then(({ data, error }) => (data ? setStats(data) : setProblem(refusal(error, t.networkError))))
       .catch(() => setProblem({ detail: t.networkError, fields: {} }));
+    api
+      .GET("/v1/rulesets")
+      .then(({ data }) => setCatalogue(data ? data.rulesets.map(({ id, name }) => ({ id, name })) : []))
+      .catch(() => undefined);
   }, [session?.token, lang]);
 
   if (!session) return <NeedLogin t={t} navigate={navigate} title={t.statsTitle} />;
   const num = (n: number | null | undefined) => (n === null || n === undefined ? t.statsNone : formatNumber(lang, n));
   const rows = stats
     ? Object.entries(stats.rulesets)
-        .map(([id, s]) => ({ id, name: NAMES[id] ?? id, s }))
-        .sort((a, b) => RULESETS.indexOf(a.id) - RULESETS.indexOf(b.id))
+        .map(([id, s]) => ({ id, name: catalogue.find((r) => r.id === id)?.name ?? id, s }))
+        .sort((a, b) => catalogue.findIndex((r) => r.id === a.id) - catalogue.findIndex((r) => r.id === b.id))
     : [];
   const byRole = stats?.rulesets["numwars"]?.by_role ?? null;
   const roles = byRole ? ROLES.flatMap((role) => (byRole[role] ? [{ role, r: byRole[role] }] : [])) : [];

@@ -374,8 +374,12 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     assert numwars["played"] == 1 and numwars["won"] == int(top["won"])
     wins = page.get_by_role("img", name="Victoires par jeu", exact=True)
     expect(wins).to_be_visible()
+    catalogue = httpx.get(
+        f"{served}/v1/rulesets", headers={"Accept-Language": "fr"}, timeout=10
+    ).json()
+    (name,) = [r["name"] for r in catalogue["rulesets"] if r["id"] == "numwars"]
     expect(wins).to_have_accessible_description(
-        f"Num Wars : {plural(numwars['won'], 'victoire', 'victoires')} sur "
+        f"{name} : {plural(numwars['won'], 'victoire', 'victoires')} sur "
         f"{plural(numwars['played'], 'partie', 'parties')}"
     )
     row = page.locator('tr[data-ruleset="numwars"]')
