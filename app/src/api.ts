@@ -31,6 +31,30 @@ api.use({
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+/** A sheet's version as `If-Match` wants it (the `ETag` of its reads and writes). */
+export const ifMatch = (version: number) => `"${version}"`;
+
+// -- a session the service no longer knows (logged out elsewhere, password changed, expired) --
+
+let sessionLost: (() => void) | null = null;
+
+/** `listener` runs when a request sent with the stored session's token answers 401: the app
+ * forgets that session and asks to log in again, wherever the request came from. */
+export function onSessionLost(listener: () => void): void {
+  sessionLost = listener;
+}
+
+api.use({
+  onResponse({ request, response }) {
+    if (response.status !== 401) return response;
+    const sent = request.headers.get("Authorization");
+    const session = loadSession();
+    // a sheet's own token refused is not the session's: only the session's token counts
+    if (session && sent === `Bearer ${session.token}`) sessionLost?.();
+    return response;
+  },
+});
+
 /** A refusal as the app shows it: each field's message by field name, and the detail. */
 export interface Refusal {
   detail: string;

@@ -5,8 +5,10 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { Created, Forgot, LogIn, Reset, SignUp, Verify, Welcome } from "./account";
-import { type Session, api, bearer, loadSession, saveSession, setApiLanguage } from "./api";
+import { type Session, api, bearer, loadSession, onSessionLost, saveSession, setApiLanguage } from "./api";
+import { History, StatsScreen } from "./history";
 import { type Lang, catalogue, initialLang, rememberLang } from "./i18n";
+import { AccountScreen } from "./me";
 import { Rules, type RulesetId, rulesetOf } from "./rules";
 import { NewSheet, SheetScreen } from "./sheet";
 import { Heading, Link } from "./ui";
@@ -22,6 +24,9 @@ type Route =
   | { name: "newSheet" }
   | { name: "sheet"; id: string }
   | { name: "rules"; id: RulesetId }
+  | { name: "history" }
+  | { name: "stats" }
+  | { name: "account" }
   | { name: "notFound" };
 
 export function parse(path: string, search: string): Route {
@@ -45,6 +50,14 @@ export function parse(path: string, search: string): Route {
     case "/verifier-email":
     case "/verify-email":
       return { name: "verify", token };
+    case "/historique":
+    case "/history":
+      return { name: "history" };
+    case "/stats":
+      return { name: "stats" };
+    case "/compte":
+    case "/account":
+      return { name: "account" };
     case "/feuilles":
     case "/sheets":
     case "/feuilles/nouvelle":
@@ -64,6 +77,10 @@ export function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
   const [route, setRoute] = useState<Route>(() => parse(location.pathname, location.search));
   const [online, setOnline] = useState(navigator.onLine);
+  // a word for the next screen (the session ended, the account deleted), until the next move
+  const [notice, setNotice] = useState<"sessionLost" | "accDeleted" | null>(null);
+  // where a lost session was: the log-in goes back there
+  const [returnTo, setReturnTo] = useState<string | null>(null);
   const t = catalogue[lang];
   setApiLanguage(lang);
 
@@ -89,13 +106,47 @@ export function App() {
   const navigate = (path: string, shown?: Route) => {
     history.pushState(null, "", path);
     const url = new URL(path, location.origin);
+    setNotice(null);
     setRoute(shown ?? parse(url.pathname, url.search));
   };
+
+  // A request sent with the stored session answered 401 (ended elsewhere, password changed,
+  // expired): forget it and ask to log in again, in the app's language, wherever it happened.
+  useEffect(() => {
+    onSessionLost(() => {
+      if (!loadSession()) return;
+      saveSession(null);
+      setSession(null);
+      const here = location.pathname + location.search;
+      setReturnTo(parse(location.pathname, location.search).name === "login" ? null : here);
+      history.pushState(null, "", "/connexion");
+      setRoute({ name: "login" });
+      setNotice("sessionLost");
+    });
+    // the stored session is checked once on opening: a revoked one is not shown as « Connecté »
+    const stored = loadSession();
+    if (stored) void api.GET("/v1/me", { headers: bearer(stored.token) }).catch(() => undefined);
+  }, []);
 
   const logIn = (next: Session, shown: Route) => {
     saveSession(next);
     setSession(next);
-    navigate("/", shown);
+    const back = returnTo;
+    setReturnTo(null);
+    if (back) navigate(back);
+    else navigate("/", shown);
+  };
+
+  const deleted = () => {
+    saveSession(null);
+    setSession(null);
+    navigate("/");
+    setNotice("accDeleted");
+  };
+
+  const changeLang = (next: Lang) => {
+    rememberLang(next);
+    setLang(next);
   };
 
   const logOut = async () => {
@@ -112,11 +163,7 @@ export function App() {
     }
   };
 
-  const switchLang = () => {
-    const next: Lang = lang === "fr" ? "en" : "fr";
-    rememberLang(next);
-    setLang(next);
-  };
+  const switchLang = () => changeLang(lang === "fr" ? "en" : "fr");
 
   const screen = (): JSX.Element => {
     switch (route.name) {
@@ -140,6 +187,12 @@ export function App() {
         return <SheetScreen key={route.id} t={t} id={route.id} session={session} />;
       case "rules":
         return <Rules t={t} lang={lang} id={route.id} />;
+      case "history":
+        return <History t={t} lang={lang} session={session} navigate={navigate} />;
+      case "stats":
+        return <StatsScreen t={t} lang={lang} session={session} navigate={navigate} />;
+      case "account":
+        return <AccountScreen t={t} session={session} navigate={navigate} onLang={changeLang} onDeleted={deleted} />;
       case "notFound":
         return (
           <section>
@@ -171,6 +224,25 @@ export function App() {
                 {t.rules}
               </Link>
             </li>
+            {session ? (
+              <>
+                <li>
+                  <Link href={lang === "fr" ? "/historique" : "/history"} navigate={navigate}>
+                    {t.histTitle}
+                  </Link>
+                </li>
+                <li>
+                  <Link href="/stats" navigate={navigate}>
+                    {t.statsTitle}
+                  </Link>
+                </li>
+                <li>
+                  <Link href={lang === "fr" ? "/compte" : "/account"} navigate={navigate}>
+                    {t.accTitle}
+                  </Link>
+                </li>
+              </>
+            ) : null}
             <li>
               {session ? (
                 <button type="button" class="link" onClick={() => void logOut()}>
@@ -195,7 +267,14 @@ export function App() {
           {t.offline}
         </p>
       )}
-      <main id="main">{screen()}</main>
+      <main id="main">
+        {notice ? (
+          <p class={notice === "sessionLost" ? "problem" : "notice"} role={notice === "sessionLost" ? "alert" : "status"}>
+            {t[notice]}
+          </p>
+        ) : null}
+        {screen()}
+      </main>
     </>
   );
 }

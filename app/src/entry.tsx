@@ -31,6 +31,14 @@ export interface EntryProps {
   /** the sheet's options, as the API answers them */
   options: Record<string, unknown>;
   save: Save;
+  /** a correction of a stored round (rounds.tsx): the entry starts from it */
+  correction?: Correction;
+}
+
+/** A round being corrected: the round as stored, and the way back without saving. */
+export interface Correction {
+  round: RoundOut;
+  onCancel: () => void;
 }
 
 /** The option values of a new sheet's form, by option name. */
@@ -146,6 +154,7 @@ export function RoundFrame({
   ready,
   busy,
   onSubmit,
+  correction,
   children,
 }: {
   t: Texts;
@@ -156,11 +165,12 @@ export function RoundFrame({
   ready: boolean;
   busy: boolean;
   onSubmit: () => void;
+  correction?: Correction | undefined;
   children: ComponentChildren;
 }) {
   return (
     <section>
-      <Heading>{t.round(n)}</Heading>
+      <Heading>{correction ? t.fixCorrecting(n) : t.round(n)}</Heading>
       <p>{t.dealer(names[dealer] ?? "")}</p>
       {tiebreak ? <p class="notice">{t.tiebreakRound}</p> : null}
       <form
@@ -172,8 +182,13 @@ export function RoundFrame({
       >
         {children}
         <button type="submit" class="primary" disabled={!ready || busy}>
-          {t.saveRound}
+          {correction ? t.fixSave : t.saveRound}
         </button>
+        {correction ? (
+          <button type="button" onClick={correction.onCancel} disabled={busy}>
+            {t.fixCancel}
+          </button>
+        ) : null}
       </form>
     </section>
   );

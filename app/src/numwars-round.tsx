@@ -29,6 +29,7 @@ import {
   roundBody,
   tableRoles,
 } from "./numwars";
+import { draftOf, numWarsInput } from "./rounds";
 import { Field } from "./ui";
 
 const PICK_TYPES: readonly PickType<CardType>[] = CARD_TYPES.map((type) => ({
@@ -37,8 +38,11 @@ const PICK_TYPES: readonly PickType<CardType>[] = CARD_TYPES.map((type) => ({
   counted: type === "classic",
 }));
 
-function NumWarsEntry({ t, n, names, dealer, tiebreak, save }: EntryProps) {
-  const [draft, setDraft] = useState<RoundDraft>(() => emptyDraft(names.length));
+function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction }: EntryProps) {
+  const [draft, setDraft] = useState<RoundDraft>(() => {
+    const stored = correction ? numWarsInput(correction.round) : null;
+    return stored ? draftOf(stored) : emptyDraft(names.length);
+  });
   const body = roundBody(draft);
   const live = useLiveScore(body, (ask) => api.POST("/v1/rulesets/numwars/score-round", { body: ask }), t);
   const saving = useSave(save, t.networkError);
@@ -77,6 +81,7 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save }: EntryProps) {
       ready={body !== null && live.score !== null}
       busy={saving.busy}
       onSubmit={() => void saving.submit(body)}
+      correction={correction}
     >
       {draft.players.map((player, seat) => (
         <fieldset key={seat} class="player">

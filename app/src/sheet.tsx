@@ -22,6 +22,7 @@ import type { Texts } from "./i18n";
 import { NUMKING } from "./numking";
 import { NUMWARS } from "./numwars-round";
 import { NUMWIN } from "./numwin";
+import { RoundList, ScoreChart, useCorrections } from "./rounds";
 import type { RulesetId } from "./rules";
 import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
@@ -98,7 +99,7 @@ function saveFirstDealer(id: string, seat: number): void {
 export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
   const { rulesets, problem: unread } = useCatalogue(t);
   const [chosen, setChosen] = useState<RulesetId>("numwars");
-  const [names, setNames] = useState<string[]>(["", "", ""]);
+  const [names, setNames] = useState<string[]>([session?.pseudo ?? "", "", ""]);
   const [planned, setPlanned] = useState<string>("");
   const [values, setValues] = useState<OptionValues | null>(null);
   const [dealer, setDealer] = useState(0);
@@ -140,7 +141,11 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
   async function submit(event: Event) {
     event.preventDefault();
     if (!info || locked(info)) return;
-    const players = names.map((name, i) => ({ name: name.trim() || t.playerName(i + 1) }));
+    const players = names.map((name, i) => ({
+      name: name.trim() || t.playerName(i + 1),
+      // the player named as the account's pseudo is the account: the sheet is in its stats
+      ...(session && name.trim().toLowerCase() === session.pseudo.toLowerCase() ? { account: session.pseudo } : {}),
+    }));
     const rounds = planned.trim() === "" ? null : Number(planned);
     await send(async () => {
       const { data, error } = await api.POST("/v1/scoresheets", {
@@ -354,8 +359,8 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const { rulesets } = useCatalogue(t);
   const token = credential(id, session);
 
-  async function load() {
-    if (!token) return;
+  async function load(): Promise<Sheet | null> {
+    if (!token) return null;
     try {
       const { data, error } = await api.GET("/v1/scoresheets/{sheet_id}", {
         params: { path: { sheet_id: id } },
@@ -363,10 +368,13 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
       });
       if (data) setSheet(data);
       else setProblem(refusal(error, t.networkError));
+      return data ?? null;
     } catch {
       setProblem({ detail: t.networkError, fields: {} });
+      return null;
     }
   }
+  const fix = useCorrections(t, id, token, sheet, load);
 
   useEffect(() => {
     void load();
@@ -394,9 +402,23 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const dealer = last ? (last.dealer + 1) % names.length : Math.min(firstDealers()[id] ?? 0, names.length - 1);
   const Entry = SHEETS[sheet.ruleset].Entry;
   const info = rulesets?.find((r) => r.id === sheet.ruleset) ?? null;
+  const canChange = sheetToken(id) !== undefined || (session !== null && sheet.owner === session.pseudo);
   return (
     <>
-      {sheet.finished ? (
+      {fix.editing ? (
+        <Entry
+          key={`fix-${fix.editing.round.n}`}
+          t={t}
+          n={fix.editing.round.n}
+          names={names}
+          dealer={fix.editing.round.dealer}
+          tiebreak={fix.editing.round.n > sheet.planned_rounds}
+          previous={sheet.rounds[fix.editing.round.n - 2] ?? null}
+          options={sheet.options}
+          correction={{ round: fix.editing.round, onCancel: fix.cancel }}
+          save={fix.save}
+        />
+      ) : sheet.finished ? (
         <section>
           <Heading>{t.totals}</Heading>
         </section>
@@ -429,6 +451,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
         </p>
       ) : null}
       <Totals t={t} sheet={sheet} info={info} />
+      <RoundList t={t} sheet={sheet} fix={fix} canChange={canChange} />
     </>
   );
 }
@@ -450,7 +473,9 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
       ) : null}
       <p>{t.roundsDone(Math.min(sheet.rounds.length, sheet.planned_rounds), sheet.planned_rounds)}</p>
       {sheet.leader !== null && !sheet.finished ? <p class="leader">{t.leader(names[sheet.leader] ?? "")}</p> : null}
-      <div class="scroll">
+      {!sheet.finished && sheet.rounds.length >= sheet.planned_rounds ? <p>{t.fixTiebreakNeeded}</p> : null}
+      {/* a wide table scrolls sideways on a phone: the keyboard can scroll it too */}
+      <div class="scroll" tabIndex={0} role="region" aria-labelledby="totals-title">
         <table>
           <thead>
             <tr>
@@ -484,8 +509,22 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
               </tr>
             ))}
           </tbody>
+          {sheet.rounds.length > 0 ? (
+            <tfoot>
+              <tr>
+                <th scope="row">{t.fixRoundWinners}</th>
+                {sheet.rounds.map((round) => (
+                  <td key={round.n} class="round-winner">
+                    {who(round.scores.winners)}
+                  </td>
+                ))}
+                <td />
+              </tr>
+            </tfoot>
+          ) : null}
         </table>
       </div>
+      <ScoreChart t={t} sheet={sheet} />
       {sheet.rounds.length > 0 ? <p class="muted" aria-hidden="true">{t.roundWinnerKey}</p> : null}
       {sheet.teams && sheet.teams.length > 0 ? (
         <ul class="team-totals">
