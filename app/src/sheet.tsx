@@ -3,7 +3,7 @@
 // Bomb; the breakdown and score shown live from `score-round` before the round is saved; the
 // totals and the leader.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import {
   type Refusal,
   type Role,
@@ -30,6 +30,7 @@ import {
   roundBody,
   tableRoles,
 } from "./numwars";
+import { ClaimForm, ConfirmPanel, SharePanel, isMe } from "./share";
 import { Field, Heading, type Navigate, Problem, useRequest } from "./ui";
 
 const MIN_PLAYERS = 3;
@@ -173,6 +174,30 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   }
   const names = sheet.players.map((player) => player.name);
   const next = sheet.rounds.length + 1;
+  // sharing and claims (share.tsx): a sheet this device made is offered to the account logged
+  // in; its editor shares it; an account it names (not its owner) confirms it, and only reads
+  const device = sheetToken(id);
+  const editor = !!device || isMe(sheet.owner, session);
+  const named = !editor && !!session && sheet.players.some((player) => isMe(player.account, session));
+  const sharing = (
+    <>
+      {device && session ? (
+        <ClaimForm t={t} sheet={sheet} token={device} session={session} onClaimed={setSheet} />
+      ) : null}
+      {editor && token ? <SharePanel t={t} sheet={sheet} credential={token} onSheet={setSheet} /> : null}
+    </>
+  );
+  if (named && session) {
+    return (
+      <>
+        <section>
+          <Heading>{t.sharedSheet}</Heading>
+          <ConfirmPanel t={t} sheet={sheet} session={session} onSheet={setSheet} />
+        </section>
+        <Totals t={t} sheet={sheet} />
+      </>
+    );
+  }
   return (
     <>
       {sheet.finished ? (
@@ -205,6 +230,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
         </p>
       ) : null}
       <Totals t={t} sheet={sheet} />
+      {sharing}
     </>
   );
 }
@@ -254,8 +280,10 @@ type Save = (body: NonNullable<ReturnType<typeof roundBody>>) => Promise<Refusal
 function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names: string[]; dealer: number; save: Save }) {
   const [draft, setDraft] = useState<RoundDraft>(() => emptyDraft(names.length));
   const [score, setScore] = useState<RoundScore | null>(null);
-  const [problem, setProblem] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
+  // the player whose cards are being entered; the others are collapsed to one line each
+  const [open, setOpen] = useState<number | null>(0);
+  const ids = useId();
   const asked = useRef(0);
   const body = roundBody(draft);
   const bodyKey = JSON.stringify(body);
@@ -308,15 +336,10 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
   async function submit(event: Event) {
     event.preventDefault();
     if (!body) return;
-    setBusy(true);
-    try {
+    await send(async () => {
       const refused = await save(body);
       if (refused) setProblem(refused);
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -345,34 +368,52 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
                 </select>
               )}
             </Field>
-            <CardPicker
-              t={t}
-              draft={draft}
-              players={names.length}
-              onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
-            />
-            <h3 class="small-title">{t.capturedOf(names[seat] ?? "")}</h3>
-            {player.entries.length === 0 ? (
-              <p class="muted">{t.noCards}</p>
+            <h3 class="small-title">
+              <button
+                type="button"
+                class="disclosure"
+                aria-expanded={open === seat}
+                aria-controls={`${ids}-cards-${seat}`}
+                onClick={() => setOpen(open === seat ? null : seat)}
+              >
+                {t.capturedToggle(names[seat] ?? "", cardsIn(player.entries))}
+              </button>
+            </h3>
+            {open !== seat ? (
+              <p class="muted" id={`${ids}-cards-${seat}`}>
+                {player.entries.length === 0 ? t.noCards : player.entries.map((entry) => describe(t, entry)).join(", ")}
+              </p>
             ) : (
-              <ul class="cards">
-                {player.entries.map((entry, i) => {
-                  const what = describe(t, entry);
-                  return (
-                    <li key={i}>
-                      <span>{what}</span>
-                      <button
-                        type="button"
-                        class="small"
-                        aria-label={t.removeCards(what)}
-                        onClick={() => setPlayer(seat, (entries, role) => ({ entries: entries.filter((_, j) => j !== i), role }))}
-                      >
-                        ×
-                      </button>
-                    </li>
-                  );
-                })}
-              </ul>
+              <div id={`${ids}-cards-${seat}`}>
+              <CardPicker
+                t={t}
+                draft={draft}
+                players={names.length}
+                onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
+              />
+              {player.entries.length === 0 ? (
+                <p class="muted">{t.noCards}</p>
+              ) : (
+                <ul class="cards">
+                  {player.entries.map((entry, i) => {
+                    const what = describe(t, entry);
+                    return (
+                      <li key={i}>
+                        <span>{what}</span>
+                        <button
+                          type="button"
+                          class="small"
+                          aria-label={t.removeCards(what)}
+                          onClick={() => setPlayer(seat, (entries, role) => ({ entries: entries.filter((_, j) => j !== i), role }))}
+                        >
+                          ×
+                        </button>
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
+              </div>
             )}
           </fieldset>
         ))}
@@ -442,6 +483,11 @@ function RoundEntry({ t, n, names, dealer, save }: { t: Texts; n: number; names:
       </form>
     </section>
   );
+}
+
+/** How many cards the entries hold (a trump pair is two). */
+function cardsIn(entries: readonly Entry[]): number {
+  return entries.reduce((sum, entry) => sum + (entry.type === "pair" ? 2 : entry.count), 0);
 }
 
 function describe(t: Texts, entry: Entry): string {
