@@ -34,11 +34,13 @@ interface ClaimProps {
   token: string;
   session: Session;
   onClaimed: (sheet: Sheet) => void;
+  /** Under a section's own h2 (the device's sheets), the form's title is an h3. */
+  nested?: boolean;
 }
 
 /** « Enregistrer dans mon compte »: the claim of a sheet this device made, with the player
  * the user says they are (or none). */
-export function ClaimForm({ t, sheet, token, session, onClaimed }: ClaimProps) {
+export function ClaimForm({ t, sheet, token, session, onClaimed, nested = false }: ClaimProps) {
   const [player, setPlayer] = useState("");
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
   const titleId = useId();
@@ -65,7 +67,11 @@ export function ClaimForm({ t, sheet, token, session, onClaimed }: ClaimProps) {
 
   return (
     <form class="panel" aria-labelledby={titleId} onSubmit={submit} noValidate>
-      <h2 id={titleId}>{t.claimTitle(names.join(", "))}</h2>
+      {nested ? (
+        <h3 id={titleId}>{t.claimTitle(names.join(", "))}</h3>
+      ) : (
+        <h2 id={titleId}>{t.claimTitle(names.join(", "))}</h2>
+      )}
       <p>{t.claimPitch}</p>
       <Field label={t.claimWho} error={problem?.fields["player"]}>
         {(p) => (
@@ -138,6 +144,7 @@ export function DeviceSheets({ t, session, navigate }: { t: Texts; session: Sess
           sheet={sheet}
           token={token}
           session={session}
+          nested
           onClaimed={(done) => {
             setSheets((all) => all.filter((entry) => entry.sheet.id !== done.id));
             setClaimed((all) => [...all, done]);

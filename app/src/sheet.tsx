@@ -12,6 +12,7 @@ import {
   type Sheet,
   api,
   bearer,
+  forgetSheetToken,
   refusal,
   saveSheetToken,
   sheetToken,
@@ -139,14 +140,19 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const token = credential(id, session);
 
   async function load() {
-    if (!token) return;
+    const current = credential(id, session);
+    if (!current) return;
     try {
-      const { data, error } = await api.GET("/v1/scoresheets/{sheet_id}", {
+      const { data, error, response } = await api.GET("/v1/scoresheets/{sheet_id}", {
         params: { path: { sheet_id: id } },
-        headers: bearer(token),
+        headers: bearer(current),
       });
       if (data) setSheet(data);
-      else setProblem(refusal(error, t.networkError));
+      else if (response.status === 401 && session && current === sheetToken(id)) {
+        // the device's token ended (the sheet was claimed): the account's session reads it
+        forgetSheetToken(id);
+        await load();
+      } else setProblem(refusal(error, t.networkError));
     } catch {
       setProblem({ detail: t.networkError, fields: {} });
     }
