@@ -369,6 +369,12 @@ export async function sheets(session: string): Promise<number> {
     headers: bearer(session),
     body: { token: sheet.token ?? "", player: 0 },
   });
+  const shared = await api.POST("/v1/scoresheets/{sheet_id}/shares", {
+    params: { path },
+    headers: bearer(session),
+    body: { player: 1, account: "bobby" },
+  });
+  total += shared.data?.players.filter((p) => p.account !== null).length ?? 0;
   await api.POST("/v1/scoresheets/{sheet_id}/confirm", { params: { path }, headers: bearer(session) });
   await api.DELETE("/v1/scoresheets/{sheet_id}", {
     params: { path, header: { "If-Match": '"5"' } },

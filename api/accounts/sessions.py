@@ -103,6 +103,22 @@ def community_locked(ruleset: str) -> Unauthenticated:
     )
 
 
+async def account_by_pseudo(conn: AsyncConnection, pseudo: str, field: str) -> str:
+    """The account id of one pseudo (case-insensitive): 422 `unknown-account` at `field`
+    for a pseudo no account has (locked, as :func:`accounts_by_pseudo` does)."""
+    found = (
+        await conn.execute(
+            select(ACCOUNTS.c.id)
+            .where(ACCOUNTS.c.pseudo_key == pseudo.casefold())
+            .with_for_update(read=True)
+        )
+    ).scalar_one_or_none()
+    if found is None:
+        unknown = say(T.UNKNOWN_ACCOUNT, pseudo=shorten(pseudo))
+        raise field_error(Invalid, "unknown-account", field, unknown)
+    return str(found)
+
+
 async def accounts_by_pseudo(
     conn: AsyncConnection, pseudos: Sequence[str | None], field: str
 ) -> list[str | None]:

@@ -45,6 +45,7 @@ from api.sheets.schemas import (
     PatchSheet,
     RoundAnswer,
     RoundOut,
+    ShareSheet,
     SheetCreated,
     SheetOut,
     SheetPlayerOut,
@@ -413,6 +414,12 @@ IF_MATCH_NEEDED = _refusal(
 )
 PLAYER_BOUND = _refusal(
     "`player` is bound to another account, or the claimer already plays on the sheet",
+    409,
+    "player-bound",
+    "player 0 is bound to another account already",
+)
+SHARE_BOUND = _refusal(
+    "`player` is bound to another account, or the account plays another player of the sheet",
     409,
     "player-bound",
     "player 0 is bound to another account already",
@@ -833,6 +840,62 @@ class SheetController(Controller):
     ) -> Response[Any]:
         conditions = _conditions(if_match, idempotency_key)
         written = await sheets.claim(sheet_id, caller, data, conditions)
+        return _answer(written, None, language_of(request))
+
+    @post(
+        "/v1/scoresheets/{sheet_id:str}/shares",
+        operation_id="ShareScoresheet",
+        summary="Share a sheet with an account, as one of its players",
+        description=(
+            "The owner (or the sheet token) names an account as a player of the sheet after it "
+            "was made, as `players[].account` does at creation: the account then reads the sheet, "
+            "finds it in its history (`GET /v1/me/history`) and confirms it "
+            "(`POST /v1/scoresheets/{sheet_id}/confirm`) to count it in its stats. Naming the "
+            "owner's own account confirms it at once. Naming the account the player has already "
+            "changes nothing; a share moves the version otherwise.\n\n"
+            f"{VERSIONS}\n\n"
+            "Also refused: a `player` bound to another account, or an account that plays another "
+            "player of the sheet (409 `player-bound`); a pseudo no account has "
+            "(`unknown-account`, field `account`); a `player` past the sheet's players "
+            f"(`bad-request`); {REUSED}; {INTEGERS}."
+        ),
+        status_code=200,
+        dto=StrictBody[ShareSheet],
+        return_dto=None,
+        tags=[TAG],
+        security=SHEET_AUTH,
+        responses={
+            200: SHEET_OK,
+            401: UNAUTHORIZED,
+            403: NOT_OWNER,
+            404: NOT_FOUND,
+            409: SHARE_BOUND,
+            412: STALE,
+            422: _body_refused("unknown-account", "bad-request"),
+        },
+    )
+    async def share_sheet(
+        self,
+        request: Request[Any, Any, Any],
+        sheets: NamedDependency[SheetService],
+        editor: NamedDependency[Auth],
+        sheet_id: SheetId,
+        data: Annotated[
+            ShareSheet,
+            Body(
+                examples=[
+                    Example(
+                        summary="Bo (player 1) is the account bobby",
+                        value={"player": 1, "account": "bobby"},
+                    )
+                ]
+            ),
+        ],
+        if_match: IfMatchHeader = None,
+        idempotency_key: KeyHeader = None,
+    ) -> Response[Any]:
+        conditions = _conditions(if_match, idempotency_key)
+        written = await sheets.share(sheet_id, editor, data, conditions)
         return _answer(written, None, language_of(request))
 
     @post(

@@ -90,6 +90,23 @@ class ClaimSheet(Strict, frozen=True, kw_only=True):
     ) = None
 
 
+class ShareSheet(Strict, frozen=True, kw_only=True):
+    """A player of the sheet named as an account after the sheet was made: that account then
+    reads the sheet (and finds it in its history), and confirms it to count it in its stats."""
+
+    player: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=MAX_PLAYERS - 1,
+            description="the index in `players` of the player the account plays (a player held "
+            "by no other account)",
+        ),
+    ]
+    #: The account's pseudo (case-insensitive).
+    account: PseudoRef
+
+
 # --- rounds: the ruleset's score-round body plus `dealer` --------------------------------------
 
 

@@ -51,6 +51,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import (
     Caller,
+    account_by_pseudo,
     accounts_by_pseudo,
     community_locked,
     is_community,
@@ -74,6 +75,7 @@ from api.sheets import repository as rows, texts as T
 from api.sheets.idempotency import Answers, Conditions, Written, purge, request_hash
 from api.sheets.repository import Loaded
 from api.sheets.rules import (
+    PlayerBound,
     SheetFinished,
     check_planned,
     check_player,
@@ -89,6 +91,7 @@ from api.sheets.schemas import (
     PatchSheet,
     RoundAnswer,
     RoundOut,
+    ShareSheet,
     SheetCreated,
     SheetOut,
     SheetPlayerOut,
@@ -543,6 +546,38 @@ class SheetService:
         request = request_hash("claim", sheet_id, body)
         sender = f"account:{caller.account_id}"
         return await self._write(sheet_id, sender, conditions, request, access, work)
+
+    async def share(
+        self, sheet_id: str, auth: Auth, body: ShareSheet, conditions: Conditions = NO_CONDITIONS
+    ) -> Written:
+        """The editor names an account as one of the sheet's players after the sheet was
+        made: that account reads the sheet, finds it in its history and may confirm it (its
+        stats count it once confirmed; the owner's own player is confirmed at once). Naming
+        the account a player has already changes nothing; `PlayerBound` when another account
+        holds the player or the account plays another player of the sheet."""
+
+        async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
+            players = sheet.seats
+            if body.player >= len(players):
+                last = len(players) - 1
+                raise field_error(Invalid, "bad-request", "player", say(T.SHEET_PLAYER, last=last))
+            account = await account_by_pseudo(conn, body.account, "account")
+            bound = players[body.player].account_id
+            if bound == account:
+                return await _reread(conn, sheet_id)
+            if bound is not None:
+                raise PlayerBound(say(T.PLAYER_BOUND, player=body.player))
+            for p in players:
+                if p.account_id == account:
+                    raise PlayerBound(say(T.ACCOUNT_ALREADY, player=p.position))
+            await rows.bind_player(conn, sheet_id, body.player, account)
+            if account == sheet.row.owner_id:
+                await rows.confirm_player(conn, sheet_id, account)
+            await rows.touch(conn, sheet, sheet.standing().finished, reconfirm=False)
+            return await _reread(conn, sheet_id)
+
+        request = request_hash("share", sheet_id, body)
+        return await self._edit(sheet_id, auth, conditions, request, work)
 
     async def confirm(
         self, sheet_id: str, caller: Caller, conditions: Conditions = NO_CONDITIONS

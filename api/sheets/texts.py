@@ -111,3 +111,10 @@ PLAYER_ALREADY = text(
     "vous jouez déjà sur cette feuille, comme joueur {player} : un compte est un seul joueur "
     "d'une feuille",
 )
+ACCOUNT_ALREADY = text(
+    "sheet-account-already",
+    "this account plays on this sheet already, as player {player}: an account is one player of "
+    "a sheet",
+    "ce compte joue déjà sur cette feuille, comme joueur {player} : un compte est un seul joueur "
+    "d'une feuille",
+)

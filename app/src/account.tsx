@@ -220,19 +220,16 @@ export function LogIn({ t, navigate, onSession }: ScreenProps & { onSession: (s:
 
 export function Forgot({ t }: ScreenProps) {
   const [login, setLogin] = useState("");
-  const [problem, setProblem] = useState<Refusal | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
   async function submit(event: Event) {
     event.preventDefault();
-    setProblem(null);
-    try {
+    await send(async () => {
       const { data, error } = await api.POST("/v1/password-resets", { body: { login } });
       if (data) setDone(data.detail);
       else setProblem(refusal(error, t.networkError));
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    }
+    });
   }
 
   return (
@@ -245,7 +242,7 @@ export function Forgot({ t }: ScreenProps) {
           )}
         </Field>
         <Problem refusal={problem} shown={["login"]} />
-        <button type="submit" class="primary">
+        <button type="submit" class="primary" disabled={busy}>
           {t.forgotSend}
         </button>
       </form>
@@ -260,20 +257,17 @@ export function Forgot({ t }: ScreenProps) {
 
 export function Reset({ t, navigate, token }: ScreenProps & { token: string | null }) {
   const [password, setPassword] = useState("");
-  const [problem, setProblem] = useState<Refusal | null>(null);
   const [done, setDone] = useState(false);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
   async function submit(event: Event) {
     event.preventDefault();
     if (!token) return;
-    setProblem(null);
-    try {
+    await send(async () => {
       const { response, error } = await api.POST("/v1/password-resets/confirm", { body: { token, password } });
       if (response.ok) setDone(true);
       else setProblem(refusal(error, t.networkError));
-    } catch {
-      setProblem({ detail: t.networkError, fields: {} });
-    }
+    });
   }
 
   return (
@@ -302,7 +296,7 @@ export function Reset({ t, navigate, token }: ScreenProps & { token: string | nu
             )}
           </Field>
           <Problem refusal={problem} shown={["password"]} />
-          <button type="submit" class="primary" disabled={!token}>
+          <button type="submit" class="primary" disabled={!token || busy}>
             {t.resetSave}
           </button>
         </form>

@@ -59,6 +59,8 @@ api.use({
 export interface Refusal {
   detail: string;
   fields: Record<string, string>;
+  /** The problem's stable `code` (`player-bound` …), when the API sent one. */
+  code?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -83,7 +85,8 @@ export function refusal(error: unknown, fallback: string): Refusal {
   const detail = error["detail"];
   const title = error["title"];
   const text = typeof detail === "string" ? detail : typeof title === "string" ? title : fallback;
-  return { detail: text, fields };
+  const code = error["code"];
+  return typeof code === "string" ? { detail: text, fields, code } : { detail: text, fields };
 }
 
 // -- what the device remembers: the session, and the tokens of sheets made without one ---------
@@ -137,4 +140,15 @@ export function sheetToken(id: string): string | undefined {
 
 export function saveSheetToken(id: string, token: string): void {
   localStorage.setItem(SHEETS, JSON.stringify({ ...sheetTokens(), [id]: token }));
+}
+
+/** The ids of the sheets made on this device without an account (their tokens kept here). */
+export function deviceSheets(): string[] {
+  return Object.keys(sheetTokens());
+}
+
+/** The sheet's token is no longer needed (claimed by an account) or no longer works. */
+export function forgetSheetToken(id: string): void {
+  const { [id]: _gone, ...others } = sheetTokens();
+  localStorage.setItem(SHEETS, JSON.stringify(others));
 }

@@ -10,6 +10,7 @@ import { History, StatsScreen } from "./history";
 import { type Lang, catalogue, initialLang, rememberLang } from "./i18n";
 import { AccountScreen } from "./me";
 import { Rules, type RulesetId, rulesetOf } from "./rules";
+import { DeviceSheets } from "./share";
 import { NewSheet, SheetScreen } from "./sheet";
 import { Heading, Link } from "./ui";
 
@@ -168,9 +169,19 @@ export function App() {
   const screen = (): JSX.Element => {
     switch (route.name) {
       case "welcome":
-        return <Welcome t={t} navigate={navigate} session={session} />;
+        return (
+          <>
+            <Welcome t={t} navigate={navigate} session={session} />
+            {session ? <DeviceSheets t={t} session={session} navigate={navigate} /> : null}
+          </>
+        );
       case "created":
-        return <Created t={t} navigate={navigate} />;
+        return (
+          <>
+            <Created t={t} navigate={navigate} />
+            {session ? <DeviceSheets t={t} session={session} navigate={navigate} /> : null}
+          </>
+        );
       case "signup":
         return <SignUp t={t} lang={lang} navigate={navigate} onSession={(s) => logIn(s, { name: "created" })} />;
       case "login":

@@ -2,7 +2,7 @@
 // role, who had the Bomb (numwars.ts turns it into the `score-round` body); the breakdown and
 // score shown live from `score-round` before the round is saved.
 
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { type Role, api } from "./api";
 import {
   CardPicker,
@@ -46,6 +46,9 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction }: Entry
   const body = roundBody(draft);
   const live = useLiveScore(body, (ask) => api.POST("/v1/rulesets/numwars/score-round", { body: ask }), t);
   const saving = useSave(save, t.networkError);
+  // the player whose cards are being entered; the others are collapsed to one line each
+  const [open, setOpen] = useState<number | null>(0);
+  const ids = useId();
 
   const update = (change: (draft: RoundDraft) => RoundDraft) => setDraft((old) => change(old));
   const setPlayer = (seat: number, change: (entries: Entry[], role: Role) => { entries: Entry[]; role: Role }) =>
@@ -104,21 +107,40 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction }: Entry
               </select>
             )}
           </Field>
-          <CardPicker
-            t={t}
-            types={PICK_TYPES}
-            label={(type) => t.cardTypes[type]}
-            values={values}
-            left={(type, value) => left(draft, type, value)}
-            onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
-          />
-          <PickedList
-            t={t}
-            title={t.capturedOf(names[seat] ?? "")}
-            items={player.entries.map((entry) => describe(t, entry))}
-            empty={t.noCards}
-            onRemove={(i) => setPlayer(seat, (entries, role) => ({ entries: entries.filter((_, j) => j !== i), role }))}
-          />
+          <h3 class="small-title">
+            <button
+              type="button"
+              class="disclosure"
+              aria-expanded={open === seat}
+              aria-controls={`${ids}-cards-${seat}`}
+              onClick={() => setOpen(open === seat ? null : seat)}
+            >
+              {t.capturedToggle(names[seat] ?? "", cardsIn(player.entries))}
+            </button>
+          </h3>
+          {open !== seat ? (
+            <p class="muted" id={`${ids}-cards-${seat}`}>
+              {player.entries.length === 0 ? t.noCards : player.entries.map((entry) => describe(t, entry)).join(", ")}
+            </p>
+          ) : (
+            <div id={`${ids}-cards-${seat}`}>
+              <CardPicker
+                t={t}
+                types={PICK_TYPES}
+                label={(type) => t.cardTypes[type]}
+                values={values}
+                left={(type, value) => left(draft, type, value)}
+                onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
+              />
+              <PickedList
+                t={t}
+                title={t.capturedOf(names[seat] ?? "")}
+                items={player.entries.map((entry) => describe(t, entry))}
+                empty={t.noCards}
+                onRemove={(i) => setPlayer(seat, (entries, role) => ({ entries: entries.filter((_, j) => j !== i), role }))}
+              />
+            </div>
+          )}
         </fieldset>
       ))}
       <Field label={t.bombHolder}>
@@ -170,6 +192,11 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction }: Entry
       />
     </RoundFrame>
   );
+}
+
+/** How many cards the entries hold (a trump pair is two). */
+function cardsIn(entries: readonly Entry[]): number {
+  return entries.reduce((sum, entry) => sum + (entry.type === "pair" ? 2 : entry.count), 0);
 }
 
 function describe(t: Texts, entry: Entry): string {

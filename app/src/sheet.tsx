@@ -12,6 +12,7 @@ import {
   type Sheet,
   api,
   bearer,
+  forgetSheetToken,
   refusal,
   saveSheetToken,
   sheetToken,
@@ -23,6 +24,7 @@ import { NUMKING } from "./numking";
 import { NUMWARS } from "./numwars-round";
 import { NUMWIN } from "./numwin";
 import { RoundList, ScoreChart, useCorrections } from "./rounds";
+import { ClaimForm, ConfirmPanel, SharePanel, isMe } from "./share";
 import type { RulesetId } from "./rules";
 import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
@@ -360,14 +362,19 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const token = credential(id, session);
 
   async function load(): Promise<Sheet | null> {
-    if (!token) return null;
+    const current = credential(id, session);
+    if (!current) return null;
     try {
-      const { data, error } = await api.GET("/v1/scoresheets/{sheet_id}", {
+      const { data, error, response } = await api.GET("/v1/scoresheets/{sheet_id}", {
         params: { path: { sheet_id: id } },
-        headers: bearer(token),
+        headers: bearer(current),
       });
       if (data) setSheet(data);
-      else setProblem(refusal(error, t.networkError));
+      else if (response.status === 401 && session && current === sheetToken(id)) {
+        // the device's token ended (the sheet was claimed): the account's session reads it
+        forgetSheetToken(id);
+        return await load();
+      } else setProblem(refusal(error, t.networkError));
       return data ?? null;
     } catch {
       setProblem({ detail: t.networkError, fields: {} });
@@ -402,7 +409,23 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const dealer = last ? (last.dealer + 1) % names.length : Math.min(firstDealers()[id] ?? 0, names.length - 1);
   const Entry = SHEETS[sheet.ruleset].Entry;
   const info = rulesets?.find((r) => r.id === sheet.ruleset) ?? null;
-  const canChange = sheetToken(id) !== undefined || (session !== null && sheet.owner === session.pseudo);
+  // sharing and claims (share.tsx): a sheet this device made is offered to the account logged
+  // in; its editor shares it; an account it names (not its owner) confirms it, and only reads
+  const device = sheetToken(id);
+  const editor = !!device || isMe(sheet.owner, session);
+  const canChange = editor;
+  const named = !editor && !!session && sheet.players.some((player) => isMe(player.account, session));
+  if (named && session) {
+    return (
+      <>
+        <section>
+          <Heading>{t.sharedSheet}</Heading>
+          <ConfirmPanel t={t} sheet={sheet} session={session} onSheet={setSheet} />
+        </section>
+        <Totals t={t} sheet={sheet} info={info} />
+      </>
+    );
+  }
   return (
     <>
       {fix.editing ? (
@@ -452,6 +475,10 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
       ) : null}
       <Totals t={t} sheet={sheet} info={info} />
       <RoundList t={t} sheet={sheet} fix={fix} canChange={canChange} />
+      {device && session ? (
+        <ClaimForm t={t} sheet={sheet} token={device} session={session} onClaimed={setSheet} />
+      ) : null}
+      {editor && token ? <SharePanel t={t} sheet={sheet} credential={token} onSheet={setSheet} /> : null}
     </>
   );
 }

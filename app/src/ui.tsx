@@ -49,6 +49,8 @@ export function Problem({ refusal, shown }: { refusal: Refusal | null; shown: re
   const elsewhere = Object.entries(refusal.fields).filter(
     ([field, message]) => !shown.includes(field) && !refusal.detail.includes(message),
   );
+  // nor is a detail that a field shown with the form already says
+  if (elsewhere.length === 0 && shown.some((field) => refusal.fields[field] === refusal.detail)) return null;
   return (
     <div class="problem" role="alert">
       <p>{refusal.detail}</p>

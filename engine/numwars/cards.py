@@ -199,6 +199,12 @@ def round_roles(players: int) -> Counter[str]:
     return roles
 
 
+def role_counts(roles: Counter[str]) -> list[str]:
+    """A table's roles as ROLES_SET lists them: `"<count>:<role>"` each, by role (words in
+    engine.numwars.texts.ROLE_COUNT_WORDS; a role not in them is said as it is)."""
+    return [f"{n}:{r}" for r, n in sorted(roles.items()) if n > 0]
+
+
 def role_lot(players: int) -> list[str]:
     """The face-down lot of the role draw, in the spec's order (Set-up 1)."""
     lot = ["bomb", "quantum", "numx", *(["joker"] if players >= 4 else [])]
@@ -236,14 +242,8 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
     want = round_roles(players)
     got = Counter(str(r) for r in roles)
     if got != want:
-        expected = ", ".join(f"{n} {r}" for r, n in sorted(want.items()))
         raise InvalidInput(
-            say(
-                T.ROLES_SET,
-                players=players,
-                expected=expected,
-                got=", ".join(f"{n} {r}" for r, n in sorted(got.items())),
-            ),
+            say(T.ROLES_SET, players=players, expected=role_counts(want), got=role_counts(got)),
             code="bad-request",
             field=field,
         )

@@ -3,7 +3,7 @@ each a text with named parameters, rendered in the caller's language)."""
 
 from __future__ import annotations
 
-from engine.core.texts import ACTION_WORDS, PHASE_WORDS, text
+from engine.core.texts import ACTION_WORDS, PHASE_WORDS, Text, text
 
 DECK = text(
     "numwars-deck", "the {players}-player numwars deck", "le paquet de numwars à {players} joueurs"
@@ -17,11 +17,6 @@ NOT_A_ROLE = text(
     "numwars-not-a-role",
     "seat {seat}: {role!r} is not a role (expected one of {roles})",
     "place {seat} : {role!r} n'est pas un rôle (attendu : l'un de {roles})",
-)
-ROLES_SET = text(
-    "numwars-roles-set",
-    "a {players}-player round has exactly {expected}; got {got}",
-    "une manche à {players} joueurs a exactement {expected} ; reçu {got}",
 )
 EXCHANGE = text(
     "numwars-exchange",
@@ -101,6 +96,33 @@ ROLE_WORDS = {
         ("civil", "Civil"),
     )
 }
+#: Each role with how many of it a table has, as a list of roles says it (« 2 Civils »,
+#: "1 poseur"), keyed `"<count>:<role>"` (engine.numwars.cards.role_counts): the words of
+#: ROLES_SET's lists, so a refusal names the roles in the game's words with their plural,
+#: never `2 poseur`. Words, not sentences: not in the catalogue.
+_PLURALS = {
+    "poseur": ("poseurs", "Poseurs"),
+    "complice": ("complices", "Complices"),
+    "demineur": ("demineurs", "Démineurs"),
+    "agent": ("agents", "Agents doubles"),
+    "civil": ("civils", "Civils"),
+}
+ROLE_COUNT_WORDS = {
+    f"{n}:{code}": Text(
+        f"role-count-{n}-{code}",
+        f"{n} {code if n == 1 else en}",
+        f"{n} {ROLE_WORDS[code].fr if n == 1 else fr}",
+    )
+    for code, (en, fr) in _PLURALS.items()
+    for n in range(1, 9)
+}
+#: The roles a table has against those sent (lists of ROLE_COUNT_WORDS' keys).
+ROLES_SET = text(
+    "numwars-roles-set",
+    "a {players}-player round has exactly {expected}; got {got}",
+    "une manche à {players} joueurs a exactement {expected} ; reçu {got}",
+    words={"expected": ROLE_COUNT_WORDS, "got": ROLE_COUNT_WORDS},
+)
 #: Each fate of the Bomb as a label names it.
 OUTCOME_WORDS = {
     code: text(f"bomb-outcome-{code}", code, fr)

@@ -199,6 +199,7 @@ VERSIONED_OPERATIONS = {
     "DeleteScoresheetRound",
     "ClaimScoresheet",
     "ConfirmScoresheet",
+    "ShareScoresheet",
 }
 
 
@@ -363,7 +364,7 @@ def test_accounts_and_sheets_conform_to_their_spec(case: Any) -> None:
 
 
 def test_the_fuzzed_operations_are_accounts_and_sheets() -> None:
-    """The filter picks the fourteen accounts (API keys included) and the eleven score-sheet
+    """The filter picks the fourteen accounts (API keys included) and the twelve score-sheet
     operations; the session ones declare `sessionToken`, and the refusals parse to problem
     codes."""
     labels = sorted(r.ok().label for r in schema.get_all_operations())
@@ -391,6 +392,7 @@ def test_the_fuzzed_operations_are_accounts_and_sheets() -> None:
         "POST /v1/scoresheets/{sheet_id}/claim",
         "POST /v1/scoresheets/{sheet_id}/confirm",
         "POST /v1/scoresheets/{sheet_id}/rounds",
+        "POST /v1/scoresheets/{sheet_id}/shares",
         "POST /v1/sessions",
         "PUT /v1/scoresheets/{sheet_id}/rounds/{n}",
     ]

@@ -24,9 +24,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(app: Any, **options: Any) -> Iterator[tuple[str, int]]:
-    """Run `app` under uvicorn with `options`; yields (host, port) once it listens."""
-    port = free_port()
+def serve(app: Any, port: int | None = None, **options: Any) -> Iterator[tuple[str, int]]:
+    """Run `app` under uvicorn with `options` (on `port`, else a free one); yields (host,
+    port) once it listens."""
+    port = port or free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

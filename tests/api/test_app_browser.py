@@ -166,10 +166,18 @@ def check_rules(screen: Screen, link: str, language: str) -> None:
     screen.axe(link)
 
 
+def open_cards(group: Any) -> None:
+    """Open a player's cards (the round shows one player's at a time: a disclosure each)."""
+    toggle = group.locator("button.disclosure")
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
 def add_cards(
     page: Any, player: str, kind: str, value: int | None = None, count: int | None = None
 ) -> None:
     group = page.get_by_role("group", name=player, exact=True)
+    open_cards(group)
     group.get_by_label("TYPE DE CARTE").select_option(kind)
     if value is not None:
         group.get_by_label("Valeur", exact=True).select_option(str(value))
@@ -553,7 +561,7 @@ def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> 
     assert winners == "Ana, Cid"  # tied, and numwars breaks no tie by default
     page.reload()
     screen.heading("Totaux")
-    expect(page.get_by_role("heading", level=2)).to_have_text(f"Vainqueur : {winners}")
+    expect(page.get_by_role("heading", level=2).first).to_have_text(f"Vainqueur : {winners}")
     for seat, total in enumerate(scores):
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
     expect(page.get_by_text("1 manche sur 1")).to_be_visible()

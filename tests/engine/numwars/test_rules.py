@@ -773,6 +773,20 @@ def test_a_bomb_mismatch_says_roles_and_outcomes_in_the_games_words() -> None:
     assert not _CODES_IN_FRENCH.search(table3.render("fr"))
 
 
+def test_a_duplicate_role_says_the_roles_in_the_games_words_with_plurals() -> None:
+    """Two poseurs at a table: the refusal names the roles in the game's words with their
+    counts and plurals (« 2 Poseurs », « 1 Agent double »), never `2 poseur` or a raw code in
+    French; English says "2 poseurs"."""
+    roles = ["poseur", "complice", "demineur", "agent", "poseur", "civil"]
+    err = error(resolve, "bomb", *[f"red-{v}" for v in range(1, 6)], players=6, roles=roles)
+    french, english = err.render("fr"), err.render("en")
+    assert "1 Agent double, 1 Civil, 1 Complice, 1 Démineur, 2 Poseurs" in french, french
+    assert "exactement 1 Agent double, 2 Civils, 1 Complice" in french, french
+    assert not _CODES_IN_FRENCH.search(french), french
+    assert "2 poseur," not in english and "2 poseurs" in english, english
+    assert "2 civils" in english and "1 demineur" in english, english
+
+
 def test_winners_share_ties() -> None:
     """Scoring: the round's winners are the highest scores; ties share."""
     piles = table(pile("civil", "red-9"), pile("complice", "blue-9"), pile("poseur", "green-1"))
