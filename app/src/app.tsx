@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Created, Forgot, LogIn, Reset, SignUp, Verify, Welcome } from "./account";
 import { type Session, api, bearer, loadSession, saveSession, setApiLanguage } from "./api";
 import { type Lang, catalogue, initialLang, rememberLang } from "./i18n";
+import { GameScreen, NewGame } from "./play";
 import { Rules, type RulesetId, rulesetOf } from "./rules";
 import { NewSheet, SheetScreen } from "./sheet";
 import { Heading, Link } from "./ui";
@@ -22,6 +23,8 @@ type Route =
   | { name: "newSheet" }
   | { name: "sheet"; id: string }
   | { name: "rules"; id: RulesetId }
+  | { name: "newGame" }
+  | { name: "game"; id: string }
   | { name: "notFound" };
 
 export function parse(path: string, search: string): Route {
@@ -50,12 +53,19 @@ export function parse(path: string, search: string): Route {
     case "/feuilles/nouvelle":
     case "/sheets/new":
       return { name: "newSheet" };
+    case "/parties":
+    case "/games":
+    case "/parties/nouvelle":
+    case "/games/new":
+      return { name: "newGame" };
   }
   const rules = /^\/(?:regles|rules)\/([a-z-]+)$/.exec(clean);
   const ruleset = rules?.[1] ? rulesetOf(rules[1]) : null;
   if (ruleset) return { name: "rules", id: ruleset };
   const sheet = /^\/(?:feuilles|sheets)\/([0-9a-f]{32})$/.exec(clean);
   if (sheet?.[1]) return { name: "sheet", id: sheet[1] };
+  const game = /^\/(?:parties|games)\/([0-9a-f]{32})$/.exec(clean);
+  if (game?.[1]) return { name: "game", id: game[1] };
   return { name: "notFound" };
 }
 
@@ -140,6 +150,10 @@ export function App() {
         return <SheetScreen key={route.id} t={t} id={route.id} session={session} />;
       case "rules":
         return <Rules t={t} lang={lang} id={route.id} />;
+      case "newGame":
+        return <NewGame t={t} navigate={navigate} />;
+      case "game":
+        return <GameScreen key={route.id} t={t} id={route.id} />;
       case "notFound":
         return (
           <section>
@@ -164,6 +178,11 @@ export function App() {
             <li>
               <Link href="/feuilles/nouvelle" navigate={navigate}>
                 {t.newSheet}
+              </Link>
+            </li>
+            <li>
+              <Link href="/parties/nouvelle" navigate={navigate}>
+                {t.playOnline}
               </Link>
             </li>
             <li>
