@@ -151,9 +151,9 @@ export function App() {
       case "rules":
         return <Rules t={t} lang={lang} id={route.id} />;
       case "newGame":
-        return <NewGame t={t} navigate={navigate} />;
+        return <NewGame t={t} navigate={navigate} session={session} />;
       case "game":
-        return <GameScreen key={route.id} t={t} id={route.id} />;
+        return <GameScreen key={route.id} t={t} id={route.id} session={session} />;
       case "notFound":
         return (
           <section>

@@ -141,6 +141,10 @@ const fr = {
   newGame: "Nouvelle partie en ligne",
   gameRulesets: { numwars: "Num Wars", "numwars-classic": "Num Wars classique" },
   createGame: "Créer la partie",
+  accountOf: (n: number) => `Compte du joueur ${n} (pseudo, facultatif)`,
+  accountsHelp: "Un joueur nommé par son pseudo peut aussi rejoindre sa place en se connectant, sans lien.",
+  joinWithAccount: "Rejoindre avec mon compte",
+  joinSeat: (name: string) => `Rejoindre la place de ${name}`,
   seatLinks: "Les liens des places",
   seatLinksHelp:
     "Envoie à chaque joueur le lien de sa place : il ouvre sa main, garde-le secret. Ces liens ne sont montrés qu'une fois.",
@@ -343,6 +347,10 @@ const en: Texts = {
   newGame: "New online game",
   gameRulesets: { numwars: "Num Wars", "numwars-classic": "Num Wars classic" },
   createGame: "Create the game",
+  accountOf: (n: number) => `Player ${n}'s account (pseudo, optional)`,
+  accountsHelp: "A player named by their pseudo may also join their seat by logging in, without a link.",
+  joinWithAccount: "Join with my account",
+  joinSeat: (name: string) => `Join ${name}'s seat`,
   seatLinks: "The seats' links",
   seatLinksHelp:
     "Send each player their seat's link: it opens their hand, keep it secret. These links are shown only once.",

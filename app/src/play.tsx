@@ -7,7 +7,7 @@
 // then the end screen with the result and the seed commitment checked here with WebCrypto.
 
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { type Refusal, api, bearer, refusal } from "./api";
+import { type Refusal, type Session, api, bearer, refusal } from "./api";
 import type { Texts } from "./i18n";
 import {
   type Game,
@@ -35,9 +35,10 @@ interface Created {
   seats: { seat: number; name: string; token: string }[];
 }
 
-export function NewGame({ t, navigate }: { t: Texts; navigate: Navigate }) {
+export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
   const [ruleset, setRuleset] = useState<PlayRuleset>("numwars");
   const [names, setNames] = useState<string[]>(["", "", "", ""]);
+  const [accounts, setAccounts] = useState<string[]>(["", "", "", ""]);
   const [created, setCreated] = useState<Created | null>(null);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
 
@@ -45,7 +46,14 @@ export function NewGame({ t, navigate }: { t: Texts; navigate: Navigate }) {
     event.preventDefault();
     await send(async () => {
       const { data, error } = await api.POST("/v1/games", {
-        body: { ruleset, players: names.map((name, i) => ({ name: name.trim() || t.playerName(i + 1) })) },
+        body: {
+          ruleset,
+          players: names.map((name, i) => {
+            const account = accounts[i]?.trim() ?? "";
+            return { name: name.trim() || t.playerName(i + 1), ...(account ? { account } : {}) };
+          }),
+        },
+        headers: session ? bearer(session.token) : {},
       });
       if (!data) {
         setProblem(refusal(error, t.networkError));
@@ -80,7 +88,7 @@ export function NewGame({ t, navigate }: { t: Texts; navigate: Navigate }) {
         <fieldset>
           <legend>{t.players}</legend>
           {names.map((name, i) => (
-            <div class="row" key={i}>
+            <div class="row player" key={i}>
               <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
                 {(p) => (
                   <input
@@ -94,12 +102,29 @@ export function NewGame({ t, navigate }: { t: Texts; navigate: Navigate }) {
                   />
                 )}
               </Field>
+              <Field label={t.accountOf(i + 1)} error={fields[`players[${i}].account`]}>
+                {(p) => (
+                  <input
+                    {...p}
+                    value={accounts[i] ?? ""}
+                    autocomplete="off"
+                    autocapitalize="off"
+                    onInput={(e) => {
+                      const value = e.currentTarget.value;
+                      setAccounts((all) => all.map((old, j) => (j === i ? value : old)));
+                    }}
+                  />
+                )}
+              </Field>
               {names.length > MIN_PLAYERS ? (
                 <button
                   type="button"
                   class="small"
                   aria-label={t.removePlayer(name || t.playerName(i + 1))}
-                  onClick={() => setNames((all) => all.filter((_, j) => j !== i))}
+                  onClick={() => {
+                    setNames((all) => all.filter((_, j) => j !== i));
+                    setAccounts((all) => all.filter((_, j) => j !== i));
+                  }}
                 >
                   ×
                 </button>
@@ -107,12 +132,22 @@ export function NewGame({ t, navigate }: { t: Texts; navigate: Navigate }) {
             </div>
           ))}
           {names.length < MAX_PLAYERS ? (
-            <button type="button" onClick={() => setNames((all) => [...all, ""])}>
+            <button
+              type="button"
+              onClick={() => {
+                setNames((all) => [...all, ""]);
+                setAccounts((all) => [...all, ""]);
+              }}
+            >
               {t.addPlayer}
             </button>
           ) : null}
         </fieldset>
-        <Problem refusal={problem} shown={["ruleset", ...names.map((_, i) => `players[${i}].name`)]} />
+        <p class="muted">{t.accountsHelp}</p>
+        <Problem
+          refusal={problem}
+          shown={["ruleset", ...names.flatMap((_, i) => [`players[${i}].name`, `players[${i}].account`])]}
+        />
         <button type="submit" class="primary" disabled={busy}>
           {t.createGame}
         </button>
@@ -166,8 +201,10 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: Created; navig
 
 // -- the game, from one seat's view (or a spectator's) ----------------------------------------
 
-export function GameScreen({ t, id }: { t: Texts; id: string }) {
-  const [token] = useState<string | null>(() => tokenFromFragment(id));
+export function GameScreen({ t, id, session }: { t: Texts; id: string; session: Session | null }) {
+  // the link's token; else the session, when its account joined a seat (probed: a session
+  // that holds no seat is refused, never shown a spectator view); else none (a spectator)
+  const [token, setToken] = useState<string | null | undefined>(() => tokenFromFragment(id) ?? (session ? undefined : null));
   const [game, setGame] = useState<Game | null>(null);
   const [live, setLive] = useState(true);
   const [problem, setProblem] = useState<Refusal | null>(null);
@@ -175,6 +212,15 @@ export function GameScreen({ t, id }: { t: Texts; id: string }) {
   const accept = useRef<(next: Game) => void>(() => undefined);
 
   useEffect(() => {
+    if (token !== undefined || !session) return;
+    api
+      .GET("/v1/games/{game_id}", { params: { path: { game_id: id } }, headers: bearer(session.token) })
+      .then(({ data }) => setToken(data && data.seat !== null ? session.token : null))
+      .catch(() => setToken(null));
+  }, [token, session]);
+
+  useEffect(() => {
+    if (token === undefined) return;
     const watch = watchGame(id, token, {
       onGame: setGame,
       onLive: setLive,
@@ -183,6 +229,26 @@ export function GameScreen({ t, id }: { t: Texts; id: string }) {
     accept.current = watch.accept;
     return watch.stop;
   }, [id, token]);
+
+  async function join(seat: number) {
+    if (!session || busy) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/games/{game_id}/seats/{seat}/join", {
+        params: { path: { game_id: id, seat } },
+        headers: bearer(session.token),
+      });
+      if (data) {
+        setGame(null);
+        setToken(session.token);
+      } else setProblem(refusal(error, t.networkError));
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
 
   async function act(action: GameAction) {
     if (!token || !game || busy) return;
@@ -213,7 +279,18 @@ export function GameScreen({ t, id }: { t: Texts; id: string }) {
     );
   }
   if (game.status !== "active") return <GameOver key="over" t={t} game={game} />;
-  return <Table key="table" t={t} game={game} live={live} problem={problem} busy={busy} act={act} />;
+  return (
+    <Table
+      key={`table-${game.seat ?? "spectator"}`}
+      t={t}
+      game={game}
+      live={live}
+      problem={problem}
+      busy={busy}
+      act={act}
+      join={session && game.seat === null ? join : null}
+    />
+  );
 }
 
 interface TableProps {
@@ -223,9 +300,10 @@ interface TableProps {
   problem: Refusal | null;
   busy: boolean;
   act: (action: GameAction) => Promise<void>;
+  join: ((seat: number) => Promise<void>) | null;
 }
 
-function Table({ t, game, live, problem, busy, act }: TableProps) {
+function Table({ t, game, live, problem, busy, act, join }: TableProps) {
   const view = game.view;
   const legalId = useId();
   const names = game.players.map((p) => p.name);
@@ -252,6 +330,16 @@ function Table({ t, game, live, problem, busy, act }: TableProps) {
         <span class={live ? "live" : "problem"}>{live ? t.live : t.reconnecting}</span>
       </p>
       <p>{seat === null ? t.spectator : t.youPlay(nameOf(seat))}</p>
+      {join ? (
+        <fieldset class="choices">
+          <legend>{t.joinWithAccount}</legend>
+          {names.map((name, i) => (
+            <button key={i} type="button" disabled={busy} onClick={() => void join(i)}>
+              {t.joinSeat(name)}
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
       {view.ruleset === "numwars" && view.role ? <p>{t.yourRole(t.roles[view.role])}</p> : null}
       <p role="status" class={mine ? "turn mine" : "turn"}>
         {view.actors.length > 0 ? turn : ""}

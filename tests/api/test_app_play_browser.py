@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import secrets
 import time
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -325,4 +326,75 @@ def test_a_forged_reveal_is_not_verified(browser: Any, served: str) -> None:  # 
     expect(page.get_by_role("status").filter(has_text="Donne NON vérifiée")).to_be_visible()
     expect(page.get_by_text("Donne vérifiée", exact=True)).to_have_count(0)
     screen.axe("donne non vérifiée")
+    screen.close()
+
+
+def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> None:  # noqa: F811
+    """A seat named by an account's pseudo at creation: that account, logged in, opens the
+    game with no link (a spectator), joins its seat (another seat is refused, as the API words
+    it, in French) and plays from its own view, the session acting for the seat."""
+    from playwright.sync_api import expect
+
+    pseudo = f"bo_{secrets.token_hex(4)}"
+    signed = httpx.post(
+        f"{served}/v1/accounts",
+        json={
+            "pseudo": pseudo,
+            "password": "correct horse battery",
+            "age_range": "25-34",
+            "accept_terms": True,
+            "locale": "fr",
+        },
+        timeout=10,
+    )
+    assert signed.status_code == 201, signed.text
+    session = signed.json()["token"]
+    players = [{"name": n} for n in NAMES]
+    players[1]["account"] = pseudo
+    created = httpx.post(
+        f"{served}/v1/games", json={"ruleset": "numwars", "players": players}, timeout=10
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    refused = httpx.post(
+        f"{served}/v1/games/{game_id}/seats/0/join",
+        headers={"Authorization": f"Bearer {session}", "Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert refused.status_code == 403 and refused.json()["code"] == "not-your-seat"
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.context.add_init_script(
+        "localStorage.setItem('numrules.session', JSON.stringify("
+        f"{{token: '{session}', pseudo: '{pseudo}'}}))"
+    )
+    screen.goto(f"/parties/{game_id}")
+    screen.heading("Partie en ligne — manche 1")
+    expect(page.get_by_text("Tu regardes la partie", exact=False)).to_be_visible()
+    expect(page.locator("ul.hand")).to_have_count(0)
+    screen.axe("rejoindre avec mon compte")
+    joining = page.get_by_role("group", name="Rejoindre avec mon compte")
+    joining.get_by_role("button", name="Rejoindre la place de Ada", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text(refused.json()["detail"])
+    joining.get_by_role("button", name="Rejoindre la place de Bo", exact=True).click()
+    expect(page.get_by_text("Tu joues la place de Bo.", exact=True)).to_be_visible()
+    hand = httpx.get(
+        f"{served}/v1/games/{game_id}", headers={"Authorization": f"Bearer {session}"}, timeout=10
+    ).json()["view"]["hand"]
+    assert sorted(page.locator("ul.hand button").all_inner_texts()) == sorted(
+        label(c, "fr") for c in hand
+    )
+    # Ada (seat 0) leads over HTTP; the joined session's page sees it live and plays its turn
+    token = created.json()["seats"][0]["token"]
+    ada = game_as(served, game_id, token)["view"]
+    assert act(served, game_id, token, ada["legal_actions"][0]).status_code == 200
+    at_version(page, 1)
+    expect(page.get_by_role("status").filter(has_text="À toi de jouer !")).to_be_visible()
+    page.locator("ul.hand button.legal").first.click()
+    at_version(page, 2)
+    assert game_as(served, game_id, None)["view"]["hand_counts"][1] == len(hand) - 1
+    screen.errors = [
+        e for e in screen.errors if "status of 401" not in e and "status of 403" not in e
+    ]
     screen.close()
