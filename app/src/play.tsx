@@ -88,7 +88,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         <fieldset>
           <legend>{t.players}</legend>
           {names.map((name, i) => (
-            <div class="row player" key={i}>
+            <div class="row" key={i}>
               <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
                 {(p) => (
                   <input
@@ -98,20 +98,6 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
                     onInput={(e) => {
                       const value = e.currentTarget.value;
                       setNames((all) => all.map((old, j) => (j === i ? value : old)));
-                    }}
-                  />
-                )}
-              </Field>
-              <Field label={t.accountOf(i + 1)} error={fields[`players[${i}].account`]}>
-                {(p) => (
-                  <input
-                    {...p}
-                    value={accounts[i] ?? ""}
-                    autocomplete="off"
-                    autocapitalize="off"
-                    onInput={(e) => {
-                      const value = e.currentTarget.value;
-                      setAccounts((all) => all.map((old, j) => (j === i ? value : old)));
                     }}
                   />
                 )}
@@ -143,7 +129,26 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
             </button>
           ) : null}
         </fieldset>
-        <p class="muted">{t.accountsHelp}</p>
+        <details class="accounts" open={names.some((_, i) => fields[`players[${i}].account`] !== undefined)}>
+          <summary>{t.accounts}</summary>
+          <p class="muted">{t.accountsHelp}</p>
+          {names.map((name, i) => (
+            <Field key={i} label={t.accountOf(name.trim() || t.playerName(i + 1))} error={fields[`players[${i}].account`]}>
+              {(p) => (
+                <input
+                  {...p}
+                  value={accounts[i] ?? ""}
+                  autocomplete="off"
+                  autocapitalize="off"
+                  onInput={(e) => {
+                    const value = e.currentTarget.value;
+                    setAccounts((all) => all.map((old, j) => (j === i ? value : old)));
+                  }}
+                />
+              )}
+            </Field>
+          ))}
+        </details>
         <Problem
           refusal={problem}
           shown={["ruleset", ...names.flatMap((_, i) => [`players[${i}].name`, `players[${i}].account`])]}
@@ -174,7 +179,10 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: Created; navig
                 <button
                   type="button"
                   onClick={() => {
-                    void navigator.clipboard?.writeText(link).then(() => setCopied(t.copied(seat.name)));
+                    void navigator.clipboard
+                      ?.writeText(link)
+                      .then(() => setCopied(t.copied(seat.name)))
+                      .catch(() => setCopied(null));
                   }}
                 >
                   {t.copy(seat.name)}

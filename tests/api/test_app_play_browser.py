@@ -330,9 +330,10 @@ def test_a_forged_reveal_is_not_verified(browser: Any, served: str) -> None:  # 
 
 
 def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> None:  # noqa: F811
-    """A seat named by an account's pseudo at creation: that account, logged in, opens the
-    game with no link (a spectator), joins its seat (another seat is refused, as the API words
-    it, in French) and plays from its own view, the session acting for the seat."""
+    """Players named by an account's pseudo in the app's new game (an unknown pseudo refused
+    under its field, in French); that account, logged in, opens the game with no link (a
+    spectator), joins its seat (another seat is refused, as the API words it) and plays from
+    its own view, the session acting for the seat."""
     from playwright.sync_api import expect
 
     pseudo = f"bo_{secrets.token_hex(4)}"
@@ -349,19 +350,6 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     )
     assert signed.status_code == 201, signed.text
     session = signed.json()["token"]
-    players = [{"name": n} for n in NAMES]
-    players[1]["account"] = pseudo
-    created = httpx.post(
-        f"{served}/v1/games", json={"ruleset": "numwars", "players": players}, timeout=10
-    )
-    assert created.status_code == 201, created.text
-    game_id = created.json()["id"]
-    refused = httpx.post(
-        f"{served}/v1/games/{game_id}/seats/0/join",
-        headers={"Authorization": f"Bearer {session}", "Accept-Language": "fr"},
-        timeout=10,
-    )
-    assert refused.status_code == 403 and refused.json()["code"] == "not-your-seat"
 
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
@@ -369,7 +357,40 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
         "localStorage.setItem('numrules.session', JSON.stringify("
         f"{{token: '{session}', pseudo: '{pseudo}'}}))"
     )
-    screen.goto(f"/parties/{game_id}")
+    screen.goto("/parties/nouvelle")
+    screen.heading("Nouvelle partie en ligne")
+    for i, name in enumerate(NAMES):
+        page.get_by_label(f"Joueur {i + 1}", exact=True).fill(name)
+    page.get_by_text("Jouer avec des comptes (facultatif)", exact=True).click()
+    page.get_by_label("Pseudo du compte de Bo", exact=True).fill(pseudo)
+    unknown = page.get_by_label("Pseudo du compte de Cy", exact=True)
+    unknown.fill("nobody_here")
+    page.get_by_role("button", name="Créer la partie", exact=True).click()
+    answer = httpx.post(
+        f"{served}/v1/games",
+        json={"ruleset": "numwars", "players": [{"name": "Cy", "account": "nobody_here"}] * 3},
+        headers={"Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert answer.status_code == 422 and answer.json()["code"] == "unknown-account"
+    (message,) = {e["message"] for e in answer.json()["errors"]}
+    expect(unknown).to_have_accessible_description(message)  # the API's, under its field
+    expect(unknown).to_have_attribute("aria-invalid", "true")
+    screen.axe("pseudo inconnu")
+    unknown.fill("")
+    page.get_by_role("button", name="Créer la partie", exact=True).click()
+    screen.heading("Les liens des places")
+    link = page.get_by_label("Lien de Bo", exact=True).input_value()
+    game_id = urlsplit(link).path.rsplit("/", 1)[1]
+    ada_token = token_of(page.get_by_label("Lien de Ada", exact=True).input_value())
+    refused = httpx.post(
+        f"{served}/v1/games/{game_id}/seats/0/join",
+        headers={"Authorization": f"Bearer {session}", "Accept-Language": "fr"},
+        timeout=10,
+    )
+    assert refused.status_code == 403 and refused.json()["code"] == "not-your-seat"
+
+    screen.goto(f"/parties/{game_id}")  # no link: the account's page
     screen.heading("Partie en ligne — manche 1")
     expect(page.get_by_text("Tu regardes la partie", exact=False)).to_be_visible()
     expect(page.locator("ul.hand")).to_have_count(0)
@@ -386,15 +407,14 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
         label(c, "fr") for c in hand
     )
     # Ada (seat 0) leads over HTTP; the joined session's page sees it live and plays its turn
-    token = created.json()["seats"][0]["token"]
-    ada = game_as(served, game_id, token)["view"]
-    assert act(served, game_id, token, ada["legal_actions"][0]).status_code == 200
+    ada = game_as(served, game_id, ada_token)["view"]
+    assert act(served, game_id, ada_token, ada["legal_actions"][0]).status_code == 200
     at_version(page, 1)
     expect(page.get_by_role("status").filter(has_text="À toi de jouer !")).to_be_visible()
     page.locator("ul.hand button.legal").first.click()
     at_version(page, 2)
     assert game_as(served, game_id, None)["view"]["hand_counts"][1] == len(hand) - 1
     screen.errors = [
-        e for e in screen.errors if "status of 401" not in e and "status of 403" not in e
+        e for e in screen.errors if not re.search(r"status of 40[13]|status of 422", e)
     ]
     screen.close()
