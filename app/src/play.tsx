@@ -352,6 +352,9 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
       <p role="status" class={mine ? "turn mine" : "turn"}>
         {view.actors.length > 0 ? turn : ""}
       </p>
+      {mine && view.phase === "exchange" && "exchange_size" in view ? (
+        <p>{t.passHint(view.exchange_size - (view.passed_counts[seat] ?? 0))}</p>
+      ) : null}
       <Problem refusal={problem} shown={[]} />
 
       <h2 id={`${legalId}-trick`}>{t.trickNow}</h2>

@@ -418,3 +418,67 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
         e for e in screen.errors if not re.search(r"status of 40[13]|status of 422", e)
     ]
     screen.close()
+
+
+def test_a_classic_round_with_its_exchange_in_english(browser: Any, served: str) -> None:  # noqa: F811
+    """The same screen plays Num Wars classic (Speed Wars: 10 cards, 2 passed): its
+    simultaneous exchange (the cards to pass highlighted, tapped one by one) and the tricks of
+    round 1 through the seat's link, in English; the other three seats over HTTP."""
+    from playwright.sync_api import expect
+
+    created = httpx.post(
+        f"{served}/v1/games",
+        json={
+            "ruleset": "numwars-classic",
+            "options": {"speed": True, "tiebreak": False},
+            "players": [{"name": n} for n in NAMES],
+        },
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    tokens = [s["token"] for s in created.json()["seats"]]
+    screen = Screen(browser, served, "en-US")
+    page = screen.page
+    screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
+    screen.heading("Online game — round 1")
+    expect(
+        page.get_by_text("Tap the 2 cards to pass to your right-hand neighbour.")
+    ).to_be_visible()
+    screen.axe("classic exchange")
+
+    rng = random.Random(5)
+    browser_moves = 0
+    state = game_as(served, game_id, None)
+    while state["view"]["round"] == 1 and state["status"] == "active":
+        actors = state["view"]["actors"]
+        others = [s for s in actors if s != 0]
+        seat = others[0] if others else 0
+        own = game_as(served, game_id, tokens[seat])["view"]
+        action = rng.choice(own["legal_actions"])
+        if seat != 0:
+            assert act(served, game_id, tokens[seat], action).status_code == 200
+        else:
+            assert action["type"] in ("pass", "play"), action
+            # another seat's pass is private (no event reaches this page, nothing of it shows):
+            # the page is current when it shows the seat's own hand and legal cards
+            legal = sorted(label(a["card"], "en") for a in own["legal_actions"])
+            hand = sorted(label(c, "en") for c in own["hand"])
+            page.wait_for_function(
+                """([legal, hand]) => {
+                  const texts = (s) => [...document.querySelectorAll(s)].map((b) => b.textContent).sort();
+                  return JSON.stringify([texts("ul.hand button.legal"), texts("ul.hand button")])
+                    === JSON.stringify([legal, hand]);
+                }""",
+                arg=[legal, hand],
+            )
+            page.locator("ul.hand").get_by_role(
+                "button", name=label(action["card"], "en"), exact=True
+            ).click()
+            at_version(page, state["version"] + 1)
+            browser_moves += 1
+        state = game_as(served, game_id, None)
+    assert browser_moves == 2 + 10  # two cards passed, one card a trick
+    round_two = page.get_by_role("heading", level=1, name="Online game — round 2", exact=True)
+    expect(round_two).to_be_visible()  # live, the focus left where the player had it
+    screen.close()
