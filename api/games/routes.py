@@ -308,7 +308,8 @@ class GameController(Controller):
             "in its `legal_actions`). Without a token: the spectator view (no hand, no "
             "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
             "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
-            "never a spectator view. Once over: `result`, `seed` and `salt`."
+            "never a spectator view. Once over: `result`, `seed` and `salt` (and `seed_decimal`, "
+            "the seed as the string the commitment hashes: exact in a browser)."
         ),
         tags=[TAG],
         security=OPTIONAL_SECURITY,

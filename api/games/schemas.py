@@ -86,7 +86,7 @@ class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
 
 class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A game as one viewer sees it: `seat` None for a spectator; `result`, `seed` and `salt`
-    once it is over (`seed` and `salt` also once abandoned)."""
+    once it is over (`seed`, `seed_decimal` and `salt` also once abandoned)."""
 
     id: str
     ruleset: str
@@ -101,6 +101,17 @@ class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     result: dict[str, Any] | None = None
     seed: int | None = None
     salt: str | None = None
+    seed_decimal: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                description="`seed` in decimal, as a string: the very text `seed_commitment` "
+                'hashes (`"<seed_decimal>:<salt>"`). A JavaScript number is exact only up to '
+                "2^53 and a seed goes up to 2^63 - 1: a browser checks the deal with this one"
+            ),
+        ]
+        | None
+    ) = None
 
 
 class EventOut(msgspec.Struct, frozen=True, kw_only=True):

@@ -755,6 +755,7 @@ class GameService:
             result=game.result,
             seed=game.seed if revealed else None,
             salt=game.salt if revealed else None,
+            seed_decimal=str(game.seed) if revealed else None,
         )
 
     @staticmethod

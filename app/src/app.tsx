@@ -9,6 +9,7 @@ import { type Session, api, bearer, loadSession, onSessionLost, saveSession, set
 import { History, StatsScreen } from "./history";
 import { type Lang, catalogue, initialLang, rememberLang } from "./i18n";
 import { AccountScreen } from "./me";
+import { GameScreen, NewGame } from "./play";
 import { Rules, type RulesetId, rulesetOf } from "./rules";
 import { DeviceSheets } from "./share";
 import { NewSheet, SheetScreen } from "./sheet";
@@ -28,6 +29,8 @@ type Route =
   | { name: "history" }
   | { name: "stats" }
   | { name: "account" }
+  | { name: "newGame" }
+  | { name: "game"; id: string }
   | { name: "notFound" };
 
 export function parse(path: string, search: string): Route {
@@ -64,12 +67,19 @@ export function parse(path: string, search: string): Route {
     case "/feuilles/nouvelle":
     case "/sheets/new":
       return { name: "newSheet" };
+    case "/parties":
+    case "/games":
+    case "/parties/nouvelle":
+    case "/games/new":
+      return { name: "newGame" };
   }
   const rules = /^\/(?:regles|rules)\/([a-z-]+)$/.exec(clean);
   const ruleset = rules?.[1] ? rulesetOf(rules[1]) : null;
   if (ruleset) return { name: "rules", id: ruleset };
   const sheet = /^\/(?:feuilles|sheets)\/([0-9a-f]{32})$/.exec(clean);
   if (sheet?.[1]) return { name: "sheet", id: sheet[1] };
+  const game = /^\/(?:parties|games)\/([0-9a-f]{32})$/.exec(clean);
+  if (game?.[1]) return { name: "game", id: game[1] };
   return { name: "notFound" };
 }
 
@@ -204,6 +214,10 @@ export function App() {
         return <StatsScreen t={t} lang={lang} session={session} navigate={navigate} />;
       case "account":
         return <AccountScreen t={t} session={session} navigate={navigate} onLang={changeLang} onDeleted={deleted} />;
+      case "newGame":
+        return <NewGame t={t} navigate={navigate} session={session} />;
+      case "game":
+        return <GameScreen key={route.id} t={t} id={route.id} session={session} />;
       case "notFound":
         return (
           <section>
@@ -228,6 +242,11 @@ export function App() {
             <li>
               <Link href="/feuilles/nouvelle" navigate={navigate}>
                 {t.newSheet}
+              </Link>
+            </li>
+            <li>
+              <Link href="/parties/nouvelle" navigate={navigate}>
+                {t.playOnline}
               </Link>
             </li>
             <li>

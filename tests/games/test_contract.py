@@ -231,6 +231,20 @@ def test_export_waits_for_the_end_and_abandon_reveals_the_deal(games: Any) -> No
     assert [a["seq"] for a in export["actions"]] == [1, 2, 3, 4, 5]
 
 
+def test_the_revealed_seed_is_also_given_as_the_decimal_the_commitment_hashes(games: Any) -> None:
+    """`seed_decimal` (issue 24): a browser's JSON number is exact only up to 2^53, a seed goes
+    up to 2^63 - 1; the string is what `seed_commitment` hashes, and is hidden while active."""
+    seed = 2**63 - 1
+    table = Table(games, "numwars", 4, seed=seed)
+    assert "seed_decimal" not in table.get("").json()
+    assert table.post("/abandon", 2).status_code == 200
+    game = table.get("").json()
+    assert game["seed_decimal"] == "9223372036854775807" and game["seed"] == seed
+    assert float(game["seed_decimal"]) != int(game["seed_decimal"])  # past a double's integers
+    digest = hashlib.sha256(f"{game['seed_decimal']}:{game['salt']}".encode()).hexdigest()
+    assert digest == table.created["seed_commitment"] == game["seed_commitment"]
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [

@@ -1,0 +1,232 @@
+// What the online game screens share: the game's types from the spec, the seat link (the
+// token in the URL fragment only), card names, the live watch of a game (its view, refreshed
+// on each event of its stream) and the seed commitment's check (api-contract.md "Stored
+// games").
+
+import type { paths } from "../schema";
+import { type Schemas, api, bearer } from "./api";
+import type { Texts } from "./i18n";
+
+export type Game = Schemas["GameOut"];
+export type GameAction = paths["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"];
+export type PlayRuleset = "numwars" | "numwars-classic";
+type EventKind = Schemas["EventOut"]["kind"];
+
+/** Every event kind the stream names (`event:` = the kind): each one refreshes the view. */
+const KINDS = [
+  "action",
+  "add",
+  "bid",
+  "bomb",
+  "call",
+  "deal",
+  "decision",
+  "discard",
+  "draw",
+  "exchange",
+  "fill-up",
+  "flip",
+  "malus",
+  "match-over",
+  "neutralize",
+  "pass",
+  "penalty",
+  "play",
+  "quantum",
+  "reshuffle",
+  "role-revealed",
+  "round-over",
+  "round-start",
+  "show",
+  "snap",
+  "swap",
+  "take",
+  "target",
+  "trick",
+  "turn",
+  "wrong-claim",
+] satisfies EventKind[];
+// a kind the spec adds and this list lacks fails `tsc` here
+type Unlisted = Exclude<EventKind, (typeof KINDS)[number]>;
+const everyKind: [Unlisted] extends [never] ? true : false = true;
+void everyKind;
+
+/** A word of a table, else the key itself (a phase or card added later shows as its code). */
+export function lookup(table: Record<string, string>, key: string): string {
+  return table[key] ?? key;
+}
+
+/** « Rouge 7 », « Rainbow 12 », « Bombe » … */
+export function cardLabel(t: Texts, code: string): string {
+  const valued = /^([a-z]+)-(\d+)$/.exec(code);
+  if (valued?.[1] && valued[2]) return `${lookup(t.colors, valued[1])} ${valued[2]}`;
+  return lookup(t.specials, code);
+}
+
+/** The card an action puts down from the hand (a play, or a pass of the exchange), if any. */
+export function cardOf(action: GameAction): string | null {
+  return action.type === "play" || action.type === "pass" ? action.card : null;
+}
+
+/** The legal actions that are no card of the hand: choices shown as buttons. The exchange's
+ * all-at-once `exchange` is left out (its cards are passed one by one). */
+export function otherActions(legal: readonly GameAction[]): GameAction[] {
+  return legal.filter((a) => a.type !== "play" && a.type !== "pass" && a.type !== "exchange");
+}
+
+// -- the seat's token: in the link's fragment, remembered on the device -------------------------
+
+const GAMES = "numrules.games";
+
+function remembered(): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(GAMES) ?? "{}");
+    const tokens: Record<string, string> = {};
+    if (typeof parsed === "object" && parsed !== null) {
+      for (const [id, token] of Object.entries(parsed)) {
+        if (typeof token === "string") tokens[id] = token;
+      }
+    }
+    return tokens;
+  } catch {
+    return {};
+  }
+}
+
+export function seatLink(id: string, token: string): string {
+  return `${location.origin}/parties/${id}#jeton=${encodeURIComponent(token)}`;
+}
+
+/** The token of the page's fragment (`#jeton=` or `#token=`), remembered for this game; else
+ * the one this device remembers; else none (a spectator). */
+export function tokenFromFragment(id: string): string | null {
+  const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const token = fragment.get("jeton") ?? fragment.get("token");
+  if (token) {
+    localStorage.setItem(GAMES, JSON.stringify({ ...remembered(), [id]: token }));
+    return token;
+  }
+  return remembered()[id] ?? null;
+}
+
+// -- the live game --------------------------------------------------------------------------
+
+interface Watchers {
+  onGame: (game: Game) => void;
+  onLive: (live: boolean) => void;
+  onProblem: (error: unknown) => void;
+}
+
+/** Loads the game as the token's seat sees it and keeps it current: one stream of its events
+ * (a fresh single-use ticket at each opening, resumed after the last `seq` received), each
+ * event refreshing the view (refreshes in flight coalesce; an older version never replaces a
+ * newer one). `accept` takes a view the app got otherwise (an action's answer). */
+export function watchGame(id: string, token: string | null, on: Watchers) {
+  let current: Game | null = null;
+  let stopped = false;
+  let loading = false;
+  let again = false;
+  let last = 0;
+  let source: EventSource | null = null;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let soon: ReturnType<typeof setTimeout> | undefined;
+
+  function accept(game: Game): void {
+    if (stopped || (current && game.version < current.version)) return;
+    // an action's answer (status as it was) never takes back the end a GET of its version saw
+    if (current && game.version === current.version && current.status !== "active") return;
+    current = game;
+    on.onGame(game);
+  }
+
+  async function refresh(): Promise<void> {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    try {
+      do {
+        again = false;
+        const { data, error } = await api.GET("/v1/games/{game_id}", {
+          params: { path: { game_id: id } },
+          headers: token ? bearer(token) : {},
+        });
+        if (data) accept(data);
+        else if (!current) on.onProblem(error);
+      } while (again && !stopped);
+    } catch {
+      if (!current) on.onProblem(null);
+    } finally {
+      loading = false;
+    }
+  }
+
+  async function open(): Promise<void> {
+    if (stopped || (current && current.status !== "active")) return;
+    let url = `/v1/games/${id}/stream?after=${last}`;
+    try {
+      if (token) {
+        const { data } = await api.POST("/v1/games/{game_id}/stream-tickets", {
+          params: { path: { game_id: id } },
+          headers: bearer(token),
+        });
+        if (!data) throw new Error("no ticket");
+        url += `&ticket=${encodeURIComponent(data.ticket)}`;
+      }
+    } catch {
+      on.onLive(false);
+      retry = setTimeout(() => void open(), 2000);
+      return;
+    }
+    if (stopped) return;
+    const stream = new EventSource(url);
+    source = stream;
+    const onEvent = (event: MessageEvent) => {
+      const seq = Number(event.lastEventId);
+      if (Number.isInteger(seq) && seq > last) last = seq;
+      // one action makes several events, sent together: one refresh for them all
+      if (soon === undefined) {
+        soon = setTimeout(() => {
+          soon = undefined;
+          void refresh();
+        }, 20);
+      }
+    };
+    for (const kind of KINDS) stream.addEventListener(kind, onEvent);
+    stream.addEventListener("end", () => {
+      stream.close();
+      void refresh();
+    });
+    stream.onopen = () => on.onLive(true);
+    stream.onerror = () => {
+      // a ticket is single use: never let EventSource reconnect with it; ask a new one
+      stream.close();
+      if (stopped) return;
+      on.onLive(false);
+      void refresh();
+      retry = setTimeout(() => void open(), 2000);
+    };
+  }
+
+  void refresh().then(() => open());
+  return {
+    accept,
+    stop: () => {
+      stopped = true;
+      clearTimeout(retry);
+      clearTimeout(soon);
+      source?.close();
+    },
+  };
+}
+
+// -- the deal's check ------------------------------------------------------------------------
+
+/** Whether `commitment` is the lowercase hex SHA-256 of `"<seed>:<salt>"` (UTF-8), as the API
+ * documents `seed_commitment`; throws when this browser has no WebCrypto. */
+export async function checkCommitment(seed: string, salt: string, commitment: string): Promise<boolean> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${seed}:${salt}`));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex === commitment.toLowerCase();
+}

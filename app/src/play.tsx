@@ -1,0 +1,533 @@
+// « Jouer en ligne »: a stored game (api-contract.md "Stored games"). The new game screen
+// creates it and shows one link per seat, the seat's token in the URL fragment only (never
+// sent to a server, never in a referrer); the game screen plays one seat from its own view:
+// the hand with the legal cards highlighted (an illegal card tapped is sent anyway and the
+// API's refusal shown in the app's language), the current and last tricks, the table, live
+// through the event stream (`EventSource` with a stream ticket: it cannot send the token);
+// then the end screen with the result and the seed commitment checked here with WebCrypto.
+
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { type Refusal, type Session, api, bearer, refusal } from "./api";
+import type { Texts } from "./i18n";
+import {
+  type Game,
+  type GameAction,
+  type PlayRuleset,
+  cardLabel,
+  cardOf,
+  checkCommitment,
+  lookup,
+  otherActions,
+  seatLink,
+  tokenFromFragment,
+  watchGame,
+} from "./online";
+import { Field, Heading, type Navigate, Problem, useRequest } from "./ui";
+
+const MIN_PLAYERS = 3;
+const MAX_PLAYERS = 8;
+const PLAYABLE: readonly PlayRuleset[] = ["numwars", "numwars-classic"];
+
+// -- the new game: players' names, then one link per seat -------------------------------------
+
+interface Created {
+  id: string;
+  seats: { seat: number; name: string; token: string }[];
+}
+
+export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
+  const [ruleset, setRuleset] = useState<PlayRuleset>("numwars");
+  const [names, setNames] = useState<string[]>(["", "", "", ""]);
+  const [accounts, setAccounts] = useState<string[]>(["", "", "", ""]);
+  const [created, setCreated] = useState<Created | null>(null);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    await send(async () => {
+      const { data, error } = await api.POST("/v1/games", {
+        body: {
+          ruleset,
+          players: names.map((name, i) => {
+            const account = accounts[i]?.trim() ?? "";
+            return { name: name.trim() || t.playerName(i + 1), ...(account ? { account } : {}) };
+          }),
+        },
+        headers: session ? bearer(session.token) : {},
+      });
+      if (!data) {
+        setProblem(refusal(error, t.networkError));
+        return;
+      }
+      const seats = data.seats.flatMap((s) => (s.token ? [{ seat: s.seat, name: s.name, token: s.token }] : []));
+      setCreated({ id: data.id, seats });
+    });
+  }
+
+  if (created) return <SeatLinks t={t} created={created} navigate={navigate} />;
+  const fields = problem?.fields ?? {};
+  return (
+    <section>
+      <Heading>{t.newGame}</Heading>
+      <form onSubmit={submit} noValidate>
+        <Field label={t.ruleset} error={fields["ruleset"]}>
+          {(p) => (
+            <select
+              {...p}
+              value={ruleset}
+              onChange={(e) => setRuleset(PLAYABLE.find((r) => r === e.currentTarget.value) ?? "numwars")}
+            >
+              {PLAYABLE.map((r) => (
+                <option key={r} value={r}>
+                  {t.gameRulesets[r]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <fieldset>
+          <legend>{t.players}</legend>
+          {names.map((name, i) => (
+            <div class="row" key={i}>
+              <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
+                {(p) => (
+                  <input
+                    {...p}
+                    value={name}
+                    autocomplete="off"
+                    onInput={(e) => {
+                      const value = e.currentTarget.value;
+                      setNames((all) => all.map((old, j) => (j === i ? value : old)));
+                    }}
+                  />
+                )}
+              </Field>
+              {names.length > MIN_PLAYERS ? (
+                <button
+                  type="button"
+                  class="small"
+                  aria-label={t.removePlayer(name || t.playerName(i + 1))}
+                  onClick={() => {
+                    setNames((all) => all.filter((_, j) => j !== i));
+                    setAccounts((all) => all.filter((_, j) => j !== i));
+                  }}
+                >
+                  ×
+                </button>
+              ) : null}
+            </div>
+          ))}
+          {names.length < MAX_PLAYERS ? (
+            <button
+              type="button"
+              onClick={() => {
+                setNames((all) => [...all, ""]);
+                setAccounts((all) => [...all, ""]);
+              }}
+            >
+              {t.addPlayer}
+            </button>
+          ) : null}
+        </fieldset>
+        <details class="accounts" open={names.some((_, i) => fields[`players[${i}].account`] !== undefined)}>
+          <summary>{t.accounts}</summary>
+          <p class="muted">{t.accountsHelp}</p>
+          {names.map((name, i) => (
+            <Field key={i} label={t.accountOf(name.trim() || t.playerName(i + 1))} error={fields[`players[${i}].account`]}>
+              {(p) => (
+                <input
+                  {...p}
+                  value={accounts[i] ?? ""}
+                  autocomplete="off"
+                  autocapitalize="off"
+                  onInput={(e) => {
+                    const value = e.currentTarget.value;
+                    setAccounts((all) => all.map((old, j) => (j === i ? value : old)));
+                  }}
+                />
+              )}
+            </Field>
+          ))}
+        </details>
+        <Problem
+          refusal={problem}
+          shown={["ruleset", ...names.flatMap((_, i) => [`players[${i}].name`, `players[${i}].account`])]}
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          {t.createGame}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function SeatLinks({ t, created, navigate }: { t: Texts; created: Created; navigate: Navigate }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  return (
+    <section>
+      <Heading>{t.seatLinks}</Heading>
+      <p>{t.seatLinksHelp}</p>
+      <ul class="links">
+        {created.seats.map((seat) => {
+          const link = seatLink(created.id, seat.token);
+          return (
+            <li key={seat.seat}>
+              <Field label={t.seatLink(seat.name)}>
+                {(p) => <input {...p} readOnly value={link} onFocus={(e) => e.currentTarget.select()} />}
+              </Field>
+              <div class="row">
+                <button
+                  type="button"
+                  onClick={() => {
+                    void navigator.clipboard
+                      ?.writeText(link)
+                      .then(() => setCopied(t.copied(seat.name)))
+                      .catch(() => setCopied(null));
+                  }}
+                >
+                  {t.copy(seat.name)}
+                </button>
+                <a
+                  href={link}
+                  onClick={(event) => {
+                    if (event.ctrlKey || event.metaKey || event.shiftKey) return;
+                    event.preventDefault();
+                    navigate(new URL(link).pathname + new URL(link).hash);
+                  }}
+                >
+                  {t.playAs(seat.name)}
+                </a>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      <p role="status">{copied ?? ""}</p>
+    </section>
+  );
+}
+
+// -- the game, from one seat's view (or a spectator's) ----------------------------------------
+
+export function GameScreen({ t, id, session }: { t: Texts; id: string; session: Session | null }) {
+  // the link's token; else the session, when its account joined a seat (probed: a session
+  // that holds no seat is refused, never shown a spectator view); else none (a spectator)
+  const [token, setToken] = useState<string | null | undefined>(() => tokenFromFragment(id) ?? (session ? undefined : null));
+  const [game, setGame] = useState<Game | null>(null);
+  const [live, setLive] = useState(true);
+  const [problem, setProblem] = useState<Refusal | null>(null);
+  const [busy, setBusy] = useState(false);
+  const accept = useRef<(next: Game) => void>(() => undefined);
+
+  useEffect(() => {
+    if (token !== undefined || !session) return;
+    api
+      .GET("/v1/games/{game_id}", { params: { path: { game_id: id } }, headers: bearer(session.token) })
+      .then(({ data }) => setToken(data && data.seat !== null ? session.token : null))
+      .catch(() => setToken(null));
+  }, [token, session]);
+
+  useEffect(() => {
+    if (token === undefined) return;
+    const watch = watchGame(id, token, {
+      onGame: setGame,
+      onLive: setLive,
+      onProblem: (error) => setProblem(refusal(error, t.networkError)),
+    });
+    accept.current = watch.accept;
+    return watch.stop;
+  }, [id, token]);
+
+  async function join(seat: number) {
+    if (!session || busy) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/games/{game_id}/seats/{seat}/join", {
+        params: { path: { game_id: id, seat } },
+        headers: bearer(session.token),
+      });
+      if (data) {
+        setGame(null);
+        setToken(session.token);
+      } else setProblem(refusal(error, t.networkError));
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function act(action: GameAction) {
+    if (!token || !game || busy) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/games/{game_id}/actions", {
+        params: { path: { game_id: id } },
+        headers: bearer(token),
+        body: action,
+      });
+      // the stream's events of this action refresh the game (its status once it ends)
+      if (data) accept.current({ ...game, version: data.version, view: data.view });
+      else setProblem(refusal(error, t.networkError));
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (!game) {
+    return (
+      <section>
+        <Heading>{problem ? t.error : t.loading}</Heading>
+        <Problem refusal={problem} shown={[]} />
+      </section>
+    );
+  }
+  if (game.status !== "active") return <GameOver key="over" t={t} game={game} />;
+  return (
+    <Table
+      key={`table-${game.seat ?? "spectator"}`}
+      t={t}
+      game={game}
+      live={live}
+      problem={problem}
+      busy={busy}
+      act={act}
+      join={session && game.seat === null ? join : null}
+    />
+  );
+}
+
+interface TableProps {
+  t: Texts;
+  game: Game;
+  live: boolean;
+  problem: Refusal | null;
+  busy: boolean;
+  act: (action: GameAction) => Promise<void>;
+  join: ((seat: number) => Promise<void>) | null;
+}
+
+function Table({ t, game, live, problem, busy, act, join }: TableProps) {
+  const view = game.view;
+  const legalId = useId();
+  const names = game.players.map((p) => p.name);
+  const nameOf = (seat: number) => names[seat] ?? t.playerName(seat + 1);
+  const seat = game.seat;
+  const mine = seat !== null && view.actors.includes(seat);
+  const legal = view.legal_actions ?? [];
+  const hand = view.hand ?? [];
+  const trick = "trick" in view ? view.trick : [];
+  const last = view.ruleset === "numwars" || view.ruleset === "numwars-classic" ? view.tricks.at(-1) : undefined;
+  // numwars says how its trick resolved (`result`), the classic edition names its winner
+  const lastWinner = last ? ("result" in last ? last.result.winner : last.winner) : null;
+  const choices = otherActions(legal);
+  // the type a tapped card is sent with when no legal action names it: the API explains why
+  const cardType = legal.find((a) => a.type === "play" || a.type === "pass")?.type ?? (view.phase === "exchange" ? "pass" : "play");
+
+  const turn = mine ? t.yourTurn : t.turnOf(view.actors.map(nameOf).join(", "));
+  return (
+    <section class="play" data-version={game.version}>
+      <Heading>{t.gameRound(view.round)}</Heading>
+      <p class="muted">
+        {t.gameRulesets[view.ruleset === "numwars-classic" ? "numwars-classic" : "numwars"]} · {lookup(t.phases, view.phase)}
+        {" · "}
+        <span class={live ? "live" : "problem"}>{live ? t.live : t.reconnecting}</span>
+      </p>
+      <p>{seat === null ? t.spectator : t.youPlay(nameOf(seat))}</p>
+      {join ? (
+        <fieldset class="choices">
+          <legend>{t.joinWithAccount}</legend>
+          {names.map((name, i) => (
+            <button key={i} type="button" disabled={busy} onClick={() => void join(i)}>
+              {t.joinSeat(name)}
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
+      {view.ruleset === "numwars" && view.role ? <p>{t.yourRole(t.roles[view.role])}</p> : null}
+      <p role="status" class={mine ? "turn mine" : "turn"}>
+        {view.actors.length > 0 ? turn : ""}
+      </p>
+      {mine && view.phase === "exchange" && "exchange_size" in view ? (
+        <p>{t.passHint(view.exchange_size - (view.passed_counts[seat] ?? 0))}</p>
+      ) : null}
+      <Problem refusal={problem} shown={[]} />
+
+      <h2 id={`${legalId}-trick`}>{t.trickNow}</h2>
+      {trick.length === 0 ? (
+        <p class="muted">{t.trickEmpty}</p>
+      ) : (
+        <ol class="trick" aria-labelledby={`${legalId}-trick`}>
+          {trick.map((c) => (
+            <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
+          ))}
+        </ol>
+      )}
+
+      {seat !== null ? (
+        <>
+          <h2 id={`${legalId}-hand`}>{t.yourHand}</h2>
+          <p class="muted" id={legalId}>
+            {t.legalHint}
+          </p>
+          <p hidden id={`${legalId}-legal`}>
+            {t.legalCard}
+          </p>
+          <ul class="hand" aria-labelledby={`${legalId}-hand`}>
+            {hand.map((card) => {
+              const action = legal.find((a) => cardOf(a) === card);
+              return (
+                <li key={card}>
+                  <button
+                    type="button"
+                    class={`card ${card.split("-")[0] ?? ""}${action ? " legal" : ""}`}
+                    aria-describedby={action ? `${legalId}-legal` : undefined}
+                    disabled={busy}
+                    onClick={() => void act(action ?? { type: cardType, card })}
+                  >
+                    {cardLabel(t, card)}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+          {choices.length > 0 ? (
+            <fieldset class="choices">
+              <legend>{t.choices}</legend>
+              {choices.map((action, i) => (
+                <button key={i} type="button" class="primary" disabled={busy} onClick={() => void act(action)}>
+                  {actionLabel(t, action)}
+                </button>
+              ))}
+            </fieldset>
+          ) : null}
+        </>
+      ) : null}
+
+      {last ? (
+        <>
+          <h2 id={`${legalId}-last`}>{t.lastTrick}</h2>
+          <ol class="trick" aria-labelledby={`${legalId}-last`}>
+            {last.cards.map((c) => (
+              <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
+            ))}
+          </ol>
+          <p>{lastWinner === null ? t.trickNobody : t.trickTakenBy(nameOf(lastWinner))}</p>
+        </>
+      ) : null}
+
+      <h2>{t.table}</h2>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t.player}</th>
+              <th scope="col">{t.cardsInHand}</th>
+              <th scope="col">{t.total}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {names.map((name, i) => (
+              <tr key={i} class={view.actors.includes(i) ? "leader" : undefined}>
+                <th scope="row">{name}</th>
+                <td>{"hand_counts" in view ? view.hand_counts[i] : ""}</td>
+                <td>{t.points(view.scores[i] ?? 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function actionLabel(t: Texts, action: GameAction): string {
+  switch (action.type) {
+    case "neutralize":
+      return action.neutralize ? t.neutralizeYes : t.neutralizeNo;
+    case "bid":
+      return t.playBid(action.tricks);
+    case "show":
+      return action.card ? t.showCard(cardLabel(t, action.card)) : t.showNone;
+    default:
+      return action.type;
+  }
+}
+
+// -- the end: the result, and the deal checked against its commitment --------------------------
+
+type Check = "checking" | "verified" | "mismatch" | "cannot";
+
+function GameOver({ t, game }: { t: Texts; game: Game }) {
+  const [check, setCheck] = useState<Check>("checking");
+  const seed = game.seed_decimal ?? null;
+  const salt = game.salt ?? null;
+
+  useEffect(() => {
+    if (seed === null || salt === null) {
+      setCheck("cannot");
+      return;
+    }
+    checkCommitment(seed, salt, game.seed_commitment)
+      .then((ok) => setCheck(ok ? "verified" : "mismatch"))
+      .catch(() => setCheck("cannot"));
+  }, [seed, salt, game.seed_commitment]);
+
+  const names = game.players.map((p) => p.name);
+  const result = game.result ?? null;
+  const winners = result ? result.winners.map((s) => names[s] ?? t.playerName(s + 1)).join(", ") : "";
+  return (
+    <section>
+      <Heading>{game.status === "over" ? t.gameOver : t.gameAbandoned}</Heading>
+      {result ? (
+        <>
+          <p class="leader">{t.winner(winners)}</p>
+          <h2>{t.matchTotals}</h2>
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t.player}</th>
+                  {result.rounds.map((_, r) => (
+                    <th scope="col" key={r}>
+                      {t.roundCol(r + 1)}
+                    </th>
+                  ))}
+                  <th scope="col">{t.total}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {names.map((name, i) => (
+                  <tr key={i} class={result.winners.includes(i) ? "leader" : undefined}>
+                    <th scope="row">{name}</th>
+                    {result.rounds.map((round, r) => (
+                      <td key={r}>{round.players.find((p) => p.seat === i)?.score ?? ""}</td>
+                    ))}
+                    <td>{t.points(result.totals[i] ?? 0)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : null}
+      <h2>{t.dealCheck}</h2>
+      <div role="status" class={check === "mismatch" ? "problem" : "notice"}>
+        {check === "checking" ? <p>{t.dealChecking}</p> : null}
+        {check === "verified" ? (
+          <>
+            <p class="verified">{t.dealVerified}</p>
+            <p class="muted fine">{t.dealVerifiedText(game.seed_commitment)}</p>
+          </>
+        ) : null}
+        {check === "mismatch" ? <p>{t.dealMismatch}</p> : null}
+        {check === "cannot" ? <p>{t.dealCannot}</p> : null}
+        {seed !== null && salt !== null ? <p class="muted fine">{t.seedLine(seed, salt)}</p> : null}
+      </div>
+    </section>
+  );
+}
