@@ -12,9 +12,11 @@ construction. Three levels:
   the seat wins (the lowest under `lowest_wins`; a team game counts the seat's team). In
   the phases a game does not search (`BotSupport.search_phases`) it plays `basic`.
 
-Budget (:class:`Budget`): at most `samples` worlds and `seconds` of wall time, read between
-worlds (at least one world is searched). Given the same view, events, level and seed the
-choice is the same, unless the time cap cut the search short.
+Budget (:class:`Budget`): at most `samples` worlds and `seconds` of wall time: the clock is
+read between worlds, and the search stops when one more world (at the mean cost so far) would
+pass the cap; at least one world is searched, so a single world longer than the cap is the
+most a move can overrun it. Given the same view, events, level and seed the choice is the
+same, unless the time cap cut the search short.
 
 The only clock is the budget's (`Budget.clock`); everything else is the engine's pure,
 seeded code (:class:`engine.core.rng.Rng`).
@@ -131,7 +133,8 @@ def _search(
         for i, action in enumerate(legal):
             totals[i] += _value(world, seat, action, rules, Rng(playout_seed))
         searched += 1
-        if budget.clock() - start >= budget.seconds:
+        spent = budget.clock() - start
+        if spent + spent / searched > budget.seconds:  # the next world would pass the cap
             break
     means = [t / searched for t in totals]
     order = sorted(range(len(legal)), key=lambda i: (means[i] if lowest else -means[i], i))

@@ -2,7 +2,7 @@
 heuristic. Both read the seat's `View` only, and the exchange event it was shown (the view
 no longer lists the cards it passed and received once play starts) (engine.core.bots).
 
-Sampler (play phase): the seat knows its hand and role, the roles revealed so far, every
+Sampler (after the exchange): the seat knows its hand and role, the roles revealed so far, every
 card played and the complice's choices, and from its exchange event (option `exchange`) the
 cards it passed (in its right neighbour's hand, unless played) and received. The cards it has
 not seen are dealt among the other hands (their counts are public) and the set-aside cards:
@@ -12,7 +12,9 @@ seat never holds a card that would have made one of its past plays illegal (a vo
 not following the colour, no trump when it had to play one, no raising trump when it did not
 raise). Roles follow the role cards dealt. The world is the round dealt so, the exchange
 (passes the seat never saw drawn at random among the receiver's cards, never a role card)
-and the plays and the complice's choices replayed in order.
+and the plays and the complice's choices replayed in order. During the exchange, the other
+hands and the cards already passed (on their way, unseen) are dealt from the cards it has not
+seen, and those passes replayed.
 
 Basic heuristic:
 - **Exchange**: pass the weakest card that may be passed: the lowest classic card, then the
@@ -84,8 +86,8 @@ def sample(rules: NumWars, view: View, events: Sequence[EventBase], rng: Rng) ->
     """A world consistent with the seat's view, in the play phase (module docstring)."""
     seat = view.seat
     assert seat is not None and view.hand is not None
-    if view.phase not in ("play", "over"):
-        raise ValueError("the numwars sampler samples the play phase")
+    if view.phase == "exchange":
+        return _sample_exchange(rules, view, rng)
     n = view.players
     k = view.exchange_size
     right = (seat - 1) % n
@@ -163,6 +165,63 @@ def sample(rules: NumWars, view: View, events: Sequence[EventBase], rng: Rng) ->
             if i < len(neutralized) and neutralized[i] is not None:
                 complice = roles.index("complice")
                 actions.append((complice, Neutralize(neutralize=bool(neutralized[i]))))
+
+        def world() -> Any:
+            state = NumWarsRound(rules, setup, deal=deal)
+            for s, action in actions:
+                state.apply(s, action)
+            return state
+
+        return world
+
+    return retry(build, rng)
+
+
+def _sample_exchange(rules: NumWars, view: View, rng: Rng) -> World:
+    """A world during the exchange: the seat knows its hand and role and the cards it passed
+    so far; the other hands and the cards they passed so far (on their way, unseen; never a
+    role card) are dealt from the cards it has not seen, a role card to each other seat at
+    most (the Joker set aside at 3 players)."""
+    seat = view.seat
+    assert seat is not None and view.hand is not None
+    n = view.players
+    passed = list(view.passed or [])
+    aside_known = ["joker"] if n == 3 else []
+    unseen = unseen_cards(deck_cards(n), [*view.hand, *passed, *aside_known])
+    specials = [c for c in unseen if c in ROLE_CARDS]
+    rest = [c for c in unseen if c not in ROLE_CARDS]
+    others = [s for s in range(n) if s != seat]
+    aside = len(deck_cards(n)) - sum(view.hand_counts) - sum(view.passed_counts)
+    setup = RoundSetup(players=n, seed=0, dealer=view.dealer, round=view.round)
+    hand = list(view.hand)
+
+    def build(rng: Rng) -> World:
+        holders = list(others)
+        rng.shuffle(holders)
+        placed: dict[int, list[str]] = {s: [] for s in range(n)}
+        for card, s in zip(specials, holders, strict=False):
+            placed[s].append(card)
+        sizes = [view.hand_counts[s] + view.passed_counts[s] - len(placed[s]) for s in others]
+        sizes.append(aside - len(aside_known))
+        dealt = deal_unseen(rest, sizes, rng)
+        hands: list[list[str]] = [[] for _ in range(n)]
+        hands[seat] = [*hand, *passed]
+        actions: list[tuple[int, Action]] = [(seat, Pass(card=c)) for c in passed]
+        for i, s in enumerate(others):
+            hands[s] = sorted([*dealt[i], *placed[s]])
+            cards = sorted(dealt[i])
+            rng.shuffle(cards)
+            actions.extend((s, Pass(card=c)) for c in cards[: view.passed_counts[s]])
+        roles = [
+            next((ROLE_OF_CARD[c] for c in hands[s] if c in ROLE_CARDS), "civil") for s in range(n)
+        ]
+        deal = Deal(
+            hands=hands,
+            set_aside=[*dealt[-1], *aside_known],
+            dealer=view.dealer,
+            leader=view.dealer,
+            roles=roles,
+        )
 
         def world() -> Any:
             state = NumWarsRound(rules, setup, deal=deal)
@@ -262,4 +321,4 @@ def basic(rules: NumWars, view: View, rng: Rng) -> Action:
     return min(losers, key=lambda a: (_keep(a.card), a.card))
 
 
-BOTS = BotSupport(sample=sample, basic=basic, search_phases=frozenset({"play"}))
+BOTS = BotSupport(sample=sample, basic=basic)

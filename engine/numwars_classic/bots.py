@@ -1,7 +1,7 @@
 """Num Wars classic's bots (issue 25): the sampler of worlds a seat cannot tell apart, and the
 basic heuristic. Both read the seat's `View` only (engine.core.bots).
 
-Sampler (play phase): the seat knows its hand, the cards it passed (now in its right
+Sampler (after the exchange): the seat knows its hand, the cards it passed (now in its right
 neighbour's hand, unless played) and received, its partner's shown card (alliance), and every
 card played. The cards it has not seen are dealt among the other hands (their counts are
 public) and the set-aside cards, except that a seat never holds a card that would have made
@@ -9,7 +9,9 @@ one of its past plays illegal (a void shown by not following the colour, no trum
 was asked, no higher trump when it did not raise). The world is the round dealt so: each
 other seat's dealt hand is what it holds now plus what it played, less what it received plus
 what it passed; a pass between two other seats, which the seat never saw, is drawn at random
-from the receiver's cards. The passes, shows and plays are replayed in order.
+from the receiver's cards. The passes, shows and plays are replayed in order. During the
+exchange, the other hands and the cards already passed (on their way, unseen) are dealt from
+the cards it has not seen, and those passes replayed.
 
 Basic heuristic:
 - **Exchange**: pass the weakest card: the lowest classic card, then a Joker, keeping the
@@ -34,7 +36,7 @@ from engine.core.bots import BotSupport, World, deal_unseen, excluded_by_plays, 
 from engine.core.cards import CARDS, COMPLEMENT
 from engine.core.events import EventBase
 from engine.core.rng import Rng
-from engine.numwars_classic.cards import DECK
+from engine.numwars_classic.cards import DECK, exchange_size
 from engine.numwars_classic.kernel import ClassicKernel
 from engine.numwars_classic.round import ClassicRound
 from engine.numwars_classic.tricks import legal_cards, sort_cards
@@ -60,11 +62,11 @@ def _less(cards: list[str], gone: Sequence[str]) -> list[str]:
 
 
 def sample(rules: NumWarsClassic, view: View, events: Sequence[EventBase], rng: Rng) -> World:
-    """A world consistent with the seat's view, in the play phase (module docstring)."""
+    """A world consistent with the seat's view (module docstring)."""
     seat = view.seat
     assert seat is not None and view.hand is not None
-    if view.phase not in ("play", "over"):
-        raise ValueError("the classic sampler samples the play phase")
+    if view.phase == "exchange":
+        return _sample_exchange(rules, view, rng)
     n = view.players
     k = view.exchange_size
     right = (seat - 1) % n
@@ -113,7 +115,7 @@ def sample(rules: NumWarsClassic, view: View, events: Sequence[EventBase], rng: 
                 received[t] = sorted(pool[:k])
         passed = [received[(s - 1) % n] for s in range(n)]
         hands = [sort_cards(_less(post[s], received[s]) + passed[s]) for s in range(n)]
-        undealt = _ranks(dealt[-1])
+        undealt = dealt[-1]
         actions: list[tuple[int, Action]] = []
         for s in range(n):
             actions.extend((s, Pass(card=c)) for c in passed[s])
@@ -128,18 +130,7 @@ def sample(rules: NumWarsClassic, view: View, events: Sequence[EventBase], rng: 
             actions.extend((tc.seat, Play(card=tc.card)) for tc in trick)
 
         def world() -> Any:
-            options = rules.options
-            kernel = ClassicKernel(
-                setup,
-                [list(h) for h in hands],
-                list(undealt),
-                alliance=options.alliance,
-                exchange_size=k,
-                options=options,
-            )
-            state = ClassicRound.__new__(ClassicRound)
-            state.rules = rules
-            super(ClassicRound, state).__init__(kernel)
+            state = scripted_round(rules, setup, hands, undealt)
             for s, action in actions:
                 state.apply(s, action)
             return state
@@ -149,11 +140,63 @@ def sample(rules: NumWarsClassic, view: View, events: Sequence[EventBase], rng: 
     return retry(build, rng)
 
 
-def _ranks(cards: list[str]) -> list[int]:
+def _sample_exchange(rules: NumWarsClassic, view: View, rng: Rng) -> World:
+    """A world during the exchange: the seat knows its hand and the cards it passed so far;
+    the other seats' hands and the cards they passed so far (still on their way) are dealt
+    from the cards it has not seen."""
+    seat = view.seat
+    assert seat is not None and view.hand is not None
+    n = view.players
+    passed = list(view.passed or [])
+    unseen = unseen_cards(DECK, [*view.hand, *passed])
+    others = [s for s in range(n) if s != seat]
+    sizes = [view.hand_counts[s] + view.passed_counts[s] for s in others]
+    sizes.append(view.set_aside_count)
+    setup = RoundSetup(players=n, seed=0, dealer=view.dealer, round=view.round)
+    hand = list(view.hand)
+
+    def build(rng: Rng) -> World:
+        dealt = deal_unseen(unseen, sizes, rng)
+        hands: list[list[str]] = [[] for _ in range(n)]
+        hands[seat] = [*hand, *passed]
+        actions: list[tuple[int, Action]] = [(seat, Pass(card=c)) for c in passed]
+        for i, s in enumerate(others):
+            hands[s] = sorted(dealt[i])
+            cards = list(hands[s])
+            rng.shuffle(cards)
+            actions.extend((s, Pass(card=c)) for c in cards[: view.passed_counts[s]])
+
+        def world() -> Any:
+            state = scripted_round(rules, setup, hands, dealt[-1])
+            for s, action in actions:
+                state.apply(s, action)
+            return state
+
+        return world
+
+    return retry(build, rng)
+
+
+def scripted_round(
+    rules: NumWarsClassic, setup: RoundSetup, hands: Sequence[Sequence[str]], set_aside: list[str]
+) -> ClassicRound:
+    """The round of `setup` dealt as `hands`, `set_aside` undealt (a sampled world; tests)."""
     free: dict[str, list[int]] = {}
     for i, c in enumerate(DECK):
         free.setdefault(c, []).append(i)
-    return sorted(free[c].pop(0) for c in cards)
+    options = rules.options
+    kernel = ClassicKernel(
+        setup,
+        [sort_cards(h) for h in hands],
+        sorted(free[c].pop(0) for c in set_aside),
+        alliance=options.alliance,
+        exchange_size=exchange_size(setup.players, speed=options.speed),
+        options=options,
+    )
+    state = ClassicRound.__new__(ClassicRound)
+    state.rules = rules
+    super(ClassicRound, state).__init__(kernel)
+    return state
 
 
 # -- the basic heuristic ---------------------------------------------------------------------
@@ -232,4 +275,4 @@ def basic(rules: NumWarsClassic, view: View, rng: Rng) -> Action:
     return min(losers, key=lambda a: (_keep(a.card), a.card))
 
 
-BOTS = BotSupport(sample=sample, basic=basic, search_phases=frozenset({"play"}))
+BOTS = BotSupport(sample=sample, basic=basic)

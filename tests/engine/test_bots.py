@@ -24,9 +24,7 @@ from engine.core.events import EventBase, visible_to
 from engine.core.rng import Rng
 from engine.core.spec import RulesetSpec, SpecError
 from engine.numwars.round import NumWarsRound
-from engine.numwars_classic.bots import _ranks
-from engine.numwars_classic.kernel import ClassicKernel
-from engine.numwars_classic.round import ClassicRound
+from engine.numwars_classic.bots import scripted_round
 from engine.simulate import pick
 
 #: Small budgets and no time cap: the choices are then deterministic.
@@ -47,27 +45,11 @@ def _build(rules: Any, setup: RoundSetup, deal: Deal | None, pile: list[int] | N
     if rid == "numwars":
         return NumWarsRound(rules, setup, deal=deal) if deal else rules.new_round(setup)
     if rid == "numwars-classic" and deal is not None:
-        options = rules.options
-        kernel = ClassicKernel(
-            setup,
-            [list(h) for h in deal.hands],
-            _ranks(list(deal.set_aside)),
-            alliance=options.alliance,
-            exchange_size=_exchange(rules, setup),
-            options=options,
-        )
-        state = ClassicRound.__new__(ClassicRound)
-        state.rules = rules
-        super(ClassicRound, state).__init__(kernel)
-        return state
+        return scripted_round(rules, setup, deal.hands, list(deal.set_aside))
     state = rules.new_round(setup)
     if pile is not None:
         state.kernel.pile = list(pile)
     return state
-
-
-def _exchange(rules: Any, setup: RoundSetup) -> int:
-    return int(rules.new_round(setup).kernel.exchange_size)
 
 
 def _play(rules: Any, state: Any, actions: list[tuple[int, Any]]) -> list[EventBase]:
@@ -131,7 +113,7 @@ def _permuted(rules: Any, setup: RoundSetup, state: Any, seat: int, rng: Rng) ->
 
 
 @pytest.mark.parametrize("ruleset", sorted(TABLES))
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), steps=st.integers(0, 30), swap=st.integers(0, 2**32))
 def test_a_bot_never_sees_hidden_cards(ruleset: str, seed: int, steps: int, swap: int) -> None:
     """Permuting hidden cards consistently with the seat's view never changes a choice."""
@@ -159,12 +141,25 @@ def test_a_bot_never_sees_hidden_cards(ruleset: str, seed: int, steps: int, swap
         assert first == again, (level, first, again)
 
 
-@pytest.mark.parametrize("ruleset", sorted(TABLES))
-def test_every_bot_choice_is_legal_over_whole_rounds(ruleset: str) -> None:
+#: Every ruleset, and the variants whose phases the bots meet only with an option.
+VARIANTS = [
+    *((ruleset, players, {}) for ruleset, players in sorted(TABLES.items())),
+    ("numwars", 5, {"exchange": 2}),
+    ("numwars", 3, {}),
+    ("numwars-classic", 4, {"alliance": True}),
+    ("numking", 2, {"zeros": True}),
+    ("numwin", 4, {"teams": True}),
+]
+
+
+@pytest.mark.parametrize(("ruleset", "players", "options"), VARIANTS)
+def test_every_bot_choice_is_legal_over_whole_rounds(
+    ruleset: str, players: int, options: dict[str, Any]
+) -> None:
     """Seeded whole rounds, the seats playing expert, basic and random in turn."""
-    rules = registry.make(ruleset)
+    rules = registry.make(ruleset, options)
     for seed in (1, 2):
-        setup = _setup(ruleset, TABLES[ruleset], seed)
+        setup = _setup(ruleset, players, seed)
         state = rules.new_round(setup)
         events: list[EventBase] = []
         rng = Rng(seed)
