@@ -25,6 +25,7 @@ from typing import Any
 
 from engine import registry
 from engine.bots import LEVELS, Budget, choose
+from engine.core.errors import EngineError
 from engine.core.events import EventBase, visible_to
 from engine.core.rng import Rng
 
@@ -70,7 +71,16 @@ def play_match(
             budget=budget,
         )
         stats[levels[seat]]["think"].append(time.perf_counter() - start)
-        events.extend(match.apply(seat, action))
+        try:
+            events.extend(match.apply(seat, action))
+        except EngineError:  # a listed action the state refuses (numwin's call flag)
+            stats[levels[seat]]["refused"] += 1
+            for other in view.legal_actions or []:
+                try:
+                    events.extend(match.apply(seat, other))
+                    break
+                except EngineError:
+                    continue
     result = match.result()
     assert result is not None
     totals = result.totals
@@ -105,7 +115,8 @@ def main(argv: list[str] | None = None) -> None:
     for ruleset in args.rulesets.split(","):
         for players in SIZES[ruleset]:
             stats: dict[str, Any] = {
-                lvl: {"seats": 0, "wins": 0.0, "margin": [], "think": []} for lvl in LEVELS
+                lvl: {"seats": 0, "wins": 0.0, "margin": [], "think": [], "refused": 0}
+                for lvl in LEVELS
             }
             for m in range(args.matches):
                 play_match(ruleset, players, seeds.next_u64(), m, budget, stats)
@@ -123,6 +134,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"{f'{low:.2f}–{high:.2f}':>13} {margin:>8.1f} {p50:>8.1f} {p99:>8.1f}",
                     flush=True,
                 )
+                if st["refused"]:
+                    print(f"  ({st['refused']} {lvl} choices refused by the state, replaced)")
 
 
 if __name__ == "__main__":

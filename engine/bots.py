@@ -33,6 +33,7 @@ import msgspec
 
 from engine.core.actions import Action
 from engine.core.bots import SimRound, World
+from engine.core.errors import EngineError
 from engine.core.events import EventBase
 from engine.core.rng import Rng
 from engine.core.view import BaseView
@@ -125,26 +126,39 @@ def _search(
     assert seat is not None and view.legal_actions
     legal = list(view.legal_actions)
     totals = [0.0] * len(legal)
+    refused = [False] * len(legal)
     start = budget.clock()
     searched = 0
     for _ in range(max(1, budget.samples)):
         world = support.sample(rules, view, events, Rng(rng.next_u64()))
         playout_seed = rng.next_u64()
         for i, action in enumerate(legal):
-            totals[i] += _value(world, seat, action, rules, Rng(playout_seed))
+            value = _value(world, seat, action, rules, Rng(playout_seed))
+            if value is None:
+                refused[i] = True
+            else:
+                totals[i] += value
         searched += 1
         spent = budget.clock() - start
         if spent + spent / searched > budget.seconds:  # the next world would pass the cap
             break
     means = [t / searched for t in totals]
-    order = sorted(range(len(legal)), key=lambda i: (means[i] if lowest else -means[i], i))
+    order = sorted(
+        range(len(legal)), key=lambda i: (refused[i], means[i] if lowest else -means[i], i)
+    )
     values = [ActionValue(action=legal[i], value=round(means[i], 3)) for i in order]
     return Hint(action=legal[order[0]], values=values, samples=searched)
 
 
-def _value(world: World, seat: int, action: Action, rules: AnyRuleset, rng: Rng) -> float:
+def _value(world: World, seat: int, action: Action, rules: AnyRuleset, rng: Rng) -> float | None:
+    """The seat's round score after `action` and a basic play-out in `world`; None when the
+    world refuses the action (numwin lists a call flag that its state may refuse: a listed
+    action refused in a world the seat cannot tell from the real one is ranked last)."""
     state = world()
-    state.apply(seat, action)
+    try:
+        state.apply(seat, action)
+    except EngineError:
+        return None
     play_out(state, rules, rng)
     return seat_score(state, seat)
 
@@ -163,8 +177,21 @@ def play_out(state: SimRound, rules: AnyRuleset, rng: Rng) -> SimRound:
         legal = view.legal_actions
         assert legal
         action = legal[0] if len(legal) == 1 else basic(rules, view, rng)
-        state.apply(seat, action)
+        try:
+            state.apply(seat, action)
+        except EngineError:  # a listed action its state refuses: the first it takes instead
+            _first_taken(state, seat, legal)
     raise RuntimeError(f"round not over after {MAX_STEPS} actions")
+
+
+def _first_taken(state: SimRound, seat: int, legal: list[Action]) -> None:
+    for action in legal:
+        try:
+            state.apply(seat, action)
+            return
+        except EngineError:
+            continue
+    raise RuntimeError("no listed action is taken")
 
 
 def seat_score(state: Any, seat: int) -> float:

@@ -18,7 +18,7 @@ from engine import registry
 from engine.bots import LEVELS, Budget, choose, hint
 from engine.core.actions import Exchange, Pass
 from engine.core.base import Deal, RoundSetup
-from engine.core.bots import BotSupport
+from engine.core.bots import BotSupport, deal_unseen, excluded_by_plays
 from engine.core.errors import EngineError
 from engine.core.events import EventBase, visible_to
 from engine.core.rng import Rng
@@ -215,3 +215,36 @@ def test_a_spec_without_bots_fails_at_import() -> None:
         RulesetSpec(**fields)
     with pytest.raises(TypeError):
         BotSupport(sample=None, basic=None)  # type: ignore[arg-type]
+
+
+def test_the_time_cap_stops_before_a_world_that_would_pass_it() -> None:
+    """A clock that moves one second a reading: two worlds fit in 2.5 s, the third would not."""
+    rules = registry.make("numking")
+    state = rules.new_round(_setup("numking", 3, 4))
+    ticks = iter(range(1000))
+    budget = Budget(samples=10, seconds=2.5, clock=lambda: float(next(ticks)))
+    advice = hint(rules, state.view(state.current_player), seed=1, budget=budget)
+    assert advice.samples == 2
+    assert hint(rules, state.view(state.current_player), seed=1, budget=BUDGET).samples == 2
+
+
+def test_unseen_cards_are_dealt_to_the_places_that_may_hold_them() -> None:
+    cards = ["blue-1", "blue-2", "red-1", "red-2", "red-3"]
+    never = {0: {"red-1", "red-2", "red-3"}}  # place 0 showed it holds no red
+    for seed in range(20):
+        dealt = deal_unseen(cards, [2, 3], Rng(seed), lambda c, p: c not in never.get(p, ()))
+        assert sorted(dealt[0]) == ["blue-1", "blue-2"]
+        assert sorted(dealt[1]) == ["red-1", "red-2", "red-3"]
+    seen = {tuple(sorted(deal_unseen(cards, [2, 3], Rng(seed))[0])) for seed in range(200)}
+    assert len(seen) == 10  # without constraints every split of 2 among 5 comes up
+
+
+def test_a_seat_that_did_not_follow_holds_no_card_of_the_colour_led() -> None:
+    from tests.fixtures.tinytricks.tricks import legal_cards
+
+    plays = [(1, "red-1", ["blue-2"]), (2, "blue-3", ["blue-2", "red-1"])]
+    gone = excluded_by_plays(
+        plays, ["blue-1", "red-3"], lambda h, t: legal_cards(h, t[0] if t else None)
+    )
+    assert gone[1] == {"blue-1"}  # seat 1 played red on blue: no blue left
+    assert gone[2] == set()  # seat 2 followed: it may hold anything
