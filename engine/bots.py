@@ -8,9 +8,12 @@ construction. Three levels:
 - ``basic``: the game's documented heuristic (its `bots.py`, declared on its `RulesetSpec`);
 - ``expert``: perfect-information Monte Carlo. It samples worlds consistent with the seat's
   knowledge (the game's sampler), and in each plays every legal action out to the end of the
-  round with the basic policy for every seat; the action of the best mean round score for
-  the seat wins (the lowest under `lowest_wins`; a team game counts the seat's team). In
-  the phases a game does not search (`BotSupport.search_phases`) it plays `basic`.
+  round with the basic policy for every seat (the same play-out seed for every action of a
+  world); the action of the best mean round score for the seat (the lowest under
+  `lowest_wins`; a team game counts the seat's team) is played when it beats the basic
+  action by more than a standard error of their paired difference, else the basic action
+  (the best of noisy means is mostly luck: see `_clearly_better`). In the phases a game does
+  not search (`BotSupport.search_phases`) it plays `basic`.
 
 Budget (:class:`Budget`): at most `samples` worlds and `seconds` of wall time: the clock is
 read between worlds, and the search stops when one more world (at the mean cost so far) would
@@ -24,6 +27,7 @@ seeded code (:class:`engine.core.rng.Rng`).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -125,7 +129,8 @@ def _search(
     seat = view.seat
     assert seat is not None and view.legal_actions
     legal = list(view.legal_actions)
-    totals = [0.0] * len(legal)
+    default = support.basic(rules, view, Rng(rng.next_u64()))
+    scores: list[list[float]] = [[] for _ in legal]  # per action, its score in each world
     refused = [False] * len(legal)
     start = budget.clock()
     searched = 0
@@ -136,18 +141,46 @@ def _search(
             value = _value(world, seat, action, rules, Rng(playout_seed))
             if value is None:
                 refused[i] = True
-            else:
-                totals[i] += value
+                value = math.nan
+            scores[i].append(value if lowest else -value)  # lower is better from here on
         searched += 1
         spent = budget.clock() - start
         if spent + spent / searched > budget.seconds:  # the next world would pass the cap
             break
-    means = [t / searched for t in totals]
-    order = sorted(
-        range(len(legal)), key=lambda i: (refused[i], means[i] if lowest else -means[i], i)
-    )
-    values = [ActionValue(action=legal[i], value=round(means[i], 3)) for i in order]
-    return Hint(action=legal[order[0]], values=values, samples=searched)
+    means = [_mean(v) for v in scores]
+    order = sorted(range(len(legal)), key=lambda i: (refused[i], means[i], i))
+    values = [
+        ActionValue(action=legal[i], value=round(means[i] if lowest else -means[i], 3))
+        for i in order
+        if not math.isnan(means[i])
+    ]
+    values += [ActionValue(action=legal[i], value=0.0) for i in order if math.isnan(means[i])]
+    best = order[0]
+    if default in legal and not refused[best]:
+        base = legal.index(default)
+        if best != base and not refused[base] and not _clearly_better(scores[best], scores[base]):
+            best = base
+    return Hint(action=legal[best], values=values, samples=searched)
+
+
+def _mean(values: list[float]) -> float:
+    taken = [v for v in values if not math.isnan(v)]
+    return sum(taken) / len(taken) if taken else math.nan
+
+
+def _clearly_better(scores: list[float], default: list[float]) -> bool:
+    """Whether an action beats the basic one by more than one standard error of their
+    difference, world by world (the same worlds and play-out seeds: paired). The best of
+    noisy means is biased towards luck (a round's score varies a lot: Num Win's most), so
+    the search leaves the basic choice only when it is clearly better; one world says
+    nothing of the noise, so it never does then."""
+    diffs = [a - b for a, b in zip(scores, default, strict=True)]
+    m = len(diffs)
+    if m < 2:
+        return False
+    mean = sum(diffs) / m
+    var = sum((d - mean) ** 2 for d in diffs) / (m - 1)
+    return mean < 0 and -mean > math.sqrt(var / m)
 
 
 def _value(world: World, seat: int, action: Action, rules: AnyRuleset, rng: Rng) -> float | None:

@@ -8,7 +8,7 @@ it has not seen, the card held by the seat on turn, the discards under the top, 
 pile, the cards set aside by a malus) gets one of the cards it has not seen, uniformly. The
 world is a round in that position: the combinations, locked pairs, face-up cards, piles and
 the turn's state as the view shows them. What the other seats know in it is approximated
-(each knows its own combination and the public cards), and a world ends 20 turns after the
+(each knows its own combination and the public cards), and a world ends 100 turns after the
 sampled position at the latest (option `max_turns`), so a search's play-outs end.
 
 Basic heuristic (the lowest total):
@@ -44,8 +44,11 @@ from engine.numwin.view import View
 if TYPE_CHECKING:
     from engine.numwin.rules import NumWin
 
-#: A play-out's horizon: turns after the sampled position.
-HORIZON = 20
+#: A play-out's horizon: turns after the sampled position. A round cut there is scored as it
+#: stands, short combinations unfilled, which rewards not growing one: basic play-outs call
+#: within about 40 turns, so the cut is rare (20 turns cut every play-out, and the expert
+#: then lost to basic).
+HORIZON = 100
 #: What an unseen card of a combination is reckoned to be worth.
 UNSEEN = 8
 
