@@ -12,7 +12,7 @@ construction. Three levels:
   world); the action of the best mean round score for the seat (the lowest under
   `lowest_wins`; a team game counts the seat's team) is played when it beats the basic
   action by more than a standard error of their paired difference, else the basic action
-  (the best of noisy means is mostly luck: see `_clearly_better`). In the phases a game does
+  (the best of noisy means is mostly luck: see `clearly_better`). In the phases a game does
   not search (`BotSupport.search_phases`) it plays `basic`.
 
 Budget (:class:`Budget`): at most `samples` worlds and `seconds` of wall time: the clock is
@@ -43,7 +43,16 @@ from engine.core.rng import Rng
 from engine.core.view import BaseView
 from engine.registry import AnyRuleset, spec
 
-__all__ = ["LEVELS", "ActionValue", "Budget", "Hint", "choose", "hint", "play_out"]
+__all__ = [
+    "LEVELS",
+    "ActionValue",
+    "Budget",
+    "Hint",
+    "choose",
+    "clearly_better",
+    "hint",
+    "play_out",
+]
 
 LEVELS = ("random", "basic", "expert")
 #: A bound on the actions of one play-out (far above any round): a bug, not a budget.
@@ -158,7 +167,7 @@ def _search(
     best = order[0]
     if default in legal and not refused[best]:
         base = legal.index(default)
-        if best != base and not refused[base] and not _clearly_better(scores[best], scores[base]):
+        if best != base and not refused[base] and not clearly_better(scores[best], scores[base]):
             best = base
     return Hint(action=legal[best], values=values, samples=searched)
 
@@ -168,7 +177,7 @@ def _mean(values: list[float]) -> float:
     return sum(taken) / len(taken) if taken else math.nan
 
 
-def _clearly_better(scores: list[float], default: list[float]) -> bool:
+def clearly_better(scores: list[float], default: list[float]) -> bool:
     """Whether an action beats the basic one by more than one standard error of their
     difference, world by world (the same worlds and play-out seeds: paired). The best of
     noisy means is biased towards luck (a round's score varies a lot: Num Win's most), so

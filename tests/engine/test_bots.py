@@ -252,9 +252,9 @@ def test_a_seat_that_did_not_follow_holds_no_card_of_the_colour_led() -> None:
     assert gone[2] == set()  # seat 2 followed: it may hold anything
 
 
-def test_the_expert_leaves_the_basic_action_only_when_clearly_better() -> None:
-    from engine.bots import _clearly_better
+def test_the_expert_leaves_the_basic_action_only_whenclearly_better() -> None:
+    from engine.bots import clearly_better
 
-    assert _clearly_better([1.0, 2.0, 1.5], [5.0, 6.0, 5.5])  # lower is better, every world
-    assert not _clearly_better([1.0, 9.0, 1.0], [5.0, 5.0, 5.0])  # better on average: by luck
-    assert not _clearly_better([1.0], [5.0])  # one world says nothing of the noise
+    assert clearly_better([1.0, 2.0, 1.5], [5.0, 6.0, 5.5])  # lower is better, every world
+    assert not clearly_better([1.0, 9.0, 1.0], [5.0, 5.0, 5.0])  # better on average: by luck
+    assert not clearly_better([1.0], [5.0])  # one world says nothing of the noise
