@@ -24,6 +24,7 @@ import msgspec
 
 from engine.core.actions import Action
 from engine.core.base import DeckInfo, RoundScore
+from engine.core.bots import BotSupport
 from engine.core.errors import FieldError, InvalidInput
 from engine.core.match import Rules
 from engine.core.texts import Message, say, text
@@ -179,6 +180,9 @@ class RulesetSpec:
     sheet: SheetRounds = MISSING
     #: the rules summary (the app's card): language → (description, section → text)
     summary: Mapping[str, tuple[str, Mapping[str, str]]] = MISSING
+    #: its bots (issue 25): the sampler of worlds a seat cannot tell apart and the basic
+    #: heuristic, in its `bots.py` (engine.core.bots, engine.bots)
+    bots: BotSupport = MISSING
     #: rulings the card leaves out, by operation (`score_round` …), as the API docs state them
     notes: Mapping[str, str] = field(default_factory=dict)
     #: the round number a lone simulated round plays (`numrules simulate`, the property
@@ -215,6 +219,8 @@ class RulesetSpec:
                 problems.append("operation paths must be unique (and not `deck`)")
             if "score-round" not in paths:
                 problems.append("a `score-round` operation is needed (score sheets use it)")
+        if self.bots is not MISSING and not isinstance(self.bots, BotSupport):
+            problems.append("`bots` is not a BotSupport")
         if self.summary is not MISSING:
             for language in LANGUAGES:
                 text = self.summary.get(language)

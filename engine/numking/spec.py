@@ -28,7 +28,7 @@ from engine.core.spec import (
     mismatch,
 )
 from engine.core.texts import say
-from engine.numking import summary, texts as T
+from engine.numking import bots, summary, texts as T
 from engine.numking.examples import EXAMPLES
 from engine.numking.options import NumKingOptions
 from engine.numking.requests import (
@@ -215,6 +215,7 @@ SPEC = RulesetSpec(
         ),
     ),
     summary=summary.TEXT,
+    bots=bots.BOTS,
     notes=summary.NOTES,
     # a lone round is the largest hand's (round k = k cards each), the one with most play
     lone_round=lambda rules, players: rules.deck(players).hand_size,

@@ -24,7 +24,7 @@ from engine.core.spec import (
     SheetRounds,
     duplicates,
 )
-from engine.numwars import summary
+from engine.numwars import bots, summary
 from engine.numwars.examples import EXAMPLES
 from engine.numwars.requests import (
     NumWarsDealRequest,
@@ -162,5 +162,6 @@ SPEC = RulesetSpec(
     ),
     sheet=SheetRounds(body=NumWarsRoundIn, complete=_round, role=_role),
     summary=summary.TEXT,
+    bots=bots.BOTS,
     notes=summary.NOTES,
 )

@@ -24,7 +24,7 @@ from engine.core.spec import (
     SheetRounds,
     duplicates,
 )
-from engine.numwars_classic import summary
+from engine.numwars_classic import bots, summary
 from engine.numwars_classic.examples import EXAMPLES
 from engine.numwars_classic.options import ClassicOptions
 from engine.numwars_classic.requests import (
@@ -135,5 +135,6 @@ SPEC = RulesetSpec(
     ),
     sheet=SheetRounds(body=ClassicRoundIn, complete=_round),
     summary=summary.TEXT,
+    bots=bots.BOTS,
     notes=summary.NOTES,
 )

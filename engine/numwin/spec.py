@@ -17,7 +17,7 @@ from engine.core.spec import (
     SheetRounds,
     duplicates,
 )
-from engine.numwin import summary
+from engine.numwin import bots, summary
 from engine.numwin.examples import EXAMPLES
 from engine.numwin.requests import (
     NumWinDealRequest,
@@ -91,5 +91,6 @@ SPEC = RulesetSpec(
     ),
     sheet=SheetRounds(body=NumWinRoundIn, complete=_round),
     summary=summary.TEXT,
+    bots=bots.BOTS,
     notes=summary.NOTES,
 )

@@ -179,7 +179,7 @@ def test_a_spec_missing_a_declaration_fails_when_built() -> None:
             summary=SPEC.summary,
         )
     assert str(missing.value) == (
-        "ruleset spec 'tinytricks': misses view, view_component, phases, sheet"
+        "ruleset spec 'tinytricks': misses view, view_component, phases, sheet, bots"
     )
     with pytest.raises(SpecError, match="misses complete"):
         SheetRounds(body=TinyRoundIn)

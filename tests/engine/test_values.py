@@ -39,6 +39,7 @@ GAMES = ["numwars", "numwars_classic", "numking", "numwin"]
 #: The file roles every game has (pyproject.toml's layers contract, README's layout).
 ROLES = [
     "__init__.py",
+    "bots.py",
     "cards.py",
     "examples.py",
     "kernel.py",
@@ -53,8 +54,8 @@ ROLES = [
 ]
 
 #: The modules above the rules object (pyproject.toml's layers): what the game declares to the
-#: API, which names its rules class (engine/core/spec.py).
-ABOVE_RULES = ("spec.py", "requests.py")
+#: API, which names its rules class (engine/core/spec.py), and its bots (engine/core/bots.py).
+ABOVE_RULES = ("spec.py", "bots.py", "requests.py")
 
 
 def _modules(game: str) -> list[Path]:
