@@ -1,0 +1,160 @@
+"""Stored games: CPU instructions and SQL statements per action of the served process, counted
+by valgrind's callgrind: deterministic, so two trees compare on a busy machine where actions/s
+and even CPU time swing by tens of percent between runs (issue 22's "games no slower").
+
+The server (`bench.counted_app`: `api.app:app` counting its statements) runs under callgrind
+with instrumentation off until a warm-up is done (so start-up is fast), then on for a fixed
+workload: `--conc` loops each playing seeded four-player Num Wars games (the same deal every
+time) the way bench/stored.py's driver does (a GET of the seat's view when the last action
+was another seat's, then the first of its legal actions), `--actions` actions in all.
+Instructions counted are the server process's only (PostgreSQL and this driver are not).
+
+    NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m bench.instructions [--actions 200 --conc 1]
+
+Run it in each tree (`bash deploy/build-mypyc.sh` first for the compiled build) and compare
+`instructions/action`. Needs valgrind (`apt-get install valgrind`) and PostgreSQL as
+bench/games.py does. About a minute per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from bench import APP_DIR, HOST, engine_build
+from bench.stored import Http, server_env, throwaway_db
+
+PORT = 18121
+SEEDED = {"ruleset": "numwars", "players": [{"name": f"p{i}"} for i in range(4)], "seed": 12345}
+
+
+async def drive(port: int, total: int, conc: int) -> tuple[int, int]:
+    """`total` actions (and the GETs they need) over `conc` loops; (actions, GETs)."""
+    done = gets = 0
+
+    async def loop() -> None:
+        nonlocal done, gets
+        http = Http(port)
+        try:
+            while done < total:
+                status, game = await http.request("POST", "/v1/games", SEEDED)
+                assert status == 201, (status, game)
+                tokens = [s["token"] for s in game["seats"]]
+                view, fresh = game["view"], -1
+                while view["actors"] and done < total:
+                    seat = view["actors"][0]
+                    if fresh != seat:
+                        status, got = await http.request(
+                            "GET", f"/v1/games/{game['id']}", token=tokens[seat]
+                        )
+                        assert status == 200, (status, got)
+                        view, gets = got["view"], gets + 1
+                    status, answer = await http.request(
+                        "POST",
+                        f"/v1/games/{game['id']}/actions",
+                        view["legal_actions"][0],
+                        tokens[seat],
+                    )
+                    assert status == 200, (status, answer)
+                    view, fresh, done = answer["view"], seat, done + 1
+        finally:
+            http.close()
+
+    await asyncio.gather(*(loop() for _ in range(conc)))
+    return done, gets
+
+
+def callgrind(pid: int, *command: str) -> None:
+    subprocess.run(["callgrind_control", *command, str(pid)], check=True, capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=200)
+    parser.add_argument("--conc", type=int, default=1)
+    parser.add_argument(
+        "--port", type=int, default=PORT, help="the server's (runs at once: one each)"
+    )
+    parser.add_argument("--json", help="also write the result to this file")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, throwaway_db() as url:
+        out, counts = Path(tmp) / "callgrind.out", Path(tmp) / "counts.json"
+        env = {**server_env(url), "NUMRULES_COUNT_FILE": str(counts), "PYTHONHASHSEED": "0"}
+        server = subprocess.Popen(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "bench.counted_app:app",
+                "--app-dir",
+                str(APP_DIR),
+                "--host",
+                HOST,
+                "--port",
+                str(args.port),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+            ],
+            env=env,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(600):
+                try:
+                    urllib.request.urlopen(f"http://{HOST}:{args.port}/healthz", timeout=2)
+                    break
+                except OSError:
+                    time.sleep(0.5)
+            asyncio.run(drive(args.port, 120, args.conc))  # warm-up: caches, statements, pool
+            os.kill(server.pid, signal.SIGUSR1)
+            time.sleep(1)
+            callgrind(server.pid, "--instr=on")
+            actions, gets = asyncio.run(drive(args.port, args.actions, args.conc))
+            callgrind(server.pid, "--instr=off")
+            os.kill(server.pid, signal.SIGUSR1)
+            time.sleep(2)
+            statements: dict[str, int] = json.loads(counts.read_text())
+        finally:
+            server.terminate()
+            server.wait(timeout=120)
+        instructions = 0
+        for dump in glob.glob(f"{out}*"):  # one file per dump (the last at exit)
+            with open(dump) as f:
+                instructions += next(
+                    (int(line.split()[1]) for line in f if line.startswith("totals:")), 0
+                )
+    result: dict[str, Any] = {
+        "build": engine_build(),
+        "actions": actions,
+        "gets_per_action": round(gets / actions, 3),
+        "instructions_per_action": round(instructions / actions),
+        "statements_per_action": round(sum(statements.values()) / actions, 3),
+        "statements": {k: round(v / actions, 3) for k, v in sorted(statements.items())},
+    }
+    print(f"numrules server: {result['build']}; {args.conc} loop(s), {actions} actions")
+    print(f"instructions/action {result['instructions_per_action'] / 1e6:.3f} M")
+    print(f"SQL/action {result['statements_per_action']:.3f} (GETs/action {gets / actions:.3f})")
+    for k, v in result["statements"].items():
+        print(f"  {v:6.3f}  {k}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
