@@ -38,19 +38,31 @@ export const ifMatch = (version: number) => `"${version}"`;
 
 let sessionLost: (() => void) | null = null;
 
-/** `listener` runs when a request sent with the stored session's token answers 401: the app
+/** `listener` runs when a request sent with the stored session's token answers 401 and the
+ * service no longer knows that session (`GET /v1/me` refuses it too: a 401 of an operation the
+ * account may not do, such as reading a game it has not joined, keeps the session): the app
  * forgets that session and asks to log in again, wherever the request came from. */
 export function onSessionLost(listener: () => void): void {
   sessionLost = listener;
 }
 
 api.use({
-  onResponse({ request, response }) {
+  async onResponse({ request, response }) {
     if (response.status !== 401) return response;
     const sent = request.headers.get("Authorization");
     const session = loadSession();
     // a sheet's own token refused is not the session's: only the session's token counts
-    if (session && sent === `Bearer ${session.token}`) sessionLost?.();
+    if (!session || sent !== `Bearer ${session.token}`) return response;
+    const me = new URL(request.url).pathname === "/v1/me";
+    if (me) sessionLost?.();
+    else {
+      try {
+        const probe = await fetch(`${location.origin}/v1/me`, { headers: { Authorization: sent } });
+        if (probe.status === 401) sessionLost?.();
+      } catch {
+        // no network: nothing known of the session
+      }
+    }
     return response;
   },
 });

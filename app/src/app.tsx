@@ -3,7 +3,7 @@
 // "The app's paths"; French and English twins open the same screen).
 
 import type { JSX } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { Created, Forgot, LogIn, Reset, SignUp, Verify, Welcome } from "./account";
 import { type Session, api, bearer, loadSession, onSessionLost, saveSession, setApiLanguage } from "./api";
 import { History, StatsScreen } from "./history";
@@ -95,7 +95,8 @@ export function App() {
   const t = catalogue[lang];
   setApiLanguage(lang);
 
-  useEffect(() => {
+  // at once with the render (a layout effect), so the page never shows one language under the other's `lang`
+  useLayoutEffect(() => {
     document.documentElement.lang = lang;
     document.title = t.title;
   }, [lang]);

@@ -36,9 +36,8 @@ from engine.core.bots import BotSupport, World, deal_unseen, excluded_by_plays, 
 from engine.core.cards import CARDS, COMPLEMENT
 from engine.core.events import EventBase
 from engine.core.rng import Rng
-from engine.numwars_classic.cards import DECK, exchange_size
-from engine.numwars_classic.kernel import ClassicKernel
-from engine.numwars_classic.round import ClassicRound
+from engine.numwars_classic.cards import DECK
+from engine.numwars_classic.round import scripted_round
 from engine.numwars_classic.tricks import legal_cards, sort_cards
 from engine.numwars_classic.view import View
 
@@ -175,28 +174,6 @@ def _sample_exchange(rules: NumWarsClassic, view: View, rng: Rng) -> World:
         return world
 
     return retry(build, rng)
-
-
-def scripted_round(
-    rules: NumWarsClassic, setup: RoundSetup, hands: Sequence[Sequence[str]], set_aside: list[str]
-) -> ClassicRound:
-    """The round of `setup` dealt as `hands`, `set_aside` undealt (a sampled world; tests)."""
-    free: dict[str, list[int]] = {}
-    for i, c in enumerate(DECK):
-        free.setdefault(c, []).append(i)
-    options = rules.options
-    kernel = ClassicKernel(
-        setup,
-        [sort_cards(h) for h in hands],
-        sorted(free[c].pop(0) for c in set_aside),
-        alliance=options.alliance,
-        exchange_size=exchange_size(setup.players, speed=options.speed),
-        options=options,
-    )
-    state = ClassicRound.__new__(ClassicRound)
-    state.rules = rules
-    super(ClassicRound, state).__init__(kernel)
-    return state
 
 
 # -- the basic heuristic ---------------------------------------------------------------------

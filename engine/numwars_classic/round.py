@@ -10,14 +10,16 @@ checked seeded deal of :mod:`engine.numwars_classic.cards`. It keeps that rules 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from engine.core.base import RoundSetup
 from engine.core.boundary import KernelRound
 from engine.core.tricks import check_seat
-from engine.numwars_classic.cards import check_setup, deal_hands, exchange_size, hand_size
+from engine.numwars_classic.cards import DECK, check_setup, deal_hands, exchange_size, hand_size
 from engine.numwars_classic.kernel import ClassicKernel
 from engine.numwars_classic.options import ClassicOptions
+from engine.numwars_classic.tricks import sort_cards
 from engine.numwars_classic.view import View, view
 
 
@@ -53,3 +55,25 @@ class ClassicRound(KernelRound[ClassicKernel]):
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""
         return view(self.kernel, None if seat is None else check_seat(seat, self._players))
+
+
+def scripted_round(
+    rules: ClassicOwner, setup: RoundSetup, hands: Sequence[Sequence[str]], set_aside: list[str]
+) -> ClassicRound:
+    """The round of `setup` dealt as `hands`, `set_aside` undealt (a sampled world; tests)."""
+    free: dict[str, list[int]] = {}
+    for i, c in enumerate(DECK):
+        free.setdefault(c, []).append(i)
+    options = rules.options
+    kernel = ClassicKernel(
+        setup,
+        [sort_cards(h) for h in hands],
+        sorted(free[c].pop(0) for c in set_aside),
+        alliance=options.alliance,
+        exchange_size=exchange_size(setup.players, speed=options.speed),
+        options=options,
+    )
+    state = ClassicRound.__new__(ClassicRound)
+    state.rules = rules
+    super(ClassicRound, state).__init__(kernel)
+    return state

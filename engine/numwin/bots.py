@@ -37,7 +37,6 @@ from engine.core.cards import CARDS
 from engine.core.events import EventBase
 from engine.core.rng import Rng
 from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
-from engine.numwin.kernel import Phase
 from engine.numwin.round import NumWinRound
 from engine.numwin.view import View
 
@@ -141,7 +140,7 @@ def sample(rules: NumWin, view: View, events: Sequence[EventBase], rng: Rng) -> 
             k.shown = sum(1 << s for s in view.shown or [])
             k.end = view.end or ""
             k.max_turns = view.turns + HORIZON
-            k._phase = Phase(view.phase)
+            k.resume_in(view.phase)
             k._scores = None
             return state
 

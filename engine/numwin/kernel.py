@@ -200,6 +200,11 @@ class NumWinKernel:
         if not self.teams:
             self._start_turn(setup.dealer, [])
 
+    def resume_in(self, phase: str) -> None:
+        """Set the phase by its name: a position rebuilt from a view (a bot's sampled world,
+        engine.numwin.bots) resumes in the phase that view shows."""
+        self._phase = Phase(phase)
+
     # -- protocol -------------------------------------------------------------------------
 
     @property

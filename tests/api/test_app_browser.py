@@ -561,7 +561,7 @@ def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> 
     assert winners == "Ana, Cid"  # tied, and numwars breaks no tie by default
     page.reload()
     screen.heading("Totaux")
-    expect(page.get_by_role("heading", level=2).first).to_have_text(f"Vainqueur : {winners}")
+    expect(page.locator("#totals-title")).to_have_text(f"Vainqueur : {winners}")
     for seat, total in enumerate(scores):
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
     expect(page.get_by_text("1 manche sur 1")).to_be_visible()

@@ -24,7 +24,7 @@ from engine.core.events import EventBase, visible_to
 from engine.core.rng import Rng
 from engine.core.spec import RulesetSpec, SpecError
 from engine.numwars.round import NumWarsRound
-from engine.numwars_classic.bots import scripted_round
+from engine.numwars_classic.round import scripted_round
 from engine.simulate import pick
 
 #: Small budgets and no time cap: the choices are then deterministic.
