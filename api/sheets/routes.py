@@ -27,7 +27,7 @@ from api.accounts.sessions import (
     require_session,
     session_caller,
 )
-from api.http.body import StrictBody, decode_body
+from api.http.body import LateBody, StrictBody, decode_body, decode_document
 from api.http.conditions import check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import ProblemSpec, field_problem, make_problem, problem_spec
@@ -803,7 +803,7 @@ class SheetController(Controller):
             f"(`bad-request`); {REUSED}; {INTEGERS}."
         ),
         status_code=200,
-        dto=StrictBody[ClaimSheet],
+        dto=LateBody[ClaimSheet],
         return_dto=None,
         tags=[TAG],
         security=SESSION_ONLY,
@@ -838,8 +838,10 @@ class SheetController(Controller):
         if_match: IfMatchHeader = None,
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
+        # `data` is the parsed document: decoded once the session is checked (order of checks)
+        body = decode_document(data, ClaimSheet)
         conditions = _conditions(if_match, idempotency_key)
-        written = await sheets.claim(sheet_id, caller, data, conditions)
+        written = await sheets.claim(sheet_id, caller, body, conditions)
         return _answer(written, None, language_of(request))
 
     @post(
@@ -860,7 +862,7 @@ class SheetController(Controller):
             f"(`bad-request`); {REUSED}; {INTEGERS}."
         ),
         status_code=200,
-        dto=StrictBody[ShareSheet],
+        dto=LateBody[ShareSheet],
         return_dto=None,
         tags=[TAG],
         security=SHEET_AUTH,
@@ -894,6 +896,8 @@ class SheetController(Controller):
         if_match: IfMatchHeader = None,
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
+        # `data` is the parsed document: the service decodes it once the editor and the sheet
+        # are checked (order of checks)
         conditions = _conditions(if_match, idempotency_key)
         written = await sheets.share(sheet_id, editor, data, conditions)
         return _answer(written, None, language_of(request))

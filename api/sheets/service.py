@@ -58,7 +58,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.db.engine import aware
-from api.http.body import check_ruleset
+from api.http.body import check_ruleset, decode_document
 from api.http.conditions import IfMatch
 from api.http.domain import (
     Forbidden,
@@ -254,9 +254,12 @@ class SheetService:
         access: Callable[[Loaded | None], Loaded],
         work: Callable[[AsyncConnection, Loaded], Awaitable[Written]],
         must_match: bool = False,
+        replay_gone: bool = False,
     ) -> Written:
         """Run `work` on the locked sheet once `access` lets `sender` write and `If-Match`
-        holds (required: `must_match`), or replay the stored answer of the same keyed request.
+        holds (required: `must_match`), or replay the stored answer of the same keyed request
+        to a caller `access` still lets write (`replay_gone`: also once the sheet is gone, for
+        the retry of its deletion).
         Two requests with one key racing on different rows meet on the key's row: the loser
         rolls back and, looking again, replays (or refuses) as a later retry would."""
         for attempt in range(2):
@@ -264,12 +267,17 @@ class SheetService:
                 async with self.engine.begin() as conn:
                     sheet = await rows.load(conn, sheet_id, lock=True)
                     answers = None
+                    stored = None
                     if conditions.key is not None:
                         answers = Answers(conn, sender, conditions.key, request)
                         stored = await answers.replay()
-                        if stored is not None:
-                            return stored
+                    if stored is not None and sheet is None and replay_gone:
+                        return stored  # a retried deletion of the sheet answers as the first did
+                    # a retry answers only a caller that may still write the sheet: not a token
+                    # a claim ended, nor anyone once the sheet is deleted
                     allowed = access(sheet)
+                    if stored is not None:
+                        return stored
                     if answers is not None:
                         answers.refuse_reuse()
                     _precondition(allowed, conditions.if_match, must_match)
@@ -293,6 +301,7 @@ class SheetService:
         request: str,
         work: Callable[[AsyncConnection, Loaded], Awaitable[Written]],
         must_match: bool = False,
+        replay_gone: bool = False,
     ) -> Written:
         """A write of the sheet's editor: its owner's session or its sheet token."""
         if auth.token is None:
@@ -305,6 +314,7 @@ class SheetService:
             lambda sheet: check_access(sheet, sheet_id, auth, write=True),
             work,
             must_match,
+            replay_gone,
         )
 
     async def create(
@@ -415,7 +425,7 @@ class SheetService:
             return Written(204, None, None)
 
         request = request_hash("delete", sheet_id)
-        return await self._edit(sheet_id, auth, conditions, request, work)
+        return await self._edit(sheet_id, auth, conditions, request, work, replay_gone=True)
 
     async def add_round(
         self, sheet_id: str, auth: Auth, document: Any, conditions: Conditions = NO_CONDITIONS
@@ -548,15 +558,17 @@ class SheetService:
         return await self._write(sheet_id, sender, conditions, request, access, work)
 
     async def share(
-        self, sheet_id: str, auth: Auth, body: ShareSheet, conditions: Conditions = NO_CONDITIONS
+        self, sheet_id: str, auth: Auth, document: Any, conditions: Conditions = NO_CONDITIONS
     ) -> Written:
         """The editor names an account as one of the sheet's players after the sheet was
         made: that account reads the sheet, finds it in its history and may confirm it (its
         stats count it once confirmed; the owner's own player is confirmed at once). Naming
         the account a player has already changes nothing; `PlayerBound` when another account
-        holds the player or the account plays another player of the sheet."""
+        holds the player or the account plays another player of the sheet. `document` is the
+        parsed body, decoded once the editor and the sheet are checked (order of checks)."""
 
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
+            body = decode_document(document, ShareSheet)
             players = sheet.seats
             if body.player >= len(players):
                 last = len(players) - 1
@@ -576,7 +588,7 @@ class SheetService:
             await rows.touch(conn, sheet, sheet.standing().finished, reconfirm=False)
             return await _reread(conn, sheet_id)
 
-        request = request_hash("share", sheet_id, body)
+        request = request_hash("share", sheet_id, document)
         return await self._edit(sheet_id, auth, conditions, request, work)
 
     async def confirm(
