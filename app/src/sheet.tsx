@@ -382,6 +382,10 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
     }
   }
   const fix = useCorrections(t, id, token, sheet, load);
+  // a correction started: the last save's « Manche N enregistrée » no longer applies
+  useEffect(() => {
+    if (fix.editing) setSaved(null);
+  }, [fix.editing]);
 
   useEffect(() => {
     void load();
