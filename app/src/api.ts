@@ -50,7 +50,11 @@ api.use({
     const sent = request.headers.get("Authorization");
     const session = loadSession();
     // a sheet's own token refused is not the session's: only the session's token counts
-    if (session && sent === `Bearer ${session.token}`) sessionLost?.();
+    if (!session || sent !== `Bearer ${session.token}`) return response;
+    // a live session may be refused where it holds no right (a game whose seats it did not
+    // join): only `/v1/me` refusing it too says it ended (that answer comes back here)
+    if (new URL(request.url).pathname === "/v1/me") sessionLost?.();
+    else void api.GET("/v1/me", { headers: bearer(session.token) }).catch(() => undefined);
     return response;
   },
 });
