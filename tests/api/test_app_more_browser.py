@@ -20,6 +20,8 @@ from tests.api.test_app_sheets_browser import (
     scored,
     screen_in,
     sheet_of,
+    shown,
+    switch,
 )
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
@@ -211,6 +213,16 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     screen.heading("Les liens des places")
     assert page.get_by_label("Lien de Cy", exact=True).input_value() == links[2]
     screen.axe("liens revus")
+    switch(screen, "English")
+    screen.goto("/parties/nouvelle")
+    shown(screen, "New online game")
+    expect(page.get_by_role("heading", level=2, name="My games")).to_be_visible()
+    screen.axe("my games")
+    switch(screen, "Français")
+    page.get_by_role(
+        "button", name=re.compile(r"^Revoir les liens de la partie du Num King")
+    ).click()
+    screen.heading("Les liens des places")
 
     page.get_by_role("link", name="Jouer la place de Ada", exact=True).click()
     screen.heading("Partie en ligne — manche 1")
@@ -348,4 +360,9 @@ def test_a_num_win_game_first_turns_in_the_app(browser: Any, served: str) -> Non
             break
     assert app_turns >= 4
     screen.axe("partie num win en cours")
+    switch(screen, "English")  # the same table in English: its actions' words too
+    shown(screen, "Online game — round 1")
+    expect(page.get_by_text("Num Win · ")).to_be_visible()
+    expect(page.get_by_role("heading", level=2, name="Your combination")).to_be_visible()
+    screen.axe("num win game")
     screen.close()
