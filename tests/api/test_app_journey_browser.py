@@ -31,6 +31,7 @@ from tests.api.test_app_browser import (  # noqa: F401
     Screen,
     add_cards,
     browser,
+    open_cards,
     pts,
     score_round,
     served,
@@ -294,7 +295,8 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     screen.heading("Correction de la manche 2")
     expect(page.get_by_text("Donneur : Bo", exact=True)).to_be_visible()
     bo = page.get_by_role("group", name="Bo", exact=True)
-    expect(bo.locator(".cards li span")).to_have_text(["4 × 8"])  # the round as stored
+    open_cards(bo)  # one player's cards open at a time
+    expect(bo.locator(".cards li span")).to_have_text(["Classique 8 ×4"])  # the round as stored
     expect(page.get_by_role("group", name=pseudo, exact=True).get_by_label("Rôle")).to_have_value(
         "agent"
     )
@@ -325,7 +327,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     expect(page.get_by_role("heading", level=1)).to_have_text("Correction de la manche 2")
     expect(
         page.get_by_role("group", name="Dom", exact=True).locator(".cards li span")
-    ).to_have_text(["1 × 12"])
+    ).to_have_text(["Classique 12"])
     for seat, total in enumerate(moved["totals"]):  # the fresh sheet, the other's change in
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
     screen.axe("correction refusée (412)")
