@@ -1,6 +1,13 @@
-"""The app's remaining gaps of issue 24, in headless Chromium on PostgreSQL: a round of every
-ruleset corrected (each entry starts from the round as stored), the « Manche N enregistrée »
-status cleared when a correction starts. The fixtures are tests/api/test_app_browser.py's.
+"""The app's remaining gaps of issue 24, in headless Chromium on PostgreSQL.
+
+A round of every ruleset corrected (each entry starts from the round as stored: a Num King
+round's tricks changed, its totals the API's; Num Wars classic and Num Win rounds saved again
+unchanged), the « Manche N enregistrée » status cleared when a correction starts; « Jouer en
+ligne » for every ruleset the API stores (🔒 without an account, Num King with its options):
+a Num King round 1 played by buttons and highlighted cards, a Num Win game's first turns
+played from the view's legal actions in French words; the seats' links shown again from
+« Mes parties » and on the game's screen. axe-core on the new screens in both languages. The
+fixtures are tests/api/test_app_browser.py's.
 """
 
 from __future__ import annotations
