@@ -20,11 +20,13 @@ import {
   fieldError,
   flag,
   numbered,
+  parseNumbered,
   sheetFlag,
   useLiveScore,
   useSave,
 } from "./entry";
 import type { Texts } from "./i18n";
+import { classicInput } from "./rounds";
 
 type ClassicType = "classic" | "rainbow" | "shadow" | "pair" | "joker";
 type ClassicEntry = Entry<ClassicType>;
@@ -99,8 +101,35 @@ function describe(t: Texts, entry: ClassicEntry): string {
   }
 }
 
-function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save }: EntryProps) {
-  const [draft, setDraft] = useState<ClassicEntry[][]>(() => names.map(() => []));
+/** A stored round's piles turned back into the entry's draft: classic cards by value and count
+ * (their colours change no score), a Rainbow and a Shadow of one value as their pair. */
+function draftOf(players: ClassicRound["players"], seats: number): ClassicEntry[][] {
+  return Array.from({ length: seats }, (_, seat) => {
+    const classic = new Map<number, number>();
+    const trumps: ClassicEntry[] = [];
+    let jokers = 0;
+    const captured: readonly string[] = players[seat]?.captured ?? [];
+    for (const card of captured) {
+      const parsed = parseNumbered(card);
+      if (card === "joker") jokers++;
+      else if (parsed?.family === "rainbow" || parsed?.family === "shadow") {
+        const twin = trumps.findIndex((e) => e.value === parsed.value && e.type !== parsed.family && e.type !== "pair");
+        const kept = trumps[twin];
+        if (kept) trumps[twin] = { ...kept, type: "pair" };
+        else trumps.push({ type: parsed.family, value: parsed.value, count: 1 });
+      } else if (parsed) classic.set(parsed.value, (classic.get(parsed.value) ?? 0) + 1);
+    }
+    const grouped: ClassicEntry[] = [...classic].map(([value, many]) => ({ type: "classic", value, count: many }));
+    const jokerEntries: ClassicEntry[] = Array.from({ length: jokers }, () => ({ type: "joker", value: 0, count: 1 }));
+    return [...grouped, ...trumps, ...jokerEntries];
+  });
+}
+
+function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save, correction }: EntryProps) {
+  const [draft, setDraft] = useState<ClassicEntry[][]>(() => {
+    const stored = correction ? classicInput(correction.round) : null;
+    return stored ? draftOf(stored.players, names.length) : names.map(() => []);
+  });
   const players = piles(draft);
   const alliance = sheetFlag(options, "alliance");
   const live = useLiveScore(
@@ -123,6 +152,7 @@ function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save }: En
       ready={live.score !== null}
       busy={saving.busy}
       onSubmit={() => void saving.submit({ players })}
+      correction={correction}
     >
       {draft.map((entries, seat) => {
         const error = fieldError(`players[${seat}].captured`, saving.problem, live.problem);

@@ -391,12 +391,21 @@ const VALUES: readonly Value[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 
 /** A numbered card's code, in every deck that has it (104 of Num Wars classic, 111 of Num Win). */
 export type Numbered = `${Family}-${Value}`;
 export const COLOURS: readonly Family[] = ["red", "blue", "green", "yellow"];
+const FAMILIES: readonly Family[] = [...COLOURS, "rainbow", "shadow"];
 export const ALL_VALUES: readonly number[] = VALUES;
 
 export function numbered(family: Family, value: number): Numbered {
   const known = VALUES.find((v) => v === value);
   if (known === undefined) throw new Error(`no card of value ${value}`);
   return `${family}-${known}`;
+}
+
+/** A numbered card's family and value, or null for a card without a number. */
+export function parseNumbered(code: string): { family: Family; value: number } | null {
+  const [kind, number] = code.split("-");
+  const family = FAMILIES.find((f) => f === kind);
+  const value = Number(number);
+  return family && number !== undefined && ALL_VALUES.includes(value) ? { family, value } : null;
 }
 
 /** Classic cards by value, each given a colour still free in the round (colours change no

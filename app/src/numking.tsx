@@ -17,6 +17,7 @@ import {
   useLiveScore,
   useSave,
 } from "./entry";
+import { numKingInput } from "./rounds";
 import { Field } from "./ui";
 
 type NumKingRound = Schemas["NumKingRoundIn"];
@@ -49,10 +50,12 @@ function NumberSelect({
   );
 }
 
-function NumKingEntry({ t, n, names, dealer, tiebreak, previous, options, save }: EntryProps) {
-  const [bids, setBids] = useState<number[]>(() => names.map(() => 0));
-  const [tricks, setTricks] = useState<number[]>(() => names.map(() => 0));
-  const [bidding, setBidding] = useState(true);
+function NumKingEntry({ t, n, names, dealer, tiebreak, previous, options, save, correction }: EntryProps) {
+  // a correction starts from the round as stored: its bids and tricks, the bids done
+  const stored = correction ? numKingInput(correction.round) : null;
+  const [bids, setBids] = useState<number[]>(() => names.map((_, seat) => stored?.players[seat]?.bid ?? 0));
+  const [tricks, setTricks] = useState<number[]>(() => names.map((_, seat) => stored?.players[seat]?.tricks ?? 0));
+  const [bidding, setBidding] = useState(stored === null);
   const streaks = names.map((_, seat) => previous?.scores.players.find((p) => p.seat === seat)?.streak ?? 0);
   const players: NumKingRound["players"] = names.map((_, seat) => ({
     bid: bids[seat] ?? 0,
@@ -85,6 +88,7 @@ function NumKingEntry({ t, n, names, dealer, tiebreak, previous, options, save }
       ready={!bidding && live.score !== null}
       busy={saving.busy}
       onSubmit={() => void saving.submit({ players })}
+      correction={correction}
     >
       <p>{t.cardsEach(n)}</p>
       <fieldset>

@@ -20,11 +20,13 @@ import {
   fieldError,
   flag,
   numbered,
+  parseNumbered,
   sheetFlag,
   useLiveScore,
   useSave,
 } from "./entry";
 import type { Texts } from "./i18n";
+import { numWinInput } from "./rounds";
 import { Field } from "./ui";
 
 type NumWinRound = Schemas["NumWinRoundIn"];
@@ -143,9 +145,46 @@ function describeCard(t: Texts, entry: Entry<CardKind>): string {
   }
 }
 
-function NumWinEntry({ t, n, names, dealer, tiebreak, options, save }: EntryProps) {
-  const [hands, setHands] = useState<HandDraft[]>(() => names.map(() => ({ combination: [], locked: [] })));
-  const [caller, setCaller] = useState<number | null>(null);
+/** A stored round's hands turned back into the entry's draft: classic cards by value and count
+ * (their colours change no score), the Rainbows, Shadows and action cards, the locked pairs. */
+function draftOf(players: Schemas["NumWinScoreRequest"]["players"], seats: number): HandDraft[] {
+  return Array.from({ length: seats }, (_, seat) => {
+    const hand = players[seat];
+    const classic = new Map<number, number>();
+    const others: Entry<CardKind>[] = [];
+    const codes: readonly string[] = hand?.combination ?? [];
+    for (const code of codes) {
+      const action = ACTIONS.find((a) => a === code);
+      const parsed = parseNumbered(code);
+      if (action) others.push({ type: action, value: 0, count: 1 });
+      else if (parsed?.family === "rainbow" || parsed?.family === "shadow")
+        others.push({ type: parsed.family, value: parsed.value, count: 1 });
+      else if (parsed) classic.set(parsed.value, (classic.get(parsed.value) ?? 0) + 1);
+    }
+    const combination: Entry<CardKind>[] = [
+      ...[...classic].map(([value, many]): Entry<CardKind> => ({ type: "classic", value, count: many })),
+      ...others,
+    ];
+    const locked: Entry<PairKind>[] = [];
+    for (const pair of hand?.locked ?? []) {
+      const cards: readonly string[] = pair;
+      const families = cards.map((code) => parseNumbered(code));
+      const value = families[0]?.value ?? 0;
+      const trumps = families.map((f) => f?.family).filter((f) => f === "rainbow" || f === "shadow");
+      const type: PairKind =
+        trumps.length === 2 ? "rainbow-shadow" : trumps.length === 1 ? "rainbow-classic" : "classic-pair";
+      locked.push({ type, value, count: 1 });
+    }
+    return { combination, locked };
+  });
+}
+
+function NumWinEntry({ t, n, names, dealer, tiebreak, options, save, correction }: EntryProps) {
+  const stored = correction ? numWinInput(correction.round) : null;
+  const [hands, setHands] = useState<HandDraft[]>(() =>
+    stored ? draftOf(stored.players, names.length) : names.map(() => ({ combination: [], locked: [] })),
+  );
+  const [caller, setCaller] = useState<number | null>(stored?.caller ?? null);
   const players = handsBody(hands);
   const teams = sheetFlag(options, "teams");
   const live = useLiveScore(
@@ -167,6 +206,7 @@ function NumWinEntry({ t, n, names, dealer, tiebreak, options, save }: EntryProp
       ready={players !== null && live.score !== null}
       busy={saving.busy}
       onSubmit={() => void (players ? saving.submit({ players, caller }) : undefined)}
+      correction={correction}
     >
       {hands.map((hand, seat) => {
         const name = names[seat] ?? "";

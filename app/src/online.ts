@@ -9,7 +9,7 @@ import type { Texts } from "./i18n";
 
 export type Game = Schemas["GameOut"];
 export type GameAction = paths["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"];
-export type PlayRuleset = "numwars" | "numwars-classic";
+export type PlayRuleset = Game["ruleset"];
 type EventKind = Schemas["EventOut"]["kind"];
 
 /** Every event kind the stream names (`event:` = the kind): each one refreshes the view. */
@@ -107,6 +107,60 @@ export function tokenFromFragment(id: string): string | null {
     return token;
   }
   return remembered()[id] ?? null;
+}
+
+// -- the games this device created: their seats' links, kept here only -----------------------
+
+const CREATED = "numrules.created-games";
+
+/** A game this device created, with every seat's token it received (secrets: kept in
+ * localStorage only, shown in links as the URL fragment). */
+export interface CreatedGame {
+  id: string;
+  ruleset: PlayRuleset;
+  at: string;
+  seats: { seat: number; name: string; token: string }[];
+}
+
+export function createdGames(): CreatedGame[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(CREATED) ?? "[]");
+    if (!Array.isArray(parsed)) return [];
+    const games: CreatedGame[] = [];
+    for (const item of parsed) {
+      if (typeof item !== "object" || item === null) continue;
+      const id: unknown = "id" in item ? item.id : null;
+      const ruleset: unknown = "ruleset" in item ? item.ruleset : null;
+      const at: unknown = "at" in item ? item.at : null;
+      const seats: unknown = "seats" in item ? item.seats : null;
+      const known = RULESETS.find((r) => r === ruleset);
+      if (typeof id !== "string" || !known || typeof at !== "string" || !Array.isArray(seats)) continue;
+      const kept: CreatedGame["seats"] = [];
+      for (const one of seats) {
+        if (typeof one !== "object" || one === null) continue;
+        const seat: unknown = "seat" in one ? one.seat : null;
+        const name: unknown = "name" in one ? one.name : null;
+        const token: unknown = "token" in one ? one.token : null;
+        if (typeof seat === "number" && typeof name === "string" && typeof token === "string") kept.push({ seat, name, token });
+      }
+      games.push({ id, ruleset: known, at, seats: kept });
+    }
+    return games;
+  } catch {
+    return [];
+  }
+}
+
+const RULESETS: readonly PlayRuleset[] = ["numwars", "numwars-classic", "numking", "numwin"];
+
+/** Keeps a created game's links on the device (the newest first, the last 20). */
+export function rememberCreated(game: CreatedGame): void {
+  const others = createdGames().filter((g) => g.id !== game.id);
+  localStorage.setItem(CREATED, JSON.stringify([game, ...others].slice(0, 20)));
+}
+
+export function createdGame(id: string): CreatedGame | null {
+  return createdGames().find((g) => g.id === id) ?? null;
 }
 
 // -- the live game --------------------------------------------------------------------------

@@ -7,52 +7,93 @@
 // then the end screen with the result and the seed commitment checked here with WebCrypto.
 
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { type Refusal, type Session, api, bearer, refusal } from "./api";
+import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
+import { type OptionValues, count, flag } from "./entry";
 import type { Texts } from "./i18n";
 import {
+  type CreatedGame,
   type Game,
   type GameAction,
   type PlayRuleset,
   cardLabel,
   cardOf,
   checkCommitment,
+  createdGame,
+  createdGames,
   lookup,
   otherActions,
+  rememberCreated,
   seatLink,
   tokenFromFragment,
   watchGame,
 } from "./online";
-import { Field, Heading, type Navigate, Problem, useRequest } from "./ui";
+import { OptionField, SHEETS, defaults, useCatalogue } from "./sheet";
+import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
-const MIN_PLAYERS = 3;
-const MAX_PLAYERS = 8;
-const PLAYABLE: readonly PlayRuleset[] = ["numwars", "numwars-classic"];
+const RULESETS: readonly PlayRuleset[] = ["numwars", "numwars-classic", "numking", "numwin"];
 
-// -- the new game: players' names, then one link per seat -------------------------------------
-
-interface Created {
-  id: string;
-  seats: { seat: number; name: string; token: string }[];
+/** The create body of a game of `ruleset`, with the options of its sheet's form (the same
+ * names: sheet.tsx's fields are reused). */
+function gameBody(ruleset: PlayRuleset, players: Schemas["PlayerIn"][], values: OptionValues): Schemas["CreateGame"] {
+  switch (ruleset) {
+    case "numwars":
+      return { ruleset, players };
+    case "numwars-classic":
+      return { ruleset, players, options: { alliance: flag(values, "alliance"), tiebreak: flag(values, "tiebreak") } };
+    case "numking":
+      return { ruleset, players, options: { zeros: flag(values, "zeros"), max_cards: count(values, "max_cards") } };
+    case "numwin":
+      return { ruleset, players, options: { teams: flag(values, "teams") } };
+  }
 }
 
+/** « 4 déc. 2026, 01:30 » in the app's language. */
+function when(t: Texts, at: string): string {
+  return new Date(at).toLocaleString(t.dateLocale, { dateStyle: "medium", timeStyle: "short" });
+}
+
+// -- the new game: the game, its options, players' names, then one link per seat ---------------
+
 export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
+  const { rulesets } = useCatalogue(t);
   const [ruleset, setRuleset] = useState<PlayRuleset>("numwars");
   const [names, setNames] = useState<string[]>(["", "", "", ""]);
   const [accounts, setAccounts] = useState<string[]>(["", "", "", ""]);
-  const [created, setCreated] = useState<Created | null>(null);
+  const [values, setValues] = useState<OptionValues | null>(null);
+  const [created, setCreated] = useState<CreatedGame | null>(null);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
+  const info = rulesets?.find((r) => r.id === ruleset) ?? null;
+  const specs = SHEETS[ruleset].options;
+  const options = values ?? (info ? defaults(info, specs) : {});
+  const least = info?.players.min ?? 3;
+  const most = info?.players.max ?? 8;
+  const locked = (id: PlayRuleset) => !session && (rulesets?.find((r) => r.id === id)?.community ?? false);
+
+  function choose(id: PlayRuleset) {
+    const next = rulesets?.find((r) => r.id === id);
+    if (!next || locked(id)) return;
+    setRuleset(id);
+    setValues(defaults(next, SHEETS[id].options));
+    setProblem(null);
+    const fit = (old: string[]) => {
+      const kept = old.slice(0, next.players.max);
+      while (kept.length < next.players.min) kept.push("");
+      return kept;
+    };
+    setNames(fit);
+    setAccounts(fit);
+  }
 
   async function submit(event: Event) {
     event.preventDefault();
+    if (locked(ruleset)) return;
     await send(async () => {
+      const players = names.map((name, i) => {
+        const account = accounts[i]?.trim() ?? "";
+        return { name: name.trim() || t.playerName(i + 1), ...(account ? { account } : {}) };
+      });
       const { data, error } = await api.POST("/v1/games", {
-        body: {
-          ruleset,
-          players: names.map((name, i) => {
-            const account = accounts[i]?.trim() ?? "";
-            return { name: name.trim() || t.playerName(i + 1), ...(account ? { account } : {}) };
-          }),
-        },
+        body: gameBody(ruleset, players, options),
         headers: session ? bearer(session.token) : {},
       });
       if (!data) {
@@ -60,12 +101,16 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         return;
       }
       const seats = data.seats.flatMap((s) => (s.token ? [{ seat: s.seat, name: s.name, token: s.token }] : []));
-      setCreated({ id: data.id, seats });
+      const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats };
+      rememberCreated(game);
+      setCreated(game);
     });
   }
 
   if (created) return <SeatLinks t={t} created={created} navigate={navigate} />;
   const fields = problem?.fields ?? {};
+  const rulesetName = (id: PlayRuleset) => rulesets?.find((r) => r.id === id)?.name ?? id;
+  const anyLocked = RULESETS.some(locked);
   return (
     <section>
       <Heading>{t.newGame}</Heading>
@@ -75,18 +120,45 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
             <select
               {...p}
               value={ruleset}
-              onChange={(e) => setRuleset(PLAYABLE.find((r) => r === e.currentTarget.value) ?? "numwars")}
+              onChange={(e) => {
+                const picked = RULESETS.find((r) => r === e.currentTarget.value);
+                if (picked) choose(picked);
+              }}
             >
-              {PLAYABLE.map((r) => (
-                <option key={r} value={r}>
-                  {t.gameRulesets[r]}
+              {RULESETS.map((r) => (
+                <option key={r} value={r} disabled={locked(r)}>
+                  {locked(r) ? t.lockedName(rulesetName(r)) : rulesetName(r)}
                 </option>
               ))}
             </select>
           )}
         </Field>
+        {anyLocked ? (
+          <p class="notice">
+            {t.gameLocked}{" "}
+            <Link href="/connexion" navigate={navigate}>
+              {t.login}
+            </Link>
+          </p>
+        ) : null}
+        {specs.length > 0 ? (
+          <fieldset>
+            <legend>{t.options}</legend>
+            {specs.map((spec) => (
+              <OptionField
+                key={spec.name}
+                t={t}
+                spec={spec}
+                value={options[spec.name] ?? null}
+                error={fields[`options.${spec.name}`]}
+                onChange={(value) => setValues({ ...options, [spec.name]: value })}
+              />
+            ))}
+          </fieldset>
+        ) : null}
         <fieldset>
           <legend>{t.players}</legend>
+          <p class="muted">{t.playerRange(least, most)}</p>
           {names.map((name, i) => (
             <div class="row" key={i}>
               <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
@@ -102,7 +174,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
                   />
                 )}
               </Field>
-              {names.length > MIN_PLAYERS ? (
+              {names.length > least ? (
                 <button
                   type="button"
                   class="small"
@@ -117,7 +189,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
               ) : null}
             </div>
           ))}
-          {names.length < MAX_PLAYERS ? (
+          {names.length < most ? (
             <button
               type="button"
               onClick={() => {
@@ -128,6 +200,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
               {t.addPlayer}
             </button>
           ) : null}
+          {fields["players"] ? <p class="field-error">{fields["players"]}</p> : null}
         </fieldset>
         <details class="accounts" open={names.some((_, i) => fields[`players[${i}].account`] !== undefined)}>
           <summary>{t.accounts}</summary>
@@ -151,22 +224,69 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         </details>
         <Problem
           refusal={problem}
-          shown={["ruleset", ...names.flatMap((_, i) => [`players[${i}].name`, `players[${i}].account`])]}
+          shown={[
+            "ruleset",
+            "players",
+            ...specs.map((spec) => `options.${spec.name}`),
+            ...names.flatMap((_, i) => [`players[${i}].name`, `players[${i}].account`]),
+          ]}
         />
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={busy || locked(ruleset)}>
           {t.createGame}
         </button>
       </form>
+      <MyGames t={t} navigate={navigate} rulesetName={rulesetName} onShow={setCreated} />
     </section>
   );
 }
 
-function SeatLinks({ t, created, navigate }: { t: Texts; created: Created; navigate: Navigate }) {
-  const [copied, setCopied] = useState<string | null>(null);
+/** « Mes parties »: the games this device created, each with its links shown again. */
+function MyGames({
+  t,
+  navigate,
+  rulesetName,
+  onShow,
+}: {
+  t: Texts;
+  navigate: Navigate;
+  rulesetName: (id: PlayRuleset) => string;
+  onShow: (game: CreatedGame) => void;
+}) {
+  const games = createdGames();
+  if (games.length === 0) return null;
   return (
-    <section>
-      <Heading>{t.seatLinks}</Heading>
-      <p>{t.seatLinksHelp}</p>
+    <section aria-labelledby="my-games-title">
+      <h2 id="my-games-title">{t.myGames}</h2>
+      <p class="muted">{t.myGamesHelp}</p>
+      <ul class="links">
+        {games.map((game) => {
+          const label = `${rulesetName(game.ruleset)} — ${when(t, game.at)}`;
+          return (
+            <li key={game.id}>
+              <p>{label}</p>
+              <div class="row">
+                <button type="button" onClick={() => onShow(game)}>
+                  {t.showLinks(label)}
+                </button>
+                <Link href={`/parties/${game.id}`} navigate={navigate}>
+                  {t.openGame(label)}
+                </Link>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+/** The seats' links: right after the game is created, from « Mes parties », or (`again`, no
+ * navigation: the game is open) folded on the game's screen of the device that created it. */
+function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; navigate: Navigate | null }) {
+  const again = navigate === null;
+  const [copied, setCopied] = useState<string | null>(null);
+  const list = (
+    <>
       <ul class="links">
         {created.seats.map((seat) => {
           const link = seatLink(created.id, seat.token);
@@ -187,22 +307,39 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: Created; navig
                 >
                   {t.copy(seat.name)}
                 </button>
-                <a
-                  href={link}
-                  onClick={(event) => {
-                    if (event.ctrlKey || event.metaKey || event.shiftKey) return;
-                    event.preventDefault();
-                    navigate(new URL(link).pathname + new URL(link).hash);
-                  }}
-                >
-                  {t.playAs(seat.name)}
-                </a>
+                {navigate ? (
+                  <a
+                    href={link}
+                    onClick={(event) => {
+                      if (event.ctrlKey || event.metaKey || event.shiftKey) return;
+                      event.preventDefault();
+                      navigate(new URL(link).pathname + new URL(link).hash);
+                    }}
+                  >
+                    {t.playAs(seat.name)}
+                  </a>
+                ) : null}
               </div>
             </li>
           );
         })}
       </ul>
       <p role="status">{copied ?? ""}</p>
+    </>
+  );
+  if (again) {
+    return (
+      <details class="accounts">
+        <summary>{t.linksAgain}</summary>
+        {list}
+      </details>
+    );
+  }
+  return (
+    <section>
+      <Heading>{t.seatLinks}</Heading>
+      <p>{t.seatLinksHelp}</p>
+      {list}
     </section>
   );
 }
@@ -287,17 +424,22 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
     );
   }
   if (game.status !== "active") return <GameOver key="over" t={t} game={game} />;
+  // the device that created the game keeps its seats' links: shown again, folded
+  const created = createdGame(id);
   return (
-    <Table
-      key={`table-${game.seat ?? "spectator"}`}
-      t={t}
-      game={game}
-      live={live}
-      problem={problem}
-      busy={busy}
-      act={act}
-      join={session && game.seat === null ? join : null}
-    />
+    <>
+      <Table
+        key={`table-${game.seat ?? "spectator"}`}
+        t={t}
+        game={game}
+        live={live}
+        problem={problem}
+        busy={busy}
+        act={act}
+        join={session && game.seat === null ? join : null}
+      />
+      {created ? <SeatLinks t={t} created={created} navigate={null} /> : null}
+    </>
   );
 }
 
@@ -317,7 +459,8 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
   const names = game.players.map((p) => p.name);
   const nameOf = (seat: number) => names[seat] ?? t.playerName(seat + 1);
   const seat = game.seat;
-  const mine = seat !== null && view.actors.includes(seat);
+  // Num Win opens its snaps to every seat: the turn is the current player's alone
+  const mine = seat !== null && (view.ruleset === "numwin" ? view.current_player === seat : view.actors.includes(seat));
   const legal = view.legal_actions ?? [];
   const hand = view.hand ?? [];
   const trick = "trick" in view ? view.trick : [];
@@ -328,12 +471,13 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
   // the type a tapped card is sent with when no legal action names it: the API explains why
   const cardType = legal.find((a) => a.type === "play" || a.type === "pass")?.type ?? (view.phase === "exchange" ? "pass" : "play");
 
-  const turn = mine ? t.yourTurn : t.turnOf(view.actors.map(nameOf).join(", "));
+  const onTurn = view.ruleset === "numwin" && view.current_player !== null ? [view.current_player] : view.actors;
+  const turn = mine ? t.yourTurn : t.turnOf(onTurn.map(nameOf).join(", "));
   return (
     <section class="play" data-version={game.version}>
       <Heading>{t.gameRound(view.round)}</Heading>
       <p class="muted">
-        {t.gameRulesets[view.ruleset === "numwars-classic" ? "numwars-classic" : "numwars"]} · {lookup(t.phases, view.phase)}
+        {{ ...t.gameRulesets, ...t.gameRulesetsMore }[view.ruleset]} · {lookup(t.phases, view.phase)}
         {" · "}
         <span class={live ? "live" : "problem"}>{live ? t.live : t.reconnecting}</span>
       </p>
@@ -357,18 +501,35 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
       ) : null}
       <Problem refusal={problem} shown={[]} />
 
-      <h2 id={`${legalId}-trick`}>{t.trickNow}</h2>
-      {trick.length === 0 ? (
-        <p class="muted">{t.trickEmpty}</p>
+      {view.ruleset === "numwin" ? (
+        <NumWinBoard t={t} view={view} seat={seat} nameOf={nameOf} />
       ) : (
-        <ol class="trick" aria-labelledby={`${legalId}-trick`}>
-          {trick.map((c) => (
-            <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
-          ))}
-        </ol>
+        <>
+          <h2 id={`${legalId}-trick`}>{t.trickNow}</h2>
+          {trick.length === 0 ? (
+            <p class="muted">{t.trickEmpty}</p>
+          ) : (
+            <ol class="trick" aria-labelledby={`${legalId}-trick`}>
+              {trick.map((c) => (
+                <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
+              ))}
+            </ol>
+          )}
+        </>
       )}
 
-      {seat !== null ? (
+      {seat !== null && view.ruleset === "numwin" && choices.length > 0 ? (
+        <fieldset class="choices">
+          <legend>{t.choices}</legend>
+          {choices.map((action, i) => (
+            <button key={i} type="button" class="primary" disabled={busy} onClick={() => void act(action)}>
+              {actionLabel(t, action, nameOf, seat ?? 0)}
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
+
+      {seat !== null && view.ruleset !== "numwin" ? (
         <>
           <h2 id={`${legalId}-hand`}>{t.yourHand}</h2>
           <p class="muted" id={legalId}>
@@ -400,7 +561,7 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
               <legend>{t.choices}</legend>
               {choices.map((action, i) => (
                 <button key={i} type="button" class="primary" disabled={busy} onClick={() => void act(action)}>
-                  {actionLabel(t, action)}
+                  {actionLabel(t, action, nameOf, seat ?? 0)}
                 </button>
               ))}
             </fieldset>
@@ -434,7 +595,7 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
             {names.map((name, i) => (
               <tr key={i} class={view.actors.includes(i) ? "leader" : undefined}>
                 <th scope="row">{name}</th>
-                <td>{"hand_counts" in view ? view.hand_counts[i] : ""}</td>
+                <td>{"hand_counts" in view ? view.hand_counts[i] : "combinations" in view ? view.combinations[i]?.count : ""}</td>
                 <td>{t.points(view.scores[i] ?? 0)}</td>
               </tr>
             ))}
@@ -445,8 +606,54 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
   );
 }
 
-function actionLabel(t: Texts, action: GameAction): string {
+type NumWinView = Schemas["NumWinView"];
+
+/** Num Win's table: the seat's combination (its hidden cards said so, the locked ones marked),
+ * the card in hand, the discard pile's top card and the draw pile. */
+function NumWinBoard({ t, view, seat, nameOf }: { t: Texts; view: NumWinView; seat: number | null; nameOf: (seat: number) => string }) {
+  const titleId = useId();
+  const mine = seat === null ? undefined : view.combinations.find((c) => c.seat === seat);
+  return (
+    <>
+      {mine ? (
+        <>
+          <h2 id={titleId}>{t.yourCombination}</h2>
+          <ol class="hand" aria-labelledby={titleId}>
+            {mine.cards.map((card, i) => {
+              const label = card ? cardLabel(t, card) : t.hiddenCard;
+              return (
+                <li key={i} class={`card ${card?.split("-")[0] ?? ""}`}>
+                  {t.combinationCard(i + 1, mine.locked[i] ? t.lockedCard(label) : label)}
+                </li>
+              );
+            })}
+          </ol>
+        </>
+      ) : null}
+      {view.in_hand && view.in_hand.card ? <p class="turn">{t.inHand(cardLabel(t, view.in_hand.card))}</p> : null}
+      <p>{view.discard ? t.discardTop(cardLabel(t, view.discard)) : t.discardEmpty}</p>
+      <p class="muted">{t.drawPile(view.draw_pile_count)}</p>
+    </>
+  );
+}
+
+function actionLabel(t: Texts, action: GameAction, nameOf: (seat: number) => string, me: number): string {
   switch (action.type) {
+    case "draw":
+    case "take":
+    case "call":
+      return t.actionWords[action.type];
+    case "discard":
+    case "add":
+      return action.call ? t.andCall(t.actionWords[action.type]) : t.actionWords[action.type];
+    case "swap":
+      return action.call ? t.andCall(t.swapAt(action.position + 1)) : t.swapAt(action.position + 1);
+    case "snap":
+      return t.snapAt(action.position + 1, nameOf(action.owner ?? me));
+    case "target": {
+      const label = t.targetAt(nameOf(action.seat), action.position + 1);
+      return action.call ? t.andCall(label) : label;
+    }
     case "neutralize":
       return action.neutralize ? t.neutralizeYes : t.neutralizeNo;
     case "bid":

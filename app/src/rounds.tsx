@@ -6,7 +6,7 @@
 // the list of rounds played (dealer, winners, the two actions) and the score over the rounds.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type NumWarsRound, type Refusal, type Sheet, api, bearer, ifMatch, refusal } from "./api";
+import { type NumWarsRound, type Refusal, type Schemas, type Sheet, api, bearer, ifMatch, refusal } from "./api";
 import { LineChart } from "./charts";
 import type { RoundBody } from "./entry";
 import type { Texts } from "./i18n";
@@ -19,6 +19,34 @@ type Round = Sheet["rounds"][number];
 export function numWarsInput(round: Round): NumWarsRound | null {
   const input = round.input;
   return "bomb_outcome" in input ? input : null;
+}
+
+/** The Num Wars classic round as entered (captured piles, no roles), or null. */
+export function classicInput(round: Round): Schemas["ClassicScoreRequest"] | null {
+  const input = round.input;
+  return isClassic(input) ? input : null;
+}
+
+function isClassic(input: Round["input"]): input is Schemas["ClassicScoreRequest"] {
+  const piles: readonly object[] = input.players;
+  return !("bomb_outcome" in input) && !("cards" in input) && piles.every((pile) => "captured" in pile);
+}
+
+/** The Num King round as entered (bids and tricks), or null. */
+export function numKingInput(round: Round): Schemas["NumKingScoreRequest"] | null {
+  const input = round.input;
+  return "cards" in input ? input : null;
+}
+
+/** The Num Win round as entered (combinations, locked pairs, the caller), or null. */
+export function numWinInput(round: Round): Schemas["NumWinScoreRequest"] | null {
+  const input = round.input;
+  return isNumWin(input) ? input : null;
+}
+
+function isNumWin(input: Round["input"]): input is Schemas["NumWinScoreRequest"] {
+  const hands: readonly object[] = input.players;
+  return hands.every((hand) => "combination" in hand);
 }
 
 /** A stored Num Wars round turned back into the draft the round entry edits: classic cards by
@@ -59,7 +87,6 @@ export function useCorrections(t: Texts, id: string, token: string | undefined, 
   const [notice, setNotice] = useState<string | null>(null);
 
   function start(round: Round) {
-    if (!numWarsInput(round)) return;
     setNotice(null);
     setEditing({ round });
   }
@@ -192,11 +219,9 @@ export function RoundList({ t, sheet, fix, canChange }: { t: Texts; sheet: Sheet
             </p>
             {canChange && asking !== round.n ? (
               <div class="round-actions">
-                {numWarsInput(round) ? (
-                  <button type="button" onClick={() => fix.start(round)} disabled={busy}>
-                    {t.fixCorrect(round.n)}
-                  </button>
-                ) : null}
+                <button type="button" onClick={() => fix.start(round)} disabled={busy}>
+                  {t.fixCorrect(round.n)}
+                </button>
                 <button
                   type="button"
                   onClick={() => {

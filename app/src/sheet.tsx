@@ -31,7 +31,7 @@ import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 type RulesetInfo = Schemas["RulesetInfo"];
 
 /** Each ruleset's sheet: its options, its create body, its round entry. */
-const SHEETS: Record<RulesetId, SheetRuleset> = {
+export const SHEETS: Record<RulesetId, SheetRuleset> = {
   numwars: NUMWARS,
   "numwars-classic": CLASSIC,
   numking: NUMKING,
@@ -42,7 +42,7 @@ const SHEETS: Record<RulesetId, SheetRuleset> = {
 
 const catalogues = new Map<Texts, RulesetInfo[]>();
 
-function useCatalogue(t: Texts): { rulesets: RulesetInfo[] | null; problem: Refusal | null } {
+export function useCatalogue(t: Texts): { rulesets: RulesetInfo[] | null; problem: Refusal | null } {
   const [rulesets, setRulesets] = useState<RulesetInfo[] | null>(catalogues.get(t) ?? null);
   const [problem, setProblem] = useState<Refusal | null>(null);
   useEffect(() => {
@@ -65,7 +65,7 @@ function useCatalogue(t: Texts): { rulesets: RulesetInfo[] | null; problem: Refu
 }
 
 /** The option values the catalogue gives as defaults (a value of another type: none). */
-function defaults(info: RulesetInfo, specs: readonly OptionSpec[]): OptionValues {
+export function defaults(info: RulesetInfo, specs: readonly OptionSpec[]): OptionValues {
   const values: OptionValues = {};
   for (const spec of specs) {
     const value = info.options[spec.name];
@@ -294,7 +294,7 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
   );
 }
 
-function OptionField({
+export function OptionField({
   t,
   spec,
   value,
@@ -382,6 +382,10 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
     }
   }
   const fix = useCorrections(t, id, token, sheet, load);
+  // a correction started: the last save's « Manche N enregistrée » no longer applies
+  useEffect(() => {
+    if (fix.editing) setSaved(null);
+  }, [fix.editing]);
 
   useEffect(() => {
     void load();

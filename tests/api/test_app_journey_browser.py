@@ -31,6 +31,7 @@ from tests.api.test_app_browser import (  # noqa: F401
     Screen,
     add_cards,
     browser,
+    open_cards,
     pts,
     score_round,
     served,
@@ -294,8 +295,8 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     screen.heading("Correction de la manche 2")
     expect(page.get_by_text("Donneur : Bo", exact=True)).to_be_visible()
     bo = page.get_by_role("group", name="Bo", exact=True)
-    # the round as stored (Bo's cards on his collapsed line)
-    expect(bo.locator("p.muted")).to_have_text("Classique 8 ×4")
+    open_cards(bo)  # one player's cards open at a time
+    expect(bo.locator(".cards li span")).to_have_text(["Classique 8 ×4"])  # the round as stored
     expect(page.get_by_role("group", name=pseudo, exact=True).get_by_label("Rôle")).to_have_value(
         "agent"
     )

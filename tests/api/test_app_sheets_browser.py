@@ -215,7 +215,8 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
         field = page.get_by_label(f"Plis de {name}", exact=True)
         expect(field).to_have_attribute("aria-invalid", "true")
         expect(field).to_have_accessible_description(message)
-    # said under each field it concerns, and not a second time in an alert
+    # the detail says what each field's message says: said once, under the fields (ui.Problem)
+    assert refused.json()["detail"] == message
     expect(page.get_by_role("alert")).to_have_count(0)
     screen.axe("num king manche refusée")
     screen.errors = [e for e in screen.errors if "status of 422" not in e]
