@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from engine import registry
@@ -26,6 +28,8 @@ from engine.bots import Budget, Hint, choose, hint
 from engine.core.actions import Action
 from engine.core.events import EventBase
 from engine.core.view import BaseView
+
+log = logging.getLogger("numrules.games")
 
 
 def move_seed(bot_seed: int, version: int, seat: int) -> int:
@@ -88,6 +92,23 @@ class Thinker:
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="numrules-bot")
         return self._executor
 
+    async def _run(self, func: Callable[..., Any], *args: Any) -> Any:
+        """`func(*args)` in the pool; a pool that cannot start its processes (a program that
+        imports the app without the `if __name__ == "__main__"` guard `spawn` needs) or
+        whose process died gives way to a thread, said once in the log."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), func, *args)
+        except (RuntimeError, BrokenProcessPool) as exc:
+            if not isinstance(self._executor, ProcessPoolExecutor):
+                raise
+            log.warning(
+                "bots: the process pool failed (%s); thinking in a thread", type(exc).__name__
+            )
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="numrules-bot")
+            return await loop.run_in_executor(self._executor, func, *args)
+
     async def choose(
         self,
         ruleset: str,
@@ -98,8 +119,7 @@ class Thinker:
         seed: int,
     ) -> Action:
         started = time.perf_counter()
-        action: Action = await asyncio.get_running_loop().run_in_executor(
-            self._pool(),
+        action: Action = await self._run(
             _choose,
             ruleset,
             options,
@@ -123,8 +143,7 @@ class Thinker:
         seed: int,
     ) -> Hint:
         started = time.perf_counter()
-        found: Hint = await asyncio.get_running_loop().run_in_executor(
-            self._pool(),
+        found: Hint = await self._run(
             _hint,
             ruleset,
             options,
