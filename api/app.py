@@ -309,7 +309,17 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         engine = engine_from_settings(settings)
         fanout = Fanout(settings.db_connect_timeout_seconds)
         application.state.db = engine
-        application.state.games = GameService(engine, fanout)
+        from api.games.bots import Thinker
+        from api.ops.metrics import metrics_of_state
+
+        def think_time(level: str, seconds: float) -> None:
+            metrics_of_state(application.state).bot_think.labels(level).observe(seconds)
+
+        thinker = Thinker(
+            settings.bot_workers, settings.bot_samples, settings.bot_seconds, think_time
+        )
+        games = GameService(engine, fanout, thinker=thinker, hold=settings.bot_hold)
+        application.state.games = games
         mailer = Mailer(settings)
         application.state.accounts = AccountService(engine, settings, mailer)
         application.state.max_streams = settings.max_streams
@@ -323,10 +333,13 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         # what requests allocate (35 ms per full collection before, the HTTP benchmark's p99).
         gc.collect()
         gc.freeze()
+        sweeping = asyncio.get_running_loop().create_task(games.sweep(settings.bot_sweep_seconds))
         try:
             await fanout.listen(settings.database_url)
             yield
         finally:
+            sweeping.cancel()
+            thinker.close()
             await fanout.close()
             await mailer.drain()
             await engine.dispose()

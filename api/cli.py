@@ -1,6 +1,7 @@
 """The `numrules` console script: serve the API, write the spec, simulate or show matches.
 
     numrules play --ruleset numking --players 4 --seed 1     # a whole match, trick by trick
+    numrules play --ruleset numking --players 3 --bots expert,basic   # seats 0, 1 are bots
     numrules simulate --ruleset numwin --players 4 --matches 50
     numrules simulate --ruleset numking --players 4 --rounds 1000 --round 5
 
@@ -83,6 +84,18 @@ def _options(text: str) -> dict[str, Any]:
             f"not {text!r}"
         )
     return parsed
+
+
+def _levels(text: str) -> list[str]:
+    from engine.bots import LEVELS
+
+    levels = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in levels if t not in LEVELS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"bot levels are {', '.join(LEVELS)}, not {', '.join(map(repr, unknown))}"
+        )
+    return levels
 
 
 def _rules(args: argparse.Namespace) -> AnyRuleset:
@@ -234,13 +247,20 @@ def _print_round_scores(match: Match) -> None:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from engine.core.events import PlayEvent, TrickEvent
+    from engine.bots import Budget, choose
+    from engine.core.events import PlayEvent, TrickEvent, visible_to
     from engine.core.rng import Rng
     from engine.core.tiebreak import MAX_TIEBREAK_ROUNDS
     from engine.simulate import MAX_STEPS, StuckError, pick
 
     rules = _rules(args)
+    bots: list[str] = args.bots
+    if len(bots) > args.players:
+        args.parser.error(f"argument --bots: {len(bots)} bots for {args.players} players")
+    budget = Budget(samples=args.bot_samples, seconds=args.bot_seconds)
     rng = Rng(args.seed)
+    bot_rng = Rng(args.seed ^ 0x5EED_B075)  # the bots' own draws, never the deal's
+    shown: list[EventBase] = []  # the current round's events (each bot sees its share)
     match = rules.new_match(players=args.players, seed=args.seed)
     kind, path = engine_in_use()
     note = f": {args.engine_note}" if args.engine_note and kind == "source" else ""
@@ -251,7 +271,21 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if match.is_over:
             break
         seat, action = pick(match, rng)
-        for event in match.apply(seat, action):
+        if seat < len(bots):  # a bot's seat: its level chooses, from its view only
+            action = choose(
+                rules,
+                match.view(seat),
+                visible_to(shown, seat),
+                level=bots[seat],
+                seed=bot_rng.next_u64(),
+                budget=budget,
+            )
+        events = match.apply(seat, action)
+        for event in events:
+            if event.kind == "round-start":
+                shown = []
+            shown.append(event)
+        for event in events:
             if event.kind in ("round-start", "match-over"):
                 _print_round_scores(match)
                 if event.kind == "round-start":
@@ -315,7 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
             "play seeded random-legal rounds (--rounds) or whole matches (--matches), "
             "print statistics",
         ),
-        ("play", _cmd_play, "play one seeded random match and print it round by round"),
+        (
+            "play",
+            _cmd_play,
+            "play one seeded match (random legal moves, or bots with --bots) and print it "
+            "round by round",
+        ),
     ):
         p = sub.add_parser(name, help=helptext, description=helptext)
         p.add_argument("--ruleset", required=True, choices=list(RULESETS))
@@ -333,6 +372,16 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--round", type=_int_at_least(1), default=None, help="numking: cards per player"
             )
+        else:
+            p.add_argument(
+                "--bots",
+                type=_levels,
+                default=[],
+                help="bot levels of the first seats, comma-separated (random, basic, expert); "
+                "the other seats play random legal moves",
+            )
+            p.add_argument("--bot-samples", type=_int_at_least(1), default=8)
+            p.add_argument("--bot-seconds", type=float, default=0.5)
         p.set_defaults(func=func, parser=p)
     return parser
 

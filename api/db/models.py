@@ -19,12 +19,16 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    false,
     func,
+    text,
+    true,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -65,6 +69,15 @@ class Game(Base):
     the events recorded."""
 
     __tablename__ = "games"
+    #: The sweep's query: active games owing a bot move, oldest first.
+    __table_args__ = (
+        Index(
+            "ix_games_bot_pending",
+            "updated_at",
+            postgresql_where=text("bot_pending"),
+            sqlite_where=text("bot_pending"),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     ruleset: Mapped[str] = mapped_column(String(32))
@@ -87,6 +100,13 @@ class Game(Base):
     creator_id: Mapped[str | None] = mapped_column(
         String(32), ForeignKey("accounts.id", ondelete="SET NULL")
     )
+    #: The bots' own seed (issue 25): each bot move draws from it, never from the deal's.
+    bot_seed: Mapped[int | None] = mapped_column(BigInteger)
+    #: A bot is among the actors: its move is owed (played by the replica that applied the
+    #: last action, else by the next read, action or sweep).
+    bot_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: `hints: false` at creation turns hints off for the game.
+    hints: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -108,6 +128,8 @@ class GameSeat(Base):
         String(32), ForeignKey("accounts.id", ondelete="SET NULL"), index=True
     )
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The bot level playing this seat (issue 25), None for a person.
+    bot: Mapped[str | None] = mapped_column(String(16))
 
 
 class GameAction(Base):
@@ -120,6 +142,17 @@ class GameAction(Base):
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = _now()
+
+
+class GameHint(Base):
+    """A hint given to a seat at a version (issue 25): the export marks the action that seat
+    played next as `hint_used`."""
+
+    __tablename__ = "game_hints"
+
+    game_id: Mapped[str] = _game_fk()
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
 class GameEvent(Base):

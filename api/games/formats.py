@@ -19,7 +19,7 @@ the store encodes or decodes a JSON column.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, Final
 
 import msgspec
@@ -125,12 +125,25 @@ def decode_answer(document: Any) -> ActionOut:
     return ActionOut(version=stored.version, events=stored.events, view=stored.view)
 
 
-def export_actions(rows: Iterable[Any]) -> list[ExportAction]:
+def export_actions(
+    rows: Iterable[Any],
+    bots: Collection[int] = (),
+    hinted: Collection[tuple[int, int]] = (),
+) -> list[ExportAction]:
     """An export's log from the action rows (`seq`, `seat`, `action` as stored): each action
     read by the engine's codec and written as the request it was (no ``v``, nothing a newer
-    replica added), so that it can be replayed and posted as it is."""
+    replica added), so that it can be replayed and posted as it is; `"bot": true` on the
+    actions of the `bots` seats, `"hint_used": true` on a `(seat, seq)` of `hinted`."""
     exported = []
     for row in rows:
         action: Action = decode_action(row.action)
-        exported.append(ExportAction(row.seq, row.seat, msgspec.to_builtins(action)))
+        exported.append(
+            ExportAction(
+                row.seq,
+                row.seat,
+                msgspec.to_builtins(action),
+                bot=row.seat in bots,
+                hint_used=(row.seat, row.seq) in hinted,
+            )
+        )
     return exported

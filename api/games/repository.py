@@ -41,6 +41,7 @@ from api.db.models import (
     Game,
     GameAction,
     GameEvent,
+    GameHint,
     GameSeat,
     IdempotencyKey,
     StreamTicket,
@@ -67,6 +68,7 @@ ACTIONS = table(GameAction)
 EVENTS = table(GameEvent)
 KEYS = table(IdempotencyKey)
 TICKETS = table(StreamTicket)
+HINTS = table(GameHint)
 
 log = logging.getLogger("numrules.games")
 
@@ -95,7 +97,11 @@ _SEAT_BY_ACCOUNT = select(SEATS.c.seat).where(
     SEATS.c.joined,
     SEATS.c.account_id == bindparam("b_account"),
 )
-_NAMES = select(SEATS.c.name).where(SEATS.c.game_id == bindparam("b_game")).order_by(SEATS.c.seat)
+_NAMES = (
+    select(SEATS.c.name, SEATS.c.bot)
+    .where(SEATS.c.game_id == bindparam("b_game"))
+    .order_by(SEATS.c.seat)
+)
 _KEY = select(KEYS.c.request_hash, KEYS.c.response).where(
     KEYS.c.game_id == bindparam("b_game"),
     KEYS.c.seat == bindparam("b_seat"),
@@ -128,6 +134,7 @@ def _move(checkpoint: bool, notify: bool) -> Update:
         "event_seq": bindparam("b_event_seq"),
         "status": bindparam("b_status"),
         "result": bindparam("b_result", type_=GAMES.c.result.type),
+        "bot_pending": bindparam("b_bot_pending"),
         "updated_at": func.now(),
     }
     if checkpoint:
@@ -203,8 +210,61 @@ class GameRepository:
         ).first()
         return None if row is None else int(row.seat)
 
-    async def names(self, conn: AsyncConnection, game_id: str) -> list[str]:
-        return [r.name for r in await conn.execute(_NAMES, {"b_game": game_id})]
+    async def names(self, conn: AsyncConnection, game_id: str) -> list[tuple[str, str | None]]:
+        """Each seat's name and bot level (None for a person), in seat order."""
+        return [(r.name, r.bot) for r in await conn.execute(_NAMES, {"b_game": game_id})]
+
+    async def owing_bots(self, conn: AsyncConnection, idle_seconds: float, limit: int) -> list[str]:
+        """Active games owing a bot move for at least `idle_seconds` (the replica that
+        applied their last action should have played it by then), oldest first, locked and
+        skipping those another transaction holds (`FOR UPDATE SKIP LOCKED`: an action or a
+        bot move under way there)."""
+        since = datetime.now(UTC) - timedelta(seconds=idle_seconds)
+        query = (
+            select(GAMES.c.id)
+            .where(GAMES.c.bot_pending, GAMES.c.status == "active", GAMES.c.updated_at <= since)
+            .order_by(GAMES.c.updated_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        return [r.id for r in await conn.execute(query)]
+
+    async def round_events(
+        self, conn: AsyncConnection, game: Row[Any], seat: int
+    ) -> list[dict[str, Any]]:
+        """The current round's events (from its last `round-start`) that `seat` may see, as
+        stored: what a bot or a hint is given besides the seat's view."""
+        start = (
+            await conn.execute(
+                select(func.max(EVENTS.c.seq)).where(
+                    EVENTS.c.game_id == game.id,
+                    EVENTS.c.kind == "round-start",
+                    EVENTS.c.seq <= game.event_seq,
+                )
+            )
+        ).scalar() or 0
+        rows = await conn.execute(
+            select(EVENTS.c.visibility, EVENTS.c.payload)
+            .where(
+                EVENTS.c.game_id == game.id,
+                EVENTS.c.seq >= start,
+                EVENTS.c.seq <= game.event_seq,
+            )
+            .order_by(EVENTS.c.seq)
+        )
+        return [r.payload for r in rows if r.visibility is None or seat in r.visibility]
+
+    async def add_hint(self, conn: AsyncConnection, game_id: str, seat: int, version: int) -> None:
+        """A hint given to `seat` at `version` (once: asked again, nothing more)."""
+        known = (
+            await conn.execute(
+                select(HINTS.c.seat).where(
+                    HINTS.c.game_id == game_id, HINTS.c.seat == seat, HINTS.c.version == version
+                )
+            )
+        ).first()
+        if known is None:
+            await conn.execute(insert(HINTS).values(game_id=game_id, seat=seat, version=version))
 
     async def seat_binding(
         self, conn: AsyncConnection, game_id: str, seat: int
@@ -296,7 +356,20 @@ class GameRepository:
                 .order_by(ACTIONS.c.seq)
             )
         ).all()
-        return export_actions(rows)
+        bots = {
+            r.seat
+            for r in await conn.execute(
+                select(SEATS.c.seat).where(SEATS.c.game_id == game.id, SEATS.c.bot.is_not(None))
+            )
+        }
+        hinted: set[tuple[int, int]] = set()  # each hint marks the seat's next action
+        for r in await conn.execute(
+            select(HINTS.c.seat, HINTS.c.version).where(HINTS.c.game_id == game.id)
+        ):
+            after = [a.seq for a in rows if a.seat == r.seat and a.seq > r.version]
+            if after:
+                hinted.add((r.seat, min(after)))
+        return export_actions(rows, bots, hinted)
 
     async def append(
         self,
@@ -308,6 +381,7 @@ class GameRepository:
         status: str,
         result: Any,
         checkpoint: MatchCheckpoint | None,
+        bot_pending: bool = False,
     ) -> None:
         """One action: its log row, its events, and the game's row moved to the next version
         (with `checkpoint` when the action started a round), in the caller's transaction."""
@@ -328,6 +402,7 @@ class GameRepository:
             "b_event_seq": game.event_seq + len(events),
             "b_status": status,
             "b_result": result,
+            "b_bot_pending": bot_pending,
         }
         if checkpoint is not None:
             moved["b_checkpoint"] = encode_checkpoint(checkpoint)

@@ -34,6 +34,7 @@ from api.games.schemas import (
     ExportOut,
     GameCreated,
     GameOut,
+    HintOut,
     SeatJoined,
     TicketOut,
 )
@@ -150,6 +151,15 @@ CREATE_EXAMPLE = {
     "ruleset": "numking",
     "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}],
 }
+BOTS_EXAMPLE = {
+    "ruleset": "numwars-classic",
+    "players": [
+        {"name": "Ada"},
+        {"name": "Bot 1", "bot": "expert"},
+        {"name": "Bot 2", "bot": "basic"},
+    ],
+    "options": {"hints": True},
+}
 
 
 GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
@@ -258,7 +268,18 @@ class GameController(Controller):
             'player may name an account (`"account": pseudo`): '
             "once that account joins the seat (`POST /v1/games/{id}/seats/{seat}/join`), it may "
             "act for the seat with its session as well as with the seat token, and the finished "
-            "game counts in its history and stats."
+            "game counts in its history and stats.\n\n"
+            '**Bots** (issue 25): a player `{"name", "bot": level}` (`random`, `basic`, `expert`: '
+            "`GET /v1/rulesets/{id}` lists them under `bots`) is played by the server and gets "
+            "no token. Whenever a bot is among `view.actors`, the server plays its move right "
+            "after the action (or the creation) that made it owed, each move in its own "
+            "transaction, as an ordinary logged action of that seat (same events, stream and "
+            'export, where its actions say `"bot": true`), and chains on until a person is to '
+            "act or the match is over: a game of bots only runs to its end from its creation. "
+            "A move owed by a process that died is played by the next read or action of the "
+            "game, or by any replica's periodic sweep, exactly once. The bots draw from their "
+            "own seed, never the deal's. The option `hints` (default true; false turns `POST "
+            "/v1/games/{id}/hint` off) is the service's, not the ruleset's."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -295,7 +316,12 @@ class GameController(Controller):
         games: Games,
         data: Annotated[
             CreateGame,
-            Body(examples=[Example(summary="Three players of Num King", value=CREATE_EXAMPLE)]),
+            Body(
+                examples=[
+                    Example(summary="Three players of Num King", value=CREATE_EXAMPLE),
+                    Example(summary="Ada against two bots", value=BOTS_EXAMPLE),
+                ]
+            ),
         ],
     ) -> Response[GameCreated]:
         created = await games.create(data, await optional_session(request))
@@ -607,6 +633,42 @@ class GameController(Controller):
         self, games: Games, caller: SeatOrSession, game_id: GameId
     ) -> AbandonOut:
         return await games.abandon(game_id, caller)
+
+    @post(
+        "/{game_id:str}/hint",
+        operation_id="PostGameHint",
+        summary="A hint for my seat",
+        description=(
+            "The `expert` bot's suggestion for the token's seat (or the seat the session's "
+            "account joined), on its turn: `action` (postable as it is to `/actions`) and, for "
+            "each legal action, `value`, its estimated round score for the seat (its team's "
+            "under teams; in numwin the lowest is best), best first, over `samples` worlds "
+            "consistent with what the seat can see (never another seat's hidden cards). Thought "
+            "off the event loop within the bots' per-move budget; one hint in flight per seat "
+            "(409 `hint-in-flight`); the export marks the seat's next action `hint_used`. 409 "
+            "`not-your-turn` when the seat may not act now, `game-over` once over, `hints-off` "
+            "when the game was created with the option `hints: false`."
+        ),
+        tags=[TAG],
+        status_code=200,
+        security=SECURITY,
+        responses={
+            401: UNAUTHORIZED,
+            404: NOT_FOUND,
+            409: _problem(
+                "Not the seat's turn, the game over, hints off, or a hint already in flight",
+                "not-your-turn",
+                "game-over",
+                "hints-off",
+                "hint-in-flight",
+            ),
+        },
+    )
+    async def post_hint(
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> Response[HintOut]:
+        found = await games.hint(game_id, caller)
+        return Response(found, headers={**NO_STORE})
 
     @post(
         "/{game_id:str}/seats/{seat:int}/join",

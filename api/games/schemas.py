@@ -25,6 +25,8 @@ NAME_LENGTH = 40
 #: is built).
 RulesetId = str
 Status = Literal["active", "over", "abandoned"]
+#: The bot levels (engine.bots.LEVELS; `GET /v1/rulesets/{id}` lists them under `bots`).
+BotLevel = Literal["random", "basic", "expert"]
 
 
 class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -35,6 +37,8 @@ class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: (`POST /v1/games/{id}/seats/{seat}/join`); it may then act with its session too, and
     #: the finished game counts in its history and stats.
     account: PseudoRef | None = None
+    #: A bot plays this seat (issue 25): the server plays its turns; it gets no token.
+    bot: BotLevel | None = None
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -47,9 +51,11 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     seed: Annotated[int, msgspec.Meta(ge=0, le=SEED_LIMIT - 1)] | None = None
 
 
-class SeatOut(msgspec.Struct, frozen=True):
+class SeatOut(msgspec.Struct, frozen=True, omit_defaults=True):
     seat: int
     name: str
+    #: The bot level playing this seat (absent for a person).
+    bot: str | None = None
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -58,8 +64,10 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
     seat: int
     name: str
-    token: str
+    #: Absent for a bot's seat: the server plays it, nobody acts for it.
+    token: str | None = None
     account: str | None = None
+    bot: BotLevel | None = None
 
 
 class SeatJoined(msgspec.Struct, frozen=True, kw_only=True):
@@ -165,10 +173,14 @@ class TicketOut(msgspec.Struct, frozen=True, kw_only=True):
     expires_in: int
 
 
-class ExportAction(msgspec.Struct, frozen=True):
+class ExportAction(msgspec.Struct, frozen=True, omit_defaults=True):
     seq: int
     seat: int
     action: dict[str, Any]
+    #: The server played it for a bot's seat.
+    bot: bool = False
+    #: The seat had asked for a hint at the version this action was played from.
+    hint_used: bool = False
 
 
 class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -194,3 +206,21 @@ class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
             "which readers ignore when they do not know them"
         ),
     ]
+
+
+class HintValue(msgspec.Struct, frozen=True, kw_only=True):
+    """A legal action and its estimated value: the seat's mean round score over the worlds
+    searched (its team's under teams; the lowest is best in numwin)."""
+
+    action: Any
+    value: float
+
+
+class HintOut(msgspec.Struct, frozen=True, kw_only=True):
+    """The expert's suggestion for the seat (issue 25) and every legal action's value, best
+    first; `samples`: the worlds searched."""
+
+    action: Any
+    values: list[HintValue]
+    level: str
+    samples: int

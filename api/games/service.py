@@ -24,6 +24,7 @@ bearer token and, for an account's live session, the account; the service finds 
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import hmac
 import logging
@@ -45,8 +46,15 @@ from api.accounts.sessions import (
     is_community,
     lock_account,
 )
+from api.games.bots import Thinker, move_seed
 from api.games.fanout import Fanout
-from api.games.formats import EXPORT_FORMAT, event_document, event_out, stored_event_out
+from api.games.formats import (
+    EXPORT_FORMAT,
+    decode_event,
+    event_document,
+    event_out,
+    stored_event_out,
+)
 from api.games.repository import GameRepository, StoredEvent
 from api.games.schemas import (
     AbandonOut,
@@ -56,6 +64,8 @@ from api.games.schemas import (
     ExportOut,
     GameCreated,
     GameOut,
+    HintOut,
+    HintValue,
     SeatJoined,
     SeatOut,
     SeatToken,
@@ -77,6 +87,7 @@ from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_ha
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
+from engine.core.events import EventBase
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
 from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Message, say, text
 
@@ -262,6 +273,43 @@ NOT_YOUR_SEAT = text(
 )
 
 
+HINTS_OFF = text(
+    "hints-off",
+    "hints are off in this game (its option hints: false)",
+    "les conseils sont désactivés dans cette partie (son option hints: false)",
+)
+HINT_IN_FLIGHT = text(
+    "hint-in-flight",
+    "a hint for this seat is being computed: wait for its answer",
+    "un conseil pour cette place est en cours de calcul : attendez sa réponse",
+)
+NOT_YOUR_TURN_HINT = text(
+    "hint-not-your-turn",
+    "a hint is for a seat that may act now: seat {seat} may not",
+    "un conseil est pour une place qui peut jouer maintenant : la place {seat} ne le peut pas",
+)
+HINTS_OPTION = text(
+    "hints-option",
+    "the option hints is true or false",
+    "l'option hints vaut true ou false",
+)
+HINT_NEEDS_TOKEN = text(
+    "hint-needs-token",
+    "a hint needs the seat's token: Authorization: Bearer <token>",
+    "un conseil demande le jeton de la place : Authorization: Bearer <jeton>",
+)
+
+
+def bot_seat(match: Match, bots: Sequence[str | None]) -> int | None:
+    """The first bot among the match's actors that has a legal action (its move is owed)."""
+    if match.result() is not None:
+        return None
+    for seat in match.actors():
+        if bots[seat] is not None and match.legal_actions(seat):
+            return seat
+    return None
+
+
 def _status(status: str) -> Message:
     words = STATUS_WORDS.get(status)
     return status if words is None else say(words)
@@ -270,8 +318,22 @@ def _status(status: str) -> Message:
 class GameService:
     """The stored games of one database; `fanout` wakes their event streams."""
 
-    def __init__(self, engine: AsyncEngine, fanout: Fanout, cache_size: int = 2048) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        fanout: Fanout,
+        cache_size: int = 2048,
+        thinker: Thinker | None = None,
+        hold: bool = False,
+    ) -> None:
         self.engine = engine
+        #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
+        #: bot move itself (the two-process test's first process).
+        self.thinker = thinker or Thinker(workers=0, samples=4, seconds=0.2)
+        self.hold = hold
+        self._driving: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
+        self._hinting: set[tuple[str, int]] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
         self.repository = GameRepository(self.notify)
@@ -284,7 +346,7 @@ class GameService:
         )
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
-        self._names_cache: OrderedDict[str, list[str]] = OrderedDict()
+        self._names_cache: OrderedDict[str, list[tuple[str, str | None]]] = OrderedDict()
         self._flights: dict[tuple[str, int, int], _Flight] = {}
         #: How many reads of the log streams made (shared ones count once).
         self.shared_reads = 0
@@ -301,13 +363,19 @@ class GameService:
             raise community_locked(body.ruleset)
         for i, player in enumerate(body.players):
             check_name(player.name, f"players[{i}].name")
+        options_in = dict(body.options)
+        hints = options_in.pop("hints", True)  # the service's option, not the rules'
+        if not isinstance(hints, bool):
+            raise field_error(Invalid, "bad-option", "options.hints", say(HINTS_OPTION))
         # the engine's refusals (options, players, seed) pass through: the problem map words them
-        rules = registry.make(body.ruleset, body.options)
+        rules = registry.make(body.ruleset, options_in)
         seed = secrets.randbits(63) if body.seed is None else body.seed
         match = Match(rules, len(body.players), seed)
         game_id = new_id()
         salt = secrets.token_hex(16)
-        tokens = [new_token(SEAT_PREFIX) for _ in body.players]
+        tokens = [new_token(SEAT_PREFIX) for _ in body.players]  # a bot's is never given
+        bots = [p.bot for p in body.players]
+        owed = bot_seat(match, bots) is not None
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         opening = match.round_start_events()  # round 1's start and each seat's hand
         stored = [StoredEvent(i + 1, event_document(e), e.to) for i, e in enumerate(opening)]
@@ -331,6 +399,9 @@ class GameService:
                     "event_seq": len(stored),
                     "result": None,
                     "creator_id": None if caller is None else caller.account_id,
+                    "bot_seed": secrets.randbits(63),
+                    "bot_pending": owed,
+                    "hints": hints,
                 },
                 [
                     {
@@ -340,12 +411,15 @@ class GameService:
                         "token_hash": token_hash(t),
                         "account_id": accounts[i],
                         "joined": False,
+                        "bot": p.bot,
                     }
                     for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
                 ],
                 stored,
             )
         self._put(game_id, 0, match)
+        if owed:
+            self.kick(game_id)
         created = GameCreated(
             id=game_id,
             ruleset=rules.id,
@@ -355,7 +429,13 @@ class GameService:
             status="active",
             seed_commitment=commitment(seed, salt),
             seats=[
-                SeatToken(seat=i, name=p.name, token=t, account=p.account)
+                SeatToken(
+                    seat=i,
+                    name=p.name,
+                    token=None if p.bot is not None else t,
+                    account=p.account,
+                    bot=p.bot,
+                )
                 for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
             ],
             view=match.view(None),
@@ -367,6 +447,8 @@ class GameService:
     async def get(self, game_id: str, caller: Credential | None) -> GameOut:
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
+            if game.bot_pending and game.status == "active":
+                self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
             names = await self._names(conn, game_id)
             match = await self._match(conn, game)
             # Render now: the cached match is the object an action takes and changes (`_take`);
@@ -441,7 +523,7 @@ class GameService:
             options=game.options,
             rules_version=game.rules_version,
             status=game.status,
-            players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
+            players=[SeatOut(seat=i, name=n, bot=b) for i, (n, b) in enumerate(names)],
             seed_commitment=game.seed_commitment,
             seed=game.seed,
             salt=game.salt,
@@ -469,6 +551,8 @@ class GameService:
         async with self.engine.begin() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller, lock=True)
             assert seat is not None
+            if game.bot_pending and game.status == "active":
+                self.kick(game_id)  # runs once this transaction lets the row go
             if idempotency_key is not None:
                 kept = await repository.kept_answer(conn, game_id, seat, idempotency_key)
                 if kept is not None:
@@ -500,20 +584,8 @@ class GameService:
                     raise self._refusal(exc, match, seat) from None
                 raise
             first = game.event_seq + 1
-            stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
             seen = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
-            result = match.result()
-            started = result is None and match.index != index  # a new round: its checkpoint
-            await repository.append(
-                conn,
-                game,
-                seat,
-                action,
-                stored,
-                "over" if result is not None else "active",
-                None if result is None else msgspec.to_builtins(result),
-                match.checkpoint() if started else None,
-            )
+            owed = await self._write(conn, game, seat, action, match, index, events)
             version = game.version + 1
             answer = ActionOut(
                 version=version,
@@ -529,7 +601,186 @@ class GameService:
         self._put(game_id, version, match)
         if not self.notify:
             self.fanout.publish(game_id)
+        if owed:
+            self.kick(game_id)
         return answer, False
+
+    async def _write(
+        self,
+        conn: AsyncConnection,
+        game: Row[Any],
+        seat: int,
+        action: Action,
+        match: Match,
+        index: int,
+        events: list[EventBase],
+    ) -> bool:
+        """Append an applied action, its events and the game's new row; whether a bot's move
+        is now owed."""
+        first = game.event_seq + 1
+        stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
+        result = match.result()
+        started = result is None and match.index != index  # a new round: its checkpoint
+        bots = [b for _, b in await self._names(conn, game.id)]
+        owed = bot_seat(match, bots) is not None
+        await self.repository.append(
+            conn,
+            game,
+            seat,
+            action,
+            stored,
+            "over" if result is not None else "active",
+            None if result is None else msgspec.to_builtins(result),
+            match.checkpoint() if started else None,
+            owed,
+        )
+        return owed
+
+    # -- bots -----------------------------------------------------------------------------
+
+    def kick(self, game_id: str) -> None:
+        """Play the game's owed bot moves in the background (one driver per game and
+        process; a kick while it runs makes it look again once done)."""
+        if self.hold:
+            return
+        running = self._driving.get(game_id)
+        if running is not None and not running.done():
+            self._again.add(game_id)
+            return
+        task = asyncio.get_running_loop().create_task(self._drive(game_id))
+        self._driving[game_id] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._driving.get(game_id) is finished:
+                del self._driving[game_id]
+            if game_id in self._again:
+                self._again.discard(game_id)
+                self.kick(game_id)
+
+        task.add_done_callback(done)
+
+    async def idle(self) -> None:
+        """Wait until no bot move is being played by this process (tests)."""
+        while self._driving:
+            await asyncio.gather(*list(self._driving.values()), return_exceptions=True)
+            await asyncio.sleep(0)
+
+    async def _drive(self, game_id: str) -> None:
+        """Play owed bot moves, each in its own transaction, until a person is to act or the
+        game is over. Each move is thought at a version (off the event loop) and applied only
+        if the locked row is still at that version: a move owed once is played once, by
+        whichever process or replica gets there first; the others think again or stop."""
+        try:
+            while await self._bot_move(game_id):
+                pass
+        except Exception:  # the sweep tries again later; never an unhandled task error
+            log.exception("game %s: a bot move failed", game_id)
+
+    async def _bot_move(self, game_id: str) -> bool:
+        """One owed bot move; whether to look again."""
+        async with self.reader.connect() as conn:
+            game = await self.repository.game(conn, game_id)
+            if game is None or game.status != "active" or not game.bot_pending:
+                return False
+            bots = [b for _, b in await self._names(conn, game_id)]
+            match = await self._match(conn, game)
+            seat = bot_seat(match, bots)
+            if seat is None:
+                return False
+            view = copy.deepcopy(match.view(seat))  # its own: the cached match moves on
+            payloads = await self.repository.round_events(conn, game, seat)
+        shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
+        level = bots[seat]
+        assert level is not None
+        action = await self.thinker.choose(
+            game.ruleset,
+            game.options,
+            view,
+            shown,
+            level,
+            move_seed(game.bot_seed or 0, game.version, seat),
+        )
+        async with self.engine.begin() as conn:
+            locked = await self._game(conn, game_id, lock=True)
+            if locked.version != game.version or locked.status != "active":
+                return True  # moved meanwhile (a person, another replica): think again
+            match = await self._take(conn, locked)
+            index = match.index
+            try:
+                events = match.apply(seat, action)
+            except EngineError:
+                self._put(game_id, locked.version, match)
+                raise
+            owed = await self._write(conn, locked, seat, action, match, index, events)
+        self._put(game_id, locked.version + 1, match)
+        if not self.notify:
+            self.fanout.publish(game_id)
+        return owed
+
+    async def sweep(self, interval: float, batch: int = 20) -> None:
+        """Forever: every `interval`, the games owing a bot move for longer than `interval`
+        (their replica died before playing it) are played here (`FOR UPDATE SKIP LOCKED`:
+        every replica sweeps, none waits on another's locks; the version check makes each
+        move once)."""
+        while True:
+            await asyncio.sleep(interval)
+            if self.hold:
+                continue
+            try:
+                async with self.engine.begin() as conn:
+                    owing = await self.repository.owing_bots(conn, interval, batch)
+            except Exception:
+                log.exception("the bot sweep could not read the games owing a move")
+                continue
+            for game_id in owing:
+                self.kick(game_id)
+
+    # -- hints ----------------------------------------------------------------------------
+
+    async def hint(self, game_id: str, caller: Credential | None) -> HintOut:
+        """The expert's suggestion for the caller's seat, on its turn (one in flight per
+        seat); the export then marks the seat's next action `hint_used`."""
+        if caller is None:
+            raise Unauthenticated(say(HINT_NEEDS_TOKEN))
+        async with self.reader.connect() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller)
+            assert seat is not None
+            if game.status != "active":
+                raise GameStateConflict(
+                    "game-over", say(NO_MORE_ACTIONS, status=_status(game.status))
+                )
+            if not game.hints:
+                raise Conflict(say(HINTS_OFF), code="hints-off")
+            match = await self._match(conn, game)
+            if seat not in match.actors() or not match.legal_actions(seat):
+                raise GameStateConflict("not-your-turn", say(NOT_YOUR_TURN_HINT, seat=seat))
+            view = copy.deepcopy(match.view(seat))
+            payloads = await self.repository.round_events(conn, game, seat)
+        key = (game_id, seat)
+        if key in self._hinting:
+            raise Conflict(say(HINT_IN_FLIGHT), code="hint-in-flight")
+        self._hinting.add(key)
+        try:
+            shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
+            found = await self.thinker.hint(
+                game.ruleset,
+                game.options,
+                view,
+                shown,
+                move_seed(game.bot_seed or game.seed, game.version, seat),
+            )
+        finally:
+            self._hinting.discard(key)
+        async with self.engine.begin() as conn:
+            await self.repository.add_hint(conn, game_id, seat, game.version)
+        return HintOut(
+            action=msgspec.to_builtins(found.action),
+            values=[
+                HintValue(action=msgspec.to_builtins(v.action), value=v.value) for v in found.values
+            ],
+            level=found.level,
+            samples=found.samples,
+        )
 
     async def abandon(self, game_id: str, caller: Credential | None) -> AbandonOut:
         if caller is None:
@@ -625,7 +876,7 @@ class GameService:
             game_id=game_id, seat=seat, name=row.name, account=caller.pseudo, joined=True
         )
 
-    async def _names(self, conn: AsyncConnection, game_id: str) -> list[str]:
+    async def _names(self, conn: AsyncConnection, game_id: str) -> list[tuple[str, str | None]]:
         """The seats' names, read once per process: they never change after creation (a
         query fewer on every read of a game)."""
         names = self._names_cache.get(game_id)
@@ -730,7 +981,7 @@ class GameService:
         return match
 
     def _game_out(
-        self, game: Row[Any], seat: int | None, names: list[str], match: Match
+        self, game: Row[Any], seat: int | None, names: list[tuple[str, str | None]], match: Match
     ) -> GameOut:
         revealed = game.status != "active"
         view = match.view(seat)
@@ -749,7 +1000,7 @@ class GameService:
             version=game.version,
             status=game.status,
             seat=seat,
-            players=[SeatOut(seat=i, name=n) for i, n in enumerate(names)],
+            players=[SeatOut(seat=i, name=n, bot=b) for i, (n, b) in enumerate(names)],
             seed_commitment=game.seed_commitment,
             view=view,
             result=game.result,

@@ -113,6 +113,7 @@ def _full_ref(ref: str) -> Reference:
 def _examples() -> dict[str, dict[str, Any]]:
     """Real answers of a numking game of three (seed 1), tokens shortened: by operation id."""
     from engine import registry
+    from engine.bots import Budget, hint
 
     match = registry.make("numking").new_match(players=3, seed=1)
     game = {
@@ -131,6 +132,8 @@ def _examples() -> dict[str, dict[str, Any]]:
     }
     seat = match.actors()[0]
     before = msgspec.to_builtins(match.view(seat))
+    rules = registry.make("numking")
+    hinted = hint(rules, match.view(seat), seed=1, budget=Budget(samples=4, seconds=5.0))
     action = match.legal_actions(seat)[0]
     events = match.apply(seat, action)
     acted = {
@@ -163,6 +166,7 @@ def _examples() -> dict[str, dict[str, Any]]:
         },
         "AbandonGame": {"id": game["id"], "status": "abandoned", "version": 1, **revealed},
         "CreateStreamTicket": {"ticket": "…", "expires_in": 60},
+        "PostGameHint": msgspec.to_builtins(hinted),
         "JoinSeat": {
             "game_id": game["id"],
             "seat": 0,
@@ -221,6 +225,10 @@ def document_games(application: Litestar) -> None:
     exported = schemas["ExportAction"].properties
     assert exported is not None
     exported["action"] = action
+    for name in ("HintOut", "HintValue"):  # a hint's actions are the same union
+        hinted = schemas[name].properties
+        assert hinted is not None
+        hinted["action"] = action
     problem = schemas["Problem"].properties
     assert problem is not None
     problem["legal_actions"] = Schema(

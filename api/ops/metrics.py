@@ -100,6 +100,14 @@ class Metrics:
         self.actions_applied = Counter(
             "numrules_game_actions", "Stored-game actions applied", registry=self.registry
         )
+        self.bot_think = Histogram(
+            "numrules_bot_think_seconds",
+            "Bot and hint think time (seconds, wall time off the event loop), by level "
+            "(`hint` for hints)",
+            ("level",),
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
         self._app_state = _AppState()
         self.registry.register(self._app_state)
         ProcessCollector(registry=self.registry)
@@ -131,7 +139,11 @@ class Metrics:
 def metrics_of(request: Request[Any, Any, Any]) -> Metrics:
     """The app's metrics (`api.ops.operations.observe` makes them; an app built without it gets
     its own here, so that a route's counter never fails)."""
-    state = request.app.state
+    return metrics_of_state(request.app.state)
+
+
+def metrics_of_state(state: Any) -> Metrics:
+    """The metrics of an app's state (made on first use, as `metrics_of`)."""
     metrics: Metrics | None = getattr(state, "metrics", None)
     if metrics is None:
         metrics = Metrics()

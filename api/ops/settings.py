@@ -36,6 +36,34 @@ class Settings(BaseSettings):
         "(JSON list): by default those a browser's tracing or HTTP library adds; [] grants "
         "only the API's",
     )
+    bot_samples: int = Field(
+        default=24,
+        ge=1,
+        description="bots and hints (issue 25): the worlds an expert move or a hint searches "
+        "at most",
+    )
+    bot_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="bots and hints: the wall time an expert move or a hint thinks at most",
+    )
+    bot_workers: int = Field(
+        default=1,
+        ge=0,
+        description="bots and hints: the processes that think (a ProcessPoolExecutor, off the "
+        "event loop); 0: one thread instead (tests)",
+    )
+    bot_sweep_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description="bots: how often each replica looks for games owing a bot move that no "
+        "process is playing (a replica died in between), `FOR UPDATE SKIP LOCKED`",
+    )
+    bot_hold: bool = Field(
+        default=False,
+        description="tests only: this process never plays a bot move itself (the two-process "
+        "test's process A, killed with a bot move owed)",
+    )
     max_body_bytes: int = Field(
         default=64 * 1024, description="request body cap (contract: 64 KiB)"
     )

@@ -33,9 +33,10 @@ from api.http.problems import problem_spec
 from api.http.responses import INTEGERS
 from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
 from engine import summaries
+from engine.bots import LEVELS
 from engine.core.base import DeckInfo, ScoreLine
 from engine.core.errors import EngineError
-from engine.core.spec import DeckOperation, Operation, Refusal, RulesetSpec
+from engine.core.spec import MISSING, DeckOperation, Operation, Refusal, RulesetSpec
 from engine.registry import RULESETS, SPECS, AnyRuleset, ruleset_class
 
 TAG = "Rules"
@@ -103,6 +104,7 @@ def _ruleset_info(
         rules_version=cls.rules_version,
         community=spec.community,
         lowest_wins=spec.lowest_wins,
+        bots=list(LEVELS) if spec.bots is not MISSING else [],
     )
     if not summary:
         return info

@@ -24,6 +24,8 @@ class RulesetInfo(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     # rules/app.md "Jeux de la communauté 🔒": its games and sheets need an account's session
     community: bool
     lowest_wins: bool  # the lowest total wins the match (numwin), else the highest
+    #: the bot levels a stored game's seat may be (issue 25: `{"name", "bot": level}`)
+    bots: list[str] = []
     description: str | None = None
     summary: dict[str, str] | None = None
     language: str | None = None

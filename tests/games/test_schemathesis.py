@@ -155,7 +155,7 @@ def test_stored_games_conform_to_their_spec(case: Any) -> None:
 
 
 def test_the_fuzzed_operations_are_the_stored_games() -> None:
-    """The filter picks the eight stored-games operations, and the ones that take a JSON body
+    """The filter picks the nine stored-games operations (the hint, issue 25), and the ones that take a JSON body
     list their refusals."""
     labels = sorted(r.ok().label for r in schema.get_all_operations())
     assert labels == [
@@ -166,6 +166,7 @@ def test_the_fuzzed_operations_are_the_stored_games() -> None:
         "POST /v1/games",
         "POST /v1/games/{game_id}/abandon",
         "POST /v1/games/{game_id}/actions",
+        "POST /v1/games/{game_id}/hint",
         "POST /v1/games/{game_id}/seats/{seat}/join",
         "POST /v1/games/{game_id}/stream-tickets",
     ]

@@ -1,0 +1,166 @@
+"""Where bots and hints think (issue 25): off the event loop, in a separate process.
+
+A move or a hint is `engine.bots.choose` / `engine.bots.hint` on the seat's view and the
+events it was shown, run in a `ProcessPoolExecutor` (`NUMRULES_BOT_WORKERS` processes,
+started with `spawn`, so nothing of the server's state is copied into them), within the
+per-move budget of the settings (`NUMRULES_BOT_SAMPLES` worlds, `NUMRULES_BOT_SECONDS`); with
+0 workers a thread thinks instead (tests). Each think's wall time is handed to `observe`
+(the app's `numrules_bot_think_seconds` histogram).
+
+A bot move's seed is derived from the game's own bot seed (never the deal's), the version the
+move is played from and the seat: the same owed move is the same choice on any replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from engine import registry
+from engine.bots import Budget, Hint, choose, hint
+from engine.core.actions import Action
+from engine.core.events import EventBase
+from engine.core.view import BaseView
+
+log = logging.getLogger("numrules.games")
+
+
+def move_seed(bot_seed: int, version: int, seat: int) -> int:
+    """The seed of the bot move of `seat` from `version` (63 bits of a sha256)."""
+    digest = hashlib.sha256(f"{bot_seed}:{version}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _choose(
+    ruleset: str,
+    options: dict[str, Any],
+    view: BaseView,
+    events: Sequence[EventBase],
+    level: str,
+    seed: int,
+    samples: int,
+    seconds: float,
+) -> Action:
+    rules = registry.make(ruleset, options)
+    budget = Budget(samples=samples, seconds=seconds)
+    return choose(rules, view, events, level=level, seed=seed, budget=budget)
+
+
+def _hint(
+    ruleset: str,
+    options: dict[str, Any],
+    view: BaseView,
+    events: Sequence[EventBase],
+    seed: int,
+    samples: int,
+    seconds: float,
+) -> Hint:
+    rules = registry.make(ruleset, options)
+    return hint(rules, view, events, seed=seed, budget=Budget(samples=samples, seconds=seconds))
+
+
+class Thinker:
+    """The bots' and hints' executor, with the settings' budget."""
+
+    def __init__(
+        self,
+        workers: int = 1,
+        samples: int = 24,
+        seconds: float = 1.0,
+        observe: Callable[[str, float], None] | None = None,
+    ) -> None:
+        self.workers = workers
+        self.samples = samples
+        self.seconds = seconds
+        self.observe = observe
+        self._executor: Executor | None = None
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            if self.workers > 0:
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
+            else:
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="numrules-bot")
+        return self._executor
+
+    async def _run(self, func: Callable[..., Any], *args: Any) -> Any:
+        """`func(*args)` in the pool; a pool that cannot start its processes (a program that
+        imports the app without the `if __name__ == "__main__"` guard `spawn` needs) or
+        whose process died gives way to a thread, said once in the log."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), func, *args)
+        except (RuntimeError, BrokenProcessPool) as exc:
+            if not isinstance(self._executor, ProcessPoolExecutor):
+                raise
+            log.warning(
+                "bots: the process pool failed (%s); thinking in a thread", type(exc).__name__
+            )
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="numrules-bot")
+            return await loop.run_in_executor(self._executor, func, *args)
+
+    async def choose(
+        self,
+        ruleset: str,
+        options: dict[str, Any],
+        view: BaseView,
+        events: Sequence[EventBase],
+        level: str,
+        seed: int,
+    ) -> Action:
+        started = time.perf_counter()
+        action: Action = await self._run(
+            _choose,
+            ruleset,
+            options,
+            view,
+            list(events),
+            level,
+            seed,
+            self.samples,
+            self.seconds,
+        )
+        if self.observe is not None:
+            self.observe(level, time.perf_counter() - started)
+        return action
+
+    async def hint(
+        self,
+        ruleset: str,
+        options: dict[str, Any],
+        view: BaseView,
+        events: Sequence[EventBase],
+        seed: int,
+    ) -> Hint:
+        started = time.perf_counter()
+        found: Hint = await self._run(
+            _hint,
+            ruleset,
+            options,
+            view,
+            list(events),
+            seed,
+            self.samples,
+            self.seconds,
+        )
+        if self.observe is not None:
+            self.observe("hint", time.perf_counter() - started)
+        return found
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
+__all__ = ["Thinker", "move_seed"]
