@@ -299,7 +299,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
     async def lifespan(application: Litestar) -> AsyncIterator[None]:
         from api.accounts.mail import Mailer
         from api.accounts.service import AccountService
-        from api.db.engine import engine_from_settings
+        from api.db.engine import create_engine, engine_from_settings, is_sqlite, timeouts
         from api.db.migrations import require_head
         from api.games.fanout import Fanout
         from api.games.service import GameService
@@ -333,12 +333,22 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         # what requests allocate (35 ms per full collection before, the HTTP benchmark's p99).
         gc.collect()
         gc.freeze()
-        sweeping = asyncio.get_running_loop().create_task(games.sweep(settings.bot_sweep_seconds))
+        # the sweep's own connection (PostgreSQL): a silent database holds none of the requests'
+        sweeper = (
+            engine
+            if is_sqlite(settings.database_url)
+            else create_engine(settings.database_url, 1, **timeouts(settings))
+        )
+        sweeping = asyncio.get_running_loop().create_task(
+            games.sweep(settings.bot_sweep_seconds, engine=sweeper)
+        )
         try:
             await fanout.listen(settings.database_url)
             yield
         finally:
             sweeping.cancel()
+            if sweeper is not engine:
+                await sweeper.dispose()
             thinker.close()
             await fanout.close()
             await mailer.drain()

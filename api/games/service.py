@@ -46,6 +46,7 @@ from api.accounts.sessions import (
     is_community,
     lock_account,
 )
+from api.db.engine import unavailable
 from api.games.bots import Thinker, move_seed
 from api.games.fanout import Fanout
 from api.games.formats import (
@@ -717,20 +718,28 @@ class GameService:
             self.fanout.publish(game_id)
         return owed
 
-    async def sweep(self, interval: float, batch: int = 20) -> None:
+    async def sweep(
+        self, interval: float, batch: int = 20, engine: AsyncEngine | None = None
+    ) -> None:
         """Forever: every `interval`, the games owing a bot move for longer than `interval`
         (their replica died before playing it) are played here (`FOR UPDATE SKIP LOCKED`:
         every replica sweeps, none waits on another's locks; the version check makes each
-        move once)."""
+        move once). `engine`: the sweep's own (one connection), so a database gone silent
+        holds none of the requests' pooled connections; an unavailable database is one log
+        line per sweep, no traceback."""
         while True:
             await asyncio.sleep(interval)
             if self.hold:
                 continue
             try:
-                async with self.engine.begin() as conn:
+                async with (engine or self.engine).begin() as conn:
                     owing = await self.repository.owing_bots(conn, interval, batch)
-            except Exception:
-                log.exception("the bot sweep could not read the games owing a move")
+            except Exception as exc:
+                reason = unavailable(exc)
+                if reason is None:
+                    log.exception("the bot sweep could not read the games owing a move")
+                else:
+                    log.warning("the bot sweep could not read the games owing a move: %s", reason)
                 continue
             for game_id in owing:
                 self.kick(game_id)
