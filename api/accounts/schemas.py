@@ -27,8 +27,8 @@ Locale = Literal["fr", "en"]
 PSEUDO_PATTERN = human_pattern(
     r"^[A-Za-z0-9_.-]{3,24}$(?!\n)",
     "field-pattern-pseudo",
-    "3 to 24 ASCII letters, digits, _ . - (no accents)",
-    "3 à 24 lettres ASCII, chiffres, _ . - (sans accents)",
+    "3 to 24 characters: letters without accents, digits, _ . -",
+    "3 à 24 caractères : lettres sans accent, chiffres, _ . -",
 )
 Pseudo = Annotated[
     str,

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 import msgspec
 
-from engine.core.texts import DEFAULT_LANGUAGE, Message, render, say, text
+from engine.core.texts import DEFAULT_LANGUAGE, Message, Text, render, say, text
 
 
 class FieldProblem(msgspec.Struct, frozen=True):
@@ -136,8 +136,35 @@ STATUS: dict[type[DomainError], int] = {
 }
 
 
+#: The fields a player fills in, as a French detail names them (the app's words: « mot de
+#: passe », « manches prévues »), never the API's English name; in English the field's name
+#: as the API spells it. A field not listed (a rules query's `players`, which integrators
+#: read) is said as its path. Words, not sentences: not
+#: in the catalogue.
+FIELD_WORDS: Mapping[str, Text] = {
+    field: Text(f"field-{field}", field, fr)
+    for field, fr in (
+        ("pseudo", "pseudo"),
+        ("password", "mot de passe"),
+        ("new", "nouveau mot de passe"),
+        ("current", "mot de passe actuel"),
+        ("email", "email"),
+        ("login", "email ou pseudo"),
+        ("age_range", "tranche d'âge"),
+        ("accept_terms", "conditions d'utilisation"),
+        ("locale", "langue"),
+        ("planned_rounds", "manches prévues"),
+    )
+}
 #: A detail about one field: the field, then what is wrong with it.
 FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+#: The same in a detail about every invalid field of a form (:class:`InvalidFields`), the
+#: field said in the language's words (« mot de passe : … »).
+FIELD_DETAIL_NAMED = text(
+    "field-detail-named", "{field}: {message}", "{field} : {message}", words={"field": FIELD_WORDS}
+)
+#: How a detail about several fields separates them (French: a space before « ; »).
+_DETAIL_SEPARATORS = {"en": "; ", "fr": " ; "}
 
 
 def field_error(
@@ -214,8 +241,9 @@ class InvalidFields(Invalid):
     def detail_in(self, language: str) -> str:
         """Each field said as a refusal about one field is (:data:`FIELD_DETAIL`: "players :
         …" in French, as the query's and the services' refusals say it)."""
-        return "; ".join(
-            FIELD_DETAIL.render(language, field=p.field, message=p.message)
+        separator = _DETAIL_SEPARATORS.get(language, _DETAIL_SEPARATORS[DEFAULT_LANGUAGE])
+        return separator.join(
+            FIELD_DETAIL_NAMED.render(language, field=p.field, message=p.message)
             for p in self.errors_in(language)
         )
 

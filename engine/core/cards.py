@@ -16,7 +16,7 @@ from typing import Annotated
 import msgspec
 
 from engine.core.errors import InvalidInput
-from engine.core.texts import Message, Said, say, text
+from engine.core.texts import Message, Said, Text, say, text
 
 COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 TRUMP_FAMILIES: tuple[str, ...] = ("rainbow", "shadow")
@@ -102,6 +102,49 @@ COMPLEMENT: dict[str, str] = {
     for code, c in CARDS.items()
     if c.is_real_trump
 }
+
+
+#: Each card code as a sentence says it, in the app's words (« Rouge 1 », « Rainbow 7 »,
+#: « Joker », "Red 1"): the words of a refusal's `{card}`, `{follow}`, `{legal}` … parameters,
+#: so a player never reads a raw code or a Python-quoted one. Words, not sentences: not in the
+#: catalogue.
+_FAMILY_WORDS = {
+    "red": ("Red", "Rouge"),
+    "blue": ("Blue", "Bleu"),
+    "green": ("Green", "Vert"),
+    "yellow": ("Yellow", "Jaune"),
+    "rainbow": ("Rainbow", "Rainbow"),
+    "shadow": ("Shadow", "Shadow"),
+}
+_SPECIAL_WORDS = {
+    "numx": ("Num-X", "Num-X"),
+    "infinity": ("Infinity", "Infini"),
+    "flash": ("Flash", "Flash"),
+    "joker": ("Joker", "Joker"),
+    "bomb": ("Bomb", "Bombe"),
+    "quantum": ("Quantum", "Quantique"),
+    "swipe": ("Swipe", "Swipe"),
+    "flip": ("Flip", "Flip"),
+    "malus-0": ("Malus 0", "Malus 0"),
+    "malus-1": ("Malus 1", "Malus 1"),
+    "malus-2": ("Malus 2", "Malus 2"),
+}
+
+
+def _card_word(c: CardInfo) -> Text:
+    if c.family == "special":
+        en, fr = _SPECIAL_WORDS[c.code]
+    else:
+        en, fr = (f"{word} {c.value}" for word in _FAMILY_WORDS[c.family])
+    return Text(f"card-{c.code}", en, fr)
+
+
+CARD_WORDS: dict[str, Text] = {code: _card_word(c) for code, c in CARDS.items()}
+
+
+def card_words(params: Iterable[str]) -> dict[str, Mapping[str, Text]]:
+    """The `words` of a text whose parameters `params` are card codes or lists of them."""
+    return dict.fromkeys(params, CARD_WORDS)
 
 
 NO_SUCH_CARD = text(

@@ -122,7 +122,7 @@ ACTION_WORDS: Mapping[str, Text] = {
     code: Text(f"action-{code}", en, fr)
     for code, en, fr in (
         ("play", "play", "jouer une carte"),
-        ("bid", "bid", "parier"),
+        ("bid", "bid", "annoncer des plis"),
         ("pass", "pass", "passer une carte"),
         ("exchange", "exchange", "échanger des cartes"),
         ("show", "show", "montrer une carte"),
@@ -144,7 +144,7 @@ PHASE_WORDS: Mapping[str, Text] = {
     for code, en, fr in (
         ("exchange", "the exchange", "l'échange"),
         ("show", "the show step", "le moment de montrer une carte au partenaire"),
-        ("bid", "the bidding", "les paris"),
+        ("bid", "the bidding", "les annonces"),
         ("play", "the play", "le jeu des plis"),
         ("neutralize", "the complice's decision", "la décision du complice"),
         ("draw", "the draw", "la pioche"),

@@ -355,7 +355,7 @@ class NumKingKernel:
             )
         return IllegalMove(
             "must-beat",
-            say(T.MUST_BEAT_HELD, card=card, legal=", ".join(legal)),
+            say(T.MUST_BEAT_HELD, card=card, legal=legal),
             legal,
         )
 

@@ -246,7 +246,7 @@ class NumKing(VersionedRules):
             return MoveCheck(
                 legal=False,
                 reason="must-beat",
-                message=say(T.MUST_BEAT, card=card, stronger=", ".join(stronger)).render(language),
+                message=say(T.MUST_BEAT, card=card, stronger=stronger).render(language),
                 legal_moves=cards,
             )
         if card == INFINITY and declared not in declarations:

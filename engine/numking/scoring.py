@@ -34,26 +34,31 @@ def round_points(cards: int, bid: int, tricks: int) -> int:
     return 25 + 2 * cards if tricks == 0 else -(10 + 5 * tricks)
 
 
-BID_MET = kind("bid-met", "bid {bid} met: 10 + 3×{bid}", "pari {bid} tenu : 10 + 3×{bid}")
+# The labels say « annonce » as the app does, avoid plurals that a number would break
+# (« plis faits : 1 »), and write the minus sign as the points are written (`-3`), so that
+# « -3×1 : -3 pts » reads with one sign.
+BID_MET = kind("bid-met", "Bid {bid} met: 10 + 3×{bid}", "Annonce {bid} réussie : 10 + 3×{bid}")
 BID_MISSED = kind(
     "bid-missed",
-    "bid {bid}, took {tricks}: −3×{off}",
-    "pari {bid}, {tricks} plis faits : −3×{off}",
+    "Bid {bid} missed (tricks taken: {tricks}): -3×{off}",
+    "Annonce {bid} ratée (plis faits : {tricks}) : -3×{off}",
 )
 ZERO_BID_MET = kind(
     "zero-bid-met",
-    "bid 0 met in a {cards}-card round: 25 + 2×{cards}",
-    "pari 0 tenu dans une manche à {cards} cartes : 25 + 2×{cards}",
+    "Bid 0 met (cards per player: {cards}): 25 + 2×{cards}",
+    "Annonce 0 réussie (cartes par joueur : {cards}) : 25 + 2×{cards}",
 )
 ZERO_BID_MISSED = kind(
     "zero-bid-missed",
-    "bid 0, took {tricks}: −(10 + 5×{tricks})",
-    "pari 0, {tricks} plis faits : −(10 + 5×{tricks})",
+    "Bid 0 missed (tricks taken: {tricks}): -(10 + 5×{tricks})",
+    "Annonce 0 ratée (plis faits : {tricks}) : -(10 + 5×{tricks})",
 )
+#: Said by what it counts (bids met in a row: +5 at 2, +10 from 3), not by the jargon
+#: « série de 0 ».
 PRECISION_BONUS = kind(
     "precision-bonus",
-    "precision bonus (streak {streak})",
-    "bonus de précision (série de {streak})",
+    "Precision bonus (bids met in a row: {streak})",
+    "Bonus de précision (annonces réussies d'affilée : {streak})",
 )
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from engine.core.cards import card_words
 from engine.core.texts import ACTION_WORDS, text
 
 MAX_CARDS_FOR_TABLE = text(
@@ -51,33 +52,36 @@ DECK_WITH_ZEROS = text(
 )
 NOT_IN_HAND = text(
     "numking-not-in-hand",
-    "card {card!r} is not in the hand",
-    "la carte {card!r} n'est pas dans la main",
+    "{card} is not in your hand",
+    "{card} n'est pas dans ta main",
+    words=card_words(["card"]),
 )
 NOT_IN_SEAT_HAND = text(
     "numking-not-in-seat-hand",
-    "card {card!r} is not in seat {seat}'s hand",
-    "la carte {card!r} n'est pas dans la main de la place {seat}",
+    "{card} is not in your hand (seat {seat})",
+    "{card} n'est pas dans ta main (place {seat})",
+    words=card_words(["card"]),
 )
 MUST_BEAT = text(
     "must-beat",
-    "{card!r} does not beat the trick while the hand holds a stronger card ({stronger}): play "
-    "one of them (rules, Obligation)",
-    "{card!r} ne bat pas le pli alors que la main a une carte plus forte ({stronger}) : jouez-en "
-    "une (règles, Obligation)",
+    "{card} does not beat the trick while you hold a stronger card ({stronger}): play one of "
+    "them (rules, Obligation)",
+    "{card} ne bat pas le pli alors que tu as une carte plus forte ({stronger}) : joue-en une "
+    "(règles, Obligation)",
+    words=card_words(["card", "stronger"]),
 )
 MUST_BEAT_HELD = text(
     "must-beat-held",
-    "{card!r} does not beat the trick while a stronger card is held: play one of {legal} "
+    "{card} does not beat the trick while you hold a stronger card: play one of these ({legal}) "
     "(rules, Obligation)",
-    "{card!r} ne bat pas le pli alors qu'une carte plus forte est en main : jouez l'une de "
-    "{legal} (règles, Obligation)",
+    "{card} ne bat pas le pli alors que tu as une carte plus forte : joue l'une de celles-ci "
+    "({legal}) (règles, Obligation)",
+    words=card_words(["card", "legal"]),
 )
 INFINITY_17 = text(
     "must-beat-infinity",
-    "infinity is needed to beat the trick: it must be declared 17 (rules, Obligation)",
-    "l'infinity est nécessaire pour battre le pli : elle doit être annoncée 17 (règles, "
-    "Obligation)",
+    "Infinity is needed to beat the trick: declare it 17 (rules, Obligation)",
+    "Il faut l'Infini pour battre le pli : annonce-le à 17 (règles, Obligation)",
 )
 LEGAL = text("legal-move", "legal move", "coup permis")
 CARDS_RANGE = text(
@@ -136,23 +140,23 @@ TRICK_DECLARED_OTHER = text(
 ROUND_OVER = text("round-over", "the round is over", "la manche est terminée")
 NOT_YOUR_TURN = text(
     "numking-not-your-turn",
-    "it is seat {turn}'s turn, not seat {seat!r}'s",
-    "c'est au tour de la place {turn}, pas de la place {seat!r}",
+    "It is seat {turn}'s turn, not seat {seat!r}'s",
+    "C'est au tour de la place {turn}, pas de la place {seat!r}",
 )
 BID_PHASE = text(
     "numking-bid-phase",
-    "the round is in its bid phase: bid 0 … {k}",
-    "la manche en est aux paris : pariez 0 … {k}",
+    "The round is at its bids: bid 0 to {k} tricks",
+    "La manche en est aux annonces : annonce de 0 à {k} plis",
 )
 BAD_BID = text(
     "bad-bid",
-    "a bid is 0 … {k} tricks, not {tricks!r}",
-    "un pari vaut 0 … {k} plis, pas {tricks!r}",
+    "A bid is 0 to {k} tricks, not {tricks!r}",
+    "Une annonce va de 0 à {k} plis, pas {tricks!r}",
 )
 PLAY_PHASE = text(
     "numking-play-phase",
-    "the round is in its play phase: play a card (a {kind} action is refused)",
-    "la manche en est au jeu : jouez une carte (on ne peut pas {kind})",
+    "The round is at its play: play a card (a {kind} action is refused)",
+    "La manche en est au jeu : joue une carte (tu ne peux pas {kind})",
     words={"kind": ACTION_WORDS},
 )
 NOT_OVER = text("numking-not-over", "the round is not over", "la manche n'est pas terminée")

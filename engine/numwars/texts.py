@@ -66,8 +66,8 @@ ROLE_CARD_LOCKED = text(
 )
 NOT_YOUR_TURN = text(
     "numwars-not-your-turn",
-    "it is seat {turn}'s turn to play, not seat {seat}'s",
-    "c'est à la place {turn} de jouer, pas à la place {seat}",
+    "It is seat {turn}'s turn to play, not seat {seat}'s",
+    "C'est à la place {turn} de jouer, pas à la place {seat}",
 )
 NO_DECLARATION = text(
     "numwars-no-declaration",

@@ -14,7 +14,7 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
-from engine.core.cards import CARDS, COLOURS, COMPLEMENT, VALUE
+from engine.core.cards import CARDS, COLOURS, COMPLEMENT, VALUE, card_words
 from engine.core.errors import InvalidInput
 from engine.core.texts import Said, colour_word, say, text
 from engine.numwars import texts as T
@@ -143,36 +143,53 @@ def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
     return base
 
 
+#: Move refusals, said to the player (« tu », as the app does), cards in words (« Rouge 1 »,
+#: never `red-1`: engine.core.cards.CARD_WORDS).
 SPECIAL_LEAD = text(
     "special-lead",
-    "{card} may lead only when the hand holds no classic card and no real trump",
-    "{card} ne peut entamer que si la main n'a ni carte classique ni vrai atout",
+    "You may lead with {card} only when you hold no classic card and no real trump",
+    "Tu ne peux entamer avec {card} que si tu n'as ni carte classique ni vrai atout",
+    words=card_words(["card"]),
 )
 MUST_FOLLOW = text(
     "must-follow-color",
-    "{asked} is asked and the hand holds {follow}: play {asked}",
-    "{asked} est demandé et la main a {follow} : jouez {asked}",
+    "You must follow {asked}: you hold {follow}",
+    "Il faut fournir du {asked} : tu as {follow}",
+    words=card_words(["follow"]),
 )
 MUST_TRUMP_COLOUR = text(
     "must-play-trump",
-    "{asked} is asked and the hand holds none: a trump must be played, not {card}",
-    "{asked} est demandé et la main n'en a pas : il faut jouer un atout, pas {card}",
+    "You hold no {asked}, the colour asked: play a trump, not {card}",
+    "Tu n'as pas de {asked}, la couleur demandée : joue un atout, pas {card}",
+    words=card_words(["card"]),
 )
 MUST_TRUMP = text(
     "must-play-trump-asked",
-    "trump is asked: a trump must be played, not {card}",
-    "l'atout est demandé : il faut jouer un atout, pas {card}",
+    "Trump is asked: play a trump, not {card}",
+    "L'atout est demandé : joue un atout, pas {card}",
+    words=card_words(["card"]),
 )
 MUST_RAISE = text(
     "must-raise",
-    "{card} does not raise over the contesting trumps; raise with {raising}",
-    "{card} ne monte pas sur les atouts en lice ; montez avec {raising}",
+    "{card} does not beat the trumps in contest: raise with {raising}",
+    "{card} ne monte pas sur les atouts en lice : monte avec {raising}",
+    words=card_words(["card", "raising"]),
 )
-NOT_IN_HAND = text("card-not-in-hand", "{card} is not in the hand", "{card} n'est pas dans la main")
+NOT_IN_HAND = text(
+    "card-not-in-hand",
+    "{card} is not in your hand",
+    "{card} n'est pas dans ta main",
+    words=card_words(["card"]),
+)
 QUOTED_NOT_IN_HAND = text(
-    "card-not-in-hand-quoted", "{card!r} is not in the hand", "{card!r} n'est pas dans la main"
+    "card-not-in-hand-quoted",
+    "{card} is not in your hand",
+    "{card} n'est pas dans ta main",
+    words=card_words(["card"]),
 )
-MAY_BE_PLAYED = text("may-be-played", "{card} may be played", "{card} peut être jouée")
+MAY_BE_PLAYED = text(
+    "may-be-played", "{card} may be played", "{card} peut être jouée", words=card_words(["card"])
+)
 
 
 def illegal_reason(
@@ -196,14 +213,14 @@ def illegal_reason(
             follow = [c for c in legal if colour[c] == asked]
         if follow:
             return "must-follow-color", say(
-                MUST_FOLLOW, asked=colour_word(asked), follow=", ".join(follow)
+                MUST_FOLLOW, asked=colour_word(asked), follow=list(follow)
             )
     if KIND[card] == CLASSIC:
         if asked:
             return "must-play-trump", say(MUST_TRUMP_COLOUR, asked=colour_word(asked), card=card)
         return "must-play-trump", say(MUST_TRUMP, card=card)
     raising = _trump_choice(hand, contesting(cards))
-    return "must-raise", say(MUST_RAISE, card=card, raising=", ".join(canon(raising)))
+    return "must-raise", say(MUST_RAISE, card=card, raising=canon(raising))
 
 
 # --- Trick resolution --------------------------------------------------------------------

@@ -61,8 +61,8 @@ SHOWN = text(
 )
 NOT_YOUR_TURN = text(
     "numwars-classic-not-your-turn",
-    "it is seat {turn}'s turn, not seat {seat}'s",
-    "c'est au tour de la place {turn}, pas de la place {seat}",
+    "It is seat {turn}'s turn, not seat {seat}'s",
+    "C'est au tour de la place {turn}, pas de la place {seat}",
 )
 NO_DECLARATION = text(
     "numwars-classic-no-declaration",

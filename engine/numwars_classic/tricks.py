@@ -13,7 +13,7 @@ from engine.core.base import (
     TrickCard,
     TrickResult,
 )
-from engine.core.cards import CARDS, NOT_IN_DECK
+from engine.core.cards import CARDS, NOT_IN_DECK, card_words
 from engine.core.errors import InvalidInput
 from engine.core.texts import Said, say, text
 from engine.numwars_classic import texts as T
@@ -138,33 +138,44 @@ def broken_obligation(hand: Sequence[str], trick_cards: Sequence[str], card: str
     return "must-play-trump"
 
 
+#: Move refusals, said to the player (« tu », as the app does), cards in words (« Rouge 1 »,
+#: never `'red-1'`: engine.core.cards.CARD_WORDS).
+_CARD = card_words(["card"])
 _REASON_TEXT = {
     "card-not-in-hand": text(
-        "card-not-in-hand-quoted", "{card!r} is not in the hand", "{card!r} n'est pas dans la main"
+        "card-not-in-hand-quoted",
+        "{card} is not in your hand",
+        "{card} n'est pas dans ta main",
+        _CARD,
     ),
     "must-follow-color": text(
         "classic-must-follow-color",
-        "{card!r} does not follow the colour asked: play that colour, a trump or a Joker "
+        "{card} does not follow the colour asked: play that colour, a trump or a Joker "
         "(Playing a card: Colour asked)",
-        "{card!r} ne suit pas la couleur demandée : jouez cette couleur, un atout ou un Joker "
+        "{card} ne suit pas la couleur demandée : joue cette couleur, un atout ou un Joker "
         "(Jouer une carte : couleur demandée)",
+        _CARD,
     ),
     "must-play-trump": text(
         "classic-must-play-trump",
-        "{card!r} is not a trump: holding a trump you must play one, or a Joker "
+        "{card} is not a trump: you hold a trump, so play a trump or a Joker "
         "(Playing a card: Trump asked / Colour asked)",
-        "{card!r} n'est pas un atout : qui a un atout doit en jouer un, ou un Joker "
+        "{card} n'est pas un atout : tu as un atout, joue donc un atout ou un Joker "
         "(Jouer une carte : atout demandé / couleur demandée)",
+        _CARD,
     ),
     "must-raise": text(
         "classic-must-raise",
-        "{card!r} neither beats every trump in the trick nor completes a pair, and you hold a "
+        "{card} neither beats every trump in the trick nor completes a pair, and you hold a "
         "trump that does (Playing a card: Raise obligation)",
-        "{card!r} ne bat pas tous les atouts du pli et ne complète pas de paire, alors que vous "
-        "avez un atout qui le fait (Jouer une carte : obligation de monter)",
+        "{card} ne bat pas tous les atouts du pli et ne complète pas de paire, alors que tu "
+        "as un atout qui le fait (Jouer une carte : obligation de monter)",
+        _CARD,
     ),
 }
-MAY_BE_PLAYED = text("may-be-played-quoted", "{card!r} may be played", "{card!r} peut être jouée")
+MAY_BE_PLAYED = text(
+    "may-be-played-quoted", "{card} may be played", "{card} peut être jouée", _CARD
+)
 
 
 def check_card(card: object, field: str) -> None:

@@ -22,7 +22,7 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
     assert problem["errors"] == [
         {
             "field": "pseudo",
-            "message": "3 à 24 lettres ASCII, chiffres, _ . - (sans accents)",
+            "message": "3 à 24 caractères : lettres sans accent, chiffres, _ . -",
             "code": "pattern",
         },
         {
@@ -37,22 +37,22 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
         },
     ]
     assert problem["detail"] == (  # French typography: a space before the colon
-        "pseudo : 3 à 24 lettres ASCII, chiffres, _ . - (sans accents); "
-        "password : doit contenir au moins 10 caractères; "
-        "accept_terms : champ obligatoire 'accept_terms' absent"
+        "pseudo : 3 à 24 caractères : lettres sans accent, chiffres, _ . - ; "
+        "mot de passe : doit contenir au moins 10 caractères ; "
+        "conditions d'utilisation : champ obligatoire 'accept_terms' absent"
     )
-    assert "regex" not in r.text and "A-Za-z" not in r.text
+    assert "regex" not in r.text and "A-Za-z" not in r.text and "ASCII" not in r.text
 
 
 def test_an_english_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> None:
     problem = games.post("/v1/accounts", json=MISTAKES).json()  # no Accept-Language: English
     assert [(e["field"], e["code"], e["message"]) for e in problem["errors"]] == [
-        ("pseudo", "pattern", "3 to 24 ASCII letters, digits, _ . - (no accents)"),
+        ("pseudo", "pattern", "3 to 24 characters: letters without accents, digits, _ . -"),
         ("password", "min-length", "must hold at least 10 characters"),
         ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
     ]
     assert problem["detail"] == (
-        "pseudo: 3 to 24 ASCII letters, digits, _ . - (no accents); "
+        "pseudo: 3 to 24 characters: letters without accents, digits, _ . -; "
         "password: must hold at least 10 characters; "
         "accept_terms: required field 'accept_terms' is missing"
     )

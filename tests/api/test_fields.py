@@ -45,16 +45,16 @@ def test_a_french_sign_up_mistake_is_named_in_human_words() -> None:
     refusal = _refused({"pseudo": "Adèle", "password": "12345", "age_range": "18-24"}, SignUp)
     assert refusal.code == "validation-error"
     assert _entries(refusal, "fr") == [
-        ("pseudo", "pattern", "3 à 24 lettres ASCII, chiffres, _ . - (sans accents)"),
+        ("pseudo", "pattern", "3 à 24 caractères : lettres sans accent, chiffres, _ . -"),
         ("password", "min-length", "doit contenir au moins 10 caractères"),
         ("accept_terms", "missing-field", "champ obligatoire 'accept_terms' absent"),
     ]
     assert _entries(refusal, "en") == [
-        ("pseudo", "pattern", "3 to 24 ASCII letters, digits, _ . - (no accents)"),
+        ("pseudo", "pattern", "3 to 24 characters: letters without accents, digits, _ . -"),
         ("password", "min-length", "must hold at least 10 characters"),
         ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
     ]
-    assert refusal.detail_in("fr").startswith("pseudo : 3 à 24 lettres ASCII")
+    assert refusal.detail_in("fr").startswith("pseudo : 3 à 24 caractères : lettres sans accent")
 
 
 @pytest.mark.parametrize(
@@ -343,7 +343,7 @@ def test_a_score_round_lists_every_bad_field_in_french(client: Any) -> None:
             "message": "champ inconnu 'colour'",
         },
     ]
-    assert problem["detail"] == "; ".join(  # French typography: "<field> : <message>"
+    assert problem["detail"] == " ; ".join(  # French typography: "<field> : <message>"
         f"{e['field']} : {e['message']}" for e in problem["errors"]
     )
     english = client.post(SCORE, json=body).json()

@@ -228,8 +228,8 @@ def test_a_move_message_and_the_ruleset_names_in_french(client: TestClient[Any])
     french = client.post(path, json=move, headers=FR)
     _negotiated(french, "fr")
     assert english.json()["reason"] == french.json()["reason"] == "must-raise"
-    assert english.json()["message"].startswith("'shadow-10' neither beats")
-    assert "ne bat pas" in french.json()["message"]
+    assert english.json()["message"].startswith("Shadow 10 neither beats")
+    assert french.json()["message"].startswith("Shadow 10 ne bat pas")
     catalogue = client.get("/v1/rulesets", headers=FR)
     _negotiated(catalogue, "fr")
     names = {r["id"]: r["name"] for r in catalogue.json()["rulesets"]}
@@ -752,7 +752,7 @@ def test_the_newcomers_refusals_read_in_french() -> None:
     missing = say(NO_SUCH_ACTION, ruleset="numking", kind="swap", kinds=("bid", "play"))
     assert missing.render("fr") == (
         "Num King n'a pas d'action « échanger avec la combinaison » "
-        "(ses actions : parier, jouer une carte)"
+        "(ses actions : annoncer des plis, jouer une carte)"
     )
     assert missing.render("en") == "Num King has no 'swap' action: its actions are bid, play"
 

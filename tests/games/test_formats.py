@@ -7,6 +7,7 @@ deploy), while the request bodies keep refusing unknown fields."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import random
@@ -183,6 +184,20 @@ def _bare(result: Any) -> Any:
     return result
 
 
+def _unlabelled(result: Any) -> Any:
+    """A result without its lines' labels: a stored label keeps the words of its day (Num
+    King's "bid 1 met" before texts24's "Bid 1 met"), a replay today says today's; the
+    points, cards and everything else still compared."""
+    if result is None:
+        return None
+    result = copy.deepcopy(result)
+    for rnd in result["rounds"]:
+        for player in rnd["players"]:
+            for line in player["breakdown"]:
+                line.pop("label")
+    return result
+
+
 @pytest.mark.parametrize("path", V0_GAMES, ids=lambda p: p.stem)
 def test_v0_game_rows_decode(path: Path) -> None:
     """Every stored document of today's format decodes with the new codecs, to what it said."""
@@ -210,10 +225,12 @@ def test_v0_game_rows_decode(path: Path) -> None:
     whole = replay(record)
     for viewer in [None, *range(game["players"])]:
         assert resumed.view(viewer) == whole.view(viewer)
-    assert _bare(msgspec.to_builtins(whole.result())) == game["result"]
+    assert _unlabelled(_bare(msgspec.to_builtins(whole.result()))) == _unlabelled(game["result"])
     if "export" in fixture:  # today's export replays offline to the stored result
         again = replay(MatchRecord.from_export(json.dumps(fixture["export"])))
-        assert _bare(msgspec.to_builtins(again.result())) == game["result"]
+        assert _unlabelled(_bare(msgspec.to_builtins(again.result()))) == _unlabelled(
+            game["result"]
+        )
         assert game["result"] == fixture["export"]["result"]
 
 
@@ -258,7 +275,10 @@ def test_a_game_loaded_from_v0_rows_plays_on(
     last = final["result"]["rounds"][-1]["players"]
     if fixture["game"]["status"] != "over":
         assert all("kind" in line for p in last for line in p["breakdown"])
-    assert _bare(final["result"]) == _bare(msgspec.to_builtins(table.shadow.result()))
+    shadow = msgspec.to_builtins(table.shadow.result())
+    if fixture["game"]["status"] != "over":  # a round scored today: today's labels
+        assert last == shadow["rounds"][-1]["players"]
+    assert _unlabelled(_bare(final["result"])) == _unlabelled(_bare(shadow))
     if fixture["game"]["status"] == "over":  # the stored result, served as it was stored
         assert final["result"] == fixture["game"]["result"]
     export = table.get("/export").json()
@@ -267,7 +287,7 @@ def test_a_game_loaded_from_v0_rows_plays_on(
         _unversioned(a["action"]) for a in fixture["actions"]
     ]
     replayed = msgspec.to_builtins(replay(MatchRecord.from_export(export)).result())
-    assert _bare(replayed) == final["result"]
+    assert _unlabelled(_bare(replayed)) == _unlabelled(final["result"])
 
 
 def test_rows_with_added_fields_are_read_as_an_older_replica_would(

@@ -303,7 +303,7 @@ def test_validate_move_reasons_in_contract_order() -> None:
     assert check.legal_moves == ["rainbow-10"]
     check = RULES.validate_move(4, hand, trick("rainbow-9"), "rainbow-2")
     assert (check.legal, check.reason) == (False, "must-beat")
-    assert "rainbow-10" in check.message
+    assert "Rainbow 10" in check.message
     check = RULES.validate_move(4, hand, trick("rainbow-9"), "rainbow-10")
     assert (check.legal, check.reason) == (True, None)
 

@@ -306,7 +306,7 @@ def test_reason_codes_in_contract_order() -> None:
     assert reason(["shadow-14", "shadow-1"], ["rainbow-12"], "rainbow-1") == "card-not-in-hand"
     check = RULES.validate_move(4, ["shadow-14", "shadow-1"], trick("rainbow-12"), "shadow-1")
     assert (check.legal, check.reason, check.legal_moves) == (False, "must-raise", ["shadow-14"])
-    assert "shadow-1" in check.message
+    assert "Shadow 1" in check.message
     ok = RULES.validate_move(4, ["shadow-14"], trick("rainbow-12"), "shadow-14")
     assert ok.legal and ok.reason is None and ok.legal_moves == ["shadow-14"]
 
