@@ -21,6 +21,11 @@ from tests.api.test_app_browser import PASSWORD, Screen, browser, pts, served  #
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 
+def de(name: str) -> str:
+    """The app's French « de » before a name: « d' » before a vowel (i18n.ts `de`)."""
+    return f"d'{name}" if re.match(r"[aeiouàâäéèêëîïôöùûüæœ]", name, re.I) else f"de {name}"
+
+
 def screen_in(browser: Any, served: str, locale: str) -> Screen:  # noqa: F811
     """A Screen whose requests carry the app's own `Accept-Language` (the browser's locale
     still chooses the first language): no header forced over the app's, so a language switch
@@ -123,10 +128,10 @@ def sheet_of(screen: Screen, token: str) -> dict[str, Any]:
 def bid_and_take(screen: Screen, names: list[str], bids: list[int], tricks: list[int]) -> None:
     page = screen.page
     for name, bid in zip(names, bids, strict=True):
-        page.get_by_label(f"Annonce de {name}", exact=True).select_option(str(bid))
+        page.get_by_label(f"Annonce {de(name)}", exact=True).select_option(str(bid))
     page.get_by_role("button", name="Valider les annonces", exact=True).click()
     for name, taken in zip(names, tricks, strict=True):
-        page.get_by_label(f"Plis de {name}", exact=True).select_option(str(taken))
+        page.get_by_label(f"Plis {de(name)}", exact=True).select_option(str(taken))
 
 
 def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  # noqa: F811
@@ -212,7 +217,7 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     message = {e["field"]: e["message"] for e in refused.json()["errors"]}["players[0].tricks"]
     page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
     for name in ["Ada", "Bo"]:
-        field = page.get_by_label(f"Plis de {name}", exact=True)
+        field = page.get_by_label(f"Plis {de(name)}", exact=True)
         expect(field).to_have_attribute("aria-invalid", "true")
         expect(field).to_have_accessible_description(message)
     # said under each field it concerns, and not a second time in an alert
@@ -226,7 +231,7 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     expect(page.get_by_label("Tricks taken by Ada", exact=True)).to_be_visible()
     screen.axe("num king round")
     switch(screen, "Français")
-    page.get_by_label("Plis de Ada", exact=True).select_option("1")
+    page.get_by_label("Plis d'Ada", exact=True).select_option("1")
     streaks = [p["streak"] for p in sheet["rounds"][0]["scores"]["players"]]
     second = scored(
         served,
