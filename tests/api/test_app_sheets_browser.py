@@ -192,7 +192,8 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
     expect(page.locator(".leader")).to_have_text(f"En tête : {names[sheet['leader']]}")
     for seat in range(3):  # the round's winners marked, as the API names them
-        cell = page.locator(".totals tbody tr").nth(seat).locator("td").first
+        # the first round's cell: right after the name and the total
+        cell = page.locator(".totals tbody tr").nth(seat).locator("td").nth(1)
         if seat in sheet["rounds"][0]["scores"]["winners"]:
             expect(cell).to_contain_text("★")
             expect(cell).to_contain_text("(vainqueur de la manche)")
