@@ -191,6 +191,8 @@ const fr = {
 
   // ── corrections, history, stats, account ──
   itsMe: "C'est moi",
+  // read after « C'est moi » (its accessible name): which player
+  itsMeOf: (name: string) => ` : ${name}`,
   notMe: "Aucun : je ne joue pas",
   histFinished: "Terminée",
   rulesGames: "Les jeux",
@@ -559,6 +561,7 @@ const en: Texts = {
 
   // ── corrections, history, stats, account ──
   itsMe: "That's me",
+  itsMeOf: (name: string) => `: ${name}`,
   notMe: "None: I am not playing",
   histFinished: "Finished",
   rulesGames: "The games",

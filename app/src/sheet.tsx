@@ -234,7 +234,7 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
                   />
                   <label for={`me-${i}`}>
                     {t.itsMe}
-                    <span class="sr-only"> : {name.trim() || t.playerName(i + 1)}</span>
+                    <span class="sr-only">{t.itsMeOf(name.trim() || t.playerName(i + 1))}</span>
                   </label>
                 </div>
               ) : null}

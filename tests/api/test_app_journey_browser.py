@@ -224,6 +224,9 @@ def check_sheet(screen: Screen, sheet: dict[str, Any]) -> None:
         box = row.locator("td").first.bounding_box()
         assert box and box["x"] + box["width"] <= page.viewport_size["width"], box
     expect(page.locator("section.totals thead th").nth(1)).to_have_text("Total")
+    # only the table scrolls sideways, never the page
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
     cells = page.locator("td.round-winner")
     expect(cells).to_have_count(len(sheet["rounds"]))
     for i, round_ in enumerate(sheet["rounds"]):
