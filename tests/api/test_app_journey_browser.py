@@ -563,7 +563,9 @@ def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
     ).to_be_focused()
     screen.axe("suppression demandée")
     page.get_by_role("button", name="Oui, supprimer la manche 1", exact=True).click()
-    expect(page.get_by_role("status").filter(has_text="Manche 1 supprimée")).to_be_visible()
+    removed = page.get_by_role("status").filter(has_text="Manche 1 supprimée")
+    expect(removed).to_be_visible()
+    expect(removed).to_be_in_viewport()  # under the heading the focus is on
     screen.heading("Manche 3")  # two rounds left, renumbered
     fresh = api_get(served, f"/v1/scoresheets/{sheet['id']}", token)
     assert len(fresh["rounds"]) == 2
