@@ -208,7 +208,7 @@ export function App() {
       case "sheet":
         return <SheetScreen key={route.id} t={t} id={route.id} session={session} />;
       case "rules":
-        return <Rules t={t} lang={lang} id={route.id} />;
+        return <Rules t={t} lang={lang} id={route.id} navigate={navigate} />;
       case "history":
         return <History t={t} lang={lang} session={session} navigate={navigate} />;
       case "stats":

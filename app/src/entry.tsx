@@ -4,8 +4,8 @@
 // saving, a card picker by "TYPE DE CARTE" and the list of what was picked, the new sheet's
 // per-ruleset description (its options, its create body), and the deck's numbered card codes.
 
-import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { type ComponentChildren, type JSX, createContext } from "preact";
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { type Refusal, type RoundScore, type Schemas, refusal } from "./api";
 import type { Texts } from "./i18n";
 import { Field, Heading, Problem } from "./ui";
@@ -145,6 +145,10 @@ export function fieldError(field: string, ...refusals: (Refusal | null)[]): stri
 
 // -- the round's frame and its live score ------------------------------------------------------------
 
+/** The sheet's last news ("Manche 2 corrigée." …), said right under the round's heading, where
+ * the focus lands when the next round opens: not far below, past the whole form. */
+export const FrameNotice = createContext<string | null>(null);
+
 export function RoundFrame({
   t,
   n,
@@ -168,9 +172,15 @@ export function RoundFrame({
   correction?: Correction | undefined;
   children: ComponentChildren;
 }) {
+  const notice = useContext(FrameNotice);
   return (
     <section>
       <Heading>{correction ? t.fixCorrecting(n) : t.round(n)}</Heading>
+      {notice && !correction ? (
+        <p role="status" class="notice">
+          {notice}
+        </p>
+      ) : null}
       <p>{t.dealer(names[dealer] ?? "")}</p>
       {tiebreak ? <p class="notice">{t.tiebreakRound}</p> : null}
       <form

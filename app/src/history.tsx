@@ -90,7 +90,14 @@ export function History({ t, lang, session, navigate }: { t: Texts; lang: Lang; 
         <ol class="history">
           {items.map((item, i) => {
             const href = item.kind === "scoresheet" ? `/feuilles/${item.id}` : `/parties/${item.id}`;
-            const status = !item.finished ? t.histOngoing : item.won ? t.histWon : t.histLost;
+            // won or lost only for a sheet the account plays a player of
+            const status = !item.finished
+              ? t.histOngoing
+              : item.seats.length === 0
+                ? t.histFinished
+                : item.won
+                  ? t.histWon
+                  : t.histLost;
             return (
               <li key={`${item.kind}-${item.id}`} data-id={item.id}>
                 <a
@@ -108,7 +115,7 @@ export function History({ t, lang, session, navigate }: { t: Texts; lang: Lang; 
                   {item.kind === "scoresheet" ? t.histSheet : t.histGame} · {item.players.join(", ")}
                 </p>
                 <p>
-                  <span class={item.finished ? (item.won ? "won" : "lost") : ""}>{status}</span>
+                  <span class={item.finished && item.seats.length > 0 ? (item.won ? "won" : "lost") : ""}>{status}</span>
                   {item.score !== null ? ` · ${t.histScore(item.score)}` : null}
                 </p>
               </li>

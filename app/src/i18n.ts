@@ -13,6 +13,14 @@ const RULE_SECTIONS_FR: Record<string, string> = {
   scoring: "Score",
 };
 
+// French « de » before a name: « d' » before a vowel (accented or not, and « y » before a
+// consonant: « d'Yves » but « de Yann »), « de » otherwise. A name's « h » is never elided
+// (« de Hugo », « de Hélène »): whether it is mute cannot be told from the name (« de Hugo »
+// reads fine, « d'Hachette » would not), so no list to keep.
+export function de(name: string): string {
+  return /^([aeiouàâäéèêëîïôöùûüæœ]|y[^aeiouàâäéèêëîïôöùûüy])/i.test(name.trim()) ? `d'${name}` : `de ${name}`;
+}
+
 const fr = {
   title: "Num Project — feuilles de score",
   appName: "Num Project",
@@ -49,7 +57,7 @@ const fr = {
   created: "Bienvenue !",
   createdText: "Ton compte est créé. Prêt à jouer ?",
   // log-in
-  loginPitch: "Content de te revoir ! Retrouve tes jeux communauté 🔒.",
+  loginPitch: "Content de te revoir ! Retrouve tes jeux de la communauté 🔒.",
   emailOrPseudo: "Email ou pseudo",
   forgot: "Mot de passe oublié ?",
   forgotTitle: "Mot de passe oublié",
@@ -78,7 +86,7 @@ const fr = {
     poseur: "Poseur (Bombe)",
     complice: "Complice (Joker)",
     demineur: "Démineur (Quantique)",
-    agent: "Agent (Num-X)",
+    agent: "Agent double",
     civil: "Civil",
   },
   cardType: "TYPE DE CARTE",
@@ -150,16 +158,16 @@ const fr = {
   team: (names: string[]) => `Équipe ${names.join(" et ")}`,
   cardsEach: (n: number) => `${n} ${n < 2 ? "carte" : "cartes"} par joueur`,
   bids: "Annonces",
-  bidOf: (name: string) => `Annonce de ${name}`,
+  bidOf: (name: string) => `Annonce ${de(name)}`,
   bidSaid: (name: string, bid: number) => `${name} annonce ${bid} ${bid < 2 ? "pli" : "plis"}`,
   bidsDone: "Valider les annonces",
   bidsChange: "Modifier les annonces",
   bidsFirst: "Note l'annonce de chacun, puis valide les annonces pour noter les plis.",
   tricks: "Plis",
-  tricksOf: (name: string) => `Plis de ${name}`,
+  tricksOf: (name: string) => `Plis ${de(name)}`,
   tricksTaken: (taken: number, cards: number) => `Plis pris : ${taken} sur ${cards}`,
   combination: "Combinaison",
-  combinationOf: (name: string, n: number) => `Combinaison de ${name} : ${n} ${n < 2 ? "carte" : "cartes"}`,
+  combinationOf: (name: string, n: number) => `Combinaison ${de(name)} : ${n} ${n < 2 ? "carte" : "cartes"}`,
   lockedPairs: "Paires bloquées",
   lockedOf: (name: string) => `Paires bloquées par ${name}`,
   lockedPair: (kind: string, value: number) => `${kind}, valeur ${value}`,
@@ -182,6 +190,12 @@ const fr = {
   fiveCards: "Chaque combinaison compte au moins 5 cartes, paires bloquées comprises : complète-les pour voir le score.",
 
   // ── corrections, history, stats, account ──
+  itsMe: "C'est moi",
+  // read after « C'est moi » (its accessible name): which player
+  itsMeOf: (name: string) => ` : ${name}`,
+  notMe: "Aucun : je ne joue pas",
+  histFinished: "Terminée",
+  rulesGames: "Les jeux",
   // menu and session
   histTitle: "Historique",
   statsTitle: "Stats",
@@ -266,7 +280,7 @@ const fr = {
   cardCount: (n: number) => `${n} ${n < 2 ? "carte" : "cartes"}`,
   capturedToggle: (name: string, n: number) => `Cartes prises par ${name} (${n} ${n < 2 ? "carte" : "cartes"})`,
   deviceSheets: "Feuilles faites sur cet appareil",
-  claimTitle: (names: string) => `Feuille de ${names}`,
+  claimTitle: (names: string) => `Feuille ${de(names)}`,
   claimPitch: "Faite sans compte sur cet appareil : enregistre-la dans ton compte pour la retrouver partout.",
   claimWho: "Quel joueur es-tu ?",
   claimNobody: "Aucun : je ne joue pas",
@@ -304,8 +318,8 @@ const fr = {
   },
   andCall: (what: string) => `${what} et annoncer « Num Win »`,
   swapAt: (n: number) => `Échanger avec la carte ${n} de la combinaison`,
-  snapAt: (n: number, name: string) => `Récupération instantanée : carte ${n} de ${name}`,
-  targetAt: (name: string, n: number) => `Viser la carte ${n} de ${name}`,
+  snapAt: (n: number, name: string) => `Récupération instantanée : carte ${n} ${de(name)}`,
+  targetAt: (name: string, n: number) => `Viser la carte ${n} ${de(name)}`,
   yourCombination: "Ta combinaison",
   combinationCard: (n: number, card: string) => `Carte ${n} : ${card}`,
   hiddenCard: "cachée",
@@ -325,25 +339,25 @@ const fr = {
   gameRulesets: { numwars: "Num Wars", "numwars-classic": "Num Wars classique" },
   createGame: "Créer la partie",
   accounts: "Jouer avec des comptes (facultatif)",
-  accountOf: (name: string) => `Pseudo du compte de ${name}`,
+  accountOf: (name: string) => `Pseudo du compte ${de(name)}`,
   accountsHelp: "Un joueur nommé par le pseudo de son compte peut aussi rejoindre sa place en se connectant, sans lien.",
   joinWithAccount: "Rejoindre avec mon compte",
-  joinSeat: (name: string) => `Rejoindre la place de ${name}`,
+  joinSeat: (name: string) => `Rejoindre la place ${de(name)}`,
   seatLinks: "Les liens des places",
   seatLinksHelp:
     "Envoie à chaque joueur le lien de sa place : il ouvre sa main, garde-le secret. Cet appareil les garde : « Mes parties » les remontre.",
-  seatLink: (name: string) => `Lien de ${name}`,
-  playAs: (name: string) => `Jouer la place de ${name}`,
-  copy: (name: string) => `Copier le lien de ${name}`,
-  copied: (name: string) => `Lien de ${name} copié.`,
+  seatLink: (name: string) => `Lien ${de(name)}`,
+  playAs: (name: string) => `Jouer la place ${de(name)}`,
+  copy: (name: string) => `Copier le lien ${de(name)}`,
+  copied: (name: string) => `Lien ${de(name)} copié.`,
   game: "Partie en ligne",
   gameRound: (n: number) => `Partie en ligne — manche ${n}`,
-  youPlay: (name: string) => `Tu joues la place de ${name}.`,
+  youPlay: (name: string) => `Tu joues la place ${de(name)}.`,
   yourRole: (role: string) => `Ton rôle : ${role}`,
   spectator: "Tu regardes la partie : ouvre le lien de ta place pour jouer.",
   yourTurn: "À toi de jouer !",
   passHint: (n: number) => `Touche ${n < 2 ? "la carte" : `les ${n} cartes`} à passer à ton voisin de droite.`,
-  turnOf: (names: string) => `Au tour de ${names}`,
+  turnOf: (names: string) => `Au tour ${de(names)}`,
   live: "En direct",
   reconnecting: "Connexion perdue : reconnexion…",
   phases: {
@@ -467,7 +481,7 @@ const en: Texts = {
     poseur: "Poseur (Bomb)",
     complice: "Complice (Joker)",
     demineur: "Demineur (Quantum)",
-    agent: "Agent (Num-X)",
+    agent: "Agent",
     civil: "Civil",
   },
   cardType: "CARD TYPE",
@@ -575,6 +589,11 @@ const en: Texts = {
   fiveCards: "Each combination holds at least 5 cards, locked pairs included: complete them to see the score.",
 
   // ── corrections, history, stats, account ──
+  itsMe: "That's me",
+  itsMeOf: (name: string) => `: ${name}`,
+  notMe: "None: I am not playing",
+  histFinished: "Finished",
+  rulesGames: "The games",
   histTitle: "History",
   statsTitle: "Stats",
   accTitle: "My account",

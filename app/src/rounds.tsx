@@ -131,7 +131,7 @@ export function useCorrections(t: Texts, id: string, token: string | undefined, 
     return null;
   }
 
-  return { editing, notice, start, save, remove, cancel: () => setEditing(null) };
+  return { editing, notice, start, save, remove, cancel: () => setEditing(null), clearNotice: () => setNotice(null) };
 }
 
 export type Corrections = ReturnType<typeof useCorrections>;
@@ -197,11 +197,6 @@ export function RoundList({ t, sheet, fix, canChange }: { t: Texts; sheet: Sheet
       <h3 id="rounds-title" class="small-title">
         {t.fixRoundsTitle}
       </h3>
-      {fix.notice ? (
-        <p role="status" class="notice">
-          {fix.notice}
-        </p>
-      ) : null}
       <Problem refusal={problem} shown={[]} />
       <ol class="round-list">
         {sheet.rounds.map((round) => (

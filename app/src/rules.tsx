@@ -1,10 +1,11 @@
 // "Règles de Calcul": the rules summary the API serves for a ruleset (`GET /v1/rulesets/{id}`),
-// in the app's language (api-contract.md, "The app").
+// in the app's language (api-contract.md, "The app"), with the four rulesets to choose from
+// (their names from the catalogue, `GET /v1/rulesets`).
 
 import { useEffect, useState } from "preact/hooks";
 import { type Refusal, type Schemas, api, refusal } from "./api";
 import type { Texts } from "./i18n";
-import { Heading, Problem } from "./ui";
+import { Heading, Link, type Navigate, Problem } from "./ui";
 
 export type RulesetId = Schemas["RulesetInfo"]["id"];
 const RULESETS: readonly RulesetId[] = ["numwars", "numwars-classic", "numking", "numwin"];
@@ -13,9 +14,19 @@ export function rulesetOf(id: string): RulesetId | null {
   return RULESETS.find((known) => known === id) ?? null;
 }
 
-export function Rules({ t, lang, id }: { t: Texts; lang: string; id: RulesetId }) {
+export function Rules({ t, lang, id, navigate }: { t: Texts; lang: string; id: RulesetId; navigate: Navigate }) {
   const [info, setInfo] = useState<Schemas["RulesetInfo"] | null>(null);
   const [problem, setProblem] = useState<Refusal | null>(null);
+  const [names, setNames] = useState<Partial<Record<RulesetId, string>>>({});
+
+  useEffect(() => {
+    api
+      .GET("/v1/rulesets")
+      .then(({ data }) => {
+        if (data) setNames(Object.fromEntries(data.rulesets.map((r) => [r.id, r.name])));
+      })
+      .catch(() => undefined);
+  }, [lang]);
 
   useEffect(() => {
     setInfo(null);
@@ -29,6 +40,24 @@ export function Rules({ t, lang, id }: { t: Texts; lang: string; id: RulesetId }
   return (
     <section>
       <Heading>{t.rules}</Heading>
+      <nav aria-label={t.rulesGames}>
+        <ul class="ruleset-links">
+          {RULESETS.map((other) => {
+            const name = names[other] ?? (other === id ? info?.name : undefined) ?? other;
+            return (
+              <li key={other}>
+                {other === id ? (
+                  <strong aria-current="page">{name}</strong>
+                ) : (
+                  <Link href={`/${lang === "fr" ? "regles" : "rules"}/${other}`} navigate={navigate}>
+                    {name}
+                  </Link>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
       {info ? (
         <>
           <h2>{info.name}</h2>

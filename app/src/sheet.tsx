@@ -18,7 +18,7 @@ import {
   sheetToken,
 } from "./api";
 import { CLASSIC } from "./classic";
-import type { OptionSpec, OptionValues, SheetRuleset } from "./entry";
+import { FrameNotice, type OptionSpec, type OptionValues, type SheetRuleset } from "./entry";
 import type { Texts } from "./i18n";
 import { NUMKING } from "./numking";
 import { NUMWARS } from "./numwars-round";
@@ -105,6 +105,8 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
   const [planned, setPlanned] = useState<string>("");
   const [values, setValues] = useState<OptionValues | null>(null);
   const [dealer, setDealer] = useState(0);
+  // the account's own player ("C'est moi"), whatever its name: player 1 by default
+  const [me, setMe] = useState<number | null>(session ? 0 : null);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
   const info = rulesets?.find((r) => r.id === chosen) ?? null;
   const sheet = SHEETS[chosen];
@@ -138,6 +140,7 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
       return kept;
     });
     setDealer((old) => (old < next.players.max ? old : 0));
+    setMe((old) => (old !== null && old < next.players.max ? old : null));
   }
 
   async function submit(event: Event) {
@@ -145,8 +148,8 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
     if (!info || locked(info)) return;
     const players = names.map((name, i) => ({
       name: name.trim() || t.playerName(i + 1),
-      // the player named as the account's pseudo is the account: the sheet is in its stats
-      ...(session && name.trim().toLowerCase() === session.pseudo.toLowerCase() ? { account: session.pseudo } : {}),
+      // the player the account said it is ("C'est moi"): the sheet is in its history and stats
+      ...(session && i === me ? { account: session.pseudo } : {}),
     }));
     const rounds = planned.trim() === "" ? null : Number(planned);
     await send(async () => {
@@ -220,6 +223,21 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
                   />
                 )}
               </Field>
+              {session ? (
+                <div class="me">
+                  <input
+                    id={`me-${i}`}
+                    type="radio"
+                    name="me"
+                    checked={me === i}
+                    onChange={() => setMe(i)}
+                  />
+                  <label for={`me-${i}`}>
+                    {t.itsMe}
+                    <span class="sr-only">{t.itsMeOf(name.trim() || t.playerName(i + 1))}</span>
+                  </label>
+                </div>
+              ) : null}
               {names.length > least ? (
                 <button
                   type="button"
@@ -228,6 +246,7 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
                   onClick={() => {
                     setNames((all) => all.filter((_, j) => j !== i));
                     setDealer((old) => (old < names.length - 1 ? old : 0));
+                    setMe((old) => (old === null || old < i ? old : old === i ? null : old - 1));
                   }}
                 >
                   ×
@@ -235,6 +254,12 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
               ) : null}
             </div>
           ))}
+          {session ? (
+            <div class="field check">
+              <input id="me-none" type="radio" name="me" checked={me === null} onChange={() => setMe(null)} />
+              <label for="me-none">{t.notMe}</label>
+            </div>
+          ) : null}
           {names.length < most ? (
             <button type="button" onClick={() => setNames((all) => [...all, ""])}>
               {t.addPlayer}
@@ -430,8 +455,10 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
       </>
     );
   }
+  // the last news (a round saved, corrected or deleted) is said under the heading that takes the focus
+  const news = fix.notice ?? saved;
   return (
-    <>
+    <FrameNotice.Provider value={news}>
       {fix.editing ? (
         <Entry
           key={`fix-${fix.editing.round.n}`}
@@ -448,6 +475,11 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
       ) : sheet.finished ? (
         <section>
           <Heading>{t.totals}</Heading>
+          {news ? (
+            <p role="status" class="notice">
+              {news}
+            </p>
+          ) : null}
         </section>
       ) : (
         <Entry
@@ -466,24 +498,20 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
               body: { ...body, dealer },
             });
             if (!data) return refusal(error, t.networkError);
+            fix.clearNotice();
             setSaved(t.saved(data.n));
             await load();
             return null;
           }}
         />
       )}
-      {saved ? (
-        <p role="status" class="notice">
-          {saved}
-        </p>
-      ) : null}
       <Totals t={t} sheet={sheet} info={info} />
       <RoundList t={t} sheet={sheet} fix={fix} canChange={canChange} />
       {device && session ? (
         <ClaimForm t={t} sheet={sheet} token={device} session={session} onClaimed={setSheet} />
       ) : null}
       {editor && token ? <SharePanel t={t} sheet={sheet} credential={token} onSheet={setSheet} /> : null}
-    </>
+    </FrameNotice.Provider>
   );
 }
 
@@ -511,18 +539,22 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
           <thead>
             <tr>
               <th scope="col">{t.player}</th>
+              {/* the total right after the name: always in sight on a phone, however many rounds */}
+              <th scope="col">{t.total}</th>
               {sheet.rounds.map((round) => (
                 <th scope="col" key={round.n}>
                   {round.n > sheet.planned_rounds ? t.tiebreakColumn(round.n) : t.round(round.n)}
                 </th>
               ))}
-              <th scope="col">{t.total}</th>
             </tr>
           </thead>
           <tbody>
             {names.map((name, seat) => (
               <tr key={seat}>
                 <th scope="row">{name}</th>
+                <td class="total" data-seat={seat}>
+                  {sheet.totals[seat] ?? 0}
+                </td>
                 {sheet.rounds.map((round) => (
                   <td key={round.n}>
                     {round.scores.players.find((p) => p.seat === seat)?.score ?? 0}
@@ -534,9 +566,6 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
                     ) : null}
                   </td>
                 ))}
-                <td class="total" data-seat={seat}>
-                  {sheet.totals[seat] ?? 0}
-                </td>
               </tr>
             ))}
           </tbody>
@@ -544,12 +573,12 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
             <tfoot>
               <tr>
                 <th scope="row">{t.fixRoundWinners}</th>
+                <td />
                 {sheet.rounds.map((round) => (
                   <td key={round.n} class="round-winner">
                     {who(round.scores.winners)}
                   </td>
                 ))}
-                <td />
               </tr>
             </tfoot>
           ) : null}

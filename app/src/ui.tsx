@@ -42,24 +42,32 @@ export function Field({ label, error, children }: FieldProps) {
   );
 }
 
-/** The refusal's detail when no field of the form shows it; null when there is none. */
+/** What a refusal says that the form's fields do not: never a raw field name. A message of a
+ * field the form shows (`shown`) is already under it and is not repeated; a message of a
+ * field it does not show is said without its name; the detail is said only for what it adds to
+ * the fields' messages (its "field : message" parts are dropped). Null when nothing is left. */
 export function Problem({ refusal, shown }: { refusal: Refusal | null; shown: readonly string[] }) {
   if (!refusal) return null;
-  // a field's message the detail already says is not said twice (nor under its raw field name)
-  const elsewhere = Object.entries(refusal.fields).filter(
-    ([field, message]) => !shown.includes(field) && !refusal.detail.includes(message),
-  );
-  // nor is a detail that a field shown with the form already says
-  if (elsewhere.length === 0 && shown.some((field) => refusal.fields[field] === refusal.detail)) return null;
+  const messages = Object.values(refusal.fields)
+    .flatMap((message) => message.split("; "))
+    .map((message) => message.trim())
+    .filter((message) => message.length > 0);
+  const elsewhere = Object.entries(refusal.fields)
+    .filter(([field]) => !shown.includes(field))
+    .map(([, message]) => message);
+  const rest = refusal.detail
+    .split("; ")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0 && !messages.some((message) => part.includes(message)));
+  const detail = rest.join(" ; ");
+  if (!detail && elsewhere.length === 0) return null;
   return (
     <div class="problem" role="alert">
-      <p>{refusal.detail}</p>
+      {detail ? <p>{detail}</p> : null}
       {elsewhere.length > 0 ? (
         <ul>
-          {elsewhere.map(([field, message]) => (
-            <li key={field}>
-              <code>{field}</code> {message}
-            </li>
+          {elsewhere.map((message, i) => (
+            <li key={i}>{message}</li>
           ))}
         </ul>
       ) : null}

@@ -120,7 +120,7 @@ def test_an_anonymous_sheet_is_claimed_after_sign_up_with_the_chosen_player(
     page.get_by_role("checkbox", name="conditions d'utilisation").check()
     page.get_by_role("button", name="Créer mon compte", exact=True).click()
     screen.heading("Bienvenue !")
-    offer = page.get_by_role("form", name="Feuille de Ana, Ben, Cid")
+    offer = page.get_by_role("form", name="Feuille d'Ana, Ben, Cid")
     expect(offer).to_be_visible()
     screen.axe("bienvenue, feuille à enregistrer")
 

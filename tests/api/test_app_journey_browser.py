@@ -44,7 +44,7 @@ ROLES_FR = {
     "poseur": "Poseur (Bombe)",
     "complice": "Complice (Joker)",
     "demineur": "Démineur (Quantique)",
-    "agent": "Agent (Num-X)",
+    "agent": "Agent double",
     "civil": "Civil",
 }
 
@@ -219,6 +219,15 @@ def check_sheet(screen: Screen, sheet: dict[str, Any]) -> None:
     names = [p["name"] for p in sheet["players"]]
     for seat, total in enumerate(sheet["totals"]):
         expect(page.locator(f'td.total[data-seat="{seat}"]')).to_have_text(str(total))
+        # the total right after the name, in sight on a phone however many rounds
+        row = page.locator("section.totals tbody tr").nth(seat)
+        expect(row.locator("td").first).to_have_attribute("data-seat", str(seat))
+        box = row.locator("td").first.bounding_box()
+        assert box and box["x"] + box["width"] <= page.viewport_size["width"], box
+    expect(page.locator("section.totals thead th").nth(1)).to_have_text("Total")
+    # only the table scrolls sideways, never the page
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
     cells = page.locator("td.round-winner")
     expect(cells).to_have_count(len(sheet["rounds"]))
     for i, round_ in enumerate(sheet["rounds"]):
@@ -274,6 +283,8 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     screen.heading("Nouvelle feuille de score")
     page.get_by_role("button", name="Ajouter un joueur", exact=True).click()
     expect(page.get_by_label("Joueur 1", exact=True)).to_have_value(pseudo)
+    # the account's own player, chosen whatever its name: player 1 by default
+    expect(page.get_by_role("radio", name=f"C'est moi : {pseudo}", exact=True)).to_be_checked()
     for i, name in enumerate(OTHERS, start=2):
         page.get_by_label(f"Joueur {i}", exact=True).fill(name)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
@@ -336,7 +347,9 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     screen.errors = [e for e in screen.errors if refused not in e]
     page.get_by_role("button", name="Enregistrer la correction", exact=True).click()
     screen.heading("Totaux")
-    expect(page.get_by_role("status").filter(has_text="Manche 2 corrigée.")).to_be_visible()
+    news = page.get_by_role("status").filter(has_text="Manche 2 corrigée.")
+    expect(news).to_be_visible()
+    expect(news).to_be_in_viewport()  # under the heading the focus is on, not far below
     sheet = api_get(served, f"/v1/scoresheets/{sheet_id}", token)
     assert "red-3" in sheet["rounds"][0]["input"]["players"][2]["captured"]  # the other's
     assert "red-12" in sheet["rounds"][1]["input"]["players"][3]["captured"]  # this one's
@@ -551,7 +564,9 @@ def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
     ).to_be_focused()
     screen.axe("suppression demandée")
     page.get_by_role("button", name="Oui, supprimer la manche 1", exact=True).click()
-    expect(page.get_by_role("status").filter(has_text="Manche 1 supprimée")).to_be_visible()
+    removed = page.get_by_role("status").filter(has_text="Manche 1 supprimée")
+    expect(removed).to_be_visible()
+    expect(removed).to_be_in_viewport()  # under the heading the focus is on
     screen.heading("Manche 3")  # two rounds left, renumbered
     fresh = api_get(served, f"/v1/scoresheets/{sheet['id']}", token)
     assert len(fresh["rounds"]) == 2
