@@ -21,6 +21,7 @@ from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, lab
 from tests.api.test_app_sheets_browser import (
     api_call,
     bid_and_take,
+    de,
     expect_scores,
     logged_in,
     new_sheet,
@@ -68,8 +69,8 @@ def test_a_num_king_round_corrected(browser: Any, served: str) -> None:  # noqa:
     for name, bid in zip(names, [1, 0, 0], strict=True):  # the stored bids, already done
         expect(page.get_by_text(f"{name} annonce {bid} pli", exact=True)).to_be_visible()
     for name, taken in zip(names, [1, 0, 0], strict=True):
-        expect(page.get_by_label(f"Plis de {name}", exact=True)).to_have_value(str(taken))
-    page.get_by_label("Plis de Ada", exact=True).select_option("0")
+        expect(page.get_by_label(f"Plis {de(name)}", exact=True)).to_have_value(str(taken))
+    page.get_by_label("Plis d'Ada", exact=True).select_option("0")
     page.get_by_label("Plis de Cy", exact=True).select_option("1")
     corrected = scored(
         served,
@@ -202,7 +203,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     page.get_by_role("button", name="Créer la partie", exact=True).click()
     screen.heading("Les liens des places")
     links = {
-        seat: page.get_by_label(f"Lien de {name}", exact=True).input_value()
+        seat: page.get_by_label(f"Lien {de(name)}", exact=True).input_value()
         for seat, name in enumerate(NAMES)
     }
     tokens = {seat: token_of(link) for seat, link in links.items()}
@@ -231,7 +232,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     ).click()
     screen.heading("Les liens des places")
 
-    page.get_by_role("link", name="Jouer la place de Ada", exact=True).click()
+    page.get_by_role("link", name="Jouer la place d'Ada", exact=True).click()
     screen.heading("Partie en ligne — manche 1")
     expect(page.get_by_text("Num King · Annonces")).to_be_visible()
     page.get_by_text("Les liens des places, gardés sur cet appareil").click()
@@ -291,9 +292,9 @@ def num_win_label(action: dict[str, Any], names: list[str], me: int) -> str:
         text = f"Échanger avec la carte {action['position'] + 1} de la combinaison"
     elif kind == "snap":
         owner = action.get("owner")
-        text = f"Récupération instantanée : carte {action['position'] + 1} de {names[me if owner is None else owner]}"
+        text = f"Récupération instantanée : carte {action['position'] + 1} {de(names[me if owner is None else owner])}"
     elif kind == "target":
-        text = f"Viser la carte {action['position'] + 1} de {names[action['seat']]}"
+        text = f"Viser la carte {action['position'] + 1} {de(names[action['seat']])}"
     else:
         text = words[kind]
     return f"{text} et annoncer « Num Win »" if action.get("call") else text
