@@ -158,7 +158,6 @@ BOTS_EXAMPLE = {
         {"name": "Bot 1", "bot": "expert"},
         {"name": "Bot 2", "bot": "basic"},
     ],
-    "options": {"hints": True},
 }
 
 

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import Row
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import (
@@ -734,12 +735,12 @@ class GameService:
             try:
                 async with (engine or self.engine).begin() as conn:
                     owing = await self.repository.owing_bots(conn, interval, batch)
-            except Exception as exc:
-                reason = unavailable(exc)
-                if reason is None:
-                    log.exception("the bot sweep could not read the games owing a move")
-                else:
-                    log.warning("the bot sweep could not read the games owing a move: %s", reason)
+            except DBAPIError as exc:  # the database's answer (down, or not migrated): one line
+                reason = unavailable(exc) or str(exc.orig).strip().splitlines()[0][:200]
+                log.warning("the bot sweep could not read the games owing a move: %s", reason)
+                continue
+            except Exception:
+                log.exception("the bot sweep could not read the games owing a move")
                 continue
             for game_id in owing:
                 self.kick(game_id)
