@@ -735,12 +735,14 @@ class GameService:
             try:
                 async with (engine or self.engine).begin() as conn:
                     owing = await self.repository.owing_bots(conn, interval, batch)
-            except DBAPIError as exc:  # the database's answer (down, or not migrated): one line
-                reason = unavailable(exc) or str(exc.orig).strip().splitlines()[0][:200]
-                log.warning("the bot sweep could not read the games owing a move: %s", reason)
-                continue
-            except Exception:
-                log.exception("the bot sweep could not read the games owing a move")
+            except Exception as exc:  # the database down or not migrated: one line, no traceback
+                reason = unavailable(exc)
+                if reason is None and isinstance(exc, DBAPIError):
+                    reason = str(exc.orig).strip().splitlines()[0][:200]
+                if reason is None:
+                    log.exception("the bot sweep could not read the games owing a move")
+                else:
+                    log.warning("the bot sweep could not read the games owing a move: %s", reason)
                 continue
             for game_id in owing:
                 self.kick(game_id)

@@ -32,7 +32,14 @@ PLAYERS = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
 
 #: The app's settings, made at import (the spec is read then) and pointed at the run's database
 #: by the `database` fixture, before the first request starts the app's lifespan.
-SETTINGS = Settings(database_url="postgresql+asyncpg://127.0.0.1:9/not-yet")
+# bots and hints think in a thread on a small budget here: the fuzzer's requests each wait
+# at most 10 s, a process pool's first start on a loaded machine may take longer
+SETTINGS = Settings(
+    database_url="postgresql+asyncpg://127.0.0.1:9/not-yet",
+    bot_workers=0,
+    bot_samples=2,
+    bot_seconds=0.2,
+)
 APP = create_app(SETTINGS)
 SPEC = spec_dict(APP)
 #: (id, seat 0's token) by role: `active`, `abandoned`, `doomed` (for AbandonGame).
