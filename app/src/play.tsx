@@ -27,7 +27,7 @@ import {
   tokenFromFragment,
   watchGame,
 } from "./online";
-import { OptionField, SHEETS, defaults, useCatalogue } from "./sheet";
+import { OptionField, PlayerNames, SHEETS, defaults, useCatalogue } from "./sheet";
 import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
 const RULESETS: readonly PlayRuleset[] = ["numwars", "numwars-classic", "numking", "numwin"];
@@ -156,52 +156,22 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
             ))}
           </fieldset>
         ) : null}
-        <fieldset>
-          <legend>{t.players}</legend>
-          <p class="muted">{t.playerRange(least, most)}</p>
-          {names.map((name, i) => (
-            <div class="row" key={i}>
-              <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
-                {(p) => (
-                  <input
-                    {...p}
-                    value={name}
-                    autocomplete="off"
-                    onInput={(e) => {
-                      const value = e.currentTarget.value;
-                      setNames((all) => all.map((old, j) => (j === i ? value : old)));
-                    }}
-                  />
-                )}
-              </Field>
-              {names.length > least ? (
-                <button
-                  type="button"
-                  class="small"
-                  aria-label={t.removePlayer(name || t.playerName(i + 1))}
-                  onClick={() => {
-                    setNames((all) => all.filter((_, j) => j !== i));
-                    setAccounts((all) => all.filter((_, j) => j !== i));
-                  }}
-                >
-                  ×
-                </button>
-              ) : null}
-            </div>
-          ))}
-          {names.length < most ? (
-            <button
-              type="button"
-              onClick={() => {
-                setNames((all) => [...all, ""]);
-                setAccounts((all) => [...all, ""]);
-              }}
-            >
-              {t.addPlayer}
-            </button>
-          ) : null}
-          {fields["players"] ? <p class="field-error">{fields["players"]}</p> : null}
-        </fieldset>
+        <PlayerNames
+          t={t}
+          names={names}
+          least={least}
+          most={most}
+          fields={fields}
+          onRename={(i, value) => setNames((all) => all.map((old, j) => (j === i ? value : old)))}
+          onRemove={(i) => {
+            setNames((all) => all.filter((_, j) => j !== i));
+            setAccounts((all) => all.filter((_, j) => j !== i));
+          }}
+          onAdd={() => {
+            setNames((all) => [...all, ""]);
+            setAccounts((all) => [...all, ""]);
+          }}
+        />
         <details class="accounts" open={names.some((_, i) => fields[`players[${i}].account`] !== undefined)}>
           <summary>{t.accounts}</summary>
           <p class="muted">{t.accountsHelp}</p>

@@ -4,6 +4,7 @@
 // they share), the dealer rotating from round to round, and the totals, leader and winners as
 // the API settles them (the lowest total wins where the ruleset says so).
 
+import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
   type Refusal,
@@ -205,68 +206,39 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
           ) : null}
           {info?.lowest_wins ? <p class="muted">{t.lowestWins}</p> : null}
         </fieldset>
-        <fieldset>
-          <legend>{t.players}</legend>
-          <p class="muted">{t.playerRange(least, most)}</p>
-          {names.map((name, i) => (
-            <div class="row" key={i}>
-              <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
-                {(p) => (
-                  <input
-                    {...p}
-                    value={name}
-                    autocomplete="off"
-                    onInput={(e) => {
-                      const value = e.currentTarget.value;
-                      setNames((all) => all.map((old, j) => (j === i ? value : old)));
-                    }}
-                  />
-                )}
-              </Field>
-              {session ? (
-                <div class="me">
-                  <input
-                    id={`me-${i}`}
-                    type="radio"
-                    name="me"
-                    checked={me === i}
-                    onChange={() => setMe(i)}
-                  />
-                  <label for={`me-${i}`}>
-                    {t.itsMe}
-                    <span class="sr-only">{t.itsMeOf(name.trim() || t.playerName(i + 1))}</span>
-                  </label>
-                </div>
-              ) : null}
-              {names.length > least ? (
-                <button
-                  type="button"
-                  class="small"
-                  aria-label={t.removePlayer(name || t.playerName(i + 1))}
-                  onClick={() => {
-                    setNames((all) => all.filter((_, j) => j !== i));
-                    setDealer((old) => (old < names.length - 1 ? old : 0));
-                    setMe((old) => (old === null || old < i ? old : old === i ? null : old - 1));
-                  }}
-                >
-                  ×
-                </button>
-              ) : null}
-            </div>
-          ))}
-          {session ? (
-            <div class="field check">
-              <input id="me-none" type="radio" name="me" checked={me === null} onChange={() => setMe(null)} />
-              <label for="me-none">{t.notMe}</label>
-            </div>
-          ) : null}
-          {names.length < most ? (
-            <button type="button" onClick={() => setNames((all) => [...all, ""])}>
-              {t.addPlayer}
-            </button>
-          ) : null}
-          {fields["players"] ? <p class="field-error">{fields["players"]}</p> : null}
-        </fieldset>
+        <PlayerNames
+          t={t}
+          names={names}
+          least={least}
+          most={most}
+          fields={fields}
+          onRename={(i, value) => setNames((all) => all.map((old, j) => (j === i ? value : old)))}
+          onRemove={(i) => {
+            setNames((all) => all.filter((_, j) => j !== i));
+            setDealer((old) => (old < names.length - 1 ? old : 0));
+            setMe((old) => (old === null || old < i ? old : old === i ? null : old - 1));
+          }}
+          onAdd={() => setNames((all) => [...all, ""])}
+          beside={(name, i) =>
+            session ? (
+              <div class="me">
+                <input id={`me-${i}`} type="radio" name="me" checked={me === i} onChange={() => setMe(i)} />
+                <label for={`me-${i}`}>
+                  {t.itsMe}
+                  <span class="sr-only">{t.itsMeOf(name.trim() || t.playerName(i + 1))}</span>
+                </label>
+              </div>
+            ) : null
+          }
+          after={
+            session ? (
+              <div class="field check">
+                <input id="me-none" type="radio" name="me" checked={me === null} onChange={() => setMe(null)} />
+                <label for="me-none">{t.notMe}</label>
+              </div>
+            ) : null
+          }
+        />
         <Field label={t.firstDealer}>
           {(p) => (
             <select {...p} value={String(dealer)} onChange={(e) => setDealer(Number(e.currentTarget.value))}>
@@ -316,6 +288,67 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
         </button>
       </form>
     </section>
+  );
+}
+
+/** The players' names of a new sheet or game: one field each (its API refusal under it),
+ * `beside` each (the sheet's « C'est moi »), remove while above `least`, add while under
+ * `most`, `after` the list. */
+export function PlayerNames({
+  t,
+  names,
+  least,
+  most,
+  fields,
+  onRename,
+  onRemove,
+  onAdd,
+  beside,
+  after,
+}: {
+  t: Texts;
+  names: string[];
+  least: number;
+  most: number;
+  fields: Record<string, string>;
+  onRename: (i: number, name: string) => void;
+  onRemove: (i: number) => void;
+  onAdd: () => void;
+  beside?: (name: string, i: number) => JSX.Element | null;
+  after?: JSX.Element | null;
+}) {
+  return (
+    <fieldset>
+      <legend>{t.players}</legend>
+      <p class="muted">{t.playerRange(least, most)}</p>
+      {names.map((name, i) => (
+        <div class="row" key={i}>
+          <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
+            {(p) => (
+              <input {...p} value={name} autocomplete="off" onInput={(e) => onRename(i, e.currentTarget.value)} />
+            )}
+          </Field>
+          {beside ? beside(name, i) : null}
+          {names.length > least ? (
+            <button
+              type="button"
+              class="small"
+              aria-label={t.removePlayer(name || t.playerName(i + 1))}
+              onClick={() => onRemove(i)}
+            >
+              ×
+            </button>
+          ) : null}
+        </div>
+      ))}
+      {after ?? null}
+      {names.length < most ? (
+        <button type="button" onClick={onAdd}>
+          {t.addPlayer}
+        </button>
+      ) : null}
+      {fields["players"] ? <p class="field-error">{fields["players"]}</p> : null}
+    </fieldset>
   );
 }
 
