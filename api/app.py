@@ -66,10 +66,16 @@ from api.ops.operations import (
     observe,
     operations_lifespan,
 )
-from api.ops.ratelimit import rate_limit_middleware, scope_network, trusted_networks
+from api.ops.ratelimit import (
+    RateLimitMiddleware,
+    rate_limit_middleware,
+    scope_network,
+    trusted_networks,
+)
 from api.ops.settings import Settings
 from api.problem_codes import document_problem_codes
-from api.rules.routes import route_handlers
+from api.rules.fast import FastRules
+from api.rules.routes import fast_operations, route_handlers
 from api.rules.schemas import Health
 from api.sheets.routes import route_handlers as sheet_handlers
 from api.sheets.spec import document_sheets
@@ -605,9 +611,19 @@ def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Lites
     single_alternatives(application)
     exact_types(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
+    vary_origin = bool(settings.cors_origins) and settings.cors_origins != ["*"]
     application.asgi_handler = HttpHygiene(
-        note_route(application.asgi_handler),
-        vary_origin=bool(settings.cors_origins) and settings.cors_origins != ["*"],
+        note_route(application.asgi_handler), vary_origin=vary_origin
+    )
+    # The stateless rules operations' common case, the same bytes without the pipeline.
+    limiters = [m for m in application.middleware if isinstance(m, RateLimitMiddleware)]
+    application.asgi_handler = FastRules(
+        application.asgi_handler,
+        fast_operations(),
+        max_body=settings.max_body_bytes,
+        vary_origin=vary_origin,
+        limiter=limiters[0] if limiters else None,
+        litestar_app=application,
     )
     observe(application, settings)  # outermost: request id, access log, metrics (issue 13)
     return application

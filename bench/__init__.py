@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import Any
 
 BUILD_DIR = os.environ.get("NUMRULES_BUILD_DIR")
 if BUILD_DIR:
@@ -49,6 +50,7 @@ def uvicorn(
     workers: int = 1,
     cpu: int | None = SERVER_CPU,
     ready: str = "/healthz",
+    stderr: Any = None,
 ) -> Iterator[int]:
     """`app` under uvicorn (no access log, warnings only) until the block ends, once `ready`
     answers (any HTTP status); yields the server's pid (the master's with workers > 1)."""
@@ -73,6 +75,7 @@ def uvicorn(
         ],
         cwd=ROOT,
         env=env,
+        stderr=stderr,
     )
     try:
         for _ in range(200):

@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 from bench import APP_DIR, BUILD_DIR, HOST, LOAD_CPU, PINNED, ROOT, pin, uvicorn
 
@@ -123,14 +124,16 @@ wrk.body = [==[{body}]==]
 
 def _server_env() -> dict[str, str]:
     """The stateless endpoints measured here use no database: its startup check is off.
-    One client sends every request: the rate limit is off, and the access lines (INFO) are
-    not written, unless the environment sets them (the report prints both)."""
+    One client sends every request: the rate limit is off unless the environment sets it.
+    Every operations layer is on (issue 27): request ids, metrics and one JSON access line per
+    request (INFO), written to a file as a deployment's log collector would read them
+    (`NUMRULES_LOG_LEVEL=WARNING` turns the lines off; the report prints both settings)."""
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(APP_DIR), str(ROOT)]),
         "NUMRULES_CHECK_DB_ON_START": "false",
         "NUMRULES_RATE_LIMIT_PER_MINUTE": os.environ.get("NUMRULES_RATE_LIMIT_PER_MINUTE", "0"),
-        "NUMRULES_LOG_LEVEL": os.environ.get("NUMRULES_LOG_LEVEL", "WARNING"),
+        "NUMRULES_LOG_LEVEL": os.environ.get("NUMRULES_LOG_LEVEL", "INFO"),
     }
 
 
@@ -145,10 +148,11 @@ def server_build(pid: int) -> str:
     return f"mypyc-compiled ({APP_DIR})" if compiled else "pure Python (source)"
 
 
-def serve(app: str, port: int) -> AbstractContextManager[int]:
-    """Run `app` with uvicorn (one worker) until the block ends; yields the server's pid."""
+def serve(app: str, port: int, log: Any = None) -> AbstractContextManager[int]:
+    """Run `app` with uvicorn (one worker) until the block ends, its standard error (its log
+    lines) to `log`; yields the server's pid."""
     ready = "/healthz" if "api.app" in app else "/"
-    return uvicorn(app, port, _server_env(), ready=ready)
+    return uvicorn(app, port, _server_env(), ready=ready, stderr=log)
 
 
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -203,7 +207,8 @@ def main() -> None:
     ports = {"rules": 18101, "echo": 18102, "fastapi": 18103}
     runs: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
     with (
-        serve("api.app:app", ports["rules"]) as api_pid,
+        tempfile.TemporaryFile() as log,
+        serve("api.app:app", ports["rules"], log) as api_pid,
         serve("bench.echo_app:app", ports["echo"]),
         serve("bench.fastapi_app:app", ports["fastapi"]),
     ):
@@ -226,11 +231,13 @@ def main() -> None:
                         if bad:
                             raise SystemExit(f"{kind} {name}: {bad} non-2xx answers")
                         runs.setdefault((name, kind, conns), []).append((rps, p99))
+        log.seek(0)
+        access_lines = sum(1 for line in log if b'"numrules.access"' in line)
     print(f"numrules engine (server): {build}")
     env = _server_env()
     print(
         f"rate limit: {env['NUMRULES_RATE_LIMIT_PER_MINUTE']}/min (0: off); "
-        f"log level: {env['NUMRULES_LOG_LEVEL']}"
+        f"log level: {env['NUMRULES_LOG_LEVEL']} ({access_lines:,} access lines written)"
     )
     print(
         f"{'endpoint':14} {'conns':>5} {'rules rps':>9} {'echo rps':>9} {'fapi rps':>9} "

@@ -26,9 +26,11 @@ from __future__ import annotations
 import logging
 import sys
 from contextvars import ContextVar
+from datetime import UTC, datetime
 from logging.handlers import QueueHandler
 from typing import Any
 
+import msgspec
 from pythonjsonlogger.msgspec import MsgspecFormatter
 
 from api.ops.settings import Settings
@@ -69,10 +71,33 @@ def _formatter(log_format: str) -> logging.Formatter:
     )
 
 
+class _AccessLine(msgspec.Struct):
+    """An access line as the JSON handler writes the record of :func:`log_access` (the same
+    fields in the same order, the timestamp encoded by msgspec as the formatter has it)."""
+
+    level: str
+    logger: str
+    message: str
+    request_id: str
+    method: str
+    route: str | None
+    status: int
+    duration_ms: float
+    client: str | None
+    timestamp: datetime
+
+
+#: The JSON handler :func:`configure_logging` installed, while access lines may bypass the
+#: logging machinery (:func:`log_access`).
+_direct: list[logging.StreamHandler] = []  # type: ignore[type-arg]
+_encode = msgspec.json.Encoder().encode
+
+
 def configure_logging(settings: Settings) -> None:
     """Route every log record to one JSON (or text) handler on standard error, on the root
     logger; idempotent: a second call replaces what the first installed."""
     handler = _Handler(sys.stderr)
+    _direct[:] = [handler] if settings.log_format == "json" else []
     handler.setFormatter(_formatter(settings.log_format))
     handler.addFilter(_RequestId())
     root = logging.getLogger()
@@ -99,13 +124,36 @@ def _is_default(handler: logging.Handler) -> bool:
 
 def log_access(fields: dict[str, Any]) -> None:
     """One access line: `GET /v1/games/{game_id} 200 3.1 ms 10.0.0.7`, and (JSON) the
-    fields themselves."""
-    access_log.info(
-        "%s %s %s %.1f ms %s",
+    fields themselves.
+
+    Once per request, so cheap (issue 27): while the JSON handler :func:`configure_logging`
+    installed is the only one (no test runner's, no other configuration), the line is
+    encoded straight from `fields` and written to that handler's stream, the same bytes the
+    handler would write for the record, at a quarter of the cost of a `LogRecord`, its
+    filters and the formatter's dictionary; otherwise through `logging` as any record."""
+    message = "%s %s %s %.1f ms %s" % (  # noqa: UP031 (the record's own format)
         fields["method"],
         fields["route"] or "-",
         fields["status"],
         fields["duration_ms"],
         fields["client"] or "-",
-        extra=fields,
     )
+    root = logging.root.handlers
+    if _direct and len(root) == 1 and root[0] is _direct[0] and not access_log.handlers:
+        stream = _direct[0].stream
+        line = _AccessLine(
+            "INFO",
+            "numrules.access",
+            message,
+            fields["request_id"],
+            fields["method"],
+            fields["route"],
+            fields["status"],
+            fields["duration_ms"],
+            fields["client"],
+            datetime.now(UTC),
+        )
+        stream.write(_encode(line).decode() + "\n")
+        stream.flush()
+        return
+    access_log.info("%s", message, extra=fields)

@@ -71,6 +71,10 @@ from api.http.problems import ProblemError
 from api.ops.settings import Settings
 from engine.core.texts import Text, say, text
 
+#: The scope key through which a layer in front of the app that counted the request already
+#: (the rules' fast path, api.rules.fast) hands the verdict on: its headers, or the 429.
+COUNTED = "numrules.counted"
+
 log = logging.getLogger("numrules.ratelimit")
 WINDOW_SECONDS = 60
 #: Paths never limited: probes, monitoring, docs.
@@ -326,8 +330,16 @@ class RateLimitMiddleware(ASGIMiddleware):
             )
         return self.limiter
 
+    async def counted(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        """Count the request (not an exempt path): its `RateLimit-*` headers, or the 429."""
+        return [] if exempt(scope["path"]) else await self._limiter(scope).check(scope)
+
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        headers = [] if exempt(scope["path"]) else await self._limiter(scope).check(scope)
+        # counted already by the rules' fast path (api.rules.fast), which handed the request on
+        verdict: Any = scope.pop(COUNTED, None)  # type: ignore[misc]
+        if isinstance(verdict, ProblemError):
+            raise verdict
+        headers = verdict if verdict is not None else await self.counted(scope)
         if not headers:
             await next_app(scope, receive, send)
             return

@@ -31,6 +31,7 @@ from api.http.languages import (
 )
 from api.http.problems import problem_spec
 from api.http.responses import INTEGERS
+from api.rules.fast import FastOperation
 from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
 from engine import summaries
 from engine.bots import LEVELS
@@ -326,6 +327,18 @@ def _post_route(spec: RulesetSpec, op: Operation) -> HTTPRouteHandler:
         response_headers=LANGUAGE_HEADERS if negotiated else None,
         tags=[TAG],
     )(handler)
+
+
+def fast_operations() -> dict[str, FastOperation]:
+    """Every registered ruleset's POST operations by path, for the fast path (api.rules.fast):
+    the same request struct, engine call and wording as the route :func:`_post_route` builds."""
+    return {
+        f"/v1/rulesets/{spec.id}/{op.path}": FastOperation(
+            op.request, op.call, op.call_in, op.call_in is not None or _has_words(op.answer)
+        )
+        for spec in SPECS.values()
+        for op in spec.operations
+    }
 
 
 def route_handlers() -> list[HTTPRouteHandler]:
