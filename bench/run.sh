@@ -5,6 +5,7 @@
 #   bash bench/run.sh http [--reps 3 --duration 4]      # vs the echo and FastAPI
 #   bash bench/run.sh games [--reps 3 --duration 5]     # stored games vs raw asyncpg, boardgame.io
 #   bash bench/run.sh scale [--reps 3 --duration 5]     # cold load vs log length; 1/2/4 workers
+#   bash bench/run.sh layers [--reps 3 --requests 5000] # CPU per request of each layer, in process
 #   bash bench/run.sh all                               # every one of them, then the targets table
 # `all` writes each benchmark's output to bench/results/<name>.txt (and .json), the py-spy
 # profile of the stored-games server to bench/results/games-profile.txt, the table to
@@ -13,9 +14,9 @@
 # `.venv/bin/python -m bench.engine` directly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: bash bench/run.sh engine|http|games|scale|all [flags] (each one's flags: --help)"
+usage="usage: bash bench/run.sh engine|http|games|scale|layers|all [flags] (each one's flags: --help)"
 case "${1:-}" in
-  engine | http | games | scale | all) ;;
+  engine | http | games | scale | layers | all) ;;
   -h | --help) echo "$usage"; exit 0 ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
@@ -29,6 +30,7 @@ mkdir -p bench/results
 echo "rate limit: NUMRULES_RATE_LIMIT_PER_MINUTE=${NUMRULES_RATE_LIMIT_PER_MINUTE:-0} (0: off)"
 .venv/bin/python -m bench.engine | tee bench/results/engine.txt
 .venv/bin/python -m bench.http --json bench/results/http.json | tee bench/results/http.txt
+.venv/bin/python -m bench.layers --json bench/results/layers.json | tee bench/results/layers.txt
 .venv/bin/python -m bench.games --json bench/results/games.json \
   --profile bench/results/games-profile.txt | tee bench/results/games.txt
 .venv/bin/python -m bench.scale --json bench/results/scale.json | tee bench/results/scale.txt
