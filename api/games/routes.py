@@ -787,7 +787,7 @@ class GameController(Controller):
             "`bad-cursor`."
         ),
         tags=[TAG],
-        security=[{}],
+        security=[],
         responses={
             422: _problem(
                 "`status` other than `open`, an unknown `ruleset`, `limit` out of range, or a "

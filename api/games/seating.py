@@ -108,17 +108,18 @@ GAME_WAITING = text(
 )
 SEATS_OPEN = text(
     "seats-open",
-    "seats {seats} are still open: claim them, or start with fill_with_bots",
-    "les places {seats} sont encore ouvertes : faites-les prendre, ou démarrez avec fill_with_bots",
+    "seats {seats} are still open: let players claim them, or start with fill_with_bots",
+    "les places {seats} sont encore ouvertes : attendez des joueurs, ou démarrez en les "
+    "confiant à des bots",
 )
 NOT_THE_CREATOR = text(
     "not-the-creator",
-    "only the account that created this game may {what} it while it waits",
-    "seul le compte qui a créé cette partie peut la {what} tant qu'elle attend",
+    "only the account that created this game may {what} while it waits",
+    "seul le compte qui a créé cette partie peut {what} tant qu'elle attend",
     {
         "what": {
-            "start": text("creator-start", "start", "démarrer"),
-            "cancel": text("creator-cancel", "cancel", "annuler"),
+            "start": text("creator-start", "start it", "la démarrer"),
+            "cancel": text("creator-cancel", "cancel it", "l'annuler"),
         }
     },
 )

@@ -1087,7 +1087,9 @@ class GameService:
     async def _waiting(self, conn: AsyncConnection, game_id: str) -> GameStateConflict:
         """The refusal of a play in a waiting game (409 `game-waiting`), naming its open seats."""
         seats = await self.repository.open_seats(conn, game_id)
-        return GameStateConflict("game-waiting", say(GAME_WAITING, seats=seats))
+        return GameStateConflict(
+            "game-waiting", say(GAME_WAITING, seats=", ".join(map(str, seats)))
+        )
 
     def _game_out(
         self,

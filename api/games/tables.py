@@ -296,7 +296,9 @@ class Tables:
             # the answer is the creator's seat's view if it holds one, else a spectator's
             seated = any(s.account_id == caller.account_id and s.joined for s in seats)
             if opened and body.fill_with_bots is None:
-                raise Conflict(say(SEATS_OPEN, seats=opened), code="seats-open")
+                raise Conflict(
+                    say(SEATS_OPEN, seats=", ".join(map(str, opened))), code="seats-open"
+                )
             for seat in opened:
                 await conn.execute(
                     update(SEATS)
