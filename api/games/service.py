@@ -505,20 +505,28 @@ class GameService:
     async def get(self, game_id: str, caller: Credential | None) -> GameOut:
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
-            if game.status == "waiting" and self.lapsed(game):
-                await self.lapse(game_id)  # abandoned on access once past its wait
-                game, seat = await self._game_and_seat(conn, game_id, caller)
-            if game.bot_pending and game.status == "active":
-                self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
-            # a waiting game's seats change (claims, leaves, bots): never cached before it starts
-            names = await self._names(conn, game_id, cache=game.status != "waiting")
-            open_seats = (
-                await self.repository.open_seats(conn, game_id) if game.status == "waiting" else []
-            )
-            match = await self._match(conn, game)
-            # Render now: the cached match is the object an action takes and changes (`_take`);
-            # with no await between reading it and its view, no action can change it between.
-            return self._game_out(game, seat, names, match, open_seats)
+            lapsed = game.status == "waiting" and self.lapsed(game)
+            if not lapsed:
+                return await self._game_read(conn, game, seat)
+        # abandoned on access once past its wait (the read's connection let go first: on
+        # SQLite every transaction holds the file's write lock)
+        await self.lapse(game_id)
+        return await self.get(game_id, caller)
+
+    async def _game_read(self, conn: AsyncConnection, game: Row[Any], seat: int | None) -> GameOut:
+        """The game as `seat` sees it, read on `conn`."""
+        game_id = game.id
+        if game.bot_pending and game.status == "active":
+            self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
+        # a waiting game's seats change (claims, leaves, bots): never cached before it starts
+        names = await self._names(conn, game_id, cache=game.status != "waiting")
+        open_seats = (
+            await self.repository.open_seats(conn, game_id) if game.status == "waiting" else []
+        )
+        match = await self._match(conn, game)
+        # Render now: the cached match is the object an action takes and changes (`_take`);
+        # with no await between reading it and its view, no action can change it between.
+        return self._game_out(game, seat, names, match, open_seats)
 
     def lapsed(self, game: Row[Any]) -> bool:
         """A waiting game past its `waiting_hours` (it is abandoned on access)."""

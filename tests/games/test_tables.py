@@ -7,6 +7,7 @@ the rematch (seats rotated, accounts and bots kept, each seat's token once)."""
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from tests.accounts.conftest import auth, sign_up
+from tests.games.driver import Table
 from tests.games.host import host, host_pseudo
 
 PASSWORD = "a long enough password"
@@ -441,3 +443,50 @@ def test_concurrent_rematches_make_one_game(games: TestClient[Any], n: int) -> N
     assert len({a.json()["id"] for a in answers}) == 1
     tokens = [s["token"] for a in answers for s in a.json()["seats"] if "token" in s]
     assert len(tokens) == len(set(tokens)) == 2  # Ada's once, Cy's once
+
+
+def test_a_rematch_after_the_game_is_over(games: TestClient[Any]) -> None:
+    """The ordinary case: a match played to its end, then the rematch by a seat's token."""
+    table = Table(games, "numwars-classic", 3, seed=31)
+    table.play_out(random.Random(31), every=10_000)
+    assert table.get("").json()["status"] == "over"
+    made = games.post(f"/v1/games/{table.id}/rematch", headers=table.auth(1))
+    assert made.status_code == 201, made.text
+    new = made.json()
+    assert [s["name"] for s in new["seats"]] == [
+        table.created["seats"][i]["name"] for i in (1, 2, 0)
+    ]
+    assert [("token" in s) for s in new["seats"]] == [True, False, False]  # old seat 1 → 0
+    assert table.get("").json()["rematch"] == new["id"]
+    assert "seeded_by_creator" not in new  # the first game's seed was the creator's
+
+
+def test_open_tables_on_the_embedded_sqlite(sqlite_url: str) -> None:
+    """The default database (one process): create, list, claim to the start, a lapsed table
+    abandoned on access (the read lets its connection go before the write), a rematch."""
+    from api.app import create_app
+    from api.db import migrations
+    from api.ops.settings import Settings
+    from tests.pg import FAST_HASHES
+
+    migrations.upgrade(sqlite_url)
+    app = create_app(Settings(database_url=sqlite_url, check_db_on_start=True, **FAST_HASHES))
+    with TestClient(app) as client:
+        game = _open_game(client)
+        gid = game["id"]
+        listed = client.get("/v1/games", params={"status": "open"}).json()
+        assert [i["id"] for i in listed["items"]] == [gid]
+        _, bo = _player(client)
+        _, cy = _player(client)
+        assert _claim(client, gid, 1, bo).status_code == 201
+        assert _claim(client, gid, 2, cy).json()["status"] == "active"
+        assert client.get("/v1/games").json()["items"] == []
+        ada = auth(game["seats"][0]["token"])
+        assert client.post(f"/v1/games/{gid}/abandon", headers=ada).status_code == 200
+        rematch = client.post(f"/v1/games/{gid}/rematch", headers=bo)
+        assert rematch.status_code == 201, rematch.text
+        assert [("token" in s) for s in rematch.json()["seats"]] == [True, False, False]
+        lapsing = _open_game(client)
+        app.state.games.waiting_hours = 1e-9
+        read = client.get(f"/v1/games/{lapsing['id']}")
+        assert read.status_code == 200 and read.json()["status"] == "abandoned"

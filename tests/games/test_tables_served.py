@@ -95,7 +95,9 @@ async def test_concurrent_rematches_on_two_processes_make_one_game(
         answers = await asyncio.gather(*calls)
         assert sorted(r.status_code for r in answers) == [200] * 15 + [201]
         assert len({r.json()["id"] for r in answers}) == 1
-        given = [(s["seat"], s["token"]) for r in answers for s in r.json()["seats"] if "token" in s]
+        given = [
+            (s["seat"], s["token"]) for r in answers for s in r.json()["seats"] if "token" in s
+        ]
         assert sorted(seat for seat, _ in given) == [0, 1, 2, 3]  # each new seat's token once
         new_id = answers[0].json()["id"]
         for seat, token in given:
