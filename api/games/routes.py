@@ -284,7 +284,9 @@ class GameController(Controller):
             "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
             "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
-            "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
+            "account (`unknown-account`) or one named twice (`duplicate-account`); a player "
+            "without a name who is not an open seat (`bad-name`); an open seat with an `account` "
+            "or a `bot`, or a `seed` with an open seat (`bad-open-seat`).\n\n"
             "**Community lock**: Num King and Num Win are community games, played by members: a "
             "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "
             "<session token>`, else 401 `community-locked`); Num Wars games work without one. A "
@@ -307,8 +309,8 @@ class GameController(Controller):
             "not with `account` or `bot`) leaves the seat open: no token now; an account claims "
             "it (`POST /v1/games/{id}/seats/{seat}/claim`) and the open tables list it (`GET "
             "/v1/games?status=open`). Opening a seat needs the creator's session (401 "
-            "`unauthorized` without one); `seed` is then refused (422 `validation-error`: the "
-            "server draws the seed of a shared table). A game with open seats has status "
+            "`unauthorized` without one); `seed` is then refused (422: the server draws the "
+            "seed of a shared table). A game with open seats has status "
             "`waiting` (listed in `open_seats`): nothing is dealt, played, hinted or played by "
             "bots until it starts, when its last open seat is claimed or its creator starts it "
             "(`POST /v1/games/{id}/start`); its creator may cancel it (`POST "
@@ -342,6 +344,7 @@ class GameController(Controller):
                 "bad-option",
                 "unknown-account",
                 "duplicate-account",
+                "bad-open-seat",
             ),
         },
     )
@@ -783,8 +786,10 @@ class GameController(Controller):
             "(null on the last). `status` is `open` (the only list: any other value is 422); "
             "`ruleset` keeps one ruleset's. Each item holds public facts only: the seats' "
             "names, bots and which are open; never a token, hand, seed or account. A game past "
-            "`NUMRULES_WAITING_HOURS` is not listed. A cursor is opaque: any other is 422 "
-            "`bad-cursor`."
+            "`NUMRULES_WAITING_HOURS` is not listed. A cursor is opaque.\n\nAlso refused (422, "
+            "limits that JSON Schema does not state): an unknown `ruleset` "
+            "(`validation-error`), a `cursor` that is not this list's `next_cursor` "
+            "(`bad-cursor`)."
         ),
         tags=[TAG],
         security=[],

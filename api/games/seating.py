@@ -169,18 +169,16 @@ def check_players(body: CreateGame, has_session: bool) -> None:
             for field, value in (("account", player.account), ("bot", player.bot)):
                 if value is not None:
                     message = say(OPEN_NOT_WITH, field=field)
-                    raise field_error(Invalid, "validation-error", f"players[{i}].{field}", message)
+                    raise field_error(Invalid, "bad-open-seat", f"players[{i}].{field}", message)
         if player.name is None:
             if not player.open:
-                raise field_error(
-                    Invalid, "validation-error", f"players[{i}].name", say(NAME_NEEDED)
-                )
+                raise field_error(Invalid, "bad-name", f"players[{i}].name", say(NAME_NEEDED))
         else:
             check_name(player.name, f"players[{i}].name")
     if opened and not has_session:
         raise Unauthenticated(say(OPEN_NEEDS_SESSION))
     if opened and body.seed is not None:
-        raise field_error(Invalid, "validation-error", "seed", say(SEED_WITH_OPEN))
+        raise field_error(Invalid, "bad-open-seat", "seed", say(SEED_WITH_OPEN))
 
 
 def creation_record(body: CreateGame) -> dict[str, object]:

@@ -171,7 +171,13 @@ def _not_the_creator(games: Any, headers: dict[str, str]) -> Any:
     return games.post(f"/v1/games/{table['id']}/abandon", headers={**_seat(table, 0), **headers})
 
 
+def _bad_open_seat(games: Any, headers: dict[str, str]) -> Any:
+    body = {"ruleset": "numwars-classic", "players": [{"name": "Ada"}, {"open": True}] * 2}
+    return games.post("/v1/games", json={**body, "seed": 3}, headers={**host(games), **headers})
+
+
 CASES: dict[str, Case] = {
+    "bad-open-seat": _bad_open_seat,
     "seat-taken": _seat_taken,
     "already-seated": _already_seated,
     "game-started": _game_started,
