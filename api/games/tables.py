@@ -315,7 +315,9 @@ class Tables:
 
     async def _start(self, conn: AsyncConnection, game: Row[Any]) -> tuple[Match, bool]:
         """The waiting game starts: round 1 dealt as a created game's is (its `round-start`
-        and each seat's `deal`), status `active`, a bot's first move owed if a bot acts."""
+        and each seat's `deal`), status `active`, a bot's first move owed if a bot acts.
+        The one place a waiting game becomes active (the last claim, `POST …/start`): where
+        a clocked game's first deadline is set, since no clock runs while a game waits."""
         match = Match(registry.make(game.ruleset, game.options), game.players, game.seed)
         opening = match.round_start_events()
         stored = [StoredEvent(i + 1, event_document(e), e.to) for i, e in enumerate(opening)]

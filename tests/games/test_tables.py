@@ -490,3 +490,25 @@ def test_open_tables_on_the_embedded_sqlite(sqlite_url: str) -> None:
         app.state.games.waiting_hours = 1e-9
         read = client.get(f"/v1/games/{lapsing['id']}")
         assert read.status_code == 200 and read.json()["status"] == "abandoned"
+
+
+def test_bots_wait_for_the_start_then_play(games: TestClient[Any]) -> None:
+    """A bot seated at creation plays nothing while the table waits, and its first move once
+    the last open seat is claimed."""
+    import time
+
+    players = [{"name": "Ada"}, {"name": "Bot", "bot": "basic"}, {"open": True}]
+    body = {"ruleset": "numwars-classic", "players": players}
+    game = games.post("/v1/games", json=body, headers=host(games)).json()
+    gid = game["id"]
+    time.sleep(0.3)
+    assert games.get(f"/v1/games/{gid}/events").json()["events"] == []
+    assert games.get(f"/v1/games/{gid}").json()["version"] == 0
+    assert _claim(games, gid, 2, _player(games)[1]).json()["status"] == "active"
+    deadline = time.monotonic() + 60
+    while True:
+        read = games.get(f"/v1/games/{gid}").json()
+        if read["version"] > 0:  # the bot's exchange (its events are its own)
+            break
+        assert time.monotonic() < deadline, read
+        time.sleep(0.05)
