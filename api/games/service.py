@@ -1108,8 +1108,9 @@ class GameService:
         open_seats: Sequence[int] = (),
     ) -> GameOut:
         revealed = game.status not in ("active", "waiting")
-        # a waiting game's round is not dealt to anyone yet: the spectator's view for all
-        view = match.view(None if game.status == "waiting" else seat)
+        # a waiting game's round is not dealt to anyone yet (nor a cancelled one's, which has
+        # no event): the spectator's view for all
+        view = match.view(None if game.status == "waiting" or game.event_seq == 0 else seat)
         if game.status in ("abandoned", "waiting"):  # nobody may act (any more, or yet)
             view = msgspec.structs.replace(
                 view,

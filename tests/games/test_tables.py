@@ -247,6 +247,8 @@ def test_only_the_creator_cancels_a_waiting_game(games: TestClient[Any]) -> None
     cancelled = games.post(f"/v1/games/{gid}/abandon", headers=host(games))
     assert cancelled.status_code == 200, cancelled.text
     assert games.get(f"/v1/games/{gid}").json()["status"] == "abandoned"
+    never_dealt = games.get(f"/v1/games/{gid}", headers=auth(game["seats"][0]["token"])).json()
+    assert never_dealt["seat"] == 0 and never_dealt["view"].get("hand") is None
     late = _claim(games, gid, 1, _player(games)[1])
     assert late.status_code == 409 and late.json()["code"] == "game-over"
 
