@@ -324,7 +324,13 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         thinker = Thinker(
             settings.bot_workers, settings.bot_samples, settings.bot_seconds, think_time
         )
-        games = GameService(engine, fanout, thinker=thinker, hold=settings.bot_hold)
+        games = GameService(
+            engine,
+            fanout,
+            thinker=thinker,
+            hold=settings.bot_hold,
+            waiting_hours=settings.waiting_hours,
+        )
         application.state.games = games
         mailer = Mailer(settings)
         application.state.accounts = AccountService(engine, settings, mailer)

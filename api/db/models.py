@@ -77,6 +77,14 @@ class Game(Base):
             postgresql_where=text("bot_pending"),
             sqlite_where=text("bot_pending"),
         ),
+        #: The open tables' listing (issue 26): waiting games, newest first.
+        Index(
+            "ix_games_waiting",
+            "created_at",
+            "id",
+            postgresql_where=text("status = 'waiting'"),
+            sqlite_where=text("status = 'waiting'"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -107,6 +115,13 @@ class Game(Base):
     bot_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: `hints: false` at creation turns hints off for the game.
     hints: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: The creation request as it came (`CreateGame` without its seed and players; issue 26):
+    #: a rematch starts again from it wholesale, so every creation option comes along.
+    created_with: Mapped[dict[str, Any] | None]
+    #: The creator chose the seed (answers say `seeded_by_creator`).
+    seeded_by_creator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: The game's rematch, once one was asked for (`POST /v1/games/{id}/rematch`).
+    rematch_id: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -130,6 +145,16 @@ class GameSeat(Base):
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
     #: The bot level playing this seat (issue 25), None for a person.
     bot: Mapped[str | None] = mapped_column(String(16))
+    #: An open seat (issue 26): nobody holds it yet (its `token_hash` is of a token never
+    #: given); `open_name` is the name it was opened with (None: its claimer's pseudo).
+    open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    open_name: Mapped[str | None] = mapped_column(Text)
+    #: The seat's token sealed for the session that claimed it (api.games.tables): the same
+    #: session claiming again gets the same token back; nothing else can open it.
+    claim_seal: Mapped[str | None] = mapped_column(Text)
+    #: A rematch's seat whose token its player has not fetched yet (`POST …/rematch` with
+    #: the old seat's credential issues it, once).
+    token_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class GameAction(Base):

@@ -214,6 +214,15 @@ class GameRepository:
         """Each seat's name and bot level (None for a person), in seat order."""
         return [(r.name, r.bot) for r in await conn.execute(_NAMES, {"b_game": game_id})]
 
+    async def open_seats(self, conn: AsyncConnection, game_id: str) -> list[int]:
+        """The seats nobody holds yet, in order (a waiting game's)."""
+        rows = await conn.execute(
+            select(SEATS.c.seat)
+            .where(SEATS.c.game_id == game_id, SEATS.c.open)
+            .order_by(SEATS.c.seat)
+        )
+        return [int(r.seat) for r in rows]
+
     async def owing_bots(self, conn: AsyncConnection, idle_seconds: float, limit: int) -> list[str]:
         """Active games owing a bot move for at least `idle_seconds` (the replica that
         applied their last action should have played it by then), oldest first, locked and
@@ -298,6 +307,13 @@ class GameRepository:
         await conn.execute(insert(SEATS), seats)
         if events:
             await conn.execute(_ADD_EVENTS, [_event_row(game["id"], e) for e in events])
+
+    async def add_events(
+        self, conn: AsyncConnection, game_id: str, events: Sequence[StoredEvent]
+    ) -> None:
+        """Events written outside an action (a waiting game's start: its round 1's)."""
+        if events:
+            await conn.execute(_ADD_EVENTS, [_event_row(game_id, e) for e in events])
 
     async def abandon(self, conn: AsyncConnection, game_id: str) -> None:
         await conn.execute(

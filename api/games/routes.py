@@ -13,7 +13,7 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
@@ -29,15 +29,20 @@ from api.accounts.sessions import optional_session, require_session, session_cal
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
+    ClaimedSeat,
     CreateGame,
     EventsOut,
     ExportOut,
     GameCreated,
     GameOut,
     HintOut,
+    LeftSeat,
+    OpenTables,
     SeatJoined,
+    StartGame,
     TicketOut,
 )
+from api.games.seating import TABLES_MAX, TABLES_PAGE
 from api.games.service import (
     ACTING_NEEDS_TOKEN,
     EVENTS_PAGE,
@@ -46,12 +51,20 @@ from api.games.service import (
     GameMoved,
     GameService,
 )
+from api.games.tables import Tables
 from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
 from api.http.conditions import check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
-from api.http.tokens import SEAT_PREFIX, SEAT_TOKEN, bearer, token_hash, unauthorized
+from api.http.tokens import (
+    SEAT_PREFIX,
+    SEAT_TOKEN,
+    SESSION_TOKEN,
+    bearer,
+    token_hash,
+    unauthorized,
+)
 from api.ops.metrics import metrics_of
 from engine.core.actions import Action
 from engine.core.errors import MOVE_REASONS, TURN_REASONS
@@ -151,6 +164,11 @@ CREATE_EXAMPLE = {
     "ruleset": "numking",
     "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}],
 }
+OPEN_EXAMPLE = {
+    "ruleset": "numwars-classic",
+    "players": [{"name": "Ada"}, {"open": True}, {"open": True, "name": "Cy"}],
+}
+START_EXAMPLE = {"fill_with_bots": "basic"}
 BOTS_EXAMPLE = {
     "ruleset": "numwars-classic",
     "players": [
@@ -163,6 +181,12 @@ BOTS_EXAMPLE = {
 
 GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
 
+
+A_START_OBJECT = text(
+    "a-start-object",
+    'a JSON object: {"fill_with_bots": level} or {}',
+    'un objet JSON : {"fill_with_bots": niveau} ou {}',
+)
 
 ACTION_EXAMPLES = {
     "play": {"type": "play", "card": "red-7"},
@@ -219,7 +243,7 @@ async def _messages(
                     data=msgspec.json.encode(event).decode(), event=event.kind, id=str(event.seq)
                 )
             if not page.more:
-                if page.status != "active" or games.fanout.closing:
+                if page.status not in ("active", "waiting") or games.fanout.closing:
                     yield ServerSentEventMessage(data=page.status, event="end")
                     return
                 try:
@@ -260,7 +284,9 @@ class GameController(Controller):
             "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
             "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
-            "account (`unknown-account`) or one named twice (`duplicate-account`).\n\n"
+            "account (`unknown-account`) or one named twice (`duplicate-account`); a player "
+            "without a name who is not an open seat (`bad-name`); an open seat with an `account` "
+            "or a `bot`, or a `seed` with an open seat (`bad-open-seat`).\n\n"
             "**Community lock**: Num King and Num Win are community games, played by members: a "
             "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "
             "<session token>`, else 401 `community-locked`); Num Wars games work without one. A "
@@ -278,7 +304,19 @@ class GameController(Controller):
             "A move owed by a process that died is played by the next read or action of the "
             "game, or by any replica's periodic sweep, exactly once. The bots draw from their "
             "own seed, never the deal's. The option `hints` (default true; false turns `POST "
-            "/v1/games/{id}/hint` off) is the service's, not the ruleset's."
+            "/v1/games/{id}/hint` off) is the service's, not the ruleset's.\n\n"
+            '**Open seats** (issue 26): a player `{"open": true}` (optionally with a `name`; '
+            "not with `account` or `bot`) leaves the seat open: no token now; an account claims "
+            "it (`POST /v1/games/{id}/seats/{seat}/claim`) and the open tables list it (`GET "
+            "/v1/games?status=open`). Opening a seat needs the creator's session (401 "
+            "`unauthorized` without one); `seed` is then refused (422: the server draws the "
+            "seed of a shared table). A game with open seats has status "
+            "`waiting` (listed in `open_seats`): nothing is dealt, played, hinted or played by "
+            "bots until it starts, when its last open seat is claimed or its creator starts it "
+            "(`POST /v1/games/{id}/start`); its creator may cancel it (`POST "
+            "/v1/games/{id}/abandon` with the session). It lapses (abandoned) after "
+            "`NUMRULES_WAITING_HOURS` (24). `seeded_by_creator: true` says the creator chose "
+            "the seed."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -306,6 +344,7 @@ class GameController(Controller):
                 "bad-option",
                 "unknown-account",
                 "duplicate-account",
+                "bad-open-seat",
             ),
         },
     )
@@ -319,6 +358,7 @@ class GameController(Controller):
                 examples=[
                     Example(summary="Three players of Num King", value=CREATE_EXAMPLE),
                     Example(summary="Ada against two bots", value=BOTS_EXAMPLE),
+                    Example(summary="Ada and two open seats", value=OPEN_EXAMPLE),
                 ]
             ),
         ],
@@ -347,7 +387,9 @@ class GameController(Controller):
             "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
             "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
             "never a spectator view. Once over: `result`, `seed` and `salt` (and `seed_decimal`, "
-            "the seed as the string the commitment hashes: exact in a browser)."
+            "the seed as the string the commitment hashes: exact in a browser). A `waiting` game "
+            "(open seats, `open_seats`) shows everyone the spectator view, nobody acting; "
+            "`rematch` is the id of the game's rematch once asked for."
         ),
         tags=[TAG],
         security=OPTIONAL_SECURITY,
@@ -410,9 +452,11 @@ class GameController(Controller):
             401: UNAUTHORIZED,
             404: NOT_FOUND,
             409: _problem(
-                "Not this seat's turn, not this phase, or the game is over; `reason` repeats the code",
+                "Not this seat's turn, not this phase, the game is over, or it waits for its "
+                "open seats; `reason` repeats the code",
                 *TURN_REASONS,
-                reasons=TURN_REASONS,
+                "game-waiting",
+                reasons=(*TURN_REASONS, "game-waiting"),
             ),
             412: _problem("`If-Match` names another version", "version-mismatch"),
             422: _problem(
@@ -584,7 +628,7 @@ class GameController(Controller):
         if last_event_id is not None:
             start = max(start, int(last_event_id))
         first = await games.events_for(game_id, seat, start)
-        if first.status != "active" and not first.events and not first.more:
+        if first.status not in ("active", "waiting") and not first.events and not first.more:
             return ServerSentEvent(_nothing(), status_code=204)
         return ServerSentEvent(
             _messages(games, game_id, seat, first),
@@ -617,13 +661,18 @@ class GameController(Controller):
         summary="Abandon a game",
         description=(
             "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
-            "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over."
+            "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over. "
+            "A `waiting` game (open seats) is cancelled so by its creator's session only (403 "
+            "`not-the-creator` for its seats)."
         ),
         tags=[TAG],
         status_code=200,
         security=SECURITY,
         responses={
             401: UNAUTHORIZED,
+            403: _problem(
+                "A seat of a waiting game, which only its creator cancels", "not-the-creator"
+            ),
             404: NOT_FOUND,
             409: _problem("The game is already over or abandoned", "game-over"),
         },
@@ -655,9 +704,11 @@ class GameController(Controller):
             401: UNAUTHORIZED,
             404: NOT_FOUND,
             409: _problem(
-                "Not the seat's turn, the game over, hints off, or a hint already in flight",
+                "Not the seat's turn, the game over or not started, hints off, or a hint "
+                "already in flight",
                 "not-your-turn",
                 "game-over",
+                "game-waiting",
                 "hints-off",
                 "hint-in-flight",
             ),
@@ -723,6 +774,213 @@ class GameController(Controller):
         language = language_of(request)
         exported = await games.export(game_id, caller)
         return Response(localized(exported, language), headers=language_headers(language))
+
+    @get(
+        "/",
+        operation_id="ListGames",
+        summary="List the open tables",
+        description=(
+            "The games waiting for players (issue 26): status `waiting`, with open seats, "
+            "newest first (`created_at`, then `id`), at most `limit` a page (default "
+            f"{TABLES_PAGE}, at most {TABLES_MAX}); ask the next page with `cursor=next_cursor` "
+            "(null on the last). `status` is `open` (the only list: any other value is 422); "
+            "`ruleset` keeps one ruleset's. Each item holds public facts only: the seats' "
+            "names, bots and which are open; never a token, hand, seed or account. A game past "
+            "`NUMRULES_WAITING_HOURS` is not listed. A cursor is opaque.\n\nAlso refused (422, "
+            "limits that JSON Schema does not state): an unknown `ruleset` "
+            "(`validation-error`), a `cursor` that is not this list's `next_cursor` "
+            "(`bad-cursor`)."
+        ),
+        tags=[TAG],
+        security=[],
+        responses={
+            422: _problem(
+                "`status` other than `open`, an unknown `ruleset`, `limit` out of range, or a "
+                "bad `cursor`",
+                "validation-error",
+                "bad-cursor",
+            )
+        },
+    )
+    async def list_games(
+        self,
+        games: Games,
+        status: Annotated[
+            Literal["open"], Parameter(description="`open`: the waiting games")
+        ] = "open",
+        ruleset: Annotated[
+            str | None, Parameter(max_length=32, description="only this ruleset's tables")
+        ] = None,
+        limit: Annotated[int, Parameter(ge=1, le=TABLES_MAX)] = TABLES_PAGE,
+        cursor: Annotated[
+            str | None, Parameter(max_length=400, description="`next_cursor` of the previous page")
+        ] = None,
+    ) -> Response[OpenTables]:
+        page = await Tables(games).list_open(ruleset, limit, cursor)
+        return Response(page, headers={**NO_STORE})
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/claim",
+        operation_id="ClaimSeat",
+        summary="Claim an open seat",
+        description=(
+            "Take an open seat of a waiting game with an account's session (every ruleset: "
+            "claiming needs an account): 201 `{seat, token}`, the seat's token (secret, stored "
+            "only hashed), and the seat is bound to the account (its session acts for it too). "
+            "The claim that fills the last open seat starts the game (`status: active`). "
+            "Concurrent claims of one seat: exactly one wins, the others get 409 `seat-taken`. "
+            "One seat per account and game: 409 `already-seated` for another seat. The same "
+            "account claiming its seat again gets 200 and its token: the same token with the "
+            "same session; with another session (another device) a fresh token for the same "
+            "seat, the earlier one revoked (tokens are stored only hashed: the earlier one is "
+            "kept sealed for the session that claimed it, nothing else can open it). 409 "
+            "`game-over` when the game was cancelled or lapsed."
+        ),
+        tags=[TAG],
+        status_code=201,
+        security=[{"sessionToken": []}],
+        responses={
+            200: ResponseSpec(
+                data_container=ClaimedSeat,
+                description="The account's seat already: its token again",
+                generate_examples=False,
+            ),
+            401: _problem("No session token, or not a live one", "unauthorized"),
+            404: _problem("No such game, or no such seat in it", "not-found"),
+            409: _problem(
+                "The seat is taken, the account holds another seat, or the game no longer waits",
+                "seat-taken",
+                "already-seated",
+                "game-started",
+                "game-over",
+            ),
+            422: _problem("`seat` is not an integer from 0 to 7", "validation-error"),
+        },
+    )
+    async def claim_seat(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        game_id: GameId,
+        seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+    ) -> Response[ClaimedSeat]:
+        caller = await require_session(request)
+        session_token = bearer(request, SESSION_TOKEN)
+        assert session_token is not None
+        claimed, fresh = await Tables(games).claim(game_id, seat, caller, session_token)
+        return Response(claimed, status_code=201 if fresh else 200, headers={**NO_STORE})
+
+    @post(
+        "/{game_id:str}/seats/{seat:int}/leave",
+        operation_id="LeaveSeat",
+        summary="Leave a seat before the start",
+        description=(
+            "The account holding a seat of a waiting game leaves it (its session): the seat is "
+            "open again (with the name it was opened with), its token revoked. 409 "
+            "`game-started` once the game has started (abandon it instead), 403 `not-your-seat` "
+            "for a seat the account does not hold."
+        ),
+        tags=[TAG],
+        status_code=200,
+        security=[{"sessionToken": []}],
+        responses={
+            401: _problem("No session token, or not a live one", "unauthorized"),
+            403: _problem("The account does not hold this seat", "not-your-seat"),
+            404: _problem("No such game, or no such seat in it", "not-found"),
+            409: _problem("The game no longer waits", "game-started", "game-over"),
+            422: _problem("`seat` is not an integer from 0 to 7", "validation-error"),
+        },
+    )
+    async def leave_seat(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        game_id: GameId,
+        seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+    ) -> LeftSeat:
+        return await Tables(games).leave(game_id, seat, await require_session(request))
+
+    @post(
+        "/{game_id:str}/start",
+        operation_id="StartGame",
+        summary="Start a waiting game now",
+        description=(
+            "The creator's session starts its waiting game at once: round 1 is dealt, status "
+            '`active`. With `{"fill_with_bots": level}` (`random`, `basic`, `expert`) the '
+            "seats still open are played by bots of that level (named as they were opened, "
+            "else `Bot <n>`); without it, open seats left are 409 `seats-open`. The body may "
+            "be empty. Answers the game as `GET /v1/games/{id}` shows it to the caller. 403 "
+            "`not-the-creator` for another account, 409 `game-started` when it already runs, "
+            "`game-over` when cancelled or lapsed."
+        ),
+        tags=[TAG],
+        status_code=200,
+        security=[{"sessionToken": []}],
+        opt={"json_body": True},
+        responses={
+            401: _problem("No session token, or not a live one", "unauthorized"),
+            403: _problem("Not the game's creator", "not-the-creator"),
+            404: NOT_FOUND,
+            409: _problem(
+                "Open seats left without `fill_with_bots`, or the game no longer waits",
+                "seats-open",
+                "game-started",
+                "game-over",
+            ),
+        },
+    )
+    async def start_game(
+        self,
+        request: Request[Any, Any, Any],
+        games: Games,
+        caller: SeatOrSession,
+        game_id: GameId,
+    ) -> Response[GameOut]:
+        session = await require_session(request)
+        raw = await request.body()
+        body = decode_body(raw, StartGame, A_START_OBJECT) if raw.strip() else StartGame()
+        game = await Tables(games).start(game_id, body, session, caller or Credential(""))
+        return Response(game, headers={**_etag(game.version), **NO_STORE})
+
+    @post(
+        "/{game_id:str}/rematch",
+        operation_id="RematchGame",
+        summary="Play again: the rematch of a finished game",
+        description=(
+            "Once the game is over or abandoned (409 `game-active` before), any of its seats "
+            "(its token, or its account's session) asks for its rematch: the first call creates "
+            "it (201), every later one answers the same game (200). It is answered as `POST "
+            "/v1/games` answers a creation: `seats` lists every seat, `token` only on the "
+            "caller's own new seat, and only on that seat's first call (later calls: no "
+            "token). Seats rotate by one (the player of seat `s` sits at `s - 1`: old seat 1 is "
+            "the new seat 0), names, accounts (bound as they were: a joined account's session "
+            "acts at once) and bots are kept, and so is every creation option (the creation "
+            "request is kept whole); the seed is always a fresh one the server draws. `GET` of "
+            "the old game then shows `rematch`, the new game's id."
+        ),
+        tags=[TAG],
+        status_code=201,
+        security=SECURITY,
+        responses={
+            200: ResponseSpec(
+                data_container=GameCreated,
+                description="The rematch already asked for: the same game (the caller's new "
+                "seat's token on its first call only)",
+                generate_examples=False,
+            ),
+            401: UNAUTHORIZED,
+            404: NOT_FOUND,
+            409: _problem("The game is still waiting or being played", "game-active"),
+        },
+    )
+    async def rematch_game(
+        self, games: Games, caller: SeatOrSession, game_id: GameId
+    ) -> Response[GameCreated]:
+        created, fresh = await Tables(games).rematch(game_id, caller)
+        headers = {**NO_STORE, **_etag(created.version)}
+        if fresh:
+            headers["Location"] = f"/v1/games/{created.id}"
+        return Response(created, status_code=201 if fresh else 200, headers=headers)
 
 
 route_handlers = [GameController]

@@ -24,21 +24,26 @@ NAME_LENGTH = 40
 #: is taken; the spec lists the registered ids as its enum (`ruleset_enum`, set when the spec
 #: is built).
 RulesetId = str
-Status = Literal["active", "over", "abandoned"]
+#: `waiting`: a game with open seats, not started (issue 26): no actions until it starts.
+Status = Literal["waiting", "active", "over", "abandoned"]
 #: The bot levels (engine.bots.LEVELS; `GET /v1/rulesets/{id}` lists them under `bots`).
 BotLevel = Literal["random", "basic", "expert"]
 
 
 class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Blank names and control or formatting characters (a NUL, RTL overrides, zero-width
-    #: spaces) are refused by the service (`bad-name`): JSON Schema cannot say it.
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)]
+    #: spaces) are refused by the service (`bad-name`): JSON Schema cannot say it. Required
+    #: but for an open seat (its claimer's pseudo then names it).
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH)] | None = None
     #: An account's pseudo: the seat is bound to it once that account joins
     #: (`POST /v1/games/{id}/seats/{seat}/join`); it may then act with its session too, and
     #: the finished game counts in its history and stats.
     account: PseudoRef | None = None
     #: A bot plays this seat (issue 25): the server plays its turns; it gets no token.
     bot: BotLevel | None = None
+    #: An open seat (issue 26): no token now; an account claims it
+    #: (`POST /v1/games/{id}/seats/{seat}/claim`). Needs the creator's session.
+    open: bool = False
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -53,9 +58,12 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 class SeatOut(msgspec.Struct, frozen=True, omit_defaults=True):
     seat: int
+    #: Empty for an open seat opened without a name (its claimer's pseudo will name it).
     name: str
     #: The bot level playing this seat (absent for a person).
     bot: str | None = None
+    #: Nobody holds this seat yet (a waiting game's open seat).
+    open: bool = False
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -68,6 +76,8 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     token: str | None = None
     account: str | None = None
     bot: BotLevel | None = None
+    #: An open seat: no token until an account claims it.
+    open: bool = False
 
 
 class SeatJoined(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,7 +90,7 @@ class SeatJoined(msgspec.Struct, frozen=True, kw_only=True):
     joined: bool
 
 
-class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
+class GameCreated(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     id: str
     ruleset: str
     options: dict[str, Any]
@@ -90,6 +100,10 @@ class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
     seed_commitment: str
     seats: list[SeatToken]
     view: Any
+    #: The seats nobody holds yet (status `waiting`); absent when none.
+    open_seats: list[int] = []
+    #: The creator chose the seed (absent: the server drew it).
+    seeded_by_creator: bool = False
 
 
 class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -109,6 +123,12 @@ class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     result: dict[str, Any] | None = None
     seed: int | None = None
     salt: str | None = None
+    #: The seats nobody holds yet (status `waiting`); absent when none.
+    open_seats: list[int] = []
+    #: The creator chose the seed (absent: the server drew it).
+    seeded_by_creator: bool = False
+    #: The id of this game's rematch, once asked for (`POST /v1/games/{id}/rematch`).
+    rematch: str | None = None
     seed_decimal: (
         Annotated[
             str,
@@ -224,3 +244,47 @@ class HintOut(msgspec.Struct, frozen=True, kw_only=True):
     values: list[HintValue]
     level: str
     samples: int
+
+
+class ClaimedSeat(msgspec.Struct, frozen=True, kw_only=True):
+    """A claimed open seat and its token (secret, stored only hashed; the same session
+    claiming again gets the same token back)."""
+
+    seat: int
+    token: str
+    #: The game started with this claim (its last open seat) or earlier.
+    status: Status
+
+
+class LeftSeat(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat left before the start: open again, its token revoked."""
+
+    seat: int
+    open: bool
+    open_seats: list[int]
+
+
+class StartGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Start a waiting game now; its open seats, if any, are played by bots of this level."""
+
+    fill_with_bots: BotLevel | None = None
+
+
+class OpenTable(msgspec.Struct, frozen=True, kw_only=True):
+    """A waiting game as the open tables' list shows it: nothing hidden (no token, hand,
+    seed or account)."""
+
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    players: list[SeatOut]
+    open_seats: list[int]
+    created_at: str
+
+
+class OpenTables(msgspec.Struct, frozen=True, kw_only=True):
+    """A page of open tables, newest first; `next_cursor` the next page's (null on the
+    last)."""
+
+    items: list[OpenTable]
+    next_cursor: str | None

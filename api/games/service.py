@@ -33,6 +33,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 import msgspec
@@ -47,7 +48,7 @@ from api.accounts.sessions import (
     is_community,
     lock_account,
 )
-from api.db.engine import unavailable
+from api.db.engine import aware, unavailable
 from api.games.bots import Thinker, move_seed
 from api.games.fanout import Fanout
 from api.games.formats import (
@@ -71,7 +72,16 @@ from api.games.schemas import (
     SeatJoined,
     SeatOut,
     SeatToken,
+    Status,
     TicketOut,
+)
+from api.games.seating import (
+    GAME_WAITING,
+    NOT_THE_CREATOR,
+    WAITING_HOURS,
+    NewSeat,
+    check_players,
+    creation_record,
 )
 from api.http.body import check_ruleset
 from api.http.conditions import IfMatch
@@ -85,7 +95,7 @@ from api.http.domain import (
     field_error,
 )
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
+from api.http.tokens import SEAT_PREFIX, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
@@ -327,12 +337,15 @@ class GameService:
         cache_size: int = 2048,
         thinker: Thinker | None = None,
         hold: bool = False,
+        waiting_hours: float = WAITING_HOURS,
     ) -> None:
         self.engine = engine
         #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
         #: bot move itself (the two-process test's first process).
         self.thinker = thinker or Thinker(workers=0, samples=4, seconds=0.2)
         self.hold = hold
+        #: Hours a waiting game waits for its players (`NUMRULES_WAITING_HOURS`).
+        self.waiting_hours = waiting_hours
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._hinting: set[tuple[str, int]] = set()
@@ -359,103 +372,174 @@ class GameService:
 
     async def create(self, body: CreateGame, caller: Caller | None = None) -> GameCreated:
         """Community lock (rules/app.md, Ruling): a community game (its spec says so) needs a
-        session."""
+        session. Open seats (issue 26) need one too, and leave the game `waiting`."""
         check_ruleset(body.ruleset)
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
-        for i, player in enumerate(body.players):
-            check_name(player.name, f"players[{i}].name")
+        check_players(body, caller is not None)
+        rules, hints = self.rules_of(body)
+        async with self.engine.begin() as conn:
+            if caller is not None:  # its deletion waits for the game (else refused, never a fault)
+                await lock_account(conn, caller.account_id)
+            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
+            seats = [
+                NewSeat(
+                    name=p.name or "",
+                    account_id=accounts[i],
+                    bot=p.bot,
+                    open=p.open,
+                    open_name=p.name if p.open else None,
+                    issue=p.bot is None and not p.open,
+                    pseudo=p.account,
+                )
+                for i, p in enumerate(body.players)
+            ]
+            created, match, owed = await self.insert_game(
+                conn, body, rules, hints, seats, None if caller is None else caller.account_id
+            )
+        self._put(created.id, 0, match)
+        if owed:
+            self.kick(created.id)
+        return created
+
+    @staticmethod
+    def rules_of(body: CreateGame) -> tuple[Any, bool]:
+        """The ruleset's rules of a creation's options, and the service's own `hints`."""
         options_in = dict(body.options)
         hints = options_in.pop("hints", True)  # the service's option, not the rules'
         if not isinstance(hints, bool):
             raise field_error(Invalid, "bad-option", "options.hints", say(HINTS_OPTION))
         # the engine's refusals (options, players, seed) pass through: the problem map words them
-        rules = registry.make(body.ruleset, options_in)
+        return registry.make(body.ruleset, options_in), hints
+
+    async def insert_game(
+        self,
+        conn: AsyncConnection,
+        body: CreateGame,
+        rules: Any,
+        hints: bool,
+        seats: Sequence[NewSeat],
+        creator_id: str | None,
+    ) -> tuple[GameCreated, Match, bool]:
+        """Write a new game of `body` (its ruleset, options and seed: the creation request
+        wholesale, so that a rematch, which passes its game's, keeps every creation option)
+        with `seats`; the answer, the match and whether a bot's move is owed. A game with an
+        open seat is `waiting`: no event yet (its round is dealt when it starts)."""
         seed = secrets.randbits(63) if body.seed is None else body.seed
-        match = Match(rules, len(body.players), seed)
+        match = Match(rules, len(seats), seed)
         game_id = new_id()
         salt = secrets.token_hex(16)
-        tokens = [new_token(SEAT_PREFIX) for _ in body.players]  # a bot's is never given
-        bots = [p.bot for p in body.players]
-        owed = bot_seat(match, bots) is not None
+        tokens = [new_token(SEAT_PREFIX) for _ in seats]  # given only to the `issue` seats
+        waiting = any(s.open for s in seats)
+        owed = not waiting and bot_seat(match, [s.bot for s in seats]) is not None
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
-        opening = match.round_start_events()  # round 1's start and each seat's hand
+        opening = [] if waiting else match.round_start_events()  # round 1's start and hands
         stored = [StoredEvent(i + 1, event_document(e), e.to) for i, e in enumerate(opening)]
-        async with self.engine.begin() as conn:
-            if caller is not None:  # its deletion waits for the game (else refused, never a fault)
-                await lock_account(conn, caller.account_id)
-            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
-            await self.repository.add_game(
-                conn,
+        status: Status = "waiting" if waiting else "active"
+        await self.repository.add_game(
+            conn,
+            {
+                "id": game_id,
+                "ruleset": rules.id,
+                "options": options,
+                "rules_version": match.rules_version,
+                "seed": seed,
+                "salt": salt,
+                "seed_commitment": commitment(seed, salt),
+                "players": len(seats),
+                "status": status,
+                "version": 0,
+                "event_seq": len(stored),
+                "result": None,
+                "creator_id": creator_id,
+                "bot_seed": secrets.randbits(63),
+                "bot_pending": owed,
+                "hints": hints,
+                "created_with": creation_record(body),
+                "seeded_by_creator": body.seed is not None,
+            },
+            [
                 {
-                    "id": game_id,
-                    "ruleset": rules.id,
-                    "options": options,
-                    "rules_version": match.rules_version,
-                    "seed": seed,
-                    "salt": salt,
-                    "seed_commitment": commitment(seed, salt),
-                    "players": len(body.players),
-                    "status": "active",
-                    "version": 0,
-                    "event_seq": len(stored),
-                    "result": None,
-                    "creator_id": None if caller is None else caller.account_id,
-                    "bot_seed": secrets.randbits(63),
-                    "bot_pending": owed,
-                    "hints": hints,
-                },
-                [
-                    {
-                        "game_id": game_id,
-                        "seat": i,
-                        "name": p.name,
-                        "token_hash": token_hash(t),
-                        "account_id": accounts[i],
-                        "joined": False,
-                        "bot": p.bot,
-                    }
-                    for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
-                ],
-                stored,
-            )
-        self._put(game_id, 0, match)
-        if owed:
-            self.kick(game_id)
+                    "game_id": game_id,
+                    "seat": i,
+                    "name": s.name,
+                    "token_hash": token_hash(t),
+                    "account_id": s.account_id,
+                    "joined": s.joined,
+                    "bot": s.bot,
+                    "open": s.open,
+                    "open_name": s.open_name,
+                    "token_pending": s.pending,
+                }
+                for i, (s, t) in enumerate(zip(seats, tokens, strict=True))
+            ],
+            stored,
+        )
         created = GameCreated(
             id=game_id,
             ruleset=rules.id,
             options=options,
             rules_version=match.rules_version,
             version=0,
-            status="active",
+            status=status,
             seed_commitment=commitment(seed, salt),
             seats=[
                 SeatToken(
                     seat=i,
-                    name=p.name,
-                    token=None if p.bot is not None else t,
-                    account=p.account,
-                    bot=p.bot,
+                    name=s.name,
+                    token=t if s.issue and s.bot is None and not s.open else None,
+                    account=s.pseudo,
+                    bot=s.bot,
+                    open=s.open,
                 )
-                for i, (p, t) in enumerate(zip(body.players, tokens, strict=True))
+                for i, (s, t) in enumerate(zip(seats, tokens, strict=True))
             ],
             view=match.view(None),
+            open_seats=[i for i, s in enumerate(seats) if s.open],
+            seeded_by_creator=body.seed is not None,
         )
-        return created
+        return created, match, owed
 
     # -- reading --------------------------------------------------------------------------
 
     async def get(self, game_id: str, caller: Credential | None) -> GameOut:
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
-            if game.bot_pending and game.status == "active":
-                self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
-            names = await self._names(conn, game_id)
-            match = await self._match(conn, game)
-            # Render now: the cached match is the object an action takes and changes (`_take`);
-            # with no await between reading it and its view, no action can change it between.
-            return self._game_out(game, seat, names, match)
+            lapsed = game.status == "waiting" and self.lapsed(game)
+            if not lapsed:
+                return await self._game_read(conn, game, seat)
+        # abandoned on access once past its wait (the read's connection let go first: on
+        # SQLite every transaction holds the file's write lock)
+        await self.lapse(game_id)
+        return await self.get(game_id, caller)
+
+    async def _game_read(self, conn: AsyncConnection, game: Row[Any], seat: int | None) -> GameOut:
+        """The game as `seat` sees it, read on `conn`."""
+        game_id = game.id
+        if game.bot_pending and game.status == "active":
+            self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
+        # a waiting game's seats change (claims, leaves, bots): never cached before it starts
+        names = await self._names(conn, game_id, cache=game.status != "waiting")
+        open_seats = (
+            await self.repository.open_seats(conn, game_id) if game.status == "waiting" else []
+        )
+        match = await self._match(conn, game)
+        # Render now: the cached match is the object an action takes and changes (`_take`);
+        # with no await between reading it and its view, no action can change it between.
+        return self._game_out(game, seat, names, match, open_seats)
+
+    def lapsed(self, game: Row[Any]) -> bool:
+        """A waiting game past its `waiting_hours` (it is abandoned on access)."""
+        limit = datetime.now(UTC) - timedelta(hours=self.waiting_hours)
+        return bool(game.status == "waiting" and aware(game.created_at) < limit)
+
+    async def lapse(self, game_id: str) -> None:
+        """Abandon the game if it is still waiting past its time (its own transaction)."""
+        async with self.engine.begin() as conn:
+            game = await self.repository.game(conn, game_id, lock=True)
+            if game is not None and self.lapsed(game):
+                await self.repository.abandon(conn, game_id)
+        self.fanout.publish(game_id)
 
     async def events(
         self, game_id: str, caller: Credential | None, after: int, limit: int = EVENTS_PAGE
@@ -515,7 +599,7 @@ class GameService:
         async with self.reader.connect() as conn:
             game = await self._game(conn, game_id)
             await self._seat(conn, game_id, caller)
-            if game.status == "active":
+            if game.status in ("active", "waiting"):
                 raise Conflict(say(GAME_ACTIVE), code="game-active")
             names = await self._names(conn, game_id)
             actions = await self.repository.export_actions(conn, game)
@@ -566,6 +650,8 @@ class GameService:
                     say(GAME_MOVED, version=game.version, said=shorten(expected.said)),
                     game.version,
                 )
+            if game.status == "waiting":
+                raise await self._waiting(conn, game_id)
             if game.status != "active":
                 raise GameStateConflict(
                     "game-over", say(NO_MORE_ACTIONS, status=_status(game.status))
@@ -757,6 +843,8 @@ class GameService:
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             assert seat is not None
+            if game.status == "waiting":
+                raise await self._waiting(conn, game_id)
             if game.status != "active":
                 raise GameStateConflict(
                     "game-over", say(NO_MORE_ACTIONS, status=_status(game.status))
@@ -799,9 +887,15 @@ class GameService:
             raise Unauthenticated(say(ABANDONING_NEEDS_TOKEN))
         async with self.engine.begin() as conn:
             game = await self._game(conn, game_id, lock=True)
-            await self._seat(conn, game_id, caller)
-            if game.status != "active":
+            creator = caller.account_id is not None and caller.account_id == game.creator_id
+            if not creator:
+                await self._seat(conn, game_id, caller)
+            if game.status == "waiting" and not creator:  # Edge cases, "Open tables"
+                raise Forbidden(say(NOT_THE_CREATOR, what="cancel"), code="not-the-creator")
+            if game.status not in ("active", "waiting"):
                 raise GameStateConflict("game-over", say(ALREADY, status=_status(game.status)))
+            if game.status == "active" and creator:
+                await self._seat(conn, game_id, caller)  # once started, its seats end it
             await self.repository.abandon(conn, game_id)
         self.fanout.publish(game_id)
         return AbandonOut(
@@ -888,12 +982,18 @@ class GameService:
             game_id=game_id, seat=seat, name=row.name, account=caller.pseudo, joined=True
         )
 
-    async def _names(self, conn: AsyncConnection, game_id: str) -> list[tuple[str, str | None]]:
-        """The seats' names, read once per process: they never change after creation (a
-        query fewer on every read of a game)."""
+    async def _names(
+        self, conn: AsyncConnection, game_id: str, cache: bool = True
+    ) -> list[tuple[str, str | None]]:
+        """The seats' names, read once per process: they never change once the game has
+        started (a query fewer on every read of a game); a waiting game's are read afresh
+        (`cache` false: claims, leaves and bots change them)."""
         names = self._names_cache.get(game_id)
-        if names is None:
-            names = self._names_cache[game_id] = await self.repository.names(conn, game_id)
+        if names is None or not cache:
+            names = await self.repository.names(conn, game_id)
+            if not cache:
+                return names
+            self._names_cache[game_id] = names
             while len(self._names_cache) > self.cache_size:
                 self._names_cache.popitem(last=False)
         return names
@@ -992,12 +1092,26 @@ class GameService:
         )
         return match
 
+    async def _waiting(self, conn: AsyncConnection, game_id: str) -> GameStateConflict:
+        """The refusal of a play in a waiting game (409 `game-waiting`), naming its open seats."""
+        seats = await self.repository.open_seats(conn, game_id)
+        return GameStateConflict(
+            "game-waiting", say(GAME_WAITING, seats=", ".join(map(str, seats)))
+        )
+
     def _game_out(
-        self, game: Row[Any], seat: int | None, names: list[tuple[str, str | None]], match: Match
+        self,
+        game: Row[Any],
+        seat: int | None,
+        names: list[tuple[str, str | None]],
+        match: Match,
+        open_seats: Sequence[int] = (),
     ) -> GameOut:
-        revealed = game.status != "active"
-        view = match.view(seat)
-        if game.status == "abandoned":  # nobody may act any more
+        revealed = game.status not in ("active", "waiting")
+        # a waiting game's round is not dealt to anyone yet (nor a cancelled one's, which has
+        # no event): the spectator's view for all
+        view = match.view(None if game.status == "waiting" or game.event_seq == 0 else seat)
+        if game.status in ("abandoned", "waiting"):  # nobody may act (any more, or yet)
             view = msgspec.structs.replace(
                 view,
                 current_player=None,
@@ -1012,13 +1126,19 @@ class GameService:
             version=game.version,
             status=game.status,
             seat=seat,
-            players=[SeatOut(seat=i, name=n, bot=b) for i, (n, b) in enumerate(names)],
+            players=[
+                SeatOut(seat=i, name=n, bot=b, open=i in open_seats)
+                for i, (n, b) in enumerate(names)
+            ],
             seed_commitment=game.seed_commitment,
             view=view,
             result=game.result,
             seed=game.seed if revealed else None,
             salt=game.salt if revealed else None,
             seed_decimal=str(game.seed) if revealed else None,
+            open_seats=list(open_seats),
+            seeded_by_creator=game.seeded_by_creator,
+            rematch=game.rematch_id,
         )
 
     @staticmethod

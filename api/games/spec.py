@@ -116,6 +116,7 @@ def _examples() -> dict[str, dict[str, Any]]:
     from engine.bots import Budget, hint
 
     match = registry.make("numking").new_match(players=3, seed=1)
+    match_view_none = match.view(None)
     game = {
         "id": "5f0c3a4e9b2d4c6e8a1b3d5f7a9c1e3b",
         "ruleset": "numking",
@@ -153,7 +154,41 @@ def _examples() -> dict[str, dict[str, Any]]:
     }
     players = [{"seat": i, "name": n} for i, n in enumerate(["Ada", "Bo", "Cy"])]
     revealed = {"seed": 1, "salt": "3f9a…(32 hex)"}
+    table_players = [
+        {"seat": 0, "name": "Ada"},
+        {"seat": 1, "name": "", "open": True},
+        {"seat": 2, "name": "Cy", "open": True},
+    ]
+    rematch = {
+        **game,
+        "id": "0b7e2d9c4a6f4e1d8c3b5a7f9e1d3c5b",
+        "seats": [
+            {"seat": 0, "name": "Bo"},
+            {"seat": 1, "name": "Cy"},
+            {"seat": 2, "name": "Ada", "token": "…", "account": "ada_l"},
+        ],
+        "view": msgspec.to_builtins(
+            registry.make("numking").new_match(players=3, seed=2).view(None)
+        ),
+    }
     return {
+        "ListGames": {
+            "items": [
+                {
+                    "id": game["id"],
+                    "ruleset": "numking",
+                    "options": game["options"],
+                    "players": table_players,
+                    "open_seats": [1, 2],
+                    "created_at": "2026-12-04T05:00:00.123456Z",
+                }
+            ],
+            "next_cursor": None,
+        },
+        "ClaimSeat": {"seat": 1, "token": "…", "status": "waiting"},
+        "LeaveSeat": {"seat": 1, "open": True, "open_seats": [1, 2]},
+        "StartGame": {**read, "seat": None, "view": msgspec.to_builtins(match_view_none)},
+        "RematchGame": rematch,
         "CreateGame": created,
         "PostGameAction": acted,
         "GetGame": read,
@@ -184,6 +219,16 @@ def _examples() -> dict[str, dict[str, Any]]:
             "v": EXPORT_FORMAT,
         },
     }
+
+
+def _start_schema() -> Schema:
+    """`POST /v1/games/{id}/start`'s body (read by the handler itself: an empty one too)."""
+    from api.games.schemas import StartGame
+
+    _, components = msgspec.json.schema_components([StartGame], ref_template=_REF + "{name}")
+    schema = _to_schema(components["StartGame"], _full_ref)
+    assert isinstance(schema, Schema)
+    return schema
 
 
 def document_games(application: Litestar) -> None:
@@ -294,6 +339,16 @@ def document_games(application: Litestar) -> None:
                 "its own line, then a blank line."
             )
         operation = path_item.post
+        if operation is not None and operation.operation_id == "StartGame":
+            operation.request_body = RequestBody(
+                content={
+                    "application/json": OpenAPIMediaType(
+                        schema=_start_schema(), example={"fill_with_bots": "basic"}
+                    )
+                },
+                required=False,
+                description="Optional (an empty body starts a game whose seats are all held).",
+            )
         if operation is None or operation.operation_id != "PostGameAction":
             continue
         for parameter in operation.parameters or ():

@@ -59,6 +59,12 @@ class Settings(BaseSettings):
         description="bots: how often each replica looks for games owing a bot move that no "
         "process is playing (a replica died in between), `FOR UPDATE SKIP LOCKED`",
     )
+    waiting_hours: float = Field(
+        default=24,
+        gt=0,
+        description="a game with open seats that has not started after this many hours is "
+        "abandoned (issue 26): the open tables' list hides it, its first access abandons it",
+    )
     bot_hold: bool = Field(
         default=False,
         description="tests only: this process never plays a bot move itself (the two-process "

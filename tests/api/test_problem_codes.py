@@ -122,7 +122,9 @@ def test_an_illegal_move_states_its_reasons() -> None:
     turn = INDEX.allowed(action, 409)
     assert illegal is not None and turn is not None
     assert illegal.reasons == frozenset(MOVE_REASONS)
-    assert turn.reasons == frozenset(TURN_REASONS) and turn.codes == frozenset(TURN_REASONS)
+    # a waiting game (issue 26) refuses every action until it starts: `game-waiting`
+    waiting = frozenset({*TURN_REASONS, "game-waiting"})
+    assert turn.reasons == waiting and turn.codes == waiting
     assert not frozenset(MOVE_REASONS) & frozenset(TURN_REASONS)
 
 

@@ -121,7 +121,69 @@ def _too_many_streams(games: Any, headers: dict[str, str]) -> Any:
         return client.get(f"/v1/games/{game['id']}/stream", headers={**_seat(game, 0), **headers})
 
 
+def _open_table(games: Any) -> dict[str, Any]:
+    """A waiting game of three: Ada, an open seat and an open seat named Cy (issue 26)."""
+    players = [{"name": "Ada"}, {"open": True}, {"open": True, "name": "Cy"}]
+    body = {"ruleset": "numwars-classic", "players": players}
+    created = games.post("/v1/games", json=body, headers=host(games))
+    assert created.status_code == 201, created.text
+    table: dict[str, Any] = created.json()
+    return table
+
+
+def _claim(games: Any, table: dict[str, Any], seat: int, session: dict[str, str]) -> Any:
+    return games.post(f"/v1/games/{table['id']}/seats/{seat}/claim", headers=session)
+
+
+def _seat_taken(games: Any, headers: dict[str, str]) -> Any:
+    table = _open_table(games)
+    assert _claim(games, table, 1, auth(sign_up(games)["token"])).status_code == 201
+    return _claim(games, table, 1, {**auth(sign_up(games)["token"]), **headers})
+
+
+def _already_seated(games: Any, headers: dict[str, str]) -> Any:
+    table = _open_table(games)
+    session = auth(sign_up(games)["token"])
+    assert _claim(games, table, 1, session).status_code == 201
+    return _claim(games, table, 2, {**session, **headers})
+
+
+def _game_started(games: Any, headers: dict[str, str]) -> Any:
+    table = _open_table(games)
+    session = auth(sign_up(games)["token"])
+    assert _claim(games, table, 1, session).status_code == 201
+    assert _claim(games, table, 2, auth(sign_up(games)["token"])).status_code == 201
+    return games.post(f"/v1/games/{table['id']}/seats/1/leave", headers={**session, **headers})
+
+
+def _game_waiting(games: Any, headers: dict[str, str]) -> Any:
+    table = _open_table(games)
+    return _act(games, table, 0, {"type": "exchange", "cards": []}, headers)
+
+
+def _seats_open(games: Any, headers: dict[str, str]) -> Any:
+    table = _open_table(games)
+    return games.post(f"/v1/games/{table['id']}/start", headers={**host(games), **headers})
+
+
+def _not_the_creator(games: Any, headers: dict[str, str]) -> Any:
+    table = _open_table(games)
+    return games.post(f"/v1/games/{table['id']}/abandon", headers={**_seat(table, 0), **headers})
+
+
+def _bad_open_seat(games: Any, headers: dict[str, str]) -> Any:
+    body = {"ruleset": "numwars-classic", "players": [{"name": "Ada"}, {"open": True}] * 2}
+    return games.post("/v1/games", json={**body, "seed": 3}, headers={**host(games), **headers})
+
+
 CASES: dict[str, Case] = {
+    "bad-open-seat": _bad_open_seat,
+    "seat-taken": _seat_taken,
+    "already-seated": _already_seated,
+    "game-started": _game_started,
+    "game-waiting": _game_waiting,
+    "seats-open": _seats_open,
+    "not-the-creator": _not_the_creator,
     "not-your-turn": _not_your_turn,
     "wrong-phase": _wrong_phase,
     "illegal-move": _illegal_move,

@@ -47,7 +47,7 @@ REAL: dict[str, tuple[str, str]] = {}
 #: `Authorization` of the account hosting the real games (creation needs a session for
 #: numking, the community lock; a seat is joined with one).
 HOST: list[str] = []
-SESSION_OPERATIONS = {"CreateGame", "JoinSeat"}
+SESSION_OPERATIONS = {"CreateGame", "JoinSeat", "ClaimSeat", "LeaveSeat", "StartGame"}
 
 # Schema-valid requests the server may still refuse: the game does not exist (404), is not
 # at that point (409: turn, phase, over; 412: If-Match) or the rules forbid the action (422,
@@ -162,10 +162,11 @@ def test_stored_games_conform_to_their_spec(case: Any) -> None:
 
 
 def test_the_fuzzed_operations_are_the_stored_games() -> None:
-    """The filter picks the nine stored-games operations (the hint, issue 25), and the ones that take a JSON body
-    list their refusals."""
+    """The filter picks the stored-games operations (the hint, issue 25; the open tables and
+    the rematch, issue 26), and the ones that take a JSON body list their refusals."""
     labels = sorted(r.ok().label for r in schema.get_all_operations())
     assert labels == [
+        "GET /v1/games",
         "GET /v1/games/{game_id}",
         "GET /v1/games/{game_id}/events",
         "GET /v1/games/{game_id}/export",
@@ -174,7 +175,11 @@ def test_the_fuzzed_operations_are_the_stored_games() -> None:
         "POST /v1/games/{game_id}/abandon",
         "POST /v1/games/{game_id}/actions",
         "POST /v1/games/{game_id}/hint",
+        "POST /v1/games/{game_id}/rematch",
+        "POST /v1/games/{game_id}/seats/{seat}/claim",
         "POST /v1/games/{game_id}/seats/{seat}/join",
+        "POST /v1/games/{game_id}/seats/{seat}/leave",
+        "POST /v1/games/{game_id}/start",
         "POST /v1/games/{game_id}/stream-tickets",
     ]
     assert {"bad-player-count", "bad-option", "validation-error"} <= documented_refusals(
