@@ -85,7 +85,7 @@ from api.http.domain import (
     field_error,
 )
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, check_name, new_id, new_token, token_hash
+from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
@@ -363,8 +363,7 @@ class GameService:
         check_ruleset(body.ruleset)
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
-        for i, player in enumerate(body.players):
-            check_name(player.name, f"players[{i}].name")
+        check_names([player.name for player in body.players])
         options_in = dict(body.options)
         hints = options_in.pop("hints", True)  # the service's option, not the rules'
         if not isinstance(hints, bool):
