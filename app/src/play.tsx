@@ -659,11 +659,6 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
                     onClick={() => void act(action ?? { type: cardType, card })}
                   >
                     {cardLabel(t, card)}
-                    {action ? (
-                      <span class="mark" aria-hidden="true">
-                        ✓
-                      </span>
-                    ) : null}
                   </button>
                 </li>
               );
