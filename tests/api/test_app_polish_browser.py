@@ -31,9 +31,7 @@ def test_two_players_never_share_a_name(browser: Any, served: str) -> None:  # n
         page.get_by_label(f"Joueur {i}", exact=True).fill(name)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
     third = page.get_by_label("Joueur 3", exact=True)
-    taken = (
-        f"Le joueur 1 s’appelle déjà «{NBSP}ada{NBSP}»{NBSP}: donne à chacun son propre nom."
-    )
+    taken = f"Le joueur 1 s’appelle déjà «{NBSP}ada{NBSP}»{NBSP}: donne à chacun son propre nom."
     expect(third).to_have_accessible_description(taken)
     expect(third).to_have_attribute("aria-invalid", "true")
     expect(third).to_be_focused()
@@ -70,7 +68,7 @@ def test_two_players_never_share_a_name(browser: Any, served: str) -> None:  # n
 
 
 def test_the_picker_counts_what_is_left_and_every_card_gets_its_line(
-    browser: Any,
+    browser: Any,  # noqa: F811
     served: str,  # noqa: F811
 ) -> None:
     from playwright.sync_api import expect
@@ -183,16 +181,16 @@ def test_the_sheet_has_its_title_and_the_banner_big_targets(browser: Any, served
         screen.close()
 
 
-def _until_a_trick_is_done(served: str, game_id: str, tokens: list[str]) -> dict[str, Any]:
+def _until_a_trick_is_done(base: str, game_id: str, tokens: list[str]) -> dict[str, Any]:
     """Plays every seat from its own view's first legal action until a trick is finished and
     the next one has no card yet; answers seat 0's view then."""
     for _ in range(200):
-        view = game_as(served, game_id, tokens[0])["view"]
+        view = game_as(base, game_id, tokens[0])["view"]
         if view["phase"] == "play" and view["tricks"] and not view["trick"]:
             return view
         for seat in view["actors"]:
-            own = game_as(served, game_id, tokens[seat])["view"]
-            answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
+            own = game_as(base, game_id, tokens[seat])["view"]
+            answer = act(base, game_id, tokens[seat], own["legal_actions"][0])
             assert answer.status_code in (200, 201), answer.text
     raise AssertionError("no trick finished")
 
