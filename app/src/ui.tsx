@@ -10,9 +10,11 @@ import type { Refusal } from "./api";
  * titled above it: the sheet's round) opens. */
 export function Heading({ children, level = 1 }: { children: ComponentChildren; level?: 1 | 2 }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  // a screen shown in place of another (the sheet once loaded) may keep this component and
+  // swap its element (h1 → h2): the new one takes the focus too
   useEffect(() => {
     ref.current?.focus();
-  }, []);
+  }, [level]);
   return level === 1 ? (
     <h1 ref={ref} tabIndex={-1}>
       {children}

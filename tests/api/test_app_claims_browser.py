@@ -212,7 +212,7 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
     mine.page.get_by_role("button", name="English").click()
     english = mine.page.get_by_role("region", name="Share the sheet")
     expect(english.get_by_role("listitem")).to_have_text(
-        f"Bo — {pal['pseudo']}: waiting for confirmation"
+        f"Bo is played by the account {pal['pseudo']}, who has not confirmed the sheet yet."
     )
     mine.axe("share")
 
