@@ -431,7 +431,7 @@ const fr = {
   seatWho: (n: number) => `Place ${n} : qui joue ?`,
   human: "Humain",
   botLevel: (level: string) => `Robot — ${level}`,
-  botLevels: { random: "facile", basic: "moyen", expert: "expert" } as Record<string, string>,
+  botLevels: { random: "facile", basic: "moyen", expert: "expert" },
   botName: (n: number) => `Robot ${n}`,
   botSeats: (names: string) => `Joués par le serveur, sans lien : ${names}.`,
   botTag: (level: string) => `robot ${level}`,
@@ -446,7 +446,7 @@ const fr = {
     "game-over": "La partie est terminée : plus de conseil.",
     "hints-off": "Les conseils sont désactivés pour cette partie.",
     "hint-in-flight": "Un conseil est déjà en préparation : patiente un instant.",
-  } as Record<string, string>,
+  },
 
 };
 
@@ -854,7 +854,7 @@ const en: Texts = {
   seatWho: (n: number) => `Seat ${n}: who plays?`,
   human: "Human",
   botLevel: (level: string) => `Bot — ${level}`,
-  botLevels: { random: "easy", basic: "medium", expert: "expert" } as Record<string, string>,
+  botLevels: { random: "easy", basic: "medium", expert: "expert" },
   botName: (n: number) => `Bot ${n}`,
   botSeats: (names: string) => `Played by the server, without a link: ${names}.`,
   botTag: (level: string) => `${level} bot`,
@@ -869,7 +869,7 @@ const en: Texts = {
     "game-over": "The game is over: no more hints.",
     "hints-off": "Hints are off for this game.",
     "hint-in-flight": "A hint is already on its way: wait a moment.",
-  } as Record<string, string>,
+  },
 
 };
 

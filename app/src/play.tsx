@@ -43,6 +43,13 @@ const BOT_LEVELS: readonly BotLevel[] = ["random", "basic", "expert"];
 /** Who plays a seat: a person (""), or the server's bot of a level. */
 type SeatKind = BotLevel | "";
 
+/** A list of the form's seats cut to a ruleset's most players, filled with `blank` to its least. */
+function fitted<T>(old: readonly T[], range: { min: number; max: number }, blank: T): T[] {
+  const kept = old.slice(0, range.max);
+  while (kept.length < range.min) kept.push(blank);
+  return kept;
+}
+
 /** The create body of a game of `ruleset`: its options are the sheet's, asked by the same form
  * part (sheet.tsx's OptionsFieldset) and sent alike (`optionsOf`). */
 function gameBody(ruleset: PlayRuleset, players: Schemas["PlayerIn"][], values: OptionValues): Schemas["CreateGame"] {
@@ -93,14 +100,10 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
     setRuleset(id);
     setValues(defaults(next, SHEETS[id].options));
     setProblem(null);
-    const fit = <T extends string>(old: T[], blank: T) => {
-      const kept = old.slice(0, next.players.max);
-      while (kept.length < next.players.min) kept.push(blank);
-      return kept;
-    };
-    setNames((old) => fit(old, ""));
-    setAccounts((old) => fit(old, ""));
-    setKinds((old) => fit<SeatKind>(old, ""));
+    const human: SeatKind = "";
+    setNames((old) => fitted(old, next.players, ""));
+    setAccounts((old) => fitted(old, next.players, ""));
+    setKinds((old) => fitted(old, next.players, human));
   }
 
   async function submit(event: Event) {
@@ -198,7 +201,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
                       <option value="">{t.human}</option>
                       {levels.map((level) => (
                         <option key={level} value={level}>
-                          {t.botLevel(t.botLevels[level] ?? level)}
+                          {t.botLevel(t.botLevels[level])}
                         </option>
                       ))}
                     </select>
@@ -443,7 +446,7 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
       if (data) setHint({ version, action: data.action });
       else {
         const refused = refusal(error, t.networkError);
-        const words = refused.code ? t.hintRefused[refused.code] : undefined;
+        const words = Object.entries(t.hintRefused).find(([code]) => code === refused.code)?.[1];
         setProblem(words ? { detail: words, fields: {} } : refused);
       }
     } catch {
@@ -702,7 +705,7 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
               <tr key={i} class={view.actors.includes(i) ? "leader" : undefined}>
                 <th scope="row">
                   {name}
-                  {botOf(i) ? <span class="muted"> ({t.botTag(t.botLevels[botOf(i) ?? ""] ?? "")})</span> : null}
+                  {botOf(i) ? <span class="muted"> ({t.botTag(lookup(t.botLevels, botOf(i) ?? ""))})</span> : null}
                 </th>
                 <td>{"hand_counts" in view ? view.hand_counts[i] : "combinations" in view ? view.combinations[i]?.count : ""}</td>
                 <td>{t.points(view.scores[i] ?? 0)}</td>
