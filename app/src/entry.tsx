@@ -357,9 +357,6 @@ export function CardPicker<T extends string>({
           )}
         </Field>
       ) : null}
-      <p class="muted" role="status">
-        {available > 0 ? t.leftInDeck(what, available) : typeLeft > 0 ? t.noMoreOf(what) : t.noMore}
-      </p>
       {available > 0 ? (
         <button
           type="button"
@@ -370,6 +367,9 @@ export function CardPicker<T extends string>({
           {t.addCards}
         </button>
       ) : null}
+      <p class="muted" role="status">
+        {available > 0 ? t.leftInDeck(what, available) : typeLeft > 0 ? t.noMoreOf(what) : t.noMore}
+      </p>
     </div>
   );
 }

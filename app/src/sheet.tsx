@@ -633,12 +633,8 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
   return (
     <section aria-labelledby="totals-title" class="totals">
       <h2 id="totals-title">{sheet.finished ? t.winner(who(sheet.winners)) : t.totals}</h2>
-      {info ? (
-        <p>
-          {t.ruleset} : {info.name}
-          {info.lowest_wins ? ` — ${t.lowestWins}` : ""}
-        </p>
-      ) : null}
+      {/* the ruleset is in the sheet's title; what it changes to the totals is said here */}
+      {info?.lowest_wins ? <p>{t.lowestWins}</p> : null}
       <p>{t.roundsDone(Math.min(sheet.rounds.length, sheet.planned_rounds), sheet.planned_rounds)}</p>
       {sheet.leader !== null && !sheet.finished ? <p class="leader">{t.leader(names[sheet.leader] ?? "")}</p> : null}
       {!sheet.finished && sheet.rounds.length >= sheet.planned_rounds ? <p>{t.fixTiebreakNeeded}</p> : null}
