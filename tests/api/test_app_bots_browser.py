@@ -21,6 +21,15 @@ from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 NBSP = "\u00a0"
 LEVELS = {2: "expert", 3: "basic", 4: "random"}
+#: Each suit's stripe (style.css): a legal card keeps it (its ring is a shadow, not a border).
+STRIPES = {
+    "red": "rgb(198, 40, 40)",
+    "blue": "rgb(21, 101, 192)",
+    "green": "rgb(46, 125, 50)",
+    "yellow": "rgb(181, 137, 0)",
+    "rainbow": "rgb(106, 27, 154)",
+    "shadow": "rgb(33, 33, 33)",
+}
 WORDS = {
     "fr": {
         "turn": "À toi de jouer !",
@@ -61,6 +70,13 @@ def _one_turn_with_a_hint(screen: Screen, lang: str, base: str, game_id: str, to
         label(c, lang) for a in view["legal_actions"] if a["type"] == "exchange" for c in a["cards"]
     }
     assert name in cards, (name, cards)
+    stripes = page.evaluate(
+        """() => [...document.querySelectorAll("ul.hand button.legal")].map(
+              (b) => [b.classList[1], getComputedStyle(b).borderLeftColor])"""
+    )
+    assert stripes, "no legal card shown"
+    for suit, colour in stripes:
+        assert suit not in STRIPES or colour == STRIPES[suit], (suit, colour)
     screen.axe(f"conseil {lang}")
     first.click()
     page.wait_for_function(
