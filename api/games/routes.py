@@ -280,7 +280,8 @@ class GameController(Controller):
             "are revealed once the game is over or abandoned, so anyone can check the deal was "
             "fixed in advance and replay the export. Without `seed`, the server draws 63 random "
             "bits.\n\nAlso refused (422, limits across fields that JSON Schema cannot state): a "
-            "player name that is blank or holds a control or formatting character (`bad-name`); a "
+            "player name that is blank or holds a control or formatting character (`bad-name`), or "
+            "that another player already has, case and spaces aside (`duplicate-name`); a "
             "number of players outside the ruleset's range (`bad-player-count`); an unknown or "
             "ill-typed option of that ruleset (`bad-option`); `4.0` where an integer is expected "
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
@@ -340,6 +341,7 @@ class GameController(Controller):
                 "The body breaks the contract (field errors in `errors[]`)",
                 "validation-error",
                 "bad-name",
+                "duplicate-name",
                 "bad-player-count",
                 "bad-option",
                 "unknown-account",

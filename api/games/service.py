@@ -95,7 +95,7 @@ from api.http.domain import (
     field_error,
 )
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, new_id, new_token, token_hash
+from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
@@ -377,6 +377,7 @@ class GameService:
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
         check_players(body, caller is not None)
+        check_names([player.name for player in body.players])  # an open seat's may be None
         rules, hints = self.rules_of(body)
         async with self.engine.begin() as conn:
             if caller is not None:  # its deletion waits for the game (else refused, never a fault)

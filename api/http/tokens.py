@@ -18,12 +18,13 @@ import re
 import secrets
 import unicodedata
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from litestar import Request
 
 from api.http.domain import Invalid, field_error
-from api.http.problems import ProblemError
+from api.http.problems import ProblemError, shorten
 from engine.core.texts import Message, Text, say, text
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
@@ -72,6 +73,11 @@ NAME_CONTROL = text(
     "un nom ne contient aucun caractère de contrôle ou de mise en forme, pas {characters}",
 )
 NAME_BLANK = text("bad-name-blank", "a name is not blank", "un nom n'est pas vide")
+NAME_TAKEN = text(
+    "duplicate-name",
+    "another player is already named {name!r} (player {other}): give each player their own name",
+    "un autre joueur s'appelle déjà {name!r} (joueur {other}) : donnez à chacun son propre nom",
+)
 
 
 def unauthorized(detail: Message) -> ProblemError:
@@ -103,3 +109,21 @@ def check_name(name: str, field: str) -> None:
     else:
         return
     raise field_error(Invalid, "bad-name", field, message)
+
+
+def check_names(names: Sequence[str | None], field: str = "players") -> None:
+    """The players' names of one sheet or game: each valid (:func:`check_name`, at
+    `players[i].name`) and none twice (422 `duplicate-name` at the later one's field). Names
+    are compared as people read them (case and outer or repeated spaces aside: « Ada » and
+    « ada  » are one name), since totals, turns and results name the players and two
+    « Ada » at one table cannot be told apart."""
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name is None:  # an open seat's: its claimer's pseudo will name it
+            continue
+        check_name(name, f"{field}[{i}].name")
+        key = " ".join(name.split()).casefold()
+        if key in seen:
+            message = say(NAME_TAKEN, name=shorten(name.strip()), other=seen[key] + 1)
+            raise field_error(Invalid, "duplicate-name", f"{field}[{i}].name", message)
+        seen[key] = i

@@ -489,8 +489,9 @@ class SheetController(Controller):
             "random UUID), else 422. A key belongs to "
             "the session's account, or to anonymous creations.\n\n"
             "Also refused (422, limits across fields that JSON Schema cannot state): a player name "
-            "that is blank or holds a control or formatting character (`bad-name`); a number of "
-            "players outside the ruleset's range (`bad-player-count`); an unknown or ill-typed "
+            "that is blank or holds a control or formatting character (`bad-name`), or that "
+            "another player of the sheet already has, case and spaces aside (`duplicate-name`, "
+            "at the later one's field); a number of players outside the ruleset's range (`bad-player-count`); an unknown or ill-typed "
             "option (`bad-option`); an `account` no account has (`unknown-account`) or named "
             "twice (`duplicate-account`); numking `planned_rounds` above its match length "
             f"(`bad-request`); {REUSED}; {INTEGERS}."
@@ -516,6 +517,7 @@ class SheetController(Controller):
             ),
             422: _body_refused(
                 "bad-name",
+                "duplicate-name",
                 "bad-player-count",
                 "bad-option",
                 "unknown-account",
@@ -592,7 +594,8 @@ class SheetController(Controller):
             f"(they confirm the sheet as it is).\n\n{VERSIONS}\n\n"
             "Also refused: a `planned_rounds` that leaves recorded rounds past it that no tie-break "
             "calls for (409 `sheet-finished`); a `players` list of another length "
-            "(`bad-player-count`); a blank name (`bad-name`); numking `planned_rounds` above its "
+            "(`bad-player-count`); a blank name (`bad-name`); a name two players would share "
+            "(`duplicate-name`); numking `planned_rounds` above its "
             f"match length (`bad-request`); {REUSED}; {INTEGERS}."
         ),
         dto=StrictBody[PatchSheet],
@@ -606,7 +609,7 @@ class SheetController(Controller):
             404: NOT_FOUND,
             409: FINISHED,
             412: STALE,
-            422: _body_refused("bad-player-count", "bad-name", "bad-request"),
+            422: _body_refused("bad-player-count", "bad-name", "duplicate-name", "bad-request"),
         },
     )
     async def update_sheet(

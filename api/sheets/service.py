@@ -70,7 +70,7 @@ from api.http.domain import (
     field_error,
 )
 from api.http.problems import shorten
-from api.http.tokens import SHEET_PREFIX, check_name, new_id, new_token, token_hash
+from api.http.tokens import SHEET_PREFIX, check_names, new_id, new_token, token_hash
 from api.sheets import repository as rows, texts as T
 from api.sheets.idempotency import Answers, Conditions, Written, purge, request_hash
 from api.sheets.repository import Loaded
@@ -325,8 +325,7 @@ class SheetService:
         check_ruleset(body.ruleset)
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
-        for i, player in enumerate(body.players):
-            check_name(player.name, f"players[{i}].name")
+        check_names([player.name for player in body.players])
         rules = make_rules(body.ruleset, body.options)
         players = len(body.players)
         default = rules.match_rounds(players)
@@ -399,8 +398,7 @@ class SheetService:
                 if len(body.players) != players:
                     message = say(T.NAME_EACH, players=players)
                     raise field_error(Invalid, "bad-player-count", "players", message)
-                for i, player in enumerate(body.players):
-                    check_name(player.name, f"players[{i}].name")
+                check_names([player.name for player in body.players])
                 await rows.rename_players(conn, sheet_id, [p.name for p in body.players])
             replanned = (
                 body.planned_rounds is not None and body.planned_rounds != sheet.row.planned_rounds

@@ -84,12 +84,12 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
       <Heading>{t.createAccount}</Heading>
       <p>{t.signupPitch}</p>
       <form onSubmit={submit} noValidate>
-        <Field label={t.pseudo} error={fields["pseudo"]}>
+        <Field label={t.pseudo} error={fields["pseudo"]} hint={t.pseudoRule}>
           {(p) => (
             <input {...p} name="pseudo" autocomplete="username" value={pseudo} onInput={(e) => setPseudo(e.currentTarget.value)} />
           )}
         </Field>
-        <Field label={t.password} error={fields["password"]}>
+        <Field label={t.password} error={fields["password"]} hint={t.passwordRule}>
           {(p) => (
             <input
               {...p}

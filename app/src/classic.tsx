@@ -183,17 +183,12 @@ function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save, corr
   );
 }
 
-export const CLASSIC: SheetRuleset = {
+export const CLASSIC = {
   options: [
     { name: "alliance", kind: "flag" },
     { name: "tiebreak", kind: "flag" },
   ],
   defaultRounds: async (players) => players, // one round per player, each dealing once
-  create: (players, planned, values: OptionValues) => ({
-    ruleset: "numwars-classic",
-    players,
-    planned_rounds: planned,
-    options: { alliance: flag(values, "alliance"), tiebreak: flag(values, "tiebreak") },
-  }),
+  optionsOf: (values: OptionValues) => ({ alliance: flag(values, "alliance"), tiebreak: flag(values, "tiebreak") }),
   Entry: ClassicEntryScreen,
-};
+} satisfies SheetRuleset;

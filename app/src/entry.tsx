@@ -58,7 +58,9 @@ export interface SheetRuleset {
   options: readonly OptionSpec[];
   /** the planned rounds the API defaults to for `players` (null: it cannot say) */
   defaultRounds: (players: number, values: OptionValues) => Promise<number | null>;
-  create: (players: Schemas["SheetPlayerIn"][], planned: number | null, values: OptionValues) => Schemas["CreateSheet"];
+  /** the options of a new sheet or a new online game, from the form's values (the same
+   * options, named alike, in both: one form part, OptionsFieldset, asks them) */
+  optionsOf: (values: OptionValues) => NonNullable<Schemas["CreateSheet"]["options"]>;
   Entry: (props: EntryProps) => JSX.Element;
 }
 
@@ -175,7 +177,7 @@ export function RoundFrame({
   const notice = useContext(FrameNotice);
   return (
     <section>
-      <Heading>{correction ? t.fixCorrecting(n) : t.round(n)}</Heading>
+      <Heading level={2}>{correction ? t.fixCorrecting(n) : t.round(n)}</Heading>
       {notice && !correction ? (
         <p role="status" class="notice">
           {notice}
@@ -204,8 +206,10 @@ export function RoundFrame({
   );
 }
 
-/** "Score de la manche": each player's score and breakdown as the API words them, the teams'
- * scores when the round has teams, or `hint` while the round cannot be scored yet. */
+/** "Score de la manche": each player's score and breakdown as the API words them (and, from
+ * `unscored`, a line for each card the player counted that the API's breakdown leaves out
+ * because it scores nothing: the player sees it was counted), the teams' scores when the
+ * round has teams, or `hint` while the round cannot be scored yet. */
 export function LiveScore({
   t,
   names,
@@ -213,6 +217,7 @@ export function LiveScore({
   hint,
   problems,
   shown,
+  unscored,
 }: {
   t: Texts;
   names: string[];
@@ -220,6 +225,7 @@ export function LiveScore({
   hint: string | null;
   problems: (Refusal | null)[];
   shown: readonly string[];
+  unscored?: (seat: number) => string[];
 }) {
   return (
     <section aria-labelledby="live-title" class="live" aria-live="polite">
@@ -233,6 +239,11 @@ export function LiveScore({
               <ul class="breakdown">
                 {line.breakdown.map((part, i) => (
                   <li key={i}>{t.part(part.label, part.points)}</li>
+                ))}
+                {(unscored?.(line.seat) ?? []).map((words, i) => (
+                  <li key={`none-${i}`} class="unscored">
+                    {words}
+                  </li>
                 ))}
               </ul>
             </li>
@@ -294,6 +305,10 @@ export function CardPicker<T extends string>({
   const kind = types.find((k) => k.type === chosen) ?? first;
   if (!kind) return null;
   const available = left(kind.type, kind.valued ? value : 0);
+  // what the count is of: the type and, for a valued type, its value (« Rainbow 5 »); the
+  // type's other values may still have cards when this one has none
+  const what = kind.valued ? `${label(kind.type)} ${value}` : label(kind.type);
+  const typeLeft = kind.valued ? values.reduce((sum, v) => sum + left(kind.type, v), 0) : available;
   const counts = kind.counted ? Array.from({ length: available }, (_, i) => i + 1) : [];
   const chosenCount = Math.min(many, Math.max(available, 1));
   return (
@@ -351,9 +366,10 @@ export function CardPicker<T extends string>({
         >
           {t.addCards}
         </button>
-      ) : (
-        <p class="muted">{t.noMore}</p>
-      )}
+      ) : null}
+      <p class="muted" role="status">
+        {available > 0 ? t.leftInDeck(what, available) : typeLeft > 0 ? t.noMoreOf(what) : t.noMore}
+      </p>
     </div>
   );
 }

@@ -153,8 +153,6 @@ const fr = {
   },
   tiebreakRound: "Manche de départage : elle seule départage les ex æquo, ses points ne s'ajoutent pas aux totaux.",
   tiebreakColumn: (n: number) => `Départage (manche ${n})`,
-  roundWinner: "(vainqueur de la manche)",
-  roundWinnerKey: "★ vainqueur de la manche",
   team: (names: string[]) => `Équipe ${names.join(" et ")}`,
   cardsEach: (n: number) => `${n} ${n < 2 ? "carte" : "cartes"} par joueur`,
   bids: "Annonces",
@@ -296,9 +294,6 @@ const fr = {
   shareSend: "Partager",
   shareNone: "Tous les joueurs ont déjà un compte.",
   shared: (name: string, pseudo: string) => `${name} : partagée avec ${pseudo}.`,
-  sharedWith: (name: string, pseudo: string, state: string) => `${name} — ${pseudo} : ${state}`,
-  confirmedMark: "confirmée",
-  pendingMark: "en attente de confirmation",
   shareBound: (name: string) => `${name} est déjà lié à un autre compte, ou ce compte joue déjà un autre joueur de la feuille.`,
   sharedSheet: "Feuille partagée avec toi",
   confirmPitch: (owner: string) => `${owner} t'a nommé sur cette feuille. Confirme-la pour qu'elle compte dans tes stats.`,
@@ -378,7 +373,7 @@ const fr = {
   played: (name: string, card: string) => `${name} : ${card}`,
   yourHand: "Ta main",
   legalCard: "Carte jouable",
-  legalHint: "Les cartes jouables sont surlignées ; touche une autre carte pour savoir pourquoi elle ne l'est pas.",
+  legalHint: "Les cartes jouables sont entourées et cochées ✓ ; touche une autre carte pour savoir pourquoi elle ne l’est pas.",
   choices: "Tes choix",
   neutralizeYes: "Neutraliser la menace",
   neutralizeNo: "Ne pas neutraliser",
@@ -415,6 +410,43 @@ const fr = {
   dealChecking: "Vérification de la donne…",
   dealCannot: "Ce navigateur ne peut pas calculer le SHA-256 (WebCrypto) : vérification impossible ici.",
   seedLine: (seed: string, salt: string) => `Graine ${seed}, sel ${salt}`,
+
+  // ── phone test (polish) ──
+  pseudoRule: "3 à 24 caractères : lettres sans accent, chiffres, _ . -",
+  passwordRule: "10 caractères au moins.",
+  nameTaken: (name: string, other: number) =>
+    `Le joueur ${other} s’appelle déjà « ${name} » : donne à chacun son propre nom.`,
+  leftInDeck: (label: string, n: number) => `${label} : encore ${n} dans le paquet.`,
+  noMoreOf: (label: string) => `Plus de ${label} dans le paquet : choisis une autre valeur.`,
+  unscoredTrump: (label: string) => `${label} : 0 pt (un atout ne marque qu’en paire)`,
+  unscoredSpecial: (label: string) => `${label} : 0 pt (carte spéciale, sans valeur)`,
+  sheetTitle: (ruleset: string, names: string) => `${ruleset} : ${names}`,
+  sheetDate: (date: string) => `Feuille du ${date}`,
+  sharedConfirmed: (name: string, pseudo: string) =>
+    `${name} est joué par le compte ${pseudo}, qui a confirmé la feuille.`,
+  sharedPending: (name: string, pseudo: string) =>
+    `${name} est joué par le compte ${pseudo}, qui n’a pas encore confirmé la feuille.`,
+
+  // ── bots and hints ──
+  seatWho: (n: number) => `Place ${n} : qui joue ?`,
+  human: "Humain",
+  botLevel: (level: string) => `Robot — ${level}`,
+  botLevels: { random: "facile", basic: "moyen", expert: "expert" },
+  botName: (n: number) => `Robot ${n}`,
+  botSeats: (names: string) => `Joués par le serveur, sans lien : ${names}.`,
+  botTag: (level: string) => `robot ${level}`,
+  hintAsk: "Conseil",
+  hintThinking: "Le conseil arrive…",
+  hintPlay: (card: string) => `Conseil : joue ${card}.`,
+  hintPass: (card: string) => `Conseil : passe ${card}.`,
+  hintOther: (what: string) => `Conseil : ${what}.`,
+  hintPassAll: (cards: string) => `Conseil : passe ${cards}.`,
+  hintRefused: {
+    "not-your-turn": "Ce n’est pas ton tour : le conseil viendra à ton tour.",
+    "game-over": "La partie est terminée : plus de conseil.",
+    "hints-off": "Les conseils sont désactivés pour cette partie.",
+    "hint-in-flight": "Un conseil est déjà en préparation : patiente un instant.",
+  },
 
 };
 
@@ -552,8 +584,6 @@ const en: Texts = {
   },
   tiebreakRound: "Tie-break round: it alone decides between the tied players; its points are not added to the totals.",
   tiebreakColumn: (n: number) => `Tie-break (round ${n})`,
-  roundWinner: "(the round's winner)",
-  roundWinnerKey: "★ the round's winner",
   team: (names: string[]) => `Team ${names.join(" & ")}`,
   cardsEach: (n: number) => `${n} ${n === 1 ? "card" : "cards"} each`,
   bids: "Bids",
@@ -689,9 +719,6 @@ const en: Texts = {
   shareSend: "Share",
   shareNone: "Every player has an account already.",
   shared: (name: string, pseudo: string) => `${name}: shared with ${pseudo}.`,
-  sharedWith: (name: string, pseudo: string, state: string) => `${name} — ${pseudo}: ${state}`,
-  confirmedMark: "confirmed",
-  pendingMark: "waiting for confirmation",
   shareBound: (name: string) => `${name} is bound to another account already, or that account plays another player of the sheet.`,
   sharedSheet: "A sheet shared with you",
   confirmPitch: (owner: string) => `${owner} named you on this sheet. Confirm it to count it in your stats.`,
@@ -771,7 +798,7 @@ const en: Texts = {
   played: (name: string, card: string) => `${name}: ${card}`,
   yourHand: "Your hand",
   legalCard: "Playable card",
-  legalHint: "Playable cards are highlighted; tap another card to learn why it is not.",
+  legalHint: "Playable cards are ringed and ticked ✓; tap another card to learn why it is not.",
   choices: "Your choices",
   neutralizeYes: "Neutralize the threat",
   neutralizeNo: "Do not neutralize",
@@ -808,6 +835,41 @@ const en: Texts = {
   dealChecking: "Checking the deal…",
   dealCannot: "This browser cannot compute SHA-256 (WebCrypto): the deal cannot be checked here.",
   seedLine: (seed: string, salt: string) => `Seed ${seed}, salt ${salt}`,
+
+  // ── phone test (polish) ──
+  pseudoRule: "3 to 24 characters: letters without accents, digits, _ . -",
+  passwordRule: "At least 10 characters.",
+  nameTaken: (name: string, other: number) => `Player ${other} is already named “${name}”: give each player their own name.`,
+  leftInDeck: (label: string, n: number) => `${label}: ${n} left in the deck.`,
+  noMoreOf: (label: string) => `No ${label} left in the deck: choose another value.`,
+  unscoredTrump: (label: string) => `${label}: 0 pts (a trump card scores only in a pair)`,
+  unscoredSpecial: (label: string) => `${label}: 0 pts (a special card, worth nothing)`,
+  sheetTitle: (ruleset: string, names: string) => `${ruleset}: ${names}`,
+  sheetDate: (date: string) => `Sheet of ${date}`,
+  sharedConfirmed: (name: string, pseudo: string) => `${name} is played by the account ${pseudo}, who confirmed the sheet.`,
+  sharedPending: (name: string, pseudo: string) =>
+    `${name} is played by the account ${pseudo}, who has not confirmed the sheet yet.`,
+
+  // ── bots and hints ──
+  seatWho: (n: number) => `Seat ${n}: who plays?`,
+  human: "Human",
+  botLevel: (level: string) => `Bot — ${level}`,
+  botLevels: { random: "easy", basic: "medium", expert: "expert" },
+  botName: (n: number) => `Bot ${n}`,
+  botSeats: (names: string) => `Played by the server, without a link: ${names}.`,
+  botTag: (level: string) => `${level} bot`,
+  hintAsk: "Hint",
+  hintThinking: "The hint is coming…",
+  hintPlay: (card: string) => `Hint: play ${card}.`,
+  hintPass: (card: string) => `Hint: pass ${card}.`,
+  hintOther: (what: string) => `Hint: ${what}.`,
+  hintPassAll: (cards: string) => `Hint: pass ${cards}.`,
+  hintRefused: {
+    "not-your-turn": "It is not your turn: the hint will come on your turn.",
+    "game-over": "The game is over: no more hints.",
+    "hints-off": "Hints are off for this game.",
+    "hint-in-flight": "A hint is already on its way: wait a moment.",
+  },
 
 };
 

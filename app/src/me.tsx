@@ -21,6 +21,36 @@ function FormProblem({ problem, shown, form }: { problem: Refusal | null; shown:
   return placed ? null : <Problem refusal={problem} shown={shown} />;
 }
 
+/** What openapi-fetch answers a request: the body when `response` is ok, else the problem. */
+interface Answer<T> {
+  data?: T | undefined;
+  error?: unknown;
+  response: Response;
+}
+
+/** An account form's request, the same for each form: sent on submit (the last refusal and
+ * « done » cleared, the form busy meanwhile), a refusal kept for the fields (FormProblem),
+ * `onDone` given the answer's body and « done » set once it succeeded. */
+function useAccountForm<T>(t: Texts, request: () => Promise<Answer<T>>, onDone: (data: T | undefined) => void) {
+  const [done, setDone] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
+  async function submit(event: Event) {
+    event.preventDefault();
+    setDone(false);
+    await send(async () => {
+      const { data, error, response } = await request();
+      if (!response.ok) {
+        setProblem(refusal(error, t.networkError));
+        return;
+      }
+      onDone(data);
+      setDone(true);
+    });
+  }
+  return { form, problem, fields: problem?.fields ?? {}, busy, done, submit };
+}
+
 interface Props {
   t: Texts;
   session: Session | null;
@@ -82,30 +112,22 @@ function Profile({
 }) {
   const [email, setEmail] = useState(account.email ?? "");
   const [locale, setLocale] = useState<Lang>(account.locale);
-  const [done, setDone] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
-  const { problem, setProblem, busy, send } = useRequest(t.networkError);
+  const { form, problem, fields, busy, done, submit } = useAccountForm(
+    t,
+    () => {
+      const typed = email.trim();
+      const body: Schemas["UpdateMe"] = {};
+      if (typed !== (account.email ?? "")) body.email = typed === "" ? null : typed;
+      if (locale !== account.locale) body.locale = locale;
+      return api.PATCH("/v1/me", { headers: bearer(token), body });
+    },
+    (saved) => {
+      if (!saved) return;
+      onSaved(saved);
+      onLang(saved.locale);
+    },
+  );
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setDone(false);
-    const typed = email.trim();
-    const body: Schemas["UpdateMe"] = {};
-    if (typed !== (account.email ?? "")) body.email = typed === "" ? null : typed;
-    if (locale !== account.locale) body.locale = locale;
-    await send(async () => {
-      const { data, error } = await api.PATCH("/v1/me", { headers: bearer(token), body });
-      if (!data) {
-        setProblem(refusal(error, t.networkError));
-        return;
-      }
-      onSaved(data);
-      setDone(true);
-      onLang(data.locale);
-    });
-  }
-
-  const fields = problem?.fields ?? {};
   return (
     <form ref={form} onSubmit={submit} noValidate>
       <Field label={t.accEmail} error={fields["email"]}>
@@ -157,26 +179,15 @@ function Profile({
 function Password({ t, token }: { t: Texts; token: string }) {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
-  const [done, setDone] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
-  const { problem, setProblem, busy, send } = useRequest(t.networkError);
-
-  async function submit(event: Event) {
-    event.preventDefault();
-    setDone(false);
-    await send(async () => {
-      const { response, error } = await api.POST("/v1/me/password", { headers: bearer(token), body: { current, new: next } });
-      if (!response.ok) {
-        setProblem(refusal(error, t.networkError));
-        return;
-      }
+  const { form, problem, fields, busy, done, submit } = useAccountForm(
+    t,
+    () => api.POST("/v1/me/password", { headers: bearer(token), body: { current, new: next } }),
+    () => {
       setCurrent("");
       setNext("");
-      setDone(true);
-    });
-  }
+    },
+  );
 
-  const fields = problem?.fields ?? {};
   return (
     <section aria-labelledby="password-title">
       <h2 id="password-title">{t.accPasswordTitle}</h2>

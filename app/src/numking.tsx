@@ -143,7 +143,7 @@ function NumKingEntry({ t, n, names, dealer, tiebreak, previous, options, save, 
   );
 }
 
-export const NUMKING: SheetRuleset = {
+export const NUMKING = {
   options: [
     { name: "zeros", kind: "flag" },
     { name: "max_cards", kind: "number", min: 1, max: 19 },
@@ -156,11 +156,6 @@ export const NUMKING: SheetRuleset = {
     });
     return data?.hand_size ?? null;
   },
-  create: (players, planned, values) => ({
-    ruleset: "numking",
-    players,
-    planned_rounds: planned,
-    options: { zeros: flag(values, "zeros"), max_cards: count(values, "max_cards") },
-  }),
+  optionsOf: (values) => ({ zeros: flag(values, "zeros"), max_cards: count(values, "max_cards") }),
   Entry: NumKingEntry,
-};
+} satisfies SheetRuleset;

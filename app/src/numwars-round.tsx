@@ -189,9 +189,30 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction }: Entry
         hint={body ? null : t.chooseBomb}
         problems={[saving.problem, live.problem]}
         shown={[]}
+        unscored={(seat) => unscored(t, draft.players[seat]?.entries ?? [])}
       />
     </RoundFrame>
   );
+}
+
+/** The cards the API's breakdown has no line for, since they score nothing (rules/numwars.md
+ * "Scoring a round": only value groups of classic cards, trump pairs and the role bonus
+ * score): a lone Rainbow or Shadow, the Num-X, the Joker, the Quantum. Said anyway, so
+ * that the player sees them counted. */
+function unscored(t: Texts, entries: readonly Entry[]): string[] {
+  return entries.flatMap((entry) => {
+    switch (entry.type) {
+      case "rainbow":
+      case "shadow":
+        return [t.unscoredTrump(describe(t, entry))];
+      case "numx":
+      case "joker":
+      case "quantum":
+        return [t.unscoredSpecial(describe(t, entry))];
+      default:
+        return [];
+    }
+  });
 }
 
 /** How many cards the entries hold (a trump pair is two). */
@@ -213,9 +234,9 @@ function describe(t: Texts, entry: Entry): string {
   }
 }
 
-export const NUMWARS: SheetRuleset = {
+export const NUMWARS = {
   options: [],
   defaultRounds: async (players) => players, // one round per player, each dealing once
-  create: (players, planned) => ({ ruleset: "numwars", players, planned_rounds: planned }),
+  optionsOf: () => ({}),
   Entry: NumWarsEntry,
-};
+} satisfies SheetRuleset;

@@ -287,14 +287,9 @@ function NumWinEntry({ t, n, names, dealer, tiebreak, options, save, correction 
   );
 }
 
-export const NUMWIN: SheetRuleset = {
+export const NUMWIN = {
   options: [{ name: "teams", kind: "flag" }],
   defaultRounds: async (players) => players, // one round per player, each dealing once
-  create: (players, planned, values) => ({
-    ruleset: "numwin",
-    players,
-    planned_rounds: planned,
-    options: { teams: flag(values, "teams") },
-  }),
+  optionsOf: (values) => ({ teams: flag(values, "teams") }),
   Entry: NumWinEntry,
-};
+} satisfies SheetRuleset;

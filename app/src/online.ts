@@ -120,6 +120,8 @@ export interface CreatedGame {
   ruleset: PlayRuleset;
   at: string;
   seats: { seat: number; name: string; token: string }[];
+  /** the seats' names the server's bots play (no link: nobody acts for them) */
+  bots?: string[];
 }
 
 export function createdGames(): CreatedGame[] {
@@ -143,7 +145,9 @@ export function createdGames(): CreatedGame[] {
         const token: unknown = "token" in one ? one.token : null;
         if (typeof seat === "number" && typeof name === "string" && typeof token === "string") kept.push({ seat, name, token });
       }
-      games.push({ id, ruleset: known, at, seats: kept });
+      const bots: unknown = "bots" in item ? item.bots : null;
+      const botNames = Array.isArray(bots) ? bots.filter((b): b is string => typeof b === "string") : [];
+      games.push({ id, ruleset: known, at, seats: kept, bots: botNames });
     }
     return games;
   } catch {

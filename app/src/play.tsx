@@ -8,7 +8,11 @@
 
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
-import { type OptionValues, count, flag } from "./entry";
+import { CLASSIC } from "./classic";
+import type { OptionValues } from "./entry";
+import { NUMKING } from "./numking";
+import { NUMWARS } from "./numwars-round";
+import { NUMWIN } from "./numwin";
 import type { Texts } from "./i18n";
 import {
   type CreatedGame,
@@ -27,23 +31,37 @@ import {
   tokenFromFragment,
   watchGame,
 } from "./online";
-import { OptionField, PlayerNames, SHEETS, defaults, useCatalogue } from "./sheet";
+import { OptionsFieldset, PlayerNames, SHEETS, defaults, playerNameOf, refuseTakenNames, useCatalogue } from "./sheet";
 import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
 const RULESETS: readonly PlayRuleset[] = ["numwars", "numwars-classic", "numking", "numwin"];
 
-/** The create body of a game of `ruleset`, with the options of its sheet's form (the same
- * names: sheet.tsx's fields are reused). */
+/** A bot's level (`GET /v1/rulesets/{id}` lists a ruleset's under `bots`), in the order the
+ * form offers them: easy, medium, expert. */
+type BotLevel = NonNullable<Schemas["PlayerIn"]["bot"]>;
+const BOT_LEVELS: readonly BotLevel[] = ["random", "basic", "expert"];
+/** Who plays a seat: a person (""), or the server's bot of a level. */
+type SeatKind = BotLevel | "";
+
+/** A list of the form's seats cut to a ruleset's most players, filled with `blank` to its least. */
+function fitted<T>(old: readonly T[], range: { min: number; max: number }, blank: T): T[] {
+  const kept = old.slice(0, range.max);
+  while (kept.length < range.min) kept.push(blank);
+  return kept;
+}
+
+/** The create body of a game of `ruleset`: its options are the sheet's, asked by the same form
+ * part (sheet.tsx's OptionsFieldset) and sent alike (`optionsOf`). */
 function gameBody(ruleset: PlayRuleset, players: Schemas["PlayerIn"][], values: OptionValues): Schemas["CreateGame"] {
   switch (ruleset) {
     case "numwars":
-      return { ruleset, players };
+      return { ruleset, players, options: NUMWARS.optionsOf() };
     case "numwars-classic":
-      return { ruleset, players, options: { alliance: flag(values, "alliance"), tiebreak: flag(values, "tiebreak") } };
+      return { ruleset, players, options: CLASSIC.optionsOf(values) };
     case "numking":
-      return { ruleset, players, options: { zeros: flag(values, "zeros"), max_cards: count(values, "max_cards") } };
+      return { ruleset, players, options: NUMKING.optionsOf(values) };
     case "numwin":
-      return { ruleset, players, options: { teams: flag(values, "teams") } };
+      return { ruleset, players, options: NUMWIN.optionsOf(values) };
   }
 }
 
@@ -59,6 +77,8 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
   const [ruleset, setRuleset] = useState<PlayRuleset>("numwars");
   const [names, setNames] = useState<string[]>(["", "", "", ""]);
   const [accounts, setAccounts] = useState<string[]>(["", "", "", ""]);
+  // the creator plays the first seat; each other seat a person or a bot
+  const [kinds, setKinds] = useState<SeatKind[]>(["", "", "", ""]);
   const [values, setValues] = useState<OptionValues | null>(null);
   const [created, setCreated] = useState<CreatedGame | null>(null);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
@@ -68,6 +88,11 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
   const least = info?.players.min ?? 3;
   const most = info?.players.max ?? 8;
   const locked = (id: PlayRuleset) => !session && (rulesets?.find((r) => r.id === id)?.community ?? false);
+  const levels = BOT_LEVELS.filter((level) => info?.bots?.includes(level) ?? false);
+  const kindOf = (i: number): SeatKind => {
+    const kind = kinds[i] ?? "";
+    return kind !== "" && levels.includes(kind) ? kind : "";
+  };
 
   function choose(id: PlayRuleset) {
     const next = rulesets?.find((r) => r.id === id);
@@ -75,22 +100,22 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
     setRuleset(id);
     setValues(defaults(next, SHEETS[id].options));
     setProblem(null);
-    const fit = (old: string[]) => {
-      const kept = old.slice(0, next.players.max);
-      while (kept.length < next.players.min) kept.push("");
-      return kept;
-    };
-    setNames(fit);
-    setAccounts(fit);
+    const human: SeatKind = "";
+    setNames((old) => fitted(old, next.players, ""));
+    setAccounts((old) => fitted(old, next.players, ""));
+    setKinds((old) => fitted(old, next.players, human));
   }
 
   async function submit(event: Event) {
     event.preventDefault();
     if (locked(ruleset)) return;
+    const sent = names.map((_, i) => playerNameOf(t, names, i, kindOf(i) ? t.botName(i + 1) : t.playerName(i + 1)));
+    if (refuseTakenNames(t, sent, setProblem)) return;
     await send(async () => {
-      const players = names.map((name, i) => {
+      const players = sent.map((name, i): Schemas["PlayerIn"] => {
+        const bot = kindOf(i);
         const account = accounts[i]?.trim() ?? "";
-        return { name: name.trim() || t.playerName(i + 1), ...(account ? { account } : {}) };
+        return { name, ...(bot ? { bot } : account ? { account } : {}) };
       });
       const { data, error } = await api.POST("/v1/games", {
         body: gameBody(ruleset, players, options),
@@ -101,7 +126,8 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         return;
       }
       const seats = data.seats.flatMap((s) => (s.token ? [{ seat: s.seat, name: s.name, token: s.token }] : []));
-      const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats };
+      const bots = data.seats.flatMap((s) => (s.token ? [] : [s.name]));
+      const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats, bots };
       rememberCreated(game);
       setCreated(game);
     });
@@ -141,21 +167,6 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
             </Link>
           </p>
         ) : null}
-        {specs.length > 0 ? (
-          <fieldset>
-            <legend>{t.options}</legend>
-            {specs.map((spec) => (
-              <OptionField
-                key={spec.name}
-                t={t}
-                spec={spec}
-                value={options[spec.name] ?? null}
-                error={fields[`options.${spec.name}`]}
-                onChange={(value) => setValues({ ...options, [spec.name]: value })}
-              />
-            ))}
-          </fieldset>
-        ) : null}
         <PlayerNames
           t={t}
           names={names}
@@ -166,16 +177,45 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
           onRemove={(i) => {
             setNames((all) => all.filter((_, j) => j !== i));
             setAccounts((all) => all.filter((_, j) => j !== i));
+            setKinds((all) => all.filter((_, j) => j !== i));
           }}
           onAdd={() => {
             setNames((all) => [...all, ""]);
             setAccounts((all) => [...all, ""]);
+            setKinds((all) => [...all, ""]);
           }}
+          beside={(_, i) =>
+            i === 0 || levels.length === 0 ? null : (
+              <div class="seat-kind">
+                <Field label={t.seatWho(i + 1)}>
+                  {(p) => (
+                    <select
+                      {...p}
+                      value={kindOf(i)}
+                      onChange={(e) => {
+                        const value = e.currentTarget.value;
+                        const picked: SeatKind = levels.find((level) => level === value) ?? "";
+                        setKinds((all) => all.map((old, j) => (j === i ? picked : old)));
+                      }}
+                    >
+                      <option value="">{t.human}</option>
+                      {levels.map((level) => (
+                        <option key={level} value={level}>
+                          {t.botLevel(t.botLevels[level])}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+              </div>
+            )
+          }
         />
+        <OptionsFieldset t={t} specs={specs} values={options} fields={fields} onChange={setValues} />
         <details class="accounts" open={names.some((_, i) => fields[`players[${i}].account`] !== undefined)}>
           <summary>{t.accounts}</summary>
           <p class="muted">{t.accountsHelp}</p>
-          {names.map((name, i) => (
+          {names.map((name, i) => kindOf(i) ? null : (
             <Field key={i} label={t.accountOf(name.trim() || t.playerName(i + 1))} error={fields[`players[${i}].account`]}>
               {(p) => (
                 <input
@@ -294,6 +334,7 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
           );
         })}
       </ul>
+      {created.bots && created.bots.length > 0 ? <p class="muted">{t.botSeats(created.bots.join(", "))}</p> : null}
       <p role="status">{copied ?? ""}</p>
     </>
   );
@@ -325,6 +366,9 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
   const [problem, setProblem] = useState<Refusal | null>(null);
   const [busy, setBusy] = useState(false);
   const accept = useRef<(next: Game) => void>(() => undefined);
+  // the last hint asked, for the version of the game it was asked at (a move makes it stale)
+  const [hint, setHint] = useState<Hint | null>(null);
+  const [hinting, setHinting] = useState(false);
 
   useEffect(() => {
     if (token !== undefined || !session) return;
@@ -385,6 +429,33 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
     }
   }
 
+  /** « Conseil »: the expert bot's suggestion for this seat, now (POST /v1/games/{id}/hint);
+   * its 409s (not the seat's turn, the game over, hints off, one already asked) said in the
+   * app's words. */
+  async function askHint() {
+    if (!token || !game || hinting) return;
+    const version = game.version;
+    setHinting(true);
+    setProblem(null);
+    setHint(null);
+    try {
+      const { data, error } = await api.POST("/v1/games/{game_id}/hint", {
+        params: { path: { game_id: id } },
+        headers: bearer(token),
+      });
+      if (data) setHint({ version, action: data.action });
+      else {
+        const refused = refusal(error, t.networkError);
+        const words = Object.entries(t.hintRefused).find(([code]) => code === refused.code)?.[1];
+        setProblem(words ? { detail: words, fields: {} } : refused);
+      }
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setHinting(false);
+    }
+  }
+
   if (!game) {
     return (
       <section>
@@ -407,10 +478,19 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
         busy={busy}
         act={act}
         join={session && game.seat === null ? join : null}
+        hint={hint && hint.version === game.version ? hint.action : null}
+        hinting={hinting}
+        askHint={token ? askHint : null}
       />
       {created ? <SeatLinks t={t} created={created} navigate={null} /> : null}
     </>
   );
+}
+
+/** A hint the API gave, and the game's version it was asked at. */
+interface Hint {
+  version: number;
+  action: GameAction;
 }
 
 interface TableProps {
@@ -421,12 +501,29 @@ interface TableProps {
   busy: boolean;
   act: (action: GameAction) => Promise<void>;
   join: ((seat: number) => Promise<void>) | null;
+  /** the suggested action of the current hint (null: none asked, or the game moved on) */
+  hint: GameAction | null;
+  hinting: boolean;
+  askHint: (() => Promise<void>) | null;
 }
 
-function Table({ t, game, live, problem, busy, act, join }: TableProps) {
+/** The cards a hint's action puts down: its card, or the exchange's cards. */
+function hintedCards(action: GameAction | null): string[] {
+  if (!action) return [];
+  if (action.type === "exchange") return action.cards;
+  const card = cardOf(action);
+  return card ? [card] : [];
+}
+
+function sameAction(a: GameAction, b: GameAction): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint }: TableProps) {
   const view = game.view;
   const legalId = useId();
   const names = game.players.map((p) => p.name);
+  const botOf = (seat: number) => game.players[seat]?.bot ?? null;
   const nameOf = (seat: number) => names[seat] ?? t.playerName(seat + 1);
   const seat = game.seat;
   // Num Win opens its snaps to every seat: the turn is the current player's alone
@@ -434,9 +531,20 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
   const legal = view.legal_actions ?? [];
   const hand = view.hand ?? [];
   const trick = "trick" in view ? view.trick : [];
-  const last = view.ruleset === "numwars" || view.ruleset === "numwars-classic" ? view.tricks.at(-1) : undefined;
-  // numwars says how its trick resolved (`result`), the classic edition names its winner
+  // the trick just finished stays in sight until the next one's first card (every trick game)
+  const last = "tricks" in view ? view.tricks.at(-1) : undefined;
+  // numwars says how its trick resolved (`result`), the classic edition and numking name its winner
   const lastWinner = last ? ("result" in last ? last.result.winner : last.winner) : null;
+  const hinted = hintedCards(hint);
+  const hintText = !hint
+    ? null
+    : hint.type === "exchange"
+      ? t.hintPassAll(hint.cards.map((card) => cardLabel(t, card)).join(", "))
+      : hint.type === "play"
+        ? t.hintPlay(cardLabel(t, hint.card))
+        : hint.type === "pass"
+          ? t.hintPass(cardLabel(t, hint.card))
+          : t.hintOther(actionLabel(t, hint, nameOf, seat ?? 0));
   const choices = otherActions(legal);
   // the type a tapped card is sent with when no legal action names it: the API explains why
   const cardType = legal.find((a) => a.type === "play" || a.type === "pass")?.type ?? (view.phase === "exchange" ? "pass" : "play");
@@ -469,14 +577,33 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
       {mine && view.phase === "exchange" && "exchange_size" in view ? (
         <p>{t.passHint(view.exchange_size - (view.passed_counts[seat] ?? 0))}</p>
       ) : null}
+      {mine && askHint && legal.length > 0 ? (
+        <div class="row hint-row">
+          <button type="button" disabled={busy || hinting} onClick={() => void askHint()}>
+            {t.hintAsk}
+          </button>
+        </div>
+      ) : null}
+      <p role="status" id={`${legalId}-hint`} class={hintText ? "hint-box" : undefined}>
+        {hinting ? t.hintThinking : (hintText ?? "")}
+      </p>
       <Problem refusal={problem} shown={[]} />
 
       {view.ruleset === "numwin" ? (
         <NumWinBoard t={t} view={view} seat={seat} nameOf={nameOf} />
       ) : (
         <>
-          <h2 id={`${legalId}-trick`}>{t.trickNow}</h2>
-          {trick.length === 0 ? (
+          <h2 id={`${legalId}-trick`}>{trick.length === 0 && last ? t.lastTrick : t.trickNow}</h2>
+          {trick.length === 0 && last ? (
+            <div class="last-trick">
+              <ol class="trick" aria-labelledby={`${legalId}-trick`}>
+                {last.cards.map((c) => (
+                  <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
+                ))}
+              </ol>
+              <p>{lastWinner === null ? t.trickNobody : t.trickTakenBy(nameOf(lastWinner))}</p>
+            </div>
+          ) : trick.length === 0 ? (
             <p class="muted">{t.trickEmpty}</p>
           ) : (
             <ol class="trick" aria-labelledby={`${legalId}-trick`}>
@@ -491,11 +618,21 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
       {seat !== null && view.ruleset === "numwin" && choices.length > 0 ? (
         <fieldset class="choices">
           <legend>{t.choices}</legend>
-          {choices.map((action, i) => (
-            <button key={i} type="button" class="primary" disabled={busy} onClick={() => void act(action)}>
-              {actionLabel(t, action, nameOf, seat ?? 0)}
-            </button>
-          ))}
+          {choices.map((action, i) => {
+            const suggested = hint !== null && sameAction(hint, action);
+            return (
+              <button
+                key={i}
+                type="button"
+                class={suggested ? "primary hinted" : "primary"}
+                aria-describedby={suggested ? `${legalId}-hint` : undefined}
+                disabled={busy}
+                onClick={() => void act(action)}
+              >
+                {actionLabel(t, action, nameOf, seat ?? 0)}
+              </button>
+            );
+          })}
         </fieldset>
       ) : null}
 
@@ -511,12 +648,16 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
           <ul class="hand" aria-labelledby={`${legalId}-hand`}>
             {hand.map((card) => {
               const action = legal.find((a) => cardOf(a) === card);
+              const suggested = hinted.includes(card);
+              const described = [action ? `${legalId}-legal` : null, suggested ? `${legalId}-hint` : null]
+                .filter((one) => one !== null)
+                .join(" ");
               return (
                 <li key={card}>
                   <button
                     type="button"
-                    class={`card ${card.split("-")[0] ?? ""}${action ? " legal" : ""}`}
-                    aria-describedby={action ? `${legalId}-legal` : undefined}
+                    class={`card ${card.split("-")[0] ?? ""}${action ? " legal" : ""}${suggested ? " hinted" : ""}`}
+                    aria-describedby={described || undefined}
                     disabled={busy}
                     onClick={() => void act(action ?? { type: cardType, card })}
                   >
@@ -529,25 +670,23 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
           {choices.length > 0 ? (
             <fieldset class="choices">
               <legend>{t.choices}</legend>
-              {choices.map((action, i) => (
-                <button key={i} type="button" class="primary" disabled={busy} onClick={() => void act(action)}>
-                  {actionLabel(t, action, nameOf, seat ?? 0)}
-                </button>
-              ))}
+              {choices.map((action, i) => {
+                const suggested = hint !== null && sameAction(hint, action);
+                return (
+                  <button
+                    key={i}
+                    type="button"
+                    class={suggested ? "primary hinted" : "primary"}
+                    aria-describedby={suggested ? `${legalId}-hint` : undefined}
+                    disabled={busy}
+                    onClick={() => void act(action)}
+                  >
+                    {actionLabel(t, action, nameOf, seat ?? 0)}
+                  </button>
+                );
+              })}
             </fieldset>
           ) : null}
-        </>
-      ) : null}
-
-      {last ? (
-        <>
-          <h2 id={`${legalId}-last`}>{t.lastTrick}</h2>
-          <ol class="trick" aria-labelledby={`${legalId}-last`}>
-            {last.cards.map((c) => (
-              <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
-            ))}
-          </ol>
-          <p>{lastWinner === null ? t.trickNobody : t.trickTakenBy(nameOf(lastWinner))}</p>
         </>
       ) : null}
 
@@ -564,7 +703,10 @@ function Table({ t, game, live, problem, busy, act, join }: TableProps) {
           <tbody>
             {names.map((name, i) => (
               <tr key={i} class={view.actors.includes(i) ? "leader" : undefined}>
-                <th scope="row">{name}</th>
+                <th scope="row">
+                  {name}
+                  {botOf(i) ? <span class="muted"> ({t.botTag(lookup(t.botLevels, botOf(i) ?? ""))})</span> : null}
+                </th>
                 <td>{"hand_counts" in view ? view.hand_counts[i] : "combinations" in view ? view.combinations[i]?.count : ""}</td>
                 <td>{t.points(view.scores[i] ?? 0)}</td>
               </tr>

@@ -198,7 +198,7 @@ export function SharePanel({ t, sheet, credential, onSheet }: { t: Texts; sheet:
         <ul class="named">
           {named.map((p) => (
             <li key={p.i}>
-              {t.sharedWith(p.name, p.account, p.confirmed ? t.confirmedMark : t.pendingMark)}
+              {p.confirmed ? t.sharedConfirmed(p.name, p.account) : t.sharedPending(p.name, p.account)}
             </li>
           ))}
         </ul>

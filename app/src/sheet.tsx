@@ -147,15 +147,17 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
   async function submit(event: Event) {
     event.preventDefault();
     if (!info || locked(info)) return;
-    const players = names.map((name, i) => ({
-      name: name.trim() || t.playerName(i + 1),
+    const sent = names.map((_, i) => playerNameOf(t, names, i));
+    if (refuseTakenNames(t, sent, setProblem)) return;
+    const players = sent.map((name, i) => ({
+      name,
       // the player the account said it is ("C'est moi"): the sheet is in its history and stats
       ...(session && i === me ? { account: session.pseudo } : {}),
     }));
     const rounds = planned.trim() === "" ? null : Number(planned);
     await send(async () => {
       const { data, error } = await api.POST("/v1/scoresheets", {
-        body: sheet.create(players, rounds, options),
+        body: { ruleset: chosen, players, planned_rounds: rounds, options: sheet.optionsOf(options) },
         headers: session ? bearer(session.token) : {},
       });
       if (!data) {
@@ -264,21 +266,7 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
             />
           )}
         </Field>
-        {sheet.options.length > 0 ? (
-          <fieldset>
-            <legend>{t.options}</legend>
-            {sheet.options.map((spec) => (
-              <OptionField
-                key={spec.name}
-                t={t}
-                spec={spec}
-                value={options[spec.name] ?? null}
-                error={fields[`options.${spec.name}`]}
-                onChange={(value) => setValues({ ...options, [spec.name]: value })}
-              />
-            ))}
-          </fieldset>
-        ) : null}
+        <OptionsFieldset t={t} specs={sheet.options} values={options} fields={fields} onChange={setValues} />
         <Problem
           refusal={problem}
           shown={["planned_rounds", "players", ...optionFields, ...names.map((_, i) => `players[${i}].name`)]}
@@ -288,6 +276,71 @@ export function NewSheet({ t, navigate, session }: { t: Texts; navigate: Navigat
         </button>
       </form>
     </section>
+  );
+}
+
+/** Player `i`'s name as sent: the one typed, else « Joueur N ». */
+export function playerNameOf(t: Texts, names: readonly string[], i: number, blank = t.playerName(i + 1)): string {
+  return names[i]?.trim() || blank;
+}
+
+/** The names two players would share (as the API compares them: case and spaces aside), each
+ * refused under the later player's field (`players[i].name`), in the app's language: a table
+ * cannot tell two « Ada » apart in its totals, turns and results. */
+export function takenNames(t: Texts, names: readonly string[]): Record<string, string> {
+  const seen = new Map<string, number>();
+  const fields: Record<string, string> = {};
+  names.forEach((name, i) => {
+    const key = name.split(/\s+/).filter(Boolean).join(" ").toLocaleLowerCase();
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else fields[`players[${i}].name`] = t.nameTaken(name, first + 1);
+  });
+  return fields;
+}
+
+/** Refuses a form whose players share a name (`sent`: the names as they will be sent) before
+ * any request, the first such field focused; true when it did. */
+export function refuseTakenNames(t: Texts, sent: readonly string[], show: (problem: Refusal) => void): boolean {
+  const fields = takenNames(t, sent);
+  if (Object.keys(fields).length === 0) return false;
+  show({ detail: "", fields });
+  const first = Object.keys(fields)[0] ?? "";
+  const index = Number(/\[(\d+)\]/.exec(first)?.[1] ?? "0");
+  requestAnimationFrame(() => document.querySelectorAll<HTMLInputElement>("input[data-player]")[index]?.focus());
+  return true;
+}
+
+/** The options of a new sheet or a new online game: one checkbox or number per option the
+ * ruleset offers (its API refusal under it); nothing when it offers none. */
+export function OptionsFieldset({
+  t,
+  specs,
+  values,
+  fields,
+  onChange,
+}: {
+  t: Texts;
+  specs: readonly OptionSpec[];
+  values: OptionValues;
+  fields: Record<string, string>;
+  onChange: (values: OptionValues) => void;
+}) {
+  if (specs.length === 0) return null;
+  return (
+    <fieldset>
+      <legend>{t.options}</legend>
+      {specs.map((spec) => (
+        <OptionField
+          key={spec.name}
+          t={t}
+          spec={spec}
+          value={values[spec.name] ?? null}
+          error={fields[`options.${spec.name}`]}
+          onChange={(value) => onChange({ ...values, [spec.name]: value })}
+        />
+      ))}
+    </fieldset>
   );
 }
 
@@ -325,7 +378,13 @@ export function PlayerNames({
         <div class="row" key={i}>
           <Field label={t.playerName(i + 1)} error={fields[`players[${i}].name`]}>
             {(p) => (
-              <input {...p} value={name} autocomplete="off" onInput={(e) => onRename(i, e.currentTarget.value)} />
+              <input
+                {...p}
+                data-player={i}
+                value={name}
+                autocomplete="off"
+                onInput={(e) => onRename(i, e.currentTarget.value)}
+              />
             )}
           </Field>
           {beside ? beside(name, i) : null}
@@ -477,11 +536,13 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const editor = !!device || isMe(sheet.owner, session);
   const canChange = editor;
   const named = !editor && !!session && sheet.players.some((player) => isMe(player.account, session));
+  const title = <SheetTitle t={t} sheet={sheet} info={info} />;
   if (named && session) {
     return (
       <>
+        {title}
         <section>
-          <Heading>{t.sharedSheet}</Heading>
+          <Heading level={2}>{t.sharedSheet}</Heading>
           <ConfirmPanel t={t} sheet={sheet} session={session} onSheet={setSheet} />
         </section>
         <Totals t={t} sheet={sheet} info={info} />
@@ -492,6 +553,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   const news = fix.notice ?? saved;
   return (
     <FrameNotice.Provider value={news}>
+      {title}
       {fix.editing ? (
         <Entry
           key={`fix-${fix.editing.round.n}`}
@@ -507,7 +569,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
         />
       ) : sheet.finished ? (
         <section>
-          <Heading>{t.totals}</Heading>
+          <Heading level={2}>{t.totals}</Heading>
           {news ? (
             <p role="status" class="notice">
               {news}
@@ -548,7 +610,21 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
   );
 }
 
-/** The running totals (each round's winners marked; tie-break rounds shown, never added),
+/** The sheet's title: its ruleset and players, the day it was made (the round entry's own
+ * heading, under it, takes the focus: what is to be done now). */
+function SheetTitle({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo | null }) {
+  const ruleset = info?.name ?? { ...t.gameRulesets, ...t.gameRulesetsMore }[sheet.ruleset];
+  const day = new Date(sheet.created_at).toLocaleDateString(t.dateLocale, { dateStyle: "long" });
+  return (
+    <header class="sheet-title">
+      <h1>{t.sheetTitle(ruleset, sheet.players.map((player) => player.name).join(", "))}</h1>
+      <p class="muted">{t.sheetDate(day)}</p>
+    </header>
+  );
+}
+
+/** The running totals (each round's winners named once, in the row under the rounds;
+ * tie-break rounds shown, never added),
  * the teams' totals, the leader and, once the match is over, its winners: all as the API
  * settles them. */
 function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo | null }) {
@@ -557,12 +633,8 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
   return (
     <section aria-labelledby="totals-title" class="totals">
       <h2 id="totals-title">{sheet.finished ? t.winner(who(sheet.winners)) : t.totals}</h2>
-      {info ? (
-        <p>
-          {t.ruleset} : {info.name}
-          {info.lowest_wins ? ` — ${t.lowestWins}` : ""}
-        </p>
-      ) : null}
+      {/* the ruleset is in the sheet's title; what it changes to the totals is said here */}
+      {info?.lowest_wins ? <p>{t.lowestWins}</p> : null}
       <p>{t.roundsDone(Math.min(sheet.rounds.length, sheet.planned_rounds), sheet.planned_rounds)}</p>
       {sheet.leader !== null && !sheet.finished ? <p class="leader">{t.leader(names[sheet.leader] ?? "")}</p> : null}
       {!sheet.finished && sheet.rounds.length >= sheet.planned_rounds ? <p>{t.fixTiebreakNeeded}</p> : null}
@@ -589,15 +661,7 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
                   {sheet.totals[seat] ?? 0}
                 </td>
                 {sheet.rounds.map((round) => (
-                  <td key={round.n}>
-                    {round.scores.players.find((p) => p.seat === seat)?.score ?? 0}
-                    {round.scores.winners.includes(seat) ? (
-                      <>
-                        <span aria-hidden="true"> ★</span>
-                        <span class="sr-only"> {t.roundWinner}</span>
-                      </>
-                    ) : null}
-                  </td>
+                  <td key={round.n}>{round.scores.players.find((p) => p.seat === seat)?.score ?? 0}</td>
                 ))}
               </tr>
             ))}
@@ -618,7 +682,6 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
         </table>
       </div>
       <ScoreChart t={t} sheet={sheet} />
-      {sheet.rounds.length > 0 ? <p class="muted" aria-hidden="true">{t.roundWinnerKey}</p> : null}
       {sheet.teams && sheet.teams.length > 0 ? (
         <ul class="team-totals">
           {sheet.teams.map((team, i) => (

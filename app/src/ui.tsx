@@ -6,32 +6,53 @@ import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Refusal } from "./api";
 
-export function Heading({ children }: { children: ComponentChildren }) {
+/** The heading that takes the focus when its screen (or, `level` 2, its part of a screen
+ * titled above it: the sheet's round) opens. */
+export function Heading({ children, level = 1 }: { children: ComponentChildren; level?: 1 | 2 }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  // a screen shown in place of another (the sheet once loaded) may keep this component and
+  // swap its element (h1 → h2): the new one takes the focus too
   useEffect(() => {
     ref.current?.focus();
-  }, []);
-  return (
+  }, [level]);
+  return level === 1 ? (
     <h1 ref={ref} tabIndex={-1}>
       {children}
     </h1>
+  ) : (
+    <h2 ref={ref} tabIndex={-1} class="focus-title">
+      {children}
+    </h2>
   );
 }
 
 interface FieldProps {
   label: string;
   error?: string | undefined;
+  /** what the field takes, said before any refusal (and read with the field) */
+  hint?: string | undefined;
   children: (props: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => JSX.Element;
 }
 
-/** A label, the control `children` renders with the ids it is given, and its problem. */
-export function Field({ label, error, children }: FieldProps) {
+/** A label, the control `children` renders with the ids it is given, its hint and its
+ * problem (both its description: the rule first, then what broke it). */
+export function Field({ label, error, hint, children }: FieldProps) {
   const id = useId();
   const errorId = `${id}-error`;
-  const described = error ? { "aria-describedby": errorId, "aria-invalid": true } : {};
+  const hintId = `${id}-hint`;
+  const describedBy = [hint ? hintId : null, error ? errorId : null].filter((one) => one !== null).join(" ");
+  const described = {
+    ...(describedBy ? { "aria-describedby": describedBy } : {}),
+    ...(error ? { "aria-invalid": true } : {}),
+  };
   return (
     <div class="field">
       <label for={id}>{label}</label>
+      {hint ? (
+        <p class="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
       {children({ id, ...described })}
       {error ? (
         <p class="field-error" id={errorId}>

@@ -79,7 +79,7 @@ def test_an_anonymous_sheet_is_claimed_after_sign_up_with_the_chosen_player(
     for i, name in enumerate(["Ana", "Ben", "Cid"], start=1):
         page.get_by_label(f"Joueur {i}", exact=True).fill(name)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
-    screen.heading("Manche 1")
+    screen.heading("Manche 1", level=2)
     sheet_id = page.url.rsplit("/", 1)[1]
 
     # the round shows one player's cards at a time: the others are one line each
@@ -107,7 +107,7 @@ def test_an_anonymous_sheet_is_claimed_after_sign_up_with_the_chosen_player(
     assert round_height < 1400, f"the round is {round_height} px tall on a phone"
     screen.axe("manche 1, joueurs repliés")
     page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
-    screen.heading("Manche 2")
+    screen.heading("Manche 2", level=2)
     token = page.evaluate("JSON.parse(localStorage.getItem('numrules.sheets'))")[sheet_id]
 
     # sign up: « Bienvenue ! » offers the device's sheet to the new account
@@ -146,12 +146,12 @@ def test_an_anonymous_sheet_is_claimed_after_sign_up_with_the_chosen_player(
     expect(page.get_by_role("status")).to_contain_text("Feuille enregistrée dans ton compte.")
     assert page.evaluate("JSON.parse(localStorage.getItem('numrules.sheets'))") == {}
     page.get_by_role("button", name="Ouvrir la feuille").click()
-    screen.heading("Manche 2")  # opened with the account's session now
+    screen.heading("Manche 2", level=2)  # opened with the account's session now
     # a device still holding the claimed sheet's token (it edits no more) reads it by the session
     stale = json.dumps({sheet_id: token})
     page.evaluate("(s) => localStorage.setItem('numrules.sheets', s)", stale)
     page.reload()
-    screen.heading("Manche 2")
+    screen.heading("Manche 2", level=2)
     assert page.evaluate("JSON.parse(localStorage.getItem('numrules.sheets'))") == {}
 
     session = page.evaluate("JSON.parse(localStorage.getItem('numrules.session'))")
@@ -192,7 +192,7 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
     mine = Screen(browser, served, "fr-FR")
     log_in(mine, owner)
     mine.goto(f"/feuilles/{sheet_id}")
-    mine.heading("Manche 1")
+    mine.heading("Manche 1", level=2)
     panel = mine.page.get_by_role("region", name="Partager la feuille")
     expect(panel).to_contain_text(f"/feuilles/{sheet_id}")  # the link to give
     panel.get_by_label("Joueur", exact=True).select_option(label="Bo")
@@ -205,14 +205,14 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
     account.fill(pal["pseudo"])
     panel.get_by_role("button", name="Partager", exact=True).click()
     expect(panel.get_by_role("status")).to_have_text(f"Bo : partagée avec {pal['pseudo']}.")
-    expect(panel.get_by_role("listitem")).to_have_text(
-        f"Bo — {pal['pseudo']} : en attente de confirmation"
+    expect(panel.get_by_role("listitem")).to_have_text(  # a sentence (app_polish)
+        f"Bo est joué par le compte {pal['pseudo']}, qui n’a pas encore confirmé la feuille."
     )
     mine.axe("partage")
     mine.page.get_by_role("button", name="English").click()
     english = mine.page.get_by_role("region", name="Share the sheet")
     expect(english.get_by_role("listitem")).to_have_text(
-        f"Bo — {pal['pseudo']}: waiting for confirmation"
+        f"Bo is played by the account {pal['pseudo']}, who has not confirmed the sheet yet."
     )
     mine.axe("share")
 
@@ -220,7 +220,7 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
     theirs = Screen(browser, served, "en-US")
     log_in(theirs, pal)
     theirs.goto(f"/sheets/{sheet_id}")
-    theirs.heading("A sheet shared with you")
+    theirs.heading("A sheet shared with you", level=2)
     expect(theirs.page.get_by_text(f"{owner['pseudo']} named you on this sheet.")).to_be_visible()
     expect(theirs.page.get_by_role("button", name="Save the round")).to_have_count(0)
     theirs.axe("shared sheet")
@@ -229,7 +229,9 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
         "Sheet confirmed: it counts in your stats."
     )
     theirs.page.get_by_role("button", name="Français").click()
-    expect(theirs.page.get_by_role("heading", level=1)).to_have_text("Feuille partagée avec toi")
+    expect(theirs.page.get_by_role("heading", level=2).first).to_have_text(
+        "Feuille partagée avec toi"
+    )
     expect(theirs.page.get_by_role("status")).to_have_text(
         "Feuille confirmée : elle compte dans tes stats."
     )
@@ -243,7 +245,7 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
     mine.page.reload()
     expect(
         mine.page.get_by_role("region", name="Share the sheet").get_by_role("listitem")
-    ).to_have_text(f"Bo — {pal['pseudo']}: confirmed")
+    ).to_have_text(f"Bo is played by the account {pal['pseudo']}, who confirmed the sheet.")
     theirs.close()
     mine.errors = [e for e in mine.errors if "status of 422" not in e]  # the unknown pseudo
     mine.close()

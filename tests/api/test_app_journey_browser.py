@@ -189,7 +189,7 @@ def enter_round(screen: Screen, n: int, round_: dict[str, Any], names: list[str]
     from playwright.sync_api import expect
 
     page = screen.page
-    screen.heading(f"Manche {n}")
+    screen.heading(f"Manche {n}", level=2)
     expect(page.get_by_text(f"Donneur : {names[(n - 1) % 4]}", exact=True)).to_be_visible()
     if round_["role"]:
         page.get_by_role("group", name=names[0], exact=True).get_by_label("Rôle").select_option(
@@ -293,7 +293,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     for n, round_ in enumerate(ROUNDS, start=1):
         for seat, score in enumerate(enter_round(screen, n, round_, names)):
             totals[seat] += score
-    screen.heading("Totaux")  # four planned rounds (one per player): the match is over
+    screen.heading("Totaux", level=2)  # four planned rounds (one per player): the match is over
     sheet_id = page.url.rsplit("/", 1)[1]
     sheet = api_get(served, f"/v1/scoresheets/{sheet_id}", token)
     assert sheet["finished"] and sheet["totals"] == totals
@@ -303,7 +303,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
 
     # -- round 2 corrected here while a second phone corrects round 1 ---------------------
     page.get_by_role("button", name="Corriger la manche 2", exact=True).click()
-    screen.heading("Correction de la manche 2")
+    screen.heading("Correction de la manche 2", level=2)
     expect(page.get_by_text("Donneur : Bo", exact=True)).to_be_visible()
     bo = page.get_by_role("group", name="Bo", exact=True)
     open_cards(bo)  # one player's cards open at a time
@@ -318,12 +318,12 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     stored = json.dumps({"token": token, "pseudo": pseudo})
     other.context.add_init_script(f"localStorage.setItem('numrules.session', {json.dumps(stored)})")
     other.goto(f"/feuilles/{sheet_id}")
-    other.heading("Totaux")
+    other.heading("Totaux", level=2)
     other.page.get_by_role("button", name="Corriger la manche 1", exact=True).click()
-    other.heading("Correction de la manche 1")
+    other.heading("Correction de la manche 1", level=2)
     add_cards(other.page, "Cy", "classic", 3, 1)
     other.page.get_by_role("button", name="Enregistrer la correction", exact=True).click()
-    other.heading("Totaux")
+    other.heading("Totaux", level=2)
     expect(other.page.get_by_role("status").filter(has_text="Manche 1 corrigée.")).to_be_visible()
     other.close()
     moved = api_get(served, f"/v1/scoresheets/{sheet_id}", token)
@@ -335,7 +335,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
         "d'être rechargée. Vérifie ta correction puis enregistre-la à nouveau."
     )
     # still correcting (the focus stays on the button), the correction typed still there
-    expect(page.get_by_role("heading", level=1)).to_have_text("Correction de la manche 2")
+    expect(page.get_by_role("heading", level=2).first).to_have_text("Correction de la manche 2")
     expect(
         page.get_by_role("group", name="Dom", exact=True).locator(".cards li span")
     ).to_have_text(["Classique 12"])
@@ -346,7 +346,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     assert any(refused in e for e in screen.errors)
     screen.errors = [e for e in screen.errors if refused not in e]
     page.get_by_role("button", name="Enregistrer la correction", exact=True).click()
-    screen.heading("Totaux")
+    screen.heading("Totaux", level=2)
     news = page.get_by_role("status").filter(has_text="Manche 2 corrigée.")
     expect(news).to_be_visible()
     expect(news).to_be_in_viewport()  # under the heading the focus is on, not far below
@@ -379,7 +379,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     assert [items.nth(i).get_attribute("data-id") for i in range(11)] == expected_ids
     expect(page.get_by_role("button", name="Voir les plus anciennes")).to_have_count(0)
     mine.get_by_role("link").click()
-    screen.heading("Totaux")
+    screen.heading("Totaux", level=2)
     assert page.url.endswith(f"/feuilles/{sheet_id}")
 
     # -- stats: the pictures and their numbers ---------------------------------------------
@@ -479,14 +479,14 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     expect(page.get_by_role("img", name="Wins per game", exact=True)).to_be_visible()
     screen.axe("stats en")
     screen.goto(f"/sheets/{sheet_id}")
-    screen.heading("Totals")
+    screen.heading("Totals", level=2)
     expect(page.get_by_role("img", name="Score over the rounds")).to_be_visible()
     screen.axe("finished sheet")
     page.get_by_role("button", name="Correct round 3", exact=True).click()
-    screen.heading("Correcting round 3")
+    screen.heading("Correcting round 3", level=2)
     screen.axe("correction en")
     page.get_by_role("button", name="Cancel", exact=True).click()
-    screen.heading("Totals")
+    screen.heading("Totals", level=2)
     page.get_by_role("button", name="Delete round 3", exact=True).click()
     expect(page.get_by_text("Delete round 3? The later rounds will be renumbered.")).to_be_focused()
     screen.axe("delete asked")
@@ -557,7 +557,7 @@ def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
         f" localStorage.setItem('numrules.session', {json.dumps(stored)}); }}"
     )
     screen.goto(f"/feuilles/{sheet['id']}")
-    screen.heading("Manche 4")
+    screen.heading("Manche 4", level=2)
     page.get_by_role("button", name="Supprimer la manche 1", exact=True).click()
     expect(
         page.get_by_text("Supprimer la manche 1 ? Les manches suivantes seront renumérotées.")
@@ -567,7 +567,7 @@ def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
     removed = page.get_by_role("status").filter(has_text="Manche 1 supprimée")
     expect(removed).to_be_visible()
     expect(removed).to_be_in_viewport()  # under the heading the focus is on
-    screen.heading("Manche 3")  # two rounds left, renumbered
+    screen.heading("Manche 3", level=2)  # two rounds left, renumbered
     fresh = api_get(served, f"/v1/scoresheets/{sheet['id']}", token)
     assert len(fresh["rounds"]) == 2
     assert fresh["rounds"][0]["input"]["bomb_outcome"] == ROUNDS[1]["body"]["bomb_outcome"]

@@ -49,22 +49,22 @@ def test_a_num_king_round_corrected(browser: Any, served: str) -> None:  # noqa:
     new_sheet(screen, "Num King", names, 3)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
 
-    screen.heading("Manche 1")
+    screen.heading("Manche 1", level=2)
     bid_and_take(screen, names, [1, 0, 0], [1, 0, 0])
     expect(page.locator(".scores .score").first).to_be_visible()
     page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
-    screen.heading("Manche 2")
+    screen.heading("Manche 2", level=2)
     bid_and_take(screen, names, [1, 1, 0], [1, 1, 0])
     expect(page.locator(".scores .score").first).to_be_visible()
     page.get_by_role("button", name="Enregistrer la manche", exact=True).click()
     saved = page.get_by_role("status").filter(has_text="Manche 2 enregistrée.")
     expect(saved).to_be_visible()
-    screen.heading("Manche 3")
+    screen.heading("Manche 3", level=2)
     before = sheet_of(screen, token)
 
     # round 1 corrected: Ada's trick was Cy's
     page.get_by_role("button", name="Corriger la manche 1", exact=True).click()
-    screen.heading("Correction de la manche 1")
+    screen.heading("Correction de la manche 1", level=2)
     expect(saved).to_have_count(0)  # the last save's status is gone
     for name, bid in zip(names, [1, 0, 0], strict=True):  # the stored bids, already done
         expect(page.get_by_text(f"{name} annonce {bid} pli", exact=True)).to_be_visible()
@@ -89,7 +89,7 @@ def test_a_num_king_round_corrected(browser: Any, served: str) -> None:  # noqa:
     screen.axe("num king correction")
     page.get_by_role("button", name="Enregistrer la correction", exact=True).click()
     expect(page.get_by_role("status").filter(has_text="Manche 1 corrigée.")).to_be_visible()
-    screen.heading("Manche 3")
+    screen.heading("Manche 3", level=2)
 
     after = sheet_of(screen, token)
     assert after["version"] != before["version"]
@@ -147,9 +147,9 @@ def test_classic_and_num_win_rounds_corrected(browser: Any, served: str) -> None
         assert first.status_code == 201, first.text
         stored = api_call(served, "GET", f"/v1/scoresheets/{sheet_id}", token=token).json()
         screen.goto(f"/feuilles/{sheet_id}")
-        screen.heading("Manche 2")
+        screen.heading("Manche 2", level=2)
         page.get_by_role("button", name="Corriger la manche 1", exact=True).click()
-        screen.heading("Correction de la manche 1")
+        screen.heading("Correction de la manche 1", level=2)
         scores = stored["rounds"][0]["scores"]
         expect_scores(screen, ["Ada", "Bo", "Cy"], scores, pts)  # the stored cards, scored
         if ruleset == "numwin":

@@ -375,7 +375,10 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     page.get_by_role("button", name="Créer la partie", exact=True).click()
     answer = httpx.post(
         f"{served}/v1/games",
-        json={"ruleset": "numwars", "players": [{"name": "Cy", "account": "nobody_here"}] * 3},
+        json={
+            "ruleset": "numwars",
+            "players": [{"name": n, "account": "nobody_here"} for n in ("Cy", "Di", "Ed")],
+        },
         headers={"Accept-Language": "fr"},
         timeout=10,
     )

@@ -55,7 +55,7 @@ def test_its_me_binds_the_account_whatever_the_name(browser: Any, served: str) -
     page.get_by_label("Joueur 3", exact=True).fill("Émile")
     screen.axe("c'est moi")
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
-    screen.heading("Manche 1")
+    screen.heading("Manche 1", level=2)
     sheet_id = page.url.rsplit("/", 1)[1]
     sheet = read_sheet(served, sheet_id, token)
     assert [p["name"] for p in sheet["players"]] == ["Amélie", "Bruno", "Émile"]

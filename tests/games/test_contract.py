@@ -340,6 +340,29 @@ def test_an_illegal_move_lists_actions_not_codes(games: Any) -> None:
     assert all(a["type"] == "bid" for a in problem["legal_actions"])
 
 
+def test_two_players_of_one_game_never_share_a_name(games: Any) -> None:
+    """A name already taken at the table (case and spaces aside) is refused at the later
+    player's field, in the caller's language; nothing is created."""
+    players = [{"name": "Ada"}, {"name": "Bo"}, {"name": "  ADA "}]
+    for language, words in (("en", "already named"), ("fr", "s'appelle déjà")):
+        response = games.post(
+            "/v1/games",
+            json={"ruleset": "numwars", "players": players},
+            headers={**host(games), "Accept-Language": language},
+        )
+        assert response.status_code == 422, response.text
+        problem = response.json()
+        assert problem["code"] == "duplicate-name"
+        (error,) = problem["errors"]
+        assert error["field"] == "players[2].name" and error["code"] == "duplicate-name"
+        assert words in error["message"] and "1" in error["message"]
+    distinct = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Adam"}]
+    created = games.post(
+        "/v1/games", json={"ruleset": "numwars", "players": distinct}, headers=host(games)
+    )
+    assert created.status_code == 201, created.text
+
+
 @pytest.mark.parametrize("name", ["Ada\x00", "\u202eevil", "a\u200bb", "   ", "\u0085", "a\x07b"])
 def test_names_are_plain_text(games: Any, name: str) -> None:
     """No blank name, no control or formatting character (a NUL was a 500 from PostgreSQL;

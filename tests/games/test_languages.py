@@ -108,6 +108,12 @@ def _not_your_seat(games: Any, headers: dict[str, str]) -> Any:
     return games.post(path, headers={**other, **headers})
 
 
+def _duplicate_name(games: Any, headers: dict[str, str]) -> Any:
+    """Two players a table could not tell apart (case and spaces aside)."""
+    body = {"ruleset": "numwars", "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": " ada "}]}
+    return games.post("/v1/games", json=body, headers=headers)
+
+
 def _too_many_streams(games: Any, headers: dict[str, str]) -> Any:
     """The game's stream opened on an app of the same database whose stream cap is 0
     (`NUMRULES_MAX_STREAMS`): every stream is one too many."""
@@ -196,6 +202,7 @@ CASES: dict[str, Case] = {
     "community-locked": _community_locked,
     "not-your-seat": _not_your_seat,
     "too-many-streams": _too_many_streams,
+    "duplicate-name": _duplicate_name,
 }
 
 

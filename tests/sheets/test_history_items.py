@@ -38,7 +38,8 @@ def test_items_show_names_totals_score_and_winners(
         assert client.post(f"{url}/rounds", json=body, headers=me.auth).status_code == 201
     sheet = client.get(url, headers=me.auth).json()
     assert sheet["finished"] is True
-    watching = create(client, {"ruleset": "numwars-classic", "players": players[::2] * 2}, me)
+    four = [{"name": n} for n in ("Bo", "Cy", "Di", "Ed")]
+    watching = create(client, {"ruleset": "numwars-classic", "players": four}, me)
     over = insert_game(pg_head, me, "over", True, datetime.now(UTC) + timedelta(days=1))
     active = insert_game(pg_head, me, "active", False, datetime.now(UTC) + timedelta(days=2))
     items = {i["id"]: i for i in history(client, me.auth)}
@@ -57,7 +58,7 @@ def test_items_show_names_totals_score_and_winners(
     # a sheet the account owns without playing on it, before its first round
     assert items[watching["id"]] == {
         **items[watching["id"]],
-        "players": ["Bo", "Cy", "Bo", "Cy"],
+        "players": ["Bo", "Cy", "Di", "Ed"],
         "seats": [],
         "totals": [0, 0, 0, 0],
         "score": None,

@@ -69,7 +69,9 @@ def test_history_pages_newest_first(client: Client, accounts: Accounts, pg_head:
     url = f"/v1/scoresheets/{own[0]['id']}/rounds"
     assert client.post(url, json=ROUND_A, headers=me.auth).json()["finished"] is True
     theirs = create(client, {"ruleset": "numwars-classic", "players": players}, other)
-    hidden = create(client, {"ruleset": "numwars-classic", "players": players[1:] * 2}, other)
+    hidden = create(
+        client, {"ruleset": "numwars-classic", "players": [{"name": n} for n in "BCDE"]}, other
+    )
     now = datetime.now(UTC)
     won = insert_game(pg_head, me, "over", True, now - timedelta(days=1))
     active = insert_game(pg_head, me, "active", False, now - timedelta(days=2))

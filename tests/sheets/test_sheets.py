@@ -183,25 +183,30 @@ def test_round_refusals_are_4xx_problems(client: Client) -> None:
 
 def test_creation_refusals(client: Client, accounts: Accounts) -> None:
     owner = accounts.new()
+    three = [{"name": n} for n in "ABC"]
     cases = [
         ({"ruleset": "numwars", "players": [{"name": "A"}, {"name": "B"}]}, "bad-player-count"),
         ({"ruleset": "numwars-classic", "players": [{"name": " "}] * 3}, "bad-name"),
+        ({"ruleset": "numwars-classic", "players": [*three[:2], {"name": " b"}]}, "duplicate-name"),
         (
-            {"ruleset": "numwars-classic", "players": [{"name": "A"}] * 3, "options": {"x": 1}},
+            {"ruleset": "numwars-classic", "players": three, "options": {"x": 1}},
             "bad-option",
         ),
         (
-            {"ruleset": "numking", "players": [{"name": "A"}] * 3, "planned_rounds": 13},
+            {"ruleset": "numking", "players": three, "planned_rounds": 13},
             "bad-request",
         ),
         (
-            {"ruleset": "numwars-classic", "players": [{"name": "A", "account": "nobody-x"}] * 3},
+            {
+                "ruleset": "numwars-classic",
+                "players": [{"name": n, "account": "nobody-x"} for n in "ABC"],
+            },
             "unknown-account",
         ),
         (
             {
                 "ruleset": "numwars-classic",
-                "players": [{"name": "A", "account": owner.pseudo.upper()}] * 3,
+                "players": [{"name": n, "account": owner.pseudo.upper()} for n in "ABC"],
             },
             "duplicate-account",
         ),
@@ -212,7 +217,10 @@ def test_creation_refusals(client: Client, accounts: Accounts) -> None:
         assert answer.json()["code"] == code, answer.json()
     unknown = client.post(
         "/v1/scoresheets",
-        json={"ruleset": "numwars-classic", "players": [{"name": "A", "account": "nobody-x"}] * 3},
+        json={
+            "ruleset": "numwars-classic",
+            "players": [{"name": n, "account": "nobody-x"} for n in "ABC"],
+        },
     ).json()
     assert unknown["errors"][0]["field"] == "players[0].account"
     assert "nobody-x" in unknown["errors"][0]["message"]
@@ -322,6 +330,16 @@ def test_planned_rounds_then_sheet_finished(client: Client) -> None:
         url, json={"players": [{"name": "X"}, {"name": "Y"}, {"name": "Z"}]}, headers=auth
     )
     assert [p["name"] for p in renamed.json()["players"]] == ["X", "Y", "Z"]
+    twice = client.patch(
+        url,
+        json={"players": [{"name": "X"}, {"name": "Y"}, {"name": "x"}]},
+        headers={**auth, "Accept-Language": "fr"},
+    )
+    assert twice.status_code == 422 and twice.json()["code"] == "duplicate-name", twice.text
+    (error,) = twice.json()["errors"]
+    assert error["field"] == "players[2].name" and "s'appelle déjà" in error["message"]
+    kept = client.get(url, headers=auth).json()
+    assert [p["name"] for p in kept["players"]] == ["X", "Y", "Z"]  # nothing written
 
 
 TIE = classic_round(["red-5"], ["blue-5"], [])

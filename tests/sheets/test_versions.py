@@ -342,7 +342,7 @@ async def test_a_claim_binds_the_claimers_player(server: ServeProcess) -> None:
         assert stats["numwars-classic"]["won"] == int(1 in sheet["winners"])
 
         # a player bound to another account, or a claimer already on the sheet: 409
-        named = {**CLASSIC, "players": [{"name": "Bo", "account": bo_pseudo}, *PLAYERS[1:]]}
+        named = {**CLASSIC, "players": [{"name": "Ada", "account": bo_pseudo}, *PLAYERS[1:]]}
         url2, auth2 = await sheet_with_rounds(http, [ROUND_A], named)
         token2 = auth2["Authorization"].removeprefix("Bearer ")
         bound = await http.post(f"{url2}/claim", json={"token": token2, "player": 0}, headers=ada)
