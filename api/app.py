@@ -319,6 +319,9 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             settings.bot_workers, settings.bot_samples, settings.bot_seconds, think_time
         )
         games = GameService(engine, fanout, thinker=thinker, hold=settings.bot_hold)
+        games.on_timeout = lambda how: (
+            metrics_of_state(application.state).timeouts.labels(how).inc()
+        )
         application.state.games = games
         mailer = Mailer(settings)
         application.state.accounts = AccountService(engine, settings, mailer)
@@ -340,7 +343,11 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             else create_engine(settings.database_url, 1, **timeouts(settings))
         )
         sweeping = asyncio.get_running_loop().create_task(
-            games.sweep(settings.bot_sweep_seconds, engine=sweeper)
+            games.sweep(
+                settings.bot_sweep_seconds,
+                engine=sweeper,
+                clock_interval=settings.clock_sweep_seconds,
+            )
         )
         try:
             await fanout.listen(settings.database_url)

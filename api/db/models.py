@@ -77,6 +77,13 @@ class Game(Base):
             postgresql_where=text("bot_pending"),
             sqlite_where=text("bot_pending"),
         ),
+        #: The clock sweep's query: clocked games by their earliest deadline.
+        Index(
+            "ix_games_deadline",
+            "deadline",
+            postgresql_where=text("deadline IS NOT NULL"),
+            sqlite_where=text("deadline IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -107,6 +114,17 @@ class Game(Base):
     bot_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: `hints: false` at creation turns hints off for the game.
     hints: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: The turn clock (issue 26), `{"turn_seconds", "on_timeout"}`, NULL for none: read by
+    #: `api.games.clock.clock_of` only.
+    clock: Mapped[dict[str, Any] | None]
+    #: Each clocked seat's deadline, `[{"seat", "at", "since"}]` (`at` RFC 3339 UTC from the
+    #: database's clock, `since` the version its turn started at), NULL or [] for none.
+    deadlines: Mapped[list[Any] | None]
+    #: The earliest of `deadlines` (the sweep's key), NULL when no clock runs.
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The turns that ended by timeout, `[{"seat", "from", "to"}]`: the versions before and
+    #: after the timeout (equal for an abandon): the late-move check and the export's marks.
+    timeouts: Mapped[list[Any] | None]
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()

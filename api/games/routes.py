@@ -159,6 +159,11 @@ BOTS_EXAMPLE = {
         {"name": "Bot 2", "bot": "basic"},
     ],
 }
+CLOCK_EXAMPLE = {
+    "ruleset": "numwars",
+    "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}, {"name": "Di"}],
+    "clock": {"turn_seconds": 60, "on_timeout": "auto"},
+}
 
 
 GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
@@ -278,7 +283,26 @@ class GameController(Controller):
             "A move owed by a process that died is played by the next read or action of the "
             "game, or by any replica's periodic sweep, exactly once. The bots draw from their "
             "own seed, never the deal's. The option `hints` (default true; false turns `POST "
-            "/v1/games/{id}/hint` off) is the service's, not the ruleset's."
+            "/v1/games/{id}/hint` off) is the service's, not the ruleset's.\n\n"
+            '**Turn clocks** (issue 26): `"clock": {"turn_seconds": 1 … 86400, "on_timeout": '
+            '"auto" | "abandon"}` (default `auto`; none without it). Each seat that owes a move '
+            "(the seat whose turn it is; in a simultaneous phase, every seat still to act; never "
+            "a bot) has `turn_seconds` from the start of its turn: when it comes to owe a move. "
+            "Its own further steps of one turn (numwin's draw then discard, an exchange passed "
+            "card by card) and the other seats' moves in a simultaneous phase never restart it; "
+            "a new round, a new phase, a trick taken, a new numwin turn do. Time is the "
+            "database's clock (one for every replica). The answers of a clocked game carry "
+            "`clock`, `deadlines` (`[{seat, at}]`, RFC 3339 UTC, one per seat that owes a move) "
+            "and, for a seat, its own `deadline` (null when it owes none); an unclocked game's "
+            "answers have none of the three. When a deadline passes, `auto` completes the "
+            "seat's whole turn with the `basic` bot's choice from the seat's view (seeded by the "
+            "game's bot seed and version: a replay gives the same game), logged as the seat's "
+            'own actions after a public `timeout` event (the export marks them `"timeout": '
+            "true`); `abandon` ends the game as abandoned, with a `timeout` event. Any read or "
+            "action of the game applies a passed deadline first, and every replica sweeps the "
+            "games whose deadline passed (`NUMRULES_CLOCK_SWEEP_SECONDS`, 1 s by default): a "
+            "timeout applies once, at most that late. A move that comes late is 409 "
+            "`turn-timed-out` (`POST /v1/games/{id}/actions`)."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -319,6 +343,7 @@ class GameController(Controller):
                 examples=[
                     Example(summary="Three players of Num King", value=CREATE_EXAMPLE),
                     Example(summary="Ada against two bots", value=BOTS_EXAMPLE),
+                    Example(summary="A minute per turn", value=CLOCK_EXAMPLE),
                 ]
             ),
         ],
@@ -347,7 +372,10 @@ class GameController(Controller):
             "legal actions). With `Authorization: Bearer <seat token>`: that seat's view, with its "
             "`hand` and `legal_actions` (each can be posted back as it is). A wrong token is 401, "
             "never a spectator view. Once over: `result`, `seed` and `salt` (and `seed_decimal`, "
-            "the seed as the string the commitment hashes: exact in a browser)."
+            "the seed as the string the commitment hashes: exact in a browser).\n\n"
+            "A clocked game (`clock` at creation) also has `clock`, `deadlines` (one per seat "
+            "that owes a move) and `deadline` (the caller's seat's, or null); a deadline that "
+            "has passed is applied first (its timeout), so the answer is the game after it."
         ),
         tags=[TAG],
         security=OPTIONAL_SECURITY,
@@ -380,6 +408,12 @@ class GameController(Controller):
             "(also a numwin snap after another claim won or the window closed), `game-over`. "
             "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
             "`must-follow-color`, `bad-bid` …) and the seat's `legal_actions`.\n\n"
+            "**Turn clocks**: in a clocked game the answer has `deadlines` and the seat's "
+            "`deadline`. A move is 409 `turn-timed-out` when its seat's deadline had passed when "
+            "it came (the timeout is applied, not the move); when its `If-Match` names a version "
+            "at or before the one its seat's turn ended at by timeout (checked before 412); "
+            "without `If-Match`, when the game refuses it (not its turn, wrong phase, abandoned) "
+            "and its seat has not acted since its turn ended by timeout.\n\n"
             "Ruling (numwin): a card a seat has not seen never changes what it may do, so a "
             "swap of an unseen card may carry `call`; when that card turns out to be an action "
             "card with a target, the call is made at the end of the turn, after the action, if "
@@ -410,8 +444,10 @@ class GameController(Controller):
             401: UNAUTHORIZED,
             404: NOT_FOUND,
             409: _problem(
-                "Not this seat's turn, not this phase, or the game is over; `reason` repeats the code",
+                "Not this seat's turn, not this phase, or the game is over; `reason` repeats the "
+                "code; or the seat's turn ended by timeout (its clock ran out)",
                 *TURN_REASONS,
+                "turn-timed-out",
                 reasons=TURN_REASONS,
             ),
             412: _problem("`If-Match` names another version", "version-mismatch"),
