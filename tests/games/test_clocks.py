@@ -373,7 +373,6 @@ def test_a_bad_clock_is_422_in_both_languages(games: Any, case: str) -> None:
     assert en["errors"][0]["field"] == fr["errors"][0]["field"] == field, en
 
 
-
 def test_a_clocked_game_over_http(games: Any) -> None:
     body = {
         "ruleset": "numwars-classic",
