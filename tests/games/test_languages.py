@@ -4,6 +4,7 @@ of its own (tests/languages.py checks both answers)."""
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
@@ -121,6 +122,19 @@ def _too_many_streams(games: Any, headers: dict[str, str]) -> Any:
         return client.get(f"/v1/games/{game['id']}/stream", headers={**_seat(game, 0), **headers})
 
 
+def _turn_timed_out(games: Any, headers: dict[str, str]) -> Any:
+    """A seat's move after its clock ran out (issue 26; a 1-second clock)."""
+    body = {
+        "ruleset": "numwars-classic",
+        "players": [{"name": n} for n in "ABC"],
+        "clock": {"turn_seconds": 1},
+    }
+    game = games.post("/v1/games", json=body, headers=host(games)).json()
+    view = games.get(f"/v1/games/{game['id']}", headers=_seat(game, 0)).json()["view"]
+    time.sleep(1.05)
+    return _act(games, game, 0, view["legal_actions"][0], {**headers, "If-Match": '"0"'})
+
+
 CASES: dict[str, Case] = {
     "not-your-turn": _not_your_turn,
     "wrong-phase": _wrong_phase,
@@ -134,6 +148,7 @@ CASES: dict[str, Case] = {
     "community-locked": _community_locked,
     "not-your-seat": _not_your_seat,
     "too-many-streams": _too_many_streams,
+    "turn-timed-out": _turn_timed_out,
 }
 
 
