@@ -384,7 +384,7 @@ class GameRepository:
         await conn.execute(
             update(GAMES)
             .where(GAMES.c.id == game_id)
-            .values(status="abandoned", updated_at=func.now())
+            .values(status="abandoned", deadline=None, updated_at=func.now())
         )
         if self.notify:
             await conn.execute(

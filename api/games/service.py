@@ -1326,8 +1326,9 @@ class GameService:
             )
         clocked: dict[str, Any] = {}
         clock = clock_of(game)
-        if clock is not None:
-            clocked = {"clock": clock, **self._deadlines_out(game.deadlines, seat)}
+        if clock is not None:  # an abandoned game's clocks stopped with it
+            running = game.deadlines if game.status == "active" else None
+            clocked = {"clock": clock, **self._deadlines_out(running, seat)}
         return GameOut(
             **clocked,
             id=game.id,

@@ -228,6 +228,10 @@ def test_auto_plays_the_seats_whole_turns_with_the_basic_choice(pg_head: str) ->
         assert again.version == game.version and timeouts == ["auto"] * 3
         # the export marks the actions played by timeout, and replays to the same game
         await service.abandon(created.id, _seat(created, 0))
+        assert (await service.get(created.id, None)).deadlines == []  # its clocks stopped
+        async with service.engine.connect() as conn:
+            stopped = "SELECT deadline FROM games WHERE id = :g"
+            assert (await conn.execute(text(stopped), {"g": created.id})).scalar() is None
         export = await service.export(created.id)
         assert [a.timeout for a in export.actions] == [True] * len(expected)
         record = MatchRecord.from_export(msgspec.json.encode(export))
