@@ -17,6 +17,13 @@ version, commit. The cached match is taken out of the cache before it is changed
 only after the commit, so an error at any point leaves neither a partial game in the database
 nor a changed match in the cache.
 
+Turn clocks (issue 26; who is clocked and when a turn starts: :mod:`api.games.clock`): each
+write moves the game's deadlines on in the statement that moves its row, by the database's
+clock read with the locked row. A passed deadline is applied once, by whoever locks the row
+first and finds it still passed: a read or an action of the game (first, in a transaction of
+its own: :meth:`GameService.expire`) or any replica's sweep (:meth:`GameService.sweep_clocks`,
+`FOR UPDATE SKIP LOCKED`).
+
 The caller comes resolved (:class:`Credential`, by the routes' resolver): the hash of its
 bearer token and, for an account's live session, the account; the service finds the seat.
 """
