@@ -123,11 +123,12 @@ def _too_many_streams(games: Any, headers: dict[str, str]) -> Any:
 
 
 def _turn_timed_out(games: Any, headers: dict[str, str]) -> Any:
-    """A seat's move after its clock ran out (issue 26; a 1-second clock)."""
+    """A seat's move after its clock ran out (issue 26; a 1-second clock that abandons the
+    game: no clock of it runs on)."""
     body = {
         "ruleset": "numwars-classic",
         "players": [{"name": n} for n in "ABC"],
-        "clock": {"turn_seconds": 1},
+        "clock": {"turn_seconds": 1, "on_timeout": "abandon"},
     }
     game = games.post("/v1/games", json=body, headers=host(games)).json()
     view = games.get(f"/v1/games/{game['id']}", headers=_seat(game, 0)).json()["view"]
