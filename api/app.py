@@ -331,6 +331,9 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             hold=settings.bot_hold,
             waiting_hours=settings.waiting_hours,
         )
+        games.on_timeout = lambda how: (
+            metrics_of_state(application.state).timeouts.labels(how).inc()
+        )
         application.state.games = games
         mailer = Mailer(settings)
         application.state.accounts = AccountService(engine, settings, mailer)
@@ -352,7 +355,11 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             else create_engine(settings.database_url, 1, **timeouts(settings))
         )
         sweeping = asyncio.get_running_loop().create_task(
-            games.sweep(settings.bot_sweep_seconds, engine=sweeper)
+            games.sweep(
+                settings.bot_sweep_seconds,
+                engine=sweeper,
+                clock_interval=settings.clock_sweep_seconds,
+            )
         )
         try:
             await fanout.listen(settings.database_url)

@@ -85,6 +85,13 @@ class Game(Base):
             postgresql_where=text("status = 'waiting'"),
             sqlite_where=text("status = 'waiting'"),
         ),
+        #: The clock sweep's query: clocked games by their earliest deadline.
+        Index(
+            "ix_games_deadline",
+            "deadline",
+            postgresql_where=text("deadline IS NOT NULL"),
+            sqlite_where=text("deadline IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -122,6 +129,17 @@ class Game(Base):
     seeded_by_creator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: The game's rematch, once one was asked for (`POST /v1/games/{id}/rematch`).
     rematch_id: Mapped[str | None] = mapped_column(String(32))
+    #: The turn clock (issue 26), `{"turn_seconds", "on_timeout"}`, NULL for none: read by
+    #: `api.games.clock.clock_of` only.
+    clock: Mapped[dict[str, Any] | None]
+    #: Each clocked seat's deadline, `[{"seat", "at", "since"}]` (`at` RFC 3339 UTC from the
+    #: database's clock, `since` the version its turn started at), NULL or [] for none.
+    deadlines: Mapped[list[Any] | None]
+    #: The earliest of `deadlines` (the sweep's key), NULL when no clock runs.
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The turns that ended by timeout, `[{"seat", "from", "to"}]`: the versions before and
+    #: after the timeout (equal for an abandon): the late-move check and the export's marks.
+    timeouts: Mapped[list[Any] | None]
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()

@@ -20,11 +20,13 @@ the store encodes or decodes a JSON column.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from datetime import datetime
 from typing import Any, Final
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
-from api.games.schemas import ActionOut, EventOut, ExportAction
+from api.games.schemas import ActionOut, EventOut, ExportAction, SeatDeadline
 from engine.core.actions import Action
 from engine.core.events import EVENT_TYPES, Event, EventBase
 from engine.core.formats import (
@@ -81,6 +83,8 @@ class StoredAnswer(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     events: list[EventOut]
     view: dict[str, Any]
+    deadlines: list[SeatDeadline] | UnsetType = UNSET
+    deadline: datetime | UnsetType | None = UNSET
     v: int = ANSWER_FORMAT
 
 
@@ -122,18 +126,26 @@ def answer_document(answer: ActionOut) -> dict[str, Any]:
 def decode_answer(document: Any) -> ActionOut:
     """The answer a retry gets: the stored one, as the public type (``v`` left out)."""
     stored = msgspec.convert(document, StoredAnswer)
-    return ActionOut(version=stored.version, events=stored.events, view=stored.view)
+    return ActionOut(
+        version=stored.version,
+        events=stored.events,
+        view=stored.view,
+        deadlines=stored.deadlines,
+        deadline=stored.deadline,
+    )
 
 
 def export_actions(
     rows: Iterable[Any],
     bots: Collection[int] = (),
     hinted: Collection[tuple[int, int]] = (),
+    timed: Collection[tuple[int, int]] = (),
 ) -> list[ExportAction]:
     """An export's log from the action rows (`seq`, `seat`, `action` as stored): each action
     read by the engine's codec and written as the request it was (no ``v``, nothing a newer
     replica added), so that it can be replayed and posted as it is; `"bot": true` on the
-    actions of the `bots` seats, `"hint_used": true` on a `(seat, seq)` of `hinted`."""
+    actions of the `bots` seats, `"hint_used": true` on a `(seat, seq)` of `hinted`,
+    `"timeout": true` on a `(seat, seq)` of `timed` (played when the seat's clock ran out)."""
     exported = []
     for row in rows:
         action: Action = decode_action(row.action)
@@ -144,6 +156,7 @@ def export_actions(
                 msgspec.to_builtins(action),
                 bot=row.seat in bots,
                 hint_used=(row.seat, row.seq) in hinted,
+                timeout=(row.seat, row.seq) in timed,
             )
         )
     return exported

@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 from sqlalchemy import (
+    Float,
     Row,
     Select,
     Text,
@@ -36,6 +37,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
 
 from api.db.models import (
     Game,
@@ -72,8 +76,30 @@ HINTS = table(GameHint)
 
 log = logging.getLogger("numrules.games")
 
-#: Every column of a game but its checkpoint, which only a cold load reads (`_CHECKPOINT`).
-_GAME_COLUMNS = [c for c in GAMES.c if c.name != "checkpoint"]
+
+class DbNow(FunctionElement[float]):
+    """The database's clock, in seconds since the epoch (issue 26's turn clocks): PostgreSQL's
+    `clock_timestamp()` (the time of the statement, one clock for every replica), SQLite's own
+    (`julianday('now')`, to the millisecond)."""
+
+    type = Float()
+    inherit_cache = True
+    name = "db_now"
+
+
+@compiles(DbNow)
+def _sqlite_now(element: DbNow, compiler: SQLCompiler, **kw: Any) -> str:
+    return "((julianday('now') - 2440587.5) * 86400.0)"
+
+
+@compiles(DbNow, "postgresql")
+def _postgresql_now(element: DbNow, compiler: SQLCompiler, **kw: Any) -> str:
+    return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+
+
+#: Every column of a game but its checkpoint, which only a cold load reads (`_CHECKPOINT`),
+#: and the database's clock when the row was read (`db_now`: turn clocks).
+_GAME_COLUMNS = [*(c for c in GAMES.c if c.name != "checkpoint"), DbNow().label("db_now")]
 _GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == bindparam("b_game"))
 _GAME_LOCKED = _GAME.with_for_update()
 #: The game and, in the same query, the seat whose token hash is `b_digest` (if any).
@@ -135,6 +161,8 @@ def _move(checkpoint: bool, notify: bool) -> Update:
         "status": bindparam("b_status"),
         "result": bindparam("b_result", type_=GAMES.c.result.type),
         "bot_pending": bindparam("b_bot_pending"),
+        "deadlines": bindparam("b_deadlines", type_=GAMES.c.deadlines.type),
+        "deadline": bindparam("b_deadline", type_=GAMES.c.deadline.type),
         "updated_at": func.now(),
     }
     if checkpoint:
@@ -238,6 +266,61 @@ class GameRepository:
         )
         return [r.id for r in await conn.execute(query)]
 
+    async def now(self, conn: AsyncConnection) -> float:
+        """The database's clock, seconds since the epoch (:class:`DbNow`)."""
+        return float((await conn.execute(select(DbNow()))).scalar_one())
+
+    async def due_clock(self, conn: AsyncConnection, now: Any) -> Row[Any] | None:
+        """An active game whose earliest deadline is at or before `now` (the database's
+        clock), the earliest first, locked, skipping those another transaction holds (`FOR
+        UPDATE SKIP LOCKED`: a replica or a request applying it or acting there); None when
+        none is due."""
+        query = (
+            select(*_GAME_COLUMNS)
+            .where(
+                GAMES.c.deadline.is_not(None),
+                GAMES.c.deadline <= now,
+                GAMES.c.status == "active",
+            )
+            .order_by(GAMES.c.deadline)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        )
+        return (await conn.execute(query)).first()
+
+    async def timed_out(
+        self, conn: AsyncConnection, game_id: str, timeouts: list[Any], abandoned: bool
+    ) -> None:
+        """Record the turns that ended by timeout (`games.timeouts`); an abandon by timeout
+        ends the game here too (its deadlines cleared)."""
+        values: dict[str, Any] = {"timeouts": timeouts}
+        if abandoned:
+            values.update(status="abandoned", deadlines=[], deadline=None, updated_at=func.now())
+        await conn.execute(update(GAMES).where(GAMES.c.id == game_id).values(**values))
+
+    async def add_events(
+        self, conn: AsyncConnection, game_id: str, events: Sequence[StoredEvent]
+    ) -> None:
+        """Events written outside an action (an abandon by timeout's `timeout`, a waiting
+        game's start: its round 1's); `event_seq` moves to the last one's."""
+        if not events:
+            return
+        await conn.execute(_ADD_EVENTS, [_event_row(game_id, e) for e in events])
+        await conn.execute(
+            update(GAMES).where(GAMES.c.id == game_id).values(event_seq=max(e.seq for e in events))
+        )
+
+    async def last_action_seq(self, conn: AsyncConnection, game_id: str, seat: int) -> int:
+        """The version the seat's last logged action produced (0: none)."""
+        found = (
+            await conn.execute(
+                select(func.max(ACTIONS.c.seq)).where(
+                    ACTIONS.c.game_id == game_id, ACTIONS.c.seat == seat
+                )
+            )
+        ).scalar()
+        return int(found or 0)
+
     async def round_events(
         self, conn: AsyncConnection, game: Row[Any], seat: int
     ) -> list[dict[str, Any]]:
@@ -308,18 +391,11 @@ class GameRepository:
         if events:
             await conn.execute(_ADD_EVENTS, [_event_row(game["id"], e) for e in events])
 
-    async def add_events(
-        self, conn: AsyncConnection, game_id: str, events: Sequence[StoredEvent]
-    ) -> None:
-        """Events written outside an action (a waiting game's start: its round 1's)."""
-        if events:
-            await conn.execute(_ADD_EVENTS, [_event_row(game_id, e) for e in events])
-
     async def abandon(self, conn: AsyncConnection, game_id: str) -> None:
         await conn.execute(
             update(GAMES)
             .where(GAMES.c.id == game_id)
-            .values(status="abandoned", updated_at=func.now())
+            .values(status="abandoned", deadline=None, updated_at=func.now())
         )
         if self.notify:
             await conn.execute(
@@ -378,6 +454,11 @@ class GameRepository:
                 select(SEATS.c.seat).where(SEATS.c.game_id == game.id, SEATS.c.bot.is_not(None))
             )
         }
+        timed = {  # the actions the server played for a seat whose clock ran out
+            (int(t["seat"]), seq)
+            for t in game.timeouts or ()
+            for seq in range(int(t["from"]) + 1, int(t["to"]) + 1)
+        }
         hinted: set[tuple[int, int]] = set()  # each hint marks the seat's next action
         for r in await conn.execute(
             select(HINTS.c.seat, HINTS.c.version).where(HINTS.c.game_id == game.id)
@@ -385,7 +466,7 @@ class GameRepository:
             after = [a.seq for a in rows if a.seat == r.seat and a.seq > r.version]
             if after:
                 hinted.add((r.seat, min(after)))
-        return export_actions(rows, bots, hinted)
+        return export_actions(rows, bots, hinted, timed)
 
     async def append(
         self,
@@ -398,6 +479,8 @@ class GameRepository:
         result: Any,
         checkpoint: MatchCheckpoint | None,
         bot_pending: bool = False,
+        deadlines: list[Any] | None = None,
+        deadline: datetime | None = None,
     ) -> None:
         """One action: its log row, its events, and the game's row moved to the next version
         (with `checkpoint` when the action started a round), in the caller's transaction."""
@@ -419,6 +502,8 @@ class GameRepository:
             "b_status": status,
             "b_result": result,
             "b_bot_pending": bot_pending,
+            "b_deadlines": deadlines,
+            "b_deadline": deadline,
         }
         if checkpoint is not None:
             moved["b_checkpoint"] = encode_checkpoint(checkpoint)

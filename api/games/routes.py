@@ -177,6 +177,11 @@ BOTS_EXAMPLE = {
         {"name": "Bot 2", "bot": "basic"},
     ],
 }
+CLOCK_EXAMPLE = {
+    "ruleset": "numwars",
+    "players": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}, {"name": "Di"}],
+    "clock": {"turn_seconds": 60, "on_timeout": "auto"},
+}
 
 
 GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
@@ -317,7 +322,26 @@ class GameController(Controller):
             "(`POST /v1/games/{id}/start`); its creator may cancel it (`POST "
             "/v1/games/{id}/abandon` with the session). It lapses (abandoned) after "
             "`NUMRULES_WAITING_HOURS` (24). `seeded_by_creator: true` says the creator chose "
-            "the seed."
+            "the seed.\n\n"
+            '**Turn clocks** (issue 26): `"clock": {"turn_seconds": 1 … 86400, "on_timeout": '
+            '"auto" | "abandon"}` (default `auto`; none without it). Each seat that owes a move '
+            "(the seat whose turn it is; in a simultaneous phase, every seat still to act; never "
+            "a bot) has `turn_seconds` from the start of its turn: when it comes to owe a move. "
+            "Its own further steps of one turn (numwin's draw then discard, an exchange passed "
+            "card by card) and the other seats' moves in a simultaneous phase never restart it; "
+            "a new round, a new phase, a trick taken, a new numwin turn do. Time is the "
+            "database's clock (one for every replica). The answers of a clocked game carry "
+            "`clock`, `deadlines` (`[{seat, at}]`, RFC 3339 UTC, one per seat that owes a move) "
+            "and, for a seat, its own `deadline` (null when it owes none); an unclocked game's "
+            "answers have none of the three. When a deadline passes, `auto` completes the "
+            "seat's whole turn with the `basic` bot's choice from the seat's view (seeded by the "
+            "game's bot seed and version: a replay gives the same game), logged as the seat's "
+            'own actions after a public `timeout` event (the export marks them `"timeout": '
+            "true`); `abandon` ends the game as abandoned, with a `timeout` event. Any read or "
+            "action of the game applies a passed deadline first, and every replica sweeps the "
+            "games whose deadline passed (`NUMRULES_CLOCK_SWEEP_SECONDS`, 1 s by default): a "
+            "timeout applies once, at most that late. A move that comes late is 409 "
+            "`turn-timed-out` (`POST /v1/games/{id}/actions`)."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -361,6 +385,7 @@ class GameController(Controller):
                     Example(summary="Three players of Num King", value=CREATE_EXAMPLE),
                     Example(summary="Ada against two bots", value=BOTS_EXAMPLE),
                     Example(summary="Ada and two open seats", value=OPEN_EXAMPLE),
+                    Example(summary="A minute per turn", value=CLOCK_EXAMPLE),
                 ]
             ),
         ],
@@ -391,7 +416,10 @@ class GameController(Controller):
             "never a spectator view. Once over: `result`, `seed` and `salt` (and `seed_decimal`, "
             "the seed as the string the commitment hashes: exact in a browser). A `waiting` game "
             "(open seats, `open_seats`) shows everyone the spectator view, nobody acting; "
-            "`rematch` is the id of the game's rematch once asked for."
+            "`rematch` is the id of the game's rematch once asked for.\n\n"
+            "A clocked game (`clock` at creation) also has `clock`, `deadlines` (one per seat "
+            "that owes a move) and `deadline` (the caller's seat's, or null); a deadline that "
+            "has passed is applied first (its timeout), so the answer is the game after it."
         ),
         tags=[TAG],
         security=OPTIONAL_SECURITY,
@@ -424,6 +452,12 @@ class GameController(Controller):
             "(also a numwin snap after another claim won or the window closed), `game-over`. "
             "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
             "`must-follow-color`, `bad-bid` …) and the seat's `legal_actions`.\n\n"
+            "**Turn clocks**: in a clocked game the answer has `deadlines` and the seat's "
+            "`deadline`. A move is 409 `turn-timed-out` when its seat's deadline had passed when "
+            "it came (the timeout is applied, not the move); when its `If-Match` names a version "
+            "at or before the one its seat's turn ended at by timeout (checked before 412); "
+            "without `If-Match`, when the game refuses it (not its turn, wrong phase, abandoned) "
+            "and its seat has not acted since its turn ended by timeout.\n\n"
             "Ruling (numwin): a card a seat has not seen never changes what it may do, so a "
             "swap of an unseen card may carry `call`; when that card turns out to be an action "
             "card with a target, the call is made at the end of the turn, after the action, if "
@@ -455,9 +489,11 @@ class GameController(Controller):
             404: NOT_FOUND,
             409: _problem(
                 "Not this seat's turn, not this phase, the game is over, or it waits for its "
-                "open seats; `reason` repeats the code",
+                "open seats; `reason` repeats the code; or the seat's turn ended by timeout (its "
+                "clock ran out)",
                 *TURN_REASONS,
                 "game-waiting",
+                "turn-timed-out",
                 reasons=(*TURN_REASONS, "game-waiting"),
             ),
             412: _problem("`If-Match` names another version", "version-mismatch"),

@@ -7,9 +7,11 @@ engine's `Action` union: their OpenAPI schemas are msgspec's own, put in by
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from api.accounts.schemas import PseudoRef
 from engine.registry import RULESETS
@@ -46,6 +48,34 @@ class PlayerIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     open: bool = False
 
 
+#: A turn clock's bounds (issue 26): 1 s (blitz and bot tables) … one day per turn.
+TURN_SECONDS_MIN = 1
+TURN_SECONDS_MAX = 86_400
+OnTimeout = Literal["auto", "abandon"]
+
+
+class Clock(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A stored game's turn clock (issue 26). Each seat that owes a move (the seat whose turn
+    it is; in a simultaneous phase every seat still to act; never a bot's) has `turn_seconds`
+    from the start of its turn, read from the database's clock. A turn starts when the seat
+    comes to owe a move; its own further steps of that turn (numwin's draw then discard, an
+    exchange passed card by card) and the other seats' moves of a simultaneous phase do not
+    restart it; a new round, a new phase, a trick taken or a new numwin turn do. When the
+    deadline passes, `on_timeout` "auto" completes the seat's whole turn with the `basic`
+    bot's choice (logged as the seat's actions, marked `timeout` in the export), "abandon"
+    ends the game as abandoned; either way a public `timeout` event is logged."""
+
+    turn_seconds: Annotated[int, msgspec.Meta(ge=TURN_SECONDS_MIN, le=TURN_SECONDS_MAX)]
+    on_timeout: OnTimeout = "auto"
+
+
+class SeatDeadline(msgspec.Struct, frozen=True, kw_only=True):
+    """When a clocked seat's turn times out (RFC 3339, UTC, from the database's clock)."""
+
+    seat: int
+    at: datetime
+
+
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A new stored game: the ruleset, its players in seat order, options and (optionally) the
     seed; without one the server draws 63 random bits."""
@@ -54,6 +84,8 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     players: Annotated[list[PlayerIn], msgspec.Meta(min_length=1, max_length=MAX_PLAYERS)]
     options: dict[str, Any] = {}
     seed: Annotated[int, msgspec.Meta(ge=0, le=SEED_LIMIT - 1)] | None = None
+    #: A turn clock (issue 26); none by default.
+    clock: Clock | None = None
 
 
 class SeatOut(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -104,6 +136,9 @@ class GameCreated(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     open_seats: list[int] = []
     #: The creator chose the seed (absent: the server drew it).
     seeded_by_creator: bool = False
+    #: Clocked games only (absent without a clock): the clock and each clocked seat's deadline.
+    clock: Clock | UnsetType = UNSET
+    deadlines: list[SeatDeadline] | UnsetType = UNSET
 
 
 class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -140,6 +175,12 @@ class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         ]
         | None
     ) = None
+    #: Clocked games only (all three absent without a clock): the clock, each clocked seat's
+    #: deadline (one per seat that owes a move; [] once over) and the caller's (null when its
+    #: seat owes no move, or for a spectator).
+    clock: Clock | UnsetType = UNSET
+    deadlines: list[SeatDeadline] | UnsetType = UNSET
+    deadline: datetime | UnsetType | None = UNSET
 
 
 class EventOut(msgspec.Struct, frozen=True, kw_only=True):
@@ -164,6 +205,9 @@ class ActionOut(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     events: list[EventOut]
     view: Any
+    #: Clocked games only (absent without a clock), as `GameOut` has them.
+    deadlines: list[SeatDeadline] | UnsetType = UNSET
+    deadline: datetime | UnsetType | None = UNSET
 
 
 class EventsOut(msgspec.Struct, frozen=True, kw_only=True):
@@ -201,6 +245,8 @@ class ExportAction(msgspec.Struct, frozen=True, omit_defaults=True):
     bot: bool = False
     #: The seat had asked for a hint at the version this action was played from.
     hint_used: bool = False
+    #: The server played it for the seat when its turn clock ran out (issue 26).
+    timeout: bool = False
 
 
 class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

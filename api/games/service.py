@@ -17,6 +17,13 @@ version, commit. The cached match is taken out of the cache before it is changed
 only after the commit, so an error at any point leaves neither a partial game in the database
 nor a changed match in the cache.
 
+Turn clocks (issue 26; who is clocked and when a turn starts: :mod:`api.games.clock`): each
+write moves the game's deadlines on in the statement that moves its row, by the database's
+clock read with the locked row. A passed deadline is applied once, by whoever locks the row
+first and finds it still passed: a read or an action of the game (first, in a transaction of
+its own: :meth:`GameService.expire`) or any replica's sweep (:meth:`GameService.sweep_clocks`,
+`FOR UPDATE SKIP LOCKED`).
+
 The caller comes resolved (:class:`Credential`, by the routes' resolver): the hash of its
 bearer token and, for an account's live session, the account; the service finds the seat.
 """
@@ -31,10 +38,11 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from types import SimpleNamespace
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 from sqlalchemy import Row
@@ -50,6 +58,17 @@ from api.accounts.sessions import (
 )
 from api.db.engine import aware, unavailable
 from api.games.bots import Thinker, move_seed
+from api.games.clock import (
+    clock_document,
+    clock_of,
+    deadlines_after,
+    due,
+    earliest,
+    from_epoch,
+    is_due,
+    parsed,
+    start_deadlines,
+)
 from api.games.fanout import Fanout
 from api.games.formats import (
     EXPORT_FORMAT,
@@ -97,9 +116,10 @@ from api.http.domain import (
 from api.http.problems import cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
 from engine import registry
+from engine.bots import choose
 from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
-from engine.core.events import EventBase
+from engine.core.events import EventBase, TimeoutData, TimeoutEvent
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
 from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Message, say, text
 
@@ -107,7 +127,11 @@ from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Messag
 STATUS_REASONS = frozenset(TURN_REASONS)
 TICKET_SECONDS = 60
 EVENTS_PAGE = 1000
+#: The most actions a timeout plays for one seat's turn (a bound, never reached: a turn has a
+#: few steps).
+TIMEOUT_STEPS = 64
 log = logging.getLogger("numrules.games")
+_T = TypeVar("_T")
 
 
 class Credential(NamedTuple):
@@ -145,6 +169,15 @@ class GameStateConflict(Conflict):
 
     def __init__(self, reason: str, detail: Message) -> None:
         super().__init__(detail, code=reason, extra={"reason": reason})
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return cut_quotes(super().render(language))  # as every problem's detail
+
+
+class TurnTimedOut(Conflict):
+    """A move of a seat whose turn ended by timeout after what it last saw (issue 26)."""
+
+    default_code = "turn-timed-out"
 
     def render(self, language: str = DEFAULT_LANGUAGE) -> str:
         return cut_quotes(super().render(language))  # as every problem's detail
@@ -208,6 +241,34 @@ class _Flight:
 class _Cached:
     version: int
     match: Match
+
+
+class _Written(NamedTuple):
+    """What writing an action left: a bot's move owed, the game's new deadlines."""
+
+    owed: bool
+    deadlines: list[dict[str, Any]] | None
+
+
+class _Due(NamedTuple):
+    """An action's first try found a passed deadline: whether it was the acting seat's."""
+
+    late: bool
+
+
+class _Expired(NamedTuple):
+    """What applying a game's timeouts did: the seats timed out, each one's `on_timeout`, the
+    match (None: unchanged) at `version`, a bot's move owed."""
+
+    seats: tuple[int, ...] = ()
+    kinds: tuple[str, ...] = ()
+    match: Match | None = None
+    version: int = 0
+    owed: bool = False
+
+
+def _entry_of(deadlines: Sequence[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:
+    return next((d for d in deadlines or () if int(d["seat"]) == seat), None)
 
 
 NO_GAME = text("no-game", "no game {game!r}", "aucune partie {game!r}")
@@ -284,6 +345,25 @@ NOT_YOUR_SEAT = text(
     "création peut la rejoindre",
 )
 
+TURN_TIMED_OUT = text(
+    "turn-timed-out",
+    "seat {seat}'s clock ran out: its turn ended by timeout at version {version} ({how}); "
+    "read the game again",
+    "le temps de la place {seat} est écoulé : son tour a pris fin à la version {version} "
+    "({how}) ; relisez la partie",
+)
+TIMEOUT_HOW = {
+    "auto": text(
+        "timeout-auto",
+        "the server played its turn",
+        "le serveur a joué son tour",
+    ),
+    "abandon": text(
+        "timeout-abandon",
+        "the game was abandoned",
+        "la partie a été abandonnée",
+    ),
+}
 
 HINTS_OFF = text(
     "hints-off",
@@ -367,6 +447,8 @@ class GameService:
         self.shared_reads = 0
         #: Called after an action's rows are written, before the commit (tests inject faults).
         self.before_commit: Callable[[], None] | None = None
+        #: Called once per timeout applied, with its `on_timeout` (the app's counter).
+        self.on_timeout: Callable[[str], None] | None = None
 
     # -- creating -------------------------------------------------------------------------
 
@@ -432,11 +514,17 @@ class GameService:
         salt = secrets.token_hex(16)
         tokens = [new_token(SEAT_PREFIX) for _ in seats]  # given only to the `issue` seats
         waiting = any(s.open for s in seats)
-        owed = not waiting and bot_seat(match, [s.bot for s in seats]) is not None
+        bots = [s.bot for s in seats]
+        owed = not waiting and bot_seat(match, bots) is not None
+        clock = body.clock
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         opening = [] if waiting else match.round_start_events()  # round 1's start and hands
         stored = [StoredEvent(i + 1, event_document(e), e.to) for i, e in enumerate(opening)]
         status: Status = "waiting" if waiting else "active"
+        deadlines = None
+        if clock is not None and not waiting:  # the turns start now, by the database's clock
+            now = from_epoch(await self.repository.now(conn))
+            deadlines = start_deadlines(match, bots, clock, now, 0)
         await self.repository.add_game(
             conn,
             {
@@ -458,6 +546,9 @@ class GameService:
                 "hints": hints,
                 "created_with": creation_record(body),
                 "seeded_by_creator": body.seed is not None,
+                "clock": clock_document(clock),
+                "deadlines": deadlines,
+                "deadline": earliest(deadlines),
             },
             [
                 {
@@ -499,20 +590,30 @@ class GameService:
             open_seats=[i for i, s in enumerate(seats) if s.open],
             seeded_by_creator=body.seed is not None,
         )
+        if clock is not None:
+            created = msgspec.structs.replace(created, clock=clock, deadlines=parsed(deadlines))
         return created, match, owed
 
     # -- reading --------------------------------------------------------------------------
 
     async def get(self, game_id: str, caller: Credential | None) -> GameOut:
+        """The game as the caller sees it; a deadline passed is applied first (its own
+        transaction: :meth:`expire`), then the game read again."""
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             lapsed = game.status == "waiting" and self.lapsed(game)
-            if not lapsed:
+            if not lapsed and not is_due(game):
                 return await self._game_read(conn, game, seat)
-        # abandoned on access once past its wait (the read's connection let go first: on
-        # SQLite every transaction holds the file's write lock)
-        await self.lapse(game_id)
-        return await self.get(game_id, caller)
+        # the read's connection let go first (on SQLite every transaction holds the file's
+        # write lock): a waiting game past its wait is abandoned on access, a passed deadline
+        # applied (its own transaction: :meth:`expire`); then the game is read again
+        if lapsed:
+            await self.lapse(game_id)
+        else:
+            await self.expire(game_id)
+        async with self.reader.connect() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller)
+            return await self._game_read(conn, game, seat)
 
     async def _game_read(self, conn: AsyncConnection, game: Row[Any], seat: int | None) -> GameOut:
         """The game as `seat` sees it, read on `conn`."""
@@ -545,6 +646,11 @@ class GameService:
     async def events(
         self, game_id: str, caller: Credential | None, after: int, limit: int = EVENTS_PAGE
     ) -> EventsOut:
+        async with self.reader.connect() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller)
+            if not is_due(game):
+                return await self._events_page(conn, game, seat, after, limit)
+        await self.expire(game_id)  # a deadline passed: its timeout first
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             return await self._events_page(conn, game, seat, after, limit)
@@ -630,9 +736,38 @@ class GameService:
         idempotency_key: str | None,
     ) -> tuple[ActionOut, bool]:
         """Apply `action` for the caller's seat; returns the answer and whether it is the
-        kept answer of an earlier request with the same `idempotency_key`."""
+        kept answer of an earlier request with the same `idempotency_key`.
+
+        A clocked game whose deadline has passed has its timeouts applied first, in their own
+        transaction (:meth:`expire`); the action is then tried on the game as it is. A move
+        of a seat whose own deadline had passed when it came is 409 `turn-timed-out`; so is a
+        move whose `If-Match` names a version at or before the one its seat's turn ended at by
+        timeout (checked before 412), and, without `If-Match`, a move the game refuses (not
+        its turn, wrong phase, the game abandoned) from a seat that has not acted since its
+        turn ended by timeout."""
         if caller is None:
             raise Unauthenticated(say(ACTING_NEEDS_TOKEN))
+        done = await self._act(game_id, caller, action, expected, idempotency_key, None)
+        if not isinstance(done, _Due):
+            return done
+        await self.expire(game_id)
+        again = await self._act(game_id, caller, action, expected, idempotency_key, done.late)
+        assert not isinstance(again, _Due)
+        return again
+
+    async def _act(
+        self,
+        game_id: str,
+        caller: Credential,
+        action: Action,
+        expected: Expected | None,
+        idempotency_key: str | None,
+        late: bool | None,
+    ) -> tuple[ActionOut, bool] | _Due:
+        """One try of :meth:`act`. `late` None: the first try, which answers `_Due` (having
+        changed nothing) when a deadline of the game has passed, so that its timeouts are
+        applied first; else whether the seat's own deadline had passed then (its move is
+        late)."""
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
         repository = self.repository
         async with self.engine.begin() as conn:
@@ -646,6 +781,15 @@ class GameService:
                     if not hmac.compare_digest(kept[0], request_hash):
                         raise KeyReused(say(KEY_REUSED))
                     return kept[1], True
+            if late is None and is_due(game):
+                return _Due(seat in due(game.deadlines, from_epoch(game.db_now)))
+            if late:
+                raise self._timed_out(game, seat)
+            if expected is not None and not expected.condition.any:
+                seen = [int(v) for v in expected.condition.versions if v.isdigit()]
+                ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
+                if seen and any(int(t["from"]) >= max(seen) for t in ended):
+                    raise self._timed_out(game, seat)
             if expected is not None and not expected.condition.matches(game.version):
                 raise GameMoved(
                     say(GAME_MOVED, version=game.version, said=shorten(expected.said)),
@@ -654,6 +798,8 @@ class GameService:
             if game.status == "waiting":
                 raise await self._waiting(conn, game_id)
             if game.status != "active":
+                if expected is None and await self._unanswered(conn, game, seat):
+                    raise self._timed_out(game, seat)
                 raise GameStateConflict(
                     "game-over", say(NO_MORE_ACTIONS, status=_status(game.status))
                 )
@@ -663,24 +809,30 @@ class GameService:
                 message = say(NO_SUCH_ACTION, ruleset=game.ruleset, kind=kind, kinds=tuple(kinds))
                 raise field_error(Invalid, "validation-error", "type", message)
             match = await self._take(conn, game)
-            index = match.index
+            before = (match.index, match.phase)
             try:
                 match.check_cards(action)  # the engine refuses a card outside the game's deck
                 events = match.apply(seat, action)
             except EngineError as exc:
                 self._put(game_id, game.version, match)  # a refused action changes nothing
                 if isinstance(exc, IllegalMove):
+                    if (
+                        exc.reason in STATUS_REASONS
+                        and expected is None
+                        and await self._unanswered(conn, game, seat)
+                    ):
+                        raise self._timed_out(game, seat) from None
                     raise self._refusal(exc, match, seat) from None
                 raise
             first = game.event_seq + 1
-            seen = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
-            owed = await self._write(conn, game, seat, action, match, index, events)
+            seen_events = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
+            written = await self._write(conn, game, seat, action, match, before, events)
             version = game.version + 1
-            answer = ActionOut(
-                version=version,
-                events=seen,
-                view=match.view(seat),
-            )
+            answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
+            if game.clock is not None:
+                answer = msgspec.structs.replace(
+                    answer, **self._deadlines_out(written.deadlines, seat)
+                )
             if idempotency_key is not None:
                 await repository.keep_answer(
                     conn, game_id, seat, idempotency_key, request_hash, answer
@@ -690,28 +842,61 @@ class GameService:
         self._put(game_id, version, match)
         if not self.notify:
             self.fanout.publish(game_id)
-        if owed:
+        if written.owed:
             self.kick(game_id)
         return answer, False
+
+    @staticmethod
+    def _deadlines_out(deadlines: Sequence[dict[str, Any]] | None, seat: int | None) -> Any:
+        """A clocked game's `deadlines` and the `seat`'s own `deadline` (None if none)."""
+        found = parsed(deadlines)
+        mine = next((d.at for d in found if d.seat == seat), None)
+        return {"deadlines": found, "deadline": mine}
+
+    def _timed_out(self, game: Row[Any], seat: int) -> TurnTimedOut:
+        ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
+        version = int(ended[-1]["from"]) if ended else game.version
+        clock = clock_of(game)
+        how = "auto" if clock is None else clock.on_timeout
+        return TurnTimedOut(say(TURN_TIMED_OUT, seat=seat, version=version, how=TIMEOUT_HOW[how]))
+
+    async def _unanswered(self, conn: AsyncConnection, game: Row[Any], seat: int) -> bool:
+        """Whether the seat's turn ended by timeout and the seat has not acted since."""
+        ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
+        if not ended:
+            return False
+        last = await self.repository.last_action_seq(conn, game.id, seat)
+        return last <= int(ended[-1]["to"])
 
     async def _write(
         self,
         conn: AsyncConnection,
-        game: Row[Any],
+        game: Any,
         seat: int,
         action: Action,
         match: Match,
-        index: int,
+        before: tuple[int, str],
         events: list[EventBase],
-    ) -> bool:
-        """Append an applied action, its events and the game's new row; whether a bot's move
-        is now owed."""
+    ) -> _Written:
+        """Append an applied action, its events and the game's new row (its deadlines moved
+        on: :func:`api.games.clock.deadlines_after`, by the database's clock read with the
+        locked row); whether a bot's move is now owed, and the new deadlines."""
         first = game.event_seq + 1
         stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
         result = match.result()
-        started = result is None and match.index != index  # a new round: its checkpoint
+        started = result is None and match.index != before[0]  # a new round: its checkpoint
         bots = [b for _, b in await self._names(conn, game.id)]
         owed = bot_seat(match, bots) is not None
+        deadlines = deadlines_after(
+            game.deadlines,
+            match,
+            bots,
+            clock_of(game),
+            events,
+            before,
+            from_epoch(game.db_now),
+            game.version + 1,
+        )
         await self.repository.append(
             conn,
             game,
@@ -722,8 +907,120 @@ class GameService:
             None if result is None else msgspec.to_builtins(result),
             match.checkpoint() if started else None,
             owed,
+            deadlines,
+            earliest(deadlines),
         )
-        return owed
+        return _Written(owed, deadlines)
+
+    # -- clocks ---------------------------------------------------------------------------
+
+    async def expire(self, game_id: str) -> tuple[int, ...]:
+        """Apply the game's passed deadlines, in a transaction of their own (the row locked,
+        its deadlines read again: whichever replica or request gets there first applies
+        each timeout, exactly once); the seats timed out here ([] when none was due any
+        more)."""
+        async with self.engine.begin() as conn:
+            game = await self.repository.game(conn, game_id, lock=True)
+            if game is None or not is_due(game):
+                return ()
+            applied = await self._expire_locked(conn, game)
+        return self._after_expiry(game_id, applied)
+
+    def _after_expiry(self, game_id: str, applied: _Expired) -> tuple[int, ...]:
+        """Once the timeouts' transaction committed: the cache, the streams, the bots."""
+        if applied.match is not None:
+            self._put(game_id, applied.version, applied.match)
+        if applied.seats:
+            if not self.notify:
+                self.fanout.publish(game_id)
+            for how in applied.kinds:
+                if self.on_timeout is not None:
+                    self.on_timeout(how)
+        if applied.owed:
+            self.kick(game_id)
+        return applied.seats
+
+    async def _expire_locked(self, conn: AsyncConnection, game: Row[Any]) -> _Expired:
+        """The timeouts of a locked game row read with the database's clock, in the caller's
+        transaction. Each seat whose deadline passed, the earliest first (a seat whose turn an
+        earlier timeout ended is skipped): `abandon` ends the game (a public `timeout`
+        event, as `POST …/abandon` ends it); `auto` logs a public `timeout` event, then
+        plays the seat's whole turn (every step, while its turn lasts:
+        :func:`api.games.clock.deadlines_after`) with the `basic` bot's choice from the
+        seat's view, seeded by the game's bot seed, the version and the seat
+        (:func:`api.games.bots.move_seed`): a replay of the log gives the same game."""
+        clock = clock_of(game)
+        now = from_epoch(game.db_now)
+        seats = due(game.deadlines, now)
+        if clock is None or not seats or game.status != "active":
+            return _Expired()
+        state = SimpleNamespace(**game._mapping)
+        timeouts = list(game.timeouts or [])
+        rules = registry.make(game.ruleset, game.options)
+        bot_seed = game.bot_seed or game.seed
+        done: list[int] = []
+        owed = False
+        match = await self._take(conn, game)  # out of the cache: an error drops it
+        for seat in seats:
+            entry = _entry_of(state.deadlines, seat)
+            if entry is None:  # an earlier timeout's moves ended this seat's turn
+                continue
+            start = state.version
+            timeout = TimeoutEvent(
+                seat=seat, data=TimeoutData(on_timeout=clock.on_timeout, version=start)
+            )
+            if clock.on_timeout == "abandon":
+                await self.repository.add_events(
+                    conn, game.id, [StoredEvent(state.event_seq + 1, event_document(timeout), None)]
+                )
+                timeouts.append({"seat": seat, "from": start, "to": start})
+                await self.repository.timed_out(conn, game.id, timeouts, abandoned=True)
+                if self.notify:
+                    await self.repository.abandon(conn, game.id)  # its NOTIFY (status kept)
+                done.append(seat)
+                return _Expired((seat,), (clock.on_timeout,), match, start, False)
+            since = entry["since"]
+            extra: list[EventBase] = [timeout]
+            for _ in range(TIMEOUT_STEPS):
+                mine = _entry_of(state.deadlines, seat)
+                if mine is None or mine["since"] != since or match.result() is not None:
+                    break
+                view = match.view(seat)
+                action = choose(
+                    rules, view, level="basic", seed=move_seed(bot_seed, state.version, seat)
+                )
+                before = (match.index, match.phase)
+                events = extra + match.apply(seat, action)
+                extra = []
+                written = await self._write(conn, state, seat, action, match, before, events)
+                state.version += 1
+                state.event_seq += len(events)
+                state.deadlines = written.deadlines
+                owed = written.owed
+                if match.result() is not None:
+                    state.status = "over"
+            timeouts.append({"seat": seat, "from": start, "to": state.version})
+            done.append(seat)
+            if state.status != "active":
+                break
+        await self.repository.timed_out(conn, game.id, timeouts, abandoned=False)
+        return _Expired(tuple(done), (clock.on_timeout,) * len(done), match, state.version, owed)
+
+    async def sweep_clocks(self, engine: AsyncEngine | None = None, batch: int = 20) -> int:
+        """Apply the passed deadlines of up to `batch` games, each in its own transaction,
+        the earliest first, each game locked with `FOR UPDATE SKIP LOCKED` (a game another
+        replica or a request holds is theirs to apply); how many games had timeouts."""
+        applied = 0
+        for _ in range(batch):
+            async with (engine or self.engine).begin() as conn:
+                now = from_epoch(await self.repository.now(conn))
+                game = await self.repository.due_clock(conn, now)
+                if game is None:
+                    break
+                expired = await self._expire_locked(conn, game)
+            self._after_expiry(game.id, expired)
+            applied += 1
+        return applied
 
     # -- bots -----------------------------------------------------------------------------
 
@@ -794,45 +1091,68 @@ class GameService:
             if locked.version != game.version or locked.status != "active":
                 return True  # moved meanwhile (a person, another replica): think again
             match = await self._take(conn, locked)
-            index = match.index
+            before = (match.index, match.phase)
             try:
                 events = match.apply(seat, action)
             except EngineError:
                 self._put(game_id, locked.version, match)
                 raise
-            owed = await self._write(conn, locked, seat, action, match, index, events)
+            owed = (await self._write(conn, locked, seat, action, match, before, events)).owed
         self._put(game_id, locked.version + 1, match)
         if not self.notify:
             self.fanout.publish(game_id)
         return owed
 
     async def sweep(
-        self, interval: float, batch: int = 20, engine: AsyncEngine | None = None
+        self,
+        interval: float,
+        batch: int = 20,
+        engine: AsyncEngine | None = None,
+        clock_interval: float | None = None,
     ) -> None:
         """Forever: every `interval`, the games owing a bot move for longer than `interval`
         (their replica died before playing it) are played here (`FOR UPDATE SKIP LOCKED`:
         every replica sweeps, none waits on another's locks; the version check makes each
-        move once). `engine`: the sweep's own (one connection), so a database gone silent
-        holds none of the requests' pooled connections; an unavailable database is one log
-        line per sweep, no traceback."""
+        move once); every `clock_interval` (issue 26), the clocked games whose deadline has
+        passed get their timeouts (:meth:`sweep_clocks`): a timeout applies at most
+        `clock_interval` late, plus the time to apply it, when nobody reads or acts on the
+        game. `engine`: the sweep's own (one connection), so a database gone silent holds
+        none of the requests' pooled connections; an unavailable database is one log line
+        per sweep, no traceback."""
+        tick = min(interval, clock_interval or interval)
+        next_bots = time.monotonic() + interval
         while True:
-            await asyncio.sleep(interval)
+            await asyncio.sleep(tick)
+            if clock_interval is not None:
+                await self._swept("clock", self.sweep_clocks(engine, batch))
+            if time.monotonic() < next_bots:
+                continue
+            next_bots = time.monotonic() + interval
             if self.hold:
                 continue
-            try:
-                async with (engine or self.engine).begin() as conn:
-                    owing = await self.repository.owing_bots(conn, interval, batch)
-            except Exception as exc:  # the database down or not migrated: one line, no traceback
-                reason = unavailable(exc)
-                if reason is None and isinstance(exc, DBAPIError):
-                    reason = str(exc.orig).strip().splitlines()[0][:200]
-                if reason is None:
-                    log.exception("the bot sweep could not read the games owing a move")
-                else:
-                    log.warning("the bot sweep could not read the games owing a move: %s", reason)
-                continue
-            for game_id in owing:
+            owing = await self._swept("bot", self._owing(engine or self.engine, interval, batch))
+            for game_id in owing or ():
                 self.kick(game_id)
+
+    async def _owing(self, engine: AsyncEngine, interval: float, batch: int) -> list[str]:
+        async with engine.begin() as conn:
+            return await self.repository.owing_bots(conn, interval, batch)
+
+    @staticmethod
+    async def _swept(what: str, work: Awaitable[_T]) -> _T | None:
+        """A sweep's `work`, or None when the database is down or not migrated: one log
+        line, no traceback (an unexpected error: its traceback)."""
+        try:
+            return await work
+        except Exception as exc:
+            reason = unavailable(exc)
+            if reason is None and isinstance(exc, DBAPIError):
+                reason = str(exc.orig).strip().splitlines()[0][:200]
+            if reason is None:
+                log.exception("the %s sweep failed", what)
+            else:
+                log.warning("the %s sweep could not reach the games: %s", what, reason)
+            return None
 
     # -- hints ----------------------------------------------------------------------------
 
@@ -841,6 +1161,11 @@ class GameService:
         seat); the export then marks the seat's next action `hint_used`."""
         if caller is None:
             raise Unauthenticated(say(HINT_NEEDS_TOKEN))
+        async with self.reader.connect() as conn:
+            game, seat = await self._game_and_seat(conn, game_id, caller)
+            due_now = is_due(game)
+        if due_now:  # a deadline passed: its timeout first, then the game as it is
+            await self.expire(game_id)
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             assert seat is not None
@@ -1119,7 +1444,13 @@ class GameService:
                 actors=[],
                 legal_actions=None if seat is None else [],
             )
+        clocked: dict[str, Any] = {}
+        clock = clock_of(game)
+        if clock is not None:  # an abandoned game's clocks stopped with it
+            running = game.deadlines if game.status == "active" else None
+            clocked = {"clock": clock, **self._deadlines_out(running, seat)}
         return GameOut(
+            **clocked,
             id=game.id,
             ruleset=game.ruleset,
             options=game.options,

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from api.accounts.sessions import Caller, lock_account
 from api.db.engine import aware
 from api.db.models import Account, table
+from api.games.clock import clock_of, earliest, from_epoch, start_deadlines
 from api.games.fanout import CHANNEL
 from api.games.formats import event_document
 from api.games.repository import GAMES, SEATS, StoredEvent
@@ -324,11 +325,18 @@ class Tables:
         bots = [s.bot for s in await self._seats(conn, game.id)]
         owed = bot_seat(match, bots) is not None
         await self.games.repository.add_events(conn, game.id, stored)
-        await conn.execute(
-            update(GAMES)
-            .where(GAMES.c.id == game.id)
-            .values(status="active", event_seq=len(stored), bot_pending=owed, updated_at=func.now())
-        )
+        values: dict[str, Any] = {
+            "status": "active",
+            "event_seq": len(stored),
+            "bot_pending": owed,
+            "updated_at": func.now(),
+        }
+        clock = clock_of(game)
+        if clock is not None:  # the first turns start now, by the database's clock
+            now = from_epoch(await self.games.repository.now(conn))
+            deadlines = start_deadlines(match, bots, clock, now, 0)
+            values.update(deadlines=deadlines, deadline=earliest(deadlines))
+        await conn.execute(update(GAMES).where(GAMES.c.id == game.id).values(**values))
         if self.games.notify:
             await conn.execute(
                 text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": game.id}

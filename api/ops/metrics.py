@@ -108,6 +108,12 @@ class Metrics:
             buckets=BUCKETS,
             registry=self.registry,
         )
+        self.timeouts = Counter(
+            "numrules_clock_timeouts",
+            "Turn-clock timeouts applied (issue 26), by `on_timeout` (auto, abandon)",
+            ("on_timeout",),
+            registry=self.registry,
+        )
         self._app_state = _AppState()
         self.registry.register(self._app_state)
         ProcessCollector(registry=self.registry)

@@ -65,6 +65,15 @@ class Settings(BaseSettings):
         description="a game with open seats that has not started after this many hours is "
         "abandoned (issue 26): the open tables' list hides it, its first access abandons it",
     )
+    clock_sweep_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=2.0,
+        description="turn clocks (issue 26): how often each replica applies the timeouts of "
+        "clocked games whose deadline has passed (`FOR UPDATE SKIP LOCKED`); a timeout then "
+        "applies at most this late even when nobody reads the game (a read or an action "
+        "applies it at once)",
+    )
     bot_hold: bool = Field(
         default=False,
         description="tests only: this process never plays a bot move itself (the two-process "

@@ -42,6 +42,7 @@ const KINDS = [
   "swap",
   "take",
   "target",
+  "timeout",
   "trick",
   "turn",
   "wrong-claim",

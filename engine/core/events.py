@@ -202,6 +202,16 @@ class FillUpData(EventData, frozen=True, kw_only=True):
     pass
 
 
+class TimeoutData(EventData, frozen=True, kw_only=True):
+    """A stored game's turn clock ran out for the event's `seat` (issue 26): `on_timeout` "auto"
+    (the server completes the seat's turn with the `basic` bot's choice: the actions that
+    follow, logged as the seat's own) or "abandon" (the game ended, abandoned); `version` the
+    game's version when the turn ended."""
+
+    on_timeout: Literal["auto", "abandon"]
+    version: int
+
+
 class ReshuffleData(EventData, frozen=True, kw_only=True):
     draw_pile_count: int
 
@@ -438,6 +448,13 @@ class ReshuffleEvent(EventBase, frozen=True, tag="reshuffle"):
     data: ReshuffleData
 
 
+class TimeoutEvent(EventBase, frozen=True, tag="timeout"):
+    """A stored game's turn clock ran out (made by the server, never by a round): public."""
+
+    kind: ClassVar[str] = "timeout"
+    data: TimeoutData
+
+
 Event = (
     PlayEvent
     | BidEvent
@@ -470,6 +487,7 @@ Event = (
     | CallEvent
     | FillUpEvent
     | ReshuffleEvent
+    | TimeoutEvent
 )
 
 #: Every event kind, by its tag.
@@ -507,6 +525,7 @@ EVENT_TYPES: dict[str, type[EventBase]] = {
         CallEvent,
         FillUpEvent,
         ReshuffleEvent,
+        TimeoutEvent,
     )
 }
 

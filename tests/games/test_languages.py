@@ -4,6 +4,7 @@ of its own (tests/languages.py checks both answers)."""
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
@@ -182,6 +183,20 @@ def _bad_open_seat(games: Any, headers: dict[str, str]) -> Any:
     return games.post("/v1/games", json={**body, "seed": 3}, headers={**host(games), **headers})
 
 
+def _turn_timed_out(games: Any, headers: dict[str, str]) -> Any:
+    """A seat's move after its clock ran out (issue 26; a 1-second clock that abandons the
+    game: no clock of it runs on)."""
+    body = {
+        "ruleset": "numwars-classic",
+        "players": [{"name": n} for n in "ABC"],
+        "clock": {"turn_seconds": 1, "on_timeout": "abandon"},
+    }
+    game = games.post("/v1/games", json=body, headers=host(games)).json()
+    view = games.get(f"/v1/games/{game['id']}", headers=_seat(game, 0)).json()["view"]
+    time.sleep(1.05)
+    return _act(games, game, 0, view["legal_actions"][0], {**headers, "If-Match": '"0"'})
+
+
 CASES: dict[str, Case] = {
     "bad-open-seat": _bad_open_seat,
     "seat-taken": _seat_taken,
@@ -203,6 +218,7 @@ CASES: dict[str, Case] = {
     "not-your-seat": _not_your_seat,
     "too-many-streams": _too_many_streams,
     "duplicate-name": _duplicate_name,
+    "turn-timed-out": _turn_timed_out,
 }
 
 

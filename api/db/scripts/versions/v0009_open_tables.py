@@ -6,7 +6,7 @@ whether its creator chose the seed, and its rematch; waiting games are listed fr
 index. Rows written before decode as they were: no seat open, no rematch.
 
 Revision ID: 0009
-Revises: 0007 (the lead re-chains it after the clocks' 0008 at merge)
+Revises: 0008 (turn clocks)
 Create Date: 2026-12-04
 """
 
@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql
 from alembic import op
 
 revision = "0009"
-down_revision: str | None = "0007"
+down_revision: str | None = "0008"
 branch_labels: str | None = None
 depends_on: str | None = None
 
