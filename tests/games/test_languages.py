@@ -179,7 +179,10 @@ def _not_the_creator(games: Any, headers: dict[str, str]) -> Any:
 
 
 def _bad_open_seat(games: Any, headers: dict[str, str]) -> Any:
-    body = {"ruleset": "numwars-classic", "players": [{"name": "Ada"}, {"open": True}] * 2}
+    body = {
+        "ruleset": "numwars-classic",
+        "players": [{"name": "Ada"}, {"open": True}, {"name": "Bo"}, {"open": True}],
+    }
     return games.post("/v1/games", json={**body, "seed": 3}, headers={**host(games), **headers})
 
 

@@ -64,7 +64,10 @@ def _sql(games: TestClient[Any], statement: str, **values: Any) -> list[Any]:
 
 
 def test_open_seats_need_the_creators_session_and_no_seed(games: TestClient[Any]) -> None:
-    body = {"ruleset": "numwars-classic", "players": [{"name": "Ada"}, {"open": True}] * 2}
+    body = {
+        "ruleset": "numwars-classic",
+        "players": [{"name": "Ada"}, {"open": True}, {"name": "Bo"}, {"open": True}],
+    }
     anonymous = games.post("/v1/games", json=body)
     assert anonymous.status_code == 401, anonymous.text
     assert "session" in anonymous.json()["detail"]

@@ -49,7 +49,10 @@ async def test_twenty_concurrent_claims_of_one_seat_make_one_winner(
     limits = httpx.Limits(max_connections=CLAIMERS + 5)
     async with httpx.AsyncClient(base_url=server.url, timeout=60, limits=limits) as http:
         host = await _session(http)
-        body = {"ruleset": "numwars-classic", "players": [{"name": "Ada"}, {"open": True}] * 2}
+        body = {
+            "ruleset": "numwars-classic",
+            "players": [{"name": "Ada"}, {"open": True}, {"name": "Bo"}, {"open": True}],
+        }
         created = await http.post("/v1/games", json=body, headers=host)
         assert created.status_code == 201, created.text
         gid = created.json()["id"]
