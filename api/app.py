@@ -309,7 +309,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         engine = engine_from_settings(settings)
         fanout = Fanout(settings.db_connect_timeout_seconds)
         application.state.db = engine
-        from api.games.bots import Thinker
+        from api.games.bots import Limits, Thinker
         from api.ops.metrics import metrics_of_state
 
         def think_time(level: str, seconds: float) -> None:
@@ -318,7 +318,10 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         thinker = Thinker(
             settings.bot_workers, settings.bot_samples, settings.bot_seconds, think_time
         )
-        games = GameService(engine, fanout, thinker=thinker, hold=settings.bot_hold)
+        limits = Limits(
+            settings.hints_per_minute, settings.bot_cpu_seconds, settings.bot_cpu_window_seconds
+        )
+        games = GameService(engine, fanout, thinker=thinker, hold=settings.bot_hold, limits=limits)
         application.state.games = games
         mailer = Mailer(settings)
         application.state.accounts = AccountService(engine, settings, mailer)

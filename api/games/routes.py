@@ -278,7 +278,12 @@ class GameController(Controller):
             "A move owed by a process that died is played by the next read or action of the "
             "game, or by any replica's periodic sweep, exactly once. The bots draw from their "
             "own seed, never the deal's. The option `hints` (default true; false turns `POST "
-            "/v1/games/{id}/hint` off) is the service's, not the ruleset's."
+            "/v1/games/{id}/hint` off) is the service's, not the ruleset's.\n\n"
+            "**Bot-CPU quota**: the bots' think time is charged to the game's creator (its "
+            "account, else its network), per rolling window (`NUMRULES_BOT_CPU_SECONDS` per "
+            "`NUMRULES_BOT_CPU_WINDOW_SECONDS`, 600 s per hour by default); past it, that "
+            "creator's `expert` bots play as `basic` and a new game with an `expert` seat is "
+            "429 `bot-quota` (with `Retry-After`)."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -307,6 +312,11 @@ class GameController(Controller):
                 "unknown-account",
                 "duplicate-account",
             ),
+            429: _problem(
+                "Too many requests, or an `expert` seat past the creator's bot-CPU quota "
+                "(retry after `Retry-After` seconds)",
+                "bot-quota",
+            ),
         },
     )
     async def create_game(
@@ -323,7 +333,8 @@ class GameController(Controller):
             ),
         ],
     ) -> Response[GameCreated]:
-        created = await games.create(data, await optional_session(request))
+        network = request.app.state.stream_network(request.scope)
+        created = await games.create(data, await optional_session(request), network)
         metrics_of(request).games_created.inc()
         return Response(
             created,
@@ -643,8 +654,10 @@ class GameController(Controller):
             "each legal action, `value`, its estimated round score for the seat (its team's "
             "under teams; in numwin the lowest is best), best first, over `samples` worlds "
             "consistent with what the seat can see (never another seat's hidden cards). Thought "
-            "off the event loop within the bots' per-move budget; one hint in flight per seat "
-            "(409 `hint-in-flight`); the export marks the seat's next action `hint_used`. 409 "
+            "off the event loop within the bots' per-move budget; one hint in flight per seat, "
+            "across replicas (409 `hint-in-flight`), and `NUMRULES_HINTS_PER_MINUTE` a minute "
+            "per seat (10 by default; 429 `hint-rate-limited` with `Retry-After`); the export "
+            "marks the seat's next action `hint_used`. 409 "
             "`not-your-turn` when the seat may not act now, `game-over` once over, `hints-off` "
             "when the game was created with the option `hints: false`."
         ),
@@ -660,6 +673,11 @@ class GameController(Controller):
                 "game-over",
                 "hints-off",
                 "hint-in-flight",
+            ),
+            429: _problem(
+                "Too many requests, or the seat's hints of the minute asked (retry after "
+                "`Retry-After` seconds)",
+                "hint-rate-limited",
             ),
         },
     )

@@ -28,6 +28,7 @@ import copy
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict
@@ -48,7 +49,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.db.engine import unavailable
-from api.games.bots import Thinker, move_seed
+from api.games.bots import Limits, Thinker, move_seed, owner_of
 from api.games.fanout import Fanout
 from api.games.formats import (
     EXPORT_FORMAT,
@@ -80,6 +81,7 @@ from api.http.domain import (
     Forbidden,
     Invalid,
     NotFound,
+    TooManyAttempts,
     Unauthenticated,
     VersionMismatch,
     field_error,
@@ -295,6 +297,26 @@ HINTS_OPTION = text(
     "the option hints is true or false",
     "l'option hints vaut true ou false",
 )
+HINT_RATE_LIMITED = text(
+    "hint-rate-limited",
+    "this seat asked its {limit} hints of the minute: ask again in {seconds} s",
+    "cette place a demandé ses {limit} conseils de la minute : redemandez dans {seconds} s",
+)
+BOT_QUOTA = text(
+    "bot-quota",
+    "the bots of the games created by this {owner} spent their think time "
+    "({quota} s per {minutes} min): a game with an expert bot may be created again in "
+    "{seconds} s (random and basic bots now)",
+    "les bots des parties créées par ce {owner} ont dépensé leur temps de réflexion "
+    "({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée dans "
+    "{seconds} s (des bots random et basic dès maintenant)",
+    {
+        "owner": {
+            "account": text("owner-account", "account", "compte"),
+            "network": text("owner-network", "network", "réseau"),
+        }
+    },
+)
 HINT_NEEDS_TOKEN = text(
     "hint-needs-token",
     "a hint needs the seat's token: Authorization: Bearer <token>",
@@ -327,15 +349,17 @@ class GameService:
         cache_size: int = 2048,
         thinker: Thinker | None = None,
         hold: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.engine = engine
         #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
         #: bot move itself (the two-process test's first process).
         self.thinker = thinker or Thinker(workers=0, samples=4, seconds=0.2)
         self.hold = hold
+        #: Hints a minute per seat and the bots' CPU quota per owner (api.games.bots.Limits).
+        self.limits = limits or Limits()
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
-        self._hinting: set[tuple[str, int]] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
         self.repository = GameRepository(self.notify)
@@ -357,9 +381,12 @@ class GameService:
 
     # -- creating -------------------------------------------------------------------------
 
-    async def create(self, body: CreateGame, caller: Caller | None = None) -> GameCreated:
+    async def create(
+        self, body: CreateGame, caller: Caller | None = None, network: str | None = None
+    ) -> GameCreated:
         """Community lock (rules/app.md, Ruling): a community game (its spec says so) needs a
-        session."""
+        session. Its bots spend the quota of the caller's account, else of `network` (the
+        caller's): a game with an `expert` seat is refused past it (`bot-quota`)."""
         check_ruleset(body.ruleset)
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
@@ -381,7 +408,10 @@ class GameService:
         options: dict[str, Any] = msgspec.to_builtins(rules.options)
         opening = match.round_start_events()  # round 1's start and each seat's hand
         stored = [StoredEvent(i + 1, event_document(e), e.to) for i, e in enumerate(opening)]
+        owner = owner_of(None if caller is None else caller.account_id, network)
         async with self.engine.begin() as conn:
+            if owner is not None and "expert" in bots:
+                await self._check_bot_quota(conn, owner)
             if caller is not None:  # its deletion waits for the game (else refused, never a fault)
                 await lock_account(conn, caller.account_id)
             accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
@@ -404,6 +434,7 @@ class GameService:
                     "bot_seed": secrets.randbits(63),
                     "bot_pending": owed,
                     "hints": hints,
+                    "bot_owner": owner if any(b is not None for b in bots) else None,
                 },
                 [
                     {
@@ -694,7 +725,14 @@ class GameService:
         shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
         level = bots[seat]
         assert level is not None
-        action = await self.thinker.choose(
+        if level == "expert" and game.bot_owner is not None and self.limits.cpu_seconds > 0:
+            async with self.reader.connect() as conn:
+                used = await self.repository.bot_cpu(
+                    conn, game.bot_owner, self.limits.since(time.time())
+                )
+            if self.limits.over(used):
+                level = "basic"  # past the owner's quota: cheap moves, never a stalled game
+        action, cpu = await self.thinker.think(
             game.ruleset,
             game.options,
             view,
@@ -703,6 +741,9 @@ class GameService:
             move_seed(game.bot_seed or 0, game.version, seat),
         )
         async with self.engine.begin() as conn:
+            if game.bot_owner is not None:  # spent, whether or not the move is still owed
+                minute = int(time.time() // 60)
+                await self.repository.charge_bot_cpu(conn, game.bot_owner, minute, cpu)
             locked = await self._game(conn, game_id, lock=True)
             if locked.version != game.version or locked.status != "active":
                 return True  # moved meanwhile (a person, another replica): think again
@@ -768,10 +809,7 @@ class GameService:
                 raise GameStateConflict("not-your-turn", say(NOT_YOUR_TURN_HINT, seat=seat))
             view = copy.deepcopy(match.view(seat))
             payloads = await self.repository.round_events(conn, game, seat)
-        key = (game_id, seat)
-        if key in self._hinting:
-            raise Conflict(say(HINT_IN_FLIGHT), code="hint-in-flight")
-        self._hinting.add(key)
+        claimed = await self._claim_hint(game_id, seat)
         try:
             shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
             found = await self.thinker.hint(
@@ -782,7 +820,8 @@ class GameService:
                 move_seed(game.bot_seed or game.seed, game.version, seat),
             )
         finally:
-            self._hinting.discard(key)
+            async with self.engine.begin() as conn:
+                await self.repository.release_hint(conn, game_id, seat, claimed)
         async with self.engine.begin() as conn:
             await self.repository.add_hint(conn, game_id, seat, game.version)
         return HintOut(
@@ -792,6 +831,48 @@ class GameService:
             ],
             level=found.level,
             samples=found.samples,
+        )
+
+    async def _claim_hint(self, game_id: str, seat: int) -> float:
+        """Mark the seat's hint in flight, counted in its minute, in the database (every
+        replica sees it): `hint-in-flight` while one is, `hint-rate-limited` (429, with
+        `Retry-After`) past the minute's limit. A claim left by a process that died lapses
+        after a few budgets. The claim's time, which releases it."""
+        now = time.time()
+        stale = 10.0 + 4 * self.thinker.seconds
+        limit = self.limits.hints_per_minute
+        async with self.engine.begin() as conn:
+            if await self.repository.claim_hint(conn, game_id, seat, now, stale, limit):
+                return now
+            started, window = await self.repository.hint_state(conn, game_id, seat)
+        if started is not None and started >= now - stale:
+            raise Conflict(say(HINT_IN_FLIGHT), code="hint-in-flight")
+        seconds = max(1, math.ceil((window or now) + 60 - now))
+        raise TooManyAttempts(
+            say(HINT_RATE_LIMITED, limit=limit, seconds=seconds),
+            retry_after=seconds,
+            code="hint-rate-limited",
+        )
+
+    async def _check_bot_quota(self, conn: AsyncConnection, owner: str) -> None:
+        """Refuse a new game with an expert bot once its owner's bots spent their quota."""
+        if self.limits.cpu_seconds <= 0:
+            return
+        now = time.time()
+        used = await self.repository.bot_cpu(conn, owner, self.limits.since(now))
+        if not self.limits.over(used):
+            return
+        seconds = self.limits.retry_after(used, now)
+        raise TooManyAttempts(
+            say(
+                BOT_QUOTA,
+                owner=owner.partition(":")[0],
+                quota=f"{self.limits.cpu_seconds:g}",
+                minutes=self.limits.window_minutes,
+                seconds=seconds,
+            ),
+            retry_after=seconds,
+            code="bot-quota",
         )
 
     async def abandon(self, game_id: str, caller: Credential | None) -> AbandonOut:
