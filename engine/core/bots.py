@@ -86,11 +86,16 @@ class BotSupport:
     #: the phases in which `expert` searches; in any other phase it plays `basic`
     #: (None: every phase)
     search_phases: frozenset[str] | None = None
+    #: how `expert` values a searched world: False, the seat's round score (its team's); True,
+    #: that score less the mean of the other seats' (teams'), for a game whose moves also
+    #: change the others' scores (Num Win's malus and swipe aim at an opponent; a call that
+    #: fails costs the caller against the lowest): its match is won on the difference
+    margin: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name != "search_phases" and not callable(value):
+            if f.name in ("sample", "basic") and not callable(value):
                 raise TypeError(f"bot support: `{f.name}` is not callable")
 
 

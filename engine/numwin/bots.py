@@ -23,6 +23,12 @@ Basic heuristic (the lowest total):
 - **Targets**: `flip` its own unseen card; `swipe` gives its highest card for an opponent's
   card; `quantum` and a malus aim at the opponent, its own highest card for a malus never.
 - **Call** "Num Win" when it holds exactly 5 cards worth (by its estimate) 15 or less.
+
+Expert (engine.bots): it searches the turn's draw and play and the targets of an action it
+discarded (`action`: which opponent a malus, swipe or quantum aims at), and values a world by
+the seat's round score *less the mean of the others'* (`margin`): a malus or a swipe changes
+an opponent's score as much as its own, and the match is won on the difference; by its own
+score alone every target of a malus on an opponent looked the same.
 """
 
 from __future__ import annotations
@@ -242,4 +248,6 @@ def basic(rules: NumWin, view: View, rng: Rng) -> Action:
     return (plain or legal)[0]
 
 
-BOTS = BotSupport(sample=sample, basic=basic, search_phases=frozenset({"draw", "play"}))
+BOTS = BotSupport(
+    sample=sample, basic=basic, search_phases=frozenset({"draw", "play", "action"}), margin=True
+)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from engine import registry
-from engine.bots import LEVELS, Budget, choose, hint
+from engine.bots import LEVELS, Budget, choose, hint, seat_margin
 from engine.core.actions import Exchange, Pass
 from engine.core.base import Deal, RoundSetup
 from engine.core.bots import BotSupport, deal_unseen, excluded_by_plays
@@ -258,3 +258,25 @@ def test_the_expert_leaves_the_basic_action_only_whenclearly_better() -> None:
     assert clearly_better([1.0, 2.0, 1.5], [5.0, 6.0, 5.5])  # lower is better, every world
     assert not clearly_better([1.0, 9.0, 1.0], [5.0, 5.0, 5.0])  # better on average: by luck
     assert not clearly_better([1.0], [5.0])  # one world says nothing of the noise
+
+
+def test_num_win_values_a_world_by_the_margin_over_the_others() -> None:
+    """Num Win's expert (engine/numwin/bots.py) searches the targets of an action too and
+    values a world by the seat's round score less the others' mean: a malus on an opponent
+    changes that, not the seat's own score."""
+    support = registry.spec("numwin").bots
+    assert support.margin and support.search_phases is not None
+    assert "action" in support.search_phases
+    assert not registry.spec("numking").bots.margin  # the trick games value their own score
+    rules = registry.make("numwin")
+    state = rules.new_round(_setup("numwin", 3, 7))
+    rng = Rng(2)
+    while not state.is_over:
+        state.apply(*pick(state, rng))
+    scores = state.scores()
+    assert scores is not None
+    for seat in range(3):
+        own = scores.players[seat].score
+        others = [p.score for p in scores.players if p.seat != seat]
+        assert seat_margin(state, seat) == pytest.approx(own - sum(others) / 2)
+    assert sum(seat_margin(state, seat) for seat in range(3)) == pytest.approx(0.0)
