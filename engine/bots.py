@@ -10,8 +10,8 @@ construction. Three levels:
   knowledge (the game's sampler), and in each plays every legal action out to the end of the
   round with the basic policy for every seat (the same play-out seed for every action of a
   world); the action of the best mean round score for the seat (the lowest under
-  `lowest_wins`; a team game counts the seat's team; a game that declares
-  `BotSupport.margin`, Num Win, counts that score less the others' mean) is played when it
+  `lowest_wins`; a team game counts the seat's team; a game may declare its own value,
+  `BotSupport.value`: Num Win's is that score less the others' mean) is played when it
   beats the basic
   action by more than a standard error of their paired difference, else the basic action
   (the best of noisy means is mostly luck: see `clearly_better`). In the phases a game does
@@ -72,7 +72,7 @@ class Budget:
 
 class ActionValue(msgspec.Struct, frozen=True, kw_only=True):
     """A legal action and its estimated value: the seat's mean round score over the worlds
-    searched (its team's under teams; less the others' mean where the game values margins)."""
+    searched (its team's under teams; or the game's own value, `BotSupport.value`)."""
 
     action: Action
     value: float
@@ -120,8 +120,8 @@ def hint(
     budget: Budget | None = None,
 ) -> Hint:
     """The expert's suggestion for `view`'s seat, with every legal action's estimated value
-    (its mean round score for the seat over the worlds searched, less the others' mean where
-    the game values margins), best first."""
+    (its mean round score for the seat over the worlds searched, or the game's own value
+    (`BotSupport.value`)), best first."""
     legal = view.legal_actions
     if view.seat is None or not legal:
         raise ValueError("the view's seat has no legal action")
@@ -205,9 +205,8 @@ def _value(world: World, seat: int, action: Action, rules: AnyRuleset, rng: Rng)
     except EngineError:
         return None
     play_out(state, rules, rng)
-    if spec(rules.id).bots.margin:
-        return seat_margin(state, seat)
-    return seat_score(state, seat)
+    value = spec(rules.id).bots.value
+    return value(state, seat) if value is not None else seat_score(state, seat)
 
 
 def play_out(state: SimRound, rules: AnyRuleset, rng: Rng) -> SimRound:
@@ -239,22 +238,6 @@ def _first_taken(state: SimRound, seat: int, legal: list[Action]) -> None:
         except EngineError:
             continue
     raise RuntimeError("no listed action is taken")
-
-
-def seat_margin(state: Any, seat: int) -> float:
-    """The seat's round score less the mean of the others' (its team's less the mean of the
-    other teams'), once over: what a game valued by its `margin` (BotSupport) maximises, or
-    minimises where the lowest total wins."""
-    scores = state.scores()
-    assert scores is not None
-    teams = scores.teams
-    if isinstance(teams, list) and teams:
-        own = [float(t.score) for t in teams if seat in t.seats]
-        others = [float(t.score) for t in teams if seat not in t.seats]
-    else:
-        own = [float(p.score) for p in scores.players if p.seat == seat]
-        others = [float(p.score) for p in scores.players if p.seat != seat]
-    return own[0] - (sum(others) / len(others) if others else 0.0)
 
 
 def seat_score(state: Any, seat: int) -> float:
