@@ -722,16 +722,13 @@ class GameService:
                 return False
             view = copy.deepcopy(match.view(seat))  # its own: the cached match moves on
             payloads = await self.repository.round_events(conn, game, seat)
+            level = bots[seat]
+            assert level is not None
+            if level == "expert" and game.bot_owner is not None and self.limits.cpu_seconds > 0:
+                since = self.limits.since(time.time())
+                if self.limits.over(await self.repository.bot_cpu(conn, game.bot_owner, since)):
+                    level = "basic"  # past the owner's quota: cheap moves, never a stall
         shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
-        level = bots[seat]
-        assert level is not None
-        if level == "expert" and game.bot_owner is not None and self.limits.cpu_seconds > 0:
-            async with self.reader.connect() as conn:
-                used = await self.repository.bot_cpu(
-                    conn, game.bot_owner, self.limits.since(time.time())
-                )
-            if self.limits.over(used):
-                level = "basic"  # past the owner's quota: cheap moves, never a stalled game
         action, cpu = await self.thinker.think(
             game.ruleset,
             game.options,
@@ -741,10 +738,10 @@ class GameService:
             move_seed(game.bot_seed or 0, game.version, seat),
         )
         async with self.engine.begin() as conn:
+            locked = await self._game(conn, game_id, lock=True)
             if game.bot_owner is not None:  # spent, whether or not the move is still owed
                 minute = int(time.time() // 60)
                 await self.repository.charge_bot_cpu(conn, game.bot_owner, minute, cpu)
-            locked = await self._game(conn, game_id, lock=True)
             if locked.version != game.version or locked.status != "active":
                 return True  # moved meanwhile (a person, another replica): think again
             match = await self._take(conn, locked)
