@@ -315,7 +315,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         engine = engine_from_settings(settings)
         fanout = Fanout(settings.db_connect_timeout_seconds)
         application.state.db = engine
-        from api.games.bots import Thinker
+        from api.games.bots import Limits, Thinker
         from api.ops.metrics import metrics_of_state
 
         def think_time(level: str, seconds: float) -> None:
@@ -324,12 +324,16 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         thinker = Thinker(
             settings.bot_workers, settings.bot_samples, settings.bot_seconds, think_time
         )
+        limits = Limits(
+            settings.hints_per_minute, settings.bot_cpu_seconds, settings.bot_cpu_window_seconds
+        )
         games = GameService(
             engine,
             fanout,
             thinker=thinker,
             hold=settings.bot_hold,
             waiting_hours=settings.waiting_hours,
+            limits=limits,
         )
         games.on_timeout = lambda how: (
             metrics_of_state(application.state).timeouts.labels(how).inc()

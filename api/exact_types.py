@@ -41,6 +41,7 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIType
 
 from api.http.body import _to_schema, ruleset_enum
+from api.rules.schemas import GAME_OPTION_DOCS, GameOptions
 from engine.core.spec import RulesetSpec
 from engine.core.texts import KINDS
 from engine.registry import SPECS
@@ -72,6 +73,31 @@ def options_component(spec: RulesetSpec) -> str:
     return cls.__name__
 
 
+def _game_options(schemas: dict[str, Schema], spec: RulesetSpec, options: str) -> str:
+    """The component of a stored game's options (`<Prefix>GameOptions`): the ruleset's
+    options (`options`, the component) and the service's own (:class:`GameOptions`: `hints`),
+    each with its default and description, no other field."""
+    name = f"{_prefix(spec)}GameOptions"
+    rules = copy.deepcopy(schemas[options])  # its own nodes: later passes change them in place
+    own = msgspec.json.schema(GameOptions)["$defs"]["GameOptions"]["properties"]
+    properties = dict(rules.properties or {})
+    for key, value in own.items():
+        built = _to_schema(
+            {**value, "description": GAME_OPTION_DOCS[key]}, lambda ref: Reference(ref=ref)
+        )
+        properties[key] = built
+    schemas[name] = dataclasses.replace(
+        rules,
+        title=name,
+        description=(
+            f"The options of a stored `{spec.id}` game: the ruleset's (`{options}`, as every "
+            "operation of the ruleset takes them) and the service's own (`hints`)."
+        ),
+        properties=properties,
+    )
+    return name
+
+
 def _by_ruleset(schemas: dict[str, Schema], name: str, noun: str) -> None:
     base = schemas[name]
     variants: dict[str, str] = {}
@@ -81,6 +107,8 @@ def _by_ruleset(schemas: dict[str, Schema], name: str, noun: str) -> None:
         assert options in schemas, options
         properties = dict(base.properties or {})
         properties["ruleset"] = Schema(type=OpenAPIType.STRING, const=ruleset_id)
+        if noun == "Game":  # a stored game takes the service's options too (`hints`)
+            options = _game_options(schemas, spec, options)
         properties["options"] = Reference(ref=_REF + options)
         schemas[variant] = dataclasses.replace(
             base,

@@ -10,7 +10,9 @@ construction. Three levels:
   knowledge (the game's sampler), and in each plays every legal action out to the end of the
   round with the basic policy for every seat (the same play-out seed for every action of a
   world); the action of the best mean round score for the seat (the lowest under
-  `lowest_wins`; a team game counts the seat's team) is played when it beats the basic
+  `lowest_wins`; a team game counts the seat's team; a game may declare its own value,
+  `BotSupport.value`: Num Win's is that score less the others' mean) is played when it
+  beats the basic
   action by more than a standard error of their paired difference, else the basic action
   (the best of noisy means is mostly luck: see `clearly_better`). In the phases a game does
   not search (`BotSupport.search_phases`) it plays `basic`.
@@ -70,7 +72,7 @@ class Budget:
 
 class ActionValue(msgspec.Struct, frozen=True, kw_only=True):
     """A legal action and its estimated value: the seat's mean round score over the worlds
-    searched (its team's under teams)."""
+    searched (its team's under teams; or the game's own value, `BotSupport.value`)."""
 
     action: Action
     value: float
@@ -118,7 +120,8 @@ def hint(
     budget: Budget | None = None,
 ) -> Hint:
     """The expert's suggestion for `view`'s seat, with every legal action's estimated value
-    (its mean round score for the seat over the worlds searched), best first."""
+    (its mean round score for the seat over the worlds searched, or the game's own value
+    (`BotSupport.value`)), best first."""
     legal = view.legal_actions
     if view.seat is None or not legal:
         raise ValueError("the view's seat has no legal action")
@@ -202,7 +205,8 @@ def _value(world: World, seat: int, action: Action, rules: AnyRuleset, rng: Rng)
     except EngineError:
         return None
     play_out(state, rules, rng)
-    return seat_score(state, seat)
+    value = spec(rules.id).bots.value
+    return value(state, seat) if value is not None else seat_score(state, seat)
 
 
 def play_out(state: SimRound, rules: AnyRuleset, rng: Rng) -> SimRound:

@@ -18,6 +18,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -140,6 +141,9 @@ class Game(Base):
     #: The turns that ended by timeout, `[{"seat", "from", "to"}]`: the versions before and
     #: after the timeout (equal for an abandon): the late-move check and the export's marks.
     timeouts: Mapped[list[Any] | None]
+    #: Whose bot-CPU quota the game's bots spend (`account:<id>` of its creator, else
+    #: `network:<sha256 of the creator's network>`); None: no quota (rows written before).
+    bot_owner: Mapped[str | None] = mapped_column(String(80))
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -173,6 +177,12 @@ class GameSeat(Base):
     #: A rematch's seat whose token its player has not fetched yet (`POST …/rematch` with
     #: the old seat's credential issues it, once).
     token_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: When the hint being computed for this seat started (Unix seconds), None when none is:
+    #: one in flight per seat, whichever replica computes it.
+    hint_started: Mapped[float | None] = mapped_column(Double)
+    #: The seat's hints of the current minute: when the minute started, how many so far.
+    hint_window: Mapped[float | None] = mapped_column(Double)
+    hint_count: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
 
 class GameAction(Base):
@@ -196,6 +206,17 @@ class GameHint(Base):
     game_id: Mapped[str] = _game_fk()
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     version: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class BotCpu(Base):
+    """The bots' think time charged to an owner (a game's `bot_owner`), by the minute: the
+    bot-CPU quota sums an owner's minutes of its rolling window."""
+
+    __tablename__ = "bot_cpu"
+
+    owner: Mapped[str] = mapped_column(String(80), primary_key=True)
+    minute: Mapped[int] = mapped_column(Integer, primary_key=True)  # Unix seconds // 60
+    seconds: Mapped[float] = mapped_column(Double, default=0.0)
 
 
 class GameEvent(Base):

@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
 from engine import registry
@@ -47,10 +49,12 @@ def _choose(
     seed: int,
     samples: int,
     seconds: float,
-) -> Action:
+) -> tuple[Action, float]:
+    started = cpu_now()
     rules = registry.make(ruleset, options)
     budget = Budget(samples=samples, seconds=seconds)
-    return choose(rules, view, events, level=level, seed=seed, budget=budget)
+    action = choose(rules, view, events, level=level, seed=seed, budget=budget)
+    return action, cpu_now() - started
 
 
 def _hint(
@@ -64,6 +68,62 @@ def _hint(
 ) -> Hint:
     rules = registry.make(ruleset, options)
     return hint(rules, view, events, seed=seed, budget=Budget(samples=samples, seconds=seconds))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bots' and hints' limits (issue 25; `NUMRULES_HINTS_PER_MINUTE`,
+    `NUMRULES_BOT_CPU_SECONDS`, `NUMRULES_BOT_CPU_WINDOW_SECONDS`).
+
+    - `hints_per_minute`: the hints one seat may ask a minute (0: no limit);
+    - `cpu_seconds` per `cpu_window` seconds: the think time the bots of one owner's games
+      (the account that created them, else the creator's network) may spend; past it their
+      moves are `basic` (cheap: a game never stalls) and a new game with an `expert` seat is
+      refused. Counted by the minute in the database, so every replica charges the same
+      owner (0: no quota).
+    """
+
+    hints_per_minute: int = 10
+    cpu_seconds: float = 600.0
+    cpu_window: int = 3600
+
+    @property
+    def window_minutes(self) -> int:
+        return max(1, self.cpu_window // 60)
+
+    def since(self, now: float) -> int:
+        """The first minute of the rolling window that holds `now`."""
+        return int(now // 60) - self.window_minutes + 1
+
+    def over(self, used: Sequence[tuple[int, float]]) -> bool:
+        """Whether the minutes `used` (of the window) reach the quota."""
+        return self.cpu_seconds > 0 and sum(s for _, s in used) >= self.cpu_seconds
+
+    def retry_after(self, used: Sequence[tuple[int, float]], now: float) -> int:
+        """Seconds until the window's oldest minutes have left it enough for the sum to fall
+        under the quota (at least 1)."""
+        total = sum(s for _, s in used)
+        for minute, seconds in used:
+            total -= seconds
+            if total < self.cpu_seconds:
+                leaves = (minute + self.window_minutes) * 60  # when that minute leaves
+                return max(1, math.ceil(leaves - now))
+        return 1
+
+
+def owner_of(account_id: str | None, network: str | None) -> str | None:
+    """Whose quota a new game's bots spend: its creator's account, else the creator's
+    network (hashed: the address is never stored); None when neither is known."""
+    if account_id is not None:
+        return f"account:{account_id}"
+    if network is not None:
+        return "network:" + hashlib.sha256(network.encode()).hexdigest()[:32]
+    return None
+
+
+def cpu_now() -> float:
+    """This thread's CPU time: what a think costs, whichever thread or process runs it."""
+    return time.thread_time()
 
 
 class Thinker:
@@ -118,8 +178,20 @@ class Thinker:
         level: str,
         seed: int,
     ) -> Action:
+        return (await self.think(ruleset, options, view, events, level, seed))[0]
+
+    async def think(
+        self,
+        ruleset: str,
+        options: dict[str, Any],
+        view: BaseView,
+        events: Sequence[EventBase],
+        level: str,
+        seed: int,
+    ) -> tuple[Action, float]:
+        """The bot's move and the CPU seconds it took (what the bot-CPU quota charges)."""
         started = time.perf_counter()
-        action: Action = await self._run(
+        found: tuple[Action, float] = await self._run(
             _choose,
             ruleset,
             options,
@@ -132,7 +204,7 @@ class Thinker:
         )
         if self.observe is not None:
             self.observe(level, time.perf_counter() - started)
-        return action
+        return found
 
     async def hint(
         self,
@@ -163,4 +235,4 @@ class Thinker:
             self._executor = None
 
 
-__all__ = ["Thinker", "move_seed"]
+__all__ = ["Limits", "Thinker", "move_seed", "owner_of"]

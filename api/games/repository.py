@@ -29,19 +29,24 @@ from sqlalchemy import (
     Text,
     Update,
     bindparam,
+    case,
     cast,
     func,
     insert,
     select,
     text,
+    true,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
 from api.db.models import (
+    BotCpu,
     Game,
     GameAction,
     GameEvent,
@@ -73,6 +78,7 @@ EVENTS = table(GameEvent)
 KEYS = table(IdempotencyKey)
 TICKETS = table(StreamTicket)
 HINTS = table(GameHint)
+CPU = table(BotCpu)
 
 log = logging.getLogger("numrules.games")
 
@@ -357,6 +363,80 @@ class GameRepository:
         ).first()
         if known is None:
             await conn.execute(insert(HINTS).values(game_id=game_id, seat=seat, version=version))
+
+    # -- hints in flight, hints a minute, the bots' CPU ----------------------------------
+
+    async def claim_hint(
+        self, conn: AsyncConnection, game_id: str, seat: int, now: float, stale: float, limit: int
+    ) -> bool:
+        """Mark a hint in flight for the seat and count it in the seat's minute, in one
+        statement (every replica sees the same row): refused (False) while another hint
+        started less than `stale` seconds ago is in flight, or when the minute's `limit`
+        hints (0: none) were asked."""
+        fresh = (SEATS.c.hint_window.is_(None)) | (SEATS.c.hint_window <= now - 60)
+        room = fresh | (SEATS.c.hint_count < limit) if limit > 0 else true()
+        result = await conn.execute(
+            update(SEATS)
+            .where(
+                SEATS.c.game_id == game_id,
+                SEATS.c.seat == seat,
+                SEATS.c.hint_started.is_(None) | (SEATS.c.hint_started < now - stale),
+                room,
+            )
+            .values(
+                hint_started=now,
+                hint_window=case((fresh, now), else_=SEATS.c.hint_window),
+                hint_count=case((fresh, 1), else_=SEATS.c.hint_count + 1),
+            )
+        )
+        return bool(result.rowcount)
+
+    async def hint_state(
+        self, conn: AsyncConnection, game_id: str, seat: int
+    ) -> tuple[float | None, float | None]:
+        """When the seat's hint in flight started and its minute started (None: none)."""
+        row = (
+            await conn.execute(
+                select(SEATS.c.hint_started, SEATS.c.hint_window).where(
+                    SEATS.c.game_id == game_id, SEATS.c.seat == seat
+                )
+            )
+        ).first()
+        return (None, None) if row is None else (row.hint_started, row.hint_window)
+
+    async def release_hint(
+        self, conn: AsyncConnection, game_id: str, seat: int, now: float
+    ) -> None:
+        """The hint claimed at `now` is done (a later claim, once that one went stale, stays)."""
+        await conn.execute(
+            update(SEATS)
+            .where(SEATS.c.game_id == game_id, SEATS.c.seat == seat, SEATS.c.hint_started == now)
+            .values(hint_started=None)
+        )
+
+    async def bot_cpu(
+        self, conn: AsyncConnection, owner: str, since: int
+    ) -> list[tuple[int, float]]:
+        """The owner's think time by minute from minute `since` on, oldest first."""
+        rows = await conn.execute(
+            select(CPU.c.minute, CPU.c.seconds)
+            .where(CPU.c.owner == owner, CPU.c.minute >= since)
+            .order_by(CPU.c.minute)
+        )
+        return [(int(r.minute), float(r.seconds)) for r in rows]
+
+    async def charge_bot_cpu(
+        self, conn: AsyncConnection, owner: str, minute: int, seconds: float
+    ) -> None:
+        """Add `seconds` to the owner's `minute` (one upsert, on PostgreSQL and SQLite)."""
+        insert_ = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+        statement = insert_(CPU).values(owner=owner, minute=minute, seconds=seconds)
+        await conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=[CPU.c.owner, CPU.c.minute],
+                set_={"seconds": CPU.c.seconds + statement.excluded.seconds},
+            )
+        )
 
     async def seat_binding(
         self, conn: AsyncConnection, game_id: str, seat: int

@@ -341,7 +341,12 @@ class GameController(Controller):
             "action of the game applies a passed deadline first, and every replica sweeps the "
             "games whose deadline passed (`NUMRULES_CLOCK_SWEEP_SECONDS`, 1 s by default): a "
             "timeout applies once, at most that late. A move that comes late is 409 "
-            "`turn-timed-out` (`POST /v1/games/{id}/actions`)."
+            "`turn-timed-out` (`POST /v1/games/{id}/actions`).\n\n"
+            "**Bot-CPU quota**: the bots' think time is charged to the game's creator (its "
+            "account, else its network), per rolling window (`NUMRULES_BOT_CPU_SECONDS` per "
+            "`NUMRULES_BOT_CPU_WINDOW_SECONDS`, 600 s per hour by default); past it, that "
+            "creator's `expert` bots play as `basic` and a new game with an `expert` seat is "
+            "429 `bot-quota` (with `Retry-After`)."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -372,6 +377,11 @@ class GameController(Controller):
                 "duplicate-account",
                 "bad-open-seat",
             ),
+            429: _problem(
+                "Too many requests, or an `expert` seat past the creator's bot-CPU quota "
+                "(retry after `Retry-After` seconds)",
+                "bot-quota",
+            ),
         },
     )
     async def create_game(
@@ -390,7 +400,8 @@ class GameController(Controller):
             ),
         ],
     ) -> Response[GameCreated]:
-        created = await games.create(data, await optional_session(request))
+        network = request.app.state.stream_network(request.scope)
+        created = await games.create(data, await optional_session(request), network)
         metrics_of(request).games_created.inc()
         return Response(
             created,
@@ -728,10 +739,14 @@ class GameController(Controller):
             "The `expert` bot's suggestion for the token's seat (or the seat the session's "
             "account joined), on its turn: `action` (postable as it is to `/actions`) and, for "
             "each legal action, `value`, its estimated round score for the seat (its team's "
-            "under teams; in numwin the lowest is best), best first, over `samples` worlds "
+            "under teams; in numwin that score less the mean of the others' three turns a "
+            "seat ahead, a combination short of 5 cards charged its fill-up, the lowest "
+            "best), best first, over `samples` worlds "
             "consistent with what the seat can see (never another seat's hidden cards). Thought "
-            "off the event loop within the bots' per-move budget; one hint in flight per seat "
-            "(409 `hint-in-flight`); the export marks the seat's next action `hint_used`. 409 "
+            "off the event loop within the bots' per-move budget; one hint in flight per seat, "
+            "across replicas (409 `hint-in-flight`), and `NUMRULES_HINTS_PER_MINUTE` a minute "
+            "per seat (10 by default; 429 `hint-rate-limited` with `Retry-After`); the export "
+            "marks the seat's next action `hint_used`. 409 "
             "`not-your-turn` when the seat may not act now, `game-over` once over, `hints-off` "
             "when the game was created with the option `hints: false`."
         ),
@@ -749,6 +764,11 @@ class GameController(Controller):
                 "game-waiting",
                 "hints-off",
                 "hint-in-flight",
+            ),
+            429: _problem(
+                "Too many requests, or the seat's hints of the minute asked (retry after "
+                "`Retry-After` seconds)",
+                "hint-rate-limited",
             ),
         },
     )

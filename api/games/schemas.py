@@ -276,7 +276,8 @@ class ExportOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 class HintValue(msgspec.Struct, frozen=True, kw_only=True):
     """A legal action and its estimated value: the seat's mean round score over the worlds
-    searched (its team's under teams; the lowest is best in numwin)."""
+    searched (its team's under teams; in numwin that score less the mean of the others' three
+    turns a seat ahead, short combinations charged their fill-up: the lowest best)."""
 
     action: Any
     value: float

@@ -35,6 +35,7 @@ import copy
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import time
 from collections import OrderedDict
@@ -57,7 +58,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.db.engine import aware, unavailable
-from api.games.bots import Thinker, move_seed
+from api.games.bots import Limits, Thinker, move_seed, owner_of
 from api.games.clock import (
     clock_document,
     clock_of,
@@ -109,6 +110,7 @@ from api.http.domain import (
     Forbidden,
     Invalid,
     NotFound,
+    TooManyAttempts,
     Unauthenticated,
     VersionMismatch,
     field_error,
@@ -385,6 +387,26 @@ HINTS_OPTION = text(
     "the option hints is true or false",
     "l'option hints vaut true ou false",
 )
+HINT_RATE_LIMITED = text(
+    "hint-rate-limited",
+    "this seat asked its {limit} hints of the minute: ask again in {seconds} s",
+    "cette place a demandé ses {limit} conseils de la minute : redemandez dans {seconds} s",
+)
+BOT_QUOTA = text(
+    "bot-quota",
+    "the bots of the games created by this {owner} spent their think time "
+    "({quota} s per {minutes} min): a game with an expert bot may be created again in "
+    "{seconds} s (random and basic bots now)",
+    "les bots des parties créées par ce {owner} ont dépensé leur temps de réflexion "
+    "({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée dans "
+    "{seconds} s (des bots random et basic dès maintenant)",
+    {
+        "owner": {
+            "account": text("owner-account", "account", "compte"),
+            "network": text("owner-network", "network", "réseau"),
+        }
+    },
+)
 HINT_NEEDS_TOKEN = text(
     "hint-needs-token",
     "a hint needs the seat's token: Authorization: Bearer <token>",
@@ -418,6 +440,7 @@ class GameService:
         thinker: Thinker | None = None,
         hold: bool = False,
         waiting_hours: float = WAITING_HOURS,
+        limits: Limits | None = None,
     ) -> None:
         self.engine = engine
         #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
@@ -426,9 +449,10 @@ class GameService:
         self.hold = hold
         #: Hours a waiting game waits for its players (`NUMRULES_WAITING_HOURS`).
         self.waiting_hours = waiting_hours
+        #: Hints a minute per seat and the bots' CPU quota per owner (api.games.bots.Limits).
+        self.limits = limits or Limits()
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
-        self._hinting: set[tuple[str, int]] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
         self.repository = GameRepository(self.notify)
@@ -452,16 +476,23 @@ class GameService:
 
     # -- creating -------------------------------------------------------------------------
 
-    async def create(self, body: CreateGame, caller: Caller | None = None) -> GameCreated:
+    async def create(
+        self, body: CreateGame, caller: Caller | None = None, network: str | None = None
+    ) -> GameCreated:
         """Community lock (rules/app.md, Ruling): a community game (its spec says so) needs a
-        session. Open seats (issue 26) need one too, and leave the game `waiting`."""
+        session. Open seats (issue 26) need one too, and leave the game `waiting`. Its bots
+        spend the quota of the caller's account, else of `network` (the caller's): a game
+        with an `expert` seat is refused past it (`bot-quota`)."""
         check_ruleset(body.ruleset)
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
         check_players(body, caller is not None)
         check_names([player.name for player in body.players])  # an open seat's may be None
         rules, hints = self.rules_of(body)
+        owner = owner_of(None if caller is None else caller.account_id, network)
         async with self.engine.begin() as conn:
+            if owner is not None and any(p.bot == "expert" for p in body.players):
+                await self._check_bot_quota(conn, owner)
             if caller is not None:  # its deletion waits for the game (else refused, never a fault)
                 await lock_account(conn, caller.account_id)
             accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
@@ -478,7 +509,13 @@ class GameService:
                 for i, p in enumerate(body.players)
             ]
             created, match, owed = await self.insert_game(
-                conn, body, rules, hints, seats, None if caller is None else caller.account_id
+                conn,
+                body,
+                rules,
+                hints,
+                seats,
+                None if caller is None else caller.account_id,
+                owner,
             )
         self._put(created.id, 0, match)
         if owed:
@@ -503,6 +540,7 @@ class GameService:
         hints: bool,
         seats: Sequence[NewSeat],
         creator_id: str | None,
+        bot_owner: str | None = None,
     ) -> tuple[GameCreated, Match, bool]:
         """Write a new game of `body` (its ruleset, options and seed: the creation request
         wholesale, so that a rematch, which passes its game's, keeps every creation option)
@@ -549,6 +587,7 @@ class GameService:
                 "clock": clock_document(clock),
                 "deadlines": deadlines,
                 "deadline": earliest(deadlines),
+                "bot_owner": bot_owner if any(b is not None for b in bots) else None,
             },
             [
                 {
@@ -1075,10 +1114,14 @@ class GameService:
                 return False
             view = copy.deepcopy(match.view(seat))  # its own: the cached match moves on
             payloads = await self.repository.round_events(conn, game, seat)
+            level = bots[seat]
+            assert level is not None
+            if level == "expert" and game.bot_owner is not None and self.limits.cpu_seconds > 0:
+                since = self.limits.since(time.time())
+                if self.limits.over(await self.repository.bot_cpu(conn, game.bot_owner, since)):
+                    level = "basic"  # past the owner's quota: cheap moves, never a stall
         shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
-        level = bots[seat]
-        assert level is not None
-        action = await self.thinker.choose(
+        action, cpu = await self.thinker.think(
             game.ruleset,
             game.options,
             view,
@@ -1088,6 +1131,9 @@ class GameService:
         )
         async with self.engine.begin() as conn:
             locked = await self._game(conn, game_id, lock=True)
+            if game.bot_owner is not None:  # spent, whether or not the move is still owed
+                minute = int(time.time() // 60)
+                await self.repository.charge_bot_cpu(conn, game.bot_owner, minute, cpu)
             if locked.version != game.version or locked.status != "active":
                 return True  # moved meanwhile (a person, another replica): think again
             match = await self._take(conn, locked)
@@ -1182,10 +1228,7 @@ class GameService:
                 raise GameStateConflict("not-your-turn", say(NOT_YOUR_TURN_HINT, seat=seat))
             view = copy.deepcopy(match.view(seat))
             payloads = await self.repository.round_events(conn, game, seat)
-        key = (game_id, seat)
-        if key in self._hinting:
-            raise Conflict(say(HINT_IN_FLIGHT), code="hint-in-flight")
-        self._hinting.add(key)
+        claimed = await self._claim_hint(game_id, seat)
         try:
             shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
             found = await self.thinker.hint(
@@ -1196,7 +1239,8 @@ class GameService:
                 move_seed(game.bot_seed or game.seed, game.version, seat),
             )
         finally:
-            self._hinting.discard(key)
+            async with self.engine.begin() as conn:
+                await self.repository.release_hint(conn, game_id, seat, claimed)
         async with self.engine.begin() as conn:
             await self.repository.add_hint(conn, game_id, seat, game.version)
         return HintOut(
@@ -1206,6 +1250,48 @@ class GameService:
             ],
             level=found.level,
             samples=found.samples,
+        )
+
+    async def _claim_hint(self, game_id: str, seat: int) -> float:
+        """Mark the seat's hint in flight, counted in its minute, in the database (every
+        replica sees it): `hint-in-flight` while one is, `hint-rate-limited` (429, with
+        `Retry-After`) past the minute's limit. A claim left by a process that died lapses
+        after a few budgets. The claim's time, which releases it."""
+        now = time.time()
+        stale = 10.0 + 4 * self.thinker.seconds
+        limit = self.limits.hints_per_minute
+        async with self.engine.begin() as conn:
+            if await self.repository.claim_hint(conn, game_id, seat, now, stale, limit):
+                return now
+            started, window = await self.repository.hint_state(conn, game_id, seat)
+        if started is not None and started >= now - stale:
+            raise Conflict(say(HINT_IN_FLIGHT), code="hint-in-flight")
+        seconds = max(1, math.ceil((window or now) + 60 - now))
+        raise TooManyAttempts(
+            say(HINT_RATE_LIMITED, limit=limit, seconds=seconds),
+            retry_after=seconds,
+            code="hint-rate-limited",
+        )
+
+    async def _check_bot_quota(self, conn: AsyncConnection, owner: str) -> None:
+        """Refuse a new game with an expert bot once its owner's bots spent their quota."""
+        if self.limits.cpu_seconds <= 0:
+            return
+        now = time.time()
+        used = await self.repository.bot_cpu(conn, owner, self.limits.since(now))
+        if not self.limits.over(used):
+            return
+        seconds = self.limits.retry_after(used, now)
+        raise TooManyAttempts(
+            say(
+                BOT_QUOTA,
+                owner=owner.partition(":")[0],
+                quota=f"{self.limits.cpu_seconds:g}",
+                minutes=self.limits.window_minutes,
+                seconds=seconds,
+            ),
+            retry_after=seconds,
+            code="bot-quota",
         )
 
     async def abandon(self, game_id: str, caller: Credential | None) -> AbandonOut:

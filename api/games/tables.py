@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from api.accounts.sessions import Caller, lock_account
 from api.db.engine import aware
 from api.db.models import Account, table
+from api.games.bots import owner_of
 from api.games.clock import clock_of, earliest, from_epoch, start_deadlines
 from api.games.fanout import CHANNEL
 from api.games.formats import event_document
@@ -300,6 +301,13 @@ class Tables:
                 raise Conflict(
                     say(SEATS_OPEN, seats=", ".join(map(str, opened))), code="seats-open"
                 )
+            if opened:  # the bots' think time is the creator's quota (api.games.bots.Limits)
+                owner = game.bot_owner or owner_of(caller.account_id, None)
+                if body.fill_with_bots == "expert" and owner is not None:
+                    await self.games._check_bot_quota(conn, owner)
+                await conn.execute(
+                    update(GAMES).where(GAMES.c.id == game_id).values(bot_owner=owner)
+                )
             for seat in opened:
                 await conn.execute(
                     update(SEATS)
@@ -416,7 +424,9 @@ class Tables:
         ]
         body = msgspec.convert({**kept, "players": players, "seed": None}, CreateGame)
         rules, hints = self.games.rules_of(body)
-        return await self.games.insert_game(conn, body, rules, hints, seats, game.creator_id)
+        return await self.games.insert_game(
+            conn, body, rules, hints, seats, game.creator_id, game.bot_owner
+        )
 
     async def _pseudos(self, conn: AsyncConnection, ids: list[str | None]) -> dict[str, str]:
         wanted = [i for i in ids if i is not None]

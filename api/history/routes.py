@@ -87,7 +87,12 @@ EXAMPLE_STATS = StatsOut(
         "numwin": RulesetStats(
             played=1, won=0, win_rate=0.0, average_round_score=14.5, best_round_score=3
         ),
-    }
+    },
+    vs_bots={
+        "numking": RulesetStats(
+            played=1, won=1, win_rate=1.0, average_round_score=12.0, best_round_score=30
+        ),
+    },
 )
 
 
@@ -176,8 +181,10 @@ class HistoryController(Controller):
             "is a confirmed player of (its own player entries on its own sheets count at once; on "
             "another owner's sheet, once it confirms it) and the finished stored games where it "
             "holds a joined seat. `numwars` adds `by_role`: rounds and average score per role, "
-            "from the score sheets' rounds. Computed from the stored sheets and games on each "
-            "request."
+            "from the score sheets' rounds. A finished game that seated a bot (issue 25) counts "
+            "apart, under `vs_bots` (the same figures per ruleset), never in `rulesets`: beating "
+            "the server's bots is not beating people. Computed from the stored sheets and games "
+            "on each request."
         ),
         tags=[TAG],
         security=SESSION_ONLY,

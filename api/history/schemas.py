@@ -85,4 +85,7 @@ class RulesetStats(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True
 
 
 class StatsOut(msgspec.Struct, frozen=True, kw_only=True):
+    #: the finished sheets and the finished games without a bot seat
     rulesets: dict[str, RulesetStats]
+    #: the finished games that seated a bot (issue 25), the same figures apart
+    vs_bots: dict[str, RulesetStats] = {}

@@ -13,7 +13,8 @@ names), never one per item.
 Stats are computed from the stored rows on every request, never kept: they always equal a
 recomputation. They cover the finished sheets on which the account is a confirmed player
 (the owner's own player entries are confirmed at creation) and the finished (`over`) stored
-games where it holds a joined seat. Per ruleset: `played`, `won` (a shared win counts),
+games where it holds a joined seat; a game that seated a bot counts apart (`vs_bots`, the
+same figures), never in the main ones (api-contract.md, "Edge cases settled", Bots). Per ruleset: `played`, `won` (a shared win counts),
 `win_rate`, the account's `average_round_score` and `best_round_score` (the lowest in numwin)
 over every round it played in them, tie-break rounds included; numwars adds `by_role`, from
 the roles of the sheets' round inputs (a stored game's result does not hold the roles).
@@ -55,6 +56,7 @@ from engine.registry import SPECS
 
 GAMES = table(Game)
 SEATS = table(GameSeat)
+BOTS = SEATS.alias("bot_seats")  # a game's other seats, for whether one is a bot
 KINDS = ("scoresheet", "game")
 
 
@@ -281,9 +283,16 @@ async def _sheet_results(
 
 
 async def _games(conn: AsyncConnection, me: str, game_ids: list[str] | None) -> list[Any]:
-    """The account's joined seats of the given games, or (None) of every game over."""
+    """The account's joined seats of the given games, or (None) of every game over; `bots`:
+    whether the game seats a bot (its stats count apart, `vs_bots`)."""
+    bots = (
+        select(BOTS.c.seat)
+        .where(BOTS.c.game_id == GAMES.c.id, BOTS.c.bot.is_not(None))
+        .exists()
+        .label("bots")
+    )
     query = (
-        select(GAMES.c.id, GAMES.c.ruleset, GAMES.c.status, GAMES.c.result, SEATS.c.seat)
+        select(GAMES.c.id, GAMES.c.ruleset, GAMES.c.status, GAMES.c.result, SEATS.c.seat, bots)
         .select_from(GAMES.join(SEATS, SEATS.c.game_id == GAMES.c.id))
         .where(SEATS.c.account_id == me, SEATS.c.joined.is_(True))
     )
@@ -387,8 +396,9 @@ async def stats(engine: AsyncEngine, caller: Caller) -> StatsOut:
         standing, one = _sheet_played(sheet)
         if standing.finished and sheet.mine:
             played.append(one)
-    played.extend(_game_played(row) for row in games)
-    return StatsOut(rulesets=aggregate(played))
+    played.extend(_game_played(row) for row in games if not row.bots)
+    vs_bots = [_game_played(row) for row in games if row.bots]
+    return StatsOut(rulesets=aggregate(played), vs_bots=aggregate(vs_bots))
 
 
 class HistoryService:

@@ -74,6 +74,26 @@ class Settings(BaseSettings):
         "applies at most this late even when nobody reads the game (a read or an action "
         "applies it at once)",
     )
+    hints_per_minute: int = Field(
+        default=10,
+        ge=0,
+        description="hints: the hints a seat may ask a minute (past it: 429 `hint-rate-limited` "
+        "with `Retry-After`); 0: no limit. One hint in flight per seat in any case",
+    )
+    bot_cpu_seconds: float = Field(
+        default=600.0,
+        ge=0,
+        description="bots: the think time (CPU seconds) the bots of the games one account "
+        "created (or one network, for games created without a session) may spend per "
+        "`NUMRULES_BOT_CPU_WINDOW_SECONDS`; past it their moves are `basic` and new games with "
+        "an `expert` seat are refused (429 `bot-quota`); 0: no quota",
+    )
+    bot_cpu_window_seconds: int = Field(
+        default=3600,
+        ge=60,
+        description="bots: the rolling window of the bot-CPU quota, in seconds (counted by the "
+        "minute)",
+    )
     bot_hold: bool = Field(
         default=False,
         description="tests only: this process never plays a bot move itself (the two-process "

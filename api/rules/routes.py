@@ -32,7 +32,7 @@ from api.http.languages import (
 from api.http.problems import problem_spec
 from api.http.responses import INTEGERS
 from api.rules.fast import FastOperation
-from api.rules.schemas import Catalogue, PlayerRange, RulesetInfo
+from api.rules.schemas import Catalogue, GameOptions, PlayerRange, RulesetInfo
 from engine import summaries
 from engine.bots import LEVELS
 from engine.core.base import DeckInfo, ScoreLine
@@ -106,6 +106,7 @@ def _ruleset_info(
         community=spec.community,
         lowest_wins=spec.lowest_wins,
         bots=list(LEVELS) if spec.bots is not MISSING else [],
+        game_options={**_options_dict(cls.Options()), **_options_dict(GameOptions())},
     )
     if not summary:
         return info
@@ -122,7 +123,10 @@ def _ruleset_info(
     description=(
         "Every ruleset the service knows, with its player range and default options, whether "
         "it is a community game (`community`: its games and sheets need an account's session) "
-        "and whether the lowest total wins (`lowest_wins`); `name` in English or French "
+        "and whether the lowest total wins (`lowest_wins`), its bot levels (`bots`) and the "
+        "options a stored game takes with their defaults (`game_options`: `options` plus the "
+        "service's own, `hints`, true by default; `hints: false` turns `POST "
+        "/v1/games/{id}/hint` off); `name` in English or French "
         "according to `Accept-Language` (default English), named in `Content-Language`."
     ),
     tags=[TAG],

@@ -39,6 +39,7 @@ __all__ = [
     "World",
     "deal_unseen",
     "excluded_by_plays",
+    "margin",
     "replay",
 ]
 
@@ -86,12 +87,34 @@ class BotSupport:
     #: the phases in which `expert` searches; in any other phase it plays `basic`
     #: (None: every phase)
     search_phases: frozenset[str] | None = None
+    #: how `expert` values a searched world once its play-out ends, `value(state, seat)`:
+    #: None, the seat's round score (its team's); a game whose moves also change the others'
+    #: scores gives its own (Num Win: the seat's margin over the others, `margin`)
+    value: Callable[[Any, int], float] | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name != "search_phases" and not callable(value):
+            if f.name in ("sample", "basic") and not callable(value):
                 raise TypeError(f"bot support: `{f.name}` is not callable")
+
+
+def margin(scores: RoundScore, seat: int, extra: Sequence[float] = ()) -> float:
+    """The seat's round score less the mean of the others' (its team's less the mean of the
+    other teams'), each seat's score plus its `extra` (none: 0): where a move changes an
+    opponent's score as much as one's own, and a match is won on the difference."""
+
+    def own(s: int) -> float:
+        return scores.players[s].score + (extra[s] if s < len(extra) else 0.0)
+
+    teams = scores.teams
+    if isinstance(teams, list) and teams:
+        totals = [(seat in t.seats, sum(own(s) for s in t.seats)) for t in teams]
+    else:
+        totals = [(p.seat == seat, own(p.seat)) for p in scores.players]
+    mine = [v for is_own, v in totals if is_own]
+    others = [v for is_own, v in totals if not is_own]
+    return mine[0] - (sum(others) / len(others) if others else 0.0)
 
 
 def deal_unseen(

@@ -8,8 +8,8 @@ it has not seen, the card held by the seat on turn, the discards under the top, 
 pile, the cards set aside by a malus) gets one of the cards it has not seen, uniformly. The
 world is a round in that position: the combinations, locked pairs, face-up cards, piles and
 the turn's state as the view shows them. What the other seats know in it is approximated
-(each knows its own combination and the public cards), and a world ends 100 turns after the
-sampled position at the latest (option `max_turns`), so a search's play-outs end.
+(each knows its own combination and the public cards), and a world ends `TURNS_AHEAD` turns
+per seat after the sampled position at the latest (option `max_turns`; see `value`).
 
 Basic heuristic (the lowest total):
 - **Snap** a discard that pairs (rules "Instant recovery") with one of its own unlocked cards
@@ -23,6 +23,13 @@ Basic heuristic (the lowest total):
 - **Targets**: `flip` its own unseen card; `swipe` gives its highest card for an opponent's
   card; `quantum` and a malus aim at the opponent, its own highest card for a malus never.
 - **Call** "Num Win" when it holds exactly 5 cards worth (by its estimate) 15 or less.
+
+Expert (engine.bots): it searches the turn's draw and play and the targets of an action it
+discarded (`action`: which opponent a malus, swipe or quantum aims at), plays each world out
+`TURNS_AHEAD` turns a seat, and values it by the seat's round score *less the mean of the
+others'* (`value`): a malus or a swipe changes an opponent's score as much as its own, and the
+match is won on the difference; by its own score alone every target of a malus on an
+opponent looked the same.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core.actions import Action, Add, Call, Discard, Draw, Snap, Swap, Take, Target
 from engine.core.base import RoundSetup
-from engine.core.bots import BotSupport, World, retry
+from engine.core.bots import BotSupport, World, margin, retry
 from engine.core.cards import CARDS
 from engine.core.events import EventBase
 from engine.core.rng import Rng
@@ -43,11 +50,15 @@ from engine.numwin.view import View
 if TYPE_CHECKING:
     from engine.numwin.rules import NumWin
 
-#: A play-out's horizon: turns after the sampled position. A round cut there is scored as it
-#: stands, short combinations unfilled, which rewards not growing one: basic play-outs call
-#: within about 40 turns, so the cut is rare (20 turns cut every play-out, and the expert
-#: then lost to basic).
-HORIZON = 100
+#: A play-out's horizon: turns per seat after the sampled position (`TURNS_AHEAD` × players).
+#: A round cut there is scored as it stands and each combination short of 5 cards is charged
+#: `FILL` a missing card (`value`), as the fill-up after a call would: a short horizon keeps a
+#: move's value from drowning in the noise of the whole round's remaining draws (the round
+#: played to its end gave the expert no edge over basic), and costs a fraction of the time.
+TURNS_AHEAD = 3
+#: What a card that fills a combination up to 5 is reckoned to cost (a numbered card's mean
+#: value is 8, some pair off).
+FILL = 7.0
 #: What an unseen card of a combination is reckoned to be worth.
 UNSEEN = 8
 
@@ -139,7 +150,7 @@ def sample(rules: NumWin, view: View, events: Sequence[EventBase], rng: Rng) -> 
             k.turns = view.turns
             k.shown = sum(1 << s for s in view.shown or [])
             k.end = view.end or ""
-            k.max_turns = view.turns + HORIZON
+            k.max_turns = view.turns + TURNS_AHEAD * n
             k.resume_in(view.phase)
             k._scores = None
             return state
@@ -242,4 +253,16 @@ def basic(rules: NumWin, view: View, rng: Rng) -> Action:
     return (plain or legal)[0]
 
 
-BOTS = BotSupport(sample=sample, basic=basic, search_phases=frozenset({"draw", "play"}))
+def value(state: Any, seat: int) -> float:
+    """The expert's value of a played-out world: the seat's round score less the others'
+    mean (`margin`), each combination short of 5 cards charged `FILL` a missing card (a
+    round cut at the horizon; a called round was filled up already)."""
+    scores = state.scores()
+    assert scores is not None
+    short = [max(0, TARGET_SIZE - len(comb)) * FILL for comb in state.kernel.comb]
+    return margin(scores, seat, short)
+
+
+BOTS = BotSupport(
+    sample=sample, basic=basic, search_phases=frozenset({"draw", "play", "action"}), value=value
+)

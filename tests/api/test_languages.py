@@ -366,13 +366,16 @@ def test_every_documented_code_is_answered_in_both_languages() -> None:
     # bad-player-count: through engine_problem below; too-many-tricks: a sheet's, in French in
     # tests/sheets/test_checks.py; headers-too-large: the server's, before any header is
     # read (tests/api/test_slow_clients.py), so in English
-    # hints-off, hint-in-flight: in both languages in tests/games/test_bots.py
+    # hints-off: in both languages in tests/games/test_bots.py; hint-in-flight,
+    # hint-rate-limited (two served replicas) and bot-quota in tests/games/test_bots_limits.py
     elsewhere = {
         "bad-player-count",
         "too-many-tricks",
         "headers-too-large",
         "hints-off",
         "hint-in-flight",
+        "hint-rate-limited",
+        "bot-quota",
     }
     tested = set(REQUESTS) | TESTED_ELSEWHERE | elsewhere
     assert documented - tested == set()

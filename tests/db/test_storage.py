@@ -37,6 +37,7 @@ TABLES = {
     "scoresheet_rounds",
     "rate_limits",
     "scoresheet_idempotency_keys",
+    "bot_cpu",
 }
 
 

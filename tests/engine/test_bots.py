@@ -18,7 +18,7 @@ from engine import registry
 from engine.bots import LEVELS, Budget, choose, hint
 from engine.core.actions import Exchange, Pass
 from engine.core.base import Deal, RoundSetup
-from engine.core.bots import BotSupport, deal_unseen, excluded_by_plays
+from engine.core.bots import BotSupport, deal_unseen, excluded_by_plays, margin
 from engine.core.errors import EngineError
 from engine.core.events import EventBase, visible_to
 from engine.core.rng import Rng
@@ -258,3 +258,32 @@ def test_the_expert_leaves_the_basic_action_only_whenclearly_better() -> None:
     assert clearly_better([1.0, 2.0, 1.5], [5.0, 6.0, 5.5])  # lower is better, every world
     assert not clearly_better([1.0, 9.0, 1.0], [5.0, 5.0, 5.0])  # better on average: by luck
     assert not clearly_better([1.0], [5.0])  # one world says nothing of the noise
+
+
+def test_num_win_values_a_world_by_the_margin_over_the_others() -> None:
+    """Num Win's expert (engine/numwin/bots.py) searches the targets of an action too and
+    values a world by the seat's round score less the others' mean, a combination short of
+    5 cards charged for each missing card: a malus on an opponent changes that, not the
+    seat's own score."""
+    from engine.numwin import bots as numwin_bots
+
+    support = registry.spec("numwin").bots
+    assert support.value is numwin_bots.value and support.search_phases is not None
+    assert "action" in support.search_phases
+    assert registry.spec("numking").bots.value is None  # the trick games: their own score
+    rules = registry.make("numwin", {"max_turns": 2})  # cut early: combinations still short
+    state = rules.new_round(_setup("numwin", 3, 7))
+    rng = Rng(2)
+    while not state.is_over:
+        state.apply(*pick(state, rng))
+    scores = state.scores()
+    assert scores is not None
+    short = [5 - len(comb) for comb in state.kernel.comb]
+    assert any(short)
+    totals = [p.score + numwin_bots.FILL * short[p.seat] for p in scores.players]
+    for seat in range(3):
+        others = [t for s, t in enumerate(totals) if s != seat]
+        assert numwin_bots.value(state, seat) == pytest.approx(totals[seat] - sum(others) / 2)
+        plain = [p.score for p in scores.players if p.seat != seat]
+        assert margin(scores, seat) == pytest.approx(scores.players[seat].score - sum(plain) / 2)
+    assert sum(numwin_bots.value(state, seat) for seat in range(3)) == pytest.approx(0.0)

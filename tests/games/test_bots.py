@@ -166,21 +166,7 @@ def test_hint_refusals(client: Any) -> None:
         assert answer.status_code == 409 and answer.json()["code"] == "hints-off"
         said[language] = answer.json()["detail"]
     assert said["en"] != said["fr"]  # said in each language
-    # one hint in flight per seat: a second ask while the first is computed is refused
-    games = client.app.state.games
-    games._hinting.add((game_id, turn))
-    try:
-        said = {}
-        for language in ("en", "fr"):
-            answer = client.post(
-                f"/v1/games/{game_id}/hint",
-                headers={**bearer(tokens[turn]), "Accept-Language": language},
-            )
-            assert answer.status_code == 409 and answer.json()["code"] == "hint-in-flight"
-            said[language] = answer.json()["detail"]
-        assert said["en"] != said["fr"]
-    finally:
-        games._hinting.discard((game_id, turn))
+    # one hint in flight per seat, a limit a minute: tests/games/test_bots_limits.py
     bad = client.post(
         "/v1/games",
         json={"ruleset": "numking", "players": seats, "options": {"hints": "no"}},

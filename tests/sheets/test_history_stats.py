@@ -303,7 +303,7 @@ def test_another_account_cannot_fill_my_stats(client: Client, accounts: Accounts
     url = f"/v1/scoresheets/{sheet['id']}"
     for body in (ROUND_A, ROUND_B):
         assert client.post(f"{url}/rounds", json=body, headers=other.auth).status_code == 201
-    assert client.get("/v1/me/stats", headers=me.auth).json() == {"rulesets": {}}
+    assert client.get("/v1/me/stats", headers=me.auth).json() == {"rulesets": {}, "vs_bots": {}}
     assert client.post(f"{url}/confirm", headers=me.auth).status_code == 200
     counted = client.get("/v1/me/stats", headers=me.auth).json()["rulesets"]
     assert counted["numwars-classic"]["played"] == 1
@@ -314,4 +314,4 @@ def test_another_account_cannot_fill_my_stats(client: Client, accounts: Accounts
         ).status_code
         == 200
     )
-    assert client.get("/v1/me/stats", headers=me.auth).json() == {"rulesets": {}}
+    assert client.get("/v1/me/stats", headers=me.auth).json() == {"rulesets": {}, "vs_bots": {}}
