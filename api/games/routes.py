@@ -580,8 +580,10 @@ class GameController(Controller):
         game_id: GameId,
         after: After = 0,
         limit: Annotated[int, Parameter(ge=1, le=EVENTS_PAGE)] = EVENTS_PAGE,
-    ) -> EventsOut:
-        return await games.events(game_id, caller, after, limit)
+    ) -> Response[EventsOut]:
+        page = await games.events(game_id, caller, after, limit)
+        # a seat's page holds its private events (its hand as dealt): never kept by a cache
+        return Response(page, headers={**NO_STORE} if caller is not None else {})
 
     @get(
         "/{game_id:str}/stream",
@@ -712,7 +714,8 @@ class GameController(Controller):
             "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
             "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over. "
             "A `waiting` game (open seats) is cancelled so by its creator's session only (403 "
-            "`not-the-creator` for its seats)."
+            "`not-the-creator` for its seats); a game of bots only (a table its creator filled "
+            "with bots) is ended by its creator's session."
         ),
         tags=[TAG],
         status_code=200,
@@ -1028,7 +1031,12 @@ class GameController(Controller):
             ),
             401: UNAUTHORIZED,
             404: NOT_FOUND,
-            409: _problem("The game is still waiting or being played", "game-active"),
+            409: _problem(
+                "The game is still waiting or being played, or it is a table that never "
+                "started (cancelled or lapsed while waiting)",
+                "game-active",
+                "never-started",
+            ),
         },
     )
     async def rematch_game(

@@ -145,6 +145,13 @@ REMATCH_TOO_SOON = text(
     "the game is not over: a rematch comes once it is over or abandoned",
     "la partie n'est pas finie : la revanche vient une fois la partie terminée ou abandonnée",
 )
+NEVER_STARTED = text(
+    "rematch-never-started",
+    "this table never started (it was cancelled or lapsed while it waited): there is no game "
+    "to play again; open a new table",
+    "cette table n'a jamais commencé (annulée ou expirée pendant qu'elle attendait) : il n'y a "
+    "pas de partie à rejouer ; ouvrez une nouvelle table",
+)
 BAD_TABLES_CURSOR = text(
     "bad-tables-cursor",
     "not a cursor of the open tables: pass `next_cursor` of the previous page as it is",

@@ -1307,7 +1307,11 @@ class GameService:
             if game.status not in ("active", "waiting"):
                 raise GameStateConflict("game-over", say(ALREADY, status=_status(game.status)))
             if game.status == "active" and creator:
-                await self._seat(conn, game_id, caller)  # once started, its seats end it
+                # once started, its seats end it; a game of bots only (an open table its
+                # creator filled with bots), its creator, else nobody could
+                names = await self._names(conn, game_id)
+                if any(bot is None for _, bot in names):
+                    await self._seat(conn, game_id, caller)
             await self.repository.abandon(conn, game_id)
         self.fanout.publish(game_id)
         return AbandonOut(

@@ -47,6 +47,7 @@ from api.games.schemas import (
 from api.games.seating import (
     ALREADY_SEATED,
     GAME_STARTED,
+    NEVER_STARTED,
     NOT_SEATED,
     NOT_THE_CREATOR,
     REMATCH_NEEDS_SEAT,
@@ -227,7 +228,7 @@ class Tables:
                         open=False,
                         account_id=caller.account_id,
                         joined=True,
-                        name=seats[seat].open_name or caller.pseudo,
+                        name=seats[seat].open_name or _distinct(caller.pseudo, seat, seats),
                         token_hash=token_hash(token),
                         claim_seal=seal(token, session_token),
                     )
@@ -379,6 +380,8 @@ class Tables:
             assert old_seat is not None
             if game.status in ("waiting", "active"):
                 raise Conflict(say(REMATCH_TOO_SOON), code="game-active")
+            if game.event_seq == 0:  # cancelled or lapsed while waiting: never dealt
+                raise Conflict(say(NEVER_STARTED), code="never-started")
             seat = (old_seat - 1) % game.players
             if game.rematch_id is None:
                 created, match, owed = await self._create_rematch(conn, game, old_seat)
@@ -476,3 +479,16 @@ class Tables:
             open_seats=[s.seat for s in seats if s.open],
             seeded_by_creator=new.seeded_by_creator,
         )
+
+
+def _key(name: str) -> str:
+    """A name as people read it (api.http.tokens.check_names: case and spaces aside)."""
+    return " ".join(name.split()).casefold()
+
+
+def _distinct(pseudo: str, seat: int, seats: Any) -> str:
+    """The claimer's pseudo as the name of a seat opened without one, told apart from the
+    other seats' names (`players[i].name` never repeats at a table: 422 `duplicate-name` at
+    creation) by its place when it would repeat one: « bob (2) »."""
+    taken = {_key(s.name if not s.open else s.open_name or "") for s in seats if s.seat != seat}
+    return pseudo if _key(pseudo) not in taken else f"{pseudo} ({seat + 1})"

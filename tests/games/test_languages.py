@@ -68,6 +68,13 @@ def _game_active(games: Any, headers: dict[str, str]) -> Any:
     return games.get(f"/v1/games/{_game(games)['id']}/export", headers=headers)
 
 
+def _never_started(games: Any, headers: dict[str, str]) -> Any:
+    """The rematch of a table cancelled while it waited (issue 26)."""
+    table = _open_table(games)
+    assert games.post(f"/v1/games/{table['id']}/abandon", headers=host(games)).status_code == 200
+    return games.post(f"/v1/games/{table['id']}/rematch", headers={**_seat(table, 0), **headers})
+
+
 def _key_reused(games: Any, headers: dict[str, str]) -> Any:
     game = _game(games)
     turn = _turn(games, game)
@@ -213,6 +220,7 @@ CASES: dict[str, Case] = {
     "illegal-move": _illegal_move,
     "game-over": _game_over,
     "game-active": _game_active,
+    "never-started": _never_started,
     "idempotency-key-reused": _key_reused,
     "version-mismatch": _version_mismatch,
     "unauthorized": _unauthorized,

@@ -517,3 +517,62 @@ def test_bots_wait_for_the_start_then_play(games: TestClient[Any]) -> None:
             break
         assert time.monotonic() < deadline, read
         time.sleep(0.05)
+
+
+def test_a_table_that_never_started_has_no_rematch(games: TestClient[Any]) -> None:
+    """A claimer could otherwise undo the creator's cancel (or a lapse) with a rematch: the
+    table came back open (an attack found it)."""
+    game = _open_game(games)
+    gid = game["id"]
+    _, bo = _player(games)
+    assert _claim(games, gid, 1, bo).status_code == 201
+    assert games.post(f"/v1/games/{gid}/abandon", headers=host(games)).status_code == 200
+    for credential in (bo, auth(game["seats"][0]["token"])):
+        refused = games.post(f"/v1/games/{gid}/rematch", headers=credential)
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["code"] == "never-started"
+    assert "rematch" not in games.get(f"/v1/games/{gid}").json()
+    listed = games.get("/v1/games", params={"status": "open", "limit": 100}).json()["items"]
+    assert gid not in [item["id"] for item in listed]
+
+
+def test_the_creator_ends_a_game_of_bots_only(games: TestClient[Any]) -> None:
+    """A table of open seats only, filled with bots by its creator, who holds no seat: the
+    creator's session ends it (nobody else could), and still no seat's credential of another
+    game does."""
+    body = {"ruleset": "numwars-classic", "players": [{"open": True}] * 3}
+    game = games.post("/v1/games", json=body, headers=host(games)).json()
+    started = games.post(
+        f"/v1/games/{game['id']}/start", json={"fill_with_bots": "random"}, headers=host(games)
+    )
+    assert started.status_code == 200, started.text
+    _, stranger = _player(games)
+    refused = games.post(f"/v1/games/{game['id']}/abandon", headers=stranger)
+    assert refused.status_code == 401, refused.text
+    ended = games.post(f"/v1/games/{game['id']}/abandon", headers=host(games))
+    assert ended.status_code == 200, ended.text
+    assert games.get(f"/v1/games/{game['id']}").json()["status"] in ("abandoned", "over")
+
+
+def test_a_claimers_pseudo_never_repeats_a_name_at_the_table(games: TestClient[Any]) -> None:
+    """A seat opened without a name takes its claimer's pseudo, told apart by its place when
+    another player already has that name (case and spaces aside)."""
+    pseudo, bo = _player(games)
+    body = {"ruleset": "numwars-classic", "players": [{"name": pseudo.upper()}, {"open": True}]}
+    body["players"].append({"open": True, "name": "Cy"})
+    game = games.post("/v1/games", json=body, headers=host(games)).json()
+    assert _claim(games, game["id"], 1, bo).status_code == 201
+    names = [p["name"] for p in games.get(f"/v1/games/{game['id']}").json()["players"]]
+    assert names[:2] == [pseudo.upper(), f"{pseudo} (2)"]
+
+
+def test_a_seats_events_are_never_cached(games: TestClient[Any]) -> None:
+    """A seat's page of events holds its private `deal` (its hand): `no-store`, as every
+    other answer holding a hand (an attack found it cacheable); the public page may be kept."""
+    body = {"ruleset": "numwars-classic", "players": [{"name": n} for n in ("A", "B", "C")]}
+    game = games.post("/v1/games", json=body).json()
+    seat = games.get(f"/v1/games/{game['id']}/events", headers=auth(game["seats"][0]["token"]))
+    assert any(e["kind"] == "deal" for e in seat.json()["events"])
+    assert "no-store" in seat.headers["cache-control"]
+    public = games.get(f"/v1/games/{game['id']}/events")
+    assert not any(e["kind"] == "deal" for e in public.json()["events"])
