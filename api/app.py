@@ -116,6 +116,10 @@ def healthz() -> Health:
 
 log = logging.getLogger("numrules.api")
 
+#: How long a shutdown waits for the sweep's current pass (each statement is bounded by
+#: `NUMRULES_DB_STATEMENT_TIMEOUT_SECONDS`, a pass applies at most a batch of moves).
+SWEEP_STOP_SECONDS = 15.0
+
 #: How long /readyz waits for the database before answering 503.
 READY_TIMEOUT_SECONDS = 2.0
 
@@ -369,7 +373,9 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             await fanout.listen(settings.database_url)
             yield
         finally:
-            sweeping.cancel()
+            games.stop_sweeping()  # its pass ends within the statement timeouts; then it stops
+            await asyncio.wait({sweeping}, timeout=SWEEP_STOP_SECONDS)
+            sweeping.cancel()  # a no-op once it stopped
             if sweeper is not engine:
                 await sweeper.dispose()
             thinker.close()

@@ -473,6 +473,8 @@ class GameService:
         self.before_commit: Callable[[], None] | None = None
         #: Called once per timeout applied, with its `on_timeout` (the app's counter).
         self.on_timeout: Callable[[str], None] | None = None
+        #: Set at shutdown: the sweep ends after its current pass (:meth:`stop_sweeping`).
+        self._stop_sweeping = asyncio.Event()
 
     # -- creating -------------------------------------------------------------------------
 
@@ -1168,7 +1170,11 @@ class GameService:
         tick = min(interval, clock_interval or interval)
         next_bots = time.monotonic() + interval
         while True:
-            await asyncio.sleep(tick)
+            try:  # a pause, or the end at shutdown (never cancelled in a statement: below)
+                await asyncio.wait_for(self._stop_sweeping.wait(), tick)
+                return
+            except TimeoutError:
+                pass
             if clock_interval is not None:
                 await self._swept("clock", self.sweep_clocks(engine, batch))
             if time.monotonic() < next_bots:
@@ -1179,6 +1185,13 @@ class GameService:
             owing = await self._swept("bot", self._owing(engine or self.engine, interval, batch))
             for game_id in owing or ():
                 self.kick(game_id)
+
+    def stop_sweeping(self) -> None:
+        """End :meth:`sweep` after its current pass. A shutdown waits for that pass rather
+        than cancelling it: a task cancelled while its connection waits on aiosqlite's thread
+        (SQLite's lock held by another writer) left the pool's later close waiting on that
+        thread forever, and the app never finished shutting down."""
+        self._stop_sweeping.set()
 
     async def _owing(self, engine: AsyncEngine, interval: float, batch: int) -> list[str]:
         async with engine.begin() as conn:
