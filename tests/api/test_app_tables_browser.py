@@ -141,13 +141,11 @@ def test_an_open_table_with_a_clock_found_and_joined(browser: Any, served: str) 
     acting = {d["seat"] for d in game["deadlines"]}
     assert acting and acting <= {0, 1}  # never a bot's
     names = {0: "Ada", 1: bo_name}
-    for screen, words in ((ada, "Temps restant pour {}{}: "), (bo, "Time left for {}{}: ")):
+    # « Temps restant pour Ada : 0:29 » (the accessible name reads the no-break space as a space)
+    for screen, words in ((ada, "Temps restant pour {}"), (bo, "Time left for {}")):
         for seat in acting:
-            gap = NBSP if screen is ada else ""
-            timer = screen.page.get_by_role(
-                "timer", name=re.compile(re.escape(words.format(names[seat], gap)) + r"0:[0-3]\d")
-            )
-            expect(timer).to_be_visible()
+            named = re.compile(re.escape(words.format(names[seat])) + r"\s?:\s0:[0-3]\d$")
+            expect(screen.page.get_by_role("timer", name=named)).to_be_visible()
     ada.axe("partie avec horloge")
     bo.axe("game with a clock")
 
@@ -242,4 +240,6 @@ def test_a_clock_runs_out_then_a_rematch_from_both_sides(browser: Any, served: s
     assert [p["name"] for p in seats["en-GB"]["players"]] == ["Bo", "Cy", "Dee", "Ada"]
     assert (seats["en-GB"]["seat"], seats["fr-FR"]["seat"]) == (0, 3)
     ada.close()
+    # the page probed the table with Bo's session before he held a seat there: 401, expected
+    bo.errors = [e for e in bo.errors if "status of 401" not in e]
     bo.close()
