@@ -243,3 +243,131 @@ def test_a_clock_runs_out_then_a_rematch_from_both_sides(browser: Any, served: s
     # the page probed the table with Bo's session before he held a seat there: 401, expected
     bo.errors = [e for e in bo.errors if "status of 401" not in e]
     bo.close()
+
+
+def open_table(
+    base: str, session: str, ruleset: str, players: list[dict[str, Any]]
+) -> dict[str, Any]:
+    answer = httpx.post(
+        f"{base}/v1/games",
+        json={"ruleset": ruleset, "players": players},
+        headers={"Authorization": f"Bearer {session}"},
+        timeout=10,
+    )
+    assert answer.status_code == 201, answer.text
+    created: dict[str, Any] = answer.json()
+    return created
+
+
+def test_a_seat_taken_first_a_seat_left_and_a_start_with_bots(browser: Any, served: str) -> None:  # noqa: F811
+    """In French: a seat someone else claimed first is refused in the app's words; Bo sits,
+    then leaves the table (his seat open again); Ada, the creator, starts it with bots."""
+    from playwright.sync_api import expect
+
+    ada_pseudo, ada_session = sign_up(served, "ada", "fr")
+    bo_pseudo, bo_session = sign_up(served, "bo", "fr")
+    _, zed_session = sign_up(served, "zed", "fr")
+    mark = secrets.token_hex(3)
+    bo_name, cy_name, eve_name = f"Bo-{mark}", f"Cy-{mark}", f"Eve-{mark}"
+    # Ada opens the table in the app: this device keeps it as hers (« Lancer avec des robots »)
+    ada = logged_in(browser, served, "fr-FR", ada_pseudo, ada_session)
+    ada.goto("/parties/nouvelle")
+    ada.heading("Nouvelle partie en ligne")
+    ada.page.get_by_label("Joueur 1", exact=True).fill("Ada")
+    for seat, name in enumerate((bo_name, cy_name, eve_name), start=2):
+        ada.page.get_by_label(f"Place {seat}{NBSP}: qui joue{NBSP}?", exact=True).select_option(
+            "open"
+        )
+        ada.page.get_by_label(f"Joueur {seat}", exact=True).fill(name)
+    ada.page.get_by_role("button", name="Créer la partie", exact=True).click()
+    ada.heading("Les liens des places")
+    ada.page.get_by_role("link", name="Jouer la place d'Ada", exact=True).click()
+    ada.heading("En attente de joueurs")
+    game_id = game_id_of(ada.page)
+
+    bo = logged_in(browser, served, "fr-FR", bo_pseudo, bo_session)
+    page = bo.page
+    bo.goto("/tables")
+    bo.heading("Tables ouvertes")
+    page.get_by_label("Jeu", exact=True).select_option("numwars")
+    table = page.locator("ul.links > li").filter(
+        has=page.get_by_role("button", name=f"Rejoindre la place de {cy_name}", exact=True)
+    )
+    expect(table).to_have_count(1)
+    expect(
+        table.get_by_text(f"Places libres{NBSP}: {bo_name}, {cy_name}, {eve_name}")
+    ).to_be_visible()
+    taken = httpx.post(
+        f"{served}/v1/games/{game_id}/seats/2/claim",
+        headers={"Authorization": f"Bearer {zed_session}"},
+        timeout=10,
+    )
+    assert taken.status_code == 201, taken.text
+    table.get_by_role("button", name=f"Rejoindre la place de {cy_name}", exact=True).click()
+    expect(page.get_by_role("alert")).to_have_text(
+        f"Quelqu’un vient de prendre cette place{NBSP}: choisis-en une autre."
+    )
+    bo.axe("tables ouvertes, place prise")
+    table.get_by_role("button", name=f"Rejoindre la place de {bo_name}", exact=True).click()
+    bo.heading("En attente de joueurs")
+    expect(page.get_by_text(f"Places libres{NBSP}: {eve_name}", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Lancer avec des robots")).to_have_count(0)  # not his
+    page.get_by_role("button", name="Quitter la table", exact=True).click()
+    expect(page.get_by_role("status").filter(has_text="Tu as quitté la table.")).to_be_visible()
+    expect(
+        page.get_by_text(f"Places libres{NBSP}: {bo_name}, {eve_name}", exact=True)
+    ).to_be_visible()
+    bo.axe("table quittée")
+    seen = httpx.get(f"{served}/v1/games/{game_id}", timeout=10).json()
+    assert seen["status"] == "waiting" and seen["open_seats"] == [1, 3]
+
+    ada.page.get_by_label("Niveau des robots", exact=True).select_option("random")
+    ada.page.get_by_role("button", name="Lancer avec des robots", exact=True).click()
+    ada.heading("Partie en ligne — manche 1")
+    started = httpx.get(f"{served}/v1/games/{game_id}", timeout=10).json()
+    assert started["status"] == "active"
+    assert [(p["name"], p.get("bot")) for p in started["players"]] == [
+        ("Ada", None),
+        (bo_name, "random"),
+        (cy_name, None),
+        (eve_name, "random"),
+    ]
+    # Bo's page, a spectator's now, follows the start by itself
+    bo.heading("Partie en ligne — manche 1")
+    ada.close()
+    bo.errors = [e for e in bo.errors if not re.search(r"status of 40[139]", e)]
+    bo.close()
+
+
+def test_more_tables_page_on(browser: Any, served: str) -> None:  # noqa: F811
+    """« Plus de tables » follows `next_cursor`: the oldest of 21 fresh tables (a page holds
+    20) shows only on the second page."""
+    from playwright.sync_api import expect
+
+    pseudo, session = sign_up(served, "host", "fr")
+    mark = secrets.token_hex(3)
+    for n in range(21):
+        open_table(
+            served,
+            session,
+            "numking",
+            [
+                {"name": f"Hôte-{mark}"},
+                {"open": True, "name": f"Siège-{mark}-{n:02}"},
+                {"open": True},
+            ],
+        )
+    screen = logged_in(browser, served, "fr-FR", pseudo, session)
+    page = screen.page
+    screen.goto("/tables")
+    screen.heading("Tables ouvertes")
+    page.get_by_label("Jeu", exact=True).select_option("numking")
+    newest = page.get_by_role("button", name=f"Rejoindre la place de Siège-{mark}-20", exact=True)
+    oldest = page.get_by_role("button", name=f"Rejoindre la place de Siège-{mark}-00", exact=True)
+    expect(newest).to_be_visible()
+    expect(oldest).to_have_count(0)
+    page.get_by_role("button", name="Plus de tables", exact=True).click()
+    expect(oldest).to_be_visible()
+    expect(newest).to_have_count(1)  # the first page kept
+    screen.axe("plus de tables")
+    screen.close()
