@@ -371,3 +371,28 @@ def test_more_tables_page_on(browser: Any, served: str) -> None:  # noqa: F811
     expect(newest).to_have_count(1)  # the first page kept
     screen.axe("plus de tables")
     screen.close()
+
+
+def test_the_creator_cancels_a_table(browser: Any, served: str) -> None:  # noqa: F811
+    """« Annuler la table »: the waiting game is abandoned, its screen says so, and it leaves
+    the open tables."""
+    pseudo, session = sign_up(served, "ada", "fr")
+    screen = logged_in(browser, served, "fr-FR", pseudo, session)
+    page = screen.page
+    screen.goto("/parties/nouvelle")
+    screen.heading("Nouvelle partie en ligne")
+    page.get_by_label("Joueur 1", exact=True).fill("Ada")
+    page.get_by_label(f"Place 2{NBSP}: qui joue{NBSP}?", exact=True).select_option("open")
+    lone = f"Solo-{secrets.token_hex(3)}"
+    page.get_by_label("Joueur 2", exact=True).fill(lone)
+    page.get_by_role("button", name="Créer la partie", exact=True).click()
+    page.get_by_role("link", name="Jouer la place d'Ada", exact=True).click()
+    screen.heading("En attente de joueurs")
+    game_id = game_id_of(page)
+    page.get_by_role("button", name="Annuler la table", exact=True).click()
+    screen.heading("Partie abandonnée")
+    screen.axe("table annulée")
+    assert httpx.get(f"{served}/v1/games/{game_id}", timeout=10).json()["status"] == "abandoned"
+    listed = httpx.get(f"{served}/v1/games", params={"status": "open", "limit": 100}, timeout=10)
+    assert game_id not in {table["id"] for table in listed.json()["items"]}
+    screen.close()
