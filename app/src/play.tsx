@@ -6,6 +6,7 @@
 // through the event stream (`EventSource` with a stream ticket: it cannot send the token);
 // then the end screen with the result and the seed commitment checked here with WebCrypto.
 
+import type { JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
 import { CLASSIC } from "./classic";
@@ -22,10 +23,10 @@ import {
   cardLabel,
   cardOf,
   checkCommitment,
+  clockText,
   createdGame,
   createdGames,
   lookup,
-  clockText,
   otherActions,
   rememberCreated,
   rememberToken,
@@ -139,7 +140,8 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
     await send(async () => {
       const players = sent.map((name, i): Schemas["PlayerIn"] => {
         // an open seat's name is its own (the seat's claimer's pseudo when left blank)
-        if (kindOf(i) === "open") return { open: true, ...(names[i]?.trim() ? { name: names[i]?.trim() } : {}) };
+        const opened = names[i]?.trim() ?? "";
+        if (kindOf(i) === "open") return { open: true, ...(opened ? { name: opened } : {}) };
         const bot = botOf(i);
         const account = accounts[i]?.trim() ?? "";
         return { name, ...(bot ? { bot } : account ? { account } : {}) };
@@ -610,10 +612,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   }
   if (game.status !== "active") {
     return (
-      <>
-        <GameOver key="over" t={t} game={game} token={token ?? null} navigate={navigate} />
-        {announce}
-      </>
+      <GameOver key="over" t={t} game={game} token={token ?? null} navigate={navigate} announce={announce} />
     );
   }
   // the device that created the game keeps its seats' links: shown again, folded
@@ -1113,9 +1112,11 @@ interface GameOverProps {
   /** the seat's credential (its token, or the session acting for it); none: a spectator */
   token: string | null;
   navigate: Navigate;
+  /** why it ended, when a clock ran out while this page watched */
+  announce: JSX.Element | null;
 }
 
-function GameOver({ t, game, token, navigate }: GameOverProps) {
+function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
   const [check, setCheck] = useState<Check>("checking");
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
   const seed = game.seed_decimal ?? null;
@@ -1158,6 +1159,7 @@ function GameOver({ t, game, token, navigate }: GameOverProps) {
   return (
     <section>
       <Heading>{game.status === "over" ? t.gameOver : t.gameAbandoned}</Heading>
+      {announce}
       {token && game.seat !== null ? (
         <div class="row">
           <button type="button" class="primary" disabled={busy} onClick={() => void rematch()}>
