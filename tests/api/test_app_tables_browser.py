@@ -146,6 +146,9 @@ def test_an_open_table_with_a_clock_found_and_joined(browser: Any, served: str) 
         for seat in acting:
             named = re.compile(re.escape(words.format(names[seat])) + r"\s?:\s0:[0-3]\d$")
             expect(screen.page.get_by_role("timer", name=named)).to_be_visible()
+            expect(screen.page.get_by_role("timer", name=named)).not_to_have_class(
+                re.compile("urgent")
+            )
     ada.axe("partie avec horloge")
     bo.axe("game with a clock")
 
@@ -218,8 +221,10 @@ def test_a_clock_runs_out_then_a_rematch_from_both_sides(browser: Any, served: s
     ada.page.wait_for_url(re.compile(r"/parties/(?!" + game_id + r")[0-9a-f]{32}$"))
     rematch_id = game_id_of(ada.page)
     assert httpx.get(f"{served}/v1/games/{game_id}", timeout=10).json()["rematch"] == rematch_id
-    # Bo's page still shows the old game's end: its button asks the same rematch (200)
-    bo.page.get_by_role("button", name=re.compile("^(Rematch|Join the rematch)$")).click()
+    # Bo's page, read again, knows the rematch exists: « Join the rematch » (200, his token)
+    bo.page.reload()
+    bo.heading("Game abandoned")
+    bo.page.get_by_role("button", name="Join the rematch", exact=True).click()
     bo.page.wait_for_url(re.compile(r"/parties/" + rematch_id + "$"))
     expect(bo.page.get_by_role("heading", level=1)).to_have_text(
         re.compile("^(Online game — round 1|Game abandoned)$")
