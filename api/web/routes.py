@@ -49,6 +49,7 @@ PAGES = [
     "/historique",
     "/history",
     "/stats",
+    "/tables",
     "/compte",
     "/account",
     "/feuilles",

@@ -12,6 +12,7 @@ import { AccountScreen } from "./me";
 import { GameScreen, NewGame } from "./play";
 import { Rules, type RulesetId, rulesetOf } from "./rules";
 import { DeviceSheets } from "./share";
+import { OpenTables } from "./tables";
 import { NewSheet, SheetScreen } from "./sheet";
 import { Heading, Link } from "./ui";
 
@@ -31,6 +32,7 @@ type Route =
   | { name: "account" }
   | { name: "newGame" }
   | { name: "game"; id: string }
+  | { name: "tables" }
   | { name: "notFound" };
 
 export function parse(path: string, search: string): Route {
@@ -59,6 +61,8 @@ export function parse(path: string, search: string): Route {
       return { name: "history" };
     case "/stats":
       return { name: "stats" };
+    case "/tables":
+      return { name: "tables" };
     case "/compte":
     case "/account":
       return { name: "account" };
@@ -217,8 +221,10 @@ export function App() {
         return <AccountScreen t={t} session={session} navigate={navigate} onLang={changeLang} onDeleted={deleted} />;
       case "newGame":
         return <NewGame t={t} navigate={navigate} session={session} />;
+      case "tables":
+        return <OpenTables t={t} session={session} navigate={navigate} />;
       case "game":
-        return <GameScreen key={route.id} t={t} id={route.id} session={session} />;
+        return <GameScreen key={route.id} t={t} id={route.id} session={session} navigate={navigate} />;
       case "notFound":
         return (
           <section>
@@ -248,6 +254,11 @@ export function App() {
             <li>
               <Link href="/parties/nouvelle" navigate={navigate}>
                 {t.playOnline}
+              </Link>
+            </li>
+            <li>
+              <Link href="/tables" navigate={navigate}>
+                {t.tablesNav}
               </Link>
             </li>
             <li>

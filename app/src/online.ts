@@ -110,6 +110,15 @@ export function tokenFromFragment(id: string): string | null {
   return remembered()[id] ?? null;
 }
 
+/** Keeps a seat's token got otherwise than by a link (an open seat claimed, a rematch), as a
+ * link's fragment would; `null` forgets it (the seat left). */
+export function rememberToken(id: string, token: string | null): void {
+  const tokens = remembered();
+  if (token) tokens[id] = token;
+  else delete tokens[id];
+  localStorage.setItem(GAMES, JSON.stringify(tokens));
+}
+
 // -- the games this device created: their seats' links, kept here only -----------------------
 
 const CREATED = "numrules.created-games";
@@ -174,6 +183,55 @@ interface Watchers {
   onGame: (game: Game) => void;
   onLive: (live: boolean) => void;
   onProblem: (error: unknown) => void;
+  /** a `timeout` event of the stream: the seat whose clock ran out, what the clock did and
+   * the game's version then */
+  onTimeout?: (seat: number, abandon: boolean, version: number) => void;
+}
+
+// -- the server's time, for the turn clocks ---------------------------------------------------
+
+let skew = 0;
+
+/** The server's clock now, in ms since the epoch: this device's clock moved by the difference
+ * the last game answer showed. It is read from that answer's `Date` header (the server's time
+ * when it answered, to the second) minus this device's time when the answer arrived, not from
+ * the deadline minus the arrival time (a deadline says when the turn ends, not what time it
+ * is): a device whose clock is minutes off still counts down the server's seconds, at most
+ * about one second early (the header drops the milliseconds, and the answer's travel time). */
+export function serverNow(): number {
+  return Date.now() + skew;
+}
+
+function measureSkew(response: Response | undefined): void {
+  const sent = Date.parse(response?.headers.get("Date") ?? "");
+  if (Number.isFinite(sent)) skew = sent - Date.now();
+}
+
+/** How the time left to `at` reads: « 0:42 », « 12:05 », never below « 0:00 ». */
+export function clockText(at: string): string {
+  const left = Math.max(0, Math.ceil((Date.parse(at) - serverNow()) / 1000));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+}
+
+/** The seconds left to `at` by the server's clock (0 once passed). */
+export function secondsLeft(at: string): number {
+  return Math.max(0, (Date.parse(at) - serverNow()) / 1000);
+}
+
+/** The seat and the clock's choice of a `timeout` event's data (the stream's JSON event). */
+function timeoutOf(raw: string): { seat: number; abandon: boolean; version: number } | null {
+  try {
+    const event: unknown = JSON.parse(raw);
+    if (typeof event !== "object" || event === null) return null;
+    const seat: unknown = "seat" in event ? event.seat : null;
+    const data: unknown = "data" in event ? event.data : null;
+    if (typeof seat !== "number" || typeof data !== "object" || data === null) return null;
+    const how: unknown = "on_timeout" in data ? data.on_timeout : null;
+    const version: unknown = "version" in data ? data.version : null;
+    return { seat, abandon: how === "abandon", version: typeof version === "number" ? version : 0 };
+  } catch {
+    return null;
+  }
 }
 
 /** Loads the game as the token's seat sees it and keeps it current: one stream of its events
@@ -192,8 +250,12 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
 
   function accept(game: Game): void {
     if (stopped || (current && game.version < current.version)) return;
-    // an action's answer (status as it was) never takes back the end a GET of its version saw
-    if (current && game.version === current.version && current.status !== "active") return;
+    // an action's answer (status as it was) never takes back the end a GET of its version saw,
+    // nor a read of a waiting game still in flight the start a `start` answer showed
+    if (current && game.version === current.version) {
+      if (current.status === "over" || current.status === "abandoned") return;
+      if (current.status === "active" && game.status === "waiting") return;
+    }
     current = game;
     on.onGame(game);
   }
@@ -207,10 +269,11 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
     try {
       do {
         again = false;
-        const { data, error } = await api.GET("/v1/games/{game_id}", {
+        const { data, error, response } = await api.GET("/v1/games/{game_id}", {
           params: { path: { game_id: id } },
           headers: token ? bearer(token) : {},
         });
+        measureSkew(response);
         if (data) accept(data);
         else if (!current) on.onProblem(error);
       } while (again && !stopped);
@@ -222,6 +285,12 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
   }
 
   async function open(): Promise<void> {
+    // a waiting game logs no event until it starts (seats claimed or left are no events):
+    // it is read again every 2 s, and its stream opened once it is active
+    if (!stopped && current?.status === "waiting") {
+      retry = setTimeout(() => void refresh().then(() => open()), 2000);
+      return;
+    }
     if (stopped || (current && current.status !== "active")) return;
     let url = `/v1/games/${id}/stream?after=${last}`;
     try {
@@ -242,6 +311,10 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
     const stream = new EventSource(url);
     source = stream;
     const onEvent = (event: MessageEvent) => {
+      if (event.type === "timeout" && typeof event.data === "string") {
+        const timeout = timeoutOf(event.data);
+        if (timeout) on.onTimeout?.(timeout.seat, timeout.abandon, timeout.version);
+      }
       const seq = Number(event.lastEventId);
       if (Number.isInteger(seq) && seq > last) last = seq;
       // one action makes several events, sent together: one refresh for them all

@@ -6,6 +6,7 @@
 // through the event stream (`EventSource` with a stream ticket: it cannot send the token);
 // then the end screen with the result and the seed commitment checked here with WebCrypto.
 
+import type { JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
 import { CLASSIC } from "./classic";
@@ -22,12 +23,15 @@ import {
   cardLabel,
   cardOf,
   checkCommitment,
+  clockText,
   createdGame,
   createdGames,
   lookup,
   otherActions,
   rememberCreated,
+  rememberToken,
   seatLink,
+  secondsLeft,
   tokenFromFragment,
   watchGame,
 } from "./online";
@@ -40,8 +44,18 @@ const RULESETS: readonly PlayRuleset[] = ["numwars", "numwars-classic", "numking
  * form offers them: easy, medium, expert. */
 type BotLevel = NonNullable<Schemas["PlayerIn"]["bot"]>;
 const BOT_LEVELS: readonly BotLevel[] = ["random", "basic", "expert"];
-/** Who plays a seat: a person (""), or the server's bot of a level. */
-type SeatKind = BotLevel | "";
+/** Who plays a seat: a person (""), the server's bot of a level, or nobody yet: an open seat
+ * any member may claim (`{"open": true}`, api-contract.md "Turn clocks, open tables, rematch"). */
+type SeatKind = BotLevel | "" | "open";
+
+/** The turn clock's choices: seconds a turn (0: no clock). */
+const CLOCKS: readonly number[] = [0, 30, 60, 120, 300];
+type OnTimeout = Schemas["Clock"]["on_timeout"];
+
+/** « 30 s », « 1 min », « 5 min »: a clock's span (the same words in both languages). */
+function span(seconds: number): string {
+  return seconds < 60 ? `${seconds} s` : `${seconds / 60} min`;
+}
 
 /** A list of the form's seats cut to a ruleset's most players, filled with `blank` to its least. */
 function fitted<T>(old: readonly T[], range: { min: number; max: number }, blank: T): T[] {
@@ -52,16 +66,21 @@ function fitted<T>(old: readonly T[], range: { min: number; max: number }, blank
 
 /** The create body of a game of `ruleset`: its options are the sheet's, asked by the same form
  * part (sheet.tsx's OptionsFieldset) and sent alike (`optionsOf`). */
-function gameBody(ruleset: PlayRuleset, players: Schemas["PlayerIn"][], values: OptionValues): Schemas["CreateGame"] {
+function gameBody(
+  ruleset: PlayRuleset,
+  players: Schemas["PlayerIn"][],
+  values: OptionValues,
+  clock: Schemas["Clock"] | null,
+): Schemas["CreateGame"] {
   switch (ruleset) {
     case "numwars":
-      return { ruleset, players, options: NUMWARS.optionsOf() };
+      return { ruleset, players, clock, options: NUMWARS.optionsOf() };
     case "numwars-classic":
-      return { ruleset, players, options: CLASSIC.optionsOf(values) };
+      return { ruleset, players, clock, options: CLASSIC.optionsOf(values) };
     case "numking":
-      return { ruleset, players, options: NUMKING.optionsOf(values) };
+      return { ruleset, players, clock, options: NUMKING.optionsOf(values) };
     case "numwin":
-      return { ruleset, players, options: NUMWIN.optionsOf(values) };
+      return { ruleset, players, clock, options: NUMWIN.optionsOf(values) };
   }
 }
 
@@ -80,6 +99,8 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
   // the creator plays the first seat; each other seat a person or a bot
   const [kinds, setKinds] = useState<SeatKind[]>(["", "", "", ""]);
   const [values, setValues] = useState<OptionValues | null>(null);
+  const [turnSeconds, setTurnSeconds] = useState(0);
+  const [onTimeout, setOnTimeout] = useState<OnTimeout>("auto");
   const [created, setCreated] = useState<CreatedGame | null>(null);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
   const info = rulesets?.find((r) => r.id === ruleset) ?? null;
@@ -91,7 +112,12 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
   const levels = BOT_LEVELS.filter((level) => info?.bots?.includes(level) ?? false);
   const kindOf = (i: number): SeatKind => {
     const kind = kinds[i] ?? "";
+    if (kind === "open") return session ? "open" : "";
     return kind !== "" && levels.includes(kind) ? kind : "";
+  };
+  const botOf = (i: number): BotLevel | null => {
+    const kind = kindOf(i);
+    return kind === "" || kind === "open" ? null : kind;
   };
 
   function choose(id: PlayRuleset) {
@@ -109,16 +135,20 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
   async function submit(event: Event) {
     event.preventDefault();
     if (locked(ruleset)) return;
-    const sent = names.map((_, i) => playerNameOf(t, names, i, kindOf(i) ? t.botName(i + 1) : t.playerName(i + 1)));
+    const sent = names.map((_, i) => playerNameOf(t, names, i, botOf(i) ? t.botName(i + 1) : t.playerName(i + 1)));
     if (refuseTakenNames(t, sent, setProblem)) return;
     await send(async () => {
       const players = sent.map((name, i): Schemas["PlayerIn"] => {
-        const bot = kindOf(i);
+        // an open seat's name is its own (the seat's claimer's pseudo when left blank)
+        const opened = names[i]?.trim() ?? "";
+        if (kindOf(i) === "open") return { open: true, ...(opened ? { name: opened } : {}) };
+        const bot = botOf(i);
         const account = accounts[i]?.trim() ?? "";
         return { name, ...(bot ? { bot } : account ? { account } : {}) };
       });
+      const clock = turnSeconds > 0 ? { turn_seconds: turnSeconds, on_timeout: onTimeout } : null;
       const { data, error } = await api.POST("/v1/games", {
-        body: gameBody(ruleset, players, options),
+        body: gameBody(ruleset, players, options, clock),
         headers: session ? bearer(session.token) : {},
       });
       if (!data) {
@@ -126,7 +156,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         return;
       }
       const seats = data.seats.flatMap((s) => (s.token ? [{ seat: s.seat, name: s.name, token: s.token }] : []));
-      const bots = data.seats.flatMap((s) => (s.token ? [] : [s.name]));
+      const bots = data.seats.flatMap((s) => (s.bot ? [s.name] : []));
       const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats, bots };
       rememberCreated(game);
       setCreated(game);
@@ -185,7 +215,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
             setKinds((all) => [...all, ""]);
           }}
           beside={(_, i) =>
-            i === 0 || levels.length === 0 ? null : (
+            i === 0 || (levels.length === 0 && !session) ? null : (
               <div class="seat-kind">
                 <Field label={t.seatWho(i + 1)}>
                   {(p) => (
@@ -194,7 +224,7 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
                       value={kindOf(i)}
                       onChange={(e) => {
                         const value = e.currentTarget.value;
-                        const picked: SeatKind = levels.find((level) => level === value) ?? "";
+                        const picked: SeatKind = value === "open" ? "open" : (levels.find((level) => level === value) ?? "");
                         setKinds((all) => all.map((old, j) => (j === i ? picked : old)));
                       }}
                     >
@@ -204,18 +234,48 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
                           {t.botLevel(t.botLevels[level])}
                         </option>
                       ))}
+                      {session ? <option value="open">{t.seatOpen}</option> : null}
                     </select>
                   )}
                 </Field>
+                {kindOf(i) === "open" ? <p class="muted">{t.openSeatHelp}</p> : null}
               </div>
             )
           }
         />
+        {session ? null : <p class="muted">{t.openNeedsAccount}</p>}
         <OptionsFieldset t={t} specs={specs} values={options} fields={fields} onChange={setValues} />
+        <div class="clock-options">
+          <Field label={t.clock} error={fields["clock.turn_seconds"]}>
+            {(p) => (
+              <select {...p} value={String(turnSeconds)} onChange={(e) => setTurnSeconds(Number(e.currentTarget.value))}>
+                {CLOCKS.map((seconds) => (
+                  <option key={seconds} value={String(seconds)}>
+                    {seconds === 0 ? t.clockNone : t.clockEach(span(seconds))}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          {turnSeconds > 0 ? (
+            <Field label={t.onTimeout} error={fields["clock.on_timeout"]}>
+              {(p) => (
+                <select
+                  {...p}
+                  value={onTimeout}
+                  onChange={(e) => setOnTimeout(e.currentTarget.value === "abandon" ? "abandon" : "auto")}
+                >
+                  <option value="auto">{t.onTimeoutAuto}</option>
+                  <option value="abandon">{t.onTimeoutAbandon}</option>
+                </select>
+              )}
+            </Field>
+          ) : null}
+        </div>
         <details class="accounts" open={names.some((_, i) => fields[`players[${i}].account`] !== undefined)}>
           <summary>{t.accounts}</summary>
           <p class="muted">{t.accountsHelp}</p>
-          {names.map((name, i) => kindOf(i) ? null : (
+          {names.map((name, i) => (kindOf(i) !== "" ? null : (
             <Field key={i} label={t.accountOf(name.trim() || t.playerName(i + 1))} error={fields[`players[${i}].account`]}>
               {(p) => (
                 <input
@@ -230,13 +290,16 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
                 />
               )}
             </Field>
-          ))}
+          )))}
         </details>
         <Problem
           refusal={problem}
           shown={[
             "ruleset",
             "players",
+            "clock",
+            "clock.turn_seconds",
+            "clock.on_timeout",
             ...specs.map((spec) => `options.${spec.name}`),
             ...names.flatMap((_, i) => [`players[${i}].name`, `players[${i}].account`]),
           ]}
@@ -357,7 +420,13 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
 
 // -- the game, from one seat's view (or a spectator's) ----------------------------------------
 
-export function GameScreen({ t, id, session }: { t: Texts; id: string; session: Session | null }) {
+/** A clock that ran out (a `timeout` event of the stream): whose, and what it did. */
+interface TimedOut {
+  seat: number;
+  abandon: boolean;
+}
+
+export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string; session: Session | null; navigate: Navigate }) {
   // the link's token; else the session, when its account joined a seat (probed: a session
   // that holds no seat is refused, never shown a spectator view); else none (a spectator)
   const [token, setToken] = useState<string | null | undefined>(() => tokenFromFragment(id) ?? (session ? undefined : null));
@@ -369,6 +438,8 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
   // the last hint asked, for the version of the game it was asked at (a move makes it stale)
   const [hint, setHint] = useState<Hint | null>(null);
   const [hinting, setHinting] = useState(false);
+  const [timedOut, setTimedOut] = useState<TimedOut | null>(null);
+  const [left, setLeft] = useState(false);
 
   useEffect(() => {
     if (token !== undefined || !session) return;
@@ -380,10 +451,19 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
 
   useEffect(() => {
     if (token === undefined) return;
+    // the stream replays the game's log from its start: a clock that ran out before this page
+    // first saw the game is no news
+    let seen: number | null = null;
     const watch = watchGame(id, token, {
-      onGame: setGame,
+      onGame: (next) => {
+        seen ??= next.version;
+        setGame(next);
+      },
       onLive: setLive,
       onProblem: (error) => setProblem(refusal(error, t.networkError)),
+      onTimeout: (seat, abandon, version) => {
+        if (seen !== null && version >= seen) setTimedOut({ seat, abandon });
+      },
     });
     accept.current = watch.accept;
     return watch.stop;
@@ -456,6 +536,47 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
     }
   }
 
+  /** A waiting table's moves, each with the session: the seated account leaves its seat (its
+   * token revoked: forgotten here too, and out of the address), the creator starts the game
+   * now (its open seats played by bots) or cancels it (abandoned while waiting). */
+  async function seating(move: "leave" | "start" | "cancel", level: BotLevel) {
+    if (!session || !game || busy) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      const headers = bearer(session.token);
+      const path = { game_id: id };
+      if (move === "leave" && game.seat !== null) {
+        const { data, error } = await api.POST("/v1/games/{game_id}/seats/{seat}/leave", {
+          params: { path: { ...path, seat: game.seat } },
+          headers,
+        });
+        if (!data) return setProblem(refusal(error, t.networkError));
+        rememberToken(id, null);
+        history.replaceState(null, "", location.pathname);
+        setLeft(true);
+        setGame(null);
+        setToken(null);
+      } else if (move === "start") {
+        const { data, error } = await api.POST("/v1/games/{game_id}/start", {
+          params: { path },
+          headers,
+          body: { fill_with_bots: level },
+        });
+        if (data) accept.current(data);
+        else setProblem(refusal(error, t.networkError));
+      } else if (move === "cancel") {
+        const { data, error } = await api.POST("/v1/games/{game_id}/abandon", { params: { path }, headers });
+        if (data) accept.current({ ...game, status: data.status, version: data.version });
+        else setProblem(refusal(error, t.networkError));
+      }
+    } catch {
+      setProblem({ detail: t.networkError, fields: {} });
+    } finally {
+      setBusy(false);
+    }
+  }
+
   if (!game) {
     return (
       <section>
@@ -464,7 +585,36 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
       </section>
     );
   }
-  if (game.status !== "active") return <GameOver key="over" t={t} game={game} />;
+  const announce = timedOut ? (
+    <p role="status" class="notice">
+      {t.timedOut(game.players[timedOut.seat]?.name ?? t.playerName(timedOut.seat + 1), timedOut.abandon)}
+    </p>
+  ) : null;
+  if (game.status === "waiting") {
+    return (
+      <Waiting
+        t={t}
+        game={game}
+        session={session}
+        creator={createdGame(id) !== null}
+        left={left}
+        busy={busy}
+        problem={problem}
+        navigate={navigate}
+        move={seating}
+        onClaimed={() => {
+          setLeft(false);
+          setGame(null);
+          setToken(tokenFromFragment(id));
+        }}
+      />
+    );
+  }
+  if (game.status !== "active") {
+    return (
+      <GameOver key="over" t={t} game={game} token={token ?? null} navigate={navigate} announce={announce} />
+    );
+  }
   // the device that created the game keeps its seats' links: shown again, folded
   const created = createdGame(id);
   return (
@@ -482,8 +632,182 @@ export function GameScreen({ t, id, session }: { t: Texts; id: string; session: 
         hinting={hinting}
         askHint={token ? askHint : null}
       />
+      {announce}
       {created ? <SeatLinks t={t} created={created} navigate={null} /> : null}
     </>
+  );
+}
+
+// -- a table waiting for its players -------------------------------------------------------------
+
+interface WaitingProps {
+  t: Texts;
+  game: Game;
+  session: Session | null;
+  /** this device created the game: its session may start or cancel it */
+  creator: boolean;
+  /** this page's seat was just left */
+  left: boolean;
+  busy: boolean;
+  problem: Refusal | null;
+  navigate: Navigate;
+  move: (move: "leave" | "start" | "cancel", level: BotLevel) => Promise<void>;
+  /** a seat was claimed here (its token kept on the device): the page plays it */
+  onClaimed: () => void;
+}
+
+/** « En attente de joueurs »: who sits, the seats still open, the table's link to share (no
+ * token in it: whoever opens it claims a seat with an account), and the moves of the seated
+ * (leave) and of the creator (start with bots, cancel). No clock runs while a game waits. */
+function Waiting({ t, game, session, creator, left, busy, problem, navigate, move, onClaimed }: WaitingProps) {
+  const [level, setLevel] = useState<BotLevel>("basic");
+  const [copied, setCopied] = useState(false);
+  const [claiming, setClaiming] = useState(false);
+  const [claimProblem, setClaimProblem] = useState<Refusal | null>(null);
+  const link = `${location.origin}/parties/${game.id}`;
+  const open = game.open_seats ?? [];
+  const seatName = (seat: number) => game.players[seat]?.name || t.openSeatName(seat + 1);
+
+  async function claim(seat: number) {
+    if (!session || claiming) return;
+    setClaiming(true);
+    setClaimProblem(null);
+    const refused = await claimSeat(t, session, game.id, seat);
+    setClaiming(false);
+    if (refused) setClaimProblem(refused);
+    else onClaimed();
+  }
+
+  return (
+    <section>
+      <Heading>{t.waitingTitle}</Heading>
+      <p class="muted">{t.waitingHelp}</p>
+      {left ? <p role="status">{t.leftTable}</p> : null}
+      <ul>
+        {game.players.map((p) => (
+          <li key={p.seat}>{p.open ? seatName(p.seat) : p.name}</li>
+        ))}
+      </ul>
+      <p>{t.freeSeats(open.map(seatName).join(", "))}</p>
+      {game.seat === null && open.length > 0 ? (
+        session ? (
+          <div class="row">
+            {open.map((seat) => (
+              <button key={seat} type="button" class="primary" disabled={claiming} onClick={() => void claim(seat)}>
+                {t.joinSeat(seatName(seat))}
+              </button>
+            ))}
+          </div>
+        ) : (
+          <p class="notice">
+            {t.tablesLogin}{" "}
+            <Link href="/connexion" navigate={navigate}>
+              {t.login}
+            </Link>
+          </p>
+        )
+      ) : null}
+      <Problem refusal={claimProblem} shown={[]} />
+      <Field label={t.tableLink} hint={t.tableLinkHelp}>
+        {(p) => <input {...p} readOnly value={link} onFocus={(e) => e.currentTarget.select()} />}
+      </Field>
+      <div class="row">
+        <button
+          type="button"
+          onClick={() => {
+            void navigator.clipboard
+              ?.writeText(link)
+              .then(() => setCopied(true))
+              .catch(() => setCopied(false));
+          }}
+        >
+          {t.copyTableLink}
+        </button>
+      </div>
+      <p role="status">{copied ? t.tableLinkCopied : ""}</p>
+      {creator && session ? (
+        <div class="clock-options">
+          <Field label={t.fillLevel}>
+            {(p) => (
+              <select {...p} value={level} onChange={(e) => setLevel(BOT_LEVELS.find((l) => l === e.currentTarget.value) ?? "basic")}>
+                {BOT_LEVELS.map((l) => (
+                  <option key={l} value={l}>
+                    {t.botLevels[l]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <div class="row">
+            <button type="button" class="primary" disabled={busy} onClick={() => void move("start", level)}>
+              {t.startWithBots}
+            </button>
+            <button type="button" class="danger" disabled={busy} onClick={() => void move("cancel", level)}>
+              {t.cancelTable}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {!creator && session && game.seat !== null ? (
+        <div class="row">
+          <button type="button" disabled={busy} onClick={() => void move("leave", level)}>
+            {t.leaveTable}
+          </button>
+        </div>
+      ) : null}
+      <Problem refusal={problem} shown={[]} />
+    </section>
+  );
+}
+
+/** Claims an open seat with the session (`POST /v1/games/{id}/seats/{seat}/claim`) and keeps
+ * its token on the device as a seat link would; a refusal comes back in the app's words
+ * (someone was first, the account sits there already, the game started or was cancelled),
+ * else as the API says it. */
+export async function claimSeat(t: Texts, session: Session, id: string, seat: number): Promise<Refusal | null> {
+  try {
+    const { data, error } = await api.POST("/v1/games/{game_id}/seats/{seat}/claim", {
+      params: { path: { game_id: id, seat } },
+      headers: bearer(session.token),
+    });
+    if (data) {
+      rememberToken(id, data.token);
+      return null;
+    }
+    const refused = refusal(error, t.networkError);
+    const words = Object.entries(t.claimRefused).find(([code]) => code === refused.code)?.[1];
+    return words ? { ...refused, detail: words } : refused;
+  } catch {
+    return { detail: t.networkError, fields: {} };
+  }
+}
+
+// -- the turn clocks -----------------------------------------------------------------------------
+
+/** « Temps restant : 0:42 » for each seat that owes a move (`deadlines`, by the server's
+ * clock: online.ts `serverNow`), redrawn four times a second, urgent under 10 s. Each is a
+ * `timer` named with its seat, which screen readers do not read out at every tick. */
+function Countdowns({ t, game, nameOf }: { t: Texts; game: Game; nameOf: (seat: number) => string }) {
+  const [, tick] = useState(0);
+  const deadlines = game.deadlines ?? [];
+  useEffect(() => {
+    if (deadlines.length === 0) return;
+    const timer = setInterval(() => tick((n) => n + 1), 250);
+    return () => clearInterval(timer);
+  }, [deadlines.length]);
+  if (deadlines.length === 0) return null;
+  return (
+    <div class="clocks">
+      {deadlines.map((d) => {
+        const text = clockText(d.at);
+        const urgent = secondsLeft(d.at) < 10;
+        return (
+          <p key={d.seat} role="timer" aria-label={t.timeLeftOf(nameOf(d.seat), text)} class={urgent ? "clock urgent" : "clock"}>
+            {d.seat === game.seat ? t.timeLeft(text) : t.timeLeftOf(nameOf(d.seat), text)}
+          </p>
+        );
+      })}
+    </div>
   );
 }
 
@@ -574,6 +898,7 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
       <p role="status" class={mine ? "turn mine" : "turn"}>
         {view.actors.length > 0 ? turn : ""}
       </p>
+      <Countdowns t={t} game={game} nameOf={nameOf} />
       {mine && view.phase === "exchange" && "exchange_size" in view ? (
         <p>{t.passHint(view.exchange_size - (view.passed_counts[seat] ?? 0))}</p>
       ) : null}
@@ -781,8 +1106,19 @@ function actionLabel(t: Texts, action: GameAction, nameOf: (seat: number) => str
 
 type Check = "checking" | "verified" | "mismatch" | "cannot";
 
-function GameOver({ t, game }: { t: Texts; game: Game }) {
+interface GameOverProps {
+  t: Texts;
+  game: Game;
+  /** the seat's credential (its token, or the session acting for it); none: a spectator */
+  token: string | null;
+  navigate: Navigate;
+  /** why it ended, when a clock ran out while this page watched */
+  announce: JSX.Element | null;
+}
+
+function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
   const [check, setCheck] = useState<Check>("checking");
+  const { problem, setProblem, busy, send } = useRequest(t.networkError);
   const seed = game.seed_decimal ?? null;
   const salt = game.salt ?? null;
 
@@ -796,12 +1132,42 @@ function GameOver({ t, game }: { t: Texts; game: Game }) {
       .catch(() => setCheck("cannot"));
   }, [seed, salt, game.seed_commitment]);
 
+  /** « Revanche »: the rematch (created by the first seat that asks, 201; the same game to the
+   * others, 200), with this seat's new token when the answer carries it (its first call), kept
+   * on the device; then its screen. */
+  async function rematch() {
+    if (!token) return;
+    await send(async () => {
+      const { data, error } = await api.POST("/v1/games/{game_id}/rematch", {
+        params: { path: { game_id: game.id } },
+        headers: bearer(token),
+      });
+      if (!data) {
+        const refused = refusal(error, t.networkError);
+        setProblem(refused.code === "game-active" ? { ...refused, detail: t.rematchRefused } : refused);
+        return;
+      }
+      const mine = data.seats.find((s) => s.token);
+      if (mine?.token) rememberToken(data.id, mine.token);
+      navigate(`/parties/${data.id}`);
+    });
+  }
+
   const names = game.players.map((p) => p.name);
   const result = game.result ?? null;
   const winners = result ? result.winners.map((s) => names[s] ?? t.playerName(s + 1)).join(", ") : "";
   return (
     <section>
       <Heading>{game.status === "over" ? t.gameOver : t.gameAbandoned}</Heading>
+      {announce}
+      {token && game.seat !== null ? (
+        <div class="row">
+          <button type="button" class="primary" disabled={busy} onClick={() => void rematch()}>
+            {game.rematch ? t.joinRematch : t.rematch}
+          </button>
+        </div>
+      ) : null}
+      <Problem refusal={problem} shown={[]} />
       {result ? (
         <>
           <p class="leader">{t.winner(winners)}</p>

@@ -108,6 +108,7 @@ def test_a_page_is_not_in_a_language_the_header_refuses(
         "/verify-email?token=abc",
         "/reinitialiser?token=abc",
         "/feuilles/nouvelle",
+        "/tables",
         "/sheets/3f6c1d2e9a8b47c5b0e4d7a1c2f3e4d5",
     ],
 )
