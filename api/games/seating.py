@@ -103,13 +103,15 @@ GAME_STARTED = text(
 )
 GAME_WAITING = text(
     "game-waiting",
-    "the game waits for its open seats {seats}: nothing is played before it starts",
-    "la partie attend ses places ouvertes {seats} : rien ne se joue avant qu'elle commence",
+    "the game waits for players in its open seats (seats {seats}): nothing is played before it "
+    "starts",
+    "la partie attend des joueurs à ses places ouvertes (places {seats}) : rien ne se joue "
+    "avant qu'elle commence",
 )
 SEATS_OPEN = text(
     "seats-open",
-    "seats {seats} are still open: let players claim them, or start with fill_with_bots",
-    "les places {seats} sont encore ouvertes : attendez des joueurs, ou démarrez en les "
+    "open seats left (seats {seats}): let players claim them, or start with fill_with_bots",
+    "il reste des places ouvertes (places {seats}) : attendez des joueurs, ou démarrez en les "
     "confiant à des bots",
 )
 NOT_THE_CREATOR = text(
