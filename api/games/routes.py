@@ -545,7 +545,14 @@ class GameController(Controller):
         check_key(idempotency_key)
         condition = parse_if_match(if_match)  # an unquoted version is 422, naming the quoted form
         expected = None if condition is None or if_match is None else Expected(condition, if_match)
-        action: Action = decode_body(await request.body(), Action, AN_ACTION_OBJECT)
+        try:
+            action: Action = decode_body(await request.body(), Action, AN_ACTION_OBJECT)
+        except Exception:
+            # authentication, then existence, then the body (api-contract.md, "Order of
+            # checks"): a refused body answers 401 or 404 first when the token is no seat's
+            # or the game none; checked here, off the hot path, where the body failed
+            await games.viewer(game_id, caller)
+            raise
         try:
             answer, replayed = await games.act(game_id, caller, action, expected, idempotency_key)
         except GameMoved as moved:  # where the game is now, for the client's next If-Match

@@ -576,3 +576,20 @@ def test_a_seats_events_are_never_cached(games: TestClient[Any]) -> None:
     assert "no-store" in seat.headers["cache-control"]
     public = games.get(f"/v1/games/{game['id']}/events")
     assert not any(e["kind"] == "deal" for e in public.json()["events"])
+
+
+def test_an_action_checks_the_token_before_the_body(games: TestClient[Any]) -> None:
+    """Authentication, then existence, then the body: a made-up token with a bad body is 401
+    (an attack got 422), an unknown game 404, a seat's own token the body's 422."""
+    body = {"ruleset": "numwars-classic", "players": [{"name": n} for n in ("A", "B", "C")]}
+    game = games.post("/v1/games", json=body).json()
+    bad = {"kind": "x"}
+    made_up = games.post(
+        f"/v1/games/{game['id']}/actions", json=bad, headers=auth("nrg_" + "x" * 43)
+    )
+    assert made_up.status_code == 401, made_up.text
+    unknown = games.post("/v1/games/" + "0" * 32 + "/actions", json=bad, headers=auth("nrg_y"))
+    assert unknown.status_code == 404, unknown.text
+    seat = auth(game["seats"][0]["token"])
+    refused = games.post(f"/v1/games/{game['id']}/actions", json=bad, headers=seat)
+    assert refused.status_code == 422, refused.text
