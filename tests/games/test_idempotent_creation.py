@@ -143,7 +143,7 @@ async def test_the_same_key_with_another_body_is_422_in_both_languages(
     first = await create(http, idem)
     assert first.status_code == 201, first.text
     before = await games_count(db)
-    other = {**WARS, "players": [{"name": "Eve"}, {"name": "Bo"}]}
+    other = {**WARS, "players": [{"name": "Eve"}, {"name": "Bo"}, {"name": "Cy"}]}
     english = await create(http, idem, other, **EN)
     french = await create(http, idem, other, **FR)
     for refused in (english, french):
@@ -219,7 +219,7 @@ async def test_anonymous_and_session_keys_never_cross(
         assert again.headers.get("idempotent-replayed") == "true"
         assert again.json() == answer.json()
     # another body under Ada's key is Ada's reuse, not the anonymous one's
-    other = {**WARS, "players": [{"name": "Eve"}, {"name": "Bo"}]}
+    other = {**WARS, "players": [{"name": "Eve"}, {"name": "Bo"}, {"name": "Cy"}]}
     assert (await create(http, idem, other, **ada)).status_code == 422
     rows = await db.fetchval(
         "SELECT count(*) FROM game_creation_keys WHERE game_id = ANY($1::text[])",
@@ -294,3 +294,25 @@ async def test_a_key_past_its_24_hours_is_a_new_key(
     again = await create(http, idem)
     assert again.headers["idempotent-replayed"] == "true"
     assert again.json() == later.json()
+
+
+def test_sqlite_replays_a_keyed_creation_too(sqlite_url: str) -> None:
+    """The service's other store (BEGIN IMMEDIATE transactions) keeps and replays the keys."""
+    from litestar.testing import TestClient
+
+    from api.app import create_app
+    from api.db import migrations
+    from api.ops.settings import Settings
+
+    migrations.upgrade(sqlite_url)
+    app = create_app(Settings(database_url=sqlite_url, rate_limit_per_minute=0))
+    with TestClient(app) as client:
+        idem = key()
+        first = client.post("/v1/games", json=WARS, headers={"Idempotency-Key": idem})
+        again = client.post("/v1/games", json=WARS, headers={"Idempotency-Key": idem})
+        other = {**WARS, "players": [{"name": "Eve"}, {"name": "Bo"}, {"name": "Cy"}]}
+        reused = client.post("/v1/games", json=other, headers={"Idempotency-Key": idem})
+    assert first.status_code == again.status_code == 201, (first.text, again.text)
+    assert again.headers["idempotent-replayed"] == "true"
+    assert again.json() == first.json() and all(tokens(again))
+    assert reused.status_code == 422 and reused.json()["code"] == "idempotency-key-reused"
