@@ -430,6 +430,30 @@ class SheetIdempotencyKey(Base):
     )
 
 
+class GameCreationKey(Base):
+    """A stored game's creation sent with an `Idempotency-Key` (api-contract.md, "Idempotent
+    creation"): the first answer, replayed to a retry of the same body. `digest` is the
+    sha256 of who sent it (the session's account, or nobody for an anonymous creation) and
+    the key, so the table holds neither keys nor credentials; the seats' tokens of the answer
+    are kept only sealed with a pad derived from the key (`api.games.creation`), so the
+    table alone gives no usable token. Rows are kept 24 hours (`created_at`)."""
+
+    __tablename__ = "game_creation_keys"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), index=True
+    )
+    #: the `GameCreated` answer, every seat's `token` null (JSON: the first answer's key order)
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: the seats' tokens (a JSON list, null for a seat given none), sealed; None: no token
+    sealed_tokens: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), index=True
+    )
+
+
 # --- operations (issue 13) ---------------------------------------------------------------------
 
 

@@ -53,7 +53,7 @@ from api.games.service import (
 )
 from api.games.tables import Tables
 from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
-from api.http.conditions import check_key, parse_if_match
+from api.http.conditions import check_anonymous_key, check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
@@ -346,7 +346,16 @@ class GameController(Controller):
             "account, else its network), per rolling window (`NUMRULES_BOT_CPU_SECONDS` per "
             "`NUMRULES_BOT_CPU_WINDOW_SECONDS`, 600 s per hour by default); past it, that "
             "creator's `expert` bots play as `basic` and a new game with an `expert` seat is "
-            "429 `bot-quota` (with `Retry-After`)."
+            "429 `bot-quota` (with `Retry-After`).\n\n"
+            "**Retries**: `Idempotency-Key` (1 … 255 visible ASCII characters): a 201 lost on "
+            "the way can be retried with the same key and body within 24 hours; the retry "
+            "answers the same game and the same seat tokens once more (status 201, with "
+            "`Idempotent-Replayed: true`) and creates nothing, concurrent retries included. The "
+            "same key with another body is 422 `idempotency-key-reused`. A key belongs to the "
+            "session's account, or to anonymous creations (whatever their network: a retry may "
+            "come from another address); without a session the key alone gets the tokens back: "
+            "it must be at least 16 characters (make it a fresh random UUID), else 422 "
+            "`validation-error`. The service keeps the tokens only sealed with the key."
         ),
         status_code=201,
         dto=StrictBody[CreateGame],
@@ -358,6 +367,12 @@ class GameController(Controller):
                 name="Location", description="`/v1/games/{id}`", documentation_only=True
             ),
             ETAG_HEADER,
+            ResponseHeader(
+                name="Idempotent-Replayed",
+                description="`true` when the answer is the stored one of an earlier creation "
+                "with the same Idempotency-Key (no game was created again)",
+                documentation_only=True,
+            ),
         ],
         responses={
             401: _problem(
@@ -367,8 +382,10 @@ class GameController(Controller):
                 "unauthorized",
             ),
             422: _problem(
-                "The body breaks the contract (field errors in `errors[]`)",
+                "The body breaks the contract (field errors in `errors[]`), a malformed "
+                "`Idempotency-Key`, or one used for another body",
                 "validation-error",
+                "idempotency-key-reused",
                 "bad-name",
                 "duplicate-name",
                 "bad-player-count",
@@ -399,19 +416,28 @@ class GameController(Controller):
                 ]
             ),
         ],
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Idempotency-Key",
+                required=False,
+                description="1 … 255 visible ASCII chars (at least 16 without a session): a "
+                "retry with the same key and body answers the first game again",
+            ),
+        ] = None,
     ) -> Response[GameCreated]:
+        key = check_key(idempotency_key)
+        caller = await optional_session(request)
+        if caller is None:
+            check_anonymous_key(key)
         network = request.app.state.stream_network(request.scope)
-        created = await games.create(data, await optional_session(request), network)
-        metrics_of(request).games_created.inc()
-        return Response(
-            created,
-            status_code=201,
-            headers={
-                "Location": f"/v1/games/{created.id}",
-                **NO_STORE,
-                **_etag(0),
-            },
-        )
+        created, replayed = await games.create_once(data, caller, network, key)
+        headers = {"Location": f"/v1/games/{created.id}", **NO_STORE, **_etag(0)}
+        if replayed:
+            headers["Idempotent-Replayed"] = "true"
+        else:
+            metrics_of(request).games_created.inc()
+        return Response(created, status_code=201, headers=headers)
 
     @get(
         "/{game_id:str}",

@@ -47,7 +47,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 from sqlalchemy import Row
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from api.accounts.sessions import (
@@ -70,6 +70,7 @@ from api.games.clock import (
     parsed,
     start_deadlines,
 )
+from api.games.creation import CreationAnswers, creation_hash, purge as purge_creations
 from api.games.fanout import Fanout
 from api.games.formats import (
     EXPORT_FORMAT,
@@ -293,6 +294,12 @@ ACTING_NEEDS_TOKEN = text(
     "acting needs the seat's token: Authorization: Bearer <token>",
     "agir demande le jeton de la place : Authorization: Bearer <jeton>",
 )
+CREATION_KEY_REUSED = text(
+    "idempotency-key-reused-creation",
+    "this Idempotency-Key was used for another game: use a new key for a new game",
+    "cette Idempotency-Key a servi à une autre partie : utilisez une nouvelle clé pour une "
+    "nouvelle partie",
+)
 KEY_REUSED = text(
     "idempotency-key-reused-action",
     "this Idempotency-Key was used by this seat for another action: use a new key for a new action",
@@ -481,10 +488,27 @@ class GameService:
     async def create(
         self, body: CreateGame, caller: Caller | None = None, network: str | None = None
     ) -> GameCreated:
+        """A new game of `body` (:meth:`create_once` without a key)."""
+        created, _ = await self.create_once(body, caller, network)
+        return created
+
+    async def create_once(
+        self,
+        body: CreateGame,
+        caller: Caller | None = None,
+        network: str | None = None,
+        key: str | None = None,
+    ) -> tuple[GameCreated, bool]:
         """Community lock (rules/app.md, Ruling): a community game (its spec says so) needs a
         session. Open seats (issue 26) need one too, and leave the game `waiting`. Its bots
         spend the quota of the caller's account, else of `network` (the caller's): a game
-        with an `expert` seat is refused past it (`bot-quota`)."""
+        with an `expert` seat is refused past it (`bot-quota`).
+
+        With an `Idempotency-Key` (api-contract.md, "Idempotent creation"; `api.games.
+        creation`): a retry of the same body gets the first answer again (the second of the
+        pair returned: replayed) and creates nothing; another body is `KeyReused`. Concurrent
+        retries each write a game, but only one key row: the other's insert fails on the
+        unique digest, its transaction (and game) rolls back, and it replays the winner's."""
         check_ruleset(body.ruleset)
         if is_community(body.ruleset) and caller is None:
             raise community_locked(body.ruleset)
@@ -492,37 +516,72 @@ class GameService:
         check_names([player.name for player in body.players])  # an open seat's may be None
         rules, hints = self.rules_of(body)
         owner = owner_of(None if caller is None else caller.account_id, network)
-        async with self.engine.begin() as conn:
-            if owner is not None and any(p.bot == "expert" for p in body.players):
-                await self._check_bot_quota(conn, owner)
-            if caller is not None:  # its deletion waits for the game (else refused, never a fault)
-                await lock_account(conn, caller.account_id)
-            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
-            seats = [
-                NewSeat(
-                    name=p.name or "",
-                    account_id=accounts[i],
-                    bot=p.bot,
-                    open=p.open,
-                    open_name=p.name if p.open else None,
-                    issue=p.bot is None and not p.open,
-                    pseudo=p.account,
-                )
-                for i, p in enumerate(body.players)
-            ]
-            created, match, owed = await self.insert_game(
-                conn,
-                body,
-                rules,
-                hints,
-                seats,
-                None if caller is None else caller.account_id,
-                owner,
-            )
+        if key is None:
+            async with self.engine.begin() as conn:
+                created, match, owed = await self._insert(conn, body, caller, rules, hints, owner)
+        else:
+            request = creation_hash(body)
+            for attempt in range(2):
+                try:
+                    async with self.engine.begin() as conn:
+                        answers = CreationAnswers(conn, caller, key, request)
+                        stored = await answers.replay()
+                        if stored is not None:
+                            return stored, True
+                        if answers.reused:
+                            raise KeyReused(say(CREATION_KEY_REUSED))
+                        created, match, owed = await self._insert(
+                            conn, body, caller, rules, hints, owner
+                        )
+                        await answers.remember(created)
+                    break
+                except IntegrityError:
+                    if attempt:
+                        raise
+            await purge_creations(self.engine)
         self._put(created.id, 0, match)
         if owed:
             self.kick(created.id)
-        return created
+        return created, False
+
+    async def _insert(
+        self,
+        conn: AsyncConnection,
+        body: CreateGame,
+        caller: Caller | None,
+        rules: Any,
+        hints: bool,
+        owner: str | None,
+    ) -> tuple[GameCreated, Match, bool]:
+        """Write a new game of `body` in `conn`'s transaction: the answer, the match and
+        whether a bot's move is owed."""
+        if owner is not None and any(p.bot == "expert" for p in body.players):
+            await self._check_bot_quota(conn, owner)
+        if caller is not None:  # its deletion waits for the game (else refused, never a fault)
+            await lock_account(conn, caller.account_id)
+        accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
+        seats = [
+            NewSeat(
+                name=p.name or "",
+                account_id=accounts[i],
+                bot=p.bot,
+                open=p.open,
+                open_name=p.name if p.open else None,
+                issue=p.bot is None and not p.open,
+                pseudo=p.account,
+            )
+            for i, p in enumerate(body.players)
+        ]
+        created, match, owed = await self.insert_game(
+            conn,
+            body,
+            rules,
+            hints,
+            seats,
+            None if caller is None else caller.account_id,
+            owner,
+        )
+        return created, match, owed
 
     @staticmethod
     def rules_of(body: CreateGame) -> tuple[Any, bool]:

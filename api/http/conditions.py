@@ -11,6 +11,7 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.openapi.spec.enums import OpenAPIType
 
 from api.http.fields import human_pattern
+from api.http.idempotency import ANONYMOUS_KEY_MIN
 from api.http.problems import field_problem, shorten
 from engine.core.texts import say, text
 
@@ -88,6 +89,15 @@ def check_key(key: str | None) -> str | None:
     return key
 
 
+def check_anonymous_key(key: str | None) -> None:
+    """An anonymous creation's `Idempotency-Key`: the key is all that guards the secret a
+    retry gets back (a sheet token, a game's seat tokens), so no guessable key: 422 under
+    :data:`ANONYMOUS_KEY_MIN` characters."""
+    if key is not None and len(key) < ANONYMOUS_KEY_MIN:
+        message = say(ANONYMOUS_KEY, least=ANONYMOUS_KEY_MIN)
+        raise field_problem(422, "validation-error", "Idempotency-Key", message)
+
+
 def document_conditions(application: Litestar) -> None:
     """The exact forms of `If-Match` and `Idempotency-Key` on every operation that takes them
     (the handlers check both themselves, their problems naming the header; a header is a
@@ -111,3 +121,10 @@ def document_conditions(application: Litestar) -> None:
                         pattern=KEY_PATTERN,
                         examples=["5f0c3a4e-8d1b-4c57-9e2a-7b6d1f0e9c33"],
                     )
+
+
+ANONYMOUS_KEY = text(
+    "idempotency-key-anonymous",
+    "without a session, at least {least} characters (a random UUID)",
+    "sans session, au moins {least} caractères (un UUID aléatoire)",
+)

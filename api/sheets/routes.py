@@ -28,16 +28,12 @@ from api.accounts.sessions import (
     session_caller,
 )
 from api.http.body import LateBody, StrictBody, decode_body, decode_document
-from api.http.conditions import check_key, parse_if_match
+from api.http.conditions import check_anonymous_key, check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
-from api.http.problems import ProblemSpec, field_problem, make_problem, problem_spec
+from api.http.problems import ProblemSpec, make_problem, problem_spec
 from api.http.responses import INTEGERS, NO_STORE, REUSED
 from api.http.tokens import SESSION_OR_SHEET_TOKEN, bearer
-from api.sheets.idempotency import (
-    ANONYMOUS_KEY_MIN,
-    Conditions,
-    Written,
-)
+from api.sheets.idempotency import Conditions, Written
 from api.sheets.rules import make_rules, round_input, score, settle
 from api.sheets.schemas import (
     ClaimSheet,
@@ -53,7 +49,6 @@ from api.sheets.schemas import (
 )
 from api.sheets.service import Auth, SheetService, needs_token
 from engine.core.requests import RoundBody as RoundBodyBase
-from engine.core.texts import say, text
 from engine.registry import SPECS
 
 TAG = "Score sheets"
@@ -237,13 +232,6 @@ def _answer(
         body = localized(body, language)
         out.update(language_headers(language))
     return Response(body, status_code=written.status, headers=out)
-
-
-ANONYMOUS_KEY = text(
-    "idempotency-key-anonymous",
-    "without a session, at least {least} characters (a random UUID)",
-    "sans session, au moins {least} caractères (un UUID aléatoire)",
-)
 
 
 class RoundBody(StrictBody[RoundBodyBase]):
@@ -542,10 +530,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
         key = check_key(idempotency_key)
-        if caller is None and key is not None and len(key) < ANONYMOUS_KEY_MIN:
-            # The key is all that guards the token a retry gets back: no guessable key.
-            message = say(ANONYMOUS_KEY, least=ANONYMOUS_KEY_MIN)
-            raise field_problem(422, "validation-error", "Idempotency-Key", message)
+        if caller is None:
+            check_anonymous_key(key)
         created = await sheets.create(data, caller, key)
         sheet_id = created.body["id"] if isinstance(created.body, dict) else created.body.id
         location = {"Location": f"/v1/scoresheets/{sheet_id}"}

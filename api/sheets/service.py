@@ -69,10 +69,11 @@ from api.http.domain import (
     VersionMismatch,
     field_error,
 )
+from api.http.idempotency import request_hash
 from api.http.problems import shorten
 from api.http.tokens import SHEET_PREFIX, check_names, new_id, new_token, token_hash
 from api.sheets import repository as rows, texts as T
-from api.sheets.idempotency import Answers, Conditions, Written, purge, request_hash
+from api.sheets.idempotency import Answers, Conditions, Written, purge
 from api.sheets.repository import Loaded
 from api.sheets.rules import (
     PlayerBound,

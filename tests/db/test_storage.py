@@ -38,6 +38,7 @@ TABLES = {
     "rate_limits",
     "scoresheet_idempotency_keys",
     "bot_cpu",
+    "game_creation_keys",
 }
 
 
