@@ -187,7 +187,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     anonymous.heading("Nouvelle partie en ligne")
     locked = anonymous.page.locator('select option[value="numking"]')
     expect(locked).to_be_disabled()
-    expect(locked).to_have_text("Num King 🔒")
+    expect(locked).to_have_text("Num King 🔒\u00a0(compte requis)")
     anonymous.close()
 
     screen = screen_in(browser, served, "fr-FR")
@@ -216,7 +216,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     screen.heading("Nouvelle partie en ligne")
     expect(page.get_by_role("heading", level=2, name="Mes parties")).to_be_visible()
     page.get_by_role(
-        "button", name=re.compile(r"^Revoir les liens de la partie du Num King")
+        "button", name=re.compile(r"^Revoir les liens de la partie de Num King")
     ).click()
     screen.heading("Les liens des places")
     assert page.get_by_label("Lien de Cy", exact=True).input_value() == links[2]
@@ -228,7 +228,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     screen.axe("my games")
     switch(screen, "Français")
     page.get_by_role(
-        "button", name=re.compile(r"^Revoir les liens de la partie du Num King")
+        "button", name=re.compile(r"^Revoir les liens de la partie de Num King")
     ).click()
     screen.heading("Les liens des places")
 
