@@ -1,0 +1,197 @@
+"""What a French player found on a phone (issue 24), in headless Chromium on PostgreSQL.
+
+The creator, logged in, plays from « Mes parties »: « Ouvrir la partie » opens their own seat
+(playable, bound to their account: the game is in their history), the game's screen offers
+« Jouer la place » for each seat it keeps, and a seat link followed on that very screen
+(only the fragment changes) opens the seat without a reload. Another account sees no join
+button for a bot's seat, and a refusal says the seat as the player reads it (« La place 1 »),
+as a sentence. Num King shows each player's bid and tricks; a trick finished by the others
+stays in sight under « Dernier pli » while the next one is played, and a round that ends
+leaves its summary (« Fin de la manche 1 ») until dismissed. The fixtures are
+tests/api/test_app_browser.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
+from tests.api.test_app_play_browser import act, at_version, game_as, token_of
+from tests.api.test_app_sheets_browser import api_call, logged_in, screen_in
+from tests.api.test_docs_browser import browser_path  # noqa: F401
+
+
+def _mine(served: str, session: str) -> list[dict[str, Any]]:
+    answer = api_call(served, "GET", "/v1/me/history", token=session)
+    assert answer.status_code == 200, answer.text
+    items: list[dict[str, Any]] = answer.json()["items"]
+    return items
+
+
+def test_the_creator_plays_their_own_seat_from_my_games(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    screen = screen_in(browser, served, "fr-FR")
+    page = screen.page
+    session = logged_in(screen, "mine")
+    screen.goto("/parties/nouvelle")
+    screen.heading("Nouvelle partie en ligne")
+    page.get_by_label("Joueur 1", exact=True).fill("Zoé")
+    page.get_by_label("Joueur 2", exact=True).fill("Léo")
+    page.get_by_label("Place 3 : qui joue ?", exact=True).select_option("random")
+    page.get_by_label("Place 4 : qui joue ?", exact=True).select_option("random")
+    page.get_by_role("button", name="Créer la partie", exact=True).click()
+    screen.heading("Les liens des places")
+    link = page.get_by_label("Lien de Zoé", exact=True).input_value()
+    leo = page.get_by_label("Lien de Léo", exact=True).input_value()
+    game_id = urlsplit(link).path.rsplit("/", 1)[1]
+    # the creator's seat is bound to their account at once: the game is in their history
+    assert [i["id"] for i in _mine(served, session) if i["kind"] == "game"] == [game_id]
+
+    # « Mes parties » opens the creator's own seat, playable
+    assert page.evaluate("localStorage.getItem('numrules.games')") is None  # never opened
+    screen.goto("/parties/nouvelle")
+    page.get_by_role("link", name=re.compile(r"^Ouvrir la partie de Num Wars")).click()
+    screen.heading("Partie en ligne — manche 1")
+    expect(page.get_by_text("Tu joues la place de Zoé.", exact=True)).to_be_visible()
+    expect(page.locator("ul.hand button").first).to_be_visible()
+    expect(page.get_by_role("group", name="Rejoindre avec mon compte")).to_have_count(0)
+    # the game's screen keeps every seat's link, each playable from here (the fragment only)
+    page.get_by_text("Les liens des places, gardés sur cet appareil").click()
+    page.get_by_role("link", name="Jouer la place de Léo", exact=True).click()
+    expect(page.get_by_text("Tu joues la place de Léo.", exact=True)).to_be_visible()
+    # a seat link pasted in the address bar on the same page: only the hash changes
+    page.evaluate("(hash) => { location.hash = hash }", f"#jeton={token_of(link).strip()}")
+    expect(page.get_by_text("Tu joues la place de Zoé.", exact=True)).to_be_visible()
+    screen.axe("place du créateur")
+    assert token_of(leo) not in page.locator("main").inner_text()
+    screen.close()
+
+    # another account: no join button for the bots' seats, a refusal in the player's numbers
+    other = screen_in(browser, served, "fr-FR")
+    logged_in(other, "autre")
+    other.goto(f"/parties/{game_id}")
+    other.heading("Partie en ligne — manche 1")
+    joining = other.page.get_by_role("group", name="Rejoindre avec mon compte")
+    expect(joining.get_by_role("button")).to_have_text(
+        ["Rejoindre la place de Zoé", "Rejoindre la place de Léo"]
+    )
+    joining.get_by_role("button", name="Rejoindre la place de Léo", exact=True).click()
+    expect(other.page.get_by_role("alert")).to_have_text(
+        "La place 2 (Léo) n’est pas liée à ton compte : seul le compte nommé pour une place "
+        "à sa création peut la rejoindre."
+    )
+    other.axe("place refusée")
+    # the session probed for a seat (401: it holds none), then the join refused (403)
+    other.errors = [e for e in other.errors if not re.search("status of 40[13]", e)]
+    other.close()
+
+
+def _num_king(served: str, session: str, names: list[str]) -> tuple[str, list[str]]:
+    made = httpx.post(
+        f"{served}/v1/games",
+        json={
+            "ruleset": "numking",
+            "players": [{"name": n} for n in names],
+            "options": {"max_cards": 2},
+            "seed": 5,
+        },
+        headers={"Authorization": f"Bearer {session}"},
+        timeout=10,
+    )
+    assert made.status_code == 201, made.text
+    return made.json()["id"], [s["token"] for s in made.json()["seats"]]
+
+
+def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    names = ["Ada", "Bo", "Cy"]
+    screen = screen_in(browser, served, "fr-FR")
+    page = screen.page
+    session = logged_in(screen, "king")
+    game_id, tokens = _num_king(served, session, names)
+    screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
+    screen.heading("Partie en ligne — manche 1")
+    table = page.locator("section.play table")
+    expect(table.locator("thead th")).to_have_text(
+        ["Joueur", "Cartes en main", "Annonce", "Plis", "Total"]
+    )
+    # everyone bids, over HTTP: each bid shows in the table, the page's own seat's too
+    state = game_as(served, game_id, None)
+    while state["view"]["phase"] == "bid":
+        (seat,) = state["view"]["actors"]
+        own = game_as(served, game_id, tokens[seat])["view"]
+        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
+        assert answer.status_code == 200, answer.text
+        state = game_as(served, game_id, None)
+    at_version(page, state["version"])
+    bids = state["view"]["bids"]
+    for i, name in enumerate(names):
+        row = table.locator("tbody tr").nth(i)
+        expect(row.locator("td").nth(1)).to_have_text(str(bids[i]))
+        expect(row.locator("td").nth(2)).to_have_text("0")
+    screen.axe("num king, annonces")
+
+    # the round's trick played: round 2 starts, round 1's summary stays until dismissed
+    before = state["view"]["scores"]
+    while state["view"]["round"] == 1:
+        (seat,) = state["view"]["actors"]
+        own = game_as(served, game_id, tokens[seat])["view"]
+        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
+        assert answer.status_code == 200, answer.text
+        state = game_as(served, game_id, None)
+    at_version(page, state["version"])
+    summary = page.get_by_role("region", name="Fin de la manche 1")
+    expect(summary).to_be_visible()
+    for i, name in enumerate(names):
+        points = state["view"]["scores"][i] - before[i]
+        unit = "pt" if abs(points) < 2 else "pts"
+        expect(summary.locator("li").nth(i)).to_have_text(f"{name} : {points} {unit}")
+    screen.axe("fin de manche")
+    summary.get_by_role("button", name="Continuer", exact=True).click()
+    expect(summary).to_have_count(0)
+    screen.close()
+
+
+def test_the_last_trick_stays_in_sight_while_the_next_is_played(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    names = ["Ada", "Bo", "Cy"]
+    made = httpx.post(
+        f"{served}/v1/games",
+        json={"ruleset": "numwars-classic", "players": [{"name": n} for n in names], "seed": 7},
+        timeout=10,
+    )
+    assert made.status_code == 201, made.text
+    game_id = made.json()["id"]
+    tokens = [s["token"] for s in made.json()["seats"]]
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
+    screen.heading("Partie en ligne — manche 1")
+    # every seat plays over HTTP (as bots would, at once) until a trick is done and the next
+    # one has its first card
+    for _ in range(300):
+        view = game_as(served, game_id, tokens[0])["view"]
+        if view["phase"] == "play" and view["tricks"] and len(view["trick"]) == 1:
+            break
+        for seat in view["actors"]:
+            own = game_as(served, game_id, tokens[seat])["view"]
+            answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
+            assert answer.status_code in (200, 201), answer.text
+    else:
+        raise AssertionError("no trick finished")
+    at_version(page, game_as(served, game_id, None)["version"])
+    last = view["tricks"][-1]
+    held = page.locator(".last-trick.held")
+    expect(page.get_by_role("heading", name="Pli en cours", exact=True)).to_be_visible()
+    expect(held.get_by_role("heading", name="Dernier pli", exact=True)).to_be_visible()
+    expect(held).to_contain_text(f"Remporté par {names[last['winner']]}")
+    screen.axe("dernier pli gardé")
+    expect(held).to_have_count(0)  # then it goes (2.5 s): the trick in play is the one shown
+    screen.close()
