@@ -294,7 +294,8 @@ export function takenNames(t: Texts, names: readonly string[]): Record<string, s
     const key = name.split(/\s+/).filter(Boolean).join(" ").toLocaleLowerCase();
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
-    else fields[`players[${i}].name`] = t.nameTaken(name, first + 1);
+    // the earlier player's name as written (« Ada », not the later « ana »): the one shown
+    else fields[`players[${i}].name`] = t.nameTaken(names[first]?.trim() ?? name, first + 1);
   });
   return fields;
 }

@@ -369,7 +369,9 @@ def test_an_anonymous_classic_round_with_alliance(browser: Any, served: str) -> 
     screen.axe("nouvelle feuille anonyme")
     switch(screen, "English")
     shown(screen, "New score sheet")
-    expect(page.get_by_role("radio", name="Num King 🔒 (account required)", exact=True)).to_be_disabled()
+    expect(
+        page.get_by_role("radio", name="Num King 🔒 (account required)", exact=True)
+    ).to_be_disabled()
     expect(main.get_by_role("link", name="Create my account", exact=True)).to_be_visible()
     screen.axe("new sheet, anonymous")
     switch(screen, "Français")
