@@ -25,8 +25,8 @@ from tests.api.test_app_sheets_browser import api_call, logged_in, screen_in
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 
-def _mine(served: str, session: str) -> list[dict[str, Any]]:
-    answer = api_call(served, "GET", "/v1/me/history", token=session)
+def _mine(base: str, session: str) -> list[dict[str, Any]]:
+    answer = api_call(base, "GET", "/v1/me/history", token=session)
     assert answer.status_code == 200, answer.text
     items: list[dict[str, Any]] = answer.json()["items"]
     return items
@@ -91,9 +91,9 @@ def test_the_creator_plays_their_own_seat_from_my_games(browser: Any, served: st
     other.close()
 
 
-def _num_king(served: str, session: str, names: list[str]) -> tuple[str, list[str]]:
+def _num_king(base: str, session: str, names: list[str]) -> tuple[str, list[str]]:
     made = httpx.post(
-        f"{served}/v1/games",
+        f"{base}/v1/games",
         json={
             "ruleset": "numking",
             "players": [{"name": n} for n in names],
@@ -131,7 +131,7 @@ def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: 
         state = game_as(served, game_id, None)
     at_version(page, state["version"])
     bids = state["view"]["bids"]
-    for i, name in enumerate(names):
+    for i in range(len(names)):
         row = table.locator("tbody tr").nth(i)
         expect(row.locator("td").nth(1)).to_have_text(str(bids[i]))
         expect(row.locator("td").nth(2)).to_have_text("0")
