@@ -74,6 +74,12 @@ function ownSeatPath(game: CreatedGame): string {
   return own ? `/parties/${game.id}#jeton=${encodeURIComponent(own.token)}` : `/parties/${game.id}`;
 }
 
+/** Whether the form names the account `pseudo` for a seat (case aside, as pseudos compare). */
+function namedElsewhere(pseudo: string, accounts: readonly string[]): boolean {
+  const key = pseudo.toLowerCase();
+  return accounts.some((account) => account.trim().toLowerCase() === key);
+}
+
 /** Joins the creator's seat 0, named by their account at creation (the API binds it only once
  * the account joins): a failure leaves the game playable by its link, only not counted. */
 async function joinOwnSeat(id: string, session: Session): Promise<void> {
@@ -137,8 +143,9 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
       const players = sent.map((name, i): Schemas["PlayerIn"] => {
         const bot = kindOf(i);
         // logged in, the creator's own seat (the first) is bound to their account unless the
-        // form names another: the game then counts in their history and stats
-        const account = accounts[i]?.trim() || (i === 0 && session ? session.pseudo : "");
+        // form names an account for it, or theirs for another seat: the game then counts in
+        // their history and stats
+        const account = accounts[i]?.trim() || (i === 0 && session && !namedElsewhere(session.pseudo, accounts) ? session.pseudo : "");
         return { name, ...(bot ? { bot } : account ? { account } : {}) };
       });
       const { data, error } = await api.POST("/v1/games", {

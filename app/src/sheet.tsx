@@ -6,6 +6,7 @@
 
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { clearDraft, draftKey } from "./draft";
 import {
   type Refusal,
   type Schemas,
@@ -19,7 +20,7 @@ import {
   sheetToken,
 } from "./api";
 import { CLASSIC } from "./classic";
-import { FrameNotice, type OptionSpec, type OptionValues, type SheetRuleset } from "./entry";
+import { FrameNotice, type OptionSpec, type OptionValues, type SheetRuleset, useOnline } from "./entry";
 import type { Texts } from "./i18n";
 import { NUMKING } from "./numking";
 import { NUMWARS } from "./numwars-round";
@@ -505,9 +506,13 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
     if (fix.editing) setSaved(null);
   }, [fix.editing]);
 
+  // loaded again when the network comes back: a sheet opened offline does not stay on « Erreur »
+  const back = useOnline();
   useEffect(() => {
+    if (back > 0 && sheet !== null && problem === null) return;
+    setProblem(null);
     void load();
-  }, [id, t]);
+  }, [id, t, back]);
 
   if (!token) {
     return (
@@ -587,6 +592,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
           tiebreak={sheet.rounds.length >= sheet.planned_rounds}
           previous={last}
           options={sheet.options}
+          keep={draftKey(id, next)}
           save={async (body) => {
             const { data, error } = await api.POST("/v1/scoresheets/{sheet_id}/rounds", {
               params: { path: { sheet_id: id } },
@@ -594,6 +600,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
               body: { ...body, dealer },
             });
             if (!data) return refusal(error, t.networkError);
+            clearDraft(id, next);
             fix.clearNotice();
             setSaved(t.saved(data.n));
             await load();

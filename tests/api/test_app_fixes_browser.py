@@ -21,7 +21,13 @@ import httpx
 
 from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
 from tests.api.test_app_play_browser import act, at_version, game_as, token_of
-from tests.api.test_app_sheets_browser import api_call, logged_in, screen_in
+from tests.api.test_app_sheets_browser import (
+    api_call,
+    bid_and_take,
+    logged_in,
+    new_sheet,
+    screen_in,
+)
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 
@@ -194,4 +200,54 @@ def test_the_last_trick_stays_in_sight_while_the_next_is_played(browser: Any, se
     expect(held).to_contain_text(f"Remporté par {names[last['winner']]}")
     screen.axe("dernier pli gardé")
     expect(held).to_have_count(0)  # then it goes (2.5 s): the trick in play is the one shown
+    screen.close()
+
+
+def test_a_round_being_typed_survives_a_reload_and_the_network_coming_back(
+    browser: Any,  # noqa: F811
+    served: str,  # noqa: F811
+) -> None:
+    """A Num King round typed but not saved is there again after a reload (kept in
+    sessionStorage per sheet and round), gone once saved; its live score asked offline is
+    asked again when the network comes back, and « Enregistrer la manche » works again with
+    nothing changed."""
+    from playwright.sync_api import expect
+
+    screen = screen_in(browser, served, "fr-FR")
+    page = screen.page
+    logged_in(screen, "draft")
+    names = ["Ada", "Bo", "Cy"]
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    new_sheet(screen, "Num King", names, 2)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1", level=2)
+    bid_and_take(screen, names, [1, 0, 0], [1, 0, 0])
+    expect(page.locator(".scores .score").first).to_be_visible()
+
+    page.reload()
+    screen.heading("Manche 1", level=2)
+    expect(page.get_by_label("Plis d'Ada", exact=True)).to_have_value("1")
+    expect(page.get_by_label("Plis de Bo", exact=True)).to_have_value("0")
+    expect(page.locator(".scores .score").first).to_be_visible()
+
+    # offline, a change cannot be scored; back online, it is scored without another change
+    save = page.get_by_role("button", name="Enregistrer la manche", exact=True)
+    screen.context.set_offline(True)
+    try:
+        page.get_by_label("Plis d'Ada", exact=True).select_option("0")
+        page.get_by_label("Plis de Bo", exact=True).select_option("1")
+        expect(page.get_by_text("Le service ne répond pas", exact=False).first).to_be_visible()
+    finally:
+        screen.context.set_offline(False)
+    expect(page.get_by_text("Le service ne répond pas", exact=False)).to_have_count(0)
+    expect(save).to_be_enabled()
+    save.click()
+    screen.heading("Manche 2", level=2)
+    kept = page.evaluate("Object.keys(sessionStorage).filter(k => k.startsWith('numrules.draft.'))")
+    assert not [key for key in kept if ".1." in key], kept  # round 1's draft dropped once saved
+    page.reload()
+    screen.heading("Manche 2", level=2)
+    expect(page.get_by_role("button", name="Valider les annonces", exact=True)).to_be_visible()
+    screen.errors = [e for e in screen.errors if "ERR_INTERNET_DISCONNECTED" not in e]
     screen.close()

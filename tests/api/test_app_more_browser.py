@@ -293,7 +293,11 @@ def num_win_label(action: dict[str, Any], names: list[str], me: int) -> str:
         text = f"Échanger avec la carte {action['position'] + 1} de la combinaison"
     elif kind == "snap":
         owner = action.get("owner")
-        text = f"Récupération instantanée : carte {action['position'] + 1} {de(names[me if owner is None else owner])}"
+        position = action["position"] + 1
+        if owner is None or owner == me:  # one's own card (issue 24): « ta carte 1 »
+            text = f"Récupération instantanée : ta carte {position}"
+        else:
+            text = f"Récupération instantanée : carte {position} {de(names[owner])}"
     elif kind == "target":
         text = f"Viser la carte {action['position'] + 1} {de(names[action['seat']])}"
     else:

@@ -287,7 +287,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
         for i, name in enumerate(NAMES):
             row = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name=name))
             expect(row.get_by_role("cell").last).to_have_text(
-                re.compile(rf"^{result['totals'][i]} pts?$")
+                re.compile(rf"^{result['totals'][i]}\spts?$")
             )
         screen.axe("partie terminée" if lang == "fr" else "game over")
 
