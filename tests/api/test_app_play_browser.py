@@ -386,7 +386,7 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     )
     assert answer.status_code == 422 and answer.json()["code"] == "unknown-account"
     (message,) = {e["message"] for e in answer.json()["errors"]}
-    expect(unknown).to_have_accessible_description(message)  # the API's, under its field
+    expect(unknown).to_have_accessible_description(sentence(message))  # the API's, under its field
     expect(unknown).to_have_attribute("aria-invalid", "true")
     screen.axe("pseudo inconnu")
     unknown.fill("")
