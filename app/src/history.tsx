@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
 import { BarChart } from "./charts";
 import type { Lang, Texts } from "./i18n";
-import { Heading, Link, type Navigate, Problem } from "./ui";
+import { Heading, Link, type Navigate, Problem, ScrollCue } from "./ui";
 
 type Item = Schemas["HistoryItem"];
 type Stats = Schemas["StatsOut"];
@@ -202,6 +202,7 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
               </tbody>
             </table>
           </div>
+          <ScrollCue text={t.scrollCue} />
         </section>
       ) : null}
       {roles.length > 0 ? (
@@ -233,6 +234,7 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
               </tbody>
             </table>
           </div>
+          <ScrollCue text={t.scrollCue} />
         </section>
       ) : null}
       <Problem refusal={problem} shown={[]} />

@@ -28,7 +28,7 @@ import { NUMWIN } from "./numwin";
 import { RoundList, ScoreChart, useCorrections } from "./rounds";
 import { ClaimForm, ConfirmPanel, SharePanel, isMe } from "./share";
 import type { RulesetId } from "./rules";
-import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
+import { Field, Heading, Link, type Navigate, Problem, ScrollCue, useRequest } from "./ui";
 
 type RulesetInfo = Schemas["RulesetInfo"];
 
@@ -689,6 +689,7 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
           ) : null}
         </table>
       </div>
+      <ScrollCue text={t.scrollCue} />
       <ScoreChart t={t} sheet={sheet} />
       {sheet.teams && sheet.teams.length > 0 ? (
         <ul class="team-totals">

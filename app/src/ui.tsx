@@ -148,3 +148,26 @@ export function useRequest(networkError: string) {
   }
   return { problem, setProblem, busy, send };
 }
+
+/** « Fais défiler le tableau de côté » under a `.scroll` table wider than the screen (its
+ * previous sibling), hidden when it fits: the edge shadow alone was too faint to be seen. */
+export function ScrollCue({ text }: { text: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  const [wide, setWide] = useState(false);
+  useEffect(() => {
+    const box = ref.current?.previousElementSibling;
+    if (!box) return;
+    const measure = () => setWide(box.scrollWidth > box.clientWidth + 1);
+    measure();
+    const watch = new ResizeObserver(measure);
+    watch.observe(box);
+    const table = box.firstElementChild;
+    if (table) watch.observe(table);
+    return () => watch.disconnect();
+  }, []);
+  return (
+    <p ref={ref} class="scroll-cue" hidden={!wide} aria-hidden="true">
+      {text}
+    </p>
+  );
+}

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
+from tests.api.test_app_browser import PHONE, Screen, browser, served  # noqa: F401
 from tests.api.test_app_play_browser import act, at_version, game_as, token_of
 from tests.api.test_app_sheets_browser import (
     api_call,
@@ -66,6 +66,12 @@ def test_the_creator_plays_their_own_seat_from_my_games(browser: Any, served: st
     expect(page.get_by_text("Tu joues la place de Zoé.", exact=True)).to_be_visible()
     expect(page.locator("ul.hand button").first).to_be_visible()
     expect(page.get_by_role("group", name="Rejoindre avec mon compte")).to_have_count(0)
+    # on a phone the banner is one row, and the hand starts within the first screen
+    page.evaluate("window.scrollTo(0, 0)")
+    banner = page.locator("header.bar").bounding_box()
+    assert banner is not None and banner["height"] <= 64, banner
+    card = page.locator("ul.hand button").first.bounding_box()
+    assert card is not None and card["y"] + card["height"] <= PHONE["height"], card
     # the game's screen keeps every seat's link, each playable from here (the fragment only)
     page.get_by_text("Les liens des places, gardés sur cet appareil").click()
     page.get_by_role("link", name="Jouer la place de Léo", exact=True).click()
@@ -75,6 +81,13 @@ def test_the_creator_plays_their_own_seat_from_my_games(browser: Any, served: st
     expect(page.get_by_text("Tu joues la place de Zoé.", exact=True)).to_be_visible()
     screen.axe("place du créateur")
     assert token_of(leo) not in page.locator("main").inner_text()
+    # the history lists the game, its link a 44 px touch target
+    screen.goto("/historique")
+    screen.heading("Historique")
+    opened = page.locator("ol.history a").first
+    expect(opened).to_be_visible()
+    box = opened.bounding_box()
+    assert box is not None and box["height"] >= 44, box
     screen.close()
 
     # another account: no join button for the bots' seats, a refusal in the player's numbers
