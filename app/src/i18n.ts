@@ -467,6 +467,7 @@ const fr = {
   accountRequired: "(compte requis)",
   menu: "Menu",
   scrollCue: "Fais défiler le tableau de côté pour tout voir →",
+  statsVsBots: "Parties contre des robots",
 };
 
 export type Texts = typeof fr;
@@ -906,6 +907,7 @@ const en: Texts = {
   accountRequired: "(account required)",
   menu: "Menu",
   scrollCue: "Scroll the table sideways to see it all →",
+  statsVsBots: "Games against bots",
 };
 
 export const catalogue: Record<Lang, Texts> = { fr, en };

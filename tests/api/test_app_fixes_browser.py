@@ -14,6 +14,7 @@ tests/api/test_app_browser.py's.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -263,4 +264,47 @@ def test_a_round_being_typed_survives_a_reload_and_the_network_coming_back(
     screen.heading("Manche 2", level=2)
     expect(page.get_by_role("button", name="Valider les annonces", exact=True)).to_be_visible()
     screen.errors = [e for e in screen.errors if "ERR_INTERNET_DISCONNECTED" not in e]
+    screen.close()
+
+
+def test_a_game_created_logged_in_counts_in_stats_once_over(browser: Any, served: str) -> None:  # noqa: F811
+    """A Num King game created in the app while logged in, against three bots, played to its
+    end over HTTP with the creator's seat link: « Stats » counts it (the creator's seat was
+    bound to the account at creation)."""
+    from playwright.sync_api import expect
+
+    screen = screen_in(browser, served, "fr-FR")
+    page = screen.page
+    session = logged_in(screen, "stats")
+    screen.goto("/parties/nouvelle")
+    screen.heading("Nouvelle partie en ligne")
+    page.get_by_label("Jeu", exact=True).select_option("numking")
+    page.get_by_label("Cartes de la dernière manche", exact=True).fill("1")
+    page.get_by_label("Joueur 1", exact=True).fill("Zoé")
+    page.get_by_label("Place 2 : qui joue ?", exact=True).select_option("random")
+    page.get_by_label("Place 3 : qui joue ?", exact=True).select_option("random")
+    page.get_by_label("Place 4 : qui joue ?", exact=True).select_option("random")
+    page.get_by_role("button", name="Créer la partie", exact=True).click()
+    screen.heading("Les liens des places")
+    link = page.get_by_label("Lien de Zoé", exact=True).input_value()
+    game_id, token = urlsplit(link).path.rsplit("/", 1)[1], token_of(link)
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, "the game did not end"
+        game = game_as(served, game_id, token)
+        if game["status"] != "active":
+            break
+        if 0 in game["view"]["actors"] and game["view"]["legal_actions"]:
+            answer = act(served, game_id, token, game["view"]["legal_actions"][0])
+            assert answer.status_code in (200, 409, 412), answer.text
+        else:
+            time.sleep(0.05)  # the server's bots play
+    assert game["status"] == "over", game["status"]
+    stats = api_call(served, "GET", "/v1/me/stats", token=session).json()
+    assert stats["vs_bots"]["numking"]["played"] == 1, stats  # a game with bots counts apart
+    screen.goto("/stats")
+    screen.heading("Stats")
+    bots = page.get_by_role("region", name="Parties contre des robots").locator("table")
+    expect(bots.locator('tr[data-ruleset="numking"] td[data-stat="played"]')).to_have_text("1")
+    screen.axe("stats contre des robots")
     screen.close()
