@@ -141,8 +141,14 @@ def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: 
     expect(table.locator("thead th")).to_have_text(
         ["Joueur", "Cartes en main", "Annonce", "Plis", "Total"]
     )
-    # everyone bids, over HTTP: each bid shows in the table, the page's own seat's too
+    # a hint in words continues its sentence: « Conseil : annoncer 1 pli. », lower case
     state = game_as(served, game_id, None)
+    assert state["view"]["actors"] == [0], state["view"]
+    page.get_by_role("button", name="Conseil", exact=True).click()
+    expect(page.locator(".hint-box")).to_have_text(
+        re.compile(r"^Conseil\s:\sannoncer \d+ plis?\.$")
+    )
+    # everyone bids, over HTTP: each bid shows in the table, the page's own seat's too
     while state["view"]["phase"] == "bid":
         (seat,) = state["view"]["actors"]
         own = game_as(served, game_id, tokens[seat])["view"]
