@@ -314,3 +314,29 @@ def test_a_game_created_logged_in_counts_in_stats_once_over(browser: Any, served
     expect(bots.locator('tr[data-ruleset="numking"] td[data-stat="played"]')).to_have_text("1")
     screen.axe("stats contre des robots")
     screen.close()
+
+
+def test_a_sheet_opened_offline_loads_when_the_network_is_back(browser: Any, served: str) -> None:  # noqa: F811
+    """A sheet reloaded offline (the service worker's shell) says « Erreur », then loads by
+    itself on the `online` event: no reload by hand."""
+
+    screen = Screen(browser, served, "fr-FR", bypass_csp=False)
+    screen.context.set_extra_http_headers({})
+    page = screen.page
+    logged_in(screen, "offline")
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    new_sheet(screen, "Num King", ["Ada", "Bo", "Cy"], 2)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1", level=2)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    screen.context.set_offline(True)
+    try:
+        page.reload()
+        screen.heading("Erreur")
+    finally:
+        screen.context.set_offline(False)
+    screen.heading("Manche 1", level=2)
+    screen.errors = [e for e in screen.errors if "ERR_INTERNET_DISCONNECTED" not in e]
+    screen.close()
