@@ -115,7 +115,7 @@ def check_names(names: Sequence[str | None], field: str = "players") -> None:
     """The players' names of one sheet or game: each valid (:func:`check_name`, at
     `players[i].name`) and none twice (422 `duplicate-name` at the later one's field). Names
     are compared as people read them (case and outer or repeated spaces aside: « Ada » and
-    « ada  » are one name), since totals, turns and results name the players and two
+    « ada  » are one name; the message quotes the earlier name as written), since totals, turns and results name the players and two
     « Ada » at one table cannot be told apart."""
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
@@ -124,6 +124,9 @@ def check_names(names: Sequence[str | None], field: str = "players") -> None:
         check_name(name, f"{field}[{i}].name")
         key = " ".join(name.split()).casefold()
         if key in seen:
-            message = say(NAME_TAKEN, name=shorten(name.strip()), other=seen[key] + 1)
+            # the name quoted as the earlier player wrote it (« Ada », not the later « ada »):
+            # the one the player sees on the table
+            first = names[seen[key]] or name
+            message = say(NAME_TAKEN, name=shorten(" ".join(first.split())), other=seen[key] + 1)
             raise field_error(Invalid, "duplicate-name", f"{field}[{i}].name", message)
         seen[key] = i

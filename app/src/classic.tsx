@@ -3,7 +3,7 @@
 // trump pair (both scored together however they were won), the Jokers. Under `alliance` the
 // partners' scores add up (the live score shows the teams). No roles, no Bomb.
 
-import { useState } from "preact/hooks";
+import { useDraft } from "./draft";
 import { type Schemas, api } from "./api";
 import {
   ALL_VALUES,
@@ -125,8 +125,8 @@ function draftOf(players: ClassicRound["players"], seats: number): ClassicEntry[
   });
 }
 
-function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save, correction }: EntryProps) {
-  const [draft, setDraft] = useState<ClassicEntry[][]>(() => {
+function ClassicEntryScreen({ t, n, names, dealer, tiebreak, options, save, correction, keep }: EntryProps) {
+  const [draft, setDraft] = useDraft<ClassicEntry[][]>(keep, () => {
     const stored = correction ? classicInput(correction.round) : null;
     return stored ? draftOf(stored.players, names.length) : names.map(() => []);
   });

@@ -33,6 +33,8 @@ export interface EntryProps {
   save: Save;
   /** a correction of a stored round (rounds.tsx): the entry starts from it */
   correction?: Correction;
+  /** where the new round's draft is kept while typed (draft.ts); none for a correction */
+  keep?: string;
 }
 
 /** A round being corrected: the round as stored, and the way back without saving. */
@@ -99,6 +101,18 @@ export function useSave(save: Save, networkError: string) {
   return { problem, busy, submit };
 }
 
+/** How many times the network came back (the window's `online` event) since the screen
+ * opened: a dependency that asks again what failed offline. */
+export function useOnline(): number {
+  const [back, setBack] = useState(0);
+  useEffect(() => {
+    const onOnline = () => setBack((n) => n + 1);
+    window.addEventListener("online", onOnline);
+    return () => window.removeEventListener("online", onOnline);
+  }, []);
+  return back;
+}
+
 /** What openapi-fetch answers a stateless `score-round` call. */
 interface Scored {
   data?: RoundScore | undefined;
@@ -112,6 +126,8 @@ export function useLiveScore<B>(body: B | null, ask: (body: B) => Promise<Scored
   const [problem, setProblem] = useState<Refusal | null>(null);
   const asked = useRef(0);
   const key = body === null ? "" : JSON.stringify(body);
+  // the network back: the score asked while offline is asked again (the banner promised it)
+  const back = useOnline();
   useEffect(() => {
     if (body === null) {
       asked.current++;
@@ -132,7 +148,7 @@ export function useLiveScore<B>(body: B | null, ask: (body: B) => Promise<Scored
         });
     }, 150);
     return () => clearTimeout(timer);
-  }, [key, t]);
+  }, [key, t, back]);
   return { score: body === null ? null : score, problem };
 }
 

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
 import { BarChart } from "./charts";
 import type { Lang, Texts } from "./i18n";
-import { Heading, Link, type Navigate, Problem } from "./ui";
+import { Heading, Link, type Navigate, Problem, ScrollCue } from "./ui";
 
 type Item = Schemas["HistoryItem"];
 type Stats = Schemas["StatsOut"];
@@ -160,13 +160,19 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
         .map(([id, s]) => ({ id, name: catalogue.find((r) => r.id === id)?.name ?? id, s }))
         .sort((a, b) => catalogue.findIndex((r) => r.id === a.id) - catalogue.findIndex((r) => r.id === b.id))
     : [];
+  // games that seated a bot count apart (`vs_bots`): shown in their own table
+  const botRows = stats
+    ? Object.entries(stats.vs_bots ?? {})
+        .map(([id, s]) => ({ id, name: catalogue.find((r) => r.id === id)?.name ?? id, s }))
+        .sort((a, b) => catalogue.findIndex((r) => r.id === a.id) - catalogue.findIndex((r) => r.id === b.id))
+    : [];
   const byRole = stats?.rulesets["numwars"]?.by_role ?? null;
   const roles = byRole ? ROLES.flatMap((role) => (byRole[role] ? [{ role, r: byRole[role] }] : [])) : [];
   return (
     <section>
       <Heading>{t.statsTitle}</Heading>
       {stats === null && !problem ? <p>{t.loading}</p> : null}
-      {stats && rows.length === 0 ? <p>{t.statsEmpty}</p> : null}
+      {stats && rows.length === 0 && botRows.length === 0 ? <p>{t.statsEmpty}</p> : null}
       {rows.length > 0 ? (
         <section aria-labelledby="wins-title">
           <h2 id="wins-title">{t.statsWinsTitle}</h2>
@@ -202,6 +208,7 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
               </tbody>
             </table>
           </div>
+          <ScrollCue text={t.scrollCue} />
         </section>
       ) : null}
       {roles.length > 0 ? (
@@ -233,6 +240,40 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
               </tbody>
             </table>
           </div>
+          <ScrollCue text={t.scrollCue} />
+        </section>
+      ) : null}
+      {botRows.length > 0 ? (
+        <section aria-labelledby="bots-title">
+          <h2 id="bots-title">{t.statsVsBots}</h2>
+          <div class="scroll" tabIndex={0} role="region" aria-labelledby="bots-title">
+            <table class="stats">
+              <caption>{t.statsTable}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t.statsGame}</th>
+                  <th scope="col">{t.statsPlayed}</th>
+                  <th scope="col">{t.statsWon}</th>
+                  <th scope="col">{t.statsWinRate}</th>
+                  <th scope="col">{t.statsAverage}</th>
+                  <th scope="col">{t.statsBest}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {botRows.map(({ id, name, s }) => (
+                  <tr key={id} data-ruleset={id}>
+                    <th scope="row">{name}</th>
+                    <td data-stat="played">{s.played}</td>
+                    <td data-stat="won">{s.won}</td>
+                    <td data-stat="win_rate">{t.statsPercent(formatNumber(lang, s.win_rate * 100))}</td>
+                    <td data-stat="average_round_score">{num(s.average_round_score)}</td>
+                    <td data-stat="best_round_score">{num(s.best_round_score)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <ScrollCue text={t.scrollCue} />
         </section>
       ) : null}
       <Problem refusal={problem} shown={[]} />

@@ -18,6 +18,9 @@ const RULE_SECTIONS_FR: Record<string, string> = {
 // (« de Hugo », « de Hélène »): whether it is mute cannot be told from the name (« de Hugo »
 // reads fine, « d'Hachette » would not), so no list to keep.
 export function de(name: string): string {
+  // a default name (« Joueur 1 », « Robot 2 ») is a common noun: « du joueur 1 »
+  const common = /^(Joueur|Robot) (\d+)$/.exec(name.trim());
+  if (common) return `du ${(common[1] ?? "").toLowerCase()}\u00a0${common[2] ?? ""}`;
   return /^([aeiouàâäéèêëîïôöùûüæœ]|y[^aeiouàâäéèêëîïôöùûüy])/i.test(name.trim()) ? `d'${name}` : `de ${name}`;
 }
 
@@ -79,7 +82,7 @@ const fr = {
   removePlayer: (name: string) => `Retirer ${name}`,
   plannedRounds: "Manches prévues",
   createSheet: "Créer la feuille",
-  round: (n: number) => `Manche ${n}`,
+  round: (n: number) => `Manche\u00a0${n}`,
   dealer: (name: string) => `Donneur : ${name}`,
   role: "Rôle",
   roles: {
@@ -119,7 +122,7 @@ const fr = {
   liveScore: "Score de la manche",
   chooseBomb: "Choisis qui a eu la Bombe pour voir le score.",
   // French: « 0 pt », « 1 pt », « 2 pts »; « 1 manche », « 2 manches »
-  points: (n: number) => `${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
+  points: (n: number) => `${n}\u00a0${Math.abs(n) < 2 ? "pt" : "pts"}`,
   part: (label: string, n: number) => `${label} : ${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
   scoreOf: (name: string, n: number) => `${name} : ${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
   saveRound: "Enregistrer la manche",
@@ -139,7 +142,7 @@ const fr = {
   notFound: "Cette page n'existe pas.",
 
   // ── other rulesets' sheets ──
-  lockedName: (name: string) => `${name} 🔒`,
+  lockedName: (name: string) => `${name} 🔒\u00a0(compte requis)`,
   lowestWins: "Le plus petit total gagne.",
   playerRange: (least: number, most: number) => `De ${least} à ${most} joueurs`,
   firstDealer: "Premier donneur",
@@ -326,8 +329,8 @@ const fr = {
   dateLocale: "fr-FR",
   myGames: "Mes parties",
   myGamesHelp: "Les parties créées sur cet appareil : leurs liens y restent, nulle part ailleurs.",
-  showLinks: (when: string) => `Revoir les liens de la partie du ${when}`,
-  openGame: (when: string) => `Ouvrir la partie du ${when}`,
+  showLinks: (when: string) => `Revoir les liens de la partie de ${when}`,
+  openGame: (when: string) => `Ouvrir la partie de ${when}`,
   linksAgain: "Les liens des places, gardés sur cet appareil",
   playOnline: "Jouer en ligne",
   newGame: "Nouvelle partie en ligne",
@@ -346,7 +349,7 @@ const fr = {
   copy: (name: string) => `Copier le lien ${de(name)}`,
   copied: (name: string) => `Lien ${de(name)} copié.`,
   game: "Partie en ligne",
-  gameRound: (n: number) => `Partie en ligne — manche ${n}`,
+  gameRound: (n: number) => `Partie en ligne — manche\u00a0${n}`,
   youPlay: (name: string) => `Tu joues la place ${de(name)}.`,
   yourRole: (role: string) => `Ton rôle : ${role}`,
   spectator: "Tu regardes la partie : ouvre le lien de ta place pour jouer.",
@@ -494,6 +497,23 @@ const fr = {
   joinRematch: "Rejoindre la revanche",
   rematchRefused: "La partie n’est pas finie : la revanche viendra après.",
 
+
+  // ── issue 24: a French player on a phone ──
+  hintOtherLower: (what: string) => `Conseil : ${what.charAt(0).toLocaleLowerCase("fr-FR")}${what.slice(1)}.`,
+  playSeat: "Jouer cette place",
+  notYourSeat: (n: number, name: string) =>
+    `La place ${n} (${name}) n’est pas liée à ton compte : seul le compte nommé pour une place à sa création peut la rejoindre.`,
+  bidCol: "Annonce",
+  tricksCol: "Plis",
+  bidTricks: (bid: number | null, taken: number) => (bid === null ? `${taken}` : `${taken} / ${bid}`),
+  roundOver: (n: number) => `Fin de la manche\u00a0${n}`,
+  roundScore: "Score de la manche",
+  roundContinue: "Continuer",
+  yourSnapAt: (n: number) => `Récupération instantanée : ta carte ${n}`,
+  accountRequired: "(compte requis)",
+  menu: "Menu",
+  scrollCue: "Fais défiler le tableau de côté pour tout voir →",
+  statsVsBots: "Parties contre des robots",
 };
 
 export type Texts = typeof fr;
@@ -591,7 +611,7 @@ const en: Texts = {
   },
   liveScore: "Round score",
   chooseBomb: "Choose who had the Bomb to see the score.",
-  points: (n: number) => `${n} ${Math.abs(n) === 1 ? "pt" : "pts"}`,
+  points: (n: number) => `${n}\u00a0${Math.abs(n) === 1 ? "pt" : "pts"}`,
   part: (label: string, n: number) => `${label}: ${n} ${Math.abs(n) === 1 ? "pt" : "pts"}`,
   scoreOf: (name: string, n: number) => `${name}: ${n} ${Math.abs(n) === 1 ? "pt" : "pts"}`,
   saveRound: "Save the round",
@@ -616,7 +636,7 @@ const en: Texts = {
   notFound: "This page does not exist.",
 
   // ── other rulesets' sheets ──
-  lockedName: (name: string) => `${name} 🔒`,
+  lockedName: (name: string) => `${name} 🔒\u00a0(account required)`,
   lowestWins: "The lowest total wins.",
   playerRange: (least: number, most: number) => `${least} to ${most} players`,
   firstDealer: "First dealer",
@@ -963,6 +983,23 @@ const en: Texts = {
   joinRematch: "Join the rematch",
   rematchRefused: "The game is not over: the rematch comes after.",
 
+
+  // ── issue 24: a French player on a phone ──
+  hintOtherLower: (what: string) => `Hint: ${what.charAt(0).toLocaleLowerCase("en")}${what.slice(1)}.`,
+  playSeat: "Play this seat",
+  notYourSeat: (n: number, name: string) =>
+    `Seat ${n} (${name}) is not bound to your account: only the account named for a seat when the game was created may join it.`,
+  bidCol: "Bid",
+  tricksCol: "Tricks",
+  bidTricks: (bid: number | null, taken: number) => (bid === null ? `${taken}` : `${taken} / ${bid}`),
+  roundOver: (n: number) => `End of round ${n}`,
+  roundScore: "Round score",
+  roundContinue: "Continue",
+  yourSnapAt: (n: number) => `Instant snap: your card ${n}`,
+  accountRequired: "(account required)",
+  menu: "Menu",
+  scrollCue: "Scroll the table sideways to see it all →",
+  statsVsBots: "Games against bots",
 };
 
 export const catalogue: Record<Lang, Texts> = { fr, en };

@@ -3,7 +3,7 @@
 // each took. The sheet derives `cards` and each streak itself; the live score asks the
 // stateless `score-round` with this round's cards and the streaks after the previous round.
 
-import { useState } from "preact/hooks";
+import { useDraft } from "./draft";
 import { type Schemas, api } from "./api";
 import {
   type EntryProps,
@@ -50,12 +50,13 @@ function NumberSelect({
   );
 }
 
-function NumKingEntry({ t, n, names, dealer, tiebreak, previous, options, save, correction }: EntryProps) {
+function NumKingEntry({ t, n, names, dealer, tiebreak, previous, options, save, correction, keep }: EntryProps) {
   // a correction starts from the round as stored: its bids and tricks, the bids done
   const stored = correction ? numKingInput(correction.round) : null;
-  const [bids, setBids] = useState<number[]>(() => names.map((_, seat) => stored?.players[seat]?.bid ?? 0));
-  const [tricks, setTricks] = useState<number[]>(() => names.map((_, seat) => stored?.players[seat]?.tricks ?? 0));
-  const [bidding, setBidding] = useState(stored === null);
+  const part = (name: string) => (keep ? `${keep}.${name}` : undefined);
+  const [bids, setBids] = useDraft<number[]>(part("bids"), () => names.map((_, seat) => stored?.players[seat]?.bid ?? 0));
+  const [tricks, setTricks] = useDraft<number[]>(part("tricks"), () => names.map((_, seat) => stored?.players[seat]?.tricks ?? 0));
+  const [bidding, setBidding] = useDraft(part("bidding"), () => stored === null);
   const streaks = names.map((_, seat) => previous?.scores.players.find((p) => p.seat === seat)?.streak ?? 0);
   const players: NumKingRound["players"] = names.map((_, seat) => ({
     bid: bids[seat] ?? 0,

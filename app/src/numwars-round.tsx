@@ -30,6 +30,7 @@ import {
   tableRoles,
 } from "./numwars";
 import { draftOf, numWarsInput } from "./rounds";
+import { useDraft } from "./draft";
 import { Field } from "./ui";
 
 const PICK_TYPES: readonly PickType<CardType>[] = CARD_TYPES.map((type) => ({
@@ -38,8 +39,8 @@ const PICK_TYPES: readonly PickType<CardType>[] = CARD_TYPES.map((type) => ({
   counted: type === "classic",
 }));
 
-function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction }: EntryProps) {
-  const [draft, setDraft] = useState<RoundDraft>(() => {
+function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction, keep }: EntryProps) {
+  const [draft, setDraft] = useDraft<RoundDraft>(keep, () => {
     const stored = correction ? numWarsInput(correction.round) : null;
     return stored ? draftOf(stored) : emptyDraft(names.length);
   });

@@ -3,7 +3,7 @@
 // they locked by snapping (two classic cards, a Rainbow and a classic card, a Rainbow and a
 // Shadow of one value), and who called "Num Win". The lowest total wins.
 
-import { useState } from "preact/hooks";
+import { useDraft } from "./draft";
 import { type Schemas, api } from "./api";
 import {
   ALL_VALUES,
@@ -179,12 +179,13 @@ function draftOf(players: Schemas["NumWinScoreRequest"]["players"], seats: numbe
   });
 }
 
-function NumWinEntry({ t, n, names, dealer, tiebreak, options, save, correction }: EntryProps) {
+function NumWinEntry({ t, n, names, dealer, tiebreak, options, save, correction, keep }: EntryProps) {
   const stored = correction ? numWinInput(correction.round) : null;
-  const [hands, setHands] = useState<HandDraft[]>(() =>
+  const part = (name: string) => (keep ? `${keep}.${name}` : undefined);
+  const [hands, setHands] = useDraft<HandDraft[]>(part("hands"), () =>
     stored ? draftOf(stored.players, names.length) : names.map(() => ({ combination: [], locked: [] })),
   );
-  const [caller, setCaller] = useState<number | null>(stored?.caller ?? null);
+  const [caller, setCaller] = useDraft<number | null>(part("caller"), () => stored?.caller ?? null);
   const players = handsBody(hands);
   const teams = sheetFlag(options, "teams");
   const live = useLiveScore(

@@ -35,6 +35,7 @@ import {
   tokenFromFragment,
   watchGame,
 } from "./online";
+import { usePace } from "./pace";
 import { OptionsFieldset, PlayerNames, SHEETS, defaults, playerNameOf, refuseTakenNames, useCatalogue } from "./sheet";
 import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
 
@@ -81,6 +82,33 @@ function gameBody(
       return { ruleset, players, clock, options: NUMKING.optionsOf(values) };
     case "numwin":
       return { ruleset, players, clock, options: NUMWIN.optionsOf(values) };
+  }
+}
+
+/** The path that opens a game this device created at its creator's own seat (the first that
+ * has a token: the creator plays the first seat), playable; the bare game (a spectator's view)
+ * when it kept no token. */
+function ownSeatPath(game: CreatedGame): string {
+  const own = game.seats.find((s) => s.seat === 0) ?? game.seats[0];
+  return own ? `/parties/${game.id}#jeton=${encodeURIComponent(own.token)}` : `/parties/${game.id}`;
+}
+
+/** Whether the form names the account `pseudo` for a seat (case aside, as pseudos compare). */
+function namedElsewhere(pseudo: string, accounts: readonly string[]): boolean {
+  const key = pseudo.toLowerCase();
+  return accounts.some((account) => account.trim().toLowerCase() === key);
+}
+
+/** Joins the creator's seat 0, named by their account at creation (the API binds it only once
+ * the account joins): a failure leaves the game playable by its link, only not counted. */
+async function joinOwnSeat(id: string, session: Session): Promise<void> {
+  try {
+    await api.POST("/v1/games/{game_id}/seats/{seat}/join", {
+      params: { path: { game_id: id, seat: 0 } },
+      headers: bearer(session.token),
+    });
+  } catch {
+    // the seat's link still plays it
   }
 }
 
@@ -143,7 +171,10 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         const opened = names[i]?.trim() ?? "";
         if (kindOf(i) === "open") return { open: true, ...(opened ? { name: opened } : {}) };
         const bot = botOf(i);
-        const account = accounts[i]?.trim() ?? "";
+        // logged in, the creator's own seat (the first) is bound to their account unless the
+        // form names an account for it, or theirs for another seat: the game then counts in
+        // their history and stats
+        const account = accounts[i]?.trim() || (i === 0 && session && !namedElsewhere(session.pseudo, accounts) ? session.pseudo : "");
         return { name, ...(bot ? { bot } : account ? { account } : {}) };
       });
       const clock = turnSeconds > 0 ? { turn_seconds: turnSeconds, on_timeout: onTimeout } : null;
@@ -155,6 +186,8 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
         setProblem(refusal(error, t.networkError));
         return;
       }
+      // the API binds a seat named by an account once that account joins it: the creator's at once
+      if (session && players[0]?.account === session.pseudo) await joinOwnSeat(data.id, session);
       const seats = data.seats.flatMap((s) => (s.token ? [{ seat: s.seat, name: s.name, token: s.token }] : []));
       const bots = data.seats.flatMap((s) => (s.bot ? [s.name] : []));
       const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats, bots };
@@ -341,7 +374,7 @@ function MyGames({
                 <button type="button" onClick={() => onShow(game)}>
                   {t.showLinks(label)}
                 </button>
-                <Link href={`/parties/${game.id}`} navigate={navigate}>
+                <Link href={ownSeatPath(game)} navigate={navigate}>
                   {t.openGame(label)}
                 </Link>
               </div>
@@ -380,18 +413,18 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
                 >
                   {t.copy(seat.name)}
                 </button>
-                {navigate ? (
-                  <a
-                    href={link}
-                    onClick={(event) => {
-                      if (event.ctrlKey || event.metaKey || event.shiftKey) return;
-                      event.preventDefault();
-                      navigate(new URL(link).pathname + new URL(link).hash);
-                    }}
-                  >
-                    {t.playAs(seat.name)}
-                  </a>
-                ) : null}
+                <a
+                  href={link}
+                  onClick={(event) => {
+                    // on the game's own screen the link only changes the fragment: the
+                    // screen's `hashchange` listener opens the seat
+                    if (!navigate || event.ctrlKey || event.metaKey || event.shiftKey) return;
+                    event.preventDefault();
+                    navigate(new URL(link).pathname + new URL(link).hash);
+                  }}
+                >
+                  {t.playAs(seat.name)}
+                </a>
               </div>
             </li>
           );
@@ -441,6 +474,21 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   const [timedOut, setTimedOut] = useState<TimedOut | null>(null);
   const [left, setLeft] = useState(false);
 
+  // a seat link pasted in the address bar (or followed) on this very screen changes only the
+  // fragment: its token is taken at once, not at the next reload
+  useEffect(() => {
+    const onHash = () => {
+      const linked = tokenFromFragment(id);
+      if (linked === null) return;
+      setToken((old) => {
+        if (old !== linked) setGame(null);
+        return linked;
+      });
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, [id]);
+
   useEffect(() => {
     if (token !== undefined || !session) return;
     api
@@ -481,7 +529,12 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       if (data) {
         setGame(null);
         setToken(session.token);
-      } else setProblem(refusal(error, t.networkError));
+      } else {
+        const refused = refusal(error, t.networkError);
+        // the API numbers seats from 0 (as its paths do); the player reads « Place 2 »
+        const name = game?.players[seat]?.name ?? t.playerName(seat + 1);
+        setProblem(refused.code === "not-your-seat" ? { detail: t.notYourSeat(seat + 1, name), fields: {} } : refused);
+      }
     } catch {
       setProblem({ detail: t.networkError, fields: {} });
     } finally {
@@ -843,8 +896,14 @@ function sameAction(a: GameAction, b: GameAction): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint }: TableProps) {
+function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, askHint }: TableProps) {
   const view = game.view;
+  // what the bots just did stays in sight: the finished trick, the round's summary
+  const pace = usePace(view);
+  const act = async (action: GameAction) => {
+    pace.clear();
+    await send(action);
+  };
   const legalId = useId();
   const names = game.players.map((p) => p.name);
   const botOf = (seat: number) => game.players[seat]?.bot ?? null;
@@ -859,6 +918,7 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
   const last = "tricks" in view ? view.tricks.at(-1) : undefined;
   // numwars says how its trick resolved (`result`), the classic edition and numking name its winner
   const lastWinner = last ? ("result" in last ? last.result.winner : last.winner) : null;
+  const heldWinner = pace.held ? ("result" in pace.held ? pace.held.result.winner : pace.held.winner) : null;
   const hinted = hintedCards(hint);
   const hintText = !hint
     ? null
@@ -868,7 +928,7 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
         ? t.hintPlay(cardLabel(t, hint.card))
         : hint.type === "pass"
           ? t.hintPass(cardLabel(t, hint.card))
-          : t.hintOther(actionLabel(t, hint, nameOf, seat ?? 0));
+          : t.hintOtherLower(actionLabel(t, hint, nameOf, seat ?? 0));
   const choices = otherActions(legal);
   // the type a tapped card is sent with when no legal action names it: the API explains why
   const cardType = legal.find((a) => a.type === "play" || a.type === "pass")?.type ?? (view.phase === "exchange" ? "pass" : "play");
@@ -884,14 +944,18 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
         <span class={live ? "live" : "problem"}>{live ? t.live : t.reconnecting}</span>
       </p>
       <p>{seat === null ? t.spectator : t.youPlay(nameOf(seat))}</p>
+      {pace.summary ? <RoundSummaryBox t={t} summary={pace.summary} names={names} onDismiss={pace.dismiss} /> : null}
       {join ? (
         <fieldset class="choices">
           <legend>{t.joinWithAccount}</legend>
-          {names.map((name, i) => (
-            <button key={i} type="button" disabled={busy} onClick={() => void join(i)}>
-              {t.joinSeat(name)}
-            </button>
-          ))}
+          {names.map((name, i) =>
+            // a bot's seat is the server's: nobody joins it
+            botOf(i) ? null : (
+              <button key={i} type="button" disabled={busy} onClick={() => void join(i)}>
+                {t.joinSeat(name)}
+              </button>
+            ),
+          )}
         </fieldset>
       ) : null}
       {view.ruleset === "numwars" && view.role ? <p>{t.yourRole(t.roles[view.role])}</p> : null}
@@ -912,7 +976,7 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
       <p role="status" id={`${legalId}-hint`} class={hintText ? "hint-box" : undefined}>
         {hinting ? t.hintThinking : (hintText ?? "")}
       </p>
-      <Problem refusal={problem} shown={[]} />
+      {seat !== null && view.ruleset !== "numwin" ? null : <Problem refusal={problem} shown={[]} />}
 
       {view.ruleset === "numwin" ? (
         <NumWinBoard t={t} view={view} seat={seat} nameOf={nameOf} />
@@ -937,6 +1001,17 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
               ))}
             </ol>
           )}
+          {pace.held && trick.length > 0 ? (
+            <div class="last-trick held">
+              <h3 id={`${legalId}-held`}>{t.lastTrick}</h3>
+              <ol class="trick" aria-labelledby={`${legalId}-held`}>
+                {pace.held.cards.map((c) => (
+                  <li key={`${c.seat}-${c.card}`}>{t.played(nameOf(c.seat), cardLabel(t, c.card))}</li>
+                ))}
+              </ol>
+              <p>{heldWinner === null ? t.trickNobody : t.trickTakenBy(nameOf(heldWinner))}</p>
+            </div>
+          ) : null}
         </>
       )}
 
@@ -992,6 +1067,8 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
               );
             })}
           </ul>
+          {/* a refused card's reason right under the hand, where the player looks */}
+          <Problem refusal={problem} shown={[]} />
           {choices.length > 0 ? (
             <fieldset class="choices">
               <legend>{t.choices}</legend>
@@ -1022,6 +1099,12 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
             <tr>
               <th scope="col">{t.player}</th>
               <th scope="col">{t.cardsInHand}</th>
+              {view.ruleset === "numking" ? (
+                <>
+                  <th scope="col">{t.bidCol}</th>
+                  <th scope="col">{t.tricksCol}</th>
+                </>
+              ) : null}
               <th scope="col">{t.total}</th>
             </tr>
           </thead>
@@ -1033,12 +1116,46 @@ function Table({ t, game, live, problem, busy, act, join, hint, hinting, askHint
                   {botOf(i) ? <span class="muted"> ({t.botTag(lookup(t.botLevels, botOf(i) ?? ""))})</span> : null}
                 </th>
                 <td>{"hand_counts" in view ? view.hand_counts[i] : "combinations" in view ? view.combinations[i]?.count : ""}</td>
+                {view.ruleset === "numking" ? (
+                  <>
+                    <td>{view.bids[i] ?? "—"}</td>
+                    <td>{view.tricks_taken[i] ?? 0}</td>
+                  </>
+                ) : null}
                 <td>{t.points(view.scores[i] ?? 0)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+    </section>
+  );
+}
+
+/** « Fin de la manche N »: each player's round score, until dismissed or the player acts. */
+function RoundSummaryBox({
+  t,
+  summary,
+  names,
+  onDismiss,
+}: {
+  t: Texts;
+  summary: { round: number; scores: number[] };
+  names: string[];
+  onDismiss: () => void;
+}) {
+  const titleId = useId();
+  return (
+    <section class="notice round-summary" aria-labelledby={titleId}>
+      <h2 id={titleId}>{t.roundOver(summary.round)}</h2>
+      <ul>
+        {names.map((name, i) => (
+          <li key={i}>{t.played(name, t.points(summary.scores[i] ?? 0))}</li>
+        ))}
+      </ul>
+      <button type="button" onClick={onDismiss}>
+        {t.roundContinue}
+      </button>
     </section>
   );
 }
@@ -1086,7 +1203,7 @@ function actionLabel(t: Texts, action: GameAction, nameOf: (seat: number) => str
     case "swap":
       return action.call ? t.andCall(t.swapAt(action.position + 1)) : t.swapAt(action.position + 1);
     case "snap":
-      return t.snapAt(action.position + 1, nameOf(action.owner ?? me));
+      return (action.owner ?? me) === me ? t.yourSnapAt(action.position + 1) : t.snapAt(action.position + 1, nameOf(action.owner ?? me));
     case "target": {
       const label = t.targetAt(nameOf(action.seat), action.position + 1);
       return action.call ? t.andCall(label) : label;

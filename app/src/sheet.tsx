@@ -6,6 +6,7 @@
 
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { clearDraft, draftKey } from "./draft";
 import {
   type Refusal,
   type Schemas,
@@ -19,7 +20,7 @@ import {
   sheetToken,
 } from "./api";
 import { CLASSIC } from "./classic";
-import { FrameNotice, type OptionSpec, type OptionValues, type SheetRuleset } from "./entry";
+import { FrameNotice, type OptionSpec, type OptionValues, type SheetRuleset, useOnline } from "./entry";
 import type { Texts } from "./i18n";
 import { NUMKING } from "./numking";
 import { NUMWARS } from "./numwars-round";
@@ -27,7 +28,7 @@ import { NUMWIN } from "./numwin";
 import { RoundList, ScoreChart, useCorrections } from "./rounds";
 import { ClaimForm, ConfirmPanel, SharePanel, isMe } from "./share";
 import type { RulesetId } from "./rules";
-import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
+import { Field, Heading, Link, type Navigate, Problem, ScrollCue, useRequest } from "./ui";
 
 type RulesetInfo = Schemas["RulesetInfo"];
 
@@ -294,7 +295,8 @@ export function takenNames(t: Texts, names: readonly string[]): Record<string, s
     const key = name.split(/\s+/).filter(Boolean).join(" ").toLocaleLowerCase();
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
-    else fields[`players[${i}].name`] = t.nameTaken(name, first + 1);
+    // the earlier player's name as written (« Ada », not the later « ana »): the one shown
+    else fields[`players[${i}].name`] = t.nameTaken(names[first]?.trim() ?? name, first + 1);
   });
   return fields;
 }
@@ -504,9 +506,13 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
     if (fix.editing) setSaved(null);
   }, [fix.editing]);
 
+  // loaded again when the network comes back: a sheet opened offline does not stay on « Erreur »
+  const back = useOnline();
   useEffect(() => {
+    if (back > 0 && sheet !== null && problem === null) return;
+    setProblem(null);
     void load();
-  }, [id, t]);
+  }, [id, t, back]);
 
   if (!token) {
     return (
@@ -586,6 +592,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
           tiebreak={sheet.rounds.length >= sheet.planned_rounds}
           previous={last}
           options={sheet.options}
+          keep={draftKey(id, next)}
           save={async (body) => {
             const { data, error } = await api.POST("/v1/scoresheets/{sheet_id}/rounds", {
               params: { path: { sheet_id: id } },
@@ -593,6 +600,7 @@ export function SheetScreen({ t, id, session }: { t: Texts; id: string; session:
               body: { ...body, dealer },
             });
             if (!data) return refusal(error, t.networkError);
+            clearDraft(id, next);
             fix.clearNotice();
             setSaved(t.saved(data.n));
             await load();
@@ -681,6 +689,7 @@ function Totals({ t, sheet, info }: { t: Texts; sheet: Sheet; info: RulesetInfo 
           ) : null}
         </table>
       </div>
+      <ScrollCue text={t.scrollCue} />
       <ScoreChart t={t} sheet={sheet} />
       {sheet.teams && sheet.teams.length > 0 ? (
         <ul class="team-totals">

@@ -6,6 +6,21 @@ import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Refusal } from "./api";
 
+/** An API message as a sentence for a player: its first letter a capital, a final full stop
+ * (the API's `detail` and field messages are clauses: « doit contenir au moins 3 caractères »);
+ * several (`; `-joined) each made one. The app's own sentences pass unchanged. */
+export function sentence(message: string): string {
+  return message
+    .split("; ")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+    .map((part) => {
+      const head = part.charAt(0).toLocaleUpperCase() + part.slice(1);
+      return /[.!?…:]$/.test(head) ? head : `${head}.`;
+    })
+    .join(" ");
+}
+
 /** The heading that takes the focus when its screen (or, `level` 2, its part of a screen
  * titled above it: the sheet's round) opens. */
 export function Heading({ children, level = 1 }: { children: ComponentChildren; level?: 1 | 2 }) {
@@ -56,7 +71,7 @@ export function Field({ label, error, hint, children }: FieldProps) {
       {children({ id, ...described })}
       {error ? (
         <p class="field-error" id={errorId}>
-          {error}
+          {sentence(error)}
         </p>
       ) : null}
     </div>
@@ -80,7 +95,7 @@ export function Problem({ refusal, shown }: { refusal: Refusal | null; shown: re
     .split("; ")
     .map((part) => part.trim())
     .filter((part) => part.length > 0 && !messages.some((message) => part.includes(message)));
-  const detail = rest.join(" ; ");
+  const detail = sentence(rest.join("; "));
   if (!detail && elsewhere.length === 0) return null;
   return (
     <div class="problem" role="alert">
@@ -88,7 +103,7 @@ export function Problem({ refusal, shown }: { refusal: Refusal | null; shown: re
       {elsewhere.length > 0 ? (
         <ul>
           {elsewhere.map((message, i) => (
-            <li key={i}>{message}</li>
+            <li key={i}>{sentence(message)}</li>
           ))}
         </ul>
       ) : null}
@@ -132,4 +147,27 @@ export function useRequest(networkError: string) {
     }
   }
   return { problem, setProblem, busy, send };
+}
+
+/** « Fais défiler le tableau de côté » under a `.scroll` table wider than the screen (its
+ * previous sibling), hidden when it fits: the edge shadow alone was too faint to be seen. */
+export function ScrollCue({ text }: { text: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  const [wide, setWide] = useState(false);
+  useEffect(() => {
+    const box = ref.current?.previousElementSibling;
+    if (!box) return;
+    const measure = () => setWide(box.scrollWidth > box.clientWidth + 1);
+    measure();
+    const watch = new ResizeObserver(measure);
+    watch.observe(box);
+    const table = box.firstElementChild;
+    if (table) watch.observe(table);
+    return () => watch.disconnect();
+  }, []);
+  return (
+    <p ref={ref} class="scroll-cue" hidden={!wide} aria-hidden="true">
+      {text}
+    </p>
+  );
 }

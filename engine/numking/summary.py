@@ -25,7 +25,7 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         "manche avec de plus en plus de cartes.",
         {
             "setup": "Rainbow et Shadow 1–16, Num-X, Infini, deux Flash (option zéros : les 0). "
-            "La manche k distribue k cartes ; le reste reste face cachée.",
+            "La manche k distribue k cartes ; les cartes non distribuées restent face cachée.",
             "turn": "Annoncer 0…k à tour de rôle, puis jouer : dès la deuxième carte, battre "
             "toutes les cartes du pli si possible, ou jouer un Rainbow/Shadow de même valeur.",
             "hierarchy": "Flash (annule le pli) > Num-X > Infini à 17 > cartes par valeur > Infini "

@@ -138,6 +138,14 @@ class Screen:
         assert self.errors == [], self.errors
 
 
+def sentence(message: str) -> str:
+    """An API message as the app shows it (ui.tsx `sentence`): each `; `-joined clause with a
+    capital first letter and a final full stop."""
+    parts = [p.strip() for p in message.split("; ") if p.strip()]
+    made = [p[0].upper() + p[1:] for p in parts]
+    return " ".join(p if p[-1] in ".!?…:" else f"{p}." for p in made)
+
+
 def pts(points: int) -> str:
     """The French unit: « 0 pt », « 1 pt », « 2 pts »."""
     return f"{points} pt" if abs(points) < 2 else f"{points} pts"
@@ -430,7 +438,7 @@ def test_an_api_problem_is_shown_next_to_its_field_in_french(browser: Any, serve
     field = page.get_by_label("Pseudo", exact=True)
     expect(field).to_have_attribute("aria-invalid", "true")
     # the rule said before any refusal (app_polish's test), then what broke it
-    expect(field).to_have_accessible_description(f"{PSEUDO_RULE} {message}")
+    expect(field).to_have_accessible_description(f"{PSEUDO_RULE} {sentence(message)}")
     # the detail says only what is under the field: not repeated, never under a raw field name
     assert message in answer.json()["detail"]
     expect(page.get_by_role("alert")).to_have_count(0)
@@ -492,7 +500,7 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
     screen.heading("Nouveau mot de passe")
     page.get_by_label("Nouveau mot de passe", exact=True).fill(body["password"])
     page.get_by_role("button", name="Changer le mot de passe", exact=True).click()
-    expect(page.get_by_role("alert")).to_contain_text(detail)
+    expect(page.get_by_role("alert")).to_contain_text(sentence(detail))
     expect(page.get_by_role("alert")).not_to_contain_text("token")
     screen.axe("réinitialisation")
 
@@ -506,7 +514,7 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
     screen.goto("/verify-email?token=not-a-token")  # the verification email's link
     screen.heading("Vérification de l'email")
     (message,) = [e["message"] for e in refused.json()["errors"] if e["field"] == "token"]
-    expect(page.get_by_role("alert")).to_contain_text(message)
+    expect(page.get_by_role("alert")).to_contain_text(sentence(message))
     expect(page.get_by_role("alert")).not_to_contain_text("token")
     screen.axe("vérification de l'email")
     screen.errors = [e for e in screen.errors if "status of 422" not in e]

@@ -34,6 +34,7 @@ from tests.api.test_app_browser import (  # noqa: F401
     open_cards,
     pts,
     score_round,
+    sentence,
     served,
 )
 from tests.api.test_docs_browser import browser_path  # noqa: F401
@@ -451,7 +452,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     current.fill("not the password")
     page.get_by_label("Nouveau mot de passe", exact=True).fill(NEW_PASSWORD)
     page.get_by_role("button", name="Changer le mot de passe", exact=True).click()
-    expect(current).to_have_accessible_description(message)
+    expect(current).to_have_accessible_description(sentence(message))
     expect(current).to_have_attribute("aria-invalid", "true")
     expect(current).to_be_focused()  # the field refused takes the focus, its message read
     expect(page.get_by_role("alert")).to_have_count(0)  # not said again under a field name
@@ -639,7 +640,7 @@ def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
     email = page.get_by_label("Email", exact=True)
     email.fill("pas-un-email")
     page.get_by_role("button", name="Enregistrer", exact=True).click()
-    expect(email).to_have_accessible_description(message)
+    expect(email).to_have_accessible_description(sentence(message))
     expect(email).to_be_focused()
     screen.errors = [e for e in screen.errors if "status of 422" not in e]
     page.get_by_role("button", name="Supprimer mon compte", exact=True).click()

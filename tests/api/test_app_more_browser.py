@@ -187,7 +187,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     anonymous.heading("Nouvelle partie en ligne")
     locked = anonymous.page.locator('select option[value="numking"]')
     expect(locked).to_be_disabled()
-    expect(locked).to_have_text("Num King 🔒")
+    expect(locked).to_have_text("Num King 🔒\u00a0(compte requis)")
     anonymous.close()
 
     screen = screen_in(browser, served, "fr-FR")
@@ -216,7 +216,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     screen.heading("Nouvelle partie en ligne")
     expect(page.get_by_role("heading", level=2, name="Mes parties")).to_be_visible()
     page.get_by_role(
-        "button", name=re.compile(r"^Revoir les liens de la partie du Num King")
+        "button", name=re.compile(r"^Revoir les liens de la partie de Num King")
     ).click()
     screen.heading("Les liens des places")
     assert page.get_by_label("Lien de Cy", exact=True).input_value() == links[2]
@@ -228,7 +228,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     screen.axe("my games")
     switch(screen, "Français")
     page.get_by_role(
-        "button", name=re.compile(r"^Revoir les liens de la partie du Num King")
+        "button", name=re.compile(r"^Revoir les liens de la partie de Num King")
     ).click()
     screen.heading("Les liens des places")
 
@@ -272,7 +272,8 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     at_version(page, state["version"])
     rows = page.locator("section.play table tbody tr")
     for seat, score in enumerate(state["view"]["scores"]):
-        expect(rows.nth(seat).locator("td").nth(1)).to_have_text(
+        # the total is the last column (Num King shows each bid and tricks before it)
+        expect(rows.nth(seat).locator("td").last).to_have_text(
             f"{score} {'pt' if abs(score) < 2 else 'pts'}"
         )
     assert any(state["view"]["scores"])
@@ -292,7 +293,11 @@ def num_win_label(action: dict[str, Any], names: list[str], me: int) -> str:
         text = f"Échanger avec la carte {action['position'] + 1} de la combinaison"
     elif kind == "snap":
         owner = action.get("owner")
-        text = f"Récupération instantanée : carte {action['position'] + 1} {de(names[me if owner is None else owner])}"
+        position = action["position"] + 1
+        if owner is None or owner == me:  # one's own card (issue 24): « ta carte 1 »
+            text = f"Récupération instantanée : ta carte {position}"
+        else:
+            text = f"Récupération instantanée : carte {position} {de(names[owner])}"
     elif kind == "target":
         text = f"Viser la carte {action['position'] + 1} {de(names[action['seat']])}"
     else:

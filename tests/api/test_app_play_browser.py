@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
+from tests.api.test_app_browser import Screen, browser, sentence, served  # noqa: F401
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 NAMES = ["Ada", "Bo", "Cy", "Dee"]
@@ -245,7 +245,9 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
                 page.locator("ul.hand").get_by_role(
                     "button", name=label(card, lang), exact=True
                 ).click()
-                expect(page.get_by_role("alert")).to_contain_text(refused.json()["detail"])
+                expect(page.get_by_role("alert")).to_contain_text(
+                    sentence(refused.json()["detail"])
+                )
                 assert game_as(served, game_id, None)["version"] == state["version"]
                 screen.axe("coup refusé" if lang == "fr" else "move refused")
                 illegal_shown.add(lang)
@@ -285,7 +287,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
         for i, name in enumerate(NAMES):
             row = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name=name))
             expect(row.get_by_role("cell").last).to_have_text(
-                re.compile(rf"^{result['totals'][i]} pts?$")
+                re.compile(rf"^{result['totals'][i]}\spts?$")
             )
         screen.axe("partie terminée" if lang == "fr" else "game over")
 
@@ -384,7 +386,7 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     )
     assert answer.status_code == 422 and answer.json()["code"] == "unknown-account"
     (message,) = {e["message"] for e in answer.json()["errors"]}
-    expect(unknown).to_have_accessible_description(message)  # the API's, under its field
+    expect(unknown).to_have_accessible_description(sentence(message))  # the API's, under its field
     expect(unknown).to_have_attribute("aria-invalid", "true")
     screen.axe("pseudo inconnu")
     unknown.fill("")
@@ -407,7 +409,11 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     screen.axe("rejoindre avec mon compte")
     joining = page.get_by_role("group", name="Rejoindre avec mon compte")
     joining.get_by_role("button", name="Rejoindre la place d'Ada", exact=True).click()
-    expect(page.get_by_role("alert")).to_contain_text(refused.json()["detail"])
+    # the API's 0-based « place 0 » said as the player reads it: « La place 1 (Ada) »
+    expect(page.get_by_role("alert")).to_have_text(
+        "La place 1 (Ada) n’est pas liée à ton compte : seul le compte nommé pour une place "
+        "à sa création peut la rejoindre."
+    )
     joining.get_by_role("button", name="Rejoindre la place de Bo", exact=True).click()
     expect(page.get_by_text("Tu joues la place de Bo.", exact=True)).to_be_visible()
     hand = httpx.get(

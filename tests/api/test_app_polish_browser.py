@@ -31,7 +31,8 @@ def test_two_players_never_share_a_name(browser: Any, served: str) -> None:  # n
         page.get_by_label(f"Joueur {i}", exact=True).fill(name)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
     third = page.get_by_label("Joueur 3", exact=True)
-    taken = f"Le joueur 1 s’appelle déjà «{NBSP}ada{NBSP}»{NBSP}: donne à chacun son propre nom."
+    # the earlier player's name as written (issue 24): « Ada », not the later « ada »
+    taken = f"Le joueur 1 s’appelle déjà «{NBSP}Ada{NBSP}»{NBSP}: donne à chacun son propre nom."
     expect(third).to_have_accessible_description(taken)
     expect(third).to_have_attribute("aria-invalid", "true")
     expect(third).to_be_focused()
@@ -61,7 +62,7 @@ def test_two_players_never_share_a_name(browser: Any, served: str) -> None:  # n
         english.page.get_by_label(f"Player {i}", exact=True).fill(name)
     english.page.get_by_role("button", name="Create the game", exact=True).click()
     expect(english.page.get_by_label("Player 4", exact=True)).to_have_accessible_description(
-        "Player 1 is already named “ADA”: give each player their own name."
+        "Player 1 is already named “Ada”: give each player their own name."
     )
     english.axe("duplicate names")
     english.close()

@@ -17,7 +17,14 @@ from typing import Any
 
 import httpx
 
-from tests.api.test_app_browser import PASSWORD, Screen, browser, pts, served  # noqa: F401
+from tests.api.test_app_browser import (  # noqa: F401
+    PASSWORD,
+    Screen,
+    browser,
+    pts,
+    sentence,
+    served,
+)
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 
@@ -218,7 +225,7 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     for name in ["Ada", "Bo"]:
         field = page.get_by_label(f"Plis {de(name)}", exact=True)
         expect(field).to_have_attribute("aria-invalid", "true")
-        expect(field).to_have_accessible_description(message)
+        expect(field).to_have_accessible_description(sentence(message))
     # the detail says what each field's message says: said once, under the fields (ui.Problem)
     assert refused.json()["detail"] == message
     expect(page.get_by_role("alert")).to_have_count(0)
@@ -356,7 +363,7 @@ def test_an_anonymous_classic_round_with_alliance(browser: Any, served: str) -> 
     page = screen.page
     screen.goto("/feuilles/nouvelle")
     screen.heading("Nouvelle feuille de score")
-    for locked in ["Num King 🔒", "Num Win 🔒"]:
+    for locked in ["Num King 🔒 (compte requis)", "Num Win 🔒 (compte requis)"]:
         expect(page.get_by_role("radio", name=locked, exact=True)).to_be_disabled()
     main = page.get_by_role("main")
     expect(
@@ -369,7 +376,9 @@ def test_an_anonymous_classic_round_with_alliance(browser: Any, served: str) -> 
     screen.axe("nouvelle feuille anonyme")
     switch(screen, "English")
     shown(screen, "New score sheet")
-    expect(page.get_by_role("radio", name="Num King 🔒", exact=True)).to_be_disabled()
+    expect(
+        page.get_by_role("radio", name="Num King 🔒 (account required)", exact=True)
+    ).to_be_disabled()
     expect(main.get_by_role("link", name="Create my account", exact=True)).to_be_visible()
     screen.axe("new sheet, anonymous")
     switch(screen, "Français")

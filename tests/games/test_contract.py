@@ -356,6 +356,7 @@ def test_two_players_of_one_game_never_share_a_name(games: Any) -> None:
         (error,) = problem["errors"]
         assert error["field"] == "players[2].name" and error["code"] == "duplicate-name"
         assert words in error["message"] and "1" in error["message"]
+        assert "'Ada'" in error["message"] and "ADA" not in error["message"]  # as written
     distinct = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Adam"}]
     created = games.post(
         "/v1/games", json={"ruleset": "numwars", "players": distinct}, headers=host(games)
