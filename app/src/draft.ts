@@ -4,6 +4,7 @@
 // it starts from the stored round.
 
 import { useEffect, useState } from "preact/hooks";
+import type { Dispatch, StateUpdater } from "preact/hooks";
 
 const PREFIX = "numrules.draft.";
 
@@ -30,7 +31,10 @@ function sameShape(stored: unknown, fresh: unknown): boolean {
 }
 
 /** `useState` whose value is kept under `key` (none: not kept) and restored from it. */
-export function useDraft<T>(key: string | undefined, init: () => T) {
+export function useDraft<T>(
+  key: string | undefined,
+  init: () => T,
+): [T, Dispatch<StateUpdater<T>>] {
   const [value, setValue] = useState<T>(() => {
     const fresh = init();
     if (!key) return fresh;
@@ -51,7 +55,7 @@ export function useDraft<T>(key: string | undefined, init: () => T) {
       // storage full or refused: the draft is only not kept
     }
   }, [key, value]);
-  return [value, setValue] as const;
+  return [value, setValue];
 }
 
 /** Drops every kept part of a sheet's round `n` (it was saved). */

@@ -330,7 +330,14 @@ def test_a_sheet_opened_offline_loads_when_the_network_is_back(browser: Any, ser
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
     screen.heading("Manche 1", level=2)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    # polled by hand: wait_for_function's polling evaluates a string, which the app's CSP
+    # (no 'unsafe-eval') refuses whenever the first look finds no controller yet
+    for _ in range(100):
+        if page.evaluate("navigator.serviceWorker.controller !== null"):
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError("the service worker never took control of the page")
     screen.context.set_offline(True)
     try:
         page.reload()
