@@ -255,22 +255,34 @@ def test_the_log_in_throttle_on_both_databases(
                 return f"{exc.code} {retry}".strip()
             return "session"
 
+        def near(said: list[str], expected: list[str]) -> bool:
+            """`said` is `expected`, a Retry-After allowed one second short (the seconds
+            left of a window: a loaded machine may let one pass before the answer)."""
+
+            def close(a: str, b: str) -> bool:
+                (code_a, _, retry_a), (code_b, _, retry_b) = a.partition(" "), b.partition(" ")
+                if code_a != code_b or not retry_b:
+                    return a == b
+                return retry_a.isdigit() and int(retry_b) - 1 <= int(retry_a) <= int(retry_b)
+
+            return len(said) == len(expected) and all(map(close, said, expected))
+
         one, other = "2001:db8:9::1", "2001:db8:9::ffff:2"  # one /64
-        assert [attempt(a) for a in [one, other] * 3] == ["invalid-credentials"] * 5 + [
-            "too-many-attempts 900"
-        ]
+        assert near(
+            [attempt(a) for a in [one, other] * 3],
+            ["invalid-credentials"] * 5 + ["too-many-attempts 900"],
+        )
         assert attempt("2001:db8:a::1", PASSWORD) == "session"  # the owner, elsewhere
         # past the ceiling (5): a clean network reaches the password check, a failing one
         # waits a delay doubling with each attempt
         assert attempt("192.0.2.1") == "invalid-credentials"
-        assert [attempt("192.0.2.1") for _ in range(3)] == [
-            "too-many-attempts 2",
-            "too-many-attempts 4",
-            "too-many-attempts 8",
-        ]
+        assert near(
+            [attempt("192.0.2.1") for _ in range(3)],
+            ["too-many-attempts 2", "too-many-attempts 4", "too-many-attempts 8"],
+        )
         assert attempt("192.0.2.2") == "invalid-credentials"
         assert attempt("192.0.2.3", PASSWORD) == "session"
-        assert attempt("192.0.2.1", PASSWORD) == "too-many-attempts 32"
+        assert near([attempt("192.0.2.1", PASSWORD)], ["too-many-attempts 32"])
 
 
 def test_log_out_ends_the_session(mail_client: TestClient[Any]) -> None:
