@@ -189,8 +189,8 @@ GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
 
 A_START_OBJECT = text(
     "a-start-object",
-    'a JSON object: {"fill_with_bots": level} or {}',
-    'un objet JSON : {"fill_with_bots": niveau} ou {}',
+    'a JSON object: {{"fill_with_bots": level}} or {{}}',
+    'un objet JSON : {{"fill_with_bots": niveau}} ou {{}}',
 )
 
 ACTION_EXAMPLES = {
@@ -292,7 +292,8 @@ class GameController(Controller):
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
             "account (`unknown-account`) or one named twice (`duplicate-account`); a player "
             "without a name who is not an open seat (`bad-name`); an open seat with an `account` "
-            "or a `bot`, or a `seed` with an open seat (`bad-open-seat`).\n\n"
+            "or a `bot`, or a `seed` with an open seat (`bad-open-seat`); an `Idempotency-Key` "
+            "already used with another body (`idempotency-key-reused`).\n\n"
             "**Community lock**: Num King and Num Win are community games, played by members: a "
             "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "
             "<session token>`, else 401 `community-locked`); Num Wars games work without one. A "
