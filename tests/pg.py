@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import asyncpg
@@ -43,15 +44,22 @@ async def _admin(sql: str) -> str:
     raise RuntimeError("no PostgreSQL on 127.0.0.1:5432 (" + "; ".join(errors) + ")")
 
 
-@pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    """An empty PostgreSQL database's URL (never migrated)."""
+@contextmanager
+def own_database() -> Iterator[str]:
+    """An empty PostgreSQL database of its own (never migrated), dropped on exit."""
     name = f"numrules_test_{secrets.token_hex(6)}"
     user = asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
     try:
         yield f"postgresql+asyncpg://{user}@127.0.0.1:5432/{name}"
     finally:
         asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """An empty PostgreSQL database's URL (never migrated)."""
+    with own_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
