@@ -29,6 +29,12 @@ from engine.core.errors import EngineError
 from engine.core.events import EventBase, visible_to
 from engine.core.rng import Rng
 
+#: The line-ups played by default: the stronger level against the weaker, half the seats
+#: each (seats alternating, swapped every match; at an odd table each level has the extra
+#: seat every other match), so "clearly more often" is a win rate per seat above an equal
+#: share (1/n) with its whole interval.
+LINEUPS: tuple[tuple[str, ...], ...] = (("expert", "basic"), ("basic", "random"))
+
 #: The two table sizes of each ruleset.
 SIZES = {"numwars": (4, 6), "numwars-classic": (4, 6), "numking": (3, 5), "numwin": (3, 4)}
 
@@ -44,12 +50,19 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def play_match(
-    ruleset: str, players: int, seed: int, m: int, budget: Budget, stats: dict[str, Any]
+    ruleset: str,
+    players: int,
+    seed: int,
+    m: int,
+    budget: Budget,
+    stats: dict[str, Any],
+    lineup: tuple[str, ...] = LEVELS,
 ) -> None:
+    """One match; seat s plays ``lineup[(s + m) % len(lineup)]``."""
     rules = registry.make(ruleset)
     lowest = registry.spec(ruleset).lowest_wins
     match = rules.new_match(players=players, seed=seed)
-    levels = [LEVELS[(s + m) % 3] for s in range(players)]
+    levels = [lineup[(s + m) % len(lineup)] for s in range(players)]
     rng = Rng(seed ^ 0x5EED)
     events: list[EventBase] = list(match.round_start_events())
     index = match.index
@@ -96,46 +109,74 @@ def play_match(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bots", description=__doc__)
-    parser.add_argument("--matches", type=int, default=300, help="matches per table size")
+    parser.add_argument("--matches", type=int, default=300, help="matches per table and line-up")
     parser.add_argument("--samples", type=int, default=24, help="expert: worlds per move")
     parser.add_argument("--seconds", type=float, default=2.0, help="expert: wall time per move")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rulesets", default=",".join(SIZES), help="comma-separated")
+    parser.add_argument(
+        "--lineups",
+        default=",".join("/".join(lineup) for lineup in LINEUPS),
+        help="comma-separated line-ups, each levels joined by '/' (random/basic/expert: all three)",
+    )
     args = parser.parse_args(argv)
     budget = Budget(samples=args.samples, seconds=args.seconds)
+    lineups = [tuple(lineup.split("/")) for lineup in args.lineups.split(",")]
     print(
-        f"bots benchmark: {args.matches} matches per table, expert budget "
+        f"bots benchmark: {args.matches} matches per table and line-up, expert budget "
         f"{args.samples} worlds / {args.seconds} s per move, seed {args.seed}"
     )
     print(
-        f"{'ruleset':16} {'n':>2} {'level':7} {'seats':>5} {'win rate':>8} "
+        f"{'ruleset':16} {'n':>2} {'line-up':15} {'level':7} {'seats':>5} {'win rate':>8} "
         f"{'95 % CI':>13} {'margin':>8} {'p50 ms':>8} {'p99 ms':>8}"
     )
     seeds = Rng(args.seed)
+    verdicts: list[str] = []
     for ruleset in args.rulesets.split(","):
         for players in SIZES[ruleset]:
-            stats: dict[str, Any] = {
-                lvl: {"seats": 0, "wins": 0.0, "margin": [], "think": [], "refused": 0}
-                for lvl in LEVELS
-            }
-            for m in range(args.matches):
-                play_match(ruleset, players, seeds.next_u64(), m, budget, stats)
-            for lvl in LEVELS:
-                st = stats[lvl]
-                n = st["seats"]
-                low, high = wilson(st["wins"], n)
-                think = sorted(st["think"]) or [0.0]
-                p50 = statistics.median(think) * 1000
-                p99 = think[min(len(think) - 1, int(0.99 * len(think)))] * 1000
-                rate = st["wins"] / n if n else 0.0
-                margin = statistics.fmean(st["margin"]) if st["margin"] else 0.0
-                print(
-                    f"{ruleset:16} {players:>2} {lvl:7} {n:>5} {rate:>8.2f} "
-                    f"{f'{low:.2f}–{high:.2f}':>13} {margin:>8.1f} {p50:>8.1f} {p99:>8.1f}",
-                    flush=True,
-                )
-                if st["refused"]:
-                    print(f"  ({st['refused']} {lvl} choices refused by the state, replaced)")
+            for lineup in lineups:
+                stats: dict[str, Any] = {
+                    lvl: {"seats": 0, "wins": 0.0, "margin": [], "think": [], "refused": 0}
+                    for lvl in lineup
+                }
+                for m in range(args.matches):
+                    play_match(ruleset, players, seeds.next_u64(), m, budget, stats, lineup)
+                low_of: dict[str, float] = {}
+                for lvl in lineup:
+                    st = stats[lvl]
+                    n = st["seats"]
+                    low, high = wilson(st["wins"], n)
+                    low_of[lvl] = low
+                    think = sorted(st["think"]) or [0.0]
+                    p50 = statistics.median(think) * 1000
+                    p99 = think[min(len(think) - 1, int(0.99 * len(think)))] * 1000
+                    rate = st["wins"] / n if n else 0.0
+                    margin = statistics.fmean(st["margin"]) if st["margin"] else 0.0
+                    print(
+                        f"{ruleset:16} {players:>2} {'/'.join(lineup):15} {lvl:7} {n:>5} "
+                        f"{rate:>8.2f} {f'{low:.2f}–{high:.2f}':>13} {margin:>8.1f} "
+                        f"{p50:>8.1f} {p99:>8.1f}",
+                        flush=True,
+                    )
+                    if st["refused"]:
+                        print(f"  ({st['refused']} {lvl} choices refused by the state, replaced)")
+                    if lvl == "expert" and p99 > args.seconds * 1000:
+                        verdicts.append(
+                            f"{ruleset} {players}p {'/'.join(lineup)}: expert p99 think "
+                            f"{p99:.0f} ms > the {args.seconds} s budget: NOT met"
+                        )
+                if len(lineup) == 2:  # the stronger first: its interval above an equal share
+                    share = 1 / players
+                    met = "met" if low_of[lineup[0]] > share else "NOT met"
+                    verdicts.append(
+                        f"{ruleset} {players}p {lineup[0]} vs {lineup[1]}: {lineup[0]}'s "
+                        f"interval from {low_of[lineup[0]]:.2f} above an equal share "
+                        f"{share:.2f}: {met}"
+                    )
+    if verdicts:
+        print("\ntargets")
+        for verdict in verdicts:
+            print(verdict)
 
 
 if __name__ == "__main__":
