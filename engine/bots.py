@@ -38,7 +38,7 @@ from typing import Any
 import msgspec
 
 from engine.core.actions import Action
-from engine.core.bots import SimRound, World
+from engine.core.bots import SampleError, SimRound, World
 from engine.core.errors import EngineError
 from engine.core.events import EventBase
 from engine.core.rng import Rng
@@ -147,7 +147,12 @@ def _search(
     start = budget.clock()
     searched = 0
     for _ in range(max(1, budget.samples)):
-        world = support.sample(rules, view, events, Rng(rng.next_u64()))
+        try:
+            world = support.sample(rules, view, events, Rng(rng.next_u64()))
+        except SampleError:  # no world drawn: the next draw, within the budget
+            if budget.clock() - start > budget.seconds:
+                break
+            continue
         playout_seed = rng.next_u64()
         for i, action in enumerate(legal):
             value = _value(world, seat, action, rules, Rng(playout_seed))
@@ -159,6 +164,13 @@ def _search(
         spent = budget.clock() - start
         if spent + spent / searched > budget.seconds:  # the next world would pass the cap
             break
+    if not searched:  # the sampler found no world: the basic action, no values to give
+        others = [a for a in legal if a != default]
+        return Hint(
+            action=default if default in legal else legal[0],
+            values=[ActionValue(action=a, value=0.0) for a in [default, *others] if a in legal],
+            samples=0,
+        )
     means = [_mean(v) for v in scores]
     order = sorted(range(len(legal)), key=lambda i: (refused[i], means[i], i))
     values = [

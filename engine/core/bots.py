@@ -160,7 +160,55 @@ def deal_unseen(
             dealt[p].append(card)
         else:
             return dealt
-    raise SampleError("no deal of the unseen cards meets what the seat saw")
+    by_paths = _deal_by_paths(pool, sizes, options, rng)
+    if by_paths is None:
+        raise SampleError("no deal of the unseen cards meets what the seat saw")
+    return by_paths
+
+
+def _deal_by_paths(
+    pool: list[str], sizes: Sequence[int], options: dict[str, list[int]], rng: Rng
+) -> list[list[str]] | None:
+    """A deal that follows the constraints whenever one exists (None else), for the tight
+    cases where dealing card by card kept reaching dead ends: each card, in random order,
+    goes to a place with room if it may, else along an augmenting path (a card it displaces
+    moves on to another place it may go to, breadth first) — a b-matching of cards to places.
+    Less uniform than the main path; used only after it failed."""
+    order = list(pool)
+    rng.shuffle(order)
+    room = list(sizes)
+    dealt: list[list[str]] = [[] for _ in sizes]
+    for card in order:
+        # breadth first over places; `came[p]`: (the place before, the card moved from it)
+        came: dict[int, tuple[int, str] | None] = {}
+        frontier: list[int] = []
+        for p in options[card]:
+            if p not in came:
+                came[p] = None
+                frontier.append(p)
+        end = next((p for p in frontier if room[p]), None)
+        while end is None and frontier:
+            following: list[int] = []
+            for p in frontier:
+                for moved in dealt[p]:
+                    for q in options[moved]:
+                        if q not in came:
+                            came[q] = (p, moved)
+                            following.append(q)
+            frontier = following
+            end = next((p for p in frontier if room[p]), None)
+        if end is None:
+            return None
+        room[end] -= 1
+        p = end
+        step = came[p]
+        while step is not None:  # each moved card from the place before into this one
+            before, moved = step
+            dealt[before].remove(moved)
+            dealt[p].append(moved)
+            p, step = before, came[before]
+        dealt[p].append(card)
+    return dealt
 
 
 def excluded_by_plays(

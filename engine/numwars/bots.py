@@ -72,6 +72,35 @@ def _less(cards: list[str], gone: Sequence[str]) -> list[str]:
     return sorted(left.elements())
 
 
+def _place_roles(
+    cards: Sequence[str], seats: Sequence[int], gone: dict[int, set[str]], rng: Rng
+) -> list[tuple[str, int]]:
+    """Each of `cards` (the role cards unseen) to a different one of `seats` (of unknown
+    role) that its plays allow to hold it: each card in random order to a seat drawn among
+    those left, backtracking from a dead end. Drawing the holders blindly and starting over
+    when one was excluded missed the few placements that fit, at 6 players late in a round
+    (every world refused: a bench run's crash). Raises :class:`SampleError` when none fits."""
+    order = list(cards)
+    rng.shuffle(order)
+
+    def place(i: int, used: frozenset[int]) -> list[tuple[str, int]] | None:
+        if i == len(order):
+            return []
+        card = order[i]
+        options = [s for s in seats if s not in used and card not in gone.get(s, ())]
+        rng.shuffle(options)
+        for s in options:
+            rest = place(i + 1, used | {s})
+            if rest is not None:
+                return [(card, s), *rest]
+        return None
+
+    placed = place(0, frozenset())
+    if placed is None:
+        raise SampleError("no seat of unknown role may hold the unseen role cards")
+    return placed
+
+
 def _exchange(seat: int, events: Sequence[EventBase]) -> tuple[list[str], list[str]] | None:
     """(passed, received) from the seat's own exchange event, if it was given."""
     for event in events:
@@ -116,14 +145,8 @@ def sample(rules: NumWars, view: View, events: Sequence[EventBase], rng: Rng) ->
     hand = list(view.hand)
 
     def build(rng: Rng) -> World:
-        holders = list(open_roles)
-        rng.shuffle(holders)
-        if len(holders) < len(specials):
-            raise SampleError("more role cards unseen than seats of unknown role")
         placed: dict[int, list[str]] = {s: [] for s in range(n)}
-        for card, s in zip(specials, holders, strict=False):
-            if card in gone.get(s, ()):
-                raise SampleError("a role card where a play showed it is not")
+        for card, s in _place_roles(specials, open_roles, gone, rng):
             placed[s].append(card)
         sizes = [view.hand_counts[s] - len(known[s]) - len(placed[s]) for s in others]
         sizes.append(aside_count - len(aside_known))
