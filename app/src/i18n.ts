@@ -238,7 +238,8 @@ const fr = {
   histLost: "Perdue",
   histOngoing: "En cours",
   histScore: (n: number) => `Ton score\u00a0: ${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
-  histOpen: (ruleset: string, date: string) => `${ruleset} du ${date}`,
+  // `at`: the sheet's or the game's last change (the list's order, newest first)
+  histOpen: (ruleset: string, date: string) => `${ruleset}, modifiée le ${date}`,
   // stats
   statsEmpty: "Pas encore de partie terminée\u00a0: tes stats apparaîtront ici.",
   statsWinsTitle: "Victoires par jeu",
@@ -728,7 +729,8 @@ const en: Texts = {
   histLost: "Lost",
   histOngoing: "In progress",
   histScore: (n: number) => `Your score: ${n} ${Math.abs(n) === 1 ? "pt" : "pts"}`,
-  histOpen: (ruleset: string, date: string) => `${ruleset} of ${date}`,
+  // `at`: the sheet's or the game's last change (the list's order, newest first)
+  histOpen: (ruleset: string, date: string) => `${ruleset}, last changed on ${date}`,
   statsEmpty: "No finished game yet: your stats will show here.",
   statsWinsTitle: "Wins per game",
   statsWinsLine: (name: string, won: number, played: number) =>

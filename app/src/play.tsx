@@ -442,10 +442,31 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
       </details>
     );
   }
+  // the creator's own seat (the first), played at once: the menu's « Jouer en ligne » ends here
+  const own = created.seats.find((seat) => seat.seat === 0);
   return (
     <section>
       <Heading>{t.seatLinks}</Heading>
       <p>{t.seatLinksHelp}</p>
+      {own ? (
+        <div class="row own-seat">
+          <a
+            class="primary"
+            href={ownSeatPath(created)}
+            aria-describedby="own-seat-help"
+            onClick={(event) => {
+              if (!navigate || event.ctrlKey || event.metaKey || event.shiftKey) return;
+              event.preventDefault();
+              navigate(ownSeatPath(created));
+            }}
+          >
+            {t.playOnline}
+          </a>
+          <p id="own-seat-help" class="muted">
+            {t.youPlay(own.name)}
+          </p>
+        </div>
+      ) : null}
       {list}
     </section>
   );
