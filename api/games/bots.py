@@ -65,9 +65,11 @@ def _hint(
     seed: int,
     samples: int,
     seconds: float,
-) -> Hint:
+) -> tuple[Hint, float]:
+    started = cpu_now()
     rules = registry.make(ruleset, options)
-    return hint(rules, view, events, seed=seed, budget=Budget(samples=samples, seconds=seconds))
+    found = hint(rules, view, events, seed=seed, budget=Budget(samples=samples, seconds=seconds))
+    return found, cpu_now() - started
 
 
 @dataclass(frozen=True)
@@ -214,8 +216,20 @@ class Thinker:
         events: Sequence[EventBase],
         seed: int,
     ) -> Hint:
+        return (await self.think_hint(ruleset, options, view, events, seed))[0]
+
+    async def think_hint(
+        self,
+        ruleset: str,
+        options: dict[str, Any],
+        view: BaseView,
+        events: Sequence[EventBase],
+        seed: int,
+    ) -> tuple[Hint, float]:
+        """The hint and the CPU seconds it took (charged to the bot-CPU quota of whoever
+        asked, as a bot's move is to its game's creator)."""
         started = time.perf_counter()
-        found: Hint = await self._run(
+        found: tuple[Hint, float] = await self._run(
             _hint,
             ruleset,
             options,

@@ -414,6 +414,19 @@ BOT_QUOTA = text(
         }
     },
 )
+HINT_QUOTA = text(
+    "hint-quota",
+    "the bots and hints of this {owner} spent their think time ({quota} s per {minutes} min): "
+    "ask for a hint again in {seconds} s",
+    "les bots et les conseils de ce {owner} ont dépensé leur temps de réflexion ({quota} s par "
+    "{minutes} min) : redemandez un conseil dans {seconds} s",
+    {
+        "owner": {
+            "account": text("hint-owner-account", "account", "compte"),
+            "network": text("hint-owner-network", "network", "réseau"),
+        }
+    },
+)
 HINT_NEEDS_TOKEN = text(
     "hint-needs-token",
     "a hint needs the seat's token: Authorization: Bearer <token>",
@@ -1274,11 +1287,18 @@ class GameService:
 
     # -- hints ----------------------------------------------------------------------------
 
-    async def hint(self, game_id: str, caller: Credential | None) -> HintOut:
+    async def hint(
+        self, game_id: str, caller: Credential | None, network: str | None = None
+    ) -> HintOut:
         """The expert's suggestion for the caller's seat, on its turn (one in flight per
-        seat); the export then marks the seat's next action `hint_used`."""
+        seat); the export then marks the seat's next action `hint_used`. Its think time is
+        charged to the bot-CPU quota of the caller's account, else of its `network`, and
+        past that quota a hint is refused (429 `bot-quota`): hints are budgeted like bots,
+        so a network's seats (as many as the games it creates) cannot keep the thinkers
+        busy without end."""
         if caller is None:
             raise Unauthenticated(say(HINT_NEEDS_TOKEN))
+        owner = owner_of(caller.account_id, network)
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             due_now = is_due(game)
@@ -1300,10 +1320,12 @@ class GameService:
                 raise GameStateConflict("not-your-turn", say(NOT_YOUR_TURN_HINT, seat=seat))
             view = copy.deepcopy(match.view(seat))
             payloads = await self.repository.round_events(conn, game, seat)
+            if owner is not None:
+                await self._check_hint_quota(conn, owner)
         claimed = await self._claim_hint(game_id, seat)
         try:
             shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
-            found = await self.thinker.hint(
+            found, cpu = await self.thinker.think_hint(
                 game.ruleset,
                 game.options,
                 view,
@@ -1315,6 +1337,9 @@ class GameService:
                 await self.repository.release_hint(conn, game_id, seat, claimed)
         async with self.engine.begin() as conn:
             await self.repository.add_hint(conn, game_id, seat, game.version)
+            if owner is not None:
+                minute = int(time.time() // 60)
+                await self.repository.charge_bot_cpu(conn, owner, minute, cpu)
         return HintOut(
             action=msgspec.to_builtins(found.action),
             values=[
@@ -1343,6 +1368,27 @@ class GameService:
             say(HINT_RATE_LIMITED, limit=limit, seconds=seconds),
             retry_after=seconds,
             code="hint-rate-limited",
+        )
+
+    async def _check_hint_quota(self, conn: AsyncConnection, owner: str) -> None:
+        """Refuse a hint once the caller's bots and hints spent their quota."""
+        if self.limits.cpu_seconds <= 0:
+            return
+        now = time.time()
+        used = await self.repository.bot_cpu(conn, owner, self.limits.since(now))
+        if not self.limits.over(used):
+            return
+        seconds = self.limits.retry_after(used, now)
+        raise TooManyAttempts(
+            say(
+                HINT_QUOTA,
+                owner=owner.partition(":")[0],
+                quota=f"{self.limits.cpu_seconds:g}",
+                minutes=self.limits.window_minutes,
+                seconds=seconds,
+            ),
+            retry_after=seconds,
+            code="bot-quota",
         )
 
     async def _check_bot_quota(self, conn: AsyncConnection, owner: str) -> None:
