@@ -58,7 +58,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.db.engine import aware, unavailable
-from api.games.bots import Limits, Thinker, move_seed, owner_of
+from api.games.bots import Limits, OwnerLocks, Thinker, move_seed, owner_of
 from api.games.clock import (
     clock_document,
     clock_of,
@@ -471,6 +471,8 @@ class GameService:
         self.waiting_hours = waiting_hours
         #: Hints a minute per seat and the bots' CPU quota per owner (api.games.bots.Limits).
         self.limits = limits or Limits()
+        #: One expert move or hint thinking at a time per quota owner (api.games.bots).
+        self.owner_locks = OwnerLocks()
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self.fanout = fanout
@@ -1176,7 +1178,19 @@ class GameService:
             log.exception("game %s: a bot move failed", game_id)
 
     async def _bot_move(self, game_id: str) -> bool:
-        """One owed bot move; whether to look again."""
+        """One owed bot move; whether to look again. A game with an expert seat thinks under
+        its owner's lock (api.games.bots.OwnerLocks): its quota is checked, the move thought
+        and charged before another of that owner's expert moves or hints starts here."""
+        async with self.reader.connect() as conn:
+            game = await self.repository.game(conn, game_id)
+            if game is None or game.status != "active" or not game.bot_pending:
+                return False
+            experts = any(b == "expert" for _, b in await self._names(conn, game_id))
+        owner = game.bot_owner if experts and self.limits.cpu_seconds > 0 else None
+        async with self.owner_locks.holding(owner):
+            return await self._owed_move(game_id)
+
+    async def _owed_move(self, game_id: str) -> bool:
         async with self.reader.connect() as conn:
             game = await self.repository.game(conn, game_id)
             if game is None or game.status != "active" or not game.bot_pending:
@@ -1320,26 +1334,36 @@ class GameService:
                 raise GameStateConflict("not-your-turn", say(NOT_YOUR_TURN_HINT, seat=seat))
             view = copy.deepcopy(match.view(seat))
             payloads = await self.repository.round_events(conn, game, seat)
-            if owner is not None:
+        if self.limits.cpu_seconds <= 0:
+            owner = None
+        if owner is not None:  # refused before the seat's claim: not one of its minute's
+            async with self.reader.connect() as conn:
                 await self._check_hint_quota(conn, owner)
         claimed = await self._claim_hint(game_id, seat)
         try:
-            shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
-            found, cpu = await self.thinker.think_hint(
-                game.ruleset,
-                game.options,
-                view,
-                shown,
-                move_seed(game.bot_seed or game.seed, game.version, seat),
-            )
+            # the seat's claim first (one in flight per seat: the others are refused at
+            # once), then the owner's lock (api.games.bots.OwnerLocks): its quota checked
+            # again, the hint thought and charged before another think of that owner starts
+            async with self.owner_locks.holding(owner):
+                if owner is not None:
+                    async with self.reader.connect() as conn:
+                        await self._check_hint_quota(conn, owner)
+                shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
+                found, cpu = await self.thinker.think_hint(
+                    game.ruleset,
+                    game.options,
+                    view,
+                    shown,
+                    move_seed(game.bot_seed or game.seed, game.version, seat),
+                )
+                async with self.engine.begin() as conn:
+                    await self.repository.add_hint(conn, game_id, seat, game.version)
+                    if owner is not None:
+                        minute = int(time.time() // 60)
+                        await self.repository.charge_bot_cpu(conn, owner, minute, cpu)
         finally:
             async with self.engine.begin() as conn:
                 await self.repository.release_hint(conn, game_id, seat, claimed)
-        async with self.engine.begin() as conn:
-            await self.repository.add_hint(conn, game_id, seat, game.version)
-            if owner is not None:
-                minute = int(time.time() // 60)
-                await self.repository.charge_bot_cpu(conn, owner, minute, cpu)
         return HintOut(
             action=msgspec.to_builtins(found.action),
             values=[

@@ -7,20 +7,30 @@ each a finding that was fixed:
 - hints spent no quota: a network (or an account) could keep the thinkers busy with hints
   from as many seats as it creates games, past the bot-CPU quota that bounds bot moves. A
   hint's think time is now charged to the caller's account, else network, and past the
-  quota a hint is 429 `bot-quota` with `Retry-After`, said in the caller's language.
+  quota a hint is 429 `bot-quota` with `Retry-After`, said in the caller's language;
+- a burst of games with expert bots, created at once by one owner before any think was
+  charged, queued all their expert moves in the thinkers ahead of everyone else's (a hint of
+  another player waited 6 s for a 0.2 s budget behind 30 such games), overshooting the quota
+  by a think per game. An owner's expert moves and hints now think one at a time per
+  process, each after the quota check of the ones before.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from tests.accounts.conftest import auth, sign_up
+from tests.api.process import ServeProcess
 from tests.games.host import host
 from tests.games.test_bots import bearer, wait_for_turn
 from tests.games.test_bots_limits import sql
@@ -68,6 +78,12 @@ def overspend(url: str, owner: str) -> None:
     )
 
 
+def forgive_networks(url: str) -> None:
+    """The networks' think time forgotten: this run's other tests (their test client's, their
+    served processes' 127.0.0.1) spend the same networks' quotas in the same database."""
+    sql(url, "DELETE FROM bot_cpu WHERE owner LIKE 'network:%'")
+
+
 def spent(url: str, owner: str) -> float:
     (row,) = sql(
         url, "SELECT coalesce(sum(seconds), 0) AS s FROM bot_cpu WHERE owner = :o", o=owner
@@ -110,6 +126,7 @@ def test_a_bot_seat_bound_to_an_account_is_refused(client: Any) -> None:
 def test_hints_spend_the_bot_cpu_quota_of_a_network(client: Any, pg_head: str) -> None:
     """A seat token's hints are charged to its network (Num Wars: no account anywhere); past
     the quota a hint is refused, in the caller's language, and nothing is claimed."""
+    forgive_networks(pg_head)
     seats = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Bot", "bot": "random"}]
     answer = client.post("/v1/games", json={"ruleset": "numwars", "players": seats, "seed": 3})
     assert answer.status_code == 201, answer.text
@@ -177,3 +194,87 @@ def test_hints_spend_the_bot_cpu_quota_of_an_account(client: Any, pg_head: str) 
     assert client.post(f"/v1/games/{theirs_id}/seats/0/join", headers=theirs).status_code == 200
     wait_for_turn(client, theirs_id, answer.json()["seats"][0]["token"])
     assert client.post(f"/v1/games/{theirs_id}/hint", headers=theirs).status_code == 200
+
+
+# -- a burst of expert games: one think at a time per owner ---------------------------------
+
+
+@pytest.fixture
+def served(pg_head: str, tmp_path: Path) -> Iterator[ServeProcess]:
+    env = {
+        "NUMRULES_RATE_LIMIT_PER_MINUTE": "0",
+        "NUMRULES_BOT_WORKERS": "0",
+        "NUMRULES_BOT_SAMPLES": "100000",  # the time cap ends each expert move: 0.2 s
+        "NUMRULES_BOT_SECONDS": "0.2",
+        "NUMRULES_BOT_CPU_SECONDS": "0.5",
+        "NUMRULES_BOT_CPU_WINDOW_SECONDS": "120",
+    }
+    process = ServeProcess(pg_head, tmp_path / "served.log", **env).start()
+    try:
+        yield process
+    finally:
+        if process.process is not None and process.process.poll() is None:
+            process.terminate()
+
+
+def expert_thinks(http: httpx.Client) -> tuple[float, float]:
+    """`numrules_bot_think_seconds{level="expert"}`'s count and sum: each think's wall time,
+    from its submission to the thinkers to its answer (its wait in their queue included)."""
+    found = {"count": 0.0, "sum": 0.0}
+    for line in http.get("/metrics").text.splitlines():
+        m = re.match(r'numrules_bot_think_seconds_(count|sum)\{level="expert"\} (\S+)', line)
+        if m:
+            found[m[1]] = float(m[2])
+    return found["count"], found["sum"]
+
+
+def test_a_burst_of_expert_games_thinks_one_at_a_time_per_owner(
+    served: ServeProcess, pg_head: str
+) -> None:
+    """Twelve games of expert bots created at once by one network all passed the creation's
+    quota check (nothing was charged yet), and each queued its expert move in the thinkers
+    at once, ahead of everyone else's: the last waited 11 thinks of 0.2 s (a mean of 1.3 s a
+    think). Now an owner's expert moves think one at a time, each after the quota check of
+    the ones before: none waits in the queue behind another of its owner's, then the quota
+    is spent and they play `basic`."""
+    body = {"ruleset": "numwars", "players": [{"name": f"E{i}", "bot": "expert"} for i in range(3)]}
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient(base_url=served.url, timeout=60) as http:
+            answers = await asyncio.gather(*[http.post("/v1/games", json=body) for _ in range(12)])
+        return [a.status_code for a in answers]
+
+    forgive_networks(pg_head)
+    with httpx.Client(base_url=served.url, timeout=60) as http:
+        count, total = expert_thinks(http)
+        assert asyncio.run(burst()) == [201] * 12
+        time.sleep(4)  # the bots play on, as basic once the quota is spent
+        after, after_total = expert_thinks(http)
+        refused = http.post("/v1/games", json=body)
+        assert refused.status_code == 429 and refused.json()["code"] == "bot-quota"
+    thinks = after - count
+    assert thinks >= 1
+    assert (after_total - total) / thinks < 0.45, (thinks, after_total - total)
+    assert "Traceback" not in served.output(), served.output()[-3000:]
+
+
+def test_owner_locks_serialize_one_owner_only() -> None:
+    from api.games.bots import OwnerLocks
+
+    locks = OwnerLocks()
+    running: dict[str | None, int] = {}
+    peak: dict[str | None, int] = {}
+
+    async def think(owner: str | None) -> None:
+        async with locks.holding(owner):
+            running[owner] = running.get(owner, 0) + 1
+            peak[owner] = max(peak.get(owner, 0), running[owner])
+            await asyncio.sleep(0.01)
+            running[owner] -= 1
+
+    async def main() -> None:
+        await asyncio.gather(*[think(o) for o in ["a", "a", "a", "b", "b", None, None] * 2])
+
+    asyncio.run(main())
+    assert peak == {"a": 1, "b": 1, None: 4}  # no owner: no lock
+    assert len(locks) == 0  # no lock outlives its users
