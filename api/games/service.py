@@ -401,12 +401,12 @@ HINT_RATE_LIMITED = text(
 )
 BOT_QUOTA = text(
     "bot-quota",
-    "the bots of the games created by this {owner} spent their think time "
+    "the bots of the games created by this {owner}, and its hints, spent their think time "
     "({quota} s per {minutes} min): a game with an expert bot may be created again in "
     "{seconds} s (random and basic bots now)",
-    "les bots des parties créées par ce {owner} ont dépensé leur temps de réflexion "
-    "({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée dans "
-    "{seconds} s (des bots random et basic dès maintenant)",
+    "les bots des parties créées par ce {owner}, et ses conseils, ont dépensé leur temps de "
+    "réflexion ({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée "
+    "dans {seconds} s (des bots random et basic dès maintenant)",
     {
         "owner": {
             "account": text("owner-account", "account", "compte"),
