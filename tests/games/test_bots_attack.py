@@ -12,7 +12,10 @@ each a finding that was fixed:
   charged, queued all their expert moves in the thinkers ahead of everyone else's (a hint of
   another player waited 6 s for a 0.2 s budget behind 30 such games), overshooting the quota
   by a think per game. An owner's expert moves and hints now think one at a time per
-  process, each after the quota check of the ones before.
+  process, each after the quota check of the ones before;
+- a think budget that is no budget: `numrules play --bot-seconds nan|inf|-1|0` was taken (nan
+  and inf turn the expert's time cap off), and `NUMRULES_BOT_SECONDS=inf` too (no time cap,
+  and a dead process's hint claim never lapses). Refused now.
 """
 
 from __future__ import annotations
@@ -278,3 +281,32 @@ def test_owner_locks_serialize_one_owner_only() -> None:
     asyncio.run(main())
     assert peak == {"a": 1, "b": 1, None: 4}  # no owner: no lock
     assert len(locks) == 0  # no lock outlives its users
+
+
+# -- the think budget's seconds: finite and above 0 ------------------------------------------
+
+
+@pytest.mark.parametrize("seconds", ["-1", "0", "nan", "inf"])
+def test_numrules_play_refuses_a_budget_that_is_no_budget(
+    seconds: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--bot-seconds nan` or `inf` turned the expert's time cap off, `-1` was taken as is."""
+    from api.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        argv = ["play", "--ruleset", "numking", "--players", "3", "--bots", "expert"]
+        main([*argv, "--bot-seconds", seconds])
+    assert exited.value.code == 2
+    assert "--bot-seconds" in capsys.readouterr().err
+
+
+def test_the_bot_seconds_setting_is_finite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`NUMRULES_BOT_SECONDS=inf`: no time cap, and a dead process's hint claim (lapsing after
+    10 s + 4 budgets) would never lapse."""
+    from pydantic import ValidationError
+
+    from api.ops.settings import Settings
+
+    monkeypatch.setenv("NUMRULES_BOT_SECONDS", "inf")
+    with pytest.raises(ValidationError):
+        Settings()
