@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -57,6 +58,20 @@ def _int_at_least(low: int) -> Callable[[str], int]:
 
     parse.__name__ = f"integer ≥ {low}"
     return parse
+
+
+def _positive_seconds(text: str) -> float:
+    """A think budget in seconds: finite and above 0 (nan would turn the time cap off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text}")
+    return value
+
+
+_positive_seconds.__name__ = "seconds > 0"
 
 
 def _seed(text: str) -> int:
@@ -381,7 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "the other seats play random legal moves",
             )
             p.add_argument("--bot-samples", type=_int_at_least(1), default=8)
-            p.add_argument("--bot-seconds", type=float, default=0.5)
+            p.add_argument("--bot-seconds", type=_positive_seconds, default=0.5)
         p.set_defaults(func=func, parser=p)
     return parser
 

@@ -14,12 +14,13 @@ move is played from and the seat: the same owed move is the same choice on any r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import math
 import multiprocessing
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -65,9 +66,11 @@ def _hint(
     seed: int,
     samples: int,
     seconds: float,
-) -> Hint:
+) -> tuple[Hint, float]:
+    started = cpu_now()
     rules = registry.make(ruleset, options)
-    return hint(rules, view, events, seed=seed, budget=Budget(samples=samples, seconds=seconds))
+    found = hint(rules, view, events, seed=seed, budget=Budget(samples=samples, seconds=seconds))
+    return found, cpu_now() - started
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,35 @@ def owner_of(account_id: str | None, network: str | None) -> str | None:
     if network is not None:
         return "network:" + hashlib.sha256(network.encode()).hexdigest()[:32]
     return None
+
+
+class OwnerLocks:
+    """One think at a time per quota owner in this process (an expert bot's move or a hint),
+    from its quota check to its charge: a burst of an owner's games or hints (all created or
+    asked before any think was charged) cannot queue many thinks ahead of everyone else's in
+    the thinkers, nor overshoot its quota by more than one think per replica. The others'
+    thinks interleave; a lock lives while someone holds or awaits it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def holding(self, owner: str | None) -> AsyncIterator[None]:
+        if owner is None:
+            yield
+            return
+        lock, users = self._locks.setdefault(owner, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._locks[owner]
+
+    def __len__(self) -> int:
+        return len(self._locks)
 
 
 def cpu_now() -> float:
@@ -214,8 +246,20 @@ class Thinker:
         events: Sequence[EventBase],
         seed: int,
     ) -> Hint:
+        return (await self.think_hint(ruleset, options, view, events, seed))[0]
+
+    async def think_hint(
+        self,
+        ruleset: str,
+        options: dict[str, Any],
+        view: BaseView,
+        events: Sequence[EventBase],
+        seed: int,
+    ) -> tuple[Hint, float]:
+        """The hint and the CPU seconds it took (charged to the bot-CPU quota of whoever
+        asked, as a bot's move is to its game's creator)."""
         started = time.perf_counter()
-        found: Hint = await self._run(
+        found: tuple[Hint, float] = await self._run(
             _hint,
             ruleset,
             options,
@@ -235,4 +279,4 @@ class Thinker:
             self._executor = None
 
 
-__all__ = ["Limits", "Thinker", "move_seed", "owner_of"]
+__all__ = ["Limits", "OwnerLocks", "Thinker", "move_seed", "owner_of"]

@@ -292,7 +292,8 @@ class GameController(Controller):
             "(`validation-error`): integers are never coerced; a player's `account` that names no "
             "account (`unknown-account`) or one named twice (`duplicate-account`); a player "
             "without a name who is not an open seat (`bad-name`); an open seat with an `account` "
-            "or a `bot`, or a `seed` with an open seat (`bad-open-seat`); an `Idempotency-Key` "
+            "or a `bot`, or a `seed` with an open seat (`bad-open-seat`); a `bot` seat with an "
+            "`account` (`bad-bot-seat`: the server plays it); an `Idempotency-Key` "
             "already used with another body (`idempotency-key-reused`).\n\n"
             "**Community lock**: Num King and Num Win are community games, played by members: a "
             "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "
@@ -347,7 +348,9 @@ class GameController(Controller):
             "account, else its network), per rolling window (`NUMRULES_BOT_CPU_SECONDS` per "
             "`NUMRULES_BOT_CPU_WINDOW_SECONDS`, 600 s per hour by default); past it, that "
             "creator's `expert` bots play as `basic` and a new game with an `expert` seat is "
-            "429 `bot-quota` (with `Retry-After`).\n\n"
+            "429 `bot-quota` (with `Retry-After`). Hints spend the same quota (the asker's "
+            "account, else network), and an owner's expert moves and hints think one at a "
+            "time per replica.\n\n"
             "**Retries**: `Idempotency-Key` (1 … 255 visible ASCII characters): a 201 lost on "
             "the way can be retried with the same key and body within 24 hours; the retry "
             "answers the same game and the same seat tokens once more (status 201, with "
@@ -394,6 +397,7 @@ class GameController(Controller):
                 "unknown-account",
                 "duplicate-account",
                 "bad-open-seat",
+                "bad-bot-seat",
             ),
             429: _problem(
                 "Too many requests, or an `expert` seat past the creator's bot-CPU quota "
@@ -782,7 +786,9 @@ class GameController(Controller):
             "consistent with what the seat can see (never another seat's hidden cards). Thought "
             "off the event loop within the bots' per-move budget; one hint in flight per seat, "
             "across replicas (409 `hint-in-flight`), and `NUMRULES_HINTS_PER_MINUTE` a minute "
-            "per seat (10 by default; 429 `hint-rate-limited` with `Retry-After`); the export "
+            "per seat (10 by default; 429 `hint-rate-limited` with `Retry-After`); its think "
+            "time is charged to the bot-CPU quota of the caller's account, else network "
+            "(`NUMRULES_BOT_CPU_SECONDS`), past which a hint is 429 `bot-quota`; the export "
             "marks the seat's next action `hint_used`. 409 "
             "`not-your-turn` when the seat may not act now, `game-over` once over, `hints-off` "
             "when the game was created with the option `hints: false`."
@@ -803,16 +809,19 @@ class GameController(Controller):
                 "hint-in-flight",
             ),
             429: _problem(
-                "Too many requests, or the seat's hints of the minute asked (retry after "
-                "`Retry-After` seconds)",
+                "Too many requests, the seat's hints of the minute asked, or the bot-CPU quota "
+                "of the caller's account (else network) spent by its bots and hints (retry "
+                "after `Retry-After` seconds)",
                 "hint-rate-limited",
+                "bot-quota",
             ),
         },
     )
     async def post_hint(
         self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[HintOut]:
-        found = await games.hint(game_id, caller)
+        network = request.app.state.stream_network(request.scope)
+        found = await games.hint(game_id, caller, network)
         return Response(found, headers={**NO_STORE})
 
     @post(

@@ -74,6 +74,14 @@ OPEN_NOT_WITH = text(
     "an open seat is for whoever claims it: not with {field}",
     "une place ouverte est à qui la prend : pas avec {field}",
 )
+BOT_NOT_WITH = text(
+    "bot-seat-not-with",
+    "a bot seat is played by the server: not with {field} (an account bound to it would act, "
+    "see its hand and ask hints for a seat the table sees as a bot)",
+    "une place de bot est jouée par le serveur : pas avec {field} (un compte lié à elle "
+    "jouerait, verrait sa main et demanderait des conseils pour une place que la table croit "
+    "tenue par un bot)",
+)
 SEED_WITH_OPEN = text(
     "seed-with-open-seats",
     "a game with open seats draws its own seed: players who join could not trust a seed the "
@@ -168,7 +176,8 @@ STATUS_OPEN_ONLY = text(
 
 def check_players(body: CreateGame, has_session: bool) -> None:
     """A creation's players: a name for every seat but an open one; an open seat bound to
-    nobody and played by nobody yet; open seats only with the creator's session (the
+    nobody and played by nobody yet; a bot seat bound to no account (its account would play
+    for it); open seats only with the creator's session (the
     creator starts or cancels the table); no creator's seed with an open seat (Edge cases,
     "Seeds of shared tables")."""
     opened = False
@@ -179,6 +188,9 @@ def check_players(body: CreateGame, has_session: bool) -> None:
                 if value is not None:
                     message = say(OPEN_NOT_WITH, field=field)
                     raise field_error(Invalid, "bad-open-seat", f"players[{i}].{field}", message)
+        if player.bot is not None and player.account is not None:
+            message = say(BOT_NOT_WITH, field="account")
+            raise field_error(Invalid, "bad-bot-seat", f"players[{i}].account", message)
         if player.name is None:
             if not player.open:
                 raise field_error(Invalid, "bad-name", f"players[{i}].name", say(NAME_NEEDED))

@@ -58,7 +58,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.db.engine import aware, unavailable
-from api.games.bots import Limits, Thinker, move_seed, owner_of
+from api.games.bots import Limits, OwnerLocks, Thinker, move_seed, owner_of
 from api.games.clock import (
     clock_document,
     clock_of,
@@ -401,16 +401,29 @@ HINT_RATE_LIMITED = text(
 )
 BOT_QUOTA = text(
     "bot-quota",
-    "the bots of the games created by this {owner} spent their think time "
+    "the bots of the games created by this {owner}, and its hints, spent their think time "
     "({quota} s per {minutes} min): a game with an expert bot may be created again in "
     "{seconds} s (random and basic bots now)",
-    "les bots des parties créées par ce {owner} ont dépensé leur temps de réflexion "
-    "({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée dans "
-    "{seconds} s (des bots random et basic dès maintenant)",
+    "les bots des parties créées par ce {owner}, et ses conseils, ont dépensé leur temps de "
+    "réflexion ({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée "
+    "dans {seconds} s (des bots random et basic dès maintenant)",
     {
         "owner": {
             "account": text("owner-account", "account", "compte"),
             "network": text("owner-network", "network", "réseau"),
+        }
+    },
+)
+HINT_QUOTA = text(
+    "hint-quota",
+    "the bots and hints of this {owner} spent their think time ({quota} s per {minutes} min): "
+    "ask for a hint again in {seconds} s",
+    "les bots et les conseils de ce {owner} ont dépensé leur temps de réflexion ({quota} s par "
+    "{minutes} min) : redemandez un conseil dans {seconds} s",
+    {
+        "owner": {
+            "account": text("hint-owner-account", "account", "compte"),
+            "network": text("hint-owner-network", "network", "réseau"),
         }
     },
 )
@@ -458,6 +471,8 @@ class GameService:
         self.waiting_hours = waiting_hours
         #: Hints a minute per seat and the bots' CPU quota per owner (api.games.bots.Limits).
         self.limits = limits or Limits()
+        #: One expert move or hint thinking at a time per quota owner (api.games.bots).
+        self.owner_locks = OwnerLocks()
         self._driving: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self.fanout = fanout
@@ -1163,7 +1178,19 @@ class GameService:
             log.exception("game %s: a bot move failed", game_id)
 
     async def _bot_move(self, game_id: str) -> bool:
-        """One owed bot move; whether to look again."""
+        """One owed bot move; whether to look again. A game with an expert seat thinks under
+        its owner's lock (api.games.bots.OwnerLocks): its quota is checked, the move thought
+        and charged before another of that owner's expert moves or hints starts here."""
+        async with self.reader.connect() as conn:
+            game = await self.repository.game(conn, game_id)
+            if game is None or game.status != "active" or not game.bot_pending:
+                return False
+            experts = any(b == "expert" for _, b in await self._names(conn, game_id))
+        owner = game.bot_owner if experts and self.limits.cpu_seconds > 0 else None
+        async with self.owner_locks.holding(owner):
+            return await self._owed_move(game_id)
+
+    async def _owed_move(self, game_id: str) -> bool:
         async with self.reader.connect() as conn:
             game = await self.repository.game(conn, game_id)
             if game is None or game.status != "active" or not game.bot_pending:
@@ -1274,11 +1301,18 @@ class GameService:
 
     # -- hints ----------------------------------------------------------------------------
 
-    async def hint(self, game_id: str, caller: Credential | None) -> HintOut:
+    async def hint(
+        self, game_id: str, caller: Credential | None, network: str | None = None
+    ) -> HintOut:
         """The expert's suggestion for the caller's seat, on its turn (one in flight per
-        seat); the export then marks the seat's next action `hint_used`."""
+        seat); the export then marks the seat's next action `hint_used`. Its think time is
+        charged to the bot-CPU quota of the caller's account, else of its `network`, and
+        past that quota a hint is refused (429 `bot-quota`): hints are budgeted like bots,
+        so a network's seats (as many as the games it creates) cannot keep the thinkers
+        busy without end."""
         if caller is None:
             raise Unauthenticated(say(HINT_NEEDS_TOKEN))
+        owner = owner_of(caller.account_id, network)
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             due_now = is_due(game)
@@ -1300,21 +1334,36 @@ class GameService:
                 raise GameStateConflict("not-your-turn", say(NOT_YOUR_TURN_HINT, seat=seat))
             view = copy.deepcopy(match.view(seat))
             payloads = await self.repository.round_events(conn, game, seat)
+        if self.limits.cpu_seconds <= 0:
+            owner = None
+        if owner is not None:  # refused before the seat's claim: not one of its minute's
+            async with self.reader.connect() as conn:
+                await self._check_hint_quota(conn, owner)
         claimed = await self._claim_hint(game_id, seat)
         try:
-            shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
-            found = await self.thinker.hint(
-                game.ruleset,
-                game.options,
-                view,
-                shown,
-                move_seed(game.bot_seed or game.seed, game.version, seat),
-            )
+            # the seat's claim first (one in flight per seat: the others are refused at
+            # once), then the owner's lock (api.games.bots.OwnerLocks): its quota checked
+            # again, the hint thought and charged before another think of that owner starts
+            async with self.owner_locks.holding(owner):
+                if owner is not None:
+                    async with self.reader.connect() as conn:
+                        await self._check_hint_quota(conn, owner)
+                shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
+                found, cpu = await self.thinker.think_hint(
+                    game.ruleset,
+                    game.options,
+                    view,
+                    shown,
+                    move_seed(game.bot_seed or game.seed, game.version, seat),
+                )
+                async with self.engine.begin() as conn:
+                    await self.repository.add_hint(conn, game_id, seat, game.version)
+                    if owner is not None:
+                        minute = int(time.time() // 60)
+                        await self.repository.charge_bot_cpu(conn, owner, minute, cpu)
         finally:
             async with self.engine.begin() as conn:
                 await self.repository.release_hint(conn, game_id, seat, claimed)
-        async with self.engine.begin() as conn:
-            await self.repository.add_hint(conn, game_id, seat, game.version)
         return HintOut(
             action=msgspec.to_builtins(found.action),
             values=[
@@ -1343,6 +1392,27 @@ class GameService:
             say(HINT_RATE_LIMITED, limit=limit, seconds=seconds),
             retry_after=seconds,
             code="hint-rate-limited",
+        )
+
+    async def _check_hint_quota(self, conn: AsyncConnection, owner: str) -> None:
+        """Refuse a hint once the caller's bots and hints spent their quota."""
+        if self.limits.cpu_seconds <= 0:
+            return
+        now = time.time()
+        used = await self.repository.bot_cpu(conn, owner, self.limits.since(now))
+        if not self.limits.over(used):
+            return
+        seconds = self.limits.retry_after(used, now)
+        raise TooManyAttempts(
+            say(
+                HINT_QUOTA,
+                owner=owner.partition(":")[0],
+                quota=f"{self.limits.cpu_seconds:g}",
+                minutes=self.limits.window_minutes,
+                seconds=seconds,
+            ),
+            retry_after=seconds,
+            code="bot-quota",
         )
 
     async def _check_bot_quota(self, conn: AsyncConnection, owner: str) -> None:

@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     bot_seconds: float = Field(
         default=1.0,
         gt=0,
+        allow_inf_nan=False,  # inf: no time cap, and a dead process's hint claim never lapses
         description="bots and hints: the wall time an expert move or a hint thinks at most",
     )
     bot_workers: int = Field(

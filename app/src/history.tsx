@@ -1,6 +1,7 @@
-// "Historique" (`GET /v1/me/history`: the account's sheets and games, newest first, by pages of
-// the API's cursor) and "Stats" (`GET /v1/me/stats`: per ruleset, and Num Wars per role), each
-// picture's numbers written out beside it in a table.
+// "Historique" (`GET /v1/me/history`: the account's sheets and games, the last changed first,
+// each shown with that change's date, « modifiée le … », by pages of the API's cursor) and
+// "Stats" (`GET /v1/me/stats`: per ruleset, and Num Wars per role), each picture's numbers
+// written out beside it in a table.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";

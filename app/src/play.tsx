@@ -442,10 +442,31 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
       </details>
     );
   }
+  // the creator's own seat (the first), played at once: the menu's « Jouer en ligne » ends here
+  const own = created.seats.find((seat) => seat.seat === 0);
   return (
     <section>
       <Heading>{t.seatLinks}</Heading>
       <p>{t.seatLinksHelp}</p>
+      {own ? (
+        <div class="row own-seat">
+          <a
+            class="primary"
+            href={ownSeatPath(created)}
+            aria-describedby="own-seat-help"
+            onClick={(event) => {
+              if (!navigate || event.ctrlKey || event.metaKey || event.shiftKey) return;
+              event.preventDefault();
+              navigate(ownSeatPath(created));
+            }}
+          >
+            {t.playOnline}
+          </a>
+          <p id="own-seat-help" class="muted">
+            {t.youPlay(own.name)}
+          </p>
+        </div>
+      ) : null}
       {list}
     </section>
   );
@@ -896,6 +917,50 @@ function sameAction(a: GameAction, b: GameAction): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** « Tes choix »: the seat's legal actions other than a card of its hand (Num Win's every
+ * action, a trick game's bids, neutralizations and shows), one button each; the hinted one
+ * is ringed and described by the hint. */
+function Choices({
+  t,
+  choices,
+  hint,
+  hintId,
+  busy,
+  act,
+  nameOf,
+  me,
+}: {
+  t: Texts;
+  choices: readonly GameAction[];
+  hint: GameAction | null;
+  hintId: string;
+  busy: boolean;
+  act: (action: GameAction) => Promise<void>;
+  nameOf: (seat: number) => string;
+  me: number;
+}) {
+  return (
+    <fieldset class="choices">
+      <legend>{t.choices}</legend>
+      {choices.map((action, i) => {
+        const suggested = hint !== null && sameAction(hint, action);
+        return (
+          <button
+            key={i}
+            type="button"
+            class={suggested ? "primary hinted" : "primary"}
+            aria-describedby={suggested ? hintId : undefined}
+            disabled={busy}
+            onClick={() => void act(action)}
+          >
+            {actionLabel(t, action, nameOf, me)}
+          </button>
+        );
+      })}
+    </fieldset>
+  );
+}
+
 function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, askHint }: TableProps) {
   const view = game.view;
   // what the bots just did stays in sight: the finished trick, the round's summary
@@ -1016,24 +1081,16 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
       )}
 
       {seat !== null && view.ruleset === "numwin" && choices.length > 0 ? (
-        <fieldset class="choices">
-          <legend>{t.choices}</legend>
-          {choices.map((action, i) => {
-            const suggested = hint !== null && sameAction(hint, action);
-            return (
-              <button
-                key={i}
-                type="button"
-                class={suggested ? "primary hinted" : "primary"}
-                aria-describedby={suggested ? `${legalId}-hint` : undefined}
-                disabled={busy}
-                onClick={() => void act(action)}
-              >
-                {actionLabel(t, action, nameOf, seat ?? 0)}
-              </button>
-            );
-          })}
-        </fieldset>
+        <Choices
+          t={t}
+          choices={choices}
+          hint={hint}
+          hintId={`${legalId}-hint`}
+          busy={busy}
+          act={act}
+          nameOf={nameOf}
+          me={seat ?? 0}
+        />
       ) : null}
 
       {seat !== null && view.ruleset !== "numwin" ? (
@@ -1070,24 +1127,16 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
           {/* a refused card's reason right under the hand, where the player looks */}
           <Problem refusal={problem} shown={[]} />
           {choices.length > 0 ? (
-            <fieldset class="choices">
-              <legend>{t.choices}</legend>
-              {choices.map((action, i) => {
-                const suggested = hint !== null && sameAction(hint, action);
-                return (
-                  <button
-                    key={i}
-                    type="button"
-                    class={suggested ? "primary hinted" : "primary"}
-                    aria-describedby={suggested ? `${legalId}-hint` : undefined}
-                    disabled={busy}
-                    onClick={() => void act(action)}
-                  >
-                    {actionLabel(t, action, nameOf, seat ?? 0)}
-                  </button>
-                );
-              })}
-            </fieldset>
+            <Choices
+              t={t}
+              choices={choices}
+              hint={hint}
+              hintId={`${legalId}-hint`}
+              busy={busy}
+              act={act}
+              nameOf={nameOf}
+              me={seat ?? 0}
+            />
           ) : null}
         </>
       ) : null}

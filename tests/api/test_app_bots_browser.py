@@ -126,7 +126,7 @@ def test_a_game_against_bots_with_hints(browser: Any, served: str) -> None:  # n
     expect(
         page.get_by_text(f"Joués par le serveur, sans lien{NBSP}: Robot 2, Robot 3, Zed.")
     ).to_be_visible()
-    link = page.get_by_label("Lien d'Ada", exact=True).input_value()
+    link = page.get_by_label("Lien d’Ada", exact=True).input_value()
     game_id = link.split("/parties/", 1)[1].split("#", 1)[0]
     token = token_of(link)
     game = game_as(served, game_id, token)
@@ -137,7 +137,7 @@ def test_a_game_against_bots_with_hints(browser: Any, served: str) -> None:  # n
         ("Zed", "random"),
     ]
     screen.axe("liens, robots")
-    page.get_by_role("link", name="Jouer la place d'Ada", exact=True).click()
+    page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
     screen.heading("Partie en ligne — manche 1")
     expect(page.locator("table")).to_contain_text("robot expert")
 

@@ -519,7 +519,7 @@ def test_the_emailed_reset_link_opens_the_reset_page(browser: Any, served: str) 
     )
     assert refused.status_code == 422, refused.text
     screen.goto("/verify-email?token=not-a-token")  # the verification email's link
-    screen.heading("Vérification de l'email")
+    screen.heading("Vérification de l’email")
     (message,) = [e["message"] for e in refused.json()["errors"] if e["field"] == "token"]
     expect(page.get_by_role("alert")).to_contain_text(sentence(message))
     expect(page.get_by_role("alert")).not_to_contain_text("token")
@@ -563,7 +563,7 @@ def test_an_anonymous_sheet_is_kept_on_the_device(browser: Any, served: str) -> 
     expect(role["Cid"]).to_have_value("agent")
     add_cards(page, "Dom", "joker")
     page.get_by_label("Qui a eu la Bombe ?").select_option(label="Ana")
-    page.get_by_label("Comment le poseur l'a-t-il gardée ?").select_option("protected")
+    page.get_by_label("Comment le poseur l’a-t-il gardée ?").select_option("protected")
     body = {
         "bomb_outcome": "protected",
         "players": [

@@ -120,7 +120,7 @@ def test_an_anonymous_sheet_is_claimed_after_sign_up_with_the_chosen_player(
     page.get_by_role("checkbox", name="conditions d'utilisation").check()
     page.get_by_role("button", name="Créer mon compte", exact=True).click()
     screen.heading("Bienvenue !")
-    offer = page.get_by_role("form", name="Feuille d'Ana, Ben, Cid")
+    offer = page.get_by_role("form", name="Feuille d’Ana, Ben, Cid")
     expect(offer).to_be_visible()
     screen.axe("bienvenue, feuille à enregistrer")
 
@@ -310,7 +310,7 @@ def test_a_forgotten_password_through_the_real_smtp_server(
     verify = emailed_link(inbox, address, "")
     assert verify.startswith(f"{base}/verify-email?token="), verify
     page.goto(verify)
-    screen.heading("Vérification de l'email")
+    screen.heading("Vérification de l’email")
     expect(page.get_by_role("status")).to_have_text("Email vérifié : tu peux te connecter avec.")
 
     screen.goto("/connexion")

@@ -247,7 +247,7 @@ def test_a_round_being_typed_survives_a_reload_and_the_network_coming_back(
 
     page.reload()
     screen.heading("Manche 1", level=2)
-    expect(page.get_by_label("Plis d'Ada", exact=True)).to_have_value("1")
+    expect(page.get_by_label("Plis d’Ada", exact=True)).to_have_value("1")
     expect(page.get_by_label("Plis de Bo", exact=True)).to_have_value("0")
     expect(page.locator(".scores .score").first).to_be_visible()
 
@@ -255,7 +255,7 @@ def test_a_round_being_typed_survives_a_reload_and_the_network_coming_back(
     save = page.get_by_role("button", name="Enregistrer la manche", exact=True)
     screen.context.set_offline(True)
     try:
-        page.get_by_label("Plis d'Ada", exact=True).select_option("0")
+        page.get_by_label("Plis d’Ada", exact=True).select_option("0")
         page.get_by_label("Plis de Bo", exact=True).select_option("1")
         expect(page.get_by_text("Le service ne répond pas", exact=False).first).to_be_visible()
     finally:

@@ -201,7 +201,7 @@ def enter_round(screen: Screen, n: int, round_: dict[str, Any], names: list[str]
             add_cards(page, names[seat], kind, value, count)
     page.get_by_label("Qui a eu la Bombe ?").select_option(label=names[round_["bomb"]])
     if round_["way"]:
-        page.get_by_label("Comment le poseur l'a-t-il gardée ?").select_option(round_["way"])
+        page.get_by_label("Comment le poseur l’a-t-il gardée ?").select_option(round_["way"])
     expected = score_round(screen.served, round_["body"], "fr")
     for line in expected["players"]:
         expect(page.locator(f'.scores li[data-seat="{line["seat"]}"] .score')).to_have_text(
@@ -246,7 +246,9 @@ def check_sheet(screen: Screen, sheet: dict[str, Any]) -> None:
     for seat, name in enumerate(names):  # the picture's description: each running total
         values = ", ".join(str(r[seat]) for r in running[1:])
         assert running[-1][seat] == sheet["totals"][seat]
-        expect(chart).to_have_accessible_description(re.compile(re.escape(f"{name} : {values}")))
+        expect(chart).to_have_accessible_description(
+            re.compile(re.escape(f"{name}\u00a0: {values}"))
+        )
 
 
 def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa: F811
@@ -285,7 +287,7 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
     page.get_by_role("button", name="Ajouter un joueur", exact=True).click()
     expect(page.get_by_label("Joueur 1", exact=True)).to_have_value(pseudo)
     # the account's own player, chosen whatever its name: player 1 by default
-    expect(page.get_by_role("radio", name=f"C'est moi : {pseudo}", exact=True)).to_be_checked()
+    expect(page.get_by_role("radio", name=f"C’est moi : {pseudo}", exact=True)).to_be_checked()
     for i, name in enumerate(OTHERS, start=2):
         page.get_by_label(f"Joueur {i}", exact=True).fill(name)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
@@ -332,8 +334,8 @@ def test_the_whole_seed_002_journey(browser: Any, served: str) -> None:  # noqa:
 
     page.get_by_role("button", name="Enregistrer la correction", exact=True).click()
     expect(page.get_by_role("alert")).to_have_text(
-        "Quelqu'un a modifié cette feuille entre-temps sur un autre appareil : elle vient "
-        "d'être rechargée. Vérifie ta correction puis enregistre-la à nouveau."
+        "Quelqu’un a modifié cette feuille entre-temps sur un autre appareil : elle vient "
+        "d’être rechargée. Vérifie ta correction puis enregistre-la à nouveau."
     )
     # still correcting (the focus stays on the button), the correction typed still there
     expect(page.get_by_role("heading", level=2).first).to_have_text("Correction de la manche 2")
@@ -586,7 +588,7 @@ def test_a_round_deleted_a_session_revoked_and_the_account_deleted(
     page.get_by_role("button", name="Supprimer la manche 2", exact=True).click()
     page.get_by_role("button", name="Oui, supprimer la manche 2", exact=True).click()
     expect(page.get_by_role("alert")).to_contain_text(
-        "Quelqu'un a modifié cette feuille entre-temps sur un autre appareil"
+        "Quelqu’un a modifié cette feuille entre-temps sur un autre appareil"
     )
     expect(page.locator("td.round-winner")).to_have_count(3)  # the round added elsewhere shows
     assert len(api_get(served, f"/v1/scoresheets/{sheet['id']}", token)["rounds"]) == 3

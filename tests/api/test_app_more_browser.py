@@ -70,7 +70,7 @@ def test_a_num_king_round_corrected(browser: Any, served: str) -> None:  # noqa:
         expect(page.get_by_text(f"{name} annonce {bid} pli", exact=True)).to_be_visible()
     for name, taken in zip(names, [1, 0, 0], strict=True):
         expect(page.get_by_label(f"Plis {de(name)}", exact=True)).to_have_value(str(taken))
-    page.get_by_label("Plis d'Ada", exact=True).select_option("0")
+    page.get_by_label("Plis d’Ada", exact=True).select_option("0")
     page.get_by_label("Plis de Cy", exact=True).select_option("1")
     corrected = scored(
         served,
@@ -232,7 +232,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     ).click()
     screen.heading("Les liens des places")
 
-    page.get_by_role("link", name="Jouer la place d'Ada", exact=True).click()
+    page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
     screen.heading("Partie en ligne — manche 1")
     expect(page.get_by_text("Num King · Annonces")).to_be_visible()
     page.get_by_text("Les liens des places, gardés sur cet appareil").click()

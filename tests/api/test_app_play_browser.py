@@ -34,7 +34,7 @@ NAMES = ["Ada", "Bo", "Cy", "Dee"]
 
 def de(name: str) -> str:
     """The app's French « de » before a name: « d' » before a vowel (i18n.ts `de`)."""
-    return f"d'{name}" if re.match(r"[aeiouàâäéèêëîïôöùûüæœ]", name, re.I) else f"de {name}"
+    return f"d’{name}" if re.match(r"[aeiouàâäéèêëîïôöùûüæœ]", name, re.I) else f"de {name}"
 
 
 #: A numwars match for four: four rounds of 20 cards each (and the complice's choices).
@@ -64,7 +64,7 @@ SPECIALS = {
 }
 WORDS = {
     "fr": {
-        "turn": "À toi de jouer !",
+        "turn": "À toi de jouer\u202f!",
         "legal": "Carte jouable",
         "over": "Partie terminée",
         "verified": "Donne vérifiée",
@@ -180,12 +180,12 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
     assert urlsplit(links[0]).path == f"/parties/{game_id}"
 
     # Ada follows her link in the app; Bo opens his in another browser context, in English
-    ada.page.get_by_role("link", name="Jouer la place d'Ada", exact=True).click()
+    ada.page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
     ada.heading("Partie en ligne — manche 1")
     bo = Screen(browser, served, "en-US")
     bo.page.goto(links[1])
     bo.heading("Online game — round 1")
-    expect(ada.page.get_by_text("Tu joues la place d'Ada.")).to_be_visible()
+    expect(ada.page.get_by_text("Tu joues la place d’Ada.")).to_be_visible()
     expect(bo.page.get_by_text("You play Bo's seat.")).to_be_visible()
     screens = {0: (ada, "fr"), 1: (bo, "en")}
     for screen, _ in screens.values():
@@ -394,7 +394,7 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     screen.heading("Les liens des places")
     link = page.get_by_label("Lien de Bo", exact=True).input_value()
     game_id = urlsplit(link).path.rsplit("/", 1)[1]
-    ada_token = token_of(page.get_by_label("Lien d'Ada", exact=True).input_value())
+    ada_token = token_of(page.get_by_label("Lien d’Ada", exact=True).input_value())
     refused = httpx.post(
         f"{served}/v1/games/{game_id}/seats/0/join",
         headers={"Authorization": f"Bearer {session}", "Accept-Language": "fr"},
@@ -408,7 +408,7 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     expect(page.locator("ul.hand")).to_have_count(0)
     screen.axe("rejoindre avec mon compte")
     joining = page.get_by_role("group", name="Rejoindre avec mon compte")
-    joining.get_by_role("button", name="Rejoindre la place d'Ada", exact=True).click()
+    joining.get_by_role("button", name="Rejoindre la place d’Ada", exact=True).click()
     # the API's 0-based « place 0 » said as the player reads it: « La place 1 (Ada) »
     expect(page.get_by_role("alert")).to_have_text(
         "La place 1 (Ada) n’est pas liée à ton compte : seul le compte nommé pour une place "

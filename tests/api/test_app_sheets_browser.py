@@ -30,7 +30,7 @@ from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 def de(name: str) -> str:
     """The app's French « de » before a name: « d' » before a vowel (i18n.ts `de`)."""
-    return f"d'{name}" if re.match(r"[aeiouàâäéèêëîïôöùûüæœ]", name, re.I) else f"de {name}"
+    return f"d’{name}" if re.match(r"[aeiouàâäéèêëîïôöùûüæœ]", name, re.I) else f"de {name}"
 
 
 def screen_in(browser: Any, served: str, locale: str) -> Screen:  # noqa: F811
@@ -238,7 +238,7 @@ def test_a_num_king_sheet_bids_then_tricks(browser: Any, served: str) -> None:  
     expect(page.get_by_label("Tricks taken by Ada", exact=True)).to_be_visible()
     screen.axe("num king round")
     switch(screen, "Français")
-    page.get_by_label("Plis d'Ada", exact=True).select_option("1")
+    page.get_by_label("Plis d’Ada", exact=True).select_option("1")
     streaks = [p["streak"] for p in sheet["rounds"][0]["scores"]["players"]]
     second = scored(
         served,

@@ -1,5 +1,5 @@
 """What a French player on a phone found (ux24), in the app: the account's own player chosen by
-« C'est moi » whatever its name (and the sheet then in its history); a finished sheet the
+« C’est moi » whatever its name (and the sheet then in its history); a finished sheet the
 account plays no player of is neither « Gagnée » nor « Perdue »; the rules screen offers the
 four rulesets by their catalogue names; French « de » elided before a vowel."""
 
@@ -47,9 +47,9 @@ def test_its_me_binds_the_account_whatever_the_name(browser: Any, served: str) -
     screen.heading("Nouvelle feuille de score")
     first = page.get_by_label("Joueur 1", exact=True)
     expect(first).to_have_value(pseudo)
-    expect(page.get_by_role("radio", name=f"C'est moi : {pseudo}", exact=True)).to_be_checked()
+    expect(page.get_by_role("radio", name=f"C’est moi : {pseudo}", exact=True)).to_be_checked()
     first.fill("Amélie")  # another name: still the account's player
-    me = page.get_by_role("radio", name="C'est moi : Amélie", exact=True)
+    me = page.get_by_role("radio", name="C’est moi : Amélie", exact=True)
     expect(me).to_be_checked()
     page.get_by_label("Joueur 2", exact=True).fill("Bruno")
     page.get_by_label("Joueur 3", exact=True).fill("Émile")

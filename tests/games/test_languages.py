@@ -193,6 +193,19 @@ def _bad_open_seat(games: Any, headers: dict[str, str]) -> Any:
     return games.post("/v1/games", json={**body, "seed": 3}, headers={**host(games), **headers})
 
 
+def _bad_bot_seat(games: Any, headers: dict[str, str]) -> Any:
+    """A bot seat bound to an account (tests/games/test_bots_attack.py)."""
+    body = {
+        "ruleset": "numwars",
+        "players": [
+            {"name": "Ada"},
+            {"name": "Bot", "bot": "basic", "account": "nobody"},
+            {"name": "Cy"},
+        ],
+    }
+    return games.post("/v1/games", json=body, headers={**host(games), **headers})
+
+
 def _turn_timed_out(games: Any, headers: dict[str, str]) -> Any:
     """A seat's move after its clock ran out (issue 26; a 1-second clock that abandons the
     game: no clock of it runs on)."""
@@ -209,6 +222,7 @@ def _turn_timed_out(games: Any, headers: dict[str, str]) -> Any:
 
 CASES: dict[str, Case] = {
     "bad-open-seat": _bad_open_seat,
+    "bad-bot-seat": _bad_bot_seat,
     "seat-taken": _seat_taken,
     "already-seated": _already_seated,
     "game-started": _game_started,
