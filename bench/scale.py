@@ -140,6 +140,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=9)
     parser.add_argument("--conc", type=int, default=16)
     parser.add_argument("--json", help="also write the medians and ratios to this file")
+    parser.add_argument(
+        "--growth-only", action="store_true", help="measure the growth only (no workers' runs)"
+    )
     args = parser.parse_args()
     out: dict[str, Any] = {}
     with throwaway_db() as url:
@@ -147,7 +150,7 @@ def main() -> None:
         grown = asyncio.run(growth(url, args.samples))
         os.sched_setaffinity(0, range(os.cpu_count() or 1))
         runs: dict[int, list[dict[str, Any]]] = {}
-        for rep in range(args.reps):
+        for rep in range(0 if args.growth_only else args.reps):
             k = rep % len(WORKERS)
             for workers in WORKERS[k:] + WORKERS[:k]:
                 with serve_api(url, PORT, workers=workers, cpu=None):
@@ -172,26 +175,30 @@ def main() -> None:
             f"{g['log']:6.0f} {g['replayed']:8.0f} {g['cold_ms']:8.2f} {g['warm_ms']:8.2f} "
             f"{g['cold_vs_warm']:9.2f} {g['cold_vs_cold10']:12.2f}"
         )
-    flat = grown[LENGTHS[-1]]["cold_vs_cold10"] <= 1.25
+    worst = max(g["cold_vs_cold10"] for g in grown.values())
+    flat = worst <= 1.25
     print(
-        f"cold load flat in the log's length (≤ 1.25× from 10 to 1,000): {'met' if flat else 'NOT met'}"
+        f"cold load flat in the log's length (≤ 1.25× of cold@10 at every point measured, "
+        f"worst {worst:.2f}): {'met' if flat else 'NOT met'}"
     )
-    print(
-        f"workers: {args.conc} concurrent games (median of {args.reps}, {args.duration:g} s)\n"
-        f"{'workers':>7} {'actions/s':>10} {'vs 1':>6} {'p50 ms':>8} {'p99 ms':>8}"
-    )
-    one = statistics.median(r["actions_per_s"] for r in runs[1])
     scale = {}
-    for workers in WORKERS:
-        m = {
-            k: statistics.median(r[k] for r in runs[workers])
-            for k in ("actions_per_s", "p50_ms", "p99_ms")
-        }
-        m["vs_1"] = m["actions_per_s"] / one
-        scale[workers] = m
+    if runs:
         print(
-            f"{workers:7d} {m['actions_per_s']:10.1f} {m['vs_1']:6.2f} {m['p50_ms']:8.2f} {m['p99_ms']:8.2f}"
+            f"workers: {args.conc} concurrent games (median of {args.reps}, {args.duration:g} s)\n"
+            f"{'workers':>7} {'actions/s':>10} {'vs 1':>6} {'p50 ms':>8} {'p99 ms':>8}"
         )
+        one = statistics.median(r["actions_per_s"] for r in runs[1])
+        for workers in WORKERS:
+            m = {
+                k: statistics.median(r[k] for r in runs[workers])
+                for k in ("actions_per_s", "p50_ms", "p99_ms")
+            }
+            m["vs_1"] = m["actions_per_s"] / one
+            scale[workers] = m
+            print(
+                f"{workers:7d} {m['actions_per_s']:10.1f} {m['vs_1']:6.2f} {m['p50_ms']:8.2f} "
+                f"{m['p99_ms']:8.2f}"
+            )
     out = {
         "rate_limit_per_minute": env["NUMRULES_RATE_LIMIT_PER_MINUTE"],
         "growth": grown,
