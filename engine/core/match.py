@@ -556,9 +556,8 @@ class Match:
                 "totals",
             )
         self._scores = [list(row) for row in rows]
-        if cp.round_scores:
+        if cp.round_scores:  # stored anew by `checkpoint`, if asked
             self._earlier = list(cp.round_scores)
-            self._raws = [encode_round_score(scores) for scores in cp.round_scores]
         else:
             self._earlier = None if index else []
             self._raws = list(cp.rounds)
@@ -722,8 +721,11 @@ class Match:
             raws = self._raws
             played = self._played
             before = len(self._scores) - len(played)  # rounds finished before this object
-            while len(raws) < index:
-                raws.append(encode_round_score(played[len(raws) - before]))
+            for i in range(len(raws), index):  # those not stored yet (a version 1's: decoded)
+                earlier = self._earlier
+                assert i >= before or earlier is not None, "resumed: stored or decoded"
+                scores = played[i - before] if i >= before or earlier is None else earlier[i]
+                raws.append(encode_round_score(scores))
             checkpoint = self._checkpoint = MatchCheckpoint(
                 actions=actions,
                 index=index,

@@ -466,3 +466,21 @@ def test_resume_applies_the_checkpoint_round_actions_only() -> None:
                 outcomes.append(f"{type(err).__name__}: {err}")
         assert outcomes[0] == outcomes[1]
     assert state_of(resumed) == state_of(fresh)
+
+
+def test_a_resumed_match_reads_its_stored_rounds_only_for_its_result() -> None:
+    """Resuming and the next rounds' checkpoints read the finished rounds' scores by seat and
+    copy their stored form: the whole scores are decoded only when the match ends (its
+    result); a version-1 checkpoint's are stored anew when its next checkpoint is asked."""
+    rules = registry.make("numwars-classic", {"tiebreak": False})
+    match, checkpoints = play(rules, 4, 11)
+    resumed = Match.resume(rules, 4, 11, through_json(checkpoints[1]))
+    old = Match.resume(rules, 4, 11, version_1(checkpoints[1]))
+    assert resumed._earlier is None and old._earlier is not None
+    for seat, action in match.history[checkpoints[1].actions :]:
+        for m in (resumed, old):
+            m.apply(seat, action)
+            assert m.checkpoint() in checkpoints
+        if not resumed.is_over:
+            assert resumed._earlier is None
+    assert resumed._earlier is not None and resumed.result() == old.result() == match.result()
