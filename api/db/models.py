@@ -109,8 +109,9 @@ class Game(Base):
     result: Mapped[dict[str, Any] | None]  # the match's result once over
     #: Where the match stood when its current round started (`MatchCheckpoint` as JSON text,
     #: written with the action that started the round): a cold load replays only the actions
-    #: after it. Text, not JSONB: never queried, read whole (PostgreSQL's JSONB output of the
-    #: 30 KB of a late round's checkpoint cost more than decoding it).
+    #: after it. Text, not JSONB: never queried, read whole (9 KB in the last round of an
+    #: 8-player numwars-classic match since its format 2: the finished rounds' breakdowns
+    #: compressed, read only when the match needs them).
     checkpoint: Mapped[str | None] = mapped_column(Text)
     #: The account that created it (a session is needed for numking and numwin games).
     creator_id: Mapped[str | None] = mapped_column(

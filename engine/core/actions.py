@@ -136,6 +136,30 @@ Action = (
     | Target
 )
 
+#: The plain `Play` and `Pass` of each card a kernel lists, one shared value each
+#: (:func:`shared_play`, :func:`shared_pass`): a kernel finds its legal actions by identity
+#: (the fast path of its `apply`), and a stored action decodes to these values
+#: (:func:`engine.core.formats.decode_action`), so that a replay takes that path too. Filled
+#: by the kernels at import only, never by what a client sends (bounded by the decks).
+SHARED_PLAYS: dict[str, Play] = {}
+SHARED_PASSES: dict[str, Pass] = {}
+
+
+def shared_play(card: str) -> Play:
+    """The shared `Play(card)` (made on first call: kernels call this when imported)."""
+    play = SHARED_PLAYS.get(card)
+    if play is None:
+        play = SHARED_PLAYS[card] = Play(card)
+    return play
+
+
+def shared_pass(card: str) -> Pass:
+    """The shared `Pass(card)` (made on first call: kernels call this when imported)."""
+    passed = SHARED_PASSES.get(card)
+    if passed is None:
+        passed = SHARED_PASSES[card] = Pass(card)
+    return passed
+
 
 def _accepts(t: mi.Type) -> tuple[Callable[[object], bool], str]:
     """A test for a value of msgspec type `t` (the kinds actions use) and its name."""

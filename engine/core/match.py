@@ -58,10 +58,14 @@ Checkpoints
     A stored game need not replay its whole log after a restart: :meth:`Match.checkpoint` is
     where the match stood when its current round started (a :class:`MatchCheckpoint`: the
     number of actions before that round, its index and :class:`RoundSetup`, the finished
-    rounds' scores, the totals and the seats still tied), and :meth:`Match.resume` rebuilds
-    the match at that point from it, the rules, the players and the seed; applying the
-    actions since then gives the same match as :func:`replay` of the whole log (same views,
-    legal actions, events and result). A resumed match holds no finished round states and
+    rounds' scores by seat, the totals and the seats still tied, and the finished rounds'
+    whole scores, compressed), and :meth:`Match.resume` rebuilds the match at that point from
+    it, the rules, the players and the seed; applying the actions since then gives the same
+    match as :func:`replay` of the whole log (same views, legal actions, events and result).
+    Resuming reads the scores by seat only (no view reads a finished round's breakdown); the
+    whole scores are decoded when the match needs them: its result (`MatchOutcome.rounds`) and
+    a tie-break's decision (issue 27: a late round's cold load costs what an early one's
+    does). A resumed match holds no finished round states and
     only the actions applied since it was resumed (`history_start` counts the ones before),
     so it gives no :meth:`Match.record` or :meth:`Match.snapshot` (RuntimeError) unless it
     was resumed at the match's start. Its stored form (with its format version ``v``, read
@@ -98,7 +102,13 @@ from engine.core.events import (
     RoundStartData,
     RoundStartEvent,
 )
-from engine.core.formats import MatchCheckpoint, decode_export
+from engine.core.formats import (
+    CHECKPOINT_FORMAT,
+    MatchCheckpoint,
+    decode_export,
+    decode_round_score,
+    encode_round_score,
+)
 from engine.core.texts import BY_RULESET, RULESET_NAMES, Said, say, text
 from engine.core.tiebreak import TiebreakOutcome
 from engine.core.view import BaseView
@@ -293,6 +303,16 @@ CHECKPOINT_SCORES = text(
     "round_scores[{i}] does not score seats 0 … {last} once each",
     "round_scores[{i}] ne compte pas les places 0 à {last} une fois chacune",
 )
+CHECKPOINT_ROW = text(
+    "checkpoint-row",
+    "scores[{i}] does not hold one score for each seat 0 … {last}",
+    "scores[{i}] ne tient pas un score pour chaque place de 0 à {last}",
+)
+CHECKPOINT_ROUND = text(
+    "checkpoint-round",
+    "rounds[{i}] is not the scores of seats 0 … {last} that scores[{i}] holds",
+    "rounds[{i}] n'est pas le score des places 0 à {last} que tient scores[{i}]",
+)
 CHECKPOINT_TOTALS = text(
     "checkpoint-totals",
     "totals {totals!r} are not the sums of the regular rounds ({sums})",
@@ -474,7 +494,14 @@ class Match:
         #: How many actions of the match precede `history` (a resumed match's checkpoint).
         self.history_start = 0
         self.rounds: list[RoundState] = []
-        self.round_scores: list[RoundScore] = []
+        #: The finished rounds' scores: by seat, every one (`_scores`); whole, those finished
+        #: since this object started (`_played`) and those before a resumed match's checkpoint
+        #: (`_earlier`, None until decoded from their stored form, `_raws`: see `round_scores`).
+        self._scores: list[list[int]] = []
+        self._played: list[RoundScore] = []
+        self._earlier: list[RoundScore] | None = []
+        self._raws: list[str] = []  # the stored form of the first len(_raws) finished rounds
+        self._checkpoint: MatchCheckpoint | None = None
         self._outcome: MatchOutcome | None = None
         self._totals = [0] * players
         self._tied: list[int] = []
@@ -482,12 +509,28 @@ class Match:
         self._finished = 0  # rounds over (`rounds` of a resumed match lacks those before it)
 
     def _restore(self, checkpoint: MatchCheckpoint) -> None:
-        """Start at `checkpoint`'s round, after checking that it fits this match."""
+        """Start at `checkpoint`'s round, after checking that it fits this match. The finished
+        rounds' whole scores stay in their stored form until the match needs them
+        (`round_scores`)."""
         cp, n = checkpoint, self.players
         index = cp.index
-        if type(index) is not int or index < 0 or len(cp.round_scores) != index:
+        rows = cp.scores
+        if cp.round_scores:  # version 1: the finished rounds decoded
+            rows = [[0] * n for _ in cp.round_scores]
+            for i, scores in enumerate(cp.round_scores):
+                if sorted(p.seat for p in scores.players) != list(range(n)):
+                    raise _bad_checkpoint(
+                        say(CHECKPOINT_SCORES, i=i, last=n - 1),
+                        f"round_scores[{i}]",
+                    )
+                for p in scores.players:
+                    rows[i][p.seat] = p.score
+            finished = len(cp.round_scores)
+        else:
+            finished = len(rows) if len(cp.rounds) == len(rows) else -1
+        if type(index) is not int or index < 0 or finished != index:
             raise _bad_checkpoint(
-                say(CHECKPOINT_INDEX, index=index, finished=len(cp.round_scores)),
+                say(CHECKPOINT_INDEX, index=index, finished=len(cp.round_scores or rows)),
                 "index",
             )
         if type(cp.actions) is not int or cp.actions < 0 or (cp.actions == 0) != (index == 0):
@@ -500,26 +543,30 @@ class Match:
                 say(CHECKPOINT_SETUP, round=index + 1, players=n, seed=self.seed),
                 "setup",
             )
-        for i, scores in enumerate(cp.round_scores):
-            if sorted(p.seat for p in scores.players) != list(range(n)):
-                raise _bad_checkpoint(
-                    say(CHECKPOINT_SCORES, i=i, last=n - 1),
-                    f"round_scores[{i}]",
-                )
+        for i, row in enumerate(rows):
+            if len(row) != n:
+                raise _bad_checkpoint(say(CHECKPOINT_ROW, i=i, last=n - 1), f"scores[{i}]")
         totals = [0] * n
-        for scores in cp.round_scores[: self.regular_rounds]:
-            for p in scores.players:
-                totals[p.seat] += p.score
+        for row in rows[: self.regular_rounds]:
+            for seat, score in enumerate(row):
+                totals[seat] += score
         if cp.totals != totals:
             raise _bad_checkpoint(
                 say(CHECKPOINT_TOTALS, totals=cp.totals, sums=totals),
                 "totals",
             )
+        self._scores = [list(row) for row in rows]
+        if cp.round_scores:  # stored anew by `checkpoint`, if asked
+            self._earlier = list(cp.round_scores)
+        else:
+            self._earlier = None if index else []
+            self._raws = list(cp.rounds)
         tied: list[int] = []
         if index >= self.regular_rounds:  # a tie-break round: due, and between `tied`
-            regular = self.rules.score_match(cp.round_scores[: self.regular_rounds])
+            rounds = self.round_scores
+            regular = self.rules.score_match(rounds[: self.regular_rounds])
             decision = (
-                self.rules.match_tiebreak(regular.winners, cp.round_scores[self.regular_rounds :])
+                self.rules.match_tiebreak(regular.winners, rounds[self.regular_rounds :])
                 if regular.tiebreak_needed
                 else None
             )
@@ -532,11 +579,39 @@ class Match:
         if cp.tied != tied:
             raise _bad_checkpoint(say(CHECKPOINT_TIED, tied=cp.tied, expected=tied), "tied")
         self.history_start = cp.actions
-        self.round_scores = list(cp.round_scores)
         self._totals = totals
         self._tied = tied
         self._finished = index
         self._begin(index, cp.setup)
+
+    @property
+    def round_scores(self) -> list[RoundScore]:
+        """Every finished round's scores, in order (a new list). A resumed match decodes those
+        before its checkpoint on first use (its result, a tie-break): a checkpoint's stored
+        round that does not hold its `scores` is refused then (`bad-checkpoint`)."""
+        earlier = self._earlier
+        if earlier is None:
+            earlier = self._earlier = self._decode_earlier()
+        return earlier + self._played
+
+    def _decode_earlier(self) -> list[RoundScore]:
+        n = self.players
+        count = len(self._scores) - len(self._played)
+        decoded = []
+        for i, raw in enumerate(self._raws[:count]):
+            try:
+                scores: RoundScore | None = decode_round_score(raw)
+            except msgspec.DecodeError:
+                scores = None
+            by_seat = {p.seat: p.score for p in scores.players} if scores is not None else {}
+            if (
+                scores is None
+                or len(scores.players) != n
+                or [by_seat.get(seat) for seat in range(n)] != self._scores[i]
+            ):
+                raise _bad_checkpoint(say(CHECKPOINT_ROUND, i=i, last=n - 1), f"rounds[{i}]")
+            decoded.append(scores)
+        return decoded
 
     # -- the round protocol ---------------------------------------------------------------
 
@@ -638,8 +713,30 @@ class Match:
     def checkpoint(self) -> MatchCheckpoint:
         """Where the match stood when its current round started (:meth:`resume` resumes it);
         once over, when its last round started. Counts `actions` from the match's start, a
-        resumed match's too."""
-        return self._checkpoint
+        resumed match's too. Built when first asked (the finished rounds' stored form encoded
+        then): a play-out that never asks pays nothing for it."""
+        checkpoint = self._checkpoint
+        if checkpoint is None:
+            actions, index, setup, totals, tied = self._start
+            raws = self._raws
+            played = self._played
+            before = len(self._scores) - len(played)  # rounds finished before this object
+            for i in range(len(raws), index):  # those not stored yet (a version 1's: decoded)
+                earlier = self._earlier
+                assert i >= before or earlier is not None, "resumed: stored or decoded"
+                scores = played[i - before] if i >= before or earlier is None else earlier[i]
+                raws.append(encode_round_score(scores))
+            checkpoint = self._checkpoint = MatchCheckpoint(
+                actions=actions,
+                index=index,
+                setup=setup,
+                totals=totals,
+                tied=tied,
+                scores=self._scores[:index],
+                rounds=raws[:index],
+                v=CHECKPOINT_FORMAT,
+            )
+        return checkpoint
 
     def record(self) -> MatchRecord:
         """What the match is rebuilt from (see :func:`replay`).
@@ -685,23 +782,27 @@ class Match:
         return self.rules.round_setup(self.players, index, round_seed(self.seed, index), previous)
 
     def _begin(self, index: int, setup: RoundSetup) -> None:
-        """Start round `index` from `setup`, and note its checkpoint."""
+        """Start round `index` from `setup`, and note what its checkpoint holds."""
         self.round = self.rules.new_round(setup)
-        self._checkpoint = MatchCheckpoint(
-            actions=self.history_start + len(self.history),
-            index=index,
-            setup=setup,
-            round_scores=list(self.round_scores),
-            totals=list(self._totals),
-            tied=list(self._tied),
+        self._start = (
+            self.history_start + len(self.history),
+            index,
+            setup,
+            list(self._totals),
+            list(self._tied),
         )
+        self._checkpoint = None
 
     def _round_over(self, state: RoundState) -> list[EventBase]:
         """Score the round just over; start the next one or end the match (module docstring)."""
         scores = state.scores()
         assert scores is not None, "a round over has its scores"
         self.rounds.append(state)
-        self.round_scores.append(scores)
+        self._played.append(scores)
+        row = [0] * self.players
+        for p in scores.players:
+            row[p.seat] = p.score
+        self._scores.append(row)
         self._finished += 1
         index = self._finished
         if index <= self.regular_rounds:
@@ -709,19 +810,18 @@ class Match:
                 self._totals[p.seat] += p.score
         if index < self.regular_rounds:
             return self._next_round(index, state)
-        regular = self.rules.score_match(self.round_scores[: self.regular_rounds])
+        rounds = self.round_scores
+        regular = self.rules.score_match(rounds[: self.regular_rounds])
         winners = regular.winners
         if regular.tiebreak_needed:
-            decision = self.rules.match_tiebreak(
-                regular.winners, self.round_scores[self.regular_rounds :]
-            )
+            decision = self.rules.match_tiebreak(regular.winners, rounds[self.regular_rounds :])
             if decision is not None:
                 if decision.another_round:
                     self._tied = list(decision.winners)
                     return self._next_round(index, state)
                 winners = list(decision.winners)
         outcome = MatchOutcome(
-            rounds=list(self.round_scores),
+            rounds=rounds,
             totals=regular.totals,
             winners=winners,
             teams=regular.teams,

@@ -27,7 +27,16 @@ from typing import Any
 
 import msgspec
 
-from engine.core.actions import Action, Exchange, Neutralize, Pass, Play, check_fields
+from engine.core.actions import (
+    Action,
+    Exchange,
+    Neutralize,
+    Pass,
+    Play,
+    check_fields,
+    shared_pass,
+    shared_play,
+)
 from engine.core.base import (
     BombResult,
     Capture,
@@ -85,9 +94,10 @@ _EXCHANGE, _PLAYING, _NEUTRALIZE, _OVER = Phase.EXCHANGE, Phase.PLAY, Phase.NEUT
 _MAX_PLAYERS = 8
 
 _YES_NO: list[Action] = [Neutralize(neutralize=True), Neutralize(neutralize=False)]
-#: One frozen action per card code, shared by every legal-action list.
-_PLAY: dict[str, Play] = {code: Play(card=code) for code in CARDS}
-_PASS: dict[str, Pass] = {code: Pass(card=code) for code in CARDS}
+#: One frozen action per card code, shared by every legal-action list (the core's shared
+#: values: a stored action decodes to them).
+_PLAY: dict[str, Play] = {code: shared_play(code) for code in CARDS}
+_PASS: dict[str, Pass] = {code: shared_pass(code) for code in CARDS}
 #: The public "play" event of each seat and card (immutable values, shared).
 _PLAY_EVENTS: list[dict[str, EventBase]] = [
     {code: PlayEvent(seat=s, cards=[code]) for code in CARDS} for s in range(_MAX_PLAYERS)

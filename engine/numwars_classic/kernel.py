@@ -33,7 +33,16 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 
-from engine.core.actions import Action, Exchange, Pass, Play, Show, check_fields
+from engine.core.actions import (
+    Action,
+    Exchange,
+    Pass,
+    Play,
+    Show,
+    check_fields,
+    shared_pass,
+    shared_play,
+)
 from engine.core.base import Capture, RoundScore, RoundSetup
 from engine.core.cards import canonical
 from engine.core.errors import IllegalMove, InvalidInput
@@ -108,9 +117,10 @@ _PHASE_ACTIONS = {
     Phase.OVER: [],
 }
 
-#: One shared action per card: `legal_actions` lists these, `apply` finds them by identity.
-_PLAY: Final[dict[str, Play]] = {card: Play(card) for card in KIND}
-_PASS: Final[dict[str, Pass]] = {card: Pass(card) for card in KIND}
+#: One shared action per card: `legal_actions` lists these, `apply` finds them by identity
+#: (the core's shared values: a stored action decodes to them).
+_PLAY: Final[dict[str, Play]] = {card: shared_play(card) for card in KIND}
+_PASS: Final[dict[str, Pass]] = {card: shared_pass(card) for card in KIND}
 #: The public "play" event of each seat and card, built once (identical values).
 _PLAY_EVENTS: Final[list[dict[str, EventBase]]] = [
     {card: PlayEvent(seat=s, cards=[card]) for card in KIND} for s in range(MAX_PLAYERS)

@@ -20,7 +20,13 @@ from engine import registry
 from engine.core.actions import Action
 from engine.core.base import MatchResult, RoundScore
 from engine.core.errors import InvalidInput
-from engine.core.formats import decode_checkpoint, encode_checkpoint
+from engine.core.formats import (
+    CHECKPOINT_FORMAT,
+    decode_checkpoint,
+    decode_round_score,
+    encode_checkpoint,
+    encode_round_score,
+)
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, MatchRules, replay, round_seed
 from engine.core.rng import Rng
 from engine.core.tiebreak import TiebreakOutcome
@@ -54,9 +60,23 @@ def play(rules: Rules, players: int, seed: int) -> tuple[Match, list[MatchCheckp
 
 
 def through_json(cp: MatchCheckpoint) -> MatchCheckpoint:
-    decoded = msgspec.json.decode(msgspec.json.encode(cp), type=MatchCheckpoint)
+    decoded = decode_checkpoint(encode_checkpoint(cp))
     assert decoded == cp
     assert msgspec.convert(msgspec.to_builtins(cp), MatchCheckpoint) == cp
+    return decoded
+
+
+def version_1(cp: MatchCheckpoint) -> MatchCheckpoint:
+    """`cp` as the format's version 1 stored it (the finished rounds decoded, in
+    `round_scores`; no `scores` nor `rounds`), read back from that JSON."""
+    data = msgspec.json.decode(encode_checkpoint(cp))
+    rounds, scores = data.pop("rounds"), data.pop("scores")
+    assert len(rounds) == len(scores) == cp.index and data["round_scores"] == []
+    decoded_rounds = [msgspec.to_builtins(decode_round_score(r)) for r in rounds]
+    old = msgspec.json.encode({**data, "round_scores": decoded_rounds, "v": 1})
+    decoded = decode_checkpoint(old)
+    assert decoded.v == 1 and (decoded.scores, decoded.rounds) == ([], [])
+    assert decoded.round_scores == [decode_round_score(r) for r in cp.rounds]
     return decoded
 
 
@@ -88,8 +108,9 @@ def check_resumes(
     checkpoints: list[MatchCheckpoint],
     final: Match,
 ) -> None:
-    """Resume from each checkpoint (through JSON) and play the rest of `record` in lockstep
-    with a fresh replay: equal states at every step, equal events, equal result at the end."""
+    """Resume from each checkpoint (through JSON, and through its version-1 form) and play the
+    rest of `record` in lockstep with a fresh replay: equal states at every step, equal events,
+    equal result at the end."""
     fresh = Match(rules, record.players, record.seed, record.rules_version)
     starts = {cp.actions: cp for cp in checkpoints}
     assert len(starts) == len(checkpoints)
@@ -98,12 +119,13 @@ def check_resumes(
         if i in starts:
             cp = starts[i]
             assert fresh.checkpoint() == cp
-            match = Match.resume(
-                rules, record.players, record.seed, through_json(cp), record.rules_version
-            )
-            assert match.history_start == i and match.history == [] and match.rounds == []
-            assert match.checkpoint() == cp
-            resumed.append(match)
+            for stored in (through_json(cp), version_1(cp)):
+                match = Match.resume(
+                    rules, record.players, record.seed, stored, record.rules_version
+                )
+                assert match.history_start == i and match.history == [] and match.rounds == []
+                assert match.checkpoint() == cp
+                resumed.append(match)
         expected = state_of(fresh)
         for match in resumed:
             assert state_of(match) == expected
@@ -113,7 +135,7 @@ def check_resumes(
         events = msgspec.to_builtins(fresh.apply(seat, action))
         for match in resumed:
             assert msgspec.to_builtins(match.apply(seat, action)) == events
-    assert len(resumed) == len(checkpoints)
+    assert len(resumed) == 2 * len(checkpoints)
     for match in [fresh, *resumed]:
         assert match.is_over and match.result() == final.result()
         assert match.totals() == final.totals()
@@ -204,8 +226,8 @@ def test_resume_across_several_tiebreak_rounds_equals_the_replay() -> None:
 @settings(max_examples=15, deadline=None)
 @given(st.data())
 def test_any_resumed_match_plays_as_its_replay(data: st.DataObject) -> None:
-    """Property: any ruleset, player count, seed and round start; the checkpoint through
-    plain data (`to_builtins` / `convert`) resumes a match equal to the replay at every step."""
+    """Property: any ruleset, player count, seed and round start; the checkpoint through its
+    stored JSON resumes a match equal to the replay at every step."""
     rid = data.draw(st.sampled_from(list(RULESETS)))
     cls = RULESETS[rid]
     players = data.draw(st.integers(cls.min_players, cls.max_players))
@@ -330,8 +352,9 @@ def test_resume_checks_version_seed_and_players_like_new_match() -> None:
 
 
 def _changes(cp: MatchCheckpoint, over: MatchCheckpoint) -> list[tuple[str, dict[str, Any]]]:
-    """Checkpoints that do not fit the match of `cp` (round 2 of 3), and the field blamed."""
-    scores = cp.round_scores
+    """Checkpoints that do not fit the match of `cp` (round 2 of 3), and the field blamed
+    (`over` is in the version-1 form, as is the `round_scores` change)."""
+    first = decode_round_score(cp.rounds[0])
     return [
         ("index", {"index": 2}),
         ("index", {"index": -1}),
@@ -339,7 +362,10 @@ def _changes(cp: MatchCheckpoint, over: MatchCheckpoint) -> list[tuple[str, dict
         ("actions", {"actions": -3}),
         ("setup", {"setup": msgspec.structs.replace(cp.setup, seed=cp.setup.seed ^ 1)}),
         ("setup", {"setup": msgspec.structs.replace(cp.setup, players=4)}),
-        ("round_scores[0]", {"round_scores": [msgspec.structs.replace(scores[0], players=[])]}),
+        ("round_scores[0]", {"round_scores": [msgspec.structs.replace(first, players=[])]}),
+        ("scores[0]", {"scores": [cp.scores[0][:-1]]}),
+        ("index", {"rounds": []}),
+        ("index", {"scores": [], "rounds": []}),
         ("totals", {"totals": [t + 1 for t in cp.totals]}),
         ("tied", {"tied": [0, 1]}),
         ("index", {field: getattr(over, field) for field in over.__struct_fields__}),
@@ -385,19 +411,41 @@ def test_checkpoint_json_ignores_added_fields_and_refuses_missing_ones() -> None
     written before `v` existed reads as version 1, a missing field is refused."""
     rules = registry.make("numking")
     _, checkpoints = play(rules, 3, 2)
-    data = msgspec.to_builtins(checkpoints[1])
-    assert set(data) == {"actions", "index", "setup", "round_scores", "totals", "tied", "v"}
-    assert data["v"] == 1
+    data = msgspec.json.decode(encode_checkpoint(checkpoints[1]))
+    assert set(data) == {
+        *("actions", "index", "setup", "round_scores", "totals", "tied", "scores", "rounds", "v")
+    }
+    assert data["v"] == CHECKPOINT_FORMAT == 2 and data["round_scores"] == []
     newer = msgspec.json.encode({**data, "extra": 1, "setup": {**data["setup"], "later": [2]}})
     assert decode_checkpoint(newer) == checkpoints[1]
-    assert msgspec.convert({**data, "extra": 1}, MatchCheckpoint) == checkpoints[1]
-    unversioned = {k: v for k, v in data.items() if k != "v"}
-    assert decode_checkpoint(msgspec.json.encode(unversioned)) == checkpoints[1]
     assert Match.resume(rules, 3, 2, decode_checkpoint(newer)).index == checkpoints[1].index
     assert decode_checkpoint(encode_checkpoint(checkpoints[1])) == checkpoints[1]
+    old = version_1(checkpoints[1])
+    unversioned = {k: v for k, v in msgspec.to_builtins(old).items() if k != "v"}
+    assert decode_checkpoint(msgspec.json.encode(unversioned)) == old
     del data["tied"]
     with pytest.raises(msgspec.ValidationError):
-        msgspec.convert(data, MatchCheckpoint)
+        decode_checkpoint(msgspec.json.encode(data))
+
+
+def test_a_stored_round_that_does_not_hold_its_scores_is_refused_when_read() -> None:
+    """A checkpoint's `rounds` are read when the match needs them (its result): one whose
+    seats' scores are not `scores`' row is refused then, naming it."""
+    rules = registry.make("numwars-classic", {"tiebreak": False})
+    match, checkpoints = play(rules, 3, 8)
+    cp = checkpoints[-1]
+    first = decode_round_score(cp.rounds[0])
+    other = msgspec.structs.replace(
+        first, players=[msgspec.structs.replace(p, score=p.score + 1) for p in first.players]
+    )
+    bad = msgspec.structs.replace(cp, rounds=[encode_round_score(other), *cp.rounds[1:]])
+    resumed = Match.resume(rules, 3, 8, bad)
+    history = match.history[cp.actions :]
+    for seat, action in history[:-1]:
+        resumed.apply(seat, action)
+    with pytest.raises(InvalidInput) as exc:
+        resumed.apply(*history[-1])
+    assert exc.value.errors[0].field == "checkpoint.rounds[0]"
 
 
 def test_resume_applies_the_checkpoint_round_actions_only() -> None:
@@ -418,3 +466,21 @@ def test_resume_applies_the_checkpoint_round_actions_only() -> None:
                 outcomes.append(f"{type(err).__name__}: {err}")
         assert outcomes[0] == outcomes[1]
     assert state_of(resumed) == state_of(fresh)
+
+
+def test_a_resumed_match_reads_its_stored_rounds_only_for_its_result() -> None:
+    """Resuming and the next rounds' checkpoints read the finished rounds' scores by seat and
+    copy their stored form: the whole scores are decoded only when the match ends (its
+    result); a version-1 checkpoint's are stored anew when its next checkpoint is asked."""
+    rules = registry.make("numwars-classic", {"tiebreak": False})
+    match, checkpoints = play(rules, 4, 11)
+    resumed = Match.resume(rules, 4, 11, through_json(checkpoints[1]))
+    old = Match.resume(rules, 4, 11, version_1(checkpoints[1]))
+    assert resumed._earlier is None and old._earlier is not None
+    for seat, action in match.history[checkpoints[1].actions :]:
+        for m in (resumed, old):
+            m.apply(seat, action)
+            assert m.checkpoint() in checkpoints
+        if not resumed.is_over:
+            assert resumed._earlier is None
+    assert resumed._earlier is not None and resumed.result() == old.result() == match.result()

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from engine import registry
-from engine.core.actions import Action
+from engine.core.actions import SHARED_PASSES, SHARED_PLAYS, Action, Pass, Play
 from engine.core.errors import InvalidInput
 from engine.core.formats import (
     ACTION_FORMAT,
@@ -108,3 +108,38 @@ def test_from_export_reads_a_newer_export() -> None:
     with pytest.raises(InvalidInput) as exc:
         MatchRecord.from_export(broken)
     assert exc.value.code == "bad-record" and "actions[0]" in exc.value.message
+
+
+def test_a_stored_plain_play_or_pass_decodes_to_the_kernels_shared_value() -> None:
+    """A kernel finds its legal plays and passes by identity (its fast path): a stored one
+    decodes to that very value; any other action (numking's declared play, a card no deck
+    holds) to an equal new one."""
+    for action in (Play("red-3"), Pass("rainbow-16"), Play("joker")):
+        decoded = decode_action(encode_action(action))
+        shared = SHARED_PLAYS if isinstance(action, Play) else SHARED_PASSES
+        assert decoded == action and decoded is shared[action.card]
+    assert decode_action(action_document(Play("red-3"))) is SHARED_PLAYS["red-3"]
+    for action in (Play("infinity", declared=17), Play("not-a-card"), Pass("not-a-card")):
+        decoded = decode_action(encode_action(action))
+        assert decoded == action and decoded is not action
+
+
+@pytest.mark.parametrize("ruleset", list(registry.RULESETS))
+def test_a_log_read_back_replays_as_the_actions_applied(ruleset: str) -> None:
+    """Seeded random play-outs of every ruleset, each action stored and read back (the shared
+    values where a kernel has them): the replay is the match played, step for step."""
+    cls = registry.RULESETS[ruleset]
+    rules = registry.make(ruleset)
+    for players, seed in ((cls.min_players, 5), (cls.max_players, 6)):
+        rng = random.Random(seed)
+        played = rules.new_match(players, seed)
+        read = rules.new_match(players, seed)
+        while not played.is_over:
+            seat = rng.choice(played.actors())
+            action = rng.choice(played.legal_actions(seat))
+            events = msgspec.to_builtins(played.apply(seat, action))
+            assert msgspec.to_builtins(read.apply(seat, decode_action(encode_action(action)))) == (
+                events
+            )
+            assert read.view(seat) == played.view(seat)
+        assert read.snapshot() == played.snapshot() and read.result() == played.result()
