@@ -1209,14 +1209,20 @@ class GameService:
                 if self.limits.over(await self.repository.bot_cpu(conn, game.bot_owner, since)):
                     level = "basic"  # past the owner's quota: cheap moves, never a stall
         shown = [e for e in map(decode_event, payloads) if isinstance(e, EventBase)]
-        action, cpu = await self.thinker.think(
-            game.ruleset,
-            game.options,
-            view,
-            shown,
-            level,
-            move_seed(game.bot_seed or 0, game.version, seat),
-        )
+        seed = move_seed(game.bot_seed or 0, game.version, seat)
+        try:
+            action, cpu = await self.thinker.think(
+                game.ruleset, game.options, view, shown, level, seed
+            )
+        except Exception:
+            if level == "basic":
+                raise
+            # the same seed fails the same way at every retry: the cheap move instead,
+            # never a game stalled on a search that cannot finish
+            log.exception("game %s: the %s bot's search failed, playing basic", game_id, level)
+            action, cpu = await self.thinker.think(
+                game.ruleset, game.options, view, shown, "basic", seed
+            )
         async with self.engine.begin() as conn:
             locked = await self._game(conn, game_id, lock=True)
             if game.bot_owner is not None:  # spent, whether or not the move is still owed
