@@ -144,7 +144,10 @@ def main() -> None:
         "actions": actions,
         "gets_per_action": round(gets / actions, 3),
         "instructions_per_action": round(instructions / actions),
-        "statements_per_action": round(sum(statements.values()) / actions, 3),
+        # sent to PostgreSQL: SQLAlchemy's transaction events (`<BEGIN>` …) are not
+        "statements_per_action": round(
+            sum(v for k, v in statements.items() if not k.startswith("<")) / actions, 3
+        ),
         "statements": {k: round(v / actions, 3) for k, v in sorted(statements.items())},
     }
     print(f"numrules server: {result['build']}; {args.conc} loop(s), {actions} actions")

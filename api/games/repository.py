@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import (
@@ -159,8 +159,9 @@ _CHECKPOINT = select(GAMES.c.checkpoint).where(GAMES.c.id == bindparam("b_game")
 
 
 def _move(checkpoint: bool, notify: bool) -> Update:
-    """The game's row after an action; with the new round's checkpoint when the action started
-    a round; on PostgreSQL with the game's NOTIFY in the same statement (a round trip fewer)."""
+    """The game's row after an action, guarded by the version the action was applied to;
+    with the new round's checkpoint when the action started a round; with the game's NOTIFY
+    in the same statement when `notify`."""
     values: dict[str, Any] = {
         "version": bindparam("b_version"),
         "event_seq": bindparam("b_event_seq"),
@@ -173,12 +174,49 @@ def _move(checkpoint: bool, notify: bool) -> Update:
     }
     if checkpoint:
         values["checkpoint"] = bindparam("b_checkpoint")
-    moved = update(GAMES).where(GAMES.c.id == bindparam("b_game")).values(**values)
+    moved = (
+        update(GAMES)
+        .where(GAMES.c.id == bindparam("b_game"), GAMES.c.version == bindparam("b_read"))
+        .values(**values)
+    )
     return moved.returning(func.pg_notify(CHANNEL, GAMES.c.id)) if notify else moved
 
 
 #: `_MOVES[checkpoint, notify]`.
 _MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
+
+#: An action's whole write on PostgreSQL, one statement (data-modifying CTEs, which all see
+#: the row `moved` returns): the game's row moved to the next version, guarded by the version
+#: the action was applied to ($2, read under the row's lock: no row, nothing written); the
+#: action's log row; its events (`$12`: `[[seq, payload, to], …]`, `to` kept as JSON, `null`
+#: for everyone, as the models' JSON columns store None); the answer kept for its
+#: `Idempotency-Key` ($13, NULL: none); the game's NOTIFY. `$9`: the checkpoint of the round
+#: the action started (NULL: the stored one kept).
+_APPEND_PG = f"""\
+WITH moved AS (
+    UPDATE games SET version = $2 + 1, event_seq = $3, status = $4, result = $5::jsonb,
+        bot_pending = $6, deadlines = $7::jsonb, deadline = $8,
+        checkpoint = COALESCE($9::text, checkpoint), updated_at = now()
+    WHERE id = $1 AND version = $2
+    RETURNING id
+), logged AS (
+    INSERT INTO game_actions (game_id, seq, seat, action)
+    SELECT id, $2 + 1, $10::integer, $11::jsonb FROM moved
+), evented AS (
+    INSERT INTO game_events (game_id, seq, kind, visibility, payload)
+    SELECT moved.id, (e.doc->>0)::integer, e.doc->1->>'kind', e.doc->2, e.doc->1
+    FROM moved, jsonb_array_elements($12::jsonb) AS e(doc)
+), kept AS (
+    INSERT INTO idempotency_keys (game_id, seat, key, request_hash, status, response)
+    SELECT id, $10::integer, $13::varchar, $14::varchar, 200, $15::jsonb FROM moved
+    WHERE $13::varchar IS NOT NULL
+)
+SELECT pg_notify('{CHANNEL}', id) FROM moved"""
+
+
+class LostUpdate(RuntimeError):
+    """The game's row was not at the version an action was applied to: it moved under the
+    row's lock, which only a bug can do; the action's transaction is rolled back."""
 
 
 class StoredEvent(msgspec.Struct, frozen=True, array_like=True):
@@ -197,6 +235,29 @@ def _event_row(game_id: str, e: StoredEvent) -> dict[str, Any]:
         "visibility": e.to,
         "payload": e.payload,
     }
+
+
+class Move(msgspec.Struct, frozen=True):
+    """What an applied action writes: its seat and action, its events, and the game's row
+    after it (`checkpoint`: the round it started, None if none)."""
+
+    seat: int
+    action: Action
+    events: Sequence[StoredEvent]
+    status: str
+    result: Any
+    checkpoint: MatchCheckpoint | None
+    bot_pending: bool
+    deadlines: list[Any] | None
+    deadline: datetime | None
+
+
+class Kept(NamedTuple):
+    """The answer kept for a seat's `Idempotency-Key`, written with the action."""
+
+    key: str
+    request_hash: str
+    answer: ActionOut
 
 
 class GameRepository:
@@ -549,45 +610,43 @@ class GameRepository:
         return export_actions(rows, bots, hinted, timed)
 
     async def append(
-        self,
-        conn: AsyncConnection,
-        game: Row[Any],
-        seat: int,
-        action: Action,
-        events: Sequence[StoredEvent],
-        status: str,
-        result: Any,
-        checkpoint: MatchCheckpoint | None,
-        bot_pending: bool = False,
-        deadlines: list[Any] | None = None,
-        deadline: datetime | None = None,
+        self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None
     ) -> None:
-        """One action: its log row, its events, and the game's row moved to the next version
-        (with `checkpoint` when the action started a round), in the caller's transaction."""
+        """One action applied to `game` (its row as read under its lock): its log row, its
+        events, the game's row moved to the next version, and the answer kept for its
+        `Idempotency-Key`, in the caller's transaction; `LostUpdate` if the row is not at
+        `game.version` any more."""
         await conn.execute(
             _ADD_ACTION,
             {
                 "game_id": game.id,
                 "seq": game.version + 1,
-                "seat": seat,
-                "action": action_document(action),
+                "seat": move.seat,
+                "action": action_document(move.action),
             },
         )
-        if events:
-            await conn.execute(_ADD_EVENTS, [_event_row(game.id, e) for e in events])
+        if move.events:
+            await conn.execute(_ADD_EVENTS, [_event_row(game.id, e) for e in move.events])
         moved = {
             "b_game": game.id,
+            "b_read": game.version,
             "b_version": game.version + 1,
-            "b_event_seq": game.event_seq + len(events),
-            "b_status": status,
-            "b_result": result,
-            "b_bot_pending": bot_pending,
-            "b_deadlines": deadlines,
-            "b_deadline": deadline,
+            "b_event_seq": game.event_seq + len(move.events),
+            "b_status": move.status,
+            "b_result": move.result,
+            "b_bot_pending": move.bot_pending,
+            "b_deadlines": move.deadlines,
+            "b_deadline": move.deadline,
         }
-        if checkpoint is not None:
-            moved["b_checkpoint"] = encode_checkpoint(checkpoint)
-        await conn.execute(_MOVES[checkpoint is not None, self.notify], moved)
+        if move.checkpoint is not None:
+            moved["b_checkpoint"] = encode_checkpoint(move.checkpoint)
+        done = await conn.execute(_MOVES[move.checkpoint is not None, self.notify], moved)
+        if done.rowcount != 1:
+            raise LostUpdate(game.id)
+        if kept is not None:
+            await self.keep_answer(
+                conn, game.id, move.seat, kept.key, kept.request_hash, kept.answer
+            )
 
     # -- idempotency ----------------------------------------------------------------------
 
@@ -653,3 +712,47 @@ class GameRepository:
             )
         ).first()
         return None if row is None else int(row.seat)
+
+
+class PostgresGameRepository(GameRepository):
+    """PostgreSQL's: an action's whole write is one statement (`_APPEND_PG`)."""
+
+    def __init__(self) -> None:
+        super().__init__(notify=True)
+
+    async def append(
+        self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None
+    ) -> None:
+        checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
+        done = await conn.exec_driver_sql(
+            _APPEND_PG,
+            (
+                game.id,
+                game.version,
+                game.event_seq + len(move.events),
+                move.status,
+                _json(move.result),
+                move.bot_pending,
+                _json(move.deadlines),
+                move.deadline,
+                checkpoint,
+                move.seat,
+                _json(action_document(move.action)),
+                _json(move.events),
+                None if kept is None else kept.key,
+                None if kept is None else kept.request_hash,
+                None if kept is None else _json(answer_document(kept.answer)),
+            ),
+        )
+        if done.first() is None:
+            raise LostUpdate(game.id)
+
+
+def _json(value: Any) -> str:
+    """A JSONB parameter's text (None: JSON null, as the models' JSON columns store it)."""
+    return msgspec.json.encode(value).decode()
+
+
+def repository_for(dialect: str) -> GameRepository:
+    """The games' storage for a database of this dialect (`AsyncEngine.dialect.name`)."""
+    return PostgresGameRepository() if dialect == "postgresql" else GameRepository(notify=False)

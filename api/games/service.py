@@ -1,7 +1,8 @@
 """Stored games' flow (api-contract.md, "Stored games"; STYLE 14, boardgame.io's `master.ts`):
 create, read, act, events, abandon, export, joins and stream tickets, refusing with domain
 errors (:mod:`api.http.domain`) and never naming an HTTP status or header; the storage is
-:class:`api.games.repository.GameRepository`, the HTTP :mod:`api.games.routes`.
+:class:`api.games.repository.GameRepository` (chosen by the database's dialect:
+`repository_for`), the HTTP :mod:`api.games.routes`.
 
 The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
 version**: whatever another replica did, a cached match is used only if its version is the
@@ -79,7 +80,7 @@ from api.games.formats import (
     event_out,
     stored_event_out,
 )
-from api.games.repository import GameRepository, StoredEvent
+from api.games.repository import Kept, Move, StoredEvent, repository_for
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -244,13 +245,6 @@ class _Flight:
 class _Cached:
     version: int
     match: Match
-
-
-class _Written(NamedTuple):
-    """What writing an action left: a bot's move owed, the game's new deadlines."""
-
-    owed: bool
-    deadlines: list[dict[str, Any]] | None
 
 
 class _Due(NamedTuple):
@@ -462,7 +456,7 @@ class GameService:
         self._again: set[str] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
-        self.repository = GameRepository(self.notify)
+        self.repository = repository_for(engine.dialect.name)
         #: Reads run without a transaction on PostgreSQL (no BEGIN and ROLLBACK round trips):
         #: each reads the game row first, then only what that row says is committed (the log
         #: up to its version, the events up to its `event_seq`), which never changes after.
@@ -926,23 +920,23 @@ class GameService:
                 raise
             first = game.event_seq + 1
             seen_events = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
-            written = await self._write(conn, game, seat, action, match, before, events)
+            move = await self._move(conn, game, seat, action, match, before, events)
             version = game.version + 1
             answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
             if game.clock is not None:
                 answer = msgspec.structs.replace(
-                    answer, **self._deadlines_out(written.deadlines, seat)
+                    answer, **self._deadlines_out(move.deadlines, seat)
                 )
+            keeping = None
             if idempotency_key is not None:
-                await repository.keep_answer(
-                    conn, game_id, seat, idempotency_key, request_hash, answer
-                )
+                keeping = Kept(idempotency_key, request_hash, answer)
+            await repository.append(conn, game, move, keeping)
             if self.before_commit is not None:
                 self.before_commit()
         self._put(game_id, version, match)
         if not self.notify:
             self.fanout.publish(game_id)
-        if written.owed:
+        if move.bot_pending:
             self.kick(game_id)
         return answer, False
 
@@ -968,7 +962,7 @@ class GameService:
         last = await self.repository.last_action_seq(conn, game.id, seat)
         return last <= int(ended[-1]["to"])
 
-    async def _write(
+    async def _move(
         self,
         conn: AsyncConnection,
         game: Any,
@@ -977,16 +971,16 @@ class GameService:
         match: Match,
         before: tuple[int, str],
         events: list[EventBase],
-    ) -> _Written:
-        """Append an applied action, its events and the game's new row (its deadlines moved
-        on: :func:`api.games.clock.deadlines_after`, by the database's clock read with the
-        locked row); whether a bot's move is now owed, and the new deadlines."""
+    ) -> Move:
+        """What an applied action writes: its events, the game's status, result, checkpoint
+        (a round started), whether a bot's move is now owed, and the deadlines moved on
+        (:func:`api.games.clock.deadlines_after`, by the database's clock read with the
+        locked row)."""
         first = game.event_seq + 1
         stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
         result = match.result()
         started = result is None and match.index != before[0]  # a new round: its checkpoint
         bots = [b for _, b in await self._names(conn, game.id)]
-        owed = bot_seat(match, bots) is not None
         deadlines = deadlines_after(
             game.deadlines,
             match,
@@ -997,20 +991,32 @@ class GameService:
             from_epoch(game.db_now),
             game.version + 1,
         )
-        await self.repository.append(
-            conn,
-            game,
-            seat,
-            action,
-            stored,
-            "over" if result is not None else "active",
-            None if result is None else msgspec.to_builtins(result),
-            match.checkpoint() if started else None,
-            owed,
-            deadlines,
-            earliest(deadlines),
+        return Move(
+            seat=seat,
+            action=action,
+            events=stored,
+            status="over" if result is not None else "active",
+            result=None if result is None else msgspec.to_builtins(result),
+            checkpoint=match.checkpoint() if started else None,
+            bot_pending=bot_seat(match, bots) is not None,
+            deadlines=deadlines,
+            deadline=earliest(deadlines),
         )
-        return _Written(owed, deadlines)
+
+    async def _write(
+        self,
+        conn: AsyncConnection,
+        game: Any,
+        seat: int,
+        action: Action,
+        match: Match,
+        before: tuple[int, str],
+        events: list[EventBase],
+    ) -> Move:
+        """Append an applied action (:meth:`_move`) in the caller's transaction."""
+        move = await self._move(conn, game, seat, action, match, before, events)
+        await self.repository.append(conn, game, move)
+        return move
 
     # -- clocks ---------------------------------------------------------------------------
 
@@ -1096,7 +1102,7 @@ class GameService:
                 state.version += 1
                 state.event_seq += len(events)
                 state.deadlines = written.deadlines
-                owed = written.owed
+                owed = written.bot_pending
                 if match.result() is not None:
                     state.status = "over"
             timeouts.append({"seat": seat, "from": start, "to": state.version})
@@ -1204,7 +1210,8 @@ class GameService:
             except EngineError:
                 self._put(game_id, locked.version, match)
                 raise
-            owed = (await self._write(conn, locked, seat, action, match, before, events)).owed
+            moved = await self._write(conn, locked, seat, action, match, before, events)
+            owed = moved.bot_pending
         self._put(game_id, locked.version + 1, match)
         if not self.notify:
             self.fanout.publish(game_id)
