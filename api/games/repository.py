@@ -17,10 +17,12 @@ per call).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
+import asyncpg
 import msgspec
 from sqlalchemy import (
     Float,
@@ -39,8 +41,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
@@ -81,6 +84,10 @@ HINTS = table(GameHint)
 CPU = table(BotCpu)
 
 log = logging.getLogger("numrules.games")
+
+#: A game's row, its columns read by attribute: SQLAlchemy's `Row`, or on PostgreSQL's hot
+#: paths asyncpg's (:class:`GameRecord`).
+GameRow: TypeAlias = Any
 
 
 class DbNow(FunctionElement[float]):
@@ -269,11 +276,14 @@ class GameRepository:
     def __init__(self, notify: bool) -> None:
         self.notify = notify
 
+    def acting(self, engine: AsyncEngine) -> AbstractAsyncContextManager[AsyncConnection]:
+        """An action's transaction (committed when the block ends, rolled back on an error):
+        the engine's own (on SQLite, `BEGIN IMMEDIATE`: api.db.engine)."""
+        return engine.begin()
+
     # -- games and seats ------------------------------------------------------------------
 
-    async def game(
-        self, conn: AsyncConnection, game_id: str, lock: bool = False
-    ) -> Row[Any] | None:
+    async def game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> GameRow | None:
         """The game's row (locked for a write), None for an id no game has."""
         if not HEX_ID.fullmatch(game_id):
             return None
@@ -281,7 +291,7 @@ class GameRepository:
 
     async def game_and_seat(
         self, conn: AsyncConnection, game_id: str, digest: str, lock: bool = False
-    ) -> Row[Any] | None:
+    ) -> GameRow | None:
         """The game's row (locked for a write) with `token_seat`, the seat whose token hash is
         `digest` (None if none): one query, the hot path of every action."""
         if not HEX_ID.fullmatch(game_id):
@@ -337,7 +347,7 @@ class GameRepository:
         """The database's clock, seconds since the epoch (:class:`DbNow`)."""
         return float((await conn.execute(select(DbNow()))).scalar_one())
 
-    async def due_clock(self, conn: AsyncConnection, now: Any) -> Row[Any] | None:
+    async def due_clock(self, conn: AsyncConnection, now: Any) -> GameRow | None:
         """An active game whose earliest deadline is at or before `now` (the database's
         clock), the earliest first, locked, skipping those another transaction holds (`FOR
         UPDATE SKIP LOCKED`: a replica or a request applying it or acting there); None when
@@ -389,7 +399,7 @@ class GameRepository:
         return int(found or 0)
 
     async def round_events(
-        self, conn: AsyncConnection, game: Row[Any], seat: int
+        self, conn: AsyncConnection, game: GameRow, seat: int
     ) -> list[dict[str, Any]]:
         """The current round's events (from its last `round-start`) that `seat` may see, as
         stored: what a bot or a hint is given besides the seat's view."""
@@ -552,7 +562,7 @@ class GameRepository:
         rows = await conn.execute(_ACTIONS, {"b_game": game_id, "b_after": after, "b_upto": upto})
         return [(r.seat, decode_action(r.action)) for r in rows]
 
-    async def checkpoint(self, conn: AsyncConnection, game: Row[Any]) -> MatchCheckpoint | None:
+    async def checkpoint(self, conn: AsyncConnection, game: GameRow) -> MatchCheckpoint | None:
         """The saved checkpoint if this code reads it and it is at or before the row's version
         (a reader's older row may come after a newer checkpoint), else None."""
         saved = (await conn.execute(_CHECKPOINT, {"b_game": game.id})).scalar()
@@ -566,7 +576,7 @@ class GameRepository:
         return checkpoint if checkpoint.actions <= game.version else None
 
     async def event_rows(
-        self, conn: AsyncConnection, game: Row[Any], after: int, limit: int
+        self, conn: AsyncConnection, game: GameRow, after: int, limit: int
     ) -> list[Any]:
         """Events after `after` up to the row's `event_seq` (read first: all committed)."""
         rows = await conn.execute(
@@ -581,7 +591,7 @@ class GameRepository:
         )
         return list(rows.all())
 
-    async def export_actions(self, conn: AsyncConnection, game: Row[Any]) -> list[ExportAction]:
+    async def export_actions(self, conn: AsyncConnection, game: GameRow) -> list[ExportAction]:
         rows = (
             await conn.execute(
                 select(ACTIONS.c.seq, ACTIONS.c.seat, ACTIONS.c.action)
@@ -714,17 +724,129 @@ class GameRepository:
         return None if row is None else int(row.seat)
 
 
-class PostgresGameRepository(GameRepository):
-    """PostgreSQL's: an action's whole write is one statement (`_APPEND_PG`)."""
+class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no types
+    """A game's row as asyncpg reads it, its columns read by attribute as SQLAlchemy's
+    `Row`'s are (the service reads either)."""
 
-    def __init__(self) -> None:
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def _mapping(self) -> dict[str, Any]:
+        return dict(self.items())
+
+
+def _compiled(statement: Select[Any]) -> tuple[str, tuple[str, ...]]:
+    """A statement's PostgreSQL text for asyncpg and its parameters' names in order."""
+    compiled = statement.compile(dialect=asyncpg_dialect())  # type: ignore[no-untyped-call]
+    return str(compiled), tuple(compiled.positiontup or ())
+
+
+_GAME_AND_SEAT_PG = {False: _compiled(_GAME_AND_SEAT), True: _compiled(_GAME_AND_SEAT_LOCKED)}
+
+
+def _driver(conn: AsyncConnection) -> Any:
+    """The asyncpg connection under `conn` (checked out: no I/O to reach it)."""
+    return conn.sync_connection.connection.driver_connection  # type: ignore[union-attr]
+
+
+def _broken(exc: BaseException, driver: Any) -> bool:
+    """Whether `exc` leaves the connection unusable: closed, or mid-exchange (a statement
+    the client stopped waiting for, a task cancelled in one: asyncpg's `command_timeout`
+    issue 21 sets), as SQLAlchemy's `handle_error` hook judges its own statements
+    (:func:`api.db.engine.create_engine`)."""
+    return bool(
+        driver.is_closed()
+        or not isinstance(exc, Exception)
+        or isinstance(exc, TimeoutError | OSError | asyncpg.InterfaceError)
+    )
+
+
+async def _drop(conn: AsyncConnection, exc: BaseException) -> None:
+    """Close the connection at once (a graceful close would wait up to two seconds more on
+    a server that does not answer) and invalidate it: never returned to the pool."""
+    if not conn.invalidated:
+        _driver(conn).terminate()
+        await conn.invalidate(exc if isinstance(exc, Exception) else None)
+
+
+class PostgresGameRepository(GameRepository):
+    """PostgreSQL's: the two hot paths, the read of a game with its caller's seat and an
+    action's transaction, go to asyncpg directly (SQLAlchemy's statement execution cost
+    about 100 µs of CPU a statement, as much as the round trip), with asyncpg's prepared
+    statement cache; an action's whole write is one statement (`_APPEND_PG`). The other
+    statements stay SQLAlchemy's, on the same connection and in the same transaction.
+
+    A statement's bounds are the connection's (issue 21): PostgreSQL's `statement_timeout`
+    and asyncpg's `command_timeout`; a connection a statement broke is invalidated here,
+    as SQLAlchemy does for its own, and the error (asyncpg's) is the one
+    :func:`api.db.engine.unavailable` names."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
         super().__init__(notify=True)
+        #: SQLAlchemy begins and commits nothing on these connections: `acting` does.
+        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    @asynccontextmanager
+    async def acting(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+        """An action's transaction, begun and committed by asyncpg: SQLAlchemy's connection
+        is in autocommit mode, so what it executes inside (the cold paths: a replay's log, a
+        kept answer) runs in this transaction without a BEGIN of its own."""
+        async with self._autocommit.connect() as conn:
+            driver = _driver(conn)
+            transaction = driver.transaction()
+            try:
+                await transaction.start()
+            except BaseException as exc:
+                if _broken(exc, driver):
+                    await _drop(conn, exc)
+                raise
+            try:
+                yield conn
+            except BaseException as exc:
+                if _broken(exc, driver) or conn.invalidated:
+                    await _drop(conn, exc)
+                else:
+                    try:
+                        await transaction.rollback()
+                    except BaseException as failed:
+                        await _drop(conn, failed)
+                raise
+            try:
+                await transaction.commit()
+            except BaseException as exc:
+                await _drop(conn, exc)  # committed or not: the connection is not reused
+                raise
+
+    async def _fetchrow(
+        self, conn: AsyncConnection, sql: str, args: Sequence[Any], record: type[Any] | None
+    ) -> Any:
+        driver = _driver(conn)
+        try:
+            return await driver.fetchrow(sql, *args, record_class=record)
+        except BaseException as exc:
+            if _broken(exc, driver):
+                await _drop(conn, exc)
+            raise
+
+    async def game_and_seat(
+        self, conn: AsyncConnection, game_id: str, digest: str, lock: bool = False
+    ) -> GameRow | None:
+        if not HEX_ID.fullmatch(game_id):
+            return None
+        sql, names = _GAME_AND_SEAT_PG[lock]
+        values = {"b_game": game_id, "b_digest": digest}
+        return await self._fetchrow(conn, sql, [values[n] for n in names], GameRecord)
 
     async def append(
         self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None
     ) -> None:
         checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
-        done = await conn.exec_driver_sql(
+        notified = await self._fetchrow(
+            conn,
             _APPEND_PG,
             (
                 game.id,
@@ -743,8 +865,9 @@ class PostgresGameRepository(GameRepository):
                 None if kept is None else kept.request_hash,
                 None if kept is None else _json(answer_document(kept.answer)),
             ),
+            None,
         )
-        if done.first() is None:
+        if notified is None:
             raise LostUpdate(game.id)
 
 
@@ -753,6 +876,8 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
-def repository_for(dialect: str) -> GameRepository:
-    """The games' storage for a database of this dialect (`AsyncEngine.dialect.name`)."""
-    return PostgresGameRepository() if dialect == "postgresql" else GameRepository(notify=False)
+def repository_for(engine: AsyncEngine) -> GameRepository:
+    """The games' storage for the engine's database: PostgreSQL's, or the portable one."""
+    if engine.dialect.name == "postgresql":
+        return PostgresGameRepository(engine)
+    return GameRepository(notify=False)

@@ -47,7 +47,6 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, TypeVar
 
 import msgspec
-from sqlalchemy import Row
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -80,7 +79,7 @@ from api.games.formats import (
     event_out,
     stored_event_out,
 )
-from api.games.repository import Kept, Move, StoredEvent, repository_for
+from api.games.repository import GameRow, Kept, Move, StoredEvent, repository_for
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -213,7 +212,7 @@ def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
     return visibility is None or (seat is not None and seat in visibility)
 
 
-def _page(game: Row[Any], rows: list[Any], seat: int | None, after: int) -> EventsOut:
+def _page(game: GameRow, rows: list[Any], seat: int | None, after: int) -> EventsOut:
     """The page `seat` may see of the event rows after `after`."""
     events = [stored_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
     last = rows[-1].seq if rows else after
@@ -238,7 +237,7 @@ class _Flight:
     """A read of a game's log that streams share (GameService.events_for)."""
 
     started: float
-    task: asyncio.Future[tuple[Row[Any], list[Any]]]
+    task: asyncio.Future[tuple[GameRow, list[Any]]]
 
 
 @dataclass
@@ -456,7 +455,7 @@ class GameService:
         self._again: set[str] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
-        self.repository = repository_for(engine.dialect.name)
+        self.repository = repository_for(engine)
         #: Reads run without a transaction on PostgreSQL (no BEGIN and ROLLBACK round trips):
         #: each reads the game row first, then only what that row says is committed (the log
         #: up to its version, the events up to its `event_seq`), which never changes after.
@@ -709,7 +708,7 @@ class GameService:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             return await self._game_read(conn, game, seat)
 
-    async def _game_read(self, conn: AsyncConnection, game: Row[Any], seat: int | None) -> GameOut:
+    async def _game_read(self, conn: AsyncConnection, game: GameRow, seat: int | None) -> GameOut:
         """The game as `seat` sees it, read on `conn`."""
         game_id = game.id
         if game.bot_pending and game.status == "active":
@@ -724,7 +723,7 @@ class GameService:
         # with no await between reading it and its view, no action can change it between.
         return self._game_out(game, seat, names, match, open_seats)
 
-    def lapsed(self, game: Row[Any]) -> bool:
+    def lapsed(self, game: GameRow) -> bool:
         """A waiting game past its `waiting_hours` (it is abandoned on access)."""
         limit = datetime.now(UTC) - timedelta(hours=self.waiting_hours)
         return bool(game.status == "waiting" and aware(game.created_at) < limit)
@@ -782,7 +781,7 @@ class GameService:
         if self._flights.get(key) is flight:
             del self._flights[key]
 
-    async def _read(self, key: tuple[str, int, int]) -> tuple[Row[Any], list[Any]]:
+    async def _read(self, key: tuple[str, int, int]) -> tuple[GameRow, list[Any]]:
         game_id, after, limit = key
         self.shared_reads += 1
         async with self.reader.connect() as conn:
@@ -790,7 +789,7 @@ class GameService:
             return game, await self.repository.event_rows(conn, game, after, limit)
 
     async def _events_page(
-        self, conn: AsyncConnection, game: Row[Any], seat: int | None, after: int, limit: int
+        self, conn: AsyncConnection, game: GameRow, seat: int | None, after: int, limit: int
     ) -> EventsOut:
         return _page(game, await self.repository.event_rows(conn, game, after, limit), seat, after)
 
@@ -864,7 +863,7 @@ class GameService:
         late)."""
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
         repository = self.repository
-        async with self.engine.begin() as conn:
+        async with repository.acting(self.engine) as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller, lock=True)
             assert seat is not None
             if game.bot_pending and game.status == "active":
@@ -947,14 +946,14 @@ class GameService:
         mine = next((d.at for d in found if d.seat == seat), None)
         return {"deadlines": found, "deadline": mine}
 
-    def _timed_out(self, game: Row[Any], seat: int) -> TurnTimedOut:
+    def _timed_out(self, game: GameRow, seat: int) -> TurnTimedOut:
         ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
         version = int(ended[-1]["from"]) if ended else game.version
         clock = clock_of(game)
         how = "auto" if clock is None else clock.on_timeout
         return TurnTimedOut(say(TURN_TIMED_OUT, seat=seat, version=version, how=TIMEOUT_HOW[how]))
 
-    async def _unanswered(self, conn: AsyncConnection, game: Row[Any], seat: int) -> bool:
+    async def _unanswered(self, conn: AsyncConnection, game: GameRow, seat: int) -> bool:
         """Whether the seat's turn ended by timeout and the seat has not acted since."""
         ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
         if not ended:
@@ -1046,7 +1045,7 @@ class GameService:
             self.kick(game_id)
         return applied.seats
 
-    async def _expire_locked(self, conn: AsyncConnection, game: Row[Any]) -> _Expired:
+    async def _expire_locked(self, conn: AsyncConnection, game: GameRow) -> _Expired:
         """The timeouts of a locked game row read with the database's clock, in the caller's
         transaction. Each seat whose deadline passed, the earliest first (a seat whose turn an
         earlier timeout ended is skipped): `abandon` ends the game (a public `timeout`
@@ -1427,7 +1426,7 @@ class GameService:
 
     # -- helpers --------------------------------------------------------------------------
 
-    async def _game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> Row[Any]:
+    async def _game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> GameRow:
         game = await self.repository.game(conn, game_id, lock)
         if game is None:
             raise _not_found(game_id)
@@ -1435,7 +1434,7 @@ class GameService:
 
     async def _game_and_seat(
         self, conn: AsyncConnection, game_id: str, caller: Credential | None, lock: bool = False
-    ) -> tuple[Row[Any], int | None]:
+    ) -> tuple[GameRow, int | None]:
         """The game (locked for an action) and the caller's seat, in one query when it is a
         seat token (the hot path of every action); else as :meth:`_seat` finds it."""
         if caller is None:
@@ -1499,7 +1498,7 @@ class GameService:
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    async def _match(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+    async def _match(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The game's match at its row's version, for reading (it stays in the cache)."""
         cached = self._cache.get(game.id)
         if cached is not None and cached.version == game.version:
@@ -1510,7 +1509,7 @@ class GameService:
             self._put(game.id, game.version, match)
         return match
 
-    async def _take(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+    async def _take(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The game's match at its row's version, out of the cache, to be changed.
 
         A cached match behind the row (another process applied the last actions) catches up
@@ -1531,7 +1530,7 @@ class GameService:
             return match
         return await self._replay(conn, game)
 
-    async def _replay(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+    async def _replay(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The match at the row's version: resumed from the checkpoint of its round's start
         when the game has one at or before that version (then only that round's actions are
         read and applied: a cold load costs the same at any length of log), else the whole
@@ -1556,7 +1555,7 @@ class GameService:
 
     @staticmethod
     def _resumed(
-        game: Row[Any], checkpoint: MatchCheckpoint, rows: Sequence[tuple[int, Action]]
+        game: GameRow, checkpoint: MatchCheckpoint, rows: Sequence[tuple[int, Action]]
     ) -> Match | None:
         """The match resumed at `checkpoint` with the round's actions since applied; None (the
         whole log then) if anything refuses: the engine refusing the checkpoint
@@ -1596,7 +1595,7 @@ class GameService:
 
     def _game_out(
         self,
-        game: Row[Any],
+        game: GameRow,
         seat: int | None,
         names: list[tuple[str, str | None]],
         match: Match,
