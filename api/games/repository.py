@@ -199,7 +199,7 @@ _MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
 #: for everyone, as the models' JSON columns store None); the answer kept for its
 #: `Idempotency-Key` ($13, NULL: none); the game's NOTIFY. `$9`: the checkpoint of the round
 #: the action started (NULL: the stored one kept).
-_APPEND_PG = f"""\
+APPEND_PG = f"""\
 WITH moved AS (
     UPDATE games SET version = $2 + 1, event_seq = $3, status = $4, result = $5::jsonb,
         bot_pending = $6, deadlines = $7::jsonb, deadline = $8,
@@ -777,7 +777,7 @@ class PostgresGameRepository(GameRepository):
     """PostgreSQL's: the two hot paths, the read of a game with its caller's seat and an
     action's transaction, go to asyncpg directly (SQLAlchemy's statement execution cost
     about 100 µs of CPU a statement, as much as the round trip), with asyncpg's prepared
-    statement cache; an action's whole write is one statement (`_APPEND_PG`). The other
+    statement cache; an action's whole write is one statement (`APPEND_PG`). The other
     statements stay SQLAlchemy's, on the same connection and in the same transaction.
 
     A statement's bounds are the connection's (issue 21): PostgreSQL's `statement_timeout`
@@ -847,7 +847,7 @@ class PostgresGameRepository(GameRepository):
         checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
         notified = await self._fetchrow(
             conn,
-            _APPEND_PG,
+            APPEND_PG,
             (
                 game.id,
                 game.version,
