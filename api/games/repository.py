@@ -12,6 +12,12 @@ The statements of the hot paths (reading a game, acting) are built once with bou
 parameters: SQLAlchemy then reuses their cache keys and compiled forms, and an action or a
 read pays for none of the statement building (about half of an action's CPU time when built
 per call).
+
+On PostgreSQL (:class:`PostgresGameRepository`, issue 27) those two hot paths skip
+SQLAlchemy's statement execution and go to asyncpg directly, and an action writes all it
+writes in one statement (`APPEND_PG`): BEGIN, the locked read, that statement, COMMIT (six
+round trips before). :func:`repository_for` picks the dialect's repository; the service
+never asks which it has.
 """
 
 from __future__ import annotations

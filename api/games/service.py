@@ -11,10 +11,11 @@ action that began the current round saved (:class:`MatchCheckpoint`) and applies
 round's actions only; without a usable checkpoint, the whole log is replayed
 (:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
-One transaction per action: lock the game row (`SELECT … FOR UPDATE`; on SQLite every
-transaction is `BEGIN IMMEDIATE`), authenticate the seat, check `Idempotency-Key` and the
-expected version, apply the action to the match, append the action and its events, bump the
-version, commit. The cached match is taken out of the cache before it is changed and put back
+One transaction per action (the repository's `acting`): lock the game row (`SELECT … FOR
+UPDATE`; on SQLite every transaction is `BEGIN IMMEDIATE`), authenticate the seat, check
+`Idempotency-Key` and the expected version, apply the action to the match, append the action,
+its events and the kept answer and move the game's row to the next version (on PostgreSQL in
+one statement), commit. The cached match is taken out of the cache before it is changed and put back
 only after the commit, so an error at any point leaves neither a partial game in the database
 nor a changed match in the cache.
 
