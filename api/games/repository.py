@@ -752,6 +752,7 @@ def _compiled(statement: Select[Any]) -> tuple[str, tuple[str, ...]]:
 
 
 _GAME_AND_SEAT_PG = {False: _compiled(_GAME_AND_SEAT), True: _compiled(_GAME_AND_SEAT_LOCKED)}
+_GAME_PG = _compiled(_GAME)
 
 
 def _driver(conn: AsyncConnection) -> Any:
@@ -838,9 +839,19 @@ class PostgresGameRepository(GameRepository):
                 await _drop(conn, exc)
             raise
 
+    async def game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> GameRow | None:
+        """A spectator's or a stream's read through asyncpg; a locked read stays SQLAlchemy's:
+        it is the first statement of transactions SQLAlchemy begins (with that statement)."""
+        if lock:
+            return await super().game(conn, game_id, lock)
+        if not HEX_ID.fullmatch(game_id):
+            return None
+        return await self._fetchrow(conn, _GAME_PG[0], (game_id,), GameRecord)
+
     async def game_and_seat(
         self, conn: AsyncConnection, game_id: str, digest: str, lock: bool = False
     ) -> GameRow | None:
+        """Through asyncpg: with `lock`, only in :meth:`acting`'s transaction."""
         if not HEX_ID.fullmatch(game_id):
             return None
         sql, names = _GAME_AND_SEAT_PG[lock]
