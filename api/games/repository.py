@@ -731,8 +731,8 @@ class GameRepository:
 
 
 class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no types
-    """A game's row as asyncpg reads it, its columns read by attribute as SQLAlchemy's
-    `Row`'s are (the service reads either)."""
+    """A game's row as asyncpg reads it, read as SQLAlchemy's `Row` is (the service reads
+    either): its columns by attribute, `_mapping`, `_asdict()`."""
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -742,6 +742,9 @@ class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no type
 
     @property
     def _mapping(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def _asdict(self) -> dict[str, Any]:
         return dict(self.items())
 
 
