@@ -1,7 +1,14 @@
 """`api.app:app` with its SQL statements counted (bench/instructions.py): SIGUSR1 writes the
 counts since the last signal to `$NUMRULES_COUNT_FILE` (JSON: statement's first words →
-count; `<BEGIN>`, `<COMMIT>`, `<ROLLBACK>` for SQLAlchemy's transaction events, which on
-PostgreSQL's autocommit reads send nothing) and starts counting again."""
+count) and starts counting again.
+
+What reaches PostgreSQL is counted twice over, never twice per statement: the statements
+SQLAlchemy executes (its cursor events; keys as the statement begins) and those asyncpg runs
+outside SQLAlchemy's cursors (its query loggers, keys `pg: …`: SQLAlchemy's own BEGIN and
+COMMIT, which asyncpg sends as simple queries, and the raw hot paths of
+`api.games.repository`). `<BEGIN>`, `<COMMIT>`, `<ROLLBACK>` are SQLAlchemy's transaction
+events, counted apart (on PostgreSQL's autocommit reads they send nothing; a real BEGIN shows
+as `pg: BEGIN`)."""
 
 from __future__ import annotations
 
@@ -13,15 +20,33 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.pool import Pool
 
 from api.app import app
 
 COUNTS: collections.Counter[str] = collections.Counter()
 
 
+def _key(statement: str) -> str:
+    return " ".join(statement.split())[:70]
+
+
 @event.listens_for(Engine, "before_cursor_execute")
 def _statement(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-    COUNTS[" ".join(statement.split())[:70]] += 1
+    COUNTS[_key(statement)] += 1
+
+
+def _logged(record: Any) -> None:
+    if isinstance(record.args, list):  # SQLAlchemy's executemany: its cursor event counted it
+        return
+    COUNTS["pg: " + _key(record.query)] += 1
+
+
+@event.listens_for(Pool, "connect")
+def _connected(dbapi_connection: Any, _record: Any) -> None:
+    driver = getattr(dbapi_connection, "driver_connection", None)
+    if driver is not None and hasattr(driver, "add_query_logger"):
+        driver.add_query_logger(_logged)
 
 
 def _transactions(name: str) -> None:

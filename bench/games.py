@@ -123,7 +123,7 @@ def bgio_run(storage: str, conc: int, duration: float) -> dict[str, Any]:
     }
 
 
-def raw_run(url: str, conc: int, duration: float) -> dict[str, Any]:
+def raw_run(url: str, conc: int, duration: float, six: bool = False) -> dict[str, Any]:
     dsn = url.replace("postgresql+asyncpg://", "postgresql://")
     out = subprocess.run(
         [
@@ -137,6 +137,7 @@ def raw_run(url: str, conc: int, duration: float) -> dict[str, Any]:
             str(conc),
             "--duration",
             f"{duration:g}",
+            *(["--six"] if six else []),
         ],
         cwd=ROOT,
         env=server_env(url),
@@ -182,6 +183,11 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=5)
     parser.add_argument("--concurrency", default="1,16")
     parser.add_argument("--no-bgio", action="store_true", help="leave boardgame.io out")
+    parser.add_argument(
+        "--raw-six",
+        action="store_true",
+        help="the raw loop runs the statements of before issue 27 (to compare with older trees)",
+    )
     parser.add_argument("--profile", help="py-spy the server in the first 16-game run: summary")
     parser.add_argument("--json", help="also write the medians and ratios to this file")
     args = parser.parse_args()
@@ -224,7 +230,7 @@ def main() -> None:
                     if who == "numrules":
                         row = asyncio.run(play_http(API_PORT, conc, args.duration))
                     elif who == "raw-asyncpg":
-                        row = raw_run(url, conc, args.duration)
+                        row = raw_run(url, conc, args.duration, args.raw_six)
                     else:
                         row = bgio_run(who.removeprefix("bgio-"), conc, args.duration)
                     if spy is not None:

@@ -8,8 +8,10 @@ api/games/service.py `act` and `get`), in the same transactions, computing nothi
   joined with the seat whose token hash it is; the first read of a game also SELECTs its seat
   names (the API keeps them per process);
 - the action: one transaction, SELECT the game row FOR UPDATE joined with the token's seat,
-  INSERT the action, INSERT its events (every row), UPDATE the game (version, event_seq,
-  status, result, updated_at) RETURNING pg_notify(…).
+  then the API's one statement that writes it all (`api.games.repository.APPEND_PG`: the
+  game's row moved on, the action, its events, the NOTIFY); `--six` for the statements of
+  before issue 27 (INSERT the action, INSERT its events, UPDATE the game RETURNING
+  pg_notify(…)), to compare with an older tree's runs.
 
 The actions, their events and when a view is read are those of a real four-player Num Wars
 match, played once with the engine before the clock starts (every game replays it). A game
@@ -32,6 +34,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from api.games.repository import APPEND_PG
 from bench.stored import summary
 from engine import registry
 from engine.core.match import Match
@@ -40,11 +43,13 @@ SEED = 1
 CHANNEL = "numrules_games"
 
 
-def script() -> tuple[
-    list[tuple[bool, int, str, list[tuple[int, str, str | None, str]], str, str | None, int]], str
-]:
+Step = tuple[bool, int, str, list[tuple[int, str, str | None, str]], str, str | None, int, str]
+
+
+def script() -> tuple[list[Step], str]:
     """The match once: per action (view read first?, seat, action JSON, events (seq offset,
-    kind, visibility JSON, payload JSON), status, result JSON, events so far); options."""
+    kind, visibility JSON, payload JSON), status, result JSON, events so far, the events as
+    `APPEND_PG` takes them); options."""
     rules = registry.make("numwars", {})
     match = Match(rules, 4, SEED)
     steps = []
@@ -56,6 +61,7 @@ def script() -> tuple[
         action = match.view(seat).legal_actions[0]
         events = match.apply(seat, action)
         rows = []
+        stored = []
         for e in events:
             event_seq += 1
             payload = msgspec.to_builtins(e)
@@ -67,6 +73,7 @@ def script() -> tuple[
                     msgspec.json.encode({**payload}).decode(),
                 )
             )
+            stored.append([event_seq, {**payload, "v": 1}, None if e.to is None else list(e.to)])
         result = match.result()
         steps.append(
             (
@@ -77,6 +84,7 @@ def script() -> tuple[
                 "over" if result is not None else "active",
                 None if result is None else msgspec.json.encode(result).decode(),
                 event_seq,
+                msgspec.json.encode(stored).decode(),
             )
         )
         previous = seat
@@ -110,7 +118,9 @@ UPDATE_GAME = (
 )
 
 
-async def run(dsn: str, conc: int, duration: float, pool_size: int) -> dict[str, Any]:
+async def run(
+    dsn: str, conc: int, duration: float, pool_size: int, six: bool = False
+) -> dict[str, Any]:
     steps, options = script()
     pool = await asyncpg.create_pool(dsn, min_size=min(conc, pool_size), max_size=pool_size)
     lat: list[float] = []
@@ -127,9 +137,8 @@ async def run(dsn: str, conc: int, duration: float, pool_size: int) -> dict[str,
                 await conn.executemany(
                     INSERT_SEAT, [(gid, i, f"p{i}", h) for i, h in enumerate(hashes)]
                 )
-            for version, (read, seat, action, events, status, result, event_seq) in enumerate(
-                steps, 1
-            ):
+            for version, step in enumerate(steps, 1):
+                read, seat, action, events, status, result, event_seq, stored = step
                 if time.perf_counter() >= deadline:
                     return
                 if read:
@@ -140,12 +149,33 @@ async def run(dsn: str, conc: int, duration: float, pool_size: int) -> dict[str,
                 t0 = time.perf_counter()
                 async with pool.acquire() as conn, conn.transaction():
                     await conn.fetchrow(GAME_AND_SEAT + " FOR UPDATE OF games", gid, hashes[seat])
-                    await conn.execute(INSERT_ACTION, gid, version, seat, action)
-                    if events:
-                        await conn.executemany(
-                            INSERT_EVENT, [(gid, seq, k, vis, p) for seq, k, vis, p in events]
+                    if not six:
+                        written = await conn.fetchrow(
+                            APPEND_PG,
+                            gid,
+                            version - 1,
+                            event_seq,
+                            status,
+                            result or "null",
+                            False,
+                            "null",
+                            None,
+                            None,
+                            seat,
+                            action,
+                            stored,
+                            None,
+                            None,
+                            None,
                         )
-                    await conn.fetchrow(UPDATE_GAME, gid, version, event_seq, status, result)
+                        assert written is not None
+                    else:
+                        await conn.execute(INSERT_ACTION, gid, version, seat, action)
+                        if events:
+                            await conn.executemany(
+                                INSERT_EVENT, [(gid, seq, k, vis, p) for seq, k, vis, p in events]
+                            )
+                        await conn.fetchrow(UPDATE_GAME, gid, version, event_seq, status, result)
                 lat.append((time.perf_counter() - t0) * 1e3)
             games += 1
 
@@ -162,8 +192,11 @@ def main() -> None:
     parser.add_argument("--conc", type=int, default=1)
     parser.add_argument("--duration", type=float, default=5)
     parser.add_argument("--pool-size", type=int, default=20)
+    parser.add_argument("--six", action="store_true", help="the statements of before issue 27")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.dsn, args.conc, args.duration, args.pool_size))))
+    print(
+        json.dumps(asyncio.run(run(args.dsn, args.conc, args.duration, args.pool_size, args.six)))
+    )
 
 
 if __name__ == "__main__":

@@ -181,7 +181,8 @@ def unavailable(exc: BaseException) -> str | None:
     values or a password); None for any other error (a bug: 500).
 
     The driver's errors reach here raw (asyncpg's OSError and TimeoutError at connect, its
-    InterfaceError) or wrapped by SQLAlchemy (`DBAPIError.orig`, the adapted error, whose
+    InterfaceError, any of its errors on the hot paths that use asyncpg directly) or wrapped
+    by SQLAlchemy (`DBAPIError.orig`, the adapted error, whose
     `__cause__` is asyncpg's own, with its SQLSTATE)."""
     if isinstance(exc, PoolTimeout):
         return "no free connection in the pool in time"
@@ -195,6 +196,8 @@ def unavailable(exc: BaseException) -> str | None:
             return "no answer in time"
         if isinstance(error, OSError | asyncpg.ConnectionDoesNotExistError):
             return _reason(error)
+        if isinstance(error, asyncpg.InterfaceError) and "connection is closed" in str(error):
+            return _reason(error)  # asyncpg used directly (api.games.repository): its own
         state = getattr(error, "sqlstate", None)
         if isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES):
             return _reason(error)

@@ -12,15 +12,23 @@ The statements of the hot paths (reading a game, acting) are built once with bou
 parameters: SQLAlchemy then reuses their cache keys and compiled forms, and an action or a
 read pays for none of the statement building (about half of an action's CPU time when built
 per call).
+
+On PostgreSQL (:class:`PostgresGameRepository`, issue 27) those two hot paths skip
+SQLAlchemy's statement execution and go to asyncpg directly, and an action writes all it
+writes in one statement (`APPEND_PG`): BEGIN, the locked read, that statement, COMMIT (six
+round trips before). :func:`repository_for` picks the dialect's repository; the service
+never asks which it has.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 
+import asyncpg
 import msgspec
 from sqlalchemy import (
     Float,
@@ -39,8 +47,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
@@ -81,6 +90,10 @@ HINTS = table(GameHint)
 CPU = table(BotCpu)
 
 log = logging.getLogger("numrules.games")
+
+#: A game's row, its columns read by attribute: SQLAlchemy's `Row`, or on PostgreSQL's hot
+#: paths asyncpg's (:class:`GameRecord`).
+GameRow: TypeAlias = Any
 
 
 class DbNow(FunctionElement[float]):
@@ -159,8 +172,9 @@ _CHECKPOINT = select(GAMES.c.checkpoint).where(GAMES.c.id == bindparam("b_game")
 
 
 def _move(checkpoint: bool, notify: bool) -> Update:
-    """The game's row after an action; with the new round's checkpoint when the action started
-    a round; on PostgreSQL with the game's NOTIFY in the same statement (a round trip fewer)."""
+    """The game's row after an action, guarded by the version the action was applied to;
+    with the new round's checkpoint when the action started a round; with the game's NOTIFY
+    in the same statement when `notify`."""
     values: dict[str, Any] = {
         "version": bindparam("b_version"),
         "event_seq": bindparam("b_event_seq"),
@@ -173,12 +187,49 @@ def _move(checkpoint: bool, notify: bool) -> Update:
     }
     if checkpoint:
         values["checkpoint"] = bindparam("b_checkpoint")
-    moved = update(GAMES).where(GAMES.c.id == bindparam("b_game")).values(**values)
+    moved = (
+        update(GAMES)
+        .where(GAMES.c.id == bindparam("b_game"), GAMES.c.version == bindparam("b_read"))
+        .values(**values)
+    )
     return moved.returning(func.pg_notify(CHANNEL, GAMES.c.id)) if notify else moved
 
 
 #: `_MOVES[checkpoint, notify]`.
 _MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
+
+#: An action's whole write on PostgreSQL, one statement (data-modifying CTEs, which all see
+#: the row `moved` returns): the game's row moved to the next version, guarded by the version
+#: the action was applied to ($2, read under the row's lock: no row, nothing written); the
+#: action's log row; its events (`$12`: `[[seq, payload, to], …]`, `to` kept as JSON, `null`
+#: for everyone, as the models' JSON columns store None); the answer kept for its
+#: `Idempotency-Key` ($13, NULL: none); the game's NOTIFY. `$9`: the checkpoint of the round
+#: the action started (NULL: the stored one kept).
+APPEND_PG = f"""\
+WITH moved AS (
+    UPDATE games SET version = $2 + 1, event_seq = $3, status = $4, result = $5::jsonb,
+        bot_pending = $6, deadlines = $7::jsonb, deadline = $8,
+        checkpoint = COALESCE($9::text, checkpoint), updated_at = now()
+    WHERE id = $1 AND version = $2
+    RETURNING id
+), logged AS (
+    INSERT INTO game_actions (game_id, seq, seat, action)
+    SELECT id, $2 + 1, $10::integer, $11::jsonb FROM moved
+), evented AS (
+    INSERT INTO game_events (game_id, seq, kind, visibility, payload)
+    SELECT moved.id, (e.doc->>0)::integer, e.doc->1->>'kind', e.doc->2, e.doc->1
+    FROM moved, jsonb_array_elements($12::jsonb) AS e(doc)
+), kept AS (
+    INSERT INTO idempotency_keys (game_id, seat, key, request_hash, status, response)
+    SELECT id, $10::integer, $13::varchar, $14::varchar, 200, $15::jsonb FROM moved
+    WHERE $13::varchar IS NOT NULL
+)
+SELECT pg_notify('{CHANNEL}', id) FROM moved"""
+
+
+class LostUpdate(RuntimeError):
+    """The game's row was not at the version an action was applied to: it moved under the
+    row's lock, which only a bug can do; the action's transaction is rolled back."""
 
 
 class StoredEvent(msgspec.Struct, frozen=True, array_like=True):
@@ -199,6 +250,29 @@ def _event_row(game_id: str, e: StoredEvent) -> dict[str, Any]:
     }
 
 
+class Move(msgspec.Struct, frozen=True):
+    """What an applied action writes: its seat and action, its events, and the game's row
+    after it (`checkpoint`: the round it started, None if none)."""
+
+    seat: int
+    action: Action
+    events: Sequence[StoredEvent]
+    status: str
+    result: Any
+    checkpoint: MatchCheckpoint | None
+    bot_pending: bool
+    deadlines: list[Any] | None
+    deadline: datetime | None
+
+
+class Kept(NamedTuple):
+    """The answer kept for a seat's `Idempotency-Key`, written with the action."""
+
+    key: str
+    request_hash: str
+    answer: ActionOut
+
+
 class GameRepository:
     """The storage contract of stored games: what is read and written, in which statements.
 
@@ -208,11 +282,14 @@ class GameRepository:
     def __init__(self, notify: bool) -> None:
         self.notify = notify
 
+    def acting(self, engine: AsyncEngine) -> AbstractAsyncContextManager[AsyncConnection]:
+        """An action's transaction (committed when the block ends, rolled back on an error):
+        the engine's own (on SQLite, `BEGIN IMMEDIATE`: api.db.engine)."""
+        return engine.begin()
+
     # -- games and seats ------------------------------------------------------------------
 
-    async def game(
-        self, conn: AsyncConnection, game_id: str, lock: bool = False
-    ) -> Row[Any] | None:
+    async def game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> GameRow | None:
         """The game's row (locked for a write), None for an id no game has."""
         if not HEX_ID.fullmatch(game_id):
             return None
@@ -220,7 +297,7 @@ class GameRepository:
 
     async def game_and_seat(
         self, conn: AsyncConnection, game_id: str, digest: str, lock: bool = False
-    ) -> Row[Any] | None:
+    ) -> GameRow | None:
         """The game's row (locked for a write) with `token_seat`, the seat whose token hash is
         `digest` (None if none): one query, the hot path of every action."""
         if not HEX_ID.fullmatch(game_id):
@@ -276,7 +353,7 @@ class GameRepository:
         """The database's clock, seconds since the epoch (:class:`DbNow`)."""
         return float((await conn.execute(select(DbNow()))).scalar_one())
 
-    async def due_clock(self, conn: AsyncConnection, now: Any) -> Row[Any] | None:
+    async def due_clock(self, conn: AsyncConnection, now: Any) -> GameRow | None:
         """An active game whose earliest deadline is at or before `now` (the database's
         clock), the earliest first, locked, skipping those another transaction holds (`FOR
         UPDATE SKIP LOCKED`: a replica or a request applying it or acting there); None when
@@ -328,7 +405,7 @@ class GameRepository:
         return int(found or 0)
 
     async def round_events(
-        self, conn: AsyncConnection, game: Row[Any], seat: int
+        self, conn: AsyncConnection, game: GameRow, seat: int
     ) -> list[dict[str, Any]]:
         """The current round's events (from its last `round-start`) that `seat` may see, as
         stored: what a bot or a hint is given besides the seat's view."""
@@ -491,7 +568,7 @@ class GameRepository:
         rows = await conn.execute(_ACTIONS, {"b_game": game_id, "b_after": after, "b_upto": upto})
         return [(r.seat, decode_action(r.action)) for r in rows]
 
-    async def checkpoint(self, conn: AsyncConnection, game: Row[Any]) -> MatchCheckpoint | None:
+    async def checkpoint(self, conn: AsyncConnection, game: GameRow) -> MatchCheckpoint | None:
         """The saved checkpoint if this code reads it and it is at or before the row's version
         (a reader's older row may come after a newer checkpoint), else None."""
         saved = (await conn.execute(_CHECKPOINT, {"b_game": game.id})).scalar()
@@ -505,7 +582,7 @@ class GameRepository:
         return checkpoint if checkpoint.actions <= game.version else None
 
     async def event_rows(
-        self, conn: AsyncConnection, game: Row[Any], after: int, limit: int
+        self, conn: AsyncConnection, game: GameRow, after: int, limit: int
     ) -> list[Any]:
         """Events after `after` up to the row's `event_seq` (read first: all committed)."""
         rows = await conn.execute(
@@ -520,7 +597,7 @@ class GameRepository:
         )
         return list(rows.all())
 
-    async def export_actions(self, conn: AsyncConnection, game: Row[Any]) -> list[ExportAction]:
+    async def export_actions(self, conn: AsyncConnection, game: GameRow) -> list[ExportAction]:
         rows = (
             await conn.execute(
                 select(ACTIONS.c.seq, ACTIONS.c.seat, ACTIONS.c.action)
@@ -549,45 +626,43 @@ class GameRepository:
         return export_actions(rows, bots, hinted, timed)
 
     async def append(
-        self,
-        conn: AsyncConnection,
-        game: Row[Any],
-        seat: int,
-        action: Action,
-        events: Sequence[StoredEvent],
-        status: str,
-        result: Any,
-        checkpoint: MatchCheckpoint | None,
-        bot_pending: bool = False,
-        deadlines: list[Any] | None = None,
-        deadline: datetime | None = None,
+        self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None
     ) -> None:
-        """One action: its log row, its events, and the game's row moved to the next version
-        (with `checkpoint` when the action started a round), in the caller's transaction."""
+        """One action applied to `game` (its row as read under its lock): its log row, its
+        events, the game's row moved to the next version, and the answer kept for its
+        `Idempotency-Key`, in the caller's transaction; `LostUpdate` if the row is not at
+        `game.version` any more."""
         await conn.execute(
             _ADD_ACTION,
             {
                 "game_id": game.id,
                 "seq": game.version + 1,
-                "seat": seat,
-                "action": action_document(action),
+                "seat": move.seat,
+                "action": action_document(move.action),
             },
         )
-        if events:
-            await conn.execute(_ADD_EVENTS, [_event_row(game.id, e) for e in events])
+        if move.events:
+            await conn.execute(_ADD_EVENTS, [_event_row(game.id, e) for e in move.events])
         moved = {
             "b_game": game.id,
+            "b_read": game.version,
             "b_version": game.version + 1,
-            "b_event_seq": game.event_seq + len(events),
-            "b_status": status,
-            "b_result": result,
-            "b_bot_pending": bot_pending,
-            "b_deadlines": deadlines,
-            "b_deadline": deadline,
+            "b_event_seq": game.event_seq + len(move.events),
+            "b_status": move.status,
+            "b_result": move.result,
+            "b_bot_pending": move.bot_pending,
+            "b_deadlines": move.deadlines,
+            "b_deadline": move.deadline,
         }
-        if checkpoint is not None:
-            moved["b_checkpoint"] = encode_checkpoint(checkpoint)
-        await conn.execute(_MOVES[checkpoint is not None, self.notify], moved)
+        if move.checkpoint is not None:
+            moved["b_checkpoint"] = encode_checkpoint(move.checkpoint)
+        done = await conn.execute(_MOVES[move.checkpoint is not None, self.notify], moved)
+        if done.rowcount != 1:
+            raise LostUpdate(game.id)
+        if kept is not None:
+            await self.keep_answer(
+                conn, game.id, move.seat, kept.key, kept.request_hash, kept.answer
+            )
 
     # -- idempotency ----------------------------------------------------------------------
 
@@ -653,3 +728,176 @@ class GameRepository:
             )
         ).first()
         return None if row is None else int(row.seat)
+
+
+class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no types
+    """A game's row as asyncpg reads it, read as SQLAlchemy's `Row` is (the service reads
+    either): its columns by attribute, `_mapping`, `_asdict()`."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def _mapping(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(self.items())
+
+
+def _compiled(statement: Select[Any]) -> tuple[str, tuple[str, ...]]:
+    """A statement's PostgreSQL text for asyncpg and its parameters' names in order."""
+    compiled = statement.compile(dialect=asyncpg_dialect())  # type: ignore[no-untyped-call]
+    return str(compiled), tuple(compiled.positiontup or ())
+
+
+_GAME_AND_SEAT_PG = {False: _compiled(_GAME_AND_SEAT), True: _compiled(_GAME_AND_SEAT_LOCKED)}
+_GAME_PG = _compiled(_GAME)
+
+
+def _driver(conn: AsyncConnection) -> Any:
+    """The asyncpg connection under `conn` (checked out: no I/O to reach it)."""
+    return conn.sync_connection.connection.driver_connection  # type: ignore[union-attr]
+
+
+def _broken(exc: BaseException, driver: Any) -> bool:
+    """Whether `exc` leaves the connection unusable: closed, or mid-exchange (a statement
+    the client stopped waiting for, a task cancelled in one: asyncpg's `command_timeout`
+    issue 21 sets), as SQLAlchemy's `handle_error` hook judges its own statements
+    (:func:`api.db.engine.create_engine`)."""
+    return bool(
+        driver.is_closed()
+        or not isinstance(exc, Exception)
+        or isinstance(exc, TimeoutError | OSError | asyncpg.InterfaceError)
+    )
+
+
+async def _drop(conn: AsyncConnection, exc: BaseException) -> None:
+    """Close the connection at once (a graceful close would wait up to two seconds more on
+    a server that does not answer) and invalidate it: never returned to the pool."""
+    if not conn.invalidated:
+        _driver(conn).terminate()
+        await conn.invalidate(exc if isinstance(exc, Exception) else None)
+
+
+class PostgresGameRepository(GameRepository):
+    """PostgreSQL's: the two hot paths, the read of a game with its caller's seat and an
+    action's transaction, go to asyncpg directly (SQLAlchemy's statement execution cost
+    about 100 µs of CPU a statement, as much as the round trip), with asyncpg's prepared
+    statement cache; an action's whole write is one statement (`APPEND_PG`). The other
+    statements stay SQLAlchemy's, on the same connection and in the same transaction.
+
+    A statement's bounds are the connection's (issue 21): PostgreSQL's `statement_timeout`
+    and asyncpg's `command_timeout`; a connection a statement broke is invalidated here,
+    as SQLAlchemy does for its own, and the error (asyncpg's) is the one
+    :func:`api.db.engine.unavailable` names."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(notify=True)
+        #: SQLAlchemy begins and commits nothing on these connections: `acting` does.
+        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    @asynccontextmanager
+    async def acting(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+        """An action's transaction, begun and committed by asyncpg: SQLAlchemy's connection
+        is in autocommit mode, so what it executes inside (the cold paths: a replay's log, a
+        kept answer) runs in this transaction without a BEGIN of its own."""
+        async with self._autocommit.connect() as conn:
+            driver = _driver(conn)
+            transaction = driver.transaction()
+            try:
+                await transaction.start()
+            except BaseException as exc:
+                if _broken(exc, driver):
+                    await _drop(conn, exc)
+                raise
+            try:
+                yield conn
+            except BaseException as exc:
+                if _broken(exc, driver) or conn.invalidated:
+                    await _drop(conn, exc)
+                else:
+                    try:
+                        await transaction.rollback()
+                    except BaseException as failed:
+                        await _drop(conn, failed)
+                raise
+            try:
+                await transaction.commit()
+            except BaseException as exc:
+                await _drop(conn, exc)  # committed or not: the connection is not reused
+                raise
+
+    async def _fetchrow(
+        self, conn: AsyncConnection, sql: str, args: Sequence[Any], record: type[Any] | None
+    ) -> Any:
+        driver = _driver(conn)
+        try:
+            return await driver.fetchrow(sql, *args, record_class=record)
+        except BaseException as exc:
+            if _broken(exc, driver):
+                await _drop(conn, exc)
+            raise
+
+    async def game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> GameRow | None:
+        """A spectator's or a stream's read through asyncpg; a locked read stays SQLAlchemy's:
+        it is the first statement of transactions SQLAlchemy begins (with that statement)."""
+        if lock:
+            return await super().game(conn, game_id, lock)
+        if not HEX_ID.fullmatch(game_id):
+            return None
+        return await self._fetchrow(conn, _GAME_PG[0], (game_id,), GameRecord)
+
+    async def game_and_seat(
+        self, conn: AsyncConnection, game_id: str, digest: str, lock: bool = False
+    ) -> GameRow | None:
+        """Through asyncpg: with `lock`, only in :meth:`acting`'s transaction."""
+        if not HEX_ID.fullmatch(game_id):
+            return None
+        sql, names = _GAME_AND_SEAT_PG[lock]
+        values = {"b_game": game_id, "b_digest": digest}
+        return await self._fetchrow(conn, sql, [values[n] for n in names], GameRecord)
+
+    async def append(
+        self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None
+    ) -> None:
+        checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
+        notified = await self._fetchrow(
+            conn,
+            APPEND_PG,
+            (
+                game.id,
+                game.version,
+                game.event_seq + len(move.events),
+                move.status,
+                _json(move.result),
+                move.bot_pending,
+                _json(move.deadlines),
+                move.deadline,
+                checkpoint,
+                move.seat,
+                _json(action_document(move.action)),
+                _json(move.events),
+                None if kept is None else kept.key,
+                None if kept is None else kept.request_hash,
+                None if kept is None else _json(answer_document(kept.answer)),
+            ),
+            None,
+        )
+        if notified is None:
+            raise LostUpdate(game.id)
+
+
+def _json(value: Any) -> str:
+    """A JSONB parameter's text (None: JSON null, as the models' JSON columns store it)."""
+    return msgspec.json.encode(value).decode()
+
+
+def repository_for(engine: AsyncEngine) -> GameRepository:
+    """The games' storage for the engine's database: PostgreSQL's, or the portable one."""
+    if engine.dialect.name == "postgresql":
+        return PostgresGameRepository(engine)
+    return GameRepository(notify=False)

@@ -1,7 +1,8 @@
 """Stored games' flow (api-contract.md, "Stored games"; STYLE 14, boardgame.io's `master.ts`):
 create, read, act, events, abandon, export, joins and stream tickets, refusing with domain
 errors (:mod:`api.http.domain`) and never naming an HTTP status or header; the storage is
-:class:`api.games.repository.GameRepository`, the HTTP :mod:`api.games.routes`.
+:class:`api.games.repository.GameRepository` (chosen by the database's dialect:
+`repository_for`), the HTTP :mod:`api.games.routes`.
 
 The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
 version**: whatever another replica did, a cached match is used only if its version is the
@@ -10,10 +11,11 @@ action that began the current round saved (:class:`MatchCheckpoint`) and applies
 round's actions only; without a usable checkpoint, the whole log is replayed
 (:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
-One transaction per action: lock the game row (`SELECT … FOR UPDATE`; on SQLite every
-transaction is `BEGIN IMMEDIATE`), authenticate the seat, check `Idempotency-Key` and the
-expected version, apply the action to the match, append the action and its events, bump the
-version, commit. The cached match is taken out of the cache before it is changed and put back
+One transaction per action (the repository's `acting`): lock the game row (`SELECT … FOR
+UPDATE`; on SQLite every transaction is `BEGIN IMMEDIATE`), authenticate the seat, check
+`Idempotency-Key` and the expected version, apply the action to the match, append the action,
+its events and the kept answer and move the game's row to the next version (on PostgreSQL in
+one statement), commit. The cached match is taken out of the cache before it is changed and put back
 only after the commit, so an error at any point leaves neither a partial game in the database
 nor a changed match in the cache.
 
@@ -46,7 +48,6 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, TypeVar
 
 import msgspec
-from sqlalchemy import Row
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -79,7 +80,7 @@ from api.games.formats import (
     event_out,
     stored_event_out,
 )
-from api.games.repository import GameRepository, StoredEvent
+from api.games.repository import GameRow, Kept, Move, StoredEvent, repository_for
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -212,7 +213,7 @@ def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
     return visibility is None or (seat is not None and seat in visibility)
 
 
-def _page(game: Row[Any], rows: list[Any], seat: int | None, after: int) -> EventsOut:
+def _page(game: GameRow, rows: list[Any], seat: int | None, after: int) -> EventsOut:
     """The page `seat` may see of the event rows after `after`."""
     events = [stored_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
     last = rows[-1].seq if rows else after
@@ -237,20 +238,13 @@ class _Flight:
     """A read of a game's log that streams share (GameService.events_for)."""
 
     started: float
-    task: asyncio.Future[tuple[Row[Any], list[Any]]]
+    task: asyncio.Future[tuple[GameRow, list[Any]]]
 
 
 @dataclass
 class _Cached:
     version: int
     match: Match
-
-
-class _Written(NamedTuple):
-    """What writing an action left: a bot's move owed, the game's new deadlines."""
-
-    owed: bool
-    deadlines: list[dict[str, Any]] | None
 
 
 class _Due(NamedTuple):
@@ -477,7 +471,7 @@ class GameService:
         self._again: set[str] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
-        self.repository = GameRepository(self.notify)
+        self.repository = repository_for(engine)
         #: Reads run without a transaction on PostgreSQL (no BEGIN and ROLLBACK round trips):
         #: each reads the game row first, then only what that row says is committed (the log
         #: up to its version, the events up to its `event_seq`), which never changes after.
@@ -730,7 +724,7 @@ class GameService:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             return await self._game_read(conn, game, seat)
 
-    async def _game_read(self, conn: AsyncConnection, game: Row[Any], seat: int | None) -> GameOut:
+    async def _game_read(self, conn: AsyncConnection, game: GameRow, seat: int | None) -> GameOut:
         """The game as `seat` sees it, read on `conn`."""
         game_id = game.id
         if game.bot_pending and game.status == "active":
@@ -745,7 +739,7 @@ class GameService:
         # with no await between reading it and its view, no action can change it between.
         return self._game_out(game, seat, names, match, open_seats)
 
-    def lapsed(self, game: Row[Any]) -> bool:
+    def lapsed(self, game: GameRow) -> bool:
         """A waiting game past its `waiting_hours` (it is abandoned on access)."""
         limit = datetime.now(UTC) - timedelta(hours=self.waiting_hours)
         return bool(game.status == "waiting" and aware(game.created_at) < limit)
@@ -803,7 +797,7 @@ class GameService:
         if self._flights.get(key) is flight:
             del self._flights[key]
 
-    async def _read(self, key: tuple[str, int, int]) -> tuple[Row[Any], list[Any]]:
+    async def _read(self, key: tuple[str, int, int]) -> tuple[GameRow, list[Any]]:
         game_id, after, limit = key
         self.shared_reads += 1
         async with self.reader.connect() as conn:
@@ -811,7 +805,7 @@ class GameService:
             return game, await self.repository.event_rows(conn, game, after, limit)
 
     async def _events_page(
-        self, conn: AsyncConnection, game: Row[Any], seat: int | None, after: int, limit: int
+        self, conn: AsyncConnection, game: GameRow, seat: int | None, after: int, limit: int
     ) -> EventsOut:
         return _page(game, await self.repository.event_rows(conn, game, after, limit), seat, after)
 
@@ -885,7 +879,7 @@ class GameService:
         late)."""
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
         repository = self.repository
-        async with self.engine.begin() as conn:
+        async with repository.acting(self.engine) as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller, lock=True)
             assert seat is not None
             if game.bot_pending and game.status == "active":
@@ -941,23 +935,23 @@ class GameService:
                 raise
             first = game.event_seq + 1
             seen_events = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
-            written = await self._write(conn, game, seat, action, match, before, events)
+            move = await self._move(conn, game, seat, action, match, before, events)
             version = game.version + 1
             answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
             if game.clock is not None:
                 answer = msgspec.structs.replace(
-                    answer, **self._deadlines_out(written.deadlines, seat)
+                    answer, **self._deadlines_out(move.deadlines, seat)
                 )
+            keeping = None
             if idempotency_key is not None:
-                await repository.keep_answer(
-                    conn, game_id, seat, idempotency_key, request_hash, answer
-                )
+                keeping = Kept(idempotency_key, request_hash, answer)
+            await repository.append(conn, game, move, keeping)
             if self.before_commit is not None:
                 self.before_commit()
         self._put(game_id, version, match)
         if not self.notify:
             self.fanout.publish(game_id)
-        if written.owed:
+        if move.bot_pending:
             self.kick(game_id)
         return answer, False
 
@@ -968,14 +962,14 @@ class GameService:
         mine = next((d.at for d in found if d.seat == seat), None)
         return {"deadlines": found, "deadline": mine}
 
-    def _timed_out(self, game: Row[Any], seat: int) -> TurnTimedOut:
+    def _timed_out(self, game: GameRow, seat: int) -> TurnTimedOut:
         ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
         version = int(ended[-1]["from"]) if ended else game.version
         clock = clock_of(game)
         how = "auto" if clock is None else clock.on_timeout
         return TurnTimedOut(say(TURN_TIMED_OUT, seat=seat, version=version, how=TIMEOUT_HOW[how]))
 
-    async def _unanswered(self, conn: AsyncConnection, game: Row[Any], seat: int) -> bool:
+    async def _unanswered(self, conn: AsyncConnection, game: GameRow, seat: int) -> bool:
         """Whether the seat's turn ended by timeout and the seat has not acted since."""
         ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
         if not ended:
@@ -983,7 +977,7 @@ class GameService:
         last = await self.repository.last_action_seq(conn, game.id, seat)
         return last <= int(ended[-1]["to"])
 
-    async def _write(
+    async def _move(
         self,
         conn: AsyncConnection,
         game: Any,
@@ -992,16 +986,16 @@ class GameService:
         match: Match,
         before: tuple[int, str],
         events: list[EventBase],
-    ) -> _Written:
-        """Append an applied action, its events and the game's new row (its deadlines moved
-        on: :func:`api.games.clock.deadlines_after`, by the database's clock read with the
-        locked row); whether a bot's move is now owed, and the new deadlines."""
+    ) -> Move:
+        """What an applied action writes: its events, the game's status, result, checkpoint
+        (a round started), whether a bot's move is now owed, and the deadlines moved on
+        (:func:`api.games.clock.deadlines_after`, by the database's clock read with the
+        locked row)."""
         first = game.event_seq + 1
         stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
         result = match.result()
         started = result is None and match.index != before[0]  # a new round: its checkpoint
         bots = [b for _, b in await self._names(conn, game.id)]
-        owed = bot_seat(match, bots) is not None
         deadlines = deadlines_after(
             game.deadlines,
             match,
@@ -1012,20 +1006,32 @@ class GameService:
             from_epoch(game.db_now),
             game.version + 1,
         )
-        await self.repository.append(
-            conn,
-            game,
-            seat,
-            action,
-            stored,
-            "over" if result is not None else "active",
-            None if result is None else msgspec.to_builtins(result),
-            match.checkpoint() if started else None,
-            owed,
-            deadlines,
-            earliest(deadlines),
+        return Move(
+            seat=seat,
+            action=action,
+            events=stored,
+            status="over" if result is not None else "active",
+            result=None if result is None else msgspec.to_builtins(result),
+            checkpoint=match.checkpoint() if started else None,
+            bot_pending=bot_seat(match, bots) is not None,
+            deadlines=deadlines,
+            deadline=earliest(deadlines),
         )
-        return _Written(owed, deadlines)
+
+    async def _write(
+        self,
+        conn: AsyncConnection,
+        game: Any,
+        seat: int,
+        action: Action,
+        match: Match,
+        before: tuple[int, str],
+        events: list[EventBase],
+    ) -> Move:
+        """Append an applied action (:meth:`_move`) in the caller's transaction."""
+        move = await self._move(conn, game, seat, action, match, before, events)
+        await self.repository.append(conn, game, move)
+        return move
 
     # -- clocks ---------------------------------------------------------------------------
 
@@ -1055,7 +1061,7 @@ class GameService:
             self.kick(game_id)
         return applied.seats
 
-    async def _expire_locked(self, conn: AsyncConnection, game: Row[Any]) -> _Expired:
+    async def _expire_locked(self, conn: AsyncConnection, game: GameRow) -> _Expired:
         """The timeouts of a locked game row read with the database's clock, in the caller's
         transaction. Each seat whose deadline passed, the earliest first (a seat whose turn an
         earlier timeout ended is skipped): `abandon` ends the game (a public `timeout`
@@ -1111,7 +1117,7 @@ class GameService:
                 state.version += 1
                 state.event_seq += len(events)
                 state.deadlines = written.deadlines
-                owed = written.owed
+                owed = written.bot_pending
                 if match.result() is not None:
                     state.status = "over"
             timeouts.append({"seat": seat, "from": start, "to": state.version})
@@ -1237,7 +1243,8 @@ class GameService:
             except EngineError:
                 self._put(game_id, locked.version, match)
                 raise
-            owed = (await self._write(conn, locked, seat, action, match, before, events)).owed
+            moved = await self._write(conn, locked, seat, action, match, before, events)
+            owed = moved.bot_pending
         self._put(game_id, locked.version + 1, match)
         if not self.notify:
             self.fanout.publish(game_id)
@@ -1496,7 +1503,7 @@ class GameService:
 
     # -- helpers --------------------------------------------------------------------------
 
-    async def _game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> Row[Any]:
+    async def _game(self, conn: AsyncConnection, game_id: str, lock: bool = False) -> GameRow:
         game = await self.repository.game(conn, game_id, lock)
         if game is None:
             raise _not_found(game_id)
@@ -1504,7 +1511,7 @@ class GameService:
 
     async def _game_and_seat(
         self, conn: AsyncConnection, game_id: str, caller: Credential | None, lock: bool = False
-    ) -> tuple[Row[Any], int | None]:
+    ) -> tuple[GameRow, int | None]:
         """The game (locked for an action) and the caller's seat, in one query when it is a
         seat token (the hot path of every action); else as :meth:`_seat` finds it."""
         if caller is None:
@@ -1568,7 +1575,7 @@ class GameService:
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    async def _match(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+    async def _match(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The game's match at its row's version, for reading (it stays in the cache)."""
         cached = self._cache.get(game.id)
         if cached is not None and cached.version == game.version:
@@ -1579,7 +1586,7 @@ class GameService:
             self._put(game.id, game.version, match)
         return match
 
-    async def _take(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+    async def _take(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The game's match at its row's version, out of the cache, to be changed.
 
         A cached match behind the row (another process applied the last actions) catches up
@@ -1600,7 +1607,7 @@ class GameService:
             return match
         return await self._replay(conn, game)
 
-    async def _replay(self, conn: AsyncConnection, game: Row[Any]) -> Match:
+    async def _replay(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The match at the row's version: resumed from the checkpoint of its round's start
         when the game has one at or before that version (then only that round's actions are
         read and applied: a cold load costs the same at any length of log), else the whole
@@ -1625,7 +1632,7 @@ class GameService:
 
     @staticmethod
     def _resumed(
-        game: Row[Any], checkpoint: MatchCheckpoint, rows: Sequence[tuple[int, Action]]
+        game: GameRow, checkpoint: MatchCheckpoint, rows: Sequence[tuple[int, Action]]
     ) -> Match | None:
         """The match resumed at `checkpoint` with the round's actions since applied; None (the
         whole log then) if anything refuses: the engine refusing the checkpoint
@@ -1665,7 +1672,7 @@ class GameService:
 
     def _game_out(
         self,
-        game: Row[Any],
+        game: GameRow,
         seat: int | None,
         names: list[tuple[str, str | None]],
         match: Match,

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, func, select, text, tuple_, update
+from sqlalchemy import func, select, text, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from api.accounts.sessions import Caller, lock_account
@@ -30,7 +30,7 @@ from api.games.bots import owner_of
 from api.games.clock import clock_of, earliest, from_epoch, start_deadlines
 from api.games.fanout import CHANNEL
 from api.games.formats import event_document
-from api.games.repository import GAMES, SEATS, StoredEvent
+from api.games.repository import GAMES, SEATS, GameRow, StoredEvent
 from api.games.schemas import (
     ClaimedSeat,
     CreateGame,
@@ -164,7 +164,7 @@ class Tables:
 
     # -- claiming, leaving, starting -----------------------------------------------------
 
-    async def _locked(self, conn: AsyncConnection, game_id: str) -> Row[Any]:
+    async def _locked(self, conn: AsyncConnection, game_id: str) -> GameRow:
         """The game's row, locked; a waiting game past its wait is abandoned first (in this
         transaction: the caller's refusal of an abandoned game then stands once committed)."""
         game = await self.games._game(conn, game_id, lock=True)
@@ -323,7 +323,7 @@ class Tables:
         self._started(game_id, match, owed)
         return await self.games.get(game_id, credential if seated else None)
 
-    async def _start(self, conn: AsyncConnection, game: Row[Any]) -> tuple[Match, bool]:
+    async def _start(self, conn: AsyncConnection, game: GameRow) -> tuple[Match, bool]:
         """The waiting game starts: round 1 dealt as a created game's is (its `round-start`
         and each seat's `deal`), status `active`, a bot's first move owed if a bot acts.
         The one place a waiting game becomes active (the last claim, `POST …/start`): where
@@ -399,7 +399,7 @@ class Tables:
         return created, fresh
 
     async def _create_rematch(
-        self, conn: AsyncConnection, game: Row[Any], caller_seat: int
+        self, conn: AsyncConnection, game: GameRow, caller_seat: int
     ) -> tuple[GameCreated, Match, bool]:
         kept: dict[str, Any] = dict(game.created_with or {})
         if not kept:  # a game created before its request was kept

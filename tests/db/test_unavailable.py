@@ -67,6 +67,10 @@ class Relay:
     def silence(self) -> None:
         self.silent = True
 
+    def speak(self) -> None:
+        """Pass new connections on again (those opened while silent stay silent)."""
+        self.silent = False
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.append(writer)
         with contextlib.suppress(OSError):
@@ -164,6 +168,13 @@ def _problem_503(response: httpx.Response) -> None:
     assert int(response.headers["retry-after"]) >= 1
 
 
+def _warm_problem_check(client: httpx.Client) -> None:
+    """A problem answer before anything is timed: the suite's check of problem answers
+    (tests/problem_check.py) builds the served spec once per process, on the first it sees,
+    which took seconds of a timed request on a loaded machine."""
+    assert client.get("/v1/games/" + "0" * 32).status_code == 404
+
+
 def test_a_database_gone_silent_answers_503_within_the_bound(pg_head: str, tmp_path: Path) -> None:
     """A running server whose database stops answering (its pooled connections and every
     new one): each request is 503 `database-unavailable` within the timeouts (it hung 60 s,
@@ -179,6 +190,7 @@ def test_a_database_gone_silent_answers_503_within_the_bound(pg_head: str, tmp_p
                 assert created.status_code == 201, created.text
                 game = created.json()["id"]
                 assert client.get(f"/v1/games/{game}").status_code == 200
+                _warm_problem_check(client)
                 relay.silence()
                 for method, path, body in [
                     ("GET", f"/v1/games/{game}", None),  # a pooled connection, stuck
@@ -195,6 +207,51 @@ def test_a_database_gone_silent_answers_503_within_the_bound(pg_head: str, tmp_p
                 assert client.get("/healthz").status_code == 200
         finally:
             relay.close()  # first: the server's connections then end at once
+            server.terminate(30)
+    assert "Traceback" not in server.output()
+
+
+def test_a_database_gone_silent_answers_a_seat_503_within_the_bound(
+    pg_head: str, tmp_path: Path
+) -> None:
+    """The hot paths that use asyncpg directly on PostgreSQL (a seat's read of its game, an
+    action's transaction) keep issue 21's bounds: 503 `database-unavailable` within the
+    timeouts on a stuck pooled connection and on a new one; once the database answers again,
+    the same seat reads and acts (the stuck connections were dropped, not reused)."""
+    with Relay(("127.0.0.1", make_url(pg_head).port or 5432)) as relay:
+        url = make_url(pg_head).set(port=relay.port).render_as_string(hide_password=False)
+        server = ServeProcess(url, tmp_path / "serve.log", **TIMEOUTS).start()
+        try:
+            with httpx.Client(base_url=server.url, timeout=30) as client:
+                created = client.post(
+                    "/v1/games", json={"ruleset": "numwars-classic", "players": PLAYERS}
+                )
+                assert created.status_code == 201, created.text
+                game = created.json()["id"]
+                tokens = [s["token"] for s in created.json()["seats"]]
+                seat = created.json()["view"]["actors"][0]
+                auth = {"Authorization": f"Bearer {tokens[seat]}"}
+                view = client.get(f"/v1/games/{game}", headers=auth).json()["view"]
+                action = view["legal_actions"][0]
+                read = f"/v1/games/{game}"
+                _warm_problem_check(client)
+                # a stuck pooled connection: the action's BEGIN, then the read's SELECT; each
+                # time a new connection next (its connect times out)
+                for first, path, body in [("POST", read + "/actions", action), ("GET", read, None)]:
+                    assert client.get(read, headers=auth).status_code == 200  # one pooled
+                    relay.silence()
+                    for method, target, json in [(first, path, body), ("GET", read, None)]:
+                        started = time.monotonic()
+                        response = client.request(method, target, json=json, headers=auth)
+                        elapsed = time.monotonic() - started
+                        _problem_503(response)
+                        assert elapsed < BOUND_SECONDS, (method, target, elapsed)
+                    relay.speak()
+                acted = client.post(f"{read}/actions", json=action, headers=auth)
+                assert acted.status_code == 200, acted.text
+                assert acted.json()["version"] == 1
+        finally:
+            relay.close()
             server.terminate(30)
     assert "Traceback" not in server.output()
 
