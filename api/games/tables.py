@@ -316,7 +316,7 @@ class Tables:
                     .values(
                         open=False,
                         bot=body.fill_with_bots,
-                        name=func.coalesce(SEATS.c.open_name, f"Bot {seat + 1}"),
+                        name=func.coalesce(SEATS.c.open_name, f"Robot {seat + 1}"),
                     )
                 )
             match, owed = await self._start(conn, game)

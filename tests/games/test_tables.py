@@ -546,6 +546,8 @@ def test_the_creator_ends_a_game_of_bots_only(games: TestClient[Any]) -> None:
         f"/v1/games/{game['id']}/start", json={"fill_with_bots": "random"}, headers=host(games)
     )
     assert started.status_code == 200, started.text
+    names = [p["name"] for p in started.json()["players"]]
+    assert names == ["Robot 1", "Robot 2", "Robot 3"]  # one word in French and English
     _, stranger = _player(games)
     refused = games.post(f"/v1/games/{game['id']}/abandon", headers=stranger)
     assert refused.status_code == 401, refused.text
