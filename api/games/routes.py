@@ -293,7 +293,7 @@ class GameController(Controller):
             "account (`unknown-account`) or one named twice (`duplicate-account`); a player "
             "without a name who is not an open seat (`bad-name`); an open seat with an `account` "
             "or a `bot`, or a `seed` with an open seat (`bad-open-seat`); a `bot` seat with an "
-            "`account` (`bad-bot-seat`: the server plays it); an `Idempotency-Key` "
+            "`account`, since the server plays it (`bad-bot-seat`); an `Idempotency-Key` "
             "already used with another body (`idempotency-key-reused`).\n\n"
             "**Community lock**: Num King and Num Win are community games, played by members: a "
             "`numking` or `numwin` game needs an account's session (`Authorization: Bearer "

@@ -72,7 +72,7 @@ def _less(cards: list[str], gone: Sequence[str]) -> list[str]:
     return sorted(left.elements())
 
 
-def _place_roles(
+def place_roles(
     cards: Sequence[str], seats: Sequence[int], gone: dict[int, set[str]], rng: Rng
 ) -> list[tuple[str, int]]:
     """Each of `cards` (the role cards unseen) to a different one of `seats` (of unknown
@@ -146,7 +146,7 @@ def sample(rules: NumWars, view: View, events: Sequence[EventBase], rng: Rng) ->
 
     def build(rng: Rng) -> World:
         placed: dict[int, list[str]] = {s: [] for s in range(n)}
-        for card, s in _place_roles(specials, open_roles, gone, rng):
+        for card, s in place_roles(specials, open_roles, gone, rng):
             placed[s].append(card)
         sizes = [view.hand_counts[s] - len(known[s]) - len(placed[s]) for s in others]
         sizes.append(aside_count - len(aside_known))

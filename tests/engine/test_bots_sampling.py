@@ -15,7 +15,7 @@ from engine.bots import Budget, choose, hint
 from engine.core.base import RoundSetup
 from engine.core.bots import SampleError, deal_unseen
 from engine.core.rng import Rng
-from engine.numwars.bots import _place_roles
+from engine.numwars.bots import place_roles
 
 
 def _fits(cards: list[str], sizes: list[int], allowed: set[tuple[str, int]]) -> bool:
@@ -67,10 +67,10 @@ def test_the_role_cards_go_to_the_only_seats_that_may_hold_them() -> None:
     or two seats: drawing holders blindly found the one placement rarely; every draw does now."""
     gone = {1: {"a", "b"}, 2: {"a", "c"}, 3: {"b", "c"}, 4: {"a", "b", "c"}}
     for seed in range(50):
-        placed = dict(_place_roles(["a", "b", "c"], [1, 2, 3, 4], gone, Rng(seed)))
+        placed = dict(place_roles(["a", "b", "c"], [1, 2, 3, 4], gone, Rng(seed)))
         assert placed == {"a": 3, "b": 2, "c": 1}
     with pytest.raises(SampleError):
-        _place_roles(["a", "b"], [1, 4], gone, Rng(1))
+        place_roles(["a", "b"], [1, 4], gone, Rng(1))
 
 
 def test_a_search_that_draws_no_world_plays_the_basic_action() -> None:
