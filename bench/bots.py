@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rulesets", default=",".join(SIZES), help="comma-separated")
     parser.add_argument(
+        "--players", type=int, default=None, help="one table size only (one of the two)"
+    )
+    parser.add_argument(
         "--lineups",
         default=",".join("/".join(lineup) for lineup in LINEUPS),
         help="comma-separated line-ups, each levels joined by '/' (random/basic/expert: all three)",
@@ -134,6 +137,8 @@ def main(argv: list[str] | None = None) -> None:
     verdicts: list[str] = []
     for ruleset in args.rulesets.split(","):
         for players in SIZES[ruleset]:
+            if args.players is not None and players != args.players:
+                continue
             for lineup in lineups:
                 stats: dict[str, Any] = {
                     lvl: {"seats": 0, "wins": 0.0, "margin": [], "think": [], "refused": 0}
