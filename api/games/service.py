@@ -125,7 +125,7 @@ from engine.core.actions import Action
 from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
 from engine.core.events import EventBase, TimeoutData, TimeoutEvent
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
-from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Message, say, text
+from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Message, Text, say, text
 
 #: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
 STATUS_REASONS = frozenset(TURN_REASONS)
@@ -1409,27 +1409,15 @@ class GameService:
 
     async def _check_hint_quota(self, conn: AsyncConnection, owner: str) -> None:
         """Refuse a hint once the caller's bots and hints spent their quota."""
-        if self.limits.cpu_seconds <= 0:
-            return
-        now = time.time()
-        used = await self.repository.bot_cpu(conn, owner, self.limits.since(now))
-        if not self.limits.over(used):
-            return
-        seconds = self.limits.retry_after(used, now)
-        raise TooManyAttempts(
-            say(
-                HINT_QUOTA,
-                owner=owner.partition(":")[0],
-                quota=f"{self.limits.cpu_seconds:g}",
-                minutes=self.limits.window_minutes,
-                seconds=seconds,
-            ),
-            retry_after=seconds,
-            code="bot-quota",
-        )
+        await self._check_quota(conn, owner, HINT_QUOTA)
 
     async def _check_bot_quota(self, conn: AsyncConnection, owner: str) -> None:
         """Refuse a new game with an expert bot once its owner's bots spent their quota."""
+        await self._check_quota(conn, owner, BOT_QUOTA)
+
+    async def _check_quota(self, conn: AsyncConnection, owner: str, message: Text) -> None:
+        """429 `bot-quota` (`message`, with its Retry-After) once `owner` spent its bot-CPU
+        quota in the window (none when the quota is off)."""
         if self.limits.cpu_seconds <= 0:
             return
         now = time.time()
@@ -1439,7 +1427,7 @@ class GameService:
         seconds = self.limits.retry_after(used, now)
         raise TooManyAttempts(
             say(
-                BOT_QUOTA,
+                message,
                 owner=owner.partition(":")[0],
                 quota=f"{self.limits.cpu_seconds:g}",
                 minutes=self.limits.window_minutes,
