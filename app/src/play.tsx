@@ -399,6 +399,7 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
   const open = created.open ?? [];
   // no other person plays (every other seat a bot's): no link to send, only the game to open
   const botsOnly = !created.seats.some((seat) => seat.seat !== 0) && open.length === 0 && (created.bots?.length ?? 0) > 0;
+  const bots = created.bots && created.bots.length > 0 ? <p class="muted">{t.botSeats(created.bots.join(", "))}</p> : null;
   const list = (
     <>
       <ul class="links">
@@ -438,7 +439,7 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
           );
         })}
       </ul>
-      {created.bots && created.bots.length > 0 ? <p class="muted">{t.botSeats(created.bots.join(", "))}</p> : null}
+      {bots}
       {open.length > 0 ? <p class="muted">{t.seatLinksOpen(open.map((seat) => t.openSeatName(seat + 1)).join(", "))}</p> : null}
       <p role="status">{copied ?? ""}</p>
     </>
@@ -476,7 +477,7 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
           </p>
         </div>
       ) : null}
-      {botsOnly ? null : list}
+      {botsOnly ? bots : list}
     </section>
   );
 }
