@@ -86,7 +86,7 @@ export function AccountScreen({ t, session, navigate, onLang, onDeleted }: Props
     <section>
       <Heading>{t.accTitle}</Heading>
       <p>
-        {t.pseudo} : <strong>{session.pseudo}</strong>
+        {t.accPseudo} <strong>{session.pseudo}</strong>
       </p>
       {account ? <Profile key={account.id} t={t} token={session.token} account={account} onSaved={setAccount} onLang={onLang} /> : null}
       {!account && !problem ? <p>{t.loading}</p> : null}

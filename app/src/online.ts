@@ -132,6 +132,8 @@ export interface CreatedGame {
   seats: { seat: number; name: string; token: string }[];
   /** the seats' names the server's bots play (no link: nobody acts for them) */
   bots?: string[];
+  /** the open seats at creation (numbered from 0): no link, whoever claims one sits there */
+  open?: number[];
 }
 
 export function createdGames(): CreatedGame[] {
@@ -157,7 +159,9 @@ export function createdGames(): CreatedGame[] {
       }
       const bots: unknown = "bots" in item ? item.bots : null;
       const botNames = Array.isArray(bots) ? bots.filter((b): b is string => typeof b === "string") : [];
-      games.push({ id, ruleset: known, at, seats: kept, bots: botNames });
+      const open: unknown = "open" in item ? item.open : null;
+      const openSeats = Array.isArray(open) ? open.filter((n): n is number => typeof n === "number") : [];
+      games.push({ id, ruleset: known, at, seats: kept, bots: botNames, open: openSeats });
     }
     return games;
   } catch {

@@ -122,7 +122,8 @@ function when(t: Texts, at: string): string {
 export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate; session: Session | null }) {
   const { rulesets } = useCatalogue(t);
   const [ruleset, setRuleset] = useState<PlayRuleset>("numwars");
-  const [names, setNames] = useState<string[]>(["", "", "", ""]);
+  // logged in, the creator (the first seat) is named by their pseudo, as the score sheet's form does
+  const [names, setNames] = useState<string[]>([session?.pseudo ?? "", "", "", ""]);
   const [accounts, setAccounts] = useState<string[]>(["", "", "", ""]);
   // the creator plays the first seat; each other seat a person or a bot
   const [kinds, setKinds] = useState<SeatKind[]>(["", "", "", ""]);
@@ -190,9 +191,13 @@ export function NewGame({ t, navigate, session }: { t: Texts; navigate: Navigate
       if (session && players[0]?.account === session.pseudo) await joinOwnSeat(data.id, session);
       const seats = data.seats.flatMap((s) => (s.token ? [{ seat: s.seat, name: s.name, token: s.token }] : []));
       const bots = data.seats.flatMap((s) => (s.bot ? [s.name] : []));
-      const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats, bots };
+      const open = data.open_seats ?? [];
+      const game: CreatedGame = { id: data.id, ruleset, at: new Date().toISOString(), seats, bots, open };
       rememberCreated(game);
-      setCreated(game);
+      // a table with open seats waits for its players: the creator goes straight to their own
+      // seat's waiting room, which follows the table starting (their clock then runs there)
+      if (data.status === "waiting" && seats.some((s) => s.seat === 0)) navigate(ownSeatPath(game));
+      else setCreated(game);
     });
   }
 
@@ -391,6 +396,10 @@ function MyGames({
 function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; navigate: Navigate | null }) {
   const again = navigate === null;
   const [copied, setCopied] = useState<string | null>(null);
+  const open = created.open ?? [];
+  // no other person plays (every other seat a bot's): no link to send, only the game to open
+  const botsOnly = !created.seats.some((seat) => seat.seat !== 0) && open.length === 0 && (created.bots?.length ?? 0) > 0;
+  const bots = created.bots && created.bots.length > 0 ? <p class="muted">{t.botSeats(created.bots.join(", "))}</p> : null;
   const list = (
     <>
       <ul class="links">
@@ -430,7 +439,8 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
           );
         })}
       </ul>
-      {created.bots && created.bots.length > 0 ? <p class="muted">{t.botSeats(created.bots.join(", "))}</p> : null}
+      {bots}
+      {open.length > 0 ? <p class="muted">{t.seatLinksOpen(open.map((seat) => t.openSeatName(seat + 1)).join(", "))}</p> : null}
       <p role="status">{copied ?? ""}</p>
     </>
   );
@@ -447,7 +457,7 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
   return (
     <section>
       <Heading>{t.seatLinks}</Heading>
-      <p>{t.seatLinksHelp}</p>
+      <p>{botsOnly ? t.seatLinksBots : t.seatLinksHelp}</p>
       {own ? (
         <div class="row own-seat">
           <a
@@ -467,7 +477,7 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
           </p>
         </div>
       ) : null}
-      {list}
+      {botsOnly ? bots : list}
     </section>
   );
 }
@@ -665,23 +675,27 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
     </p>
   ) : null;
   if (game.status === "waiting") {
+    const mine = createdGame(id);
     return (
-      <Waiting
-        t={t}
-        game={game}
-        session={session}
-        creator={createdGame(id) !== null}
-        left={left}
-        busy={busy}
-        problem={problem}
-        navigate={navigate}
-        move={seating}
-        onClaimed={() => {
-          setLeft(false);
-          setGame(null);
-          setToken(tokenFromFragment(id));
-        }}
-      />
+      <>
+        <Waiting
+          t={t}
+          game={game}
+          session={session}
+          creator={mine !== null}
+          left={left}
+          busy={busy}
+          problem={problem}
+          navigate={navigate}
+          move={seating}
+          onClaimed={() => {
+            setLeft(false);
+            setGame(null);
+            setToken(tokenFromFragment(id));
+          }}
+        />
+        {mine && mine.seats.some((seat) => seat.seat !== 0) ? <SeatLinks t={t} created={mine} navigate={null} /> : null}
+      </>
     );
   }
   if (game.status !== "active") {
@@ -741,6 +755,10 @@ function Waiting({ t, game, session, creator, left, busy, problem, navigate, mov
   const link = `${location.origin}/parties/${game.id}`;
   const open = game.open_seats ?? [];
   const seatName = (seat: number) => game.players[seat]?.name || t.openSeatName(seat + 1);
+  const joinLabel = (seat: number) => {
+    const name = game.players[seat]?.name;
+    return name ? t.joinSeat(name) : t.joinSeatNumber(seat + 1);
+  };
 
   async function claim(seat: number) {
     if (!session || claiming) return;
@@ -768,7 +786,7 @@ function Waiting({ t, game, session, creator, left, busy, problem, navigate, mov
           <div class="row">
             {open.map((seat) => (
               <button key={seat} type="button" class="primary" disabled={claiming} onClick={() => void claim(seat)}>
-                {t.joinSeat(seatName(seat))}
+                {joinLabel(seat)}
               </button>
             ))}
           </div>

@@ -95,11 +95,22 @@ export function OpenTables({ t, session, navigate }: { t: Texts; session: Sessio
       {tables === null ? (
         <p>{t.loading}</p>
       ) : tables.length === 0 ? (
-        <p>{t.tablesNone}</p>
+        <>
+          <p>{t.tablesNone}</p>
+          <div class="row">
+            <Link href="/parties/nouvelle" navigate={navigate}>
+              {t.tablesCreate}
+            </Link>
+          </div>
+        </>
       ) : (
         <ul class="links">
           {tables.map((table) => {
             const seatName = (seat: number) => table.players[seat]?.name || t.openSeatName(seat + 1);
+            const joinLabel = (seat: number) => {
+              const name = table.players[seat]?.name;
+              return name ? t.joinSeat(name) : t.joinSeatNumber(seat + 1);
+            };
             const seated = table.players.filter((p) => !table.open_seats.includes(p.seat)).map((p) => p.name);
             const title = t.tableTitle(nameOf(table.ruleset), new Date(table.created_at).toLocaleString(t.dateLocale, { dateStyle: "medium", timeStyle: "short" }));
             return (
@@ -111,7 +122,7 @@ export function OpenTables({ t, session, navigate }: { t: Texts; session: Sessio
                   <div class="row">
                     {table.open_seats.map((seat) => (
                       <button key={seat} type="button" class="primary" disabled={busy} onClick={() => void join(table.id, seat)}>
-                        {t.joinSeat(seatName(seat))}
+                        {joinLabel(seat)}
                       </button>
                     ))}
                   </div>

@@ -122,11 +122,12 @@ def test_a_game_against_bots_with_hints(browser: Any, served: str) -> None:  # n
     screen.axe("nouvelle partie avec robots")
     page.get_by_role("button", name="Créer la partie", exact=True).click()
     screen.heading("Les liens des places")
-    expect(page.locator("ul.links > li")).to_have_count(1)  # the bots' seats: no link
+    expect(page.locator("ul.links > li")).to_have_count(0)  # no other person: no link to send
     expect(
         page.get_by_text(f"Joués par le serveur, sans lien{NBSP}: Robot 2, Robot 3, Zed.")
     ).to_be_visible()
-    link = page.get_by_label("Lien d’Ada", exact=True).input_value()
+    play = page.get_by_role("main").get_by_role("link", name="Jouer en ligne", exact=True)
+    link = served + play.get_attribute("href")
     game_id = link.split("/parties/", 1)[1].split("#", 1)[0]
     token = token_of(link)
     game = game_as(served, game_id, token)
@@ -137,7 +138,7 @@ def test_a_game_against_bots_with_hints(browser: Any, served: str) -> None:  # n
         ("Zed", "random"),
     ]
     screen.axe("liens, robots")
-    page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
+    play.click()
     screen.heading("Partie en ligne — manche 1")
     expect(page.locator("table")).to_contain_text("robot expert")
 

@@ -292,7 +292,9 @@ def test_a_game_created_logged_in_counts_in_stats_once_over(browser: Any, served
     page.get_by_label("Place 4 : qui joue ?", exact=True).select_option("random")
     page.get_by_role("button", name="Créer la partie", exact=True).click()
     screen.heading("Les liens des places")
-    link = page.get_by_label("Lien de Zoé", exact=True).input_value()
+    # every other seat a bot's: no link list, only « Jouer en ligne » (the creator's seat)
+    own = page.get_by_role("main").get_by_role("link", name="Jouer en ligne", exact=True)
+    link = served + own.get_attribute("href")
     game_id, token = urlsplit(link).path.rsplit("/", 1)[1], token_of(link)
     deadline = time.monotonic() + 60
     while True:

@@ -102,9 +102,7 @@ def test_an_open_table_with_a_clock_found_and_joined(browser: Any, served: str) 
     ]
     ada.axe("nouvelle partie, place ouverte et horloge")
     page.get_by_role("button", name="Créer la partie", exact=True).click()
-    ada.heading("Les liens des places")
-    expect(page.locator("ul.links > li")).to_have_count(1)  # the open seat: no link yet
-    page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
+    # the open seat: the creator goes straight to their seat's waiting room
     ada.heading("En attente de joueurs")
     game_id = game_id_of(page)
     expect(page.get_by_text(f"Places libres{NBSP}: {bo_name}", exact=True)).to_be_visible()
@@ -285,8 +283,6 @@ def test_a_seat_taken_first_a_seat_left_and_a_start_with_bots(browser: Any, serv
         )
         ada.page.get_by_label(f"Joueur {seat}", exact=True).fill(name)
     ada.page.get_by_role("button", name="Créer la partie", exact=True).click()
-    ada.heading("Les liens des places")
-    ada.page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
     ada.heading("En attente de joueurs")
     game_id = game_id_of(ada.page)
 
@@ -391,7 +387,6 @@ def test_the_creator_cancels_a_table(browser: Any, served: str) -> None:  # noqa
     lone = f"Solo-{secrets.token_hex(3)}"
     page.get_by_label("Joueur 2", exact=True).fill(lone)
     page.get_by_role("button", name="Créer la partie", exact=True).click()
-    page.get_by_role("link", name="Jouer la place d’Ada", exact=True).click()
     screen.heading("En attente de joueurs")
     game_id = game_id_of(page)
     page.get_by_role("button", name="Annuler la table", exact=True).click()
