@@ -35,9 +35,8 @@ from litestar.testing import TestClient
 from tests.accounts.conftest import auth, sign_up
 from tests.api.process import ServeProcess
 from tests.games.host import host
+from tests.games.quota import quota_app, sql
 from tests.games.test_bots import bearer, wait_for_turn
-from tests.games.test_bots_limits import sql
-from tests.pg import FAST_HASHES
 
 EN = {"Accept-Language": "en"}
 FR = {"Accept-Language": "fr"}
@@ -45,23 +44,7 @@ FR = {"Accept-Language": "fr"}
 
 @pytest.fixture(scope="module")
 def attack_app(pg_head: str) -> Litestar:
-    from api.app import create_app
-    from api.ops.settings import Settings
-
-    return create_app(
-        Settings(
-            database_url=pg_head,
-            check_db_on_start=True,
-            bot_workers=0,
-            bot_samples=2,
-            bot_seconds=0.05,
-            bot_sweep_seconds=0.5,
-            bot_cpu_seconds=5.0,
-            bot_cpu_window_seconds=120,
-            rate_limit_per_minute=0,
-            **FAST_HASHES,
-        )
-    )
+    return quota_app(pg_head)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ asked), over HTTP on PostgreSQL:
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import re
 import time
@@ -25,14 +24,12 @@ import httpx
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from tests.accounts.conftest import auth, sign_up
 from tests.api.process import ServeProcess
 from tests.games.host import host
+from tests.games.quota import quota_app, sql
 from tests.games.test_bots import bearer, create, wait_for_turn
-from tests.pg import FAST_HASHES
 
 EN = {"Accept-Language": "en"}
 FR = {"Accept-Language": "fr"}
@@ -40,42 +37,13 @@ FR = {"Accept-Language": "fr"}
 
 @pytest.fixture(scope="module")
 def limits_app(pg_head: str) -> Litestar:
-    from api.app import create_app
-    from api.ops.settings import Settings
-
-    return create_app(
-        Settings(
-            database_url=pg_head,
-            check_db_on_start=True,
-            bot_workers=0,
-            bot_samples=2,
-            bot_seconds=0.05,
-            bot_sweep_seconds=0.5,
-            bot_cpu_seconds=5.0,
-            bot_cpu_window_seconds=120,
-            rate_limit_per_minute=0,
-            **FAST_HASHES,
-        )
-    )
+    return quota_app(pg_head)
 
 
 @pytest.fixture(scope="module")
 def client(limits_app: Litestar) -> Iterator[TestClient]:  # type: ignore[type-arg]
     with TestClient(limits_app) as c:
         yield c
-
-
-def sql(url: str, statement: str, **params: Any) -> list[Any]:
-    async def run() -> list[Any]:
-        engine = create_async_engine(url)
-        try:
-            async with engine.begin() as conn:
-                result = await conn.execute(text(statement), params)
-                return list(result.all()) if result.returns_rows else []
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(run())
 
 
 def think_counts(client: Any) -> dict[str, float]:
