@@ -99,6 +99,10 @@ class Relay:
             self.server.close()
             for writer in self.writers:
                 writer.close()
+            pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in pending:  # ended here, not destroyed pending when the loop stops
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
 
         asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -175,10 +179,13 @@ def _warm_problem_check(client: httpx.Client) -> None:
     assert client.get("/v1/games/" + "0" * 32).status_code == 404
 
 
-def test_a_database_gone_silent_answers_503_within_the_bound(pg_head: str, tmp_path: Path) -> None:
-    """A running server whose database stops answering (its pooled connections and every
-    new one): each request is 503 `database-unavailable` within the timeouts (it hung 60 s,
-    then 500)."""
+@contextlib.contextmanager
+def served_through_a_relay(
+    pg_head: str, tmp_path: Path
+) -> Iterator[tuple[Relay, httpx.Client, dict[str, Any]]]:
+    """A served process whose database connections pass through a `Relay`, its client, and
+    a numwars-classic game it created (its JSON answer); after the block, the relay closes
+    first (the server's connections then end at once) and the log holds no traceback."""
     with Relay(("127.0.0.1", make_url(pg_head).port or 5432)) as relay:
         url = make_url(pg_head).set(port=relay.port).render_as_string(hide_password=False)
         server = ServeProcess(url, tmp_path / "serve.log", **TIMEOUTS).start()
@@ -188,27 +195,35 @@ def test_a_database_gone_silent_answers_503_within_the_bound(pg_head: str, tmp_p
                     "/v1/games", json={"ruleset": "numwars-classic", "players": PLAYERS}
                 )
                 assert created.status_code == 201, created.text
-                game = created.json()["id"]
-                assert client.get(f"/v1/games/{game}").status_code == 200
-                _warm_problem_check(client)
-                relay.silence()
-                for method, path, body in [
-                    ("GET", f"/v1/games/{game}", None),  # a pooled connection, stuck
-                    ("GET", f"/v1/games/{game}/events", None),  # a new connection, stuck
-                    ("POST", "/v1/games", {"ruleset": "numwars-classic", "players": PLAYERS}),
-                    ("POST", "/v1/accounts", account_body()),
-                    ("GET", "/readyz", None),
-                ]:
-                    started = time.monotonic()
-                    response = client.request(method, path, json=body)
-                    elapsed = time.monotonic() - started
-                    _problem_503(response)
-                    assert elapsed < BOUND_SECONDS, (path, elapsed)
-                assert client.get("/healthz").status_code == 200
+                yield relay, client, created.json()
         finally:
-            relay.close()  # first: the server's connections then end at once
+            relay.close()
             server.terminate(30)
     assert "Traceback" not in server.output()
+
+
+def test_a_database_gone_silent_answers_503_within_the_bound(pg_head: str, tmp_path: Path) -> None:
+    """A running server whose database stops answering (its pooled connections and every
+    new one): each request is 503 `database-unavailable` within the timeouts (it hung 60 s,
+    then 500)."""
+    with served_through_a_relay(pg_head, tmp_path) as (relay, client, created):
+        game = created["id"]
+        assert client.get(f"/v1/games/{game}").status_code == 200
+        _warm_problem_check(client)
+        relay.silence()
+        for method, path, body in [
+            ("GET", f"/v1/games/{game}", None),  # a pooled connection, stuck
+            ("GET", f"/v1/games/{game}/events", None),  # a new connection, stuck
+            ("POST", "/v1/games", {"ruleset": "numwars-classic", "players": PLAYERS}),
+            ("POST", "/v1/accounts", account_body()),
+            ("GET", "/readyz", None),
+        ]:
+            started = time.monotonic()
+            response = client.request(method, path, json=body)
+            elapsed = time.monotonic() - started
+            _problem_503(response)
+            assert elapsed < BOUND_SECONDS, (path, elapsed)
+        assert client.get("/healthz").status_code == 200
 
 
 def test_a_database_gone_silent_answers_a_seat_503_within_the_bound(
@@ -218,42 +233,30 @@ def test_a_database_gone_silent_answers_a_seat_503_within_the_bound(
     action's transaction) keep issue 21's bounds: 503 `database-unavailable` within the
     timeouts on a stuck pooled connection and on a new one; once the database answers again,
     the same seat reads and acts (the stuck connections were dropped, not reused)."""
-    with Relay(("127.0.0.1", make_url(pg_head).port or 5432)) as relay:
-        url = make_url(pg_head).set(port=relay.port).render_as_string(hide_password=False)
-        server = ServeProcess(url, tmp_path / "serve.log", **TIMEOUTS).start()
-        try:
-            with httpx.Client(base_url=server.url, timeout=30) as client:
-                created = client.post(
-                    "/v1/games", json={"ruleset": "numwars-classic", "players": PLAYERS}
-                )
-                assert created.status_code == 201, created.text
-                game = created.json()["id"]
-                tokens = [s["token"] for s in created.json()["seats"]]
-                seat = created.json()["view"]["actors"][0]
-                auth = {"Authorization": f"Bearer {tokens[seat]}"}
-                view = client.get(f"/v1/games/{game}", headers=auth).json()["view"]
-                action = view["legal_actions"][0]
-                read = f"/v1/games/{game}"
-                _warm_problem_check(client)
-                # a stuck pooled connection: the action's BEGIN, then the read's SELECT; each
-                # time a new connection next (its connect times out)
-                for first, path, body in [("POST", read + "/actions", action), ("GET", read, None)]:
-                    assert client.get(read, headers=auth).status_code == 200  # one pooled
-                    relay.silence()
-                    for method, target, json in [(first, path, body), ("GET", read, None)]:
-                        started = time.monotonic()
-                        response = client.request(method, target, json=json, headers=auth)
-                        elapsed = time.monotonic() - started
-                        _problem_503(response)
-                        assert elapsed < BOUND_SECONDS, (method, target, elapsed)
-                    relay.speak()
-                acted = client.post(f"{read}/actions", json=action, headers=auth)
-                assert acted.status_code == 200, acted.text
-                assert acted.json()["version"] == 1
-        finally:
-            relay.close()
-            server.terminate(30)
-    assert "Traceback" not in server.output()
+    with served_through_a_relay(pg_head, tmp_path) as (relay, client, created):
+        game = created["id"]
+        tokens = [s["token"] for s in created["seats"]]
+        seat = created["view"]["actors"][0]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        view = client.get(f"/v1/games/{game}", headers=auth).json()["view"]
+        action = view["legal_actions"][0]
+        read = f"/v1/games/{game}"
+        _warm_problem_check(client)
+        # a stuck pooled connection: the action's BEGIN, then the read's SELECT; each
+        # time a new connection next (its connect times out)
+        for first, path, body in [("POST", read + "/actions", action), ("GET", read, None)]:
+            assert client.get(read, headers=auth).status_code == 200  # one pooled
+            relay.silence()
+            for method, target, json in [(first, path, body), ("GET", read, None)]:
+                started = time.monotonic()
+                response = client.request(method, target, json=json, headers=auth)
+                elapsed = time.monotonic() - started
+                _problem_503(response)
+                assert elapsed < BOUND_SECONDS, (method, target, elapsed)
+            relay.speak()
+        acted = client.post(f"{read}/actions", json=action, headers=auth)
+        assert acted.status_code == 200, acted.text
+        assert acted.json()["version"] == 1
 
 
 def _example(schema: dict[str, Any], spec: dict[str, Any]) -> Any:
