@@ -1,4 +1,4 @@
-"""The table of every issue-13 target from bench/results/*.json (written by `bench/run.sh all`).
+"""The table of every benchmark target (issues 13 and 27) from bench/results/*.json (written by `bench/run.sh all`).
 
 .venv/bin/python -m bench.report [bench/results]
 """
@@ -51,8 +51,16 @@ def rows(results: Path) -> list[tuple[str, str, str]]:
                     _v(g["cold_vs_cold10"] <= 1.25),
                 )
             )
-        for workers, m in data["workers"].items():
-            out.append((f"{workers} worker(s): actions/s vs 1 worker", f"{m['vs_1']:.2f}", "—"))
+        for setup, m in data["workers"].items():
+            name = setup if " " in setup else f"{setup} worker(s)"  # before: keyed by the count
+            where = (
+                f" (CPU µs an action: API {m['api_us']:.0f}, database "
+                f"{m['db_us'] + m['db_bg_us']:.0f}, client {m['client_us']:.0f}; "
+                f"machine {m['busy']:.0%} busy)"
+                if "busy" in m
+                else ""
+            )
+            out.append((f"{name}: actions/s vs 1 worker{where}", f"{m['vs_1']:.2f}", "—"))
     return out
 
 

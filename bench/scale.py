@@ -1,5 +1,5 @@
 """Stored games' growth and scale: the cost of a cold load with the log's length, and the
-throughput with 1, 2 and 4 uvicorn workers. On a throw-away PostgreSQL database.
+throughput with 1, 2 and 4 uvicorn workers and two replicas, and where the CPU goes. On a throw-away PostgreSQL database.
 
 growth: numwars-classic games at 8 players (1,024 actions a match, 8 rounds) in a
 `GameService` in this process (CPU 0), played with the service's own `act`: one game each played
@@ -16,9 +16,13 @@ load alone, median and minimum (on a loaded machine the minimum is the stable fi
 
     bash bench/run.sh scale --growth-only --samples 11   # the growth alone
 
-workers: `numrules`' app under uvicorn with `--workers 1|2|4` (not pinned: all of the
-machine's CPUs), driven by this process with 16 concurrent four-player Num Wars games as in
-bench/games.py; actions/s and p50/p99, medians of `--reps` runs with the order rotating.
+workers and replicas: `numrules`' app under uvicorn with `--workers 1|2|4`, and as two
+replicas (two processes of one worker, the games dealt to them in turn), not pinned (all of
+the machine's CPUs), driven by this process with 16 concurrent four-player Num Wars games as
+in bench/games.py; actions/s and p50/p99, and the CPU each side used per action (the API's
+processes, PostgreSQL's backends of the run's database and its background processes, this
+client, read from /proc) with the share of the machine they kept busy: where the limit is.
+Medians of `--reps` runs with the order rotating.
 
     bash bench/run.sh scale [--reps 3 --duration 5 --samples 9]
 """
@@ -31,6 +35,7 @@ import json
 import os
 import statistics
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +43,7 @@ from bench import APP_DIR, SERVER_CPU
 from bench.stored import (
     pin_self,
     play_http,
+    play_measured,
     serve_api,
     server_env,
     throwaway_db,
@@ -49,8 +55,11 @@ LENGTHS = (10, 100, 1000)
 INTO_ROUND = 10
 #: How many times the cold load alone is timed per game (after the pairs).
 LOADS = 100
-WORKERS = (1, 2, 4)
+#: Each setup's servers, by their uvicorn workers: one process of 1, 2 or 4 workers, and two
+#: replicas (two processes of one worker each, on one PostgreSQL, the games dealt in turn).
+SETUPS = {"1 worker": (1,), "2 workers": (2,), "4 workers": (4,), "2 replicas": (1, 1)}
 PORT = 18121
+MEASURES = ("actions_per_s", "p50_ms", "p99_ms", "api_us", "db_us", "db_bg_us", "client_us", "busy")
 
 
 def round_starts() -> list[int]:
@@ -164,64 +173,85 @@ def main() -> None:
     parser.add_argument(
         "--growth-only", action="store_true", help="measure the growth only (no workers' runs)"
     )
+    parser.add_argument(
+        "--setups-only", action="store_true", help="measure the workers and replicas only"
+    )
     args = parser.parse_args()
     out: dict[str, Any] = {}
     with throwaway_db() as url:
         pin_self(SERVER_CPU)
-        grown = asyncio.run(growth(url, args.samples))
+        grown = {} if args.setups_only else asyncio.run(growth(url, args.samples))
         os.sched_setaffinity(0, range(os.cpu_count() or 1))
-        runs: dict[int, list[dict[str, Any]]] = {}
+        runs: dict[str, list[dict[str, Any]]] = {}
         for rep in range(0 if args.growth_only else args.reps):
-            k = rep % len(WORKERS)
-            for workers in WORKERS[k:] + WORKERS[:k]:
-                with serve_api(url, PORT, workers=workers, cpu=None):
-                    asyncio.run(play_http(PORT, 4, 1))  # warm-up: every worker's first games
-                    runs.setdefault(workers, []).append(
-                        asyncio.run(play_http(PORT, args.conc, args.duration))
+            k = rep % len(SETUPS)
+            for name in list(SETUPS)[k:] + list(SETUPS)[:k]:
+                ports = [PORT + i for i in range(len(SETUPS[name]))]
+                with ExitStack() as stack:
+                    servers = [
+                        stack.enter_context(serve_api(url, port, workers=workers, cpu=None))
+                        for port, workers in zip(ports, SETUPS[name], strict=True)
+                    ]
+                    asyncio.run(play_http(ports, 4 * len(ports), 1))  # warm-up: first games
+                    runs.setdefault(name, []).append(
+                        asyncio.run(play_measured(ports, servers, url, args.conc, args.duration))
                     )
     env = server_env(url)
     print(f"numrules server: {APP_DIR} on PostgreSQL 127.0.0.1; CPUs: {os.cpu_count()}")
     print(f"rate limit: {env['NUMRULES_RATE_LIMIT_PER_MINUTE']}/min (0: off)")
-    print(
-        f"growth: load + one action, numwars-classic 8p (median of {args.samples} each);\n"
-        "replayed: the actions a cold load applies after the checkpoint of its round's start;\n"
-        f"load: the cold load alone (no action), median and minimum of {LOADS}\n"
-        f"{'log':>6} {'replayed':>8} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
-        f"{'cold/cold@10':>12} {'load ms':>8} {'load min':>8}"
-    )
-    base = grown[LENGTHS[0]]["cold_ms"]
-    for length in sorted(grown):
-        g = grown[length]
-        g["cold_vs_warm"], g["cold_vs_cold10"] = g["cold_ms"] / g["warm_ms"], g["cold_ms"] / base
+    flat = None
+    if grown:
         print(
-            f"{g['log']:6.0f} {g['replayed']:8.0f} {g['cold_ms']:8.2f} {g['warm_ms']:8.2f} "
-            f"{g['cold_vs_warm']:9.2f} {g['cold_vs_cold10']:12.2f} {g['load_ms']:8.3f} "
-            f"{g['load_min_ms']:8.3f}"
+            f"growth: load + one action, numwars-classic 8p (median of {args.samples} each);\n"
+            "replayed: the actions a cold load applies after the checkpoint of its round's start;\n"
+            f"load: the cold load alone (no action), median and minimum of {LOADS}\n"
+            f"{'log':>6} {'replayed':>8} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
+            f"{'cold/cold@10':>12} {'load ms':>8} {'load min':>8}"
         )
-    worst = max(g["cold_vs_cold10"] for g in grown.values())
-    flat = worst <= 1.25
-    print(
-        f"cold load flat in the log's length (≤ 1.25× of cold@10 at every point measured, "
-        f"worst {worst:.2f}): {'met' if flat else 'NOT met'}"
-    )
+        base = grown[LENGTHS[0]]["cold_ms"]
+        for length in sorted(grown):
+            g = grown[length]
+            g["cold_vs_warm"], g["cold_vs_cold10"] = (
+                g["cold_ms"] / g["warm_ms"],
+                g["cold_ms"] / base,
+            )
+            print(
+                f"{g['log']:6.0f} {g['replayed']:8.0f} {g['cold_ms']:8.2f} {g['warm_ms']:8.2f} "
+                f"{g['cold_vs_warm']:9.2f} {g['cold_vs_cold10']:12.2f} {g['load_ms']:8.3f} "
+                f"{g['load_min_ms']:8.3f}"
+            )
+        worst = max(g["cold_vs_cold10"] for g in grown.values())
+        flat = worst <= 1.25
+        print(
+            f"cold load flat in the log's length (≤ 1.25× of cold@10 at every point measured, "
+            f"worst {worst:.2f}): {'met' if flat else 'NOT met'}"
+        )
     scale = {}
     if runs:
         print(
-            f"workers: {args.conc} concurrent games (median of {args.reps}, {args.duration:g} s)\n"
-            f"{'workers':>7} {'actions/s':>10} {'vs 1':>6} {'p50 ms':>8} {'p99 ms':>8}"
+            f"workers and replicas: {args.conc} concurrent games (median of {args.reps}, "
+            f"{args.duration:g} s); CPU per action in µs: the API servers, PostgreSQL's "
+            "backends of the run's database and its background processes, the client; "
+            f"busy: their CPU / the machine's ({os.cpu_count()} CPUs)\n"
+            f"{'setup':>11} {'actions/s':>10} {'vs 1':>6} {'p50 ms':>8} {'p99 ms':>8} "
+            f"{'api µs':>7} {'db µs':>7} {'db bg':>6} {'client':>7} {'busy':>5}"
         )
-        one = statistics.median(r["actions_per_s"] for r in runs[1])
-        for workers in WORKERS:
-            m = {
-                k: statistics.median(r[k] for r in runs[workers])
-                for k in ("actions_per_s", "p50_ms", "p99_ms")
-            }
+        one = statistics.median(r["actions_per_s"] for r in runs["1 worker"])
+        for name in SETUPS:
+            m = {k: statistics.median(r[k] for r in runs[name]) for k in MEASURES}
             m["vs_1"] = m["actions_per_s"] / one
-            scale[workers] = m
+            scale[name] = m
             print(
-                f"{workers:7d} {m['actions_per_s']:10.1f} {m['vs_1']:6.2f} {m['p50_ms']:8.2f} "
-                f"{m['p99_ms']:8.2f}"
+                f"{name:>11} {m['actions_per_s']:10.1f} {m['vs_1']:6.2f} {m['p50_ms']:8.2f} "
+                f"{m['p99_ms']:8.2f} {m['api_us']:7.0f} {m['db_us']:7.0f} "
+                f"{m['db_bg_us']:6.0f} {m['client_us']:7.0f} {m['busy']:5.2f}"
             )
+        one_worker = scale["1 worker"]
+        print(
+            "the arithmetic (1 worker's CPU per action): one API core serves "
+            f"{1e6 / one_worker['api_us']:.0f} actions/s, one PostgreSQL core "
+            f"{1e6 / (one_worker['db_us'] + one_worker['db_bg_us']):.0f}"
+        )
     out = {
         "rate_limit_per_minute": env["NUMRULES_RATE_LIMIT_PER_MINUTE"],
         "growth": grown,

@@ -16,8 +16,9 @@ import os
 import secrets
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -113,15 +114,17 @@ CREATE = {"ruleset": "numwars", "players": [{"name": f"p{i}"} for i in range(4)]
 
 
 async def play_http(
-    port: int, conc: int, duration: float, create: dict[str, Any] | None = None
+    port: int | Sequence[int], conc: int, duration: float, create: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Actions per second and POST latencies (ms) of `conc` concurrent game loops."""
+    """Actions per second and POST latencies (ms) of `conc` concurrent game loops (with
+    several ports, the loops are dealt to the servers in turn)."""
+    ports = [port] if isinstance(port, int) else list(port)
     lat: list[float] = []
     gets = 0
     games = 0
     deadline = time.perf_counter() + duration
 
-    async def loop() -> None:
+    async def loop(port: int) -> None:
         nonlocal gets, games
         http = Http(port)
         try:
@@ -155,9 +158,100 @@ async def play_http(
             http.close()
 
     t0 = time.perf_counter()
-    await asyncio.gather(*(loop() for _ in range(conc)))
+    await asyncio.gather(*(loop(ports[i % len(ports)]) for i in range(conc)))
     wall = time.perf_counter() - t0
     return summary(lat, wall, games=games, gets=gets)
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every process descended from it (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            ppid = int(stat.rpartition(")")[2].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, ()))
+    return tree
+
+
+def cpu_seconds(pids: Iterable[int]) -> dict[int, float]:
+    """User + system CPU seconds each of `pids` has used so far (the ended ones left out)."""
+    used = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+    return used
+
+
+def postgres_pids(url: str) -> dict[str, list[int]]:
+    """The PostgreSQL server's processes: `backends`, those connected to `url`'s database
+    (the server's pool), and `background` (WAL writer, checkpointer, … shared by every
+    database: on a machine running nothing else, the benchmark's)."""
+    name = url.rsplit("/", 1)[1]
+    query = (
+        "SELECT pid, datname IS NOT DISTINCT FROM %s, backend_type FROM pg_stat_activity "
+        "WHERE pid <> pg_backend_pid()"
+    ) % ("'" + name + "'")
+    rows = subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-AtF", ",", "-c", query],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    out: dict[str, list[int]] = {"backends": [], "background": []}
+    for row in rows:
+        pid, ours, kind = row.split(",", 2)
+        if ours == "t":
+            out["backends"].append(int(pid))
+        elif kind != "client backend":
+            out["background"].append(int(pid))
+    return out
+
+
+async def play_measured(
+    ports: Sequence[int], servers: Sequence[int], url: str, conc: int, duration: float
+) -> dict[str, Any]:
+    """`play_http` with the CPU each side used in the window, in µs per action: the API
+    servers' process trees (`servers`: their pids), the PostgreSQL backends of `url`'s
+    database, PostgreSQL's background processes, and this client process; `busy` is the CPU
+    they used together as a share of the machine's (1.0: every core busy all the time)."""
+    api = [pid for root in servers for pid in process_tree(root)]
+    pg = postgres_pids(url)
+    before = {
+        "api": cpu_seconds(api),
+        "db": cpu_seconds(pg["backends"]),
+        "db_bg": cpu_seconds(pg["background"]),
+    }
+    client0 = time.process_time()
+    row = await play_http(ports, conc, duration)
+    client = time.process_time() - client0
+    after = {
+        "api": cpu_seconds(api),
+        "db": cpu_seconds(postgres_pids(url)["backends"] + pg["backends"]),
+        "db_bg": cpu_seconds(pg["background"]),
+    }
+    used = {
+        side: sum(t - before[side].get(pid, 0.0) for pid, t in after[side].items())
+        for side in after
+    }
+    used["client"] = client
+    per_action = {f"{side}_us": 1e6 * t / max(1, row["actions"]) for side, t in used.items()}
+    busy = sum(used.values()) / (row["wall_s"] * (os.cpu_count() or 1))
+    return {**row, **per_action, "busy": busy}
 
 
 def pct(values: list[float], p: float) -> float:
