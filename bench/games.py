@@ -17,8 +17,12 @@ Each at 1 and 16 concurrent games, interleaved (the order rotates every repetiti
 medians of `--reps`. Latency: our POST's round trip; raw: the action's transaction;
 boardgame.io: move sent → the mover's updated state received (its bench.js).
 
-Targets (issue #13): numrules ≥ 50 % of raw-asyncpg's actions/s; at 16 games ≥ 1.0×
-boardgame.io in-memory moves/s and ≥ 3× its FlatFile's; p99 below boardgame.io's.
+Targets (issues 13 and 27): numrules ≥ 50 % of raw-asyncpg's actions/s; at 16 games ≥ 1.0×
+boardgame.io in-memory moves/s and ≥ 3× its FlatFile's, and CPU per action (the API's process
+and PostgreSQL's backends of the run's database, from /proc) ≤ boardgame.io in-memory's
+server CPU per move (its bench.js); p99 below boardgame.io's. With `--clocks`, also
+numrules-clocked (the same games with an hour's turn clock) ≥ 0.95 of numrules' actions/s:
+clocks cost the human actions nothing measurable.
 
     bash bench/run.sh games [--reps 3 --duration 5 --profile bench/results/games-profile.txt]
 """
@@ -41,8 +45,10 @@ from typing import Any
 
 from bench import APP_DIR, LOAD_CPU, ROOT, SERVER_CPU, pin
 from bench.stored import (
+    CREATE,
     pin_self,
     play_http,
+    play_measured,
     serve_api,
     server_env,
     throwaway_db,
@@ -51,6 +57,9 @@ from bench.stored import (
 PEER = Path("/work/shared/peers/boardgameio")
 BGIO_DIR = Path(os.environ.get("BGIO_DIR", "/tmp/bgio-bench"))
 API_PORT, BGIO_PORT = 18111, 18112
+#: The games of numrules-clocked: a turn clock that never runs out in a run, so every action
+#: pays what a clock costs (its deadline set and shown, the sweeps) and nothing times out.
+CLOCKED = {**CREATE, "clock": {"turn_seconds": 3600, "on_timeout": "auto"}}
 
 
 def bgio_install() -> Path | None:
@@ -120,6 +129,7 @@ def bgio_run(storage: str, conc: int, duration: float) -> dict[str, Any]:
         "p99_ms": row["move_lat_ms"]["p99"],
         "actions": row["accepted"],
         "rejected": row["rejected"],
+        "server_us": row["server_cpu_us_per_move_play"],
     }
 
 
@@ -188,12 +198,17 @@ def main() -> None:
         action="store_true",
         help="the raw loop runs the statements of before issue 27 (to compare with older trees)",
     )
+    parser.add_argument(
+        "--clocks",
+        action="store_true",
+        help="also numrules-clocked: the same games with a turn clock (an hour: none times out)",
+    )
     parser.add_argument("--profile", help="py-spy the server in the first 16-game run: summary")
     parser.add_argument("--json", help="also write the medians and ratios to this file")
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
     bgio = None if args.no_bgio else bgio_install()
-    contenders = ["numrules", "raw-asyncpg"]
+    contenders = ["numrules", "raw-asyncpg"] + (["numrules-clocked"] if args.clocks else [])
     if bgio is not None:
         contenders += ["bgio-memory", "bgio-flatfile"]
     pin_self(LOAD_CPU)
@@ -227,8 +242,11 @@ def main() -> None:
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,
                         )
-                    if who == "numrules":
-                        row = asyncio.run(play_http(API_PORT, conc, args.duration))
+                    if who.startswith("numrules"):
+                        create = CLOCKED if who == "numrules-clocked" else None
+                        row = asyncio.run(
+                            play_measured([API_PORT], [api_pid], url, conc, args.duration, create)
+                        )
                     elif who == "raw-asyncpg":
                         row = raw_run(url, conc, args.duration, args.raw_six)
                     else:
@@ -241,8 +259,9 @@ def main() -> None:
     print(f"numrules server: {APP_DIR}, one uvicorn worker on PostgreSQL 127.0.0.1")
     print(f"rate limit: {env['NUMRULES_RATE_LIMIT_PER_MINUTE']}/min (0: off)")
     print(
-        f"{'contender':14} {'games':>5} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8}"
-        f"   (median of {args.reps}, {args.duration:g} s each)"
+        f"{'contender':16} {'games':>5} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'server µs':>9}   (median of {args.reps}, {args.duration:g} s each; server µs: CPU "
+        "per action of the server, numrules' with its PostgreSQL backends)"
     )
     med: dict[tuple[str, int], dict[str, float]] = {}
     for conc in levels:
@@ -250,11 +269,16 @@ def main() -> None:
             rs = runs[(who, conc)]
             m = {
                 k: statistics.median(r[k] for r in rs)
-                for k in ("actions_per_s", "p50_ms", "p99_ms")
+                for k in ("actions_per_s", "p50_ms", "p99_ms", "api_us", "db_us", "server_us")
+                if k in rs[0]
             }
+            if "api_us" in m:  # the API's process and PostgreSQL's backends of the run's database
+                m["server_us"] = m["api_us"] + m["db_us"]
             med[(who, conc)] = m
+            cpu = f"{m['server_us']:9.0f}" if "server_us" in m else f"{'':9}"
             print(
-                f"{who:14} {conc:5d} {m['actions_per_s']:10.1f} {m['p50_ms']:8.2f} {m['p99_ms']:8.2f}"
+                f"{who:16} {conc:5d} {m['actions_per_s']:10.1f} {m['p50_ms']:8.2f} "
+                f"{m['p99_ms']:8.2f} {cpu}"
             )
     targets = []
     for conc in levels:
@@ -267,8 +291,26 @@ def main() -> None:
                 True,
             )
         )
+        if args.clocks:
+            targets.append(
+                (
+                    f"numrules-clocked / numrules actions/s, {conc} games (≥ 0.95)",
+                    med[("numrules-clocked", conc)]["actions_per_s"] / ours["actions_per_s"],
+                    0.95,
+                    True,
+                )
+            )
         if bgio is None:
             continue
+        if conc == max(levels):
+            targets.append(
+                (
+                    f"numrules CPU / bgio-memory CPU per action, {conc} games (< 1.00)",
+                    ours["server_us"] / med[("bgio-memory", conc)]["server_us"],
+                    1.0,
+                    False,
+                )
+            )
         for peer, floor in (("bgio-memory", 1.0), ("bgio-flatfile", 3.0)):
             theirs = med[(peer, conc)]
             if conc == max(levels):

@@ -37,9 +37,13 @@ from bench.stored import Http, server_env, throwaway_db
 
 PORT = 18121
 SEEDED = {"ruleset": "numwars", "players": [{"name": f"p{i}"} for i in range(4)], "seed": 12345}
+#: `--clocked`: the same games with a turn clock that never runs out in a run
+CLOCKED = {**SEEDED, "clock": {"turn_seconds": 3600, "on_timeout": "auto"}}
 
 
-async def drive(port: int, total: int, conc: int) -> tuple[int, int]:
+async def drive(
+    port: int, total: int, conc: int, create: dict[str, Any] = SEEDED
+) -> tuple[int, int]:
     """`total` actions (and the GETs they need) over `conc` loops; (actions, GETs)."""
     done = gets = 0
 
@@ -48,7 +52,7 @@ async def drive(port: int, total: int, conc: int) -> tuple[int, int]:
         http = Http(port)
         try:
             while done < total:
-                status, game = await http.request("POST", "/v1/games", SEEDED)
+                status, game = await http.request("POST", "/v1/games", create)
                 assert status == 201, (status, game)
                 tokens = [s["token"] for s in game["seats"]]
                 view, fresh = game["view"], -1
@@ -86,8 +90,12 @@ def main() -> None:
     parser.add_argument(
         "--port", type=int, default=PORT, help="the server's (runs at once: one each)"
     )
+    parser.add_argument(
+        "--clocked", action="store_true", help="the games with an hour's turn clock (none runs out)"
+    )
     parser.add_argument("--json", help="also write the result to this file")
     args = parser.parse_args()
+    create = CLOCKED if args.clocked else SEEDED
     with tempfile.TemporaryDirectory() as tmp, throwaway_db() as url:
         out, counts = Path(tmp) / "callgrind.out", Path(tmp) / "counts.json"
         env = {
@@ -129,11 +137,13 @@ def main() -> None:
                     break
                 except OSError:
                     time.sleep(0.5)
-            asyncio.run(drive(args.port, 120, args.conc))  # warm-up: caches, statements, pool
+            asyncio.run(
+                drive(args.port, 120, args.conc, create)
+            )  # warm-up: caches, statements, pool
             os.kill(server.pid, signal.SIGUSR1)
             time.sleep(1)
             callgrind(server.pid, "--instr=on")
-            actions, gets = asyncio.run(drive(args.port, args.actions, args.conc))
+            actions, gets = asyncio.run(drive(args.port, args.actions, args.conc, create))
             callgrind(server.pid, "--instr=off")
             os.kill(server.pid, signal.SIGUSR1)
             time.sleep(2)
@@ -158,7 +168,8 @@ def main() -> None:
         ),
         "statements": {k: round(v / actions, 3) for k, v in sorted(statements.items())},
     }
-    print(f"numrules server: {result['build']}; {args.conc} loop(s), {actions} actions")
+    clocked = ", clocked games" if args.clocked else ""
+    print(f"numrules server: {result['build']}; {args.conc} loop(s), {actions} actions{clocked}")
     print(f"instructions/action {result['instructions_per_action'] / 1e6:.3f} M")
     print(f"SQL/action {result['statements_per_action']:.3f} (GETs/action {gets / actions:.3f})")
     for k, v in result["statements"].items():

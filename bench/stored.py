@@ -223,7 +223,12 @@ def postgres_pids(url: str) -> dict[str, list[int]]:
 
 
 async def play_measured(
-    ports: Sequence[int], servers: Sequence[int], url: str, conc: int, duration: float
+    ports: Sequence[int],
+    servers: Sequence[int],
+    url: str,
+    conc: int,
+    duration: float,
+    create: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`play_http` with the CPU each side used in the window, in µs per action: the API
     servers' process trees (`servers`: their pids), the PostgreSQL backends of `url`'s
@@ -237,7 +242,7 @@ async def play_measured(
         "db_bg": cpu_seconds(pg["background"]),
     }
     client0 = time.process_time()
-    row = await play_http(ports, conc, duration)
+    row = await play_http(ports, conc, duration, create)
     client = time.process_time() - client0
     after = {
         "api": cpu_seconds(api),
