@@ -226,12 +226,13 @@ type ScoreLine = Schemas["ScoreLine"];
 
 /** A breakdown line as the API words it; a line worth 0 by a rule says which, from its
  * stable `kind` and its `params` (rules/numwars.md "Scoring a round": a value held twice
- * scores 0, the two cards cancel out; numwars-classic: a lone trump scores 0). */
+ * scores 0, the two cards cancel out; numwars-classic: a lone trump and a Joker score 0). */
 export function partText(t: Texts, part: ScoreLine): string {
   const text = t.part(part.label, part.points);
   if (part.points !== 0) return text;
   if (part.kind === "value-group" && part.params?.["count"] === 2) return t.partWhy(text, t.pairCancels);
   if (part.kind === "lone-trumps") return t.partWhy(text, t.loneTrumps);
+  if (part.kind === "jokers") return t.partWhy(text, t.noValue);
   return text;
 }
 

@@ -529,6 +529,8 @@ const fr = {
   partWhy: (part: string, why: string) => `${part} (${why})`,
   pairCancels: "2 cartes de même valeur s’annulent",
   loneTrumps: "un atout ne marque qu’en paire",
+  noValue: "carte spéciale, sans valeur",
+  lastRoles: (n: number) => `Les rôles de la manche\u00a0${n}`,
 };
 
 export type Texts = typeof fr;
@@ -1030,6 +1032,8 @@ const en: Texts = {
   partWhy: (part: string, why: string) => `${part} (${why})`,
   pairCancels: "2 cards of one value cancel out",
   loneTrumps: "a trump scores only in a pair",
+  noValue: "a special card, worth nothing",
+  lastRoles: (n: number) => `The roles of round ${n}`,
 };
 
 export const catalogue: Record<Lang, Texts> = { fr, en };

@@ -1355,6 +1355,9 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
   const names = game.players.map((p) => p.name);
   const result = game.result ?? null;
   const winners = result ? result.winners.map((s) => names[s] ?? t.playerName(s + 1)).join(", ") : "";
+  // Num Wars: every role is revealed at the round's end, the last round's in the final view
+  const shown = game.view.ruleset === "numwars" && game.status === "over" ? game.view.roles : [];
+  const roles = shown.length > 0 && shown.every((role) => role !== null) ? shown.flatMap((role) => (role ? [role] : [])) : null;
   return (
     <section>
       <Heading>{game.status === "over" ? t.gameOver : t.gameAbandoned}</Heading>
@@ -1397,6 +1400,16 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
               </tbody>
             </table>
           </div>
+        </>
+      ) : null}
+      {roles ? (
+        <>
+          <h2>{t.lastRoles(game.view.round)}</h2>
+          <ul>
+            {roles.map((role, i) => (
+              <li key={i}>{t.played(names[i] ?? t.playerName(i + 1), t.roles[role])}</li>
+            ))}
+          </ul>
         </>
       ) : null}
       <h2>{t.dealCheck}</h2>

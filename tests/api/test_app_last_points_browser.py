@@ -8,9 +8,10 @@
   field, a checkbox or radio button and its label) is 24 × 24 CSS px at least (WCAG 2.5.8; an
   inline link inside a sentence is exempt, as WCAG says);
 - « Fin de la manche » of an online Num Wars game says each player's role, as the round's
-  `round-over` event reveals them;
-- a breakdown line worth 0 by a rule says why: a value held twice (« 2 × valeur 10 ») cancels
-  out, from the line's `kind` and `params`;
+  `round-over` event reveals them, and « Partie terminée » the last round's roles;
+- a breakdown line worth 0 by a rule says why, from the line's `kind` and `params`: a value
+  held twice (« 2 × valeur 10 ») cancels out; in the classic edition a lone trump scores
+  only in a pair and a Joker is worth nothing;
 - the signed-in home offers « Jouer en ligne ».
 
 axe-core on each screen changed (and, with NUMRULES_APP_SCREENSHOTS=<folder>, its screenshot).
@@ -255,6 +256,51 @@ def test_the_end_of_a_num_wars_round_says_the_roles(browser: Any, served: str) -
     screen.close()
 
 
+def test_the_end_of_a_num_wars_match_says_the_last_roles(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    names = ["Ada", "Bo", "Cy"]
+    made = httpx.post(
+        f"{served}/v1/games",
+        json={"ruleset": "numwars", "players": [{"name": n} for n in names], "seed": 5},
+        timeout=10,
+    )
+    assert made.status_code == 201, made.text
+    game_id = made.json()["id"]
+    tokens = [s["token"] for s in made.json()["seats"]]
+    # the whole match played over HTTP (a round each dealer: three), each seat's first action
+    state = game_as(served, game_id, None)
+    while state["status"] == "active":
+        seat = state["view"]["actors"][0]
+        own = game_as(served, game_id, tokens[seat])["view"]
+        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
+        assert answer.status_code == 200, answer.text
+        state = game_as(served, game_id, None)
+    assert state["status"] == "over"
+    events = httpx.get(
+        f"{served}/v1/games/{game_id}/events",
+        params={"after": 0},
+        headers={"Authorization": f"Bearer {tokens[0]}"},
+        timeout=10,
+    )
+    assert events.status_code == 200, events.text
+    overs = [e for e in events.json()["events"] if e["kind"] == "round-over"]
+    assert len(overs) == state["view"]["round"] == 3
+    roles = overs[-1]["data"]["roles"]
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
+    screen.heading("Partie terminée")
+    title = page.get_by_role("heading", name=f"Les rôles de la manche{NBSP}3", exact=True)
+    expect(title).to_be_visible()
+    expect(page.locator("h2 + ul").filter(has_text=ROLES_FR[roles[0]]).locator("li")).to_have_text(
+        [f"{name}{NBSP}: {ROLES_FR[role]}" for name, role in zip(names, roles, strict=True)]
+    )
+    screen.axe("partie terminée, rôles")
+    screen.close()
+
+
 def test_a_pair_of_tens_says_why_it_scores_nothing(browser: Any, served: str) -> None:  # noqa: F811
     from playwright.sync_api import expect
 
@@ -283,6 +329,28 @@ def test_a_pair_of_tens_says_why_it_scores_nothing(browser: Any, served: str) ->
     # a line that scores says no reason
     expect(line.filter(has_text="valeur 7")).to_have_text(f"1 × valeur 7{NBSP}: 7{NBSP}pts")
     screen.axe("manche, paire de 10")
+
+    # the classic edition: a lone trump and the Jokers score 0, and say why
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    page.get_by_label("Num Wars (édition classique)", exact=True).check()
+    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
+        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1", level=2)
+    ada = page.get_by_role("group", name="Ada", exact=True)
+    ada.get_by_label("TYPE DE CARTE", exact=True).select_option("rainbow")
+    ada.get_by_label("Valeur", exact=True).select_option("3")
+    ada.get_by_role("button", name="Ajouter", exact=True).click()
+    ada.get_by_label("TYPE DE CARTE", exact=True).select_option("joker")
+    ada.get_by_role("button", name="Ajouter", exact=True).click()
+    expect(line.filter(has_text="atouts seuls")).to_have_text(
+        f"atouts seuls{NBSP}: 0{NBSP}pt (un atout ne marque qu’en paire)"
+    )
+    expect(line.filter(has_text="Jokers")).to_have_text(
+        f"Jokers capturés{NBSP}: 0{NBSP}pt (carte spéciale, sans valeur)"
+    )
+    screen.axe("manche classique, atout seul")
     screen.close()
 
 
