@@ -2,10 +2,10 @@
 // log-in by email or pseudo ("Connexion"), the forgotten password and the pages the emails
 // link to (reset, email verification).
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type AgeRange, type Refusal, type Session, api, refusal } from "./api";
 import type { Texts } from "./i18n";
-import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
+import { Field, Heading, Link, type Navigate, Problem, sentence, useRequest } from "./ui";
 
 interface ScreenProps {
   t: Texts;
@@ -28,7 +28,11 @@ export function Welcome({ t, navigate, session }: ScreenProps & { session: Sessi
         <button type="button" class="primary" onClick={() => navigate("/feuilles/nouvelle")}>
           {t.newSheet}
         </button>
-        {session ? null : (
+        {session ? (
+          <button type="button" onClick={() => navigate("/parties/nouvelle")}>
+            {t.playOnline}
+          </button>
+        ) : (
           <>
             <button type="button" onClick={() => navigate("/inscription")}>
               {t.createAccount}
@@ -57,10 +61,30 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
     });
   }, [lang]);
 
+  // the first field a refusal names takes the focus (the form's fields in their order)
+  const form = useRef<HTMLFormElement>(null);
+  const [refused, setRefused] = useState(0);
+  useEffect(() => {
+    if (refused > 0) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [refused]);
+
+  /** The client's own checks (rules/app.md "Accounts"), every failing field at once; the
+   * pseudo's characters are the API's to judge (its refusal shows under the field too). */
+  function checks(): Record<string, string> {
+    const found: Record<string, string> = {};
+    if (pseudo.length < 3 || pseudo.length > 24) found["pseudo"] = t.pseudoLength;
+    if (password.length < 10) found["password"] = t.passwordLength;
+    if (!isAge(age)) found["age_range"] = t.ageRequired;
+    if (!accept) found["accept_terms"] = t.termsRequired;
+    return found;
+  }
+
   async function submit(event: Event) {
     event.preventDefault();
-    if (!isAge(age)) {
-      setProblem({ detail: t.ageRequired, fields: { age_range: t.ageRequired } });
+    const found = checks();
+    if (!isAge(age) || Object.keys(found).length > 0) {
+      setProblem({ detail: Object.values(found).join("; "), fields: found });
+      setRefused((n) => n + 1);
       return;
     }
     await send(async () => {
@@ -74,7 +98,10 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
         },
       });
       if (data) onSession({ token: data.token, pseudo: data.pseudo });
-      else setProblem(refusal(error, t.networkError));
+      else {
+        setProblem(refusal(error, t.networkError));
+        setRefused((n) => n + 1);
+      }
     });
   }
 
@@ -83,7 +110,7 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
     <section>
       <Heading>{t.createAccount}</Heading>
       <p>{t.signupPitch}</p>
-      <form onSubmit={submit} noValidate>
+      <form ref={form} onSubmit={submit} noValidate>
         <Field label={t.pseudo} error={fields["pseudo"]} hint={t.pseudoRule}>
           {(p) => (
             <input {...p} name="pseudo" autocomplete="username" value={pseudo} onInput={(e) => setPseudo(e.currentTarget.value)} />
@@ -125,7 +152,7 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
           <label for="accept-terms">{t.acceptTerms}</label>
           {fields["accept_terms"] ? (
             <p class="field-error" id="accept-terms-error">
-              {fields["accept_terms"]}
+              {sentence(fields["accept_terms"])}
             </p>
           ) : null}
         </div>
@@ -209,7 +236,7 @@ export function LogIn({ t, navigate, onSession }: ScreenProps & { onSession: (s:
           {t.login}
         </button>
       </form>
-      <p>
+      <p class="link-line">
         <Link href="/mot-de-passe" navigate={navigate}>
           {t.forgot}
         </Link>

@@ -222,6 +222,20 @@ export function RoundFrame({
   );
 }
 
+type ScoreLine = Schemas["ScoreLine"];
+
+/** A breakdown line as the API words it; a line worth 0 by a rule says which, from its
+ * stable `kind` and its `params` (rules/numwars.md "Scoring a round": a value held twice
+ * scores 0, the two cards cancel out; numwars-classic: a lone trump and a Joker score 0). */
+export function partText(t: Texts, part: ScoreLine): string {
+  const text = t.part(part.label, part.points);
+  if (part.points !== 0) return text;
+  if (part.kind === "value-group" && part.params?.["count"] === 2) return t.partWhy(text, t.pairCancels);
+  if (part.kind === "lone-trumps") return t.partWhy(text, t.loneTrumps);
+  if (part.kind === "jokers") return t.partWhy(text, t.noValue);
+  return text;
+}
+
 /** "Score de la manche": each player's score and breakdown as the API words them (and, from
  * `unscored`, a line for each card the player counted that the API's breakdown leaves out
  * because it scores nothing: the player sees it was counted), the teams' scores when the
@@ -254,7 +268,7 @@ export function LiveScore({
               <strong class="score">{t.scoreOf(names[line.seat] ?? "", line.score)}</strong>
               <ul class="breakdown">
                 {line.breakdown.map((part, i) => (
-                  <li key={i}>{t.part(part.label, part.points)}</li>
+                  <li key={i}>{partText(t, part)}</li>
                 ))}
                 {(unscored?.(line.seat) ?? []).map((words, i) => (
                   <li key={`none-${i}`} class="unscored">

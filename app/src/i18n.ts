@@ -520,6 +520,17 @@ const fr = {
   menu: "Menu",
   scrollCue: "Fais défiler le tableau de côté pour tout voir →",
   statsVsBots: "Parties contre des robots",
+
+  // ── issue 24: the last points ──
+  pseudoLength: "Choisis un pseudo de 3 à 24 caractères.",
+  passwordLength: "Choisis un mot de passe de 10 caractères au moins.",
+  termsRequired: "Accepte les conditions d’utilisation pour créer ton compte.",
+  summaryLine: (name: string, points: string, role: string) => `${name}\u00a0: ${points} — ${role}`,
+  partWhy: (part: string, why: string) => `${part} (${why})`,
+  pairCancels: "2 cartes de même valeur s’annulent",
+  loneTrumps: "un atout ne marque qu’en paire",
+  noValue: "carte spéciale, sans valeur",
+  lastRoles: (n: number) => `Les rôles de la manche\u00a0${n}`,
 };
 
 export type Texts = typeof fr;
@@ -1012,6 +1023,17 @@ const en: Texts = {
   menu: "Menu",
   scrollCue: "Scroll the table sideways to see it all →",
   statsVsBots: "Games against bots",
+
+  // ── issue 24: the last points ──
+  pseudoLength: "Choose a pseudo of 3 to 24 characters.",
+  passwordLength: "Choose a password of at least 10 characters.",
+  termsRequired: "Accept the terms of use to create your account.",
+  summaryLine: (name: string, points: string, role: string) => `${name}: ${points} — ${role}`,
+  partWhy: (part: string, why: string) => `${part} (${why})`,
+  pairCancels: "2 cards of one value cancel out",
+  loneTrumps: "a trump scores only in a pair",
+  noValue: "a special card, worth nothing",
+  lastRoles: (n: number) => `The roles of round ${n}`,
 };
 
 export const catalogue: Record<Lang, Texts> = { fr, en };

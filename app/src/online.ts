@@ -190,6 +190,41 @@ interface Watchers {
   /** a `timeout` event of the stream: the seat whose clock ran out, what the clock did and
    * the game's version then */
   onTimeout?: (seat: number, abandon: boolean, version: number) => void;
+  /** a `round-over` event: the round it ended (the last `round-start`'s) and each seat's
+   * role, every one revealed then (Num Wars' secret-roles edition; none elsewhere) */
+  onRoundOver?: (round: number, roles: Role[]) => void;
+}
+
+export type Role = Schemas["NumWarsView"]["role"] & string;
+const ROLES: readonly Role[] = ["poseur", "complice", "demineur", "agent", "civil"];
+
+/** The `data` of a stream event's JSON, or null. */
+function dataOf(raw: unknown): object | null {
+  if (typeof raw !== "string") return null;
+  try {
+    const event: unknown = JSON.parse(raw);
+    if (typeof event !== "object" || event === null || !("data" in event)) return null;
+    const data: unknown = event.data;
+    return typeof data === "object" && data !== null ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The round a `round-start` event opens. */
+function roundOf(raw: unknown): number | null {
+  const data = dataOf(raw);
+  const round: unknown = data && "round" in data ? data.round : null;
+  return typeof round === "number" ? round : null;
+}
+
+/** The roles a `round-over` event reveals (seat order), or null when it names none. */
+function rolesOf(raw: unknown): Role[] | null {
+  const data = dataOf(raw);
+  const roles: unknown = data && "roles" in data ? data.roles : null;
+  if (!Array.isArray(roles)) return null;
+  const known = roles.flatMap((role: unknown) => ROLES.filter((one) => one === role));
+  return known.length === roles.length ? known : null;
 }
 
 // -- the server's time, for the turn clocks ---------------------------------------------------
@@ -248,6 +283,7 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
   let loading = false;
   let again = false;
   let last = 0;
+  let round = 0;
   let source: EventSource | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let soon: ReturnType<typeof setTimeout> | undefined;
@@ -318,6 +354,11 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
       if (event.type === "timeout" && typeof event.data === "string") {
         const timeout = timeoutOf(event.data);
         if (timeout) on.onTimeout?.(timeout.seat, timeout.abandon, timeout.version);
+      }
+      if (event.type === "round-start") round = roundOf(event.data) ?? round;
+      if (event.type === "round-over") {
+        const roles = rolesOf(event.data);
+        if (roles) on.onRoundOver?.(round, roles);
       }
       const seq = Number(event.lastEventId);
       if (Number.isInteger(seq) && seq > last) last = seq;

@@ -20,6 +20,7 @@ import {
   type Game,
   type GameAction,
   type PlayRuleset,
+  type Role,
   cardLabel,
   cardOf,
   checkCommitment,
@@ -504,6 +505,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   const [hinting, setHinting] = useState(false);
   const [timedOut, setTimedOut] = useState<TimedOut | null>(null);
   const [left, setLeft] = useState(false);
+  const [roles, setRoles] = useState<Record<number, Role[]>>({});
 
   // a seat link pasted in the address bar (or followed) on this very screen changes only the
   // fragment: its token is taken at once, not at the next reload
@@ -543,6 +545,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       onTimeout: (seat, abandon, version) => {
         if (seen !== null && version >= seen) setTimedOut({ seat, abandon });
       },
+      onRoundOver: (round, roles) => setRoles((known) => ({ ...known, [round]: roles })),
     });
     accept.current = watch.accept;
     return watch.stop;
@@ -719,6 +722,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
         hint={hint && hint.version === game.version ? hint.action : null}
         hinting={hinting}
         askHint={token ? askHint : null}
+        roles={roles}
       />
       {announce}
       {created ? <SeatLinks t={t} created={created} navigate={null} /> : null}
@@ -921,6 +925,8 @@ interface TableProps {
   hint: GameAction | null;
   hinting: boolean;
   askHint: (() => Promise<void>) | null;
+  /** each ended round's roles, by round number (Num Wars: revealed at its end) */
+  roles: Record<number, Role[]>;
 }
 
 /** The cards a hint's action puts down: its card, or the exchange's cards. */
@@ -979,7 +985,7 @@ function Choices({
   );
 }
 
-function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, askHint }: TableProps) {
+function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, askHint, roles }: TableProps) {
   const view = game.view;
   // what the bots just did stays in sight: the finished trick, the round's summary
   const pace = usePace(view);
@@ -1027,7 +1033,9 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
         <span class={live ? "live" : "problem"}>{live ? t.live : t.reconnecting}</span>
       </p>
       <p>{seat === null ? t.spectator : t.youPlay(nameOf(seat))}</p>
-      {pace.summary ? <RoundSummaryBox t={t} summary={pace.summary} names={names} onDismiss={pace.dismiss} /> : null}
+      {pace.summary ? (
+        <RoundSummaryBox t={t} summary={pace.summary} names={names} roles={roles[pace.summary.round] ?? null} onDismiss={pace.dismiss} />
+      ) : null}
       {join ? (
         <fieldset class="choices">
           <legend>{t.joinWithAccount}</legend>
@@ -1204,11 +1212,14 @@ function RoundSummaryBox({
   t,
   summary,
   names,
+  roles,
   onDismiss,
 }: {
   t: Texts;
   summary: { round: number; scores: number[] };
   names: string[];
+  /** who had which role (Num Wars), once the round's end said so */
+  roles: Role[] | null;
   onDismiss: () => void;
 }) {
   const titleId = useId();
@@ -1217,7 +1228,11 @@ function RoundSummaryBox({
       <h2 id={titleId}>{t.roundOver(summary.round)}</h2>
       <ul>
         {names.map((name, i) => (
-          <li key={i}>{t.played(name, t.points(summary.scores[i] ?? 0))}</li>
+          <li key={i}>
+            {roles?.[i]
+              ? t.summaryLine(name, t.points(summary.scores[i] ?? 0), t.roles[roles[i] ?? "civil"])
+              : t.played(name, t.points(summary.scores[i] ?? 0))}
+          </li>
         ))}
       </ul>
       <button type="button" onClick={onDismiss}>
@@ -1340,6 +1355,9 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
   const names = game.players.map((p) => p.name);
   const result = game.result ?? null;
   const winners = result ? result.winners.map((s) => names[s] ?? t.playerName(s + 1)).join(", ") : "";
+  // Num Wars: every role is revealed at the round's end, the last round's in the final view
+  const shown = game.view.ruleset === "numwars" && game.status === "over" ? game.view.roles : [];
+  const roles = shown.length > 0 && shown.every((role) => role !== null) ? shown.flatMap((role) => (role ? [role] : [])) : null;
   return (
     <section>
       <Heading>{game.status === "over" ? t.gameOver : t.gameAbandoned}</Heading>
@@ -1382,6 +1400,16 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
               </tbody>
             </table>
           </div>
+        </>
+      ) : null}
+      {roles ? (
+        <>
+          <h2>{t.lastRoles(game.view.round)}</h2>
+          <ul>
+            {roles.map((role, i) => (
+              <li key={i}>{t.played(names[i] ?? t.playerName(i + 1), t.roles[role])}</li>
+            ))}
+          </ul>
         </>
       ) : null}
       <h2>{t.dealCheck}</h2>
