@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from tests.api.test_app_browser import PHONE, Screen, browser, served  # noqa: F401
-from tests.api.test_app_play_browser import act, at_version, game_as, token_of
+from tests.api.test_app_play_browser import act, at_version, game_as, new_game, token_of
 from tests.api.test_app_sheets_browser import (
     api_call,
     bid_and_take,
@@ -188,14 +188,7 @@ def test_the_last_trick_stays_in_sight_while_the_next_is_played(browser: Any, se
     from playwright.sync_api import expect
 
     names = ["Ada", "Bo", "Cy"]
-    made = httpx.post(
-        f"{served}/v1/games",
-        json={"ruleset": "numwars-classic", "players": [{"name": n} for n in names], "seed": 7},
-        timeout=10,
-    )
-    assert made.status_code == 201, made.text
-    game_id = made.json()["id"]
-    tokens = [s["token"] for s in made.json()["seats"]]
+    game_id, tokens = new_game(served, "numwars-classic", names, 7)
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
     screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")

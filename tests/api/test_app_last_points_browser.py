@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
-from tests.api.test_app_play_browser import act, at_version, game_as
+from tests.api.test_app_play_browser import act, at_version, game_as, new_game
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
@@ -205,14 +205,7 @@ def test_the_end_of_a_num_wars_round_says_the_roles(browser: Any, served: str) -
     from playwright.sync_api import expect
 
     names = ["Ada", "Bo", "Cy", "Dan"]
-    made = httpx.post(
-        f"{served}/v1/games",
-        json={"ruleset": "numwars", "players": [{"name": n} for n in names], "seed": 11},
-        timeout=10,
-    )
-    assert made.status_code == 201, made.text
-    game_id = made.json()["id"]
-    tokens = [s["token"] for s in made.json()["seats"]]
+    game_id, tokens = new_game(served, "numwars", names, 11)
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
     screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
@@ -260,14 +253,7 @@ def test_the_end_of_a_num_wars_match_says_the_last_roles(browser: Any, served: s
     from playwright.sync_api import expect
 
     names = ["Ada", "Bo", "Cy"]
-    made = httpx.post(
-        f"{served}/v1/games",
-        json={"ruleset": "numwars", "players": [{"name": n} for n in names], "seed": 5},
-        timeout=10,
-    )
-    assert made.status_code == 201, made.text
-    game_id = made.json()["id"]
-    tokens = [s["token"] for s in made.json()["seats"]]
+    game_id, tokens = new_game(served, "numwars", names, 5)
     # the whole match played over HTTP (a round each dealer: three), each seat's first action
     state = game_as(served, game_id, None)
     while state["status"] == "active":

@@ -93,6 +93,17 @@ def label(card: str, lang: str) -> str:
     return SPECIALS[lang][card]
 
 
+def new_game(base: str, ruleset: str, names: list[str], seed: int) -> tuple[str, list[str]]:
+    """A stored game of `names` created anonymously over HTTP: its id and its seats' tokens."""
+    made = httpx.post(
+        f"{base}/v1/games",
+        json={"ruleset": ruleset, "players": [{"name": n} for n in names], "seed": seed},
+        timeout=10,
+    )
+    assert made.status_code == 201, made.text
+    return made.json()["id"], [s["token"] for s in made.json()["seats"]]
+
+
 def game_as(base: str, game_id: str, token: str | None, lang: str = "en") -> dict[str, Any]:
     headers = {"Accept-Language": lang}
     if token:

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
-from tests.api.test_app_play_browser import act, game_as, label
+from tests.api.test_app_play_browser import act, game_as, label, new_game
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 NBSP = "\u00a0"
@@ -200,14 +200,7 @@ def test_the_last_trick_stays_until_the_next_card(browser: Any, served: str) -> 
     from playwright.sync_api import expect
 
     names = ["Ada", "Bo", "Cy"]
-    made = httpx.post(
-        f"{served}/v1/games",
-        json={"ruleset": "numwars-classic", "players": [{"name": n} for n in names], "seed": 7},
-        timeout=10,
-    )
-    assert made.status_code == 201, made.text
-    game_id = made.json()["id"]
-    tokens = [s["token"] for s in made.json()["seats"]]
+    game_id, tokens = new_game(served, "numwars-classic", names, 7)
     view = _until_a_trick_is_done(served, game_id, tokens)
     last = view["tricks"][-1]
 
