@@ -94,7 +94,7 @@ ASSET_TYPES = {
 _ASSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 NO_APP_FILE = text(
-    "no-app-file", "no such file in the web app", "aucun fichier de ce nom dans l'application"
+    "no-app-file", "no such file in the web app", "aucun fichier de ce nom dans l’application"
 )
 
 NOT_BUILT = """<!doctype html>

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from tests.conftest import ROOT
+from tests.typography import typography_faults
 
 SOURCE = ROOT / "app" / "src" / "i18n.ts"
 
@@ -27,15 +28,6 @@ CONTRACT = {
     "Mot de passe oublié ?",
     "Bienvenue !",
 }
-
-_BAD = [
-    ("a straight apostrophe (')", re.compile("'")),
-    ("an ordinary space before ?, !, : or ;", re.compile(r" [?!:;]")),
-    ("an ordinary space inside « »", re.compile("« | »")),
-    ("a no-break space (U+00A0) before ?, ! or ; (U+202F there)", re.compile("\u00a0[?!;]")),
-    ("a narrow no-break space (U+202F) before : (U+00A0 there)", re.compile("\u202f:")),
-    ("no space inside « »", re.compile("«[^\u00a0\u202f]|[^\u00a0\u202f]»")),
-]
 
 
 def _decode(text: str) -> str:
@@ -117,13 +109,7 @@ def french_strings() -> list[str]:
 
 def faults(texts: list[str]) -> list[tuple[str, str]]:
     """Each French text that breaks the typography, with what it breaks."""
-    return [
-        (text, what)
-        for text in texts
-        if text not in CONTRACT
-        for what, pattern in _BAD
-        if pattern.search(text)
-    ]
+    return typography_faults(texts, CONTRACT)
 
 
 def test_the_reader_finds_the_faults() -> None:
