@@ -104,7 +104,7 @@ NOT_BUILT = """<!doctype html>
 <p>Build it with <code>bash deploy/ensure-app.sh</code> (<code>deploy/serve.sh</code> and
 <code>deploy/test.sh</code> do it), then reload. The API is served as usual: see
 <a href="/docs">/docs</a>.</p>
-<p lang="fr">L'application n'est pas construite : lancez <code>bash deploy/ensure-app.sh</code>,
+<p lang="fr">L’application n’est pas construite&nbsp;: lancez <code>bash deploy/ensure-app.sh</code>,
 puis rechargez la page.</p></main></body></html>
 """
 

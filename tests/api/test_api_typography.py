@@ -6,15 +6,18 @@ The texts are enumerated, not picked: every text of the catalog (refusals, probl
 illegal-move explanations, score-line labels, field rules) and every word a sentence says a
 code with (an action, a phase, a card, a role, a ruleset, a field), found in the catalog's
 `words` and in every module of `engine` and `api`; the rules summary of every ruleset, the
-terms and the emails as the API sends them; and the French problem of every code
-tests/api/test_languages.py answers. A template is read with its parameters left out: a
+terms and the emails as the API sends them, the page served when the app is not built and the
+app's manifest; and the French problem of every code tests/api/test_languages.py answers
+(tests/languages.py's `check_both` checks every suite's French problems the same way). A template is read with its parameters left out: a
 `{value!r}` is the client's value quoted as sent (its quotes tell a string from a number, and
 problem details cut such quoted values short), so a detail's quoted values are left out too.
 """
 
 from __future__ import annotations
 
+import html
 import importlib
+import json
 import pkgutil
 import re
 from collections.abc import Iterator
@@ -28,8 +31,10 @@ import api
 import api.app
 import engine
 from api.accounts.texts import mail_text
+from api.web.routes import NOT_BUILT
 from engine.core.texts import CATALOG, Text
 from tests.api.test_languages import FR, REQUESTS
+from tests.conftest import ROOT
 from tests.typography import QUOTED, problem_faults, typography_faults
 
 #: A template's parameter, `{name}`, `{name!r}`; `{{` and `}}` are none (none is used).
@@ -121,6 +126,17 @@ def test_the_terms_and_the_emails_are_typeset(client: TestClient[Any]) -> None:
         assert "tok_123" in body and "Bonjour ana" in body
         said += [subject, body]
     assert typography_faults(said) == []
+
+
+def test_the_pages_words_are_typeset() -> None:
+    """The French of the page served when the app is not built, and the app's manifest's
+    description (an install dialog shows it)."""
+    (paragraph,) = re.findall(r'<p lang="fr">(.*?)</p>', NOT_BUILT, re.S)
+    said = html.unescape(re.sub(r"<[^>]+>", "", paragraph))
+    assert said.startswith("L’application n’est pas construite")
+    manifest = json.loads((ROOT / "app" / "public" / "manifest.webmanifest").read_text())
+    assert manifest["lang"] == "fr"
+    assert typography_faults([said, manifest["name"], manifest["description"]]) == []
 
 
 @pytest.mark.parametrize("code", sorted(REQUESTS))

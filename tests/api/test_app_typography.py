@@ -2,9 +2,10 @@
 (app/src/i18n.ts: the `fr` table, the rules' section names and `de`) uses the typographic
 apostrophe ’, never ', and a no-break space before « : » and inside « guillemets » (U+00A0),
 a narrow one before « ? », « ! » and « ; » (U+202F), never an ordinary space, which a line
-may break at. The words api-contract.md fixes verbatim as accessible names (« Ta tranche
-d'âge », the terms checkbox's « conditions d'utilisation », « Mot de passe oublié ? »,
-« Bienvenue ! ») are left as the contract writes them.
+may break at (the rules: tests/typography.py, which the API's texts follow too). The words
+api-contract.md fixes verbatim as accessible names (« Ta tranche d'âge », the terms checkbox's
+« conditions d'utilisation », « Mot de passe oublié ? », « Bienvenue ! ») are left as the
+contract writes them.
 
 The strings are read from the source, as TypeScript string literals: a template literal's text
 parts (not the code of its `${…}`, whose own string literals are read as strings), with their
