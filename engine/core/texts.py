@@ -159,7 +159,7 @@ PHASE_WORDS: Mapping[str, Text] = {
         ("play", "the play", "le jeu des plis"),
         ("neutralize", "the complice's decision", "la décision du complice"),
         ("draw", "the draw", "la pioche"),
-        ("action", "a card’s action", "l’action d’une carte"),
+        ("action", "a card's action", "l’action d’une carte"),
         ("over", "the end of the round", "la fin de la manche"),
     )
 }
