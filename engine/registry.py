@@ -74,12 +74,12 @@ def spec(ruleset_id: str) -> RulesetSpec:
 UNKNOWN_RULESET = text(
     "unknown-ruleset",
     "unknown ruleset {ruleset!r} (known: {known})",
-    "règle du jeu inconnue {ruleset!r} (connues : {known})",
+    "règle du jeu inconnue {ruleset!r} (connues\u00a0: {known})",
 )
 BAD_OPTION = text(
     "bad-option",
     "bad {ruleset} option: {error}",
-    "option de {ruleset} incorrecte : {error}",
+    "option de {ruleset} incorrecte\u00a0: {error}",
     BY_RULESET,
 )
 

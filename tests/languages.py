@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from api.http.problems import TITLES
+from tests.typography import problem_faults
 
 EN = {"accept-language": "en"}
 FR = {"accept-language": "fr-FR, fr;q=0.9, en;q=0.5"}
@@ -25,7 +26,8 @@ def _negotiated(response: Any, language: str) -> None:
 
 def check_both(client: Any, code: str, case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
     """`case` answered with `code` in English and in French: the same status, type, fields and
-    codes; a French title, detail and every `errors[].message` of their own."""
+    codes; a French title, detail and every `errors[].message` of their own, in French
+    typography."""
     english, french = case(client, EN), case(client, FR)
     for response in (english, french):
         assert response.headers["content-type"].startswith("application/problem+json")
@@ -43,4 +45,5 @@ def check_both(client: Any, code: str, case: Case) -> tuple[dict[str, Any], dict
     assert fr["detail"] != en["detail"], fr
     for en_error, fr_error in zip(en_errors, fr_errors, strict=True):
         assert fr_error["message"] != en_error["message"], fr_error
+    assert problem_faults(fr) == [], fr  # French typography (issue 24), as the app's words
     return en, fr

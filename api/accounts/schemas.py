@@ -28,7 +28,7 @@ PSEUDO_PATTERN = human_pattern(
     r"^[A-Za-z0-9_.-]{3,24}$(?!\n)",
     "field-pattern-pseudo",
     "3 to 24 characters: letters without accents, digits, _ . -",
-    "3 à 24 caractères : lettres sans accent, chiffres, _ . -",
+    "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -",
 )
 Pseudo = Annotated[
     str,
@@ -92,7 +92,7 @@ TOKEN_PATTERN = human_pattern(
     r"^[A-Za-z0-9_-]+$(?!\n)",
     "field-pattern-token",
     "the token exactly as it was sent to you: ASCII letters, digits, _ and -",
-    "le jeton tel qu'il t'a été envoyé : lettres ASCII, chiffres, _ et -",
+    "le jeton tel qu’il t’a été envoyé\u00a0: lettres ASCII, chiffres, _ et -",
 )
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=TOKEN_PATTERN)]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.core.texts import BY_RULESET, text
 
-TERMS_VERSION = "2026-12-01"
+TERMS_VERSION = "2026-12-04"
 
 TERMS = {
     "en": (
@@ -23,11 +23,11 @@ TERMS = {
     "fr": (
         "numrules conserve les feuilles de score et les parties des jeux de cartes du Num "
         "Project pour les joueurs qui créent un compte. Nous gardons ton pseudo, ta tranche "
-        "d'âge, ton e-mail si tu en donnes un, ton mot de passe sous forme d'empreinte "
+        "d’âge, ton e-mail si tu en donnes un, ton mot de passe sous forme d’empreinte "
         "Argon2id (jamais le mot de passe lui-même), tes feuilles de score, parties et "
         "statistiques. Ton e-mail sert seulement à le vérifier et à réinitialiser ton mot de "
         "passe. Tu peux changer ton e-mail, ou supprimer ton compte et ses données, à tout "
-        "moment (DELETE /v1/me). Joue franc jeu : n'inscris pas les résultats d'un autre "
+        "moment (DELETE /v1/me). Joue franc jeu\u00a0: n’inscris pas les résultats d’un autre "
         "joueur à sa place."
     ),
 }
@@ -41,9 +41,9 @@ _MAIL = {
             "ignore this message.\n",
         ),
         "fr": (
-            "numrules : confirme ton e-mail",
+            "numrules\u00a0: confirme ton e-mail",
             "Bonjour {pseudo},\n\nConfirme cette adresse pour ton compte numrules avec ce "
-            "jeton (valable {hours} heures) :\n\n{token_line}\n\nSi tu n'as rien demandé, "
+            "jeton (valable {hours} heures)\u00a0:\n\n{token_line}\n\nSi tu n’as rien demandé, "
             "ignore ce message.\n",
         ),
     },
@@ -56,10 +56,10 @@ _MAIL = {
             "stays as it is.\n",
         ),
         "fr": (
-            "numrules : réinitialise ton mot de passe",
-            "Bonjour {pseudo},\n\nQuelqu'un a demandé à réinitialiser le mot de passe de ton "
+            "numrules\u00a0: réinitialise ton mot de passe",
+            "Bonjour {pseudo},\n\nQuelqu’un a demandé à réinitialiser le mot de passe de ton "
             "compte numrules. Choisis-en un nouveau avec ce jeton à usage unique (valable "
-            "{hours} heure) :\n\n{token_line}\n\nSi ce n'était pas toi, ignore ce message : "
+            "{hours} heure)\u00a0:\n\n{token_line}\n\nSi ce n’était pas toi, ignore ce message\u00a0: "
             "ton mot de passe ne change pas.\n",
         ),
     },
@@ -86,13 +86,13 @@ def mail_text(
 INVALID_CREDENTIALS = text(
     "invalid-credentials",
     "the login or the password is wrong",
-    "l'identifiant ou le mot de passe est incorrect",
+    "l’identifiant ou le mot de passe est incorrect",
 )
-ACCOUNT_GONE = text("account-gone", "the account no longer exists", "le compte n'existe plus")
+ACCOUNT_GONE = text("account-gone", "the account no longer exists", "le compte n’existe plus")
 WRONG_PASSWORD = text(
     "wrong-password",
     "current: this is not the account's password",
-    "current : ce n'est pas le mot de passe du compte",
+    "current\u00a0: ce n’est pas le mot de passe du compte",
 )
 NOT_THE_PASSWORD = text(
     "wrong-password-field", "not the account's password", "pas le mot de passe du compte"
@@ -111,7 +111,7 @@ PSEUDO_TAKEN_FIELD = text(
 TOO_MANY_ATTEMPTS = text(
     "too-many-attempts",
     "too many failed attempts: try again in {seconds} s",
-    "trop de tentatives échouées : réessayez dans {seconds} s",
+    "trop de tentatives échouées\u00a0: réessayez dans {seconds} s",
 )
 INVALID_TOKEN = text(
     "invalid-token",
@@ -121,22 +121,22 @@ INVALID_TOKEN = text(
 TERMS_NOT_ACCEPTED = text(
     "terms-not-accepted",
     "must be true: the terms of GET /v1/terms are accepted at sign-up",
-    "accepte les conditions d'utilisation pour t'inscrire",
+    "accepte les conditions d’utilisation pour t’inscrire",
 )
 TOO_MANY_API_KEYS = text(
     "too-many-api-keys",
     "an account holds at most {most} API keys: delete one first",
-    "un compte a au plus {most} clés d'API : supprimez-en une d'abord",
+    "un compte a au plus {most} clés d’API\u00a0: supprimez-en une d’abord",
 )
 NO_API_KEY = text(
     "no-api-key",
     "this account has no API key with this id",
-    "ce compte n'a pas de clé d'API avec cet identifiant",
+    "ce compte n’a pas de clé d’API avec cet identifiant",
 )
 KEY_NOT_SESSION = text(
     "api-key-not-session",
     "an API key only meters requests: this needs a session token",
-    "une clé d'API ne sert qu'à compter les requêtes : il faut ici un jeton de session",
+    "une clé d’API ne sert qu’à compter les requêtes\u00a0: il faut ici un jeton de session",
 )
 SESSION_UNKNOWN = text(
     "session-unknown",
@@ -146,23 +146,23 @@ SESSION_UNKNOWN = text(
 SESSION_NEEDED = text(
     "session-needed",
     "this needs a session: Authorization: Bearer <session token>",
-    "il faut une session : Authorization: Bearer <jeton de session>",
+    "il faut une session\u00a0: Authorization: Bearer <jeton de session>",
 )
 COMMUNITY_LOCKED = text(
     "community-locked",
     "{ruleset} is a community game: it needs an account's session "
     "(Authorization: Bearer <session token>)",
-    "{ruleset} est un jeu de la communauté : il faut la session d'un compte "
+    "{ruleset} est un jeu de la communauté\u00a0: il faut la session d’un compte "
     "(Authorization: Bearer <jeton de session>)",
     BY_RULESET,
 )
 UNKNOWN_ACCOUNT = text(
     "unknown-account",
     "no account has the pseudo {pseudo!r}",
-    "aucun compte n'a le pseudo {pseudo!r}",
+    "aucun compte n’a le pseudo {pseudo!r}",
 )
 DUPLICATE_ACCOUNT = text(
     "duplicate-account",
     "an account takes one place only",
-    "un compte ne prend qu'une seule place",
+    "un compte ne prend qu’une seule place",
 )

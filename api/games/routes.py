@@ -73,13 +73,13 @@ from engine.core.texts import say, text
 TAG = "Stored games"
 
 EVENT_SEQ = text(
-    "event-seq", "must be an event seq, 0 … {most}", "doit être un seq d'événement, 0 … {most}"
+    "event-seq", "must be an event seq, 0 … {most}", "doit être un seq d’événement, 0 … {most}"
 )
 TOO_MANY_STREAMS = text(
     "too-many-streams",
     "this server, or your network, holds as many event streams as it may: retry later, or read "
     "GET /v1/games/{{id}}/events?after=N",
-    "ce serveur, ou votre réseau, tient déjà autant de flux d'événements que permis : "
+    "ce serveur, ou votre réseau, tient déjà autant de flux d’événements que permis\u00a0: "
     "réessayez plus tard, ou lisez GET /v1/games/{{id}}/events?after=N",
 )
 TOKEN_OR_TICKET = text(
@@ -190,7 +190,7 @@ GameId = Annotated[str, Parameter(description="the game's id (32 hex digits)")]
 A_START_OBJECT = text(
     "a-start-object",
     'a JSON object: {{"fill_with_bots": level}} or {{}}',
-    'un objet JSON : {{"fill_with_bots": niveau}} ou {{}}',
+    'un objet JSON\u00a0: {{"fill_with_bots": niveau}} ou {{}}',
 )
 
 ACTION_EXAMPLES = {

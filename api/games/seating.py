@@ -61,24 +61,24 @@ class NewSeat:
 OPEN_NEEDS_SESSION = text(
     "open-needs-session",
     "opening a seat needs the creator's account session: Authorization: Bearer <session token>",
-    "ouvrir une place demande la session du compte qui crée la partie : Authorization: Bearer "
+    "ouvrir une place demande la session du compte qui crée la partie\u00a0: Authorization: Bearer "
     "<jeton de session>",
 )
 NAME_NEEDED = text(
     "player-name-needed",
     "a player needs a name (only an open seat may go without one)",
-    "un joueur a besoin d'un nom (seule une place ouverte peut s'en passer)",
+    "un joueur a besoin d’un nom (seule une place ouverte peut s’en passer)",
 )
 OPEN_NOT_WITH = text(
     "open-seat-not-with",
     "an open seat is for whoever claims it: not with {field}",
-    "une place ouverte est à qui la prend : pas avec {field}",
+    "une place ouverte est à qui la prend\u00a0: pas avec {field}",
 )
 BOT_NOT_WITH = text(
     "bot-seat-not-with",
     "a bot seat is played by the server: not with {field} (an account bound to it would act, "
     "see its hand and ask hints for a seat the table sees as a bot)",
-    "une place de bot est jouée par le serveur : pas avec {field} (un compte lié à elle "
+    "une place de bot est jouée par le serveur\u00a0: pas avec {field} (un compte lié à elle "
     "jouerait, verrait sa main et demanderait des conseils pour une place que la table croit "
     "tenue par un bot)",
 )
@@ -86,91 +86,91 @@ SEED_WITH_OPEN = text(
     "seed-with-open-seats",
     "a game with open seats draws its own seed: players who join could not trust a seed the "
     "creator chose",
-    "une partie à places ouvertes tire sa propre graine : les joueurs qui la rejoignent ne "
+    "une partie à places ouvertes tire sa propre graine\u00a0: les joueurs qui la rejoignent ne "
     "pourraient pas se fier à une graine choisie par son créateur",
 )
 NO_OPEN_SEAT = text(
     "no-open-seat",
     "the game has no open seat: the open tables are waiting games only",
-    "la partie n'a pas de place ouverte : seules les parties en attente sont des tables ouvertes",
+    "la partie n’a pas de place ouverte\u00a0: seules les parties en attente sont des tables ouvertes",
 )
 SEAT_TAKEN = text(
     "seat-taken",
     "seat {seat} is taken: another player was first",
-    "la place {seat} est prise : un autre joueur a été plus rapide",
+    "la place {seat} est prise\u00a0: un autre joueur a été plus rapide",
 )
 ALREADY_SEATED = text(
     "already-seated",
     "your account already holds seat {seat} of this game: one seat per account",
-    "votre compte occupe déjà la place {seat} de cette partie : une place par compte",
+    "votre compte occupe déjà la place {seat} de cette partie\u00a0: une place par compte",
 )
 GAME_STARTED = text(
     "game-started",
     "the game has started: seats can be claimed, left or filled only while it waits",
-    "la partie a commencé : on ne prend, ne quitte ou ne remplit une place que tant qu'elle attend",
+    "la partie a commencé\u00a0: on ne prend, ne quitte ou ne remplit une place que tant qu’elle attend",
 )
 GAME_WAITING = text(
     "game-waiting",
     "the game waits for players in its open seats (seats {seats}): nothing is played before it "
     "starts",
-    "la partie attend des joueurs à ses places ouvertes (places {seats}) : rien ne se joue "
-    "avant qu'elle commence",
+    "la partie attend des joueurs à ses places ouvertes (places {seats})\u00a0: rien ne se joue "
+    "avant qu’elle commence",
 )
 SEATS_OPEN = text(
     "seats-open",
     "open seats left (seats {seats}): let players claim them, or start with fill_with_bots",
-    "il reste des places ouvertes (places {seats}) : attendez des joueurs, ou démarrez en les "
+    "il reste des places ouvertes (places {seats})\u00a0: attendez des joueurs, ou démarrez en les "
     "confiant à des bots",
 )
 NOT_THE_CREATOR = text(
     "not-the-creator",
     "only the account that created this game may {what} while it waits",
-    "seul le compte qui a créé cette partie peut {what} tant qu'elle attend",
+    "seul le compte qui a créé cette partie peut {what} tant qu’elle attend",
     {
         "what": {
             "start": text("creator-start", "start it", "la démarrer"),
-            "cancel": text("creator-cancel", "cancel it", "l'annuler"),
+            "cancel": text("creator-cancel", "cancel it", "l’annuler"),
         }
     },
 )
 CREATOR_NEEDS_SESSION = text(
     "creator-needs-session",
     "starting a waiting game needs its creator's session: Authorization: Bearer <session token>",
-    "démarrer une partie en attente demande la session de son créateur : Authorization: "
+    "démarrer une partie en attente demande la session de son créateur\u00a0: Authorization: "
     "Bearer <jeton de session>",
 )
 NOT_SEATED = text(
     "not-seated",
     "seat {seat} is not held by your account: only its player may leave it",
-    "la place {seat} n'est pas occupée par votre compte : seul son joueur peut la quitter",
+    "la place {seat} n’est pas occupée par votre compte\u00a0: seul son joueur peut la quitter",
 )
 REMATCH_NEEDS_SEAT = text(
     "rematch-needs-seat",
     "a rematch is asked by one of the game's seats: its seat token, or its account's session",
-    "une revanche se demande depuis une place de la partie : son jeton de place, ou la "
+    "une revanche se demande depuis une place de la partie\u00a0: son jeton de place, ou la "
     "session de son compte",
 )
 REMATCH_TOO_SOON = text(
     "rematch-too-soon",
     "the game is not over: a rematch comes once it is over or abandoned",
-    "la partie n'est pas finie : la revanche vient une fois la partie terminée ou abandonnée",
+    "la partie n’est pas finie\u00a0: la revanche vient une fois la partie terminée ou abandonnée",
 )
 NEVER_STARTED = text(
     "rematch-never-started",
     "this table never started (it was cancelled or lapsed while it waited): there is no game "
     "to play again; open a new table",
-    "cette table n'a jamais commencé (annulée ou expirée pendant qu'elle attendait) : il n'y a "
-    "pas de partie à rejouer ; ouvrez une nouvelle table",
+    "cette table n’a jamais commencé (annulée ou expirée pendant qu’elle attendait)\u00a0: il n’y a "
+    "pas de partie à rejouer\u202f; ouvrez une nouvelle table",
 )
 BAD_TABLES_CURSOR = text(
     "bad-tables-cursor",
     "not a cursor of the open tables: pass `next_cursor` of the previous page as it is",
-    "pas un curseur des tables ouvertes : passez tel quel le `next_cursor` de la page précédente",
+    "pas un curseur des tables ouvertes\u00a0: passez tel quel le `next_cursor` de la page précédente",
 )
 STATUS_OPEN_ONLY = text(
     "status-open-only",
     "the list holds the open tables only: status=open",
-    "la liste ne montre que les tables ouvertes : status=open",
+    "la liste ne montre que les tables ouvertes\u00a0: status=open",
 )
 
 

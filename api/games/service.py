@@ -273,37 +273,37 @@ NOT_A_SEAT = text(
     "game-not-a-seat",
     "the token is not a seat token of this game, nor the session of an account that joined "
     "one of its seats",
-    "le jeton n'est pas un jeton de place de cette partie, ni la session d'un compte qui a "
-    "rejoint l'une de ses places",
+    "le jeton n’est pas un jeton de place de cette partie, ni la session d’un compte qui a "
+    "rejoint l’une de ses places",
 )
 GAME_ACTIVE = text(
     "game-active",
     "the game is still being played: its actions hold hidden cards; the export is available "
     "once it is over or abandoned",
-    "la partie est en cours : ses actions contiennent des cartes cachées ; l'export est "
+    "la partie est en cours\u00a0: ses actions contiennent des cartes cachées\u202f; l’export est "
     "disponible une fois la partie terminée ou abandonnée",
 )
 ACTING_NEEDS_TOKEN = text(
     "acting-needs-token",
     "acting needs the seat's token: Authorization: Bearer <token>",
-    "agir demande le jeton de la place : Authorization: Bearer <jeton>",
+    "agir demande le jeton de la place\u00a0: Authorization: Bearer <jeton>",
 )
 CREATION_KEY_REUSED = text(
     "idempotency-key-reused-creation",
     "this Idempotency-Key was used for another game: use a new key for a new game",
-    "cette Idempotency-Key a servi à une autre partie : utilisez une nouvelle clé pour une "
+    "cette Idempotency-Key a servi à une autre partie\u00a0: utilisez une nouvelle clé pour une "
     "nouvelle partie",
 )
 KEY_REUSED = text(
     "idempotency-key-reused-action",
     "this Idempotency-Key was used by this seat for another action: use a new key for a new action",
-    "cette Idempotency-Key a servi à cette place pour une autre action : utilisez une "
+    "cette Idempotency-Key a servi à cette place pour une autre action\u00a0: utilisez une "
     "nouvelle clé pour une nouvelle action",
 )
 GAME_MOVED = text(
     "game-moved",
     "the game is at version {version}, not the one in If-Match ({said}): read it again",
-    "la partie est à la version {version}, pas celle de If-Match ({said}) : relisez-la",
+    "la partie est à la version {version}, pas celle de If-Match ({said})\u00a0: relisez-la",
 )
 #: A game's status as a sentence says it (`over`, `abandoned`).
 STATUS_WORDS = {
@@ -313,38 +313,38 @@ STATUS_WORDS = {
 NO_MORE_ACTIONS = text(
     "game-over-actions",
     "the game is {status}: no more actions",
-    "la partie est {status} : plus aucune action",
+    "la partie est {status}\u00a0: plus aucune action",
 )
 ALREADY = text("game-over-already", "the game is already {status}", "la partie est déjà {status}")
 NO_SUCH_ACTION = text(
     "no-such-action",
     "{ruleset} has no {kind!r} action: its actions are {kinds}",
-    "{ruleset} n'a pas d'action « {kind} » (ses actions : {kinds})",
+    "{ruleset} n’a pas d’action «\u00a0{kind}\u00a0» (ses actions\u00a0: {kinds})",
     {**BY_RULESET, "kind": ACTION_WORDS, "kinds": ACTION_WORDS},
 )
 ABANDONING_NEEDS_TOKEN = text(
     "abandoning-needs-token",
     "abandoning needs a seat's token: Authorization: Bearer <token>",
-    "abandonner demande le jeton d'une place : Authorization: Bearer <jeton>",
+    "abandonner demande le jeton d’une place\u00a0: Authorization: Bearer <jeton>",
 )
 TICKET_NEEDS_TOKEN = text(
     "ticket-needs-token",
     "a stream ticket needs a seat's token: Authorization: Bearer",
-    "un ticket de flux demande le jeton d'une place : Authorization: Bearer",
+    "un ticket de flux demande le jeton d’une place\u00a0: Authorization: Bearer",
 )
 TICKET_UNKNOWN = text(
     "ticket-unknown",
     "the stream ticket is unknown, used or expired: ask for a new one",
-    "le ticket de flux est inconnu, utilisé ou expiré : demandez-en un nouveau",
+    "le ticket de flux est inconnu, utilisé ou expiré\u00a0: demandez-en un nouveau",
 )
 NO_SEAT = text(
-    "no-seat", "game {game} has no seat {seat}", "la partie {game} n'a pas de place {seat}"
+    "no-seat", "game {game} has no seat {seat}", "la partie {game} n’a pas de place {seat}"
 )
 NOT_YOUR_SEAT = text(
     "not-your-seat",
     "seat {seat} is not bound to {pseudo!r}: only the account named for a seat at creation may "
     "join it",
-    "la place {seat} n'est pas liée à {pseudo!r} : seul le compte nommé pour une place à la "
+    "la place {seat} n’est pas liée à {pseudo!r}\u00a0: seul le compte nommé pour une place à la "
     "création peut la rejoindre",
 )
 
@@ -352,8 +352,8 @@ TURN_TIMED_OUT = text(
     "turn-timed-out",
     "seat {seat}'s clock ran out: its turn ended by timeout at version {version} ({how}); "
     "read the game again",
-    "le temps de la place {seat} est écoulé : son tour a pris fin à la version {version} "
-    "({how}) ; relisez la partie",
+    "le temps de la place {seat} est écoulé\u00a0: son tour a pris fin à la version {version} "
+    "({how})\u202f; relisez la partie",
 )
 TIMEOUT_HOW = {
     "auto": text(
@@ -376,22 +376,22 @@ HINTS_OFF = text(
 HINT_IN_FLIGHT = text(
     "hint-in-flight",
     "a hint for this seat is being computed: wait for its answer",
-    "un conseil pour cette place est en cours de calcul : attendez sa réponse",
+    "un conseil pour cette place est en cours de calcul\u00a0: attendez sa réponse",
 )
 NOT_YOUR_TURN_HINT = text(
     "hint-not-your-turn",
     "a hint is for a seat that may act now: seat {seat} may not",
-    "un conseil est pour une place qui peut jouer maintenant : la place {seat} ne le peut pas",
+    "un conseil est pour une place qui peut jouer maintenant\u00a0: la place {seat} ne le peut pas",
 )
 HINTS_OPTION = text(
     "hints-option",
     "the option hints is true or false",
-    "l'option hints vaut true ou false",
+    "l’option hints vaut true ou false",
 )
 HINT_RATE_LIMITED = text(
     "hint-rate-limited",
     "this seat asked its {limit} hints of the minute: ask again in {seconds} s",
-    "cette place a demandé ses {limit} conseils de la minute : redemandez dans {seconds} s",
+    "cette place a demandé ses {limit} conseils de la minute\u00a0: redemandez dans {seconds} s",
 )
 BOT_QUOTA = text(
     "bot-quota",
@@ -399,7 +399,7 @@ BOT_QUOTA = text(
     "({quota} s per {minutes} min): a game with an expert bot may be created again in "
     "{seconds} s (random and basic bots now)",
     "les bots des parties créées par ce {owner}, et ses conseils, ont dépensé leur temps de "
-    "réflexion ({quota} s par {minutes} min) : une partie avec un bot expert pourra être créée "
+    "réflexion ({quota} s par {minutes} min)\u00a0: une partie avec un bot expert pourra être créée "
     "dans {seconds} s (des bots random et basic dès maintenant)",
     {
         "owner": {
@@ -413,7 +413,7 @@ HINT_QUOTA = text(
     "the bots and hints of this {owner} spent their think time ({quota} s per {minutes} min): "
     "ask for a hint again in {seconds} s",
     "les bots et les conseils de ce {owner} ont dépensé leur temps de réflexion ({quota} s par "
-    "{minutes} min) : redemandez un conseil dans {seconds} s",
+    "{minutes} min)\u00a0: redemandez un conseil dans {seconds} s",
     {
         "owner": {
             "account": text("hint-owner-account", "account", "compte"),
@@ -424,7 +424,7 @@ HINT_QUOTA = text(
 HINT_NEEDS_TOKEN = text(
     "hint-needs-token",
     "a hint needs the seat's token: Authorization: Bearer <token>",
-    "un conseil demande le jeton de la place : Authorization: Bearer <jeton>",
+    "un conseil demande le jeton de la place\u00a0: Authorization: Bearer <jeton>",
 )
 
 

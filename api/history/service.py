@@ -63,7 +63,7 @@ KINDS = ("scoresheet", "game")
 BAD_CURSOR = text(
     "bad-cursor",
     "not a cursor of this list: pass `next_cursor` of the previous page as it is",
-    "pas un curseur de cette liste : passez tel quel le `next_cursor` de la page précédente",
+    "pas un curseur de cette liste\u00a0: passez tel quel le `next_cursor` de la page précédente",
 )
 
 

@@ -88,18 +88,18 @@ def body_refusal(
 NOT_JSON = text(
     "malformed-json",
     "the request body is not valid JSON: {why}",
-    "le corps de la requête n'est pas du JSON valide : {why}",
+    "le corps de la requête n’est pas du JSON valide\u00a0: {why}",
 )
-AT_BYTE = text("malformed-json-at", "{what} at byte {byte}", "{what} à l'octet {byte}")
+AT_BYTE = text("malformed-json-at", "{what} at byte {byte}", "{what} à l’octet {byte}")
 CUT_SHORT = text(
     "malformed-json-truncated",
     "it ends before the JSON is complete",
-    "il s'arrête avant la fin du JSON",
+    "il s’arrête avant la fin du JSON",
 )
 EMPTY = text(
     "empty-body-expected",
     "the request body is empty: {expected} is expected",
-    "le corps de la requête est vide : {expected} est attendu",
+    "le corps de la requête est vide\u00a0: {expected} est attendu",
 )
 A_JSON_OBJECT = text("a-json-object", "a JSON object", "un objet JSON")
 AN_ACTION_OBJECT = text("an-action-object", "an action object", "un objet action")

@@ -28,7 +28,7 @@ IF_MATCH_PATTERN = human_pattern(
     r'^[ \t]*(\*|(W/)?"[\x21\x23-\x7e]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7e]*")*)[ \t]*$',
     "field-pattern-if-match",
     'a version in double quotes, as the ETag gives it: "3" (or a list of them, or *)',
-    'une version entre guillemets droits, comme l\'ETag la donne : "3" (ou une liste, ou *)',
+    'une version entre guillemets droits, comme l’ETag la donne\u00a0: "3" (ou une liste, ou *)',
 )
 KEY_PATTERN = human_pattern(
     r"^[\x21-\x7e]+$",
@@ -70,8 +70,8 @@ NO_ENTITY_TAG = text(
     "if-match-form",
     "{header!r} is no entity tag: an ETag is quoted, as GET answers it: "
     'If-Match: "{example}" (or a list of them, or *)',
-    "{header!r} n'est pas une étiquette d'entité : un ETag est entre guillemets, comme GET le "
-    'donne : If-Match: "{example}" (ou une liste d\'entre eux, ou *)',
+    "{header!r} n’est pas une étiquette d’entité\u00a0: un ETag est entre guillemets, comme GET le "
+    'donne\u00a0: If-Match: "{example}" (ou une liste d’entre eux, ou *)',
 )
 KEY_FORM = text(
     "idempotency-key-form",

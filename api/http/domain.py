@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 import msgspec
 
-from engine.core.texts import DEFAULT_LANGUAGE, Message, Text, render, say, text
+from engine.core.texts import DEFAULT_LANGUAGE, Message, Text, join_details, render, say, text
 
 
 class FieldProblem(msgspec.Struct, frozen=True):
@@ -150,21 +150,22 @@ FIELD_WORDS: Mapping[str, Text] = {
         ("current", "mot de passe actuel"),
         ("email", "email"),
         ("login", "email ou pseudo"),
-        ("age_range", "tranche d'âge"),
-        ("accept_terms", "conditions d'utilisation"),
+        ("age_range", "tranche d’âge"),
+        ("accept_terms", "conditions d’utilisation"),
         ("locale", "langue"),
         ("planned_rounds", "manches prévues"),
     )
 }
 #: A detail about one field: the field, then what is wrong with it.
-FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field}\u00a0: {message}")
 #: The same in a detail about every invalid field of a form (:class:`InvalidFields`), the
 #: field said in the language's words (« mot de passe : … »).
 FIELD_DETAIL_NAMED = text(
-    "field-detail-named", "{field}: {message}", "{field} : {message}", words={"field": FIELD_WORDS}
+    "field-detail-named",
+    "{field}: {message}",
+    "{field}\u00a0: {message}",
+    words={"field": FIELD_WORDS},
 )
-#: How a detail about several fields separates them (French: a space before « ; »).
-_DETAIL_SEPARATORS = {"en": "; ", "fr": " ; "}
 
 
 def field_error(
@@ -241,10 +242,12 @@ class InvalidFields(Invalid):
     def detail_in(self, language: str) -> str:
         """Each field said as a refusal about one field is (:data:`FIELD_DETAIL`: "players :
         …" in French, as the query's and the services' refusals say it)."""
-        separator = _DETAIL_SEPARATORS.get(language, _DETAIL_SEPARATORS[DEFAULT_LANGUAGE])
-        return separator.join(
-            FIELD_DETAIL_NAMED.render(language, field=p.field, message=p.message)
-            for p in self.errors_in(language)
+        return join_details(
+            (
+                FIELD_DETAIL_NAMED.render(language, field=p.field, message=p.message)
+                for p in self.errors_in(language)
+            ),
+            language,
         )
 
     def errors_in(self, language: str) -> list[FieldProblem]:

@@ -129,12 +129,12 @@ MUST_BE = text("field-type-only", "must be {expected}", "doit être {expected}")
 ONE_OF = text(
     "field-enum",
     "must be one of {choices}, not {value}",
-    "doit être l'une des valeurs {choices}, pas {value}",
+    "doit être l’une des valeurs {choices}, pas {value}",
 )
 NOT_ONE_OF = text(
     "field-enum-unknown",
     "must be one of the values this field takes",
-    "doit être l'une des valeurs que prend ce champ",
+    "doit être l’une des valeurs que prend ce champ",
 )
 BOUNDS = {
     "ge": text(
@@ -167,14 +167,14 @@ HOLD_AT_MOST = text(
 OUT_OF_RANGE = text(
     "field-out-of-range",
     "a number is out of range: every number here is an integer of at most 64 bits",
-    "un nombre est hors limites : ici, tout nombre est un entier d'au plus 64 bits",
+    "un nombre est hors limites\u00a0: ici, tout nombre est un entier d’au plus 64 bits",
 )
 NO_FORM = text(
     "field-pattern",
     "is not in the form this field takes",
-    "n'a pas la forme que prend ce champ",
+    "n’a pas la forme que prend ce champ",
 )
-INVALID = text("field-invalid", "is not valid: {reason}", "n'est pas valide : {reason}")
+INVALID = text("field-invalid", "is not valid: {reason}", "n’est pas valide\u00a0: {reason}")
 
 
 # --- the human text of every pattern --------------------------------------------------------

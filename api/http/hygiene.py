@@ -118,27 +118,27 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
 TWO_TYPES = text(
     "two-content-types",
     "the request has {count} Content-Type headers: send one, application/json",
-    "la requête a {count} en-têtes Content-Type : envoyez-en un, application/json",
+    "la requête a {count} en-têtes Content-Type\u00a0: envoyez-en un, application/json",
 )
 NO_TYPE = text(
     "no-content-type",
     "the request body has no Content-Type: send it as application/json",
-    "le corps de la requête n'a pas de Content-Type : envoyez-le en application/json",
+    "le corps de la requête n’a pas de Content-Type\u00a0: envoyez-le en application/json",
 )
 NOT_JSON = text(
     "not-json",
     "the request body is {shown!r}: send it as application/json",
-    "le corps de la requête est {shown!r} : envoyez-le en application/json",
+    "le corps de la requête est {shown!r}\u00a0: envoyez-le en application/json",
 )
 GIVEN_TWICE = text(
     "query-repeated",
     "given {count} times: give it once",
-    "donné {count} fois : donnez-le une seule fois",
+    "donné {count} fois\u00a0: donnez-le une seule fois",
 )
 INTEGER_DIGITS = text(
     "integer-digits",
     "must be an integer at most 18 digits long",
-    "doit être un entier d'au plus 18 chiffres",
+    "doit être un entier d’au plus 18 chiffres",
 )
 INTEGER_BOUND = text(
     "integer-bound",
@@ -254,17 +254,17 @@ def _merge_vary(headers: list[tuple[bytes, bytes]], token: bytes) -> list[tuple[
 CORS_REFUSED = text(
     "cors-preflight-refused",
     "this cross-origin request is not allowed ({refused})",
-    "cette requête d'une autre origine n'est pas permise ({refused})",
+    "cette requête d’une autre origine n’est pas permise ({refused})",
 )
 NOTHING_HERE = text(
     "nothing-here",
     "no resource here: the docs are at /docs, the spec at /openapi.json",
-    "aucune ressource ici : la documentation est sous /docs, la spécification à /openapi.json",
+    "aucune ressource ici\u00a0: la documentation est sous /docs, la spécification à /openapi.json",
 )
 BAD_HOST = text(
     "bad-host",
     "the Host header is not a host name with a valid port",
-    "l'en-tête Host n'est pas un nom d'hôte avec un port valide",
+    "l’en-tête Host n’est pas un nom d’hôte avec un port valide",
 )
 NO_DOCS_FILE = text(
     "no-docs-file", "no such file under /docs", "aucun fichier de ce nom sous /docs"

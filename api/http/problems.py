@@ -203,7 +203,7 @@ DATABASE_UNAVAILABLE = "database-unavailable"
 DATABASE_DOWN = text(
     "database-unavailable",
     "the database is unavailable: try again shortly",
-    "la base de données est indisponible : réessayez dans un instant",
+    "la base de données est indisponible\u00a0: réessayez dans un instant",
 )
 
 
@@ -370,7 +370,7 @@ MISSING_PARAMETER = text(
 EMPTY_BODY = text(
     "empty-body",
     "the request body is empty: a JSON object is expected",
-    "le corps de la requête est vide : un objet JSON est attendu",
+    "le corps de la requête est vide\u00a0: un objet JSON est attendu",
 )
 
 
@@ -404,16 +404,16 @@ def _validation_problem(exc: ValidationException, language: str) -> Problem:
 _PLACES = {
     "query": say(text("place-query", "query", "de requête")),
     "path": say(text("place-path", "path", "de chemin")),
-    "header": say(text("place-header", "header", "d'en-tête")),
+    "header": say(text("place-header", "header", "d’en-tête")),
     "cookie": say(text("place-cookie", "cookie", "de cookie")),
 }
 NOT_ALLOWED = text(
-    "method-not-allowed", "{method} is not allowed here", "{method} n'est pas permise ici"
+    "method-not-allowed", "{method} is not allowed here", "{method} n’est pas permise ici"
 )
 NOT_ALLOWED_USE = text(
     "method-not-allowed-use",
     "{method} is not allowed here: use {methods}",
-    "{method} n'est pas permise ici : utilisez {methods}",
+    "{method} n’est pas permise ici\u00a0: utilisez {methods}",
 )
 TOO_LARGE = text(
     "body-too-large", "the request body is too large", "le corps de la requête est trop volumineux"
@@ -421,7 +421,7 @@ TOO_LARGE = text(
 TOO_LARGE_CAP = text(
     "body-too-large-cap",
     "the request body is over {shown}: send at most {limit} bytes",
-    "le corps de la requête dépasse {shown} : envoyez au plus {limit} octets",
+    "le corps de la requête dépasse {shown}\u00a0: envoyez au plus {limit} octets",
 )
 KIB = text("kib", "{count} KiB", "{count} Kio")
 BYTES = text("bytes", "{count} bytes", "{count} octets")
@@ -479,10 +479,10 @@ NO_RESOURCE = text("no-resource", "no resource at {path}", "aucune ressource à 
 BODY_CUT = text(
     "body-cut",
     "the request body did not arrive whole",
-    "le corps de la requête n'est pas arrivé en entier",
+    "le corps de la requête n’est pas arrivé en entier",
 )
 UNEXPECTED = text(
-    "internal-error", "an unexpected error occurred", "une erreur inattendue s'est produite"
+    "internal-error", "an unexpected error occurred", "une erreur inattendue s’est produite"
 )
 
 

@@ -65,18 +65,18 @@ SESSION_OR_SHEET_TOKEN = text(
 BEARER_FORM = text(
     "bearer-form",
     "Authorization must be 'Bearer <{kind}>'",
-    "Authorization doit être 'Bearer <{kind}>'",
+    "Authorization doit être «\u00a0Bearer <{kind}>\u00a0»",
 )
 NAME_CONTROL = text(
     "bad-name-control",
     "a name holds no control or formatting character, not {characters}",
     "un nom ne contient aucun caractère de contrôle ou de mise en forme, pas {characters}",
 )
-NAME_BLANK = text("bad-name-blank", "a name is not blank", "un nom n'est pas vide")
+NAME_BLANK = text("bad-name-blank", "a name is not blank", "un nom n’est pas vide")
 NAME_TAKEN = text(
     "duplicate-name",
     "another player is already named {name!r} (player {other}): give each player their own name",
-    "un autre joueur s'appelle déjà {name!r} (joueur {other}) : donnez à chacun son propre nom",
+    "un autre joueur s’appelle déjà {name!r} (joueur {other})\u00a0: donnez à chacun son propre nom",
 )
 
 

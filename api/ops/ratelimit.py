@@ -211,7 +211,7 @@ class Limits(NamedTuple):
 
 #: What a 429's detail says the bucket is.
 _WHOSE = {
-    "key": text("rate-limited-key", "with this API key", "avec cette clé d'API"),
+    "key": text("rate-limited-key", "with this API key", "avec cette clé d’API"),
     "session": text(
         "rate-limited-session", "with this account's sessions", "avec les sessions de ce compte"
     ),
@@ -222,7 +222,7 @@ _FROM_NETWORK = text("rate-limited-network", "from this network", "depuis ce ré
 RATE_LIMITED = text(
     "rate-limited",
     "more than {limit} requests a minute {whose}: retry in {reset} s",
-    "plus de {limit} requêtes par minute {whose} : réessayez dans {reset} s",
+    "plus de {limit} requêtes par minute {whose}\u00a0: réessayez dans {reset} s",
 )
 
 

@@ -87,12 +87,12 @@ HEADERS_TOO_LARGE = text(
     "la ligne et les en-têtes de la requête dépassent {most} octets",
 )
 NOT_HTTP = text(
-    "not-http", "not a valid HTTP request: {reason}", "pas une requête HTTP valide : {reason}"
+    "not-http", "not a valid HTTP request: {reason}", "pas une requête HTTP valide\u00a0: {reason}"
 )
 BUSY = text(
     "server-busy",
     "the server holds as many connections and requests as it takes: try again shortly",
-    "le serveur a autant de connexions et de requêtes qu'il en accepte : réessayez dans un instant",
+    "le serveur a autant de connexions et de requêtes qu’il en accepte\u00a0: réessayez dans un instant",
 )
 
 

@@ -94,7 +94,7 @@ ASSET_TYPES = {
 _ASSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 NO_APP_FILE = text(
-    "no-app-file", "no such file in the web app", "aucun fichier de ce nom dans l'application"
+    "no-app-file", "no such file in the web app", "aucun fichier de ce nom dans l’application"
 )
 
 NOT_BUILT = """<!doctype html>
@@ -104,7 +104,7 @@ NOT_BUILT = """<!doctype html>
 <p>Build it with <code>bash deploy/ensure-app.sh</code> (<code>deploy/serve.sh</code> and
 <code>deploy/test.sh</code> do it), then reload. The API is served as usual: see
 <a href="/docs">/docs</a>.</p>
-<p lang="fr">L'application n'est pas construite : lancez <code>bash deploy/ensure-app.sh</code>,
+<p lang="fr">L’application n’est pas construite&nbsp;: lancez <code>bash deploy/ensure-app.sh</code>,
 puis rechargez la page.</p></main></body></html>
 """
 

@@ -150,15 +150,15 @@ def card_words(params: Iterable[str]) -> dict[str, Mapping[str, Text]]:
 NO_SUCH_CARD = text(
     "no-such-card",
     "card {card} does not exist (values run from 0 to {high})",
-    "la carte {card} n'existe pas (les valeurs vont de 0 à {high})",
+    "la carte {card} n’existe pas (les valeurs vont de 0 à {high})",
 )
 NOT_A_CARD = text(
     "not-a-card",
     "{card} is not a card code (expected e.g. 'red-7', 'shadow-12', 'joker')",
-    "{card} n'est pas un code de carte (par exemple 'red-7', 'shadow-12', 'joker')",
+    "{card} n’est pas un code de carte (par exemple «\u00a0red-7\u00a0», «\u00a0shadow-12\u00a0», «\u00a0joker\u00a0»)",
 )
 NOT_IN_DECK = text(
-    "card-not-in-deck", "card {card!r} is not in {deck}", "la carte {card!r} n'est pas dans {deck}"
+    "card-not-in-deck", "card {card!r} is not in {deck}", "la carte {card!r} n’est pas dans {deck}"
 )
 TOO_MANY_COPIES = text(
     "duplicate-card",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.core.texts import DEFAULT_LANGUAGE, Message, render, text
+from engine.core.texts import DEFAULT_LANGUAGE, Message, join_details, render, text
 
 #: "<field>: <message>", in French "<field> : <message>" (a detail that lists fields).
-FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field}\u00a0: {message}")
 
 
 class EngineError(ValueError):
@@ -90,9 +90,12 @@ class InvalidInput(EngineError):
 
     def render(self, language: str = DEFAULT_LANGUAGE) -> str:
         if self.joined:
-            return "; ".join(
-                FIELD_DETAIL.render(language, field=f.field, message=f.render(language))
-                for f in self.errors
+            return join_details(
+                (
+                    FIELD_DETAIL.render(language, field=f.field, message=f.render(language))
+                    for f in self.errors
+                ),
+                language,
             )
         return super().render(language)
 

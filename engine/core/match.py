@@ -255,47 +255,49 @@ class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 #: A game export's refusals (code `bad-record`): the decoder's own words quoted as they are.
 NOT_AN_EXPORT = text(
-    "record-not-an-export", "not a game export: {error}", "pas un export de partie : {error}"
+    "record-not-an-export", "not a game export: {error}", "pas un export de partie\u00a0: {error}"
 )
 NOT_JSON = text(
-    "record-not-json", "the export is not JSON: {error}", "l'export n'est pas du JSON : {error}"
+    "record-not-json",
+    "the export is not JSON: {error}",
+    "l’export n’est pas du JSON\u00a0: {error}",
 )
 RECORD_SEAT = text(
     "record-seat",
     "players[{i}] has seat {seat}: seats are 0 … n-1 in order",
-    "players[{i}] a la place {seat} : les places vont de 0 à n-1 dans l'ordre",
+    "players[{i}] a la place {seat}\u00a0: les places vont de 0 à n-1 dans l’ordre",
 )
 RECORD_SEQ = text(
     "record-seq",
     "actions[{i}] has seq {seq}, expected {expected}: seqs are 1 … n in order",
-    "actions[{i}] a le seq {seq}, {expected} attendu : les seq vont de 1 à n dans l'ordre",
+    "actions[{i}] a le seq {seq}, {expected} attendu\u00a0: les seq vont de 1 à n dans l’ordre",
 )
 RECORD_NO_SEED = text(
     "record-no-seed",
     "the export reveals no seed: the game cannot be replayed",
-    "l'export ne révèle pas la graine : la partie ne peut pas être rejouée",
+    "l’export ne révèle pas la graine\u00a0: la partie ne peut pas être rejouée",
 )
 RECORD_COMMITMENT = text(
     "record-commitment",
     'seed_commitment is not sha256("<seed>:<salt>") of the revealed seed',
-    'seed_commitment n\'est pas le sha256("<seed>:<salt>") de la graine révélée',
+    'seed_commitment n’est pas le sha256("<seed>:<salt>") de la graine révélée',
 )
 #: A checkpoint's refusals (code `bad-checkpoint`).
 CHECKPOINT_INDEX = text(
     "checkpoint-index",
     "index {index!r} is not the number of finished rounds ({finished})",
-    "index {index!r} n'est pas le nombre de manches terminées ({finished})",
+    "index {index!r} n’est pas le nombre de manches terminées ({finished})",
 )
 CHECKPOINT_ACTIONS = text(
     "checkpoint-actions",
     "{actions!r} actions cannot precede round {round}: every round takes at least one action",
-    "{actions!r} actions ne peuvent pas précéder la manche {round} : chaque manche prend au "
+    "{actions!r} actions ne peuvent pas précéder la manche {round}\u00a0: chaque manche prend au "
     "moins une action",
 )
 CHECKPOINT_SETUP = text(
     "checkpoint-setup",
     "the setup is not that of round {round} of this match ({players} players, seed {seed})",
-    "la mise en place n'est pas celle de la manche {round} de cette partie ({players} joueurs, "
+    "la mise en place n’est pas celle de la manche {round} de cette partie ({players} joueurs, "
     "graine {seed})",
 )
 CHECKPOINT_SCORES = text(
@@ -311,7 +313,7 @@ CHECKPOINT_ROW = text(
 CHECKPOINT_ROUND = text(
     "checkpoint-round",
     "rounds[{i}] is not the scores of seats 0 … {last} that scores[{i}] holds",
-    "rounds[{i}] n'est pas le score des places 0 à {last} que tient scores[{i}]",
+    "rounds[{i}] n’est pas le score des places 0 à {last} que tient scores[{i}]",
 )
 CHECKPOINT_TOTALS = text(
     "checkpoint-totals",
@@ -321,7 +323,7 @@ CHECKPOINT_TOTALS = text(
 CHECKPOINT_OVER = text(
     "checkpoint-over",
     "the match is over after {index} rounds: there is no round {round}",
-    "la partie est terminée après {index} manches : il n'y a pas de manche {round}",
+    "la partie est terminée après {index} manches\u00a0: il n’y a pas de manche {round}",
 )
 CHECKPOINT_TIED = text(
     "checkpoint-tied", "tied is {tied!r}, not {expected}", "tied vaut {tied!r}, pas {expected}"
@@ -340,26 +342,26 @@ UNKNOWN_RULES_VERSION = text(
     "unknown-rules-version",
     "{ruleset} has no rules version {version!r}: this engine replays versions {known} "
     "(current {current})",
-    "{ruleset} n'a pas de version de règles {version!r} : ce moteur rejoue les versions {known} "
+    "{ruleset} n’a pas de version de règles {version!r}\u00a0: ce moteur rejoue les versions {known} "
     "(actuelle {current})",
     BY_RULESET,
 )
 BAD_SEED = text(
     "bad-seed",
     "a match seed is an integer 0 ≤ seed < 2**64, not {seed!r}",
-    "la graine d'une partie est un entier 0 ≤ graine < 2**64, pas {seed!r}",
+    "la graine d’une partie est un entier 0 ≤ graine < 2**64, pas {seed!r}",
 )
 MATCH_OVER = text("game-over", "the match is over", "la partie est terminée")
 OTHER_RULESET = text(
     "record-other-ruleset",
     "the record is a {record} match, not {ruleset}",
-    "l'enregistrement est une partie de {record}, pas de {ruleset}",
+    "l’enregistrement est une partie de {record}, pas de {ruleset}",
     {"record": RULESET_NAMES, "ruleset": RULESET_NAMES},
 )
 ACTION_REFUSED = text(
     "record-action-refused",
     "actions[{i}] (seat {seat}, {action}) is refused: {why}: {said}",
-    "actions[{i}] (place {seat}, {action}) est refusée : {why} : {said}",
+    "actions[{i}] (place {seat}, {action}) est refusée\u00a0: {why}\u00a0: {said}",
 )
 
 

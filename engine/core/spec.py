@@ -263,7 +263,7 @@ class RulesetSpec:
         return answer
 
 
-FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field} : {message}")
+FIELD_DETAIL = text("field-detail", "{field}: {message}", "{field}\u00a0: {message}")
 
 
 def mismatch(code: str, field_name: str, message: Message) -> InvalidInput:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +101,17 @@ def join_words(items: list[Any], language: str = DEFAULT_LANGUAGE) -> str:
     return separator.join(str(item) for item in items)
 
 
+#: How each language separates the details of a refusal about several fields (French: a
+#: narrow no-break space before « ; », as before every « ; »).
+_DETAIL_SEPARATORS = {"en": "; ", "fr": "\u202f; "}
+
+
+def join_details(items: Iterable[str], language: str = DEFAULT_LANGUAGE) -> str:
+    """`items` (each a detail about one field, already said in `language`) as one detail."""
+    separator = _DETAIL_SEPARATORS.get(language, _DETAIL_SEPARATORS[DEFAULT_LANGUAGE])
+    return separator.join(items)
+
+
 #: Every text made, by key.
 CATALOG: dict[str, Text] = {}
 
@@ -133,7 +144,7 @@ ACTION_WORDS: Mapping[str, Text] = {
         ("swap", "swap", "échanger avec la combinaison"),
         ("add", "add", "ajouter à la combinaison"),
         ("snap", "snap", "faire une récupération instantanée"),
-        ("call", "call", "annoncer « Num Win »"),
+        ("call", "call", "annoncer «\u00a0Num Win\u00a0»"),
         ("target", "target", "choisir une cible"),
     )
 }
@@ -142,13 +153,13 @@ ACTION_WORDS: Mapping[str, Text] = {
 PHASE_WORDS: Mapping[str, Text] = {
     code: Text(f"phase-{code}", en, fr)
     for code, en, fr in (
-        ("exchange", "the exchange", "l'échange"),
+        ("exchange", "the exchange", "l’échange"),
         ("show", "the show step", "le moment de montrer une carte au partenaire"),
         ("bid", "the bidding", "les annonces"),
         ("play", "the play", "le jeu des plis"),
         ("neutralize", "the complice's decision", "la décision du complice"),
         ("draw", "the draw", "la pioche"),
-        ("action", "a card's action", "l'action d'une carte"),
+        ("action", "a card's action", "l’action d’une carte"),
         ("over", "the end of the round", "la fin de la manche"),
     )
 }

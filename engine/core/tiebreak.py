@@ -27,7 +27,7 @@ NO_TIED_SEATS = text(
 TIEBREAK_MISSING = text(
     "tiebreak-missing-score",
     "tie-break round {round} has no score for seat {seat}",
-    "la manche de départage {round} n'a pas de score pour la place {seat}",
+    "la manche de départage {round} n’a pas de score pour la place {seat}",
 )
 
 __all__ = ["MAX_TIEBREAK_ROUNDS", "TiebreakOutcome", "decide_tiebreak"]

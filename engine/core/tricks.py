@@ -18,7 +18,7 @@ PLAYER_COUNT = text(
 NOT_A_SEAT = text(
     "not-a-seat",
     "{field} {seat!r} is not a seat of {players} players",
-    "{field} {seat!r} n'est pas une place d'une table de {players} joueurs",
+    "{field} {seat!r} n’est pas une place d’une table de {players} joueurs",
 )
 TRICK_TO_RESOLVE = text(
     "trick-to-resolve",
@@ -28,24 +28,24 @@ TRICK_TO_RESOLVE = text(
 TRICK_FULL = text(
     "trick-full",
     "the trick already holds {count} cards for {players} players: nobody can play",
-    "le pli contient déjà {count} cartes pour {players} joueurs : personne ne peut jouer",
+    "le pli contient déjà {count} cartes pour {players} joueurs\u00a0: personne ne peut jouer",
 )
 ONLY_INFINITY_DECLARES = text(
     "declared-not-infinity",
     "trick[{i}] has 'declared', which only numking's infinity carries",
-    "trick[{i}] porte 'declared', que seule l'infinity de numking porte",
+    "trick[{i}] porte «\u00a0declared\u00a0», que seule l’infinity de numking porte",
 )
 SEAT_OUT_OF_RANGE = text(
     "trick-seat-out-of-range",
     "seat {seat} is out of range for {players} players (0..{last})",
-    "la place {seat} est hors des places d'une table de {players} joueurs (0..{last})",
+    "la place {seat} est hors des places d’une table de {players} joueurs (0..{last})",
 )
 NOT_CLOCKWISE = text(
     "trick-not-clockwise",
     "trick[{i}] is seat {seat}, but play goes clockwise from the leader (seat {leader}): "
     "seat {expected} plays card {nth}",
-    "trick[{i}] est la place {seat}, mais on joue dans le sens horaire depuis l'entameur "
-    "(place {leader}) : la place {expected} joue la carte {nth}",
+    "trick[{i}] est la place {seat}, mais on joue dans le sens horaire depuis l’entameur "
+    "(place {leader})\u00a0: la place {expected} joue la carte {nth}",
 )
 
 

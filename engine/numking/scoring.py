@@ -37,28 +37,30 @@ def round_points(cards: int, bid: int, tricks: int) -> int:
 # The labels say « annonce » as the app does, avoid plurals that a number would break
 # (« plis faits : 1 »), and write the minus sign as the points are written (`-3`), so that
 # « -3×1 : -3 pts » reads with one sign.
-BID_MET = kind("bid-met", "Bid {bid} met: 10 + 3×{bid}", "Annonce {bid} réussie : 10 + 3×{bid}")
+BID_MET = kind(
+    "bid-met", "Bid {bid} met: 10 + 3×{bid}", "Annonce {bid} réussie\u00a0: 10 + 3×{bid}"
+)
 BID_MISSED = kind(
     "bid-missed",
     "Bid {bid} missed (tricks taken: {tricks}): -3×{off}",
-    "Annonce {bid} ratée (plis faits : {tricks}) : -3×{off}",
+    "Annonce {bid} ratée (plis faits\u00a0: {tricks})\u00a0: -3×{off}",
 )
 ZERO_BID_MET = kind(
     "zero-bid-met",
     "Bid 0 met (cards per player: {cards}): 25 + 2×{cards}",
-    "Annonce 0 réussie (cartes par joueur : {cards}) : 25 + 2×{cards}",
+    "Annonce 0 réussie (cartes par joueur\u00a0: {cards})\u00a0: 25 + 2×{cards}",
 )
 ZERO_BID_MISSED = kind(
     "zero-bid-missed",
     "Bid 0 missed (tricks taken: {tricks}): -(10 + 5×{tricks})",
-    "Annonce 0 ratée (plis faits : {tricks}) : -(10 + 5×{tricks})",
+    "Annonce 0 ratée (plis faits\u00a0: {tricks})\u00a0: -(10 + 5×{tricks})",
 )
 #: Said by what it counts (bids met in a row: +5 at 2, +10 from 3), not by the jargon
 #: « série de 0 ».
 PRECISION_BONUS = kind(
     "precision-bonus",
     "Precision bonus (bids met in a row: {streak})",
-    "Bonus de précision (annonces réussies d'affilée : {streak})",
+    "Bonus de précision (annonces réussies d’affilée\u00a0: {streak})",
 )
 
 

@@ -21,17 +21,17 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "fr": (
-        "Num King : 2 à 8 joueurs annoncent le nombre exact de plis qu'ils feront, manche après "
+        "Num King\u00a0: 2 à 8 joueurs annoncent le nombre exact de plis qu’ils feront, manche après "
         "manche avec de plus en plus de cartes.",
         {
-            "setup": "Rainbow et Shadow 1–16, Num-X, Infini, deux Flash (option zéros : les 0). "
-            "La manche k distribue k cartes ; les cartes non distribuées restent face cachée.",
-            "turn": "Annoncer 0…k à tour de rôle, puis jouer : dès la deuxième carte, battre "
+            "setup": "Rainbow et Shadow 1–16, Num-X, Infini, deux Flash (option zéros\u00a0: les 0). "
+            "La manche k distribue k cartes\u202f; les cartes non distribuées restent face cachée.",
+            "turn": "Annoncer 0…k à tour de rôle, puis jouer\u00a0: dès la deuxième carte, battre "
             "toutes les cartes du pli si possible, ou jouer un Rainbow/Shadow de même valeur.",
             "hierarchy": "Flash (annule le pli) > Num-X > Infini à 17 > cartes par valeur > Infini "
-            "à 0. Les paires Rainbow/Shadow de même valeur s'annulent.",
-            "scoring": "Annonce b réussie : 10 + 3b (0 réussi : 25 + 2k) ; ratée : −3 par pli "
-            "d'écart (0 raté : −(10 + 5t)) ; série de précision +5 à 2, +10 dès 3.",
+            "à 0. Les paires Rainbow/Shadow de même valeur s’annulent.",
+            "scoring": "Annonce b réussie\u00a0: 10 + 3b (0 réussi\u00a0: 25 + 2k)\u202f; ratée\u00a0: −3 par pli "
+            "d’écart (0 raté\u00a0: −(10 + 5t))\u202f; série de précision +5 à 2, +10 dès 3.",
         },
     ),
 }

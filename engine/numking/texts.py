@@ -16,7 +16,7 @@ MAX_CARDS_FOR_TABLE = text(
 FIRST_BIDDER_TABLE = text(
     "numking-first-bidder-table",
     "first_bidder {seat} is not a seat of a {players}-player table (seats 0 to {last})",
-    "first_bidder {seat} n'est pas une place d'une table de {players} joueurs (places 0 à {last})",
+    "first_bidder {seat} n’est pas une place d’une table de {players} joueurs (places 0 à {last})",
 )
 ROUND_RANGE = text(
     "numking-round-range",
@@ -36,7 +36,7 @@ CARRY = text(
 HANDS = text(
     "numking-hands",
     "hands: {players} hands of {k} cards",
-    "hands : {players} mains de {k} cartes",
+    "hands\u00a0: {players} mains de {k} cartes",
 )
 MAX_CARDS = text(
     "numking-max-cards",
@@ -44,7 +44,7 @@ MAX_CARDS = text(
     "max_cards doit être entre 1 et {high}",
 )
 NOT_IN_DECK = text(
-    "card-not-in-deck", "card {card!r} is not in {deck}", "la carte {card!r} n'est pas dans {deck}"
+    "card-not-in-deck", "card {card!r} is not in {deck}", "la carte {card!r} n’est pas dans {deck}"
 )
 DECK = text("numking-deck", "the numking deck", "le paquet de numking")
 DECK_WITH_ZEROS = text(
@@ -53,20 +53,20 @@ DECK_WITH_ZEROS = text(
 NOT_IN_HAND = text(
     "numking-not-in-hand",
     "{card} is not in your hand",
-    "{card} n'est pas dans ta main",
+    "{card} n’est pas dans ta main",
     words=card_words(["card"]),
 )
 NOT_IN_SEAT_HAND = text(
     "numking-not-in-seat-hand",
     "{card} is not in your hand (seat {seat})",
-    "{card} n'est pas dans ta main (place {seat})",
+    "{card} n’est pas dans ta main (place {seat})",
     words=card_words(["card"]),
 )
 MUST_BEAT = text(
     "must-beat",
     "{card} does not beat the trick while you hold a stronger card ({stronger}): play one of "
     "them (rules, Obligation)",
-    "{card} ne bat pas le pli alors que tu as une carte plus forte ({stronger}) : joue-en une "
+    "{card} ne bat pas le pli alors que tu as une carte plus forte ({stronger})\u00a0: joue-en une "
     "(règles, Obligation)",
     words=card_words(["card", "stronger"]),
 )
@@ -74,14 +74,14 @@ MUST_BEAT_HELD = text(
     "must-beat-held",
     "{card} does not beat the trick while you hold a stronger card: play one of these ({legal}) "
     "(rules, Obligation)",
-    "{card} ne bat pas le pli alors que tu as une carte plus forte : joue l'une de celles-ci "
+    "{card} ne bat pas le pli alors que tu as une carte plus forte\u00a0: joue l’une de celles-ci "
     "({legal}) (règles, Obligation)",
     words=card_words(["card", "legal"]),
 )
 INFINITY_17 = text(
     "must-beat-infinity",
     "Infinity is needed to beat the trick: declare it 17 (rules, Obligation)",
-    "Il faut l'Infini pour battre le pli : annonce-le à 17 (règles, Obligation)",
+    "Il faut l’Infini pour battre le pli\u00a0: annonce-le à 17 (règles, Obligation)",
 )
 LEGAL = text("legal-move", "legal move", "coup permis")
 CARDS_RANGE = text(
@@ -115,12 +115,12 @@ DECLARED_VALUE = text(
 DECLARED_MISSING = text(
     "missing-declared",
     "infinity is played with 'declared' 17 or 0",
-    "l'infinity se joue avec 'declared' 17 ou 0",
+    "l’infinity se joue avec «\u00a0declared\u00a0» 17 ou 0",
 )
 DECLARED_OTHER = text(
     "numking-declared-other",
     "only infinity takes a declared value, not {card!r}",
-    "seule l'infinity prend une valeur annoncée, pas {card!r}",
+    "seule l’infinity prend une valeur annoncée, pas {card!r}",
 )
 TRICK_DECLARED_VALUE = text(
     "numking-trick-declared-value",
@@ -130,23 +130,23 @@ TRICK_DECLARED_VALUE = text(
 TRICK_DECLARED_MISSING = text(
     "numking-trick-declared-missing",
     "trick[{i}] is infinity: it needs 'declared' 17 or 0",
-    "trick[{i}] est l'infinity : elle a besoin de 'declared' 17 ou 0",
+    "trick[{i}] est l’infinity\u00a0: elle a besoin de «\u00a0declared\u00a0» 17 ou 0",
 )
 TRICK_DECLARED_OTHER = text(
     "numking-trick-declared-other",
     "trick[{i}] is {card!r}: only infinity takes a declared value",
-    "trick[{i}] est {card!r} : seule l'infinity prend une valeur annoncée",
+    "trick[{i}] est {card!r}\u00a0: seule l’infinity prend une valeur annoncée",
 )
 ROUND_OVER = text("round-over", "the round is over", "la manche est terminée")
 NOT_YOUR_TURN = text(
     "numking-not-your-turn",
     "It is seat {turn}'s turn, not seat {seat!r}'s",
-    "C'est au tour de la place {turn}, pas de la place {seat!r}",
+    "C’est au tour de la place {turn}, pas de la place {seat!r}",
 )
 BID_PHASE = text(
     "numking-bid-phase",
     "The round is at its bids: bid 0 to {k} tricks",
-    "La manche en est aux annonces : annonce de 0 à {k} plis",
+    "La manche en est aux annonces\u00a0: annonce de 0 à {k} plis",
 )
 BAD_BID = text(
     "bad-bid",
@@ -156,14 +156,14 @@ BAD_BID = text(
 PLAY_PHASE = text(
     "numking-play-phase",
     "The round is at its play: play a card (a {kind} action is refused)",
-    "La manche en est au jeu : joue une carte (tu ne peux pas {kind})",
+    "La manche en est au jeu\u00a0: joue une carte (tu ne peux pas {kind})",
     words={"kind": ACTION_WORDS},
 )
-NOT_OVER = text("numking-not-over", "the round is not over", "la manche n'est pas terminée")
+NOT_OVER = text("numking-not-over", "the round is not over", "la manche n’est pas terminée")
 CARDS_MISMATCH = text(
     "cards-mismatch",
     "this is round {n}: {n} cards, not {cards}",
-    "c'est la manche {n} : {n} cartes, pas {cards}",
+    "c’est la manche {n}\u00a0: {n} cartes, pas {cards}",
 )
 STREAK_MISMATCH = text(
     "streak-mismatch",

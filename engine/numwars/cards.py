@@ -254,7 +254,7 @@ def check_roles(roles: Sequence[object], players: int, field: str, *, per_seat: 
 BOMB_OUT_OF_TABLE = text(
     "bomb-mismatch-table",
     "a {players}-player round has no {missing}: the Bomb cannot end as {outcome}",
-    "une manche à {players} joueurs n'a pas de rôle {missing} : l'issue « {outcome} » est "
+    "une manche à {players} joueurs n’a pas de rôle {missing}\u00a0: l’issue «\u00a0{outcome}\u00a0» est "
     "impossible",
     words={"missing": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )
@@ -262,14 +262,14 @@ BOMB_NOT_HELD = text(
     "bomb-mismatch-missing",
     "after {outcome} the Bomb is in the {holder}'s pile, but no pile holds it (the Bomb is "
     "always played: list it in `captured`)",
-    "avec l'issue « {outcome} », la Bombe finit dans le tas du rôle {holder}, mais aucun tas ne "
-    "la contient (la Bombe est toujours jouée : inscris-la dans `captured`)",
+    "avec l’issue «\u00a0{outcome}\u00a0», la Bombe finit dans le tas du rôle {holder}, mais aucun tas ne "
+    "la contient (la Bombe est toujours jouée\u00a0: inscris-la dans `captured`)",
     words={"holder": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )
 BOMB_WRONG_PILE = text(
     "bomb-mismatch",
     "after {outcome} the Bomb is in the {holder}'s pile, not in player {seat}'s (the {role})",
-    "avec l'issue « {outcome} », la Bombe finit dans le tas du rôle {holder}, pas dans celui "
+    "avec l’issue «\u00a0{outcome}\u00a0», la Bombe finit dans le tas du rôle {holder}, pas dans celui "
     "du joueur {seat} (rôle {role})",
     words={"holder": ROLE_WORDS, "role": ROLE_WORDS, "outcome": OUTCOME_WORDS},
 )

@@ -24,18 +24,18 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "fr": (
-        "Num Wars, édition rôles secrets : un jeu de plis de 3 à 8 joueurs où quatre rôles "
+        "Num Wars, édition rôles secrets\u00a0: un jeu de plis de 3 à 8 joueurs où quatre rôles "
         "secrets se disputent le sort de la Bombe.",
         {
             "setup": "Tirage des rôles (Bombe → Poseur, Joker → Complice, Quantique → Démineur, "
-            "Num-X → Agent double, un « 1 » → civil), puis distribution du reste ; valeurs 0–12 "
+            "Num-X → Agent double, un «\u00a01\u00a0» → civil), puis distribution du reste\u202f; valeurs 0–12 "
             "de 3 à 5 joueurs, 0–16 de 6 à 8. Le donneur ouvre.",
-            "turn": "Ouvrir sur une couleur ou sur atout. Suivre : la règle de vol d'abord, puis "
+            "turn": "Ouvrir sur une couleur ou sur atout. Suivre\u00a0: la règle de vol d’abord, puis "
             "la couleur demandée, sinon couper, et monter si un atout est en jeu.",
             "hierarchy": "Num-X > Rainbow/Shadow par valeur > Joker = Quantique > Bombe. Une "
-            "paire Rainbow X + Shadow X revient aussitôt à celui qui l'a complétée.",
-            "scoring": "Cartes classiques par valeur : 1 carte = valeur, 2 = 0, 3 = valeur + 30, "
-            "4 = valeur + 50 ; une paire d'atouts capturée vaut sa valeur ; puis les bonus de "
+            "paire Rainbow X + Shadow X revient aussitôt à celui qui l’a complétée.",
+            "scoring": "Cartes classiques par valeur\u00a0: 1 carte = valeur, 2 = 0, 3 = valeur + 30, "
+            "4 = valeur + 50\u202f; une paire d’atouts capturée vaut sa valeur\u202f; puis les bonus de "
             "rôle selon le sort de la Bombe.",
         },
     ),

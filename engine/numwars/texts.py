@@ -16,7 +16,7 @@ ROLES_COUNT = text(
 NOT_A_ROLE = text(
     "numwars-not-a-role",
     "seat {seat}: {role!r} is not a role (expected one of {roles})",
-    "place {seat} : {role!r} n'est pas un rôle (attendu : l'un de {roles})",
+    "place {seat}\u00a0: {role!r} n’est pas un rôle (attendu\u00a0: l’un de {roles})",
 )
 EXCHANGE = text(
     "numwars-exchange",
@@ -24,12 +24,12 @@ EXCHANGE = text(
     "exchange doit être entre 0 et 5 cartes",
 )
 NOT_A_CARD = text(
-    "numwars-not-a-card", "{card!r} is not a card code", "{card!r} n'est pas un code de carte"
+    "numwars-not-a-card", "{card!r} is not a card code", "{card!r} n’est pas un code de carte"
 )
 BOMB_NEEDS_ROLES = text(
     "numwars-bomb-roles",
     "the trick holds the Bomb: roles (one per seat) are needed to resolve it",
-    "le pli contient la Bombe : roles (un par place) est nécessaire pour le résoudre",
+    "le pli contient la Bombe\u00a0: roles (un par place) est nécessaire pour le résoudre",
 )
 NOT_A_PAIR = text(
     "numwars-not-a-pair",
@@ -39,20 +39,20 @@ NOT_A_PAIR = text(
 NOT_AN_OUTCOME = text(
     "numwars-not-an-outcome",
     "{outcome!r} is not a Bomb outcome (expected one of {outcomes})",
-    "{outcome!r} n'est pas une issue de la Bombe (attendu : l'une de {outcomes})",
+    "{outcome!r} n’est pas une issue de la Bombe (attendu\u00a0: l’une de {outcomes})",
 )
 # -- the stored round's refusals (engine/numwars/kernel.py) ----------------------------------
 
 WRONG_PHASE = text(
     "numwars-wrong-phase",
     "a {kind} action is not possible during {phase}",
-    "{kind} n'est pas possible pendant {phase}",
+    "{kind} n’est pas possible pendant {phase}",
     words={"kind": ACTION_WORDS, "phase": PHASE_WORDS},
 )
 PASSED_ALL = text(
     "numwars-passed-all",
     "seat {seat} has passed its {k} cards; the others are still passing",
-    "la place {seat} a passé ses {k} cartes ; les autres passent encore",
+    "la place {seat} a passé ses {k} cartes\u202f; les autres passent encore",
 )
 PASS_COUNT = text(
     "numwars-pass-count",
@@ -62,17 +62,17 @@ PASS_COUNT = text(
 ROLE_CARD_LOCKED = text(
     "numwars-role-card-locked",
     "{card} is a role card: it cannot be passed",
-    "{card} est une carte de rôle : elle ne peut pas être passée",
+    "{card} est une carte de rôle\u00a0: elle ne peut pas être passée",
 )
 NOT_YOUR_TURN = text(
     "numwars-not-your-turn",
     "It is seat {turn}'s turn to play, not seat {seat}'s",
-    "C'est à la place {turn} de jouer, pas à la place {seat}",
+    "C’est à la place {turn} de jouer, pas à la place {seat}",
 )
 NO_DECLARATION = text(
     "numwars-no-declaration",
     "numwars cards carry no declaration",
-    "les cartes de numwars ne portent pas d'annonce",
+    "les cartes de numwars ne portent pas d’annonce",
 )
 COMPLICE_DECIDES = text(
     "numwars-complice-decides",
@@ -120,7 +120,7 @@ ROLE_COUNT_WORDS = {
 ROLES_SET = text(
     "numwars-roles-set",
     "a {players}-player round has exactly {expected}; got {got}",
-    "une manche à {players} joueurs a exactement {expected} ; reçu {got}",
+    "une manche à {players} joueurs a exactement {expected}\u202f; reçu {got}",
     words={"expected": ROLE_COUNT_WORDS, "got": ROLE_COUNT_WORDS},
 )
 #: Each fate of the Bomb as a label names it.

@@ -148,43 +148,43 @@ def legal_cards(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
 SPECIAL_LEAD = text(
     "special-lead",
     "You may lead with {card} only when you hold no classic card and no real trump",
-    "Tu ne peux entamer avec {card} que si tu n'as ni carte classique ni vrai atout",
+    "Tu ne peux entamer avec {card} que si tu n’as ni carte classique ni vrai atout",
     words=card_words(["card"]),
 )
 MUST_FOLLOW = text(
     "must-follow-color",
     "You must follow {asked}: you hold {follow}",
-    "Il faut fournir du {asked} : tu as {follow}",
+    "Il faut fournir du {asked}\u00a0: tu as {follow}",
     words=card_words(["follow"]),
 )
 MUST_TRUMP_COLOUR = text(
     "must-play-trump",
     "You hold no {asked}, the colour asked: play a trump, not {card}",
-    "Tu n'as pas de {asked}, la couleur demandée : joue un atout, pas {card}",
+    "Tu n’as pas de {asked}, la couleur demandée\u00a0: joue un atout, pas {card}",
     words=card_words(["card"]),
 )
 MUST_TRUMP = text(
     "must-play-trump-asked",
     "Trump is asked: play a trump, not {card}",
-    "L'atout est demandé : joue un atout, pas {card}",
+    "L’atout est demandé\u00a0: joue un atout, pas {card}",
     words=card_words(["card"]),
 )
 MUST_RAISE = text(
     "must-raise",
     "{card} does not beat the trumps in contest: raise with {raising}",
-    "{card} ne monte pas sur les atouts en lice : monte avec {raising}",
+    "{card} ne monte pas sur les atouts en lice\u00a0: monte avec {raising}",
     words=card_words(["card", "raising"]),
 )
 NOT_IN_HAND = text(
     "card-not-in-hand",
     "{card} is not in your hand",
-    "{card} n'est pas dans ta main",
+    "{card} n’est pas dans ta main",
     words=card_words(["card"]),
 )
 QUOTED_NOT_IN_HAND = text(
     "card-not-in-hand-quoted",
     "{card} is not in your hand",
-    "{card} n'est pas dans ta main",
+    "{card} n’est pas dans ta main",
     words=card_words(["card"]),
 )
 MAY_BE_PLAYED = text(

@@ -78,7 +78,7 @@ _SET_BYTES: dict[bytes, tuple[int, ...]] = {
     for flags in product((0, 1), repeat=9)
 }
 #: A pile holding rainbow-X and shadow-X: X points, however they got there.
-TRUMP_PAIR = kind("trump-pair", "trump pair {value}", "paire d'atouts {value}")
+TRUMP_PAIR = kind("trump-pair", "trump pair {value}", "paire d’atouts {value}")
 #: Trumps without their partner: 0 points.
 LONE_TRUMPS = kind("lone-trumps", "lone trumps", "atouts seuls")
 #: Jokers: 0 points.

@@ -21,17 +21,17 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "fr": (
-        "Num Wars, édition classique : 3 à 8 joueurs, deux Jokers, un échange de cartes, et des "
-        "plis qui se partagent quand une forte paire d'atouts est jouée.",
+        "Num Wars, édition classique\u00a0: 3 à 8 joueurs, deux Jokers, un échange de cartes, et des "
+        "plis qui se partagent quand une forte paire d’atouts est jouée.",
         {
-            "setup": "104 cartes ; 15 chacun (3–5 joueurs) ou 13 (6–8), 10 en Speed Wars ; "
+            "setup": "104 cartes\u202f; 15 chacun (3–5 joueurs) ou 13 (6–8), 10 en Speed Wars\u202f; "
             "passer 5 cartes (3 à 6–8, 2 en Speed) au voisin de droite. Le donneur ouvre.",
-            "turn": "Couleur demandée : la jouer ou couper, au choix. Atout demandé : un atout si "
+            "turn": "Couleur demandée\u00a0: la jouer ou couper, au choix. Atout demandé\u00a0: un atout si "
             "possible. Un atout doit monter ou compléter une paire. Le Joker se joue à tout moment.",
             "hierarchy": "Rainbow et Shadow forment un seul atout, par valeur. Les paires "
-            "au-dessus du plus fort atout seul vont au joueur du Shadow ; le reste à cet atout.",
-            "scoring": "Cartes classiques par valeur : 1 = valeur, 2 = 0, 3 = valeur + 30, 4 = "
-            "valeur + 50 ; Rainbow X + Shadow X dans un tas vaut X ; atouts seuls et Jokers 0.",
+            "au-dessus du plus fort atout seul vont au joueur du Shadow\u202f; le reste à cet atout.",
+            "scoring": "Cartes classiques par valeur\u00a0: 1 = valeur, 2 = 0, 3 = valeur + 30, 4 = "
+            "valeur + 50\u202f; Rainbow X + Shadow X dans un tas vaut X\u202f; atouts seuls et Jokers 0.",
         },
     ),
 }

@@ -17,7 +17,7 @@ PILES = text(
     "score-round prend les plis de 1 à {high} joueurs, pas {count}",
 )
 NOT_A_CARD = text(
-    "numwars-not-a-card", "{card!r} is not a card code", "{card!r} n'est pas un code de carte"
+    "numwars-not-a-card", "{card!r} is not a card code", "{card!r} n’est pas un code de carte"
 )
 
 # -- the stored round's refusals (engine/numwars_classic/kernel.py) --------------------------
@@ -25,13 +25,13 @@ NOT_A_CARD = text(
 WRONG_PHASE = text(
     "numwars-classic-wrong-phase",
     "a {kind} action is not allowed during {phase} (allowed: {allowed})",
-    "{kind} n'est pas permis pendant {phase} (permis : {allowed})",
+    "{kind} n’est pas permis pendant {phase} (permis\u00a0: {allowed})",
     words={"kind": ACTION_WORDS, "phase": PHASE_WORDS, "allowed": ACTION_WORDS},
 )
 WRONG_PHASE_OVER = text(
     "numwars-classic-wrong-phase-over",
     "a {kind} action is not allowed: the round is over",
-    "{kind} n'est plus permis : la manche est terminée",
+    "{kind} n’est plus permis\u00a0: la manche est terminée",
     words={"kind": ACTION_WORDS},
 )
 PASSED_ALL = text(
@@ -47,12 +47,12 @@ PASS_LEFT = text(
 NOT_IN_SEAT_HAND = text(
     "numwars-classic-not-in-seat-hand",
     "{card!r} is not in seat {seat}'s hand",
-    "{card!r} n'est pas dans la main de la place {seat}",
+    "{card!r} n’est pas dans la main de la place {seat}",
 )
 NOT_IN_SEAT_HAND_OFTEN = text(
     "numwars-classic-not-in-seat-hand-often",
     "{card!r} is not in seat {seat}'s hand that often",
-    "{card!r} n'est pas autant de fois dans la main de la place {seat}",
+    "{card!r} n’est pas autant de fois dans la main de la place {seat}",
 )
 SHOWN = text(
     "numwars-classic-shown",
@@ -62,10 +62,10 @@ SHOWN = text(
 NOT_YOUR_TURN = text(
     "numwars-classic-not-your-turn",
     "It is seat {turn}'s turn, not seat {seat}'s",
-    "C'est au tour de la place {turn}, pas de la place {seat}",
+    "C’est au tour de la place {turn}, pas de la place {seat}",
 )
 NO_DECLARATION = text(
     "numwars-classic-no-declaration",
     "numwars-classic cards take no declaration",
-    "les cartes de numwars-classic ne prennent pas d'annonce",
+    "les cartes de numwars-classic ne prennent pas d’annonce",
 )

@@ -145,23 +145,23 @@ _REASON_TEXT = {
     "card-not-in-hand": text(
         "card-not-in-hand-quoted",
         "{card} is not in your hand",
-        "{card} n'est pas dans ta main",
+        "{card} n’est pas dans ta main",
         _CARD,
     ),
     "must-follow-color": text(
         "classic-must-follow-color",
         "{card} does not follow the colour asked: play that colour, a trump or a Joker "
         "(Playing a card: Colour asked)",
-        "{card} ne suit pas la couleur demandée : joue cette couleur, un atout ou un Joker "
-        "(Jouer une carte : couleur demandée)",
+        "{card} ne suit pas la couleur demandée\u00a0: joue cette couleur, un atout ou un Joker "
+        "(Jouer une carte\u00a0: couleur demandée)",
         _CARD,
     ),
     "must-play-trump": text(
         "classic-must-play-trump",
         "{card} is not a trump: you hold a trump, so play a trump or a Joker "
         "(Playing a card: Trump asked / Colour asked)",
-        "{card} n'est pas un atout : tu as un atout, joue donc un atout ou un Joker "
-        "(Jouer une carte : atout demandé / couleur demandée)",
+        "{card} n’est pas un atout\u00a0: tu as un atout, joue donc un atout ou un Joker "
+        "(Jouer une carte\u00a0: atout demandé / couleur demandée)",
         _CARD,
     ),
     "must-raise": text(
@@ -169,7 +169,7 @@ _REASON_TEXT = {
         "{card} neither beats every trump in the trick nor completes a pair, and you hold a "
         "trump that does (Playing a card: Raise obligation)",
         "{card} ne bat pas tous les atouts du pli et ne complète pas de paire, alors que tu "
-        "as un atout qui le fait (Jouer une carte : obligation de monter)",
+        "as un atout qui le fait (Jouer une carte\u00a0: obligation de monter)",
         _CARD,
     ),
 }

@@ -123,10 +123,10 @@ def _pair_off(classics: Sequence[str], removed: list[str], remaining: list[str])
 LOCKED_PAIRS = kind("locked-pairs", "locked pairs", "paires bloquées")
 PAIRS_REMOVED = kind("pairs-removed", "pairs removed", "paires retirées")
 REMAINING_CARDS = kind("remaining-cards", "remaining cards", "cartes restantes")
-LONE_RAINBOW = kind("lone-rainbow", "Rainbow alone scores 0", "Rainbow seul : 0 point")
+LONE_RAINBOW = kind("lone-rainbow", "Rainbow alone scores 0", "Rainbow seul\u00a0: 0 point")
 RAINBOWS = kind("rainbows", "Rainbows (two or more)", "Rainbows (deux ou plus)")
 ACTION_CARDS = kind("action-cards", "action cards", "cartes Action")
-CALLER_PENALTY_LINE = kind("caller-penalty", "caller penalty", "pénalité de l'annonceur")
+CALLER_PENALTY_LINE = kind("caller-penalty", "caller penalty", "pénalité de l’annonceur")
 
 
 def player_lines(hand: NumWinHand) -> tuple[int, list[ScoreLine]]:

@@ -21,18 +21,18 @@ TEXT: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "fr": (
-        "Num Win : 2 à 8 joueurs construisent une combinaison cachée de 5 cartes au plus "
+        "Num Win\u00a0: 2 à 8 joueurs construisent une combinaison cachée de 5 cartes au plus "
         "petit total.",
         {
-            "setup": "111 cartes ; 2 face cachée chacun, le reste forme la pioche ; sa première "
+            "setup": "111 cartes\u202f; 2 face cachée chacun, le reste forme la pioche\u202f; sa première "
             "carte lance la défausse. Le donneur commence.",
             "turn": "Piocher ou prendre la défausse, puis défausser, échanger avec une de ses "
-            "cartes, ou ajouter la carte prise. Les cartes action agissent à la défausse ; "
-            "récupération instantanée d'une carte de même valeur. Annoncer « Num Win » à 5.",
-            "hierarchy": "Paires : valeurs classiques égales ; Rainbow X avec toute carte de "
-            "valeur X ; Shadow X seulement avec Rainbow X. Les cartes action ne s'apparient pas.",
-            "scoring": "Les paires sont retirées ; chaque carte vaut sa valeur (un Rainbow seul "
-            "0), cartes action +5 ; un annonceur battu prend +15. Le plus petit total gagne.",
+            "cartes, ou ajouter la carte prise. Les cartes action agissent à la défausse\u202f; "
+            "récupération instantanée d’une carte de même valeur. Annoncer «\u00a0Num Win\u00a0» à 5.",
+            "hierarchy": "Paires\u00a0: valeurs classiques égales\u202f; Rainbow X avec toute carte de "
+            "valeur X\u202f; Shadow X seulement avec Rainbow X. Les cartes action ne s’apparient pas.",
+            "scoring": "Les paires sont retirées\u202f; chaque carte vaut sa valeur (un Rainbow seul "
+            "0), cartes action +5\u202f; un annonceur battu prend +15. Le plus petit total gagne.",
         },
     ),
 }

@@ -19,13 +19,13 @@ MAX_TURNS = text(
 COMBINATION_SIZE = text(
     "numwin-combination-size",
     "players[{i}].combination holds {count} cards; at most {high} are accepted",
-    "players[{i}].combination contient {count} cartes ; au plus {high} sont acceptées",
+    "players[{i}].combination contient {count} cartes\u202f; au plus {high} sont acceptées",
 )
 TOO_FEW = text(
     "numwin-too-few",
     "players[{i}] holds {held} cards counting locked pairs; a final combination holds at "
     "least {low}",
-    "players[{i}] a {held} cartes en comptant les paires bloquées ; une combinaison finale en "
+    "players[{i}] a {held} cartes en comptant les paires bloquées\u202f; une combinaison finale en "
     "a au moins {low}",
 )
 PLAYERS = text(
@@ -37,14 +37,14 @@ NOT_A_PAIR = text(
     "numwin-not-a-pair",
     "players[{i}].locked[{j}] holds {cards}, not a pair: a locked pair is two cards of one "
     "value that may pair (classic+classic, rainbow+numbered, shadow+rainbow)",
-    "players[{i}].locked[{j}] contient {cards}, pas une paire : une paire bloquée est faite de "
-    "deux cartes d'une même valeur qui peuvent s'apparier (classique+classique, "
+    "players[{i}].locked[{j}] contient {cards}, pas une paire\u00a0: une paire bloquée est faite de "
+    "deux cartes d’une même valeur qui peuvent s’apparier (classique+classique, "
     "rainbow+numérotée, shadow+rainbow)",
 )
 CALLER = text(
     "numwin-caller",
     "caller {caller!r} is not a seat (0..{last}) or null",
-    "caller {caller!r} n'est pas une place (0..{last}) ni null",
+    "caller {caller!r} n’est pas une place (0..{last}) ni null",
 )
 
 # -- the stored round's refusals (engine/numwin/kernel.py) -----------------------------------
@@ -57,7 +57,7 @@ NOT_AN_ACTION = text(
     words={"action": ACTION_WORDS},
 )
 NOT_YOUR_TURN = text(
-    "numwin-not-your-turn", "it is seat {turn}'s turn", "c'est au tour de la place {turn}"
+    "numwin-not-your-turn", "it is seat {turn}'s turn", "c’est au tour de la place {turn}"
 )
 HOLDING = text(
     "numwin-holding",
@@ -78,7 +78,7 @@ TAKE_LOCKED = text(
     "numwin-take-locked",
     "taking is allowed only when you could then swap or add (Ruling): your combination holds "
     "{count} cards, all locked",
-    "prendre n'est permis que si vous pouvez ensuite échanger ou ajouter (Arbitrage) : votre "
+    "prendre n’est permis que si vous pouvez ensuite échanger ou ajouter (Arbitrage)\u00a0: votre "
     "combinaison a {count} cartes, toutes bloquées",
 )
 ALREADY_CALLED = text(
@@ -89,7 +89,7 @@ ALREADY_CALLED = text(
 CALL_LAST = text(
     "numwin-call-last",
     "the call goes with the turn's last action (an activated action card's target)",
-    "l'annonce accompagne la dernière action du tour (la cible d'une carte action activée)",
+    "l’annonce accompagne la dernière action du tour (la cible d’une carte action activée)",
 )
 CALL_SIZE = text(
     "numwin-call-size",
@@ -114,12 +114,12 @@ ADD_TAKEN_ONLY = text(
 ADD_FULL = text(
     "numwin-add-full",
     "your combination holds {count} cards; adding is refused from {target}",
-    "votre combinaison a {count} cartes ; ajouter est refusé à partir de {target}",
+    "votre combinaison a {count} cartes\u202f; ajouter est refusé à partir de {target}",
 )
 NO_TARGET_WAITING = text(
     "numwin-no-target-waiting",
     "no action card is waiting for a target",
-    "aucune carte action n'attend de cible",
+    "aucune carte action n’attend de cible",
 )
 CHOOSES_TARGET = text(
     "numwin-chooses-target",
@@ -129,7 +129,7 @@ CHOOSES_TARGET = text(
 TARGET_NOT_SEAT = text(
     "numwin-target-not-seat",
     "target seat {seat!r} is not a seat",
-    "la place visée {seat!r} n'est pas une place",
+    "la place visée {seat!r} n’est pas une place",
 )
 PAIR_UNTOUCHABLE = text(
     "numwin-pair-untouchable",
@@ -139,20 +139,20 @@ PAIR_UNTOUCHABLE = text(
 POSITION_NOT_IN = text(
     "numwin-position-not-in",
     "position {position!r} is not in seat {owner}'s combination of {count} cards",
-    "la position {position!r} n'est pas dans la combinaison de {count} cartes de la place {owner}",
+    "la position {position!r} n’est pas dans la combinaison de {count} cartes de la place {owner}",
 )
 TARGETS_OWN = text(
-    "numwin-targets-own", "{kind} targets one of your cards", "{kind} vise l'une de vos cartes"
+    "numwin-targets-own", "{kind} targets one of your cards", "{kind} vise l’une de vos cartes"
 )
 TARGETS_OTHER = text(
     "numwin-targets-other",
     "{kind} targets another player's card",
-    "{kind} vise une carte d'un autre joueur",
+    "{kind} vise une carte d’un autre joueur",
 )
 SWIPE_FIRST = text(
     "numwin-swipe-first",
     "swipe first names one of your unlocked cards",
-    "swipe nomme d'abord l'une de vos cartes non bloquées",
+    "swipe nomme d’abord l’une de vos cartes non bloquées",
 )
 SWIPE_THEN = text(
     "numwin-swipe-then",
@@ -162,13 +162,13 @@ SWIPE_THEN = text(
 AN_OPPONENT = text(
     "numwin-an-opponent",
     "an opponent (the other team, never your partner)",
-    "d'un adversaire (l'autre équipe, jamais votre partenaire)",
+    "d’un adversaire (l’autre équipe, jamais votre partenaire)",
 )
-ANOTHER_PLAYER = text("numwin-another-player", "another player", "d'un autre joueur")
+ANOTHER_PLAYER = text("numwin-another-player", "another player", "d’un autre joueur")
 FLIP_RULE = text(
     "numwin-flip-rule",
     "flip targets one of your face-down cards (not a locked or revealed one)",
-    "flip vise l'une de vos cartes face cachée (ni bloquée ni révélée)",
+    "flip vise l’une de vos cartes face cachée (ni bloquée ni révélée)",
 )
 QUANTUM_RULE = text(
     "numwin-quantum-rule",
@@ -178,13 +178,13 @@ QUANTUM_RULE = text(
 AN_OPPONENTS = text(
     "numwin-an-opponents",
     "an opponent's (the other team's, never your partner's)",
-    "celle d'un adversaire (l'autre équipe, jamais votre partenaire)",
+    "celle d’un adversaire (l’autre équipe, jamais votre partenaire)",
 )
-ANOTHER_PLAYERS = text("numwin-another-players", "another player's", "celle d'un autre joueur")
+ANOTHER_PLAYERS = text("numwin-another-players", "another player's", "celle d’un autre joueur")
 ANY_RULE = text(
     "numwin-any-rule",
     "{kind} targets an unlocked card of any player",
-    "{kind} vise une carte non bloquée de n'importe quel joueur",
+    "{kind} vise une carte non bloquée de n’importe quel joueur",
 )
 NO_CLAIM_NOW = text(
     "numwin-no-claim-now",
@@ -192,7 +192,9 @@ NO_CLAIM_NOW = text(
     "aucune carte défaussée ne peut être revendiquée maintenant",
 )
 NO_CLAIM_OPEN = text(
-    "numwin-no-claim-open", "no claim is open: {why}", "aucune revendication n'est ouverte : {why}"
+    "numwin-no-claim-open",
+    "no claim is open: {why}",
+    "aucune revendication n’est ouverte\u00a0: {why}",
 )
 ACTION_NEVER_PAIRS = text(
     "numwin-action-never-pairs",
@@ -202,7 +204,7 @@ ACTION_NEVER_PAIRS = text(
 NOT_FRESH = text(
     "numwin-not-fresh",
     "the discard top is not a freshly discarded card",
-    "le haut de la défausse n'est pas une carte tout juste défaussée",
+    "le haut de la défausse n’est pas une carte tout juste défaussée",
 )
 CLAIMED_WRONG = text(
     "numwin-claimed-wrong",
@@ -212,7 +214,7 @@ CLAIMED_WRONG = text(
 CLAIM_OWN = text(
     "numwin-claim-own",
     "a claim names your own card (or your partner's)",
-    "une revendication nomme l'une de vos cartes (ou de celles de votre partenaire)",
+    "une revendication nomme l’une de vos cartes (ou de celles de votre partenaire)",
 )
 POSITION_LOCKED = text(
     "numwin-position-locked", "position {position} is locked", "la position {position} est bloquée"
@@ -220,13 +222,13 @@ POSITION_LOCKED = text(
 CALL_AFTER_SNAP = text(
     "numwin-call-after-snap",
     "a call is made right after your successful snap",
-    "l'annonce se fait juste après votre revendication réussie",
+    "l’annonce se fait juste après votre revendication réussie",
 )
 NOTHING_TO_SHOW = text(
-    "numwin-nothing-to-show", "there is nothing to show now", "il n'y a rien à montrer maintenant"
+    "numwin-nothing-to-show", "there is nothing to show now", "il n’y a rien à montrer maintenant"
 )
 SHOW_OWN = text(
     "numwin-show-own",
     "show one of your own cards, not {card!r}",
-    "montrez l'une de vos propres cartes, pas {card!r}",
+    "montrez l’une de vos propres cartes, pas {card!r}",
 )

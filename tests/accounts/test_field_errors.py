@@ -22,7 +22,7 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
     assert problem["errors"] == [
         {
             "field": "pseudo",
-            "message": "3 à 24 caractères : lettres sans accent, chiffres, _ . -",
+            "message": "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -",
             "code": "pattern",
         },
         {
@@ -36,10 +36,10 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
             "code": "missing-field",
         },
     ]
-    assert problem["detail"] == (  # French typography: a space before the colon
-        "pseudo : 3 à 24 caractères : lettres sans accent, chiffres, _ . - ; "
-        "mot de passe : doit contenir au moins 10 caractères ; "
-        "conditions d'utilisation : champ obligatoire 'accept_terms' absent"
+    assert problem["detail"] == (  # French typography: no-break spaces before « : » and « ; »
+        "pseudo\u00a0: 3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -\u202f; "
+        "mot de passe\u00a0: doit contenir au moins 10 caractères\u202f; "
+        "conditions d’utilisation\u00a0: champ obligatoire 'accept_terms' absent"
     )
     assert "regex" not in r.text and "A-Za-z" not in r.text and "ASCII" not in r.text
 

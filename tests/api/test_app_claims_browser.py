@@ -200,7 +200,7 @@ def test_a_shared_sheet_is_confirmed_by_the_named_account(
     panel.get_by_role("button", name="Partager", exact=True).click()
     account = panel.get_by_label("Pseudo du compte")
     expect(account).to_have_attribute("aria-invalid", "true")
-    expect(panel.locator(".field-error")).to_contain_text("Aucun compte n'a le pseudo")
+    expect(panel.locator(".field-error")).to_contain_text("Aucun compte n’a le pseudo")
     mine.axe("partage, pseudo inconnu")
     account.fill(pal["pseudo"])
     panel.get_by_role("button", name="Partager", exact=True).click()

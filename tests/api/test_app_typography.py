@@ -2,9 +2,10 @@
 (app/src/i18n.ts: the `fr` table, the rules' section names and `de`) uses the typographic
 apostrophe ’, never ', and a no-break space before « : » and inside « guillemets » (U+00A0),
 a narrow one before « ? », « ! » and « ; » (U+202F), never an ordinary space, which a line
-may break at. The words api-contract.md fixes verbatim as accessible names (« Ta tranche
-d'âge », the terms checkbox's « conditions d'utilisation », « Mot de passe oublié ? »,
-« Bienvenue ! ») are left as the contract writes them.
+may break at (the rules: tests/typography.py, which the API's texts follow too). The words
+api-contract.md fixes verbatim as accessible names (« Ta tranche d'âge », the terms checkbox's
+« conditions d'utilisation », « Mot de passe oublié ? », « Bienvenue ! ») are left as the
+contract writes them.
 
 The strings are read from the source, as TypeScript string literals: a template literal's text
 parts (not the code of its `${…}`, whose own string literals are read as strings), with their
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 
 from tests.conftest import ROOT
+from tests.typography import typography_faults
 
 SOURCE = ROOT / "app" / "src" / "i18n.ts"
 
@@ -27,15 +29,6 @@ CONTRACT = {
     "Mot de passe oublié ?",
     "Bienvenue !",
 }
-
-_BAD = [
-    ("a straight apostrophe (')", re.compile("'")),
-    ("an ordinary space before ?, !, : or ;", re.compile(r" [?!:;]")),
-    ("an ordinary space inside « »", re.compile("« | »")),
-    ("a no-break space (U+00A0) before ?, ! or ; (U+202F there)", re.compile("\u00a0[?!;]")),
-    ("a narrow no-break space (U+202F) before : (U+00A0 there)", re.compile("\u202f:")),
-    ("no space inside « »", re.compile("«[^\u00a0\u202f]|[^\u00a0\u202f]»")),
-]
 
 
 def _decode(text: str) -> str:
@@ -117,13 +110,7 @@ def french_strings() -> list[str]:
 
 def faults(texts: list[str]) -> list[tuple[str, str]]:
     """Each French text that breaks the typography, with what it breaks."""
-    return [
-        (text, what)
-        for text in texts
-        if text not in CONTRACT
-        for what, pattern in _BAD
-        if pattern.search(text)
-    ]
+    return typography_faults(texts, CONTRACT)
 
 
 def test_the_reader_finds_the_faults() -> None:

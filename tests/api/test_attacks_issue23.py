@@ -107,7 +107,9 @@ def test_an_unknown_bomb_outcome_is_said_whole_in_french(client: Any) -> None:
     body = {**NUMWARS_ROUND, "bomb_outcome": "x" * 5000}
     problem = client.post("/v1/rulesets/numwars/score-round", json=body, headers=FR).json()
     assert problem["status"] == 422
-    assert "n'est pas une issue de la Bombe (attendu : l'une de numx-capture" in problem["detail"]
+    assert (
+        "n’est pas une issue de la Bombe (attendu\u00a0: l’une de numx-capture" in problem["detail"]
+    )
     assert "x" * 41 not in problem["detail"]  # the value is still cut short
 
 
@@ -125,8 +127,8 @@ def test_several_bad_cards_are_said_in_french_in_the_detail_too(client: Any) -> 
         "players[1].pairs[0][1]",
     ]
     assert all("apparaît" in e["message"] for e in problem["errors"])
-    assert problem["detail"] == "; ".join(  # French typography: "<field> : <message>"
-        f"{e['field']} : {e['message']}" for e in problem["errors"]
+    assert problem["detail"] == "\u202f; ".join(  # French typography: "<field> : <message>"
+        f"{e['field']}\u00a0: {e['message']}" for e in problem["errors"]
     )
     english = client.post("/v1/rulesets/numwars/score-round", json=body).json()
     assert "appears more often" in english["detail"] and "apparaît" not in english["detail"]
@@ -137,5 +139,5 @@ def test_a_joined_refusal_keeps_its_english_message() -> None:
     two = InvalidInput("second", code="unknown-card", field="hand[1]")
     joined = InvalidInput.every([one, two])
     assert joined.message == str(joined) == "hand[0]: first; hand[1]: second"
-    # plain strings: the same in every language; only the French colon differs
-    assert joined.render("fr") == "hand[0] : first; hand[1] : second"
+    # plain strings: the same in every language; only the French colon and semicolon differ
+    assert joined.render("fr") == "hand[0]\u00a0: first\u202f; hand[1]\u00a0: second"

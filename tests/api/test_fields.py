@@ -17,7 +17,7 @@ from api.app import spec_dict
 from api.games.schemas import CreateGame
 from api.http.body import decode_body
 from api.http.domain import InvalidFields, problem_code
-from api.http.fields import OUT_OF_RANGE, PATTERNS, find_flaws, message_flaw
+from api.http.fields import NOT_ONE_OF, OUT_OF_RANGE, PATTERNS, find_flaws, message_flaw
 from engine.core.actions import Action
 from engine.numking.requests import NumKingScoreRequest
 from engine.numwars.requests import NumWarsMoveRequest
@@ -45,7 +45,7 @@ def test_a_french_sign_up_mistake_is_named_in_human_words() -> None:
     refusal = _refused({"pseudo": "Adèle", "password": "12345", "age_range": "18-24"}, SignUp)
     assert refusal.code == "validation-error"
     assert _entries(refusal, "fr") == [
-        ("pseudo", "pattern", "3 à 24 caractères : lettres sans accent, chiffres, _ . -"),
+        ("pseudo", "pattern", "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -"),
         ("password", "min-length", "doit contenir au moins 10 caractères"),
         ("accept_terms", "missing-field", "champ obligatoire 'accept_terms' absent"),
     ]
@@ -54,7 +54,9 @@ def test_a_french_sign_up_mistake_is_named_in_human_words() -> None:
         ("password", "min-length", "must hold at least 10 characters"),
         ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
     ]
-    assert refusal.detail_in("fr").startswith("pseudo : 3 à 24 caractères : lettres sans accent")
+    assert refusal.detail_in("fr").startswith(
+        "pseudo\u00a0: 3 à 24 caractères\u00a0: lettres sans accent"
+    )
 
 
 @pytest.mark.parametrize(
@@ -343,8 +345,8 @@ def test_a_score_round_lists_every_bad_field_in_french(client: Any) -> None:
             "message": "champ inconnu 'colour'",
         },
     ]
-    assert problem["detail"] == " ; ".join(  # French typography: "<field> : <message>"
-        f"{e['field']} : {e['message']}" for e in problem["errors"]
+    assert problem["detail"] == "\u202f; ".join(  # French typography: "<field> : <message>"
+        f"{e['field']}\u00a0: {e['message']}" for e in problem["errors"]
     )
     english = client.post(SCORE, json=body).json()
     assert [e["message"] for e in english["errors"]] == [
@@ -417,8 +419,8 @@ def test_every_bad_card_is_named_at_once(client: Any) -> None:
         (
             "Invalid enum value 'x'",
             "enum",
-            "must be one of the values this field takes",
-            "doit être l'une des valeurs que prend ce champ",
+            NOT_ONE_OF.en,
+            NOT_ONE_OF.fr,
         ),
         ("Integer value out of range", "out-of-range", OUT_OF_RANGE.en, OUT_OF_RANGE.fr),
     ],

@@ -448,20 +448,24 @@ def test_a_refused_parameter_in_english_and_in_french(
     assert en_message.startswith(("must be", "given")), en_message
     assert fr_message != en_message and not _ENGLISH.search(fr_message), fr_message
     assert fr["detail"] != en["detail"] and fr_message in fr["detail"]
-    # French puts a space before a colon: "limit : doit …", whichever layer refused it
-    assert (en["detail"], fr["detail"]) == (f"{field}: {en_message}", f"{field} : {fr_message}")
+    # French puts a no-break space before a colon: "limit : doit …", whichever layer refused it
+    assert (en["detail"], fr["detail"]) == (
+        f"{field}: {en_message}",
+        f"{field}\u00a0: {fr_message}",
+    )
 
 
 def test_a_detail_listing_several_fields_is_french_typography(client: TestClient[Any]) -> None:
     """Every invalid field at once (the engine's cards, an account's fields): the detail
-    lists them "<field> : <message>" in French, "<field>: <message>" in English."""
+    lists them "<field> : <message>" in French (no-break space before « : », narrow one before
+    « ; »), "<field>: <message>" in English."""
     body = {"players": [{"captured": ["red-99", "blue-77"]}]}
     for path, sent in (("/v1/rulesets/numwars-classic/score-round", body),):
         english = client.post(path, json=sent, headers=EN).json()
         french = client.post(path, json=sent, headers=FR).json()
         assert len(french["errors"]) == 2, french
-        assert french["detail"] == "; ".join(
-            f"{e['field']} : {e['message']}" for e in french["errors"]
+        assert french["detail"] == "\u202f; ".join(
+            f"{e['field']}\u00a0: {e['message']}" for e in french["errors"]
         ), french
         assert english["detail"] == "; ".join(
             f"{e['field']}: {e['message']}" for e in english["errors"]
@@ -475,7 +479,7 @@ def test_english_details_keep_their_words(client: TestClient[Any]) -> None:
     deck = _send(client, "card-not-in-deck", EN).json()
     assert deck["detail"] == "card 'joker' is not in the 3-player numwars deck"
     assert _send(client, "card-not-in-deck", FR).json()["detail"] == (
-        "la carte 'joker' n'est pas dans le paquet de numwars à 3 joueurs"
+        "la carte 'joker' n’est pas dans le paquet de numwars à 3 joueurs"
     )
 
 
@@ -648,7 +652,7 @@ def test_a_refused_parameter_is_said_alike_whichever_layer_refuses_it(
     answer = client.get(f"/v1/rulesets/numking/deck?{query}", headers=FR).json()
     entry = answer["errors"][0]
     assert entry["message"] == message, answer
-    assert answer["detail"] == f"{entry['field']} : {message}", answer
+    assert answer["detail"] == f"{entry['field']}\u00a0: {message}", answer
 
 
 #: A code left raw in a French sentence: a kebab-case id, or an action type or phase said
@@ -751,8 +755,8 @@ def test_the_newcomers_refusals_read_in_french() -> None:
         state.apply(0, Play(state.hands[0][0]))
     assert refused.value.legal == ("pass", "exchange")
     assert render(refused.value.said, "fr") == (
-        "jouer une carte n'est pas permis pendant l'échange "
-        "(permis : passer une carte, échanger des cartes)"
+        "jouer une carte n’est pas permis pendant l’échange "
+        "(permis\u00a0: passer une carte, échanger des cartes)"
     )
     assert render(refused.value.said, "en") == (
         "a play action is not allowed during the exchange (allowed: pass, exchange)"
@@ -761,8 +765,8 @@ def test_the_newcomers_refusals_read_in_french() -> None:
         state.apply(0, Bid(3))
     missing = say(NO_SUCH_ACTION, ruleset="numking", kind="swap", kinds=("bid", "play"))
     assert missing.render("fr") == (
-        "Num King n'a pas d'action « échanger avec la combinaison » "
-        "(ses actions : annoncer des plis, jouer une carte)"
+        "Num King n’a pas d’action «\u00a0échanger avec la combinaison\u00a0» "
+        "(ses actions\u00a0: annoncer des plis, jouer une carte)"
     )
     assert missing.render("en") == "Num King has no 'swap' action: its actions are bid, play"
 
@@ -775,7 +779,7 @@ def test_players_are_told_what_to_do_not_which_field() -> None:
 
     terms = api.accounts.texts.TERMS_NOT_ACCEPTED.render("fr")
     finished = api.sheets.texts.FINISHED_AFTER.render("fr", rounds=7, planned=6)
-    assert "conditions d'utilisation" in terms
+    assert "conditions d’utilisation" in terms
     assert "augmentez le nombre de manches prévues" in finished
     for said in (terms, finished):
         for developer_word in ("accept_terms", "true", "GET", "/v1/", "planned_rounds", "PATCH"):

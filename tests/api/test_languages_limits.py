@@ -179,7 +179,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 def test_a_limit_or_a_failure_in_english_and_in_french(code: str) -> None:
     en, fr = check_both(None, code, APP_CASES[code])
     if code == "internal-error":  # the exception's words stay in the log, never in the answer
-        assert fr["detail"] == "une erreur inattendue s'est produite"
+        assert fr["detail"] == "une erreur inattendue s’est produite"
         assert "test-only" not in json.dumps(en) + json.dumps(fr)
     if code == "too-many-requests":  # Litestar's bare status phrase: the title, in French too
         assert (en["detail"], fr["detail"]) == ("Too many requests", "Trop de requêtes")

@@ -91,7 +91,7 @@ def test_every_move_refusal_says_cards_in_words_and_tu(ruleset: str) -> None:
             ["red-9"],
             "blue-3",
             "must-follow-color",
-            "Il faut fournir du rouge : tu as Rouge 1, Rouge 2, Rouge 4",
+            "Il faut fournir du rouge\u00a0: tu as Rouge 1, Rouge 2, Rouge 4",
         ),
         (
             "numwars-classic",

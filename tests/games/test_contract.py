@@ -344,7 +344,7 @@ def test_two_players_of_one_game_never_share_a_name(games: Any) -> None:
     """A name already taken at the table (case and spaces aside) is refused at the later
     player's field, in the caller's language; nothing is created."""
     players = [{"name": "Ada"}, {"name": "Bo"}, {"name": "  ADA "}]
-    for language, words in (("en", "already named"), ("fr", "s'appelle déjà")):
+    for language, words in (("en", "already named"), ("fr", "s’appelle déjà")):
         response = games.post(
             "/v1/games",
             json={"ruleset": "numwars", "players": players},

@@ -256,7 +256,7 @@ def test_a_state_refusal_keeps_its_reason_and_words_its_status(games: Any) -> No
     en, fr = check_both(games, "game-over", _game_over)
     assert en["reason"] == fr["reason"] == "game-over"
     assert en["detail"] == "the game is abandoned: no more actions"
-    assert fr["detail"] == "la partie est abandonnée : plus aucune action"
+    assert fr["detail"] == "la partie est abandonnée\u00a0: plus aucune action"
 
 
 def _lines(node: Any) -> list[dict[str, Any]]:

@@ -337,7 +337,7 @@ def test_planned_rounds_then_sheet_finished(client: Client) -> None:
     )
     assert twice.status_code == 422 and twice.json()["code"] == "duplicate-name", twice.text
     (error,) = twice.json()["errors"]
-    assert error["field"] == "players[2].name" and "s'appelle déjà" in error["message"]
+    assert error["field"] == "players[2].name" and "s’appelle déjà" in error["message"]
     kept = client.get(url, headers=auth).json()
     assert [p["name"] for p in kept["players"]] == ["X", "Y", "Z"]  # nothing written
 
@@ -531,4 +531,4 @@ def test_a_sheet_answers_its_labels_in_the_callers_language(client: Client) -> N
         headers={**auth, "accept-language": "fr"},
     )
     assert refused.status_code == 422 and refused.headers["content-language"] == "fr"
-    assert "n'existe pas" in refused.json()["detail"], refused.text
+    assert "n’existe pas" in refused.json()["detail"], refused.text

@@ -28,10 +28,10 @@ def test_a_missed_bid_and_the_bonus_in_french() -> None:
     (missed,) = score_rows(1, [(1, 0, 0)]).players
     said = [KINDS[line.kind].render("fr", **line.params) for line in missed.breakdown]
     assert said == [
-        "Annonce 1 ratée (plis faits : 0) : -3×1",
-        "Bonus de précision (annonces réussies d'affilée : 0)",
+        "Annonce 1 ratée (plis faits\u00a0: 0)\u00a0: -3×1",
+        "Bonus de précision (annonces réussies d’affilée\u00a0: 0)",
     ]
     (zero,) = score_rows(1, [(0, 0, 2)]).players
     assert KINDS[zero.breakdown[0].kind].render("fr", **zero.breakdown[0].params) == (
-        "Annonce 0 réussie (cartes par joueur : 1) : 25 + 2×1"
+        "Annonce 0 réussie (cartes par joueur\u00a0: 1)\u00a0: 25 + 2×1"
     )
