@@ -21,7 +21,7 @@ from litestar.params import Body, Parameter
 from api.accounts import schemas
 from api.accounts.service import MAX_KEYS, AccountService, ApiKeyService
 from api.accounts.sessions import Caller, require_session
-from api.accounts.texts import TERMS, TERMS_VERSION
+from api.accounts.texts import RESET_ACCEPTED, TERMS, TERMS_VERSION
 from api.http.body import StrictBody
 from api.http.problems import problem_spec
 from api.http.responses import NO_STORE
@@ -91,10 +91,9 @@ SIGN_UP_EXAMPLE = {
 }
 
 
-RESET_ACCEPTED = schemas.ResetAccepted(
-    status="accepted",
-    detail="if this login has a verified email, a reset token is on its way",
-)
+def reset_accepted(language: str) -> schemas.ResetAccepted:
+    """The forgotten password's one answer, in the caller's language (the message catalog)."""
+    return schemas.ResetAccepted(status="accepted", detail=RESET_ACCEPTED.render(language))
 
 
 # -- API keys (issue 21, contract "API keys (integrators)") ----------------------------------
@@ -490,7 +489,7 @@ class PasswordResetController(Controller):
                 examples=[
                     Example(
                         summary="accepted",
-                        value={"status": "accepted", "detail": RESET_ACCEPTED.detail},
+                        value={"status": "accepted", "detail": RESET_ACCEPTED.render("en")},
                     )
                 ],
                 generate_examples=False,
@@ -500,6 +499,7 @@ class PasswordResetController(Controller):
     )
     async def request_reset(
         self,
+        request: Request[Any, Any, Any],
         accounts: NamedDependency[AccountService],
         data: Annotated[
             schemas.ResetRequest,
@@ -507,7 +507,10 @@ class PasswordResetController(Controller):
         ],
     ) -> Response[schemas.ResetAccepted]:
         await accounts.request_reset(data.login)
-        return Response(RESET_ACCEPTED, status_code=202)
+        language = pick_language(request.headers.get("accept-language"))
+        return Response(
+            reset_accepted(language), status_code=202, headers={"Content-Language": language}
+        )
 
     @post(
         "/v1/password-resets/confirm",

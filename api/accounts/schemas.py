@@ -27,8 +27,9 @@ Locale = Literal["fr", "en"]
 PSEUDO_PATTERN = human_pattern(
     r"^[A-Za-z0-9_.-]{3,24}$(?!\n)",
     "field-pattern-pseudo",
-    "3 to 24 characters: letters without accents, digits, _ . -",
-    "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -",
+    "3 to 24 characters: letters without accents, digits, underscore (_), dot (.) or hyphen (-)",
+    "3 à 24 caractères\u00a0: lettres sans accent, chiffres, tiret bas (_), point (.) ou trait "
+    "d’union (-)",
 )
 Pseudo = Annotated[
     str,

@@ -83,6 +83,11 @@ def mail_text(
 
 # -- the accounts' refusals (api/accounts/service.py, api/accounts/sessions.py) --------------
 
+RESET_ACCEPTED = text(
+    "reset-accepted",
+    "if this login has a verified email, a reset token is on its way",
+    "si cet identifiant a un e-mail vérifié, un jeton de réinitialisation est en route",
+)
 INVALID_CREDENTIALS = text(
     "invalid-credentials",
     "the login or the password is wrong",

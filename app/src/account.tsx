@@ -18,6 +18,13 @@ function isAge(value: string): value is AgeRange {
   return AGES.some((age) => age === value);
 }
 
+/** The characters of `pseudo` outside the API's rule (`[A-Za-z0-9_.-]`), each once, in order. */
+export function refusedInPseudo(pseudo: string): string[] {
+  const refused: string[] = [];
+  for (const char of pseudo) if (!/^[A-Za-z0-9_.-]$/.test(char) && !refused.includes(char)) refused.push(char);
+  return refused;
+}
+
 export function Welcome({ t, navigate, session }: ScreenProps & { session: Session | null }) {
   return (
     <section>
@@ -68,11 +75,14 @@ export function SignUp({ t, lang, onSession }: ScreenProps & { lang: "fr" | "en"
     if (refused > 0) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [refused]);
 
-  /** The client's own checks (rules/app.md "Accounts"), every failing field at once; the
-   * pseudo's characters are the API's to judge (its refusal shows under the field too). */
+  /** The client's own checks (rules/app.md "Accounts"), every failing field at once: the
+   * pseudo's length and characters as the API's rule (api/accounts/schemas.py
+   * PSEUDO_PATTERN: ASCII letters, digits, `_ . -`; 3 to 24), naming the refused ones. */
   function checks(): Record<string, string> {
     const found: Record<string, string> = {};
-    if (pseudo.length < 3 || pseudo.length > 24) found["pseudo"] = t.pseudoLength;
+    const refused = refusedInPseudo(pseudo);
+    if (refused.length > 0) found["pseudo"] = t.pseudoRefused(refused);
+    else if (pseudo.length < 3 || pseudo.length > 24) found["pseudo"] = t.pseudoLength;
     if (password.length < 10) found["password"] = t.passwordLength;
     if (!isAge(age)) found["age_range"] = t.ageRequired;
     if (!accept) found["accept_terms"] = t.termsRequired;
@@ -247,14 +257,19 @@ export function LogIn({ t, navigate, onSession }: ScreenProps & { onSession: (s:
 
 export function Forgot({ t }: ScreenProps) {
   const [login, setLogin] = useState("");
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState(0);
   const { problem, setProblem, busy, send } = useRequest(t.networkError);
+  // the answer (the app's own words, not the API's) takes the focus once sent, each time
+  const sent = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (done > 0) sent.current?.focus();
+  }, [done]);
 
   async function submit(event: Event) {
     event.preventDefault();
     await send(async () => {
       const { data, error } = await api.POST("/v1/password-resets", { body: { login } });
-      if (data) setDone(data.detail);
+      if (data) setDone((n) => n + 1);
       else setProblem(refusal(error, t.networkError));
     });
   }
@@ -273,10 +288,11 @@ export function Forgot({ t }: ScreenProps) {
           {t.forgotSend}
         </button>
       </form>
-      {done ? (
-        <p role="status" class="notice">
-          {done}
-        </p>
+      {done > 0 ? (
+        <div ref={sent} role="status" class="notice" tabIndex={-1} data-testid="forgot-sent">
+          <p>{t.forgotSent}</p>
+          <p>{t.forgotNoEmail}</p>
+        </div>
       ) : null}
     </section>
   );

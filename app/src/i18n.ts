@@ -17,6 +17,16 @@ const RULE_SECTIONS_FR: Record<string, string> = {
 // consonant: « d’Yves » but « de Yann »), « de » otherwise. A name's « h » is never elided
 // (« de Hugo », « de Hélène »): whether it is mute cannot be told from the name (« de Hugo »
 // reads fine, « d’Hachette » would not), so no list to keep.
+/** « a, b et c » */
+function joinFr(items: string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`;
+}
+
+/** "a, b and c" */
+function joinEn(items: string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
 export function de(name: string): string {
   // a default name (« Joueur 1 », « Robot 2 ») is a common noun: « du joueur 1 »
   const common = /^(Joueur|Robot) (\d+)$/.exec(name.trim());
@@ -65,6 +75,9 @@ const fr = {
   forgot: "Mot de passe oublié ?",
   forgotTitle: "Mot de passe oublié",
   forgotSend: "Envoyer le lien",
+  forgotSent: "Si ce compte a un email vérifié, un lien pour changer ton mot de passe vient de partir.",
+  forgotNoEmail:
+    "Pas d’email sur ton compte\u202f? Tu ne peux pas réinitialiser ton mot de passe\u00a0: ajoute un email dans «\u00a0Mon compte\u00a0» une fois connecté.",
   resetTitle: "Nouveau mot de passe",
   newPassword: "Nouveau mot de passe",
   resetSave: "Changer le mot de passe",
@@ -420,7 +433,7 @@ const fr = {
   seedLine: (seed: string, salt: string) => `Graine ${seed}, sel ${salt}`,
 
   // ── phone test (polish) ──
-  pseudoRule: "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -",
+  pseudoRule: "3 à 24 caractères\u00a0: lettres sans accent, chiffres, tiret bas (_), point (.) ou trait d’union (-)",
   passwordRule: "10 caractères au moins.",
   nameTaken: (name: string, other: number) =>
     `Le joueur ${other} s’appelle déjà «\u00a0${name}\u00a0»\u00a0: donne à chacun son propre nom.`,
@@ -513,6 +526,7 @@ const fr = {
   tricksCol: "Plis",
   bidTricks: (bid: number | null, taken: number) => (bid === null ? `${taken}` : `${taken} / ${bid}`),
   roundOver: (n: number) => `Fin de la manche\u00a0${n}`,
+  roundWonBy: (names: string[]) => `Manche gagnée par ${joinFr(names)}.`,
   roundScore: "Score de la manche",
   roundContinue: "Continuer",
   yourSnapAt: (n: number) => `Récupération instantanée\u00a0: ta carte ${n}`,
@@ -523,6 +537,9 @@ const fr = {
 
   // ── issue 24: the last points ──
   pseudoLength: "Choisis un pseudo de 3 à 24 caractères.",
+  /** the characters a pseudo may not hold, each said once (a space by name) */
+  pseudoRefused: (chars: string[]) =>
+    `Caractères refusés\u00a0: ${joinFr(chars.map((c) => (c === " " ? "l’espace" : /\s/.test(c) ? "un blanc" : c)))}.`,
   passwordLength: "Choisis un mot de passe de 10 caractères au moins.",
   termsRequired: "Accepte les conditions d’utilisation pour créer ton compte.",
   summaryLine: (name: string, points: string, role: string) => `${name}\u00a0: ${points} — ${role}`,
@@ -573,6 +590,9 @@ const en: Texts = {
   forgot: "Forgot your password?",
   forgotTitle: "Forgotten password",
   forgotSend: "Send the link",
+  forgotSent: "If this account has a verified email, a link to change your password is on its way.",
+  forgotNoEmail:
+    "No email on your account? Then you cannot reset your password: add an email in “My account” once logged in.",
   resetTitle: "New password",
   newPassword: "New password",
   resetSave: "Change the password",
@@ -925,7 +945,7 @@ const en: Texts = {
   seedLine: (seed: string, salt: string) => `Seed ${seed}, salt ${salt}`,
 
   // ── phone test (polish) ──
-  pseudoRule: "3 to 24 characters: letters without accents, digits, _ . -",
+  pseudoRule: "3 to 24 characters: letters without accents, digits, underscore (_), dot (.) or hyphen (-)",
   passwordRule: "At least 10 characters.",
   nameTaken: (name: string, other: number) => `Player ${other} is already named “${name}”: give each player their own name.`,
   leftInDeck: (label: string, n: number) => `${label}: ${n} left in the deck.`,
@@ -1016,6 +1036,7 @@ const en: Texts = {
   tricksCol: "Tricks",
   bidTricks: (bid: number | null, taken: number) => (bid === null ? `${taken}` : `${taken} / ${bid}`),
   roundOver: (n: number) => `End of round ${n}`,
+  roundWonBy: (names: string[]) => `Round won by ${joinEn(names)}.`,
   roundScore: "Round score",
   roundContinue: "Continue",
   yourSnapAt: (n: number) => `Instant snap: your card ${n}`,
@@ -1026,6 +1047,8 @@ const en: Texts = {
 
   // ── issue 24: the last points ──
   pseudoLength: "Choose a pseudo of 3 to 24 characters.",
+  pseudoRefused: (chars: string[]) =>
+    `Characters not allowed: ${joinEn(chars.map((c) => (c === " " ? "the space" : /\s/.test(c) ? "a blank" : c)))}.`,
   passwordLength: "Choose a password of at least 10 characters.",
   termsRequired: "Accept the terms of use to create your account.",
   summaryLine: (name: string, points: string, role: string) => `${name}: ${points} — ${role}`,

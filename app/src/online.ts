@@ -191,8 +191,9 @@ interface Watchers {
    * the game's version then */
   onTimeout?: (seat: number, abandon: boolean, version: number) => void;
   /** a `round-over` event: the round it ended (the last `round-start`'s) and each seat's
-   * role, every one revealed then (Num Wars' secret-roles edition; none elsewhere) */
-  onRoundOver?: (round: number, roles: Role[]) => void;
+   * role, every one revealed then (Num Wars' secret-roles edition; none elsewhere), and the
+   * round's winners (seats) when the event names them (the Num Wars editions) */
+  onRoundOver?: (round: number, roles: Role[] | null, winners: number[] | null) => void;
 }
 
 export type Role = Schemas["NumWarsView"]["role"] & string;
@@ -225,6 +226,15 @@ function rolesOf(raw: unknown): Role[] | null {
   if (!Array.isArray(roles)) return null;
   const known = roles.flatMap((role: unknown) => ROLES.filter((one) => one === role));
   return known.length === roles.length ? known : null;
+}
+
+/** The seats a `round-over` event names as the round's winners, or null when it names none. */
+function winnersOf(raw: unknown): number[] | null {
+  const data = dataOf(raw);
+  const winners: unknown = data && "winners" in data ? data.winners : null;
+  if (!Array.isArray(winners) || winners.length === 0) return null;
+  const seats = winners.filter((seat: unknown): seat is number => typeof seat === "number");
+  return seats.length === winners.length ? seats : null;
 }
 
 // -- the server's time, for the turn clocks ---------------------------------------------------
@@ -358,7 +368,8 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
       if (event.type === "round-start") round = roundOf(event.data) ?? round;
       if (event.type === "round-over") {
         const roles = rolesOf(event.data);
-        if (roles) on.onRoundOver?.(round, roles);
+        const winners = winnersOf(event.data);
+        if (roles || winners) on.onRoundOver?.(round, roles, winners);
       }
       const seq = Number(event.lastEventId);
       if (Number.isInteger(seq) && seq > last) last = seq;

@@ -506,6 +506,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   const [timedOut, setTimedOut] = useState<TimedOut | null>(null);
   const [left, setLeft] = useState(false);
   const [roles, setRoles] = useState<Record<number, Role[]>>({});
+  const [winners, setWinners] = useState<Record<number, number[]>>({});
 
   // a seat link pasted in the address bar (or followed) on this very screen changes only the
   // fragment: its token is taken at once, not at the next reload
@@ -545,7 +546,10 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       onTimeout: (seat, abandon, version) => {
         if (seen !== null && version >= seen) setTimedOut({ seat, abandon });
       },
-      onRoundOver: (round, roles) => setRoles((known) => ({ ...known, [round]: roles })),
+      onRoundOver: (round, revealed, won) => {
+        if (revealed) setRoles((known) => ({ ...known, [round]: revealed }));
+        if (won) setWinners((known) => ({ ...known, [round]: won }));
+      },
     });
     accept.current = watch.accept;
     return watch.stop;
@@ -723,6 +727,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
         hinting={hinting}
         askHint={token ? askHint : null}
         roles={roles}
+        winners={winners}
       />
       {announce}
       {created ? <SeatLinks t={t} created={created} navigate={null} /> : null}
@@ -927,6 +932,8 @@ interface TableProps {
   askHint: (() => Promise<void>) | null;
   /** each ended round's roles, by round number (Num Wars: revealed at its end) */
   roles: Record<number, Role[]>;
+  /** each ended round's winners (seats), by round number, when its end named them */
+  winners: Record<number, number[]>;
 }
 
 /** The cards a hint's action puts down: its card, or the exchange's cards. */
@@ -985,7 +992,7 @@ function Choices({
   );
 }
 
-function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, askHint, roles }: TableProps) {
+function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, askHint, roles, winners }: TableProps) {
   const view = game.view;
   // what the bots just did stays in sight: the finished trick, the round's summary
   const pace = usePace(view);
@@ -993,6 +1000,26 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
     pace.clear();
     await send(action);
   };
+  // a card played from the hand (Enter, a tap) keeps the focus in the hand: once the game
+  // moved on (or refused the card), the card now at the same place, else the hand's heading
+  const handList = useRef<HTMLUListElement>(null);
+  const handHeading = useRef<HTMLHeadingElement>(null);
+  const refocus = useRef<{ index: number; version: number } | null>(null);
+  const playCard = (index: number, action: GameAction) => {
+    refocus.current = { index, version: game.version };
+    void act(action);
+  };
+  useEffect(() => {
+    const wanted = refocus.current;
+    if (!wanted || busy || (game.version === wanted.version && !problem)) return;
+    refocus.current = null;
+    // the round's summary, when one just opened, has the focus: it says what happened
+    if (document.activeElement?.closest(".round-summary")) return;
+    const cards = Array.from(handList.current?.querySelectorAll<HTMLButtonElement>("button") ?? []);
+    const next = cards[Math.min(wanted.index, cards.length - 1)];
+    if (next && !next.disabled) next.focus({ preventScroll: true });
+    else handHeading.current?.focus({ preventScroll: true });
+  }, [busy, game.version, problem]);
   const legalId = useId();
   const names = game.players.map((p) => p.name);
   const botOf = (seat: number) => game.players[seat]?.bot ?? null;
@@ -1022,6 +1049,23 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
   // the type a tapped card is sent with when no legal action names it: the API explains why
   const cardType = legal.find((a) => a.type === "play" || a.type === "pass")?.type ?? (view.phase === "exchange" ? "pass" : "play");
 
+  // « Fin de la manche N » below the hand (it never pushes the hand down under a finger)
+  const dismissSummary = () => {
+    pace.dismiss();
+    handHeading.current?.focus({ preventScroll: true });
+  };
+  const summaryBox = pace.summary ? (
+    <RoundSummaryBox
+      key={pace.summary.round}
+      t={t}
+      summary={pace.summary}
+      names={names}
+      roles={roles[pace.summary.round] ?? null}
+      winners={winners[pace.summary.round] ?? null}
+      onDismiss={dismissSummary}
+    />
+  ) : null;
+
   const onTurn = view.ruleset === "numwin" && view.current_player !== null ? [view.current_player] : view.actors;
   const turn = mine ? t.yourTurn : t.turnOf(onTurn.map(nameOf).join(", "));
   return (
@@ -1033,9 +1077,6 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
         <span class={live ? "live" : "problem"}>{live ? t.live : t.reconnecting}</span>
       </p>
       <p>{seat === null ? t.spectator : t.youPlay(nameOf(seat))}</p>
-      {pace.summary ? (
-        <RoundSummaryBox t={t} summary={pace.summary} names={names} roles={roles[pace.summary.round] ?? null} onDismiss={pace.dismiss} />
-      ) : null}
       {join ? (
         <fieldset class="choices">
           <legend>{t.joinWithAccount}</legend>
@@ -1121,15 +1162,17 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
 
       {seat !== null && view.ruleset !== "numwin" ? (
         <>
-          <h2 id={`${legalId}-hand`}>{t.yourHand}</h2>
+          <h2 id={`${legalId}-hand`} ref={handHeading} tabIndex={-1} class="focus-title hand-title">
+            {t.yourHand}
+          </h2>
           <p class="muted" id={legalId}>
             {t.legalHint}
           </p>
           <p hidden id={`${legalId}-legal`}>
             {t.legalCard}
           </p>
-          <ul class="hand" aria-labelledby={`${legalId}-hand`}>
-            {hand.map((card) => {
+          <ul class="hand" ref={handList} aria-labelledby={`${legalId}-hand`}>
+            {hand.map((card, index) => {
               const action = legal.find((a) => cardOf(a) === card);
               const suggested = hinted.includes(card);
               const described = [action ? `${legalId}-legal` : null, suggested ? `${legalId}-hint` : null]
@@ -1142,7 +1185,7 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
                     class={`card ${card.split("-")[0] ?? ""}${action ? " legal" : ""}${suggested ? " hinted" : ""}`}
                     aria-describedby={described || undefined}
                     disabled={busy}
-                    onClick={() => void act(action ?? { type: cardType, card })}
+                    onClick={() => playCard(index, action ?? { type: cardType, card })}
                   >
                     {cardLabel(t, card)}
                   </button>
@@ -1152,6 +1195,7 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
           </ul>
           {/* a refused card's reason right under the hand, where the player looks */}
           <Problem refusal={problem} shown={[]} />
+          {summaryBox}
           {choices.length > 0 ? (
             <Choices
               t={t}
@@ -1167,6 +1211,7 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
         </>
       ) : null}
 
+      {seat !== null && view.ruleset !== "numwin" ? null : summaryBox}
       <h2>{t.table}</h2>
       <div class="scroll">
         <table>
@@ -1213,6 +1258,7 @@ function RoundSummaryBox({
   summary,
   names,
   roles,
+  winners,
   onDismiss,
 }: {
   t: Texts;
@@ -1220,12 +1266,24 @@ function RoundSummaryBox({
   names: string[];
   /** who had which role (Num Wars), once the round's end said so */
   roles: Role[] | null;
+  /** who won the round (seats), when the round's end said so */
+  winners: number[] | null;
   onDismiss: () => void;
 }) {
   const titleId = useId();
+  // its heading takes the focus when it opens (a screen reader says it), without scrolling:
+  // the box sits below the hand, nothing moves under the player's finger
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+  }, []);
+  const won = winners?.map((seat) => names[seat] ?? t.playerName(seat + 1)) ?? [];
   return (
     <section class="notice round-summary" aria-labelledby={titleId}>
-      <h2 id={titleId}>{t.roundOver(summary.round)}</h2>
+      <h2 id={titleId} ref={heading} tabIndex={-1}>
+        {t.roundOver(summary.round)}
+      </h2>
+      {won.length > 0 ? <p class="round-winner">{t.roundWonBy(won)}</p> : null}
       <ul>
         {names.map((name, i) => (
           <li key={i}>

@@ -22,7 +22,7 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
     assert problem["errors"] == [
         {
             "field": "pseudo",
-            "message": "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -",
+            "message": "3 à 24 caractères\u00a0: lettres sans accent, chiffres, tiret bas (_), point (.) ou trait d’union (-)",
             "code": "pattern",
         },
         {
@@ -37,7 +37,7 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
         },
     ]
     assert problem["detail"] == (  # French typography: no-break spaces before « : » and « ; »
-        "pseudo\u00a0: 3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -\u202f; "
+        "pseudo\u00a0: 3 à 24 caractères\u00a0: lettres sans accent, chiffres, tiret bas (_), point (.) ou trait d’union (-)\u202f; "
         "mot de passe\u00a0: doit contenir au moins 10 caractères\u202f; "
         "conditions d’utilisation\u00a0: champ obligatoire 'accept_terms' absent"
     )
@@ -47,12 +47,16 @@ def test_a_french_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> No
 def test_an_english_sign_up_lists_all_three_mistakes(games: TestClient[Any]) -> None:
     problem = games.post("/v1/accounts", json=MISTAKES).json()  # no Accept-Language: English
     assert [(e["field"], e["code"], e["message"]) for e in problem["errors"]] == [
-        ("pseudo", "pattern", "3 to 24 characters: letters without accents, digits, _ . -"),
+        (
+            "pseudo",
+            "pattern",
+            "3 to 24 characters: letters without accents, digits, underscore (_), dot (.) or hyphen (-)",
+        ),
         ("password", "min-length", "must hold at least 10 characters"),
         ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
     ]
     assert problem["detail"] == (
-        "pseudo: 3 to 24 characters: letters without accents, digits, _ . -; "
+        "pseudo: 3 to 24 characters: letters without accents, digits, underscore (_), dot (.) or hyphen (-); "
         "password: must hold at least 10 characters; "
         "accept_terms: required field 'accept_terms' is missing"
     )

@@ -78,6 +78,17 @@ def no_small_target(screen: Screen, where: str) -> None:
 def test_the_sign_up_shows_every_check_at_once(browser: Any, served: str) -> None:  # noqa: F811
     from playwright.sync_api import expect
 
+    taken = httpx.post(
+        f"{served}/v1/accounts",
+        json={
+            "pseudo": "zoe_deja",
+            "password": PASSWORD,
+            "age_range": "18-24",
+            "accept_terms": True,
+        },
+        timeout=10,
+    )
+    assert taken.status_code == 201, taken.text
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
     screen.goto("/inscription")
@@ -115,13 +126,13 @@ def test_the_sign_up_shows_every_check_at_once(browser: Any, served: str) -> Non
     no_small_target(screen, "inscription, toutes les erreurs")
 
     # the pseudo fixed: the others stay, the first of them takes the focus
-    pseudo.fill("Zoé")
+    pseudo.fill("Zoe_Deja")
     page.get_by_role("button", name="Créer mon compte", exact=True).click()
     expect(pseudo).not_to_have_attribute("aria-invalid", "true")
     expect(page.locator(".field-error")).to_have_count(3)
     expect(password).to_be_focused()
 
-    # every check passed, the API's refusal (« Zoé »: an accent) still under its field
+    # every check passed, the API's refusal (« Zoe_Deja »: taken) still under its field
     password.fill(PASSWORD)
     age.select_option("18-24")
     terms.check()
@@ -130,7 +141,7 @@ def test_the_sign_up_shows_every_check_at_once(browser: Any, served: str) -> Non
     expect(pseudo).to_be_focused()
     expect(page.locator(".field-error")).to_have_count(1)
     assert len(sent) == 1
-    refused = "the server responded with a status of 422"
+    refused = "the server responded with a status of 409"
     assert any(refused in e for e in screen.errors)
     screen.errors = [e for e in screen.errors if refused not in e]
     screen.close()

@@ -123,7 +123,7 @@ def test_the_sign_up_says_its_rules_first(browser: Any, served: str) -> None:  #
             "Créer mon compte",
             "Pseudo",
             "Mot de passe",
-            f"3 à 24 caractères{NBSP}: lettres sans accent, chiffres, _ . -",
+            f"3 à 24 caractères{NBSP}: lettres sans accent, chiffres, tiret bas (_), point (.) ou trait d’union (-)",
             "10 caractères au moins.",
         ),
         (
@@ -131,7 +131,7 @@ def test_the_sign_up_says_its_rules_first(browser: Any, served: str) -> None:  #
             "Create my account",
             "Pseudo",
             "Password",
-            "3 to 24 characters: letters without accents, digits, _ . -",
+            "3 to 24 characters: letters without accents, digits, underscore (_), dot (.) or hyphen (-)",
             "At least 10 characters.",
         ),
     ):

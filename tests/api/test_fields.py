@@ -45,12 +45,20 @@ def test_a_french_sign_up_mistake_is_named_in_human_words() -> None:
     refusal = _refused({"pseudo": "Adèle", "password": "12345", "age_range": "18-24"}, SignUp)
     assert refusal.code == "validation-error"
     assert _entries(refusal, "fr") == [
-        ("pseudo", "pattern", "3 à 24 caractères\u00a0: lettres sans accent, chiffres, _ . -"),
+        (
+            "pseudo",
+            "pattern",
+            "3 à 24 caractères\u00a0: lettres sans accent, chiffres, tiret bas (_), point (.) ou trait d’union (-)",
+        ),
         ("password", "min-length", "doit contenir au moins 10 caractères"),
         ("accept_terms", "missing-field", "champ obligatoire 'accept_terms' absent"),
     ]
     assert _entries(refusal, "en") == [
-        ("pseudo", "pattern", "3 to 24 characters: letters without accents, digits, _ . -"),
+        (
+            "pseudo",
+            "pattern",
+            "3 to 24 characters: letters without accents, digits, underscore (_), dot (.) or hyphen (-)",
+        ),
         ("password", "min-length", "must hold at least 10 characters"),
         ("accept_terms", "missing-field", "required field 'accept_terms' is missing"),
     ]

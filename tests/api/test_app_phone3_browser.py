@@ -1,0 +1,199 @@
+"""A French player's third phone test (issue 24), in a real headless Chromium (390×844,
+French) on PostgreSQL:
+
+- « Mot de passe oublié ? » answers in the app's own words (never the API's English detail),
+  in a live region that takes the focus, in French and in English; the API's own answer is
+  in the caller's language (the message catalog);
+- « Créer mon compte » checks the pseudo's characters itself, naming the refused ones, and
+  the server's pattern text ends cleanly (no « - » followed by a stray full stop);
+
+axe-core on each screen changed (and, with NUMRULES_APP_SCREENSHOTS=<folder>, its screenshot).
+The fixtures are tests/api/test_app_browser.py's.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import httpx
+
+from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
+from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, label
+from tests.api.test_docs_browser import browser_path  # noqa: F401
+
+NBSP = "\u00a0"
+NNBSP = "\u202f"
+
+FORGOT_SENT_FR = (
+    "Si ce compte a un email vérifié, un lien pour changer ton mot de passe vient de partir.",
+    f"Pas d’email sur ton compte{NNBSP}? Tu ne peux pas réinitialiser ton mot de passe{NBSP}: "
+    f"ajoute un email dans «{NBSP}Mon compte{NBSP}» une fois connecté.",
+)
+FORGOT_SENT_EN = (
+    "If this account has a verified email, a link to change your password is on its way.",
+    "No email on your account? Then you cannot reset your password: add an email in "
+    "“My account” once logged in.",
+)
+
+
+def test_the_api_says_a_reset_is_accepted_in_the_callers_language(served: str) -> None:  # noqa: F811
+    said = {}
+    for language in ("fr", "en"):
+        answer = httpx.post(
+            f"{served}/v1/password-resets",
+            json={"login": "personne"},
+            headers={"Accept-Language": language},
+            timeout=10,
+        )
+        assert answer.status_code == 202, answer.text
+        assert answer.headers["content-language"] == language
+        said[language] = answer.json()["detail"]
+    assert said["en"] == "if this login has a verified email, a reset token is on its way"
+    assert said["fr"].startswith("si cet identifiant a un e-mail vérifié")
+
+
+def test_the_forgotten_password_answers_in_the_apps_words(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    for locale, title, login, send, sent in (
+        ("fr-FR", "Mot de passe oublié", "Email ou pseudo", "Envoyer le lien", FORGOT_SENT_FR),
+        ("en-GB", "Forgotten password", "Email or pseudo", "Send the link", FORGOT_SENT_EN),
+    ):
+        screen = Screen(browser, served, locale)
+        page = screen.page
+        screen.goto("/mot-de-passe")
+        screen.heading(title)
+        page.get_by_label(login, exact=True).fill("personne")
+        page.get_by_role("button", name=send, exact=True).click()
+        status = page.get_by_role("status").filter(has_text=sent[0])
+        expect(status.locator("p")).to_have_text(list(sent))
+        expect(status).to_be_focused()
+        expect(page.locator("main")).not_to_contain_text("reset token")
+        screen.axe(f"mot de passe oublié, envoyé ({locale})")
+        screen.close()
+
+
+def test_the_sign_up_names_the_refused_characters(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/v1/accounts") else None)
+    screen.goto("/inscription")
+    screen.heading("Créer mon compte")
+    pseudo = page.get_by_label("Pseudo", exact=True)
+    pseudo.fill("va é!é ok")
+    page.get_by_label("Mot de passe", exact=True).fill(PASSWORD)
+    page.get_by_label("Ta tranche d'âge").select_option("18-24")
+    page.get_by_role("checkbox", name="conditions d'utilisation").check()
+    page.get_by_role("button", name="Créer mon compte", exact=True).click()
+    expect(pseudo).to_have_attribute("aria-invalid", "true")
+    expect(pseudo).to_have_accessible_description(
+        f"{PSEUDO_RULE} Caractères refusés{NBSP}: l’espace, é et !."
+    )
+    expect(pseudo).to_be_focused()
+    assert sent == []  # caught before any request
+    screen.axe("inscription, caractères refusés")
+    screen.close()
+
+
+def test_the_pseudo_rule_ends_cleanly(served: str) -> None:  # noqa: F811
+    for language in ("fr", "en"):
+        answer = httpx.post(
+            f"{served}/v1/accounts",
+            json={
+                "pseudo": "Zoé",
+                "password": PASSWORD,
+                "age_range": "18-24",
+                "accept_terms": True,
+            },
+            headers={"Accept-Language": language},
+            timeout=10,
+        )
+        assert answer.status_code == 422, answer.text
+        (message,) = [e["message"] for e in answer.json()["errors"] if e["field"] == "pseudo"]
+        # the app makes a sentence of it with a final full stop: never « - ».
+        assert not message.endswith(("-", "."))
+        assert message.endswith("(-)")
+
+
+FOCUS_IN_HAND = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return "body";
+  if (el.closest("ul.hand")) return "card";
+  if (el.closest(".round-summary")) return "summary";
+  if (el.matches("h2.hand-title")) return "hand-heading";
+  return el.outerHTML.slice(0, 80);
+}"""
+
+
+def test_a_card_played_with_enter_keeps_the_focus_in_the_hand(browser: Any, served: str) -> None:  # noqa: F811
+    """Round 1 of a Speed Wars game played from the keyboard (Enter on a card): after each
+    card the focus is in the hand; « Fin de la manche 1 » opens below the hand, takes the
+    focus, says who won, and « Continuer » gives the focus back to the hand."""
+    from playwright.sync_api import expect
+
+    created = httpx.post(
+        f"{served}/v1/games",
+        json={
+            "ruleset": "numwars-classic",
+            "options": {"speed": True, "tiebreak": False},
+            "players": [{"name": n} for n in NAMES],
+        },
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    tokens = [s["token"] for s in created.json()["seats"]]
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
+    screen.heading(f"Partie en ligne — manche{NBSP}1")
+    rng = random.Random(7)
+    keyboard_moves = 0
+    state = game_as(served, game_id, None)
+    while state["view"]["round"] == 1 and state["status"] == "active":
+        actors = state["view"]["actors"]
+        others = [s for s in actors if s != 0]
+        seat = others[0] if others else 0
+        own = game_as(served, game_id, tokens[seat])["view"]
+        action = rng.choice(own["legal_actions"])
+        if seat != 0:
+            assert act(served, game_id, tokens[seat], action).status_code == 200
+        else:
+            card = page.locator("ul.hand").get_by_role(
+                "button", name=label(action["card"], "fr"), exact=True
+            )
+            expect(card).to_have_class(re.compile(r"\blegal\b"))
+            card.focus()
+            page.keyboard.press("Enter")
+            at_version(page, state["version"] + 1)
+            keyboard_moves += 1
+            last = state["view"]["hand_counts"][0] == 1 and action["type"] == "play"
+            if not last:
+                page.wait_for_function(f"() => ({FOCUS_IN_HAND})() === 'card'")
+        state = game_as(served, game_id, None)
+    assert keyboard_moves == 2 + 10  # two cards passed, one card a trick
+
+    summary = page.locator("section.round-summary")
+    title = summary.get_by_role("heading", name=f"Fin de la manche{NBSP}1", exact=True)
+    expect(title).to_be_focused()
+    # the round-over event names the winners: « Manche gagnée par Ada et Bo. »
+    said = summary.locator(".round-winner")
+    expect(said).to_have_text(re.compile(r"^Manche gagnée par .+\.$"))
+    named = said.inner_text().removeprefix("Manche gagnée par ").removesuffix(".")
+    assert set(re.split(r", | et ", named)) <= set(NAMES), named
+    # below the hand: it never pushed the cards down
+    hand_box = page.locator("ul.hand").bounding_box()
+    summary_box = summary.bounding_box()
+    assert hand_box and summary_box and summary_box["y"] >= hand_box["y"] + hand_box["height"]
+    screen.axe("fin de la manche 1 au clavier")
+    page.keyboard.press("Tab")
+    expect(summary.get_by_role("button", name="Continuer", exact=True)).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(summary).to_have_count(0)
+    assert page.evaluate(FOCUS_IN_HAND) == "hand-heading"
+    screen.close()
