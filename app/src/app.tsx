@@ -3,7 +3,7 @@
 // "The app's paths"; French and English twins open the same screen).
 
 import type { JSX } from "preact";
-import { useEffect, useLayoutEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Created, Forgot, LogIn, Reset, SignUp, Verify, Welcome } from "./account";
 import { type Session, api, bearer, loadSession, onSessionLost, saveSession, setApiLanguage } from "./api";
 import { History, StatsScreen } from "./history";
@@ -181,6 +181,22 @@ export function App() {
 
   const switchLang = () => changeLang(lang === "fr" ? "en" : "fr");
 
+  // the menu scrolled sideways (a phone): which ends hide links, for the cues
+  const menu = useRef<HTMLUListElement>(null);
+  const [more, setMore] = useState({ left: false, right: false });
+  const measure = () => {
+    const list = menu.current;
+    if (!list) return;
+    const left = list.scrollLeft > 1;
+    const right = list.scrollLeft + list.clientWidth < list.scrollWidth - 1;
+    setMore((old) => (old.left === left && old.right === right ? old : { left, right }));
+  };
+  useEffect(() => {
+    measure();
+    window.addEventListener("resize", measure);
+    return () => window.removeEventListener("resize", measure);
+  });
+
   const screen = (): JSX.Element => {
     switch (route.name) {
       case "welcome":
@@ -244,8 +260,30 @@ export function App() {
         <Link href="/" navigate={navigate}>
           <span class="brand">{t.appName}</span>
         </Link>
-        <nav aria-label={t.mainNav}>
+        {/* on a phone, the account link and the language switch stay in the top row, in
+            reach; the rest of the menu scrolls sideways under them (with a cue: « › ») */}
+        <nav aria-label={t.accountNav} class="bar-end">
           <ul>
+            <li>
+              {session ? (
+                <button type="button" class="link" onClick={() => void logOut()}>
+                  {t.logout}
+                </button>
+              ) : (
+                <Link href="/connexion" navigate={navigate}>
+                  {t.login}
+                </Link>
+              )}
+            </li>
+            <li>
+              <button type="button" class="link" lang={other} onClick={switchLang}>
+                {t.switchTo}
+              </button>
+            </li>
+          </ul>
+        </nav>
+        <nav aria-label={t.mainNav} class={`menu${more.left ? " more-left" : ""}${more.right ? " more-right" : ""}`}>
+          <ul ref={menu} onScroll={measure}>
             <li>
               <Link href="/feuilles/nouvelle" navigate={navigate}>
                 {t.newSheet}
@@ -285,22 +323,6 @@ export function App() {
                 </li>
               </>
             ) : null}
-            <li>
-              {session ? (
-                <button type="button" class="link" onClick={() => void logOut()}>
-                  {t.logout}
-                </button>
-              ) : (
-                <Link href="/connexion" navigate={navigate}>
-                  {t.login}
-                </Link>
-              )}
-            </li>
-            <li>
-              <button type="button" class="link" lang={other} onClick={switchLang}>
-                {t.switchTo}
-              </button>
-            </li>
           </ul>
         </nav>
       </header>

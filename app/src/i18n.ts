@@ -39,6 +39,7 @@ const fr = {
   appName: "Num Project",
   switchTo: "English",
   mainNav: "Menu principal",
+  accountNav: "Compte et langue",
   offline: "Hors ligne\u00a0: l’application fonctionne, les scores seront calculés au retour du réseau.",
   loading: "Chargement…",
   // welcome
@@ -557,6 +558,7 @@ const en: Texts = {
   appName: "Num Project",
   switchTo: "Français",
   mainNav: "Main menu",
+  accountNav: "Account and language",
   offline: "Offline: the app works, scores are computed when the network is back.",
   loading: "Loading…",
   join: "Join the players' community!",

@@ -21,6 +21,7 @@ import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
 from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, label
+from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 NBSP = "\u00a0"
@@ -197,3 +198,51 @@ def test_a_card_played_with_enter_keeps_the_focus_in_the_hand(browser: Any, serv
     expect(summary).to_have_count(0)
     assert page.evaluate(FOCUS_IN_HAND) == "hand-heading"
     screen.close()
+
+
+CUES = """() => {
+  const menu = document.querySelector("nav.menu");
+  const cue = (where) => getComputedStyle(menu, where).content;
+  return { classes: menu.className, after: cue("::after"), before: cue("::before") };
+}"""
+
+
+def test_the_account_link_and_the_language_are_in_reach(browser: Any, served: str) -> None:  # noqa: F811
+    """On a 390 px screen the account link (Connexion, or Déconnexion once logged in) and the
+    language switch are in the top row, in sight without scrolling, 44 px targets; the menu
+    under them scrolls sideways with a « › » cue while links hide at its end."""
+    from playwright.sync_api import expect
+
+    pseudo, session = sign_up(served, "portee", "fr")
+    for screen, account in (
+        (Screen(browser, served, "fr-FR"), ("link", "Connexion")),
+        (logged_in(browser, served, "fr-FR", pseudo, session), ("button", "Déconnexion")),
+    ):
+        page = screen.page
+        screen.goto("/")
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        end = page.get_by_role("navigation", name="Compte et langue")
+        for role, name in (account, ("button", "English")):
+            target = end.get_by_role(role, name=name, exact=True)  # type: ignore[arg-type]
+            expect(target).to_be_in_viewport(ratio=1)
+            box = target.bounding_box()
+            assert box and box["x"] + box["width"] <= 390 and box["y"] < 60, (name, box)
+            assert box["width"] >= 44 and box["height"] >= 44, (name, box)
+        menu = page.get_by_role("navigation", name="Menu principal")
+        expect(menu.locator("xpath=..")).to_have_class("bar")
+        # the menu's row under the top row; it scrolls, and says so
+        menu_box = menu.bounding_box()
+        assert menu_box and menu_box["y"] >= 44, menu_box
+        cues = page.evaluate(CUES)
+        assert "more-right" in cues["classes"] and "›" in cues["after"], cues
+        assert "more-left" not in cues["classes"], cues
+        page.locator("nav.menu ul").evaluate("(ul) => ul.scrollTo({ left: ul.scrollWidth })")
+        expect(menu).to_have_class(re.compile(r"\bmore-left\b"))
+        expect(menu).not_to_have_class(re.compile(r"\bmore-right\b"))
+        assert "‹" in page.evaluate(CUES)["before"]
+        targets = page.locator(".bar a, .bar button")
+        for i in range(targets.count()):
+            box = targets.nth(i).bounding_box()
+            assert box and box["width"] >= 44 and box["height"] >= 44, (i, box)
+        screen.axe("bandeau sur téléphone")
+        screen.close()
