@@ -257,8 +257,10 @@ function measureSkew(response: Response | undefined): void {
 }
 
 /** How the time left to `at` reads: « 0:42 », « 12:05 », never below « 0:00 ». */
-export function clockText(at: string): string {
-  const left = Math.max(0, Math.ceil((Date.parse(at) - serverNow()) / 1000));
+export function clockText(at: string, most?: number): string {
+  // never more than the clock's turn (a device a little behind the server's second would
+  // show « 0:31 » for a 30 s turn)
+  const left = Math.min(most ?? Infinity, Math.max(0, Math.ceil((Date.parse(at) - serverNow()) / 1000)));
   return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
 }
 

@@ -38,7 +38,7 @@ import {
 } from "./online";
 import { usePace } from "./pace";
 import { OptionsFieldset, PlayerNames, SHEETS, defaults, playerNameOf, refuseTakenNames, useCatalogue } from "./sheet";
-import { Field, Heading, Link, type Navigate, Problem, useRequest } from "./ui";
+import { Field, Heading, Link, type Navigate, Problem, ScrollCue, useRequest } from "./ui";
 
 const RULESETS: readonly PlayRuleset[] = ["numwars", "numwars-classic", "numking", "numwin"];
 
@@ -900,7 +900,7 @@ function Countdowns({ t, game, nameOf }: { t: Texts; game: Game; nameOf: (seat: 
   return (
     <div class="clocks">
       {deadlines.map((d) => {
-        const text = clockText(d.at);
+        const text = clockText(d.at, game.clock?.turn_seconds);
         const urgent = secondsLeft(d.at) < 10;
         return (
           <p key={d.seat} role="timer" aria-label={t.timeLeftOf(nameOf(d.seat), text)} class={urgent ? "clock urgent" : "clock"}>
@@ -1212,8 +1212,8 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
       ) : null}
 
       {seat !== null && view.ruleset !== "numwin" ? null : summaryBox}
-      <h2>{t.table}</h2>
-      <div class="scroll">
+      <h2 id={`${legalId}-table`}>{t.table}</h2>
+      <div class="scroll" tabIndex={0} role="region" aria-labelledby={`${legalId}-table`}>
         <table>
           <thead>
             <tr>
@@ -1248,6 +1248,7 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
           </tbody>
         </table>
       </div>
+      <ScrollCue text={t.scrollCue} />
     </section>
   );
 }
@@ -1363,6 +1364,9 @@ function actionLabel(t: Texts, action: GameAction, nameOf: (seat: number) => str
 
 type Check = "checking" | "verified" | "mismatch" | "cannot";
 
+/** How often a game over is read again for a rematch another seat asked for (ms). */
+const REMATCH_POLL_MS = 3000;
+
 interface GameOverProps {
   t: Texts;
   game: Game;
@@ -1389,6 +1393,26 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
       .catch(() => setCheck("cannot"));
   }, [seed, salt, game.seed_commitment]);
 
+  // the rematch another seat asks for shows here: the game, over, has no more events; it is
+  // read again every few seconds until its `rematch` names the new game (« Rejoindre la
+  // revanche » then)
+  const [rematchId, setRematchId] = useState(game.rematch ?? null);
+  useEffect(() => {
+    if (game.rematch) setRematchId(game.rematch);
+  }, [game.rematch]);
+  useEffect(() => {
+    if (rematchId || !token || game.seat === null) return;
+    const timer = setInterval(() => {
+      void api
+        .GET("/v1/games/{game_id}", { params: { path: { game_id: game.id } }, headers: bearer(token) })
+        .then(({ data }) => {
+          if (data?.rematch) setRematchId(data.rematch);
+        })
+        .catch(() => undefined);
+    }, REMATCH_POLL_MS);
+    return () => clearInterval(timer);
+  }, [rematchId, token, game.id, game.seat]);
+
   /** « Revanche »: the rematch (created by the first seat that asks, 201; the same game to the
    * others, 200), with this seat's new token when the answer carries it (its first call), kept
    * on the device; then its screen. */
@@ -1410,6 +1434,7 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
     });
   }
 
+  const totalsId = useId();
   const names = game.players.map((p) => p.name);
   const result = game.result ?? null;
   const winners = result ? result.winners.map((s) => names[s] ?? t.playerName(s + 1)).join(", ") : "";
@@ -1423,7 +1448,7 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
       {token && game.seat !== null ? (
         <div class="row">
           <button type="button" class="primary" disabled={busy} onClick={() => void rematch()}>
-            {game.rematch ? t.joinRematch : t.rematch}
+            {rematchId ? t.joinRematch : t.rematch}
           </button>
         </div>
       ) : null}
@@ -1431,8 +1456,8 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
       {result ? (
         <>
           <p class="leader">{t.winner(winners)}</p>
-          <h2>{t.matchTotals}</h2>
-          <div class="scroll">
+          <h2 id={`${totalsId}-totals`}>{t.matchTotals}</h2>
+          <div class="scroll" tabIndex={0} role="region" aria-labelledby={`${totalsId}-totals`}>
             <table>
               <thead>
                 <tr>
@@ -1458,6 +1483,7 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
               </tbody>
             </table>
           </div>
+          <ScrollCue text={t.scrollCue} />
         </>
       ) : null}
       {roles ? (

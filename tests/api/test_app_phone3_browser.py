@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
-from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, label
+from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, label, new_game
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
@@ -246,3 +246,90 @@ def test_the_account_link_and_the_language_are_in_reach(browser: Any, served: st
             assert box and box["width"] >= 44 and box["height"] >= 44, (i, box)
         screen.axe("bandeau sur téléphone")
         screen.close()
+
+
+def test_the_game_over_table_scrolls_and_the_rematch_shows_up(browser: Any, served: str) -> None:  # noqa: F811
+    """A Num Wars match over (long names: its totals wider than 390 px): the totals table
+    scrolls sideways with « Fais défiler le tableau de côté »; when the first seat asks for
+    the rematch, the second seat's page says « Rejoindre la revanche » without a reload."""
+    from playwright.sync_api import expect
+
+    names = ["Alexandrine_Dupont", "Barthelemy_Martin", "Clementine_Leroy"]
+    game_id, tokens = new_game(served, "numwars", names, 5)
+    state = game_as(served, game_id, None)
+    while state["status"] == "active":
+        seat = state["view"]["actors"][0]
+        own = game_as(served, game_id, tokens[seat])["view"]
+        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
+        assert answer.status_code == 200, answer.text
+        state = game_as(served, game_id, None)
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto(f"/parties/{game_id}#jeton={tokens[1]}")
+    screen.heading("Partie terminée")
+    table = page.get_by_role("heading", name="Totaux de la partie").locator(
+        "xpath=following-sibling::div[1]"
+    )
+    expect(table).to_have_class("scroll")
+    assert table.evaluate("(box) => box.scrollWidth > box.clientWidth")  # wider than the screen
+    expect(page.locator(".scroll-cue")).to_have_text(
+        "Fais défiler le tableau de côté pour tout voir →"
+    )
+    expect(page.locator(".scroll-cue")).to_be_visible()
+    screen.axe("partie terminée, tableau")
+    expect(page.get_by_role("button", name="Revanche", exact=True)).to_be_visible()
+
+    asked = httpx.post(
+        f"{served}/v1/games/{game_id}/rematch",
+        headers={"Authorization": f"Bearer {tokens[0]}"},
+        timeout=10,
+    )
+    assert asked.status_code == 201, asked.text
+    joined = page.get_by_role("button", name="Rejoindre la revanche", exact=True)
+    expect(joined).to_be_visible(timeout=10_000)  # read again, no reload
+    joined.click()
+    page.wait_for_url(re.compile(r"/parties/" + asked.json()["id"] + "$"))
+    screen.close()
+
+
+def test_a_clock_never_shows_more_than_its_turn(browser: Any, served: str) -> None:  # noqa: F811
+    """A deadline further than the clock's turn (a device a second behind the server) is
+    shown as the turn's length at most: « 0:30 » for a 30 s turn, never « 0:31 »."""
+    import json
+
+    from playwright.sync_api import expect
+
+    created = httpx.post(
+        f"{served}/v1/games",
+        json={
+            "ruleset": "numwars",
+            "players": [{"name": n} for n in NAMES],
+            "clock": {"turn_seconds": 30, "on_timeout": "auto"},
+        },
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    token = created.json()["seats"][0]["token"]
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+
+    def later(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        if body.get("deadlines"):
+            # every deadline far beyond the turn's 30 s
+            for deadline in body["deadlines"]:
+                deadline["at"] = "2999-01-01T00:00:00Z"
+        route.fulfill(response=answer, body=json.dumps(body))
+
+    page.route(re.compile(r".*/v1/games/" + game_id + r"$"), later)
+    screen.goto(f"/parties/{game_id}#jeton={token}")
+    screen.heading(f"Partie en ligne — manche{NBSP}1")
+    timers = page.get_by_role("timer")
+    expect(timers.first).to_be_visible()
+    for text in timers.all_inner_texts():
+        assert "0:30" in text and "0:31" not in text, text
+    screen.close()
