@@ -28,7 +28,7 @@ export function refusedInPseudo(pseudo: string): string[] {
 export function Welcome({ t, navigate, session }: ScreenProps & { session: Session | null }) {
   return (
     <section>
-      <Heading>{session ? t.loggedInAs(session.pseudo) : t.join}</Heading>
+      <Heading docTitle={t.title}>{session ? t.loggedInAs(session.pseudo) : t.join}</Heading>
       <p>{t.pitch}</p>
       {session ? null : <p>{t.community}</p>}
       <div class="actions">

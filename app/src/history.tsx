@@ -179,7 +179,7 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
           <h2 id="wins-title">{t.statsWinsTitle}</h2>
           <BarChart
             title={t.statsWinsTitle}
-            desc={rows.map(({ name, s }) => t.statsWinsLine(name, s.won, s.played)).join(" ; ")}
+            desc={rows.map(({ name, s }) => t.statsWinsLine(name, s.won, s.played)).join(t.listSep)}
             bars={rows.map(({ name, s }) => ({ label: name, value: s.won, total: s.played, text: `${s.won} / ${s.played}` }))}
           />
           <div class="scroll" tabIndex={0} role="region" aria-labelledby="wins-title">
@@ -217,7 +217,7 @@ export function StatsScreen({ t, lang, session, navigate }: { t: Texts; lang: La
           <h2 id="roles-title">{t.statsRolesTitle}</h2>
           <BarChart
             title={t.statsRolesTitle}
-            desc={roles.map(({ role, r }) => t.statsRoleLine(t.roles[role], r.average_score, num(r.average_score), r.rounds)).join(" ; ")}
+            desc={roles.map(({ role, r }) => t.statsRoleLine(t.roles[role], r.average_score, num(r.average_score), r.rounds)).join(t.listSep)}
             bars={roles.map(({ role, r }) => ({ label: t.roles[role], value: r.average_score, text: num(r.average_score) }))}
           />
           <div class="scroll" tabIndex={0} role="region" aria-labelledby="roles-title">

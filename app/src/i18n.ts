@@ -39,6 +39,8 @@ const fr = {
   appName: "Num Project",
   switchTo: "English",
   mainNav: "Menu principal",
+  /** between the items of a picture's description (« a\u202f; b ») */
+  listSep: "\u202f; ",
   accountNav: "Compte et langue",
   offline: "Hors ligne\u00a0: l’application fonctionne, les scores seront calculés au retour du réseau.",
   loading: "Chargement…",
@@ -558,6 +560,7 @@ const en: Texts = {
   appName: "Num Project",
   switchTo: "Français",
   mainNav: "Main menu",
+  listSep: "; ",
   accountNav: "Account and language",
   offline: "Offline: the app works, scores are computed when the network is back.",
   loading: "Loading…",
@@ -614,12 +617,13 @@ const en: Texts = {
   round: (n: number) => `Round ${n}`,
   dealer: (name: string) => `Dealer: ${name}`,
   role: "Role",
+  // the rules name the roles in French only (rules/numwars.md): an English rendering
   roles: {
-    poseur: "Poseur (Bomb)",
-    complice: "Complice (Joker)",
-    demineur: "Demineur (Quantum)",
-    agent: "Agent",
-    civil: "Civil",
+    poseur: "Bomber (Bomb)",
+    complice: "Accomplice (Joker)",
+    demineur: "Defuser (Quantum)",
+    agent: "Double agent",
+    civil: "Civilian",
   },
   cardType: "CARD TYPE",
   cardTypes: {

@@ -116,6 +116,10 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction, keep }:
               aria-controls={`${ids}-cards-${seat}`}
               onClick={() => setOpen(open === seat ? null : seat)}
             >
+              {/* the arrow is for the eyes: the button's state is its aria-expanded */}
+              <span aria-hidden="true" class="disclosure-mark">
+                {open === seat ? "▾ " : "▸ "}
+              </span>
               {t.capturedToggle(names[seat] ?? "", cardsIn(player.entries))}
             </button>
           </h3>

@@ -21,21 +21,41 @@ export function sentence(message: string): string {
     .join(" ");
 }
 
+/** The app's name, at the end of every screen's document title. */
+const APP_NAME = "Num Project";
+
+/** The document's title from the screen's headings: its part's (the sheet's « Manche 2 »),
+ * else the screen's h1, then the app's name: « Manche 2 — Num Project ». A screen that
+ * names the whole app (the home) says its own `docTitle`. */
+function retitle(): void {
+  const main = document.getElementById("main");
+  if (!main) return;
+  const own = main.querySelector<HTMLElement>("[data-doc-title]")?.dataset["docTitle"];
+  const part = main.querySelector<HTMLElement>("h2[data-title-part]") ?? main.querySelector<HTMLElement>("h1");
+  const words = part?.textContent?.replace(/\s+/g, " ").trim();
+  const title = own ?? (words ? `${words} — ${APP_NAME}` : null);
+  if (title && document.title !== title) document.title = title;
+}
+
 /** The heading that takes the focus when its screen (or, `level` 2, its part of a screen
- * titled above it: the sheet's round) opens. */
-export function Heading({ children, level = 1 }: { children: ComponentChildren; level?: 1 | 2 }) {
+ * titled above it: the sheet's round) opens; it names the page too (`document.title`). */
+export function Heading({ children, level = 1, docTitle }: { children: ComponentChildren; level?: 1 | 2; docTitle?: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
   // a screen shown in place of another (the sheet once loaded) may keep this component and
   // swap its element (h1 → h2): the new one takes the focus too
   useEffect(() => {
     ref.current?.focus();
   }, [level]);
+  // after every render: the words may change (the round, the language)
+  useEffect(retitle);
+  // a part gone (the sheet's round saved): the screen's title again
+  useEffect(() => () => void setTimeout(retitle, 0), []);
   return level === 1 ? (
-    <h1 ref={ref} tabIndex={-1}>
+    <h1 ref={ref} tabIndex={-1} data-doc-title={docTitle}>
       {children}
     </h1>
   ) : (
-    <h2 ref={ref} tabIndex={-1} class="focus-title">
+    <h2 ref={ref} tabIndex={-1} class="focus-title" data-title-part="">
       {children}
     </h2>
   );

@@ -407,7 +407,8 @@ def test_the_same_screens_in_english(browser: Any, served: str) -> None:
     page.reload()  # the choice is remembered over the browser's English
     screen.heading("Manche 1", level=2)
     assert page.evaluate("document.documentElement.lang") == "fr"
-    assert page.title() == "Num Project — feuilles de score"
+    # the screen's part names the page, in the app's language (issue 24)
+    expect(page).to_have_title("Manche 1 — Num Project")
     screen.close()
 
 

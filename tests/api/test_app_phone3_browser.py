@@ -333,3 +333,113 @@ def test_a_clock_never_shows_more_than_its_turn(browser: Any, served: str) -> No
     for text in timers.all_inner_texts():
         assert "0:30" in text and "0:31" not in text, text
     screen.close()
+
+
+def test_each_screen_names_the_page_in_the_apps_language(browser: Any, served: str) -> None:  # noqa: F811
+    """The document's title follows the screen: the home's own, then « Manche 1 — Num
+    Project » on a sheet's round, « Partie en ligne — manche 1 — Num Project » on a game, in
+    English once switched."""
+    from playwright.sync_api import expect
+
+    game_id, tokens = new_game(served, "numwars", NAMES, 11)
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto("/")
+    screen.heading("Rejoins la communauté des joueurs !")
+    expect(page).to_have_title("Num Project — feuilles de score")
+    screen.goto("/connexion")
+    screen.heading("Connexion")
+    expect(page).to_have_title("Connexion — Num Project")
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    expect(page).to_have_title("Nouvelle feuille de score — Num Project")
+    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
+        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1", level=2)
+    expect(page).to_have_title("Manche 1 — Num Project")
+    screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
+    screen.heading(f"Partie en ligne — manche{NBSP}1")
+    expect(page).to_have_title("Partie en ligne — manche 1 — Num Project")
+    page.get_by_role("button", name="English", exact=True).click()
+    expect(page).to_have_title("Online game — round 1 — Num Project")
+    # the roles in English words (issue 24), never the French ones
+    expect(page.get_by_text(re.compile(r"^Your role: "))).to_have_text(
+        re.compile(
+            r"^Your role: (Bomber \(Bomb\)|Accomplice \(Joker\)|Defuser \(Quantum\)|Double agent|Civilian)$"
+        )
+    )
+    screen.close()
+
+
+def test_the_captured_cards_arrow_is_hidden_from_screen_readers(browser: Any, served: str) -> None:  # noqa: F811
+    from playwright.sync_api import expect
+
+    screen = Screen(browser, served, "fr-FR")
+    page = screen.page
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
+        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1", level=2)
+    toggle = page.get_by_role("button", name="Cartes prises par Ada (0 carte)", exact=True)
+    # the first player's cards open at first: « ▾ », then closed « ▸ » (seen, not said: the
+    # button's exact name has no arrow)
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(toggle.locator('[aria-hidden="true"]')).to_have_text("▾")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    expect(toggle.locator('[aria-hidden="true"]')).to_have_text("▸")
+    screen.axe("cartes prises, flèche")
+    screen.close()
+
+
+def test_the_stats_pictures_join_their_lines_the_french_way(browser: Any, served: str) -> None:  # noqa: F811
+    """The pictures' descriptions: « ; » after a narrow no-break space in French, "; " in
+    English (the account's stats as the API gives them, here two games and two roles)."""
+    import json
+
+    from playwright.sync_api import expect
+
+    pseudo, session = sign_up(served, "stats", "fr")
+    stats = {
+        "rulesets": {
+            "numwars": {
+                "played": 3,
+                "won": 1,
+                "win_rate": 1 / 3,
+                "average_round_score": 41.5,
+                "best_round_score": 90,
+                "by_role": {
+                    "poseur": {"rounds": 2, "average_score": 50.0},
+                    "complice": {"rounds": 1, "average_score": 20.0},
+                },
+            },
+            "numking": {
+                "played": 2,
+                "won": 2,
+                "win_rate": 1.0,
+                "average_round_score": 12.0,
+                "best_round_score": 30,
+            },
+        },
+        "vs_bots": {},
+    }
+    for locale, sep in (("fr-FR", f"{NNBSP}; "), ("en-GB", "; ")):
+        screen = logged_in(browser, served, locale, pseudo, session)
+        page = screen.page
+        page.route(
+            re.compile(r".*/v1/me/stats$"),
+            lambda route: route.fulfill(
+                status=200, content_type="application/json", body=json.dumps(stats)
+            ),
+        )
+        screen.goto("/stats")
+        descs = page.locator("svg[role=img] desc")
+        expect(descs).to_have_count(2)
+        for text in descs.all_text_contents():
+            assert text.count(sep) == 1, (locale, text)
+            if locale == "fr-FR":
+                assert " ; " not in text, text
+        screen.close()
