@@ -11,17 +11,20 @@ construction. Three levels:
   round with the basic policy for every seat (the same play-out seed for every action of a
   world); the action of the best mean round score for the seat (the lowest under
   `lowest_wins`; a team game counts the seat's team; a game may declare its own value,
-  `BotSupport.value`: Num Win's is that score less the others' mean) is played when it
+  `BotSupport.value`: Num Win's and Num Wars classic's are that score less the others'
+  mean) is played when it
   beats the basic
   action by more than a standard error of their paired difference, else the basic action
   (the best of noisy means is mostly luck: see `clearly_better`). In the phases a game does
   not search (`BotSupport.search_phases`) it plays `basic`.
 
 Budget (:class:`Budget`): at most `samples` worlds and `seconds` of wall time: the clock is
-read between worlds, and the search stops when one more world (at the mean cost so far) would
-pass the cap; at least one world is searched, so a single world longer than the cap is the
-most a move can overrun it. Given the same view, events, level and seed the choice is the
-same, unless the time cap cut the search short.
+read between worlds and between the play-outs of a world; the search stops when one more
+world (at the mean cost so far) would pass the cap, and leaves a world unfinished (dropped:
+every action is compared on the same worlds) when its next play-out (at the mean cost of a
+play-out so far) would. A move overruns the cap by a sampling or a play-out slower than the
+mean at most; when not even one world fits, the basic action is played. Given the same view,
+events, level and seed the choice is the same, unless the time cap cut the search short.
 
 The only clock is the budget's (`Budget.clock`); everything else is the engine's pure,
 seeded code (:class:`engine.core.rng.Rng`).
@@ -144,24 +147,36 @@ def _search(
     default = support.basic(rules, view, Rng(rng.next_u64()))
     scores: list[list[float]] = [[] for _ in legal]  # per action, its score in each world
     refused = [False] * len(legal)
-    start = budget.clock()
+    clock = budget.clock
+    start = clock()
+    deadline = start + budget.seconds
     searched = 0
+    played = 0  # play-outs finished, and the time they took (`playing`)
+    playing = 0.0
     for _ in range(max(1, budget.samples)):
         try:
             world = support.sample(rules, view, events, Rng(rng.next_u64()))
         except SampleError:  # no world drawn: the next draw, within the budget
-            if budget.clock() - start > budget.seconds:
+            if clock() > deadline:
                 break
             continue
         playout_seed = rng.next_u64()
-        for i, action in enumerate(legal):
+        row: list[float] = []
+        for action in legal:
+            before = clock()
+            if before + (playing / played if played else 0.0) > deadline:
+                break  # this play-out would pass the cap: the world is left unfinished
             value = _value(world, seat, action, rules, Rng(playout_seed))
-            if value is None:
-                refused[i] = True
-                value = math.nan
-            scores[i].append(value if lowest else -value)  # lower is better from here on
+            playing += clock() - before
+            played += 1
+            row.append(math.nan if value is None else value if lowest else -value)
+        if len(row) < len(legal):  # an unfinished world is dropped (the worlds are paired)
+            break
+        for i, value in enumerate(row):  # lower is better from here on
+            refused[i] = refused[i] or math.isnan(value)
+            scores[i].append(value)
         searched += 1
-        spent = budget.clock() - start
+        spent = clock() - start
         if spent + spent / searched > budget.seconds:  # the next world would pass the cap
             break
     if not searched:  # the sampler found no world: the basic action, no values to give

@@ -89,7 +89,8 @@ class BotSupport:
     search_phases: frozenset[str] | None = None
     #: how `expert` values a searched world once its play-out ends, `value(state, seat)`:
     #: None, the seat's round score (its team's); a game whose moves also change the others'
-    #: scores gives its own (Num Win: the seat's margin over the others, `margin`)
+    #: scores gives its own (Num Win, Num Wars classic: the seat's margin over the others,
+    #: `margin`)
     value: Callable[[Any, int], float] | None = None
 
     def __post_init__(self) -> None:

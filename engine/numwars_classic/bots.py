@@ -32,7 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core.actions import Action, Pass, Play, Show
 from engine.core.base import RoundSetup
-from engine.core.bots import BotSupport, World, deal_unseen, excluded_by_plays, retry, unseen_cards
+from engine.core.bots import (
+    BotSupport,
+    World,
+    deal_unseen,
+    excluded_by_plays,
+    margin,
+    retry,
+    unseen_cards,
+)
 from engine.core.cards import CARDS, COMPLEMENT
 from engine.core.events import EventBase
 from engine.core.rng import Rng
@@ -252,4 +260,24 @@ def basic(rules: NumWarsClassic, view: View, rng: Rng) -> Action:
     return min(losers, key=lambda a: (_keep(a.card), a.card))
 
 
-BOTS = BotSupport(sample=sample, basic=basic)
+def value(state: Any, seat: int) -> float:
+    """The expert's value of a played-out world: the seat's round score less the others'
+    mean (`margin`; under `alliance`, its team's less the other team's). A trick the seat
+    lets go is not lost alike to whoever takes it: the match is won on the difference, and
+    the scoring is far from a sum shared out (two cards of a value score 0, three or four
+    add 30 or 50, a trump pair its value), so the seat's own score alone let the search feed
+    an opponent's group for a few points of its own."""
+    scores = state.scores()
+    assert scores is not None
+    return margin(scores, seat)
+
+
+#: `expert` searches the play only: the exchange (five single passes, up to fifteen cards each)
+#: and the show are the basic rules'. A search of a pass compares fifteen noisy means and
+#: keeps the luckiest, and plays out the rest of the exchange and the whole round for a world
+#: drawn before any card was received: in duplicate rounds (the same deals, the expert's seats
+#: against all-basic ones) searching the exchange cost the expert most of its gain, and most
+#: of its time (bench/README.md, issue 25). A show changes nothing a basic play-out reads.
+SEARCH_PHASES = frozenset({"play"})
+
+BOTS = BotSupport(sample=sample, basic=basic, search_phases=SEARCH_PHASES, value=value)

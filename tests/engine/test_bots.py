@@ -220,14 +220,41 @@ def test_a_spec_without_bots_fails_at_import() -> None:
 
 
 def test_the_time_cap_stops_before_a_world_that_would_pass_it() -> None:
-    """A clock that moves one second a reading: two worlds fit in 2.5 s, the third would not."""
+    """A clock that moves one second a reading. The search reads it once at the start, twice
+    around each play-out (one per legal action) and once after each world: a world of k
+    actions costs 2 k + 1 seconds. Two worlds fit in 2.5 worlds' time, the third would not."""
     rules = registry.make("numking")
     state = rules.new_round(_setup("numking", 3, 4))
-    ticks = iter(range(1000))
-    budget = Budget(samples=10, seconds=2.5, clock=lambda: float(next(ticks)))
-    advice = hint(rules, state.view(state.current_player), seed=1, budget=budget)
+    view = state.view(state.current_player)
+    world = 2 * len(view.legal_actions) + 1
+    ticks = iter(range(10_000))
+    budget = Budget(samples=10, seconds=2.5 * world, clock=lambda: float(next(ticks)))
+    advice = hint(rules, view, seed=1, budget=budget)
     assert advice.samples == 2
-    assert hint(rules, state.view(state.current_player), seed=1, budget=BUDGET).samples == 2
+    assert hint(rules, view, seed=1, budget=BUDGET).samples == 2
+
+
+def test_the_time_cap_drops_a_world_it_cannot_finish() -> None:
+    """The same clock, a cap shorter than one world: the search stops between two play-outs
+    of the first world instead of finishing it past the cap, and plays the basic action."""
+    rules = registry.make("numking")
+    state = rules.new_round(_setup("numking", 3, 4))
+    view = state.view(state.current_player)
+    assert len(view.legal_actions) > 2
+    readings: list[float] = []
+
+    def clock() -> float:
+        readings.append(float(len(readings)))
+        return readings[-1]
+
+    cap = float(len(view.legal_actions))  # about half a world
+    advice = hint(rules, view, seed=1, budget=Budget(samples=10, seconds=cap, clock=clock))
+    assert advice.samples == 0
+    assert readings[-1] <= cap + 1  # one play-out past the cap at most: none here
+    basic = registry.spec("numking").bots.basic(rules, view, Rng(Rng(1).next_u64()))
+    assert advice.action == basic
+    budget = Budget(samples=10, seconds=cap, clock=iter(range(10_000)).__next__)
+    assert choose(rules, view, seed=1, budget=budget) == basic
 
 
 def test_unseen_cards_are_dealt_to_the_places_that_may_hold_them() -> None:
@@ -287,3 +314,40 @@ def test_num_win_values_a_world_by_the_margin_over_the_others() -> None:
         plain = [p.score for p in scores.players if p.seat != seat]
         assert margin(scores, seat) == pytest.approx(scores.players[seat].score - sum(plain) / 2)
     assert sum(numwin_bots.value(state, seat) for seat in range(3)) == pytest.approx(0.0)
+
+
+def test_classic_values_a_world_by_the_margin_and_searches_the_play_only() -> None:
+    """Num Wars classic's expert (engine/numwars_classic/bots.py) values a world by the seat's
+    round score less the others' mean (its team's less the other team's under `alliance`),
+    and passes and shows as `basic` does: it searches the play only."""
+    from engine.numwars_classic import bots as classic_bots
+
+    support = registry.spec("numwars-classic").bots
+    assert support.value is classic_bots.value
+    assert support.search_phases == frozenset({"play"})
+    rules = registry.make("numwars-classic")
+    state = rules.new_round(_setup("numwars-classic", 4, 3))
+    assert state.phase == "exchange"
+    view = state.view(0)
+    expected = support.basic(rules, view, Rng(Rng(9).next_u64()))
+    assert choose(rules, view, seed=9, budget=BUDGET) == expected
+    rng = Rng(4)
+    while not state.is_over:
+        state.apply(*pick(state, rng))
+    scores = state.scores()
+    assert scores is not None
+    own = [p.score for p in sorted(scores.players, key=lambda p: p.seat)]
+    assert len(set(own)) > 1
+    for seat in range(4):
+        others = [s for i, s in enumerate(own) if i != seat]
+        assert classic_bots.value(state, seat) == pytest.approx(own[seat] - sum(others) / 3)
+    allied = registry.make("numwars-classic", {"alliance": True})
+    state = allied.new_round(_setup("numwars-classic", 4, 3))
+    while not state.is_over:
+        state.apply(*pick(state, rng))
+    scores = state.scores()
+    assert scores is not None and scores.teams
+    team = {s: t.score for t in scores.teams for s in t.seats}
+    for seat in range(4):
+        other = team[(seat + 1) % 4]
+        assert classic_bots.value(state, seat) == pytest.approx(team[seat] - other)
