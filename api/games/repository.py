@@ -956,10 +956,11 @@ class _Batch:
 
 
 class GroupCommit:
-    """Shared commits done by the application (issue 27), PostgreSQL's: the actions that
-    arrive while a batch is under way wait for the next batch, which starts when none is
-    under way or `window` seconds after its first action came, whichever is first (an action
-    that finds nothing under way starts at once: one game alone waits for nobody).
+    """Shared commits done by the application (issue 27), PostgreSQL's: an action that finds
+    no transaction of this class under way runs at once, alone (one game alone waits for
+    nobody); the actions that arrive while one is under way wait for the next batch, which
+    starts when none is under way or `window` seconds after its first action came, whichever
+    is first.
 
     A batch is one transaction on one connection: each action's body (its locked read, the
     engine, its one statement) in the order of the games' ids, so that two batches lock
@@ -992,15 +993,19 @@ class GroupCommit:
         self.rolled_back = 0
 
     async def run(self, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]) -> _T:
+        if self._open is None and not self._running:  # nothing under way: alone, at once
+            self._running += 1
+            try:
+                async with self.repository.acting(self.engine) as conn:
+                    return await body(conn)
+            finally:
+                self._finished()
         loop = asyncio.get_running_loop()
         while True:
             batch = self._open
             if batch is None:
                 batch = self._open = _Batch()
-                if self._running:
-                    batch.timer = loop.call_later(self.window, self._start, batch)
-                else:  # nothing under way: start with whatever else comes in this turn
-                    loop.call_soon(self._start, batch)
+                batch.timer = loop.call_later(self.window, self._start, batch)
             if game_id not in batch.entries:
                 break
             await batch.done.wait()  # the game's action in it first, then the next batch
@@ -1033,6 +1038,8 @@ class GroupCommit:
             try:
                 async with self.repository.acting(self.engine) as conn:
                     for entry in entries:
+                        if entry.future.done():  # its request went first: never applied
+                            continue
                         try:
                             entry.value = await entry.body(conn)
                         except self.refusals as exc:
@@ -1060,10 +1067,14 @@ class GroupCommit:
                 _answer(entry, True)
         finally:
             batch.done.set()
-            self._running -= 1
-            waiting = self._open
-            if not self._running and waiting is not None:
-                self._start(waiting)
+            self._finished()
+
+    def _finished(self) -> None:
+        """A transaction ended: the next batch starts now if none is under way."""
+        self._running -= 1
+        waiting = self._open
+        if not self._running and waiting is not None:
+            self._start(waiting)
 
 
 def _answer(entry: _Entry[Any], shared: bool) -> None:

@@ -11,7 +11,8 @@ action that began the current round saved (:class:`MatchCheckpoint`) and applies
 round's actions only; without a usable checkpoint, the whole log is replayed
 (:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
-One transaction per action (the repository's `acting`): lock the game row (`SELECT … FOR
+One transaction per action (the repository's `transact`; with shared commits, one a batch
+of actions on other games shares, answered after its COMMIT): lock the game row (`SELECT … FOR
 UPDATE`; on SQLite every transaction is `BEGIN IMMEDIATE`), authenticate the seat, check
 `Idempotency-Key` and the expected version, apply the action to the match, append the action,
 its events and the kept answer and move the game's row to the next version (on PostgreSQL in
