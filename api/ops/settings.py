@@ -264,15 +264,16 @@ class Settings(BaseSettings):
         "then 503 database-unavailable",
     )
     group_commit_ms: float = Field(
-        default=0.0,
+        default=1.0,
         ge=0,
         le=100,
         allow_inf_nan=False,
         description="PostgreSQL: stored games' actions share commits (issue 27): the actions "
-        "that arrive while another batch is committing are applied in one transaction, in "
-        "the order of their games' ids, and each is answered after its one COMMIT; this is "
-        "the most milliseconds an action waits for the batch under way before its own starts "
-        "(an action that finds none under way starts at once); 0: each action commits alone",
+        "that arrive while another action's transaction is under way are applied in one "
+        "transaction, in the order of their games' ids, and each is answered after its one "
+        "COMMIT; this is the most milliseconds an action waits for the transaction under way "
+        "before its batch starts (an action that finds none under way runs alone at once); "
+        "0: each action commits alone",
     )
     check_db_on_start: bool = Field(
         default=True,
