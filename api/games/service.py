@@ -466,7 +466,7 @@ class GameService:
         hold: bool = False,
         waiting_hours: float = WAITING_HOURS,
         limits: Limits | None = None,
-        group_commit_ms: float = 1.0,
+        group_commit_ms: float = 0.0,
     ) -> None:
         self.engine = engine
         #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
