@@ -338,6 +338,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             hold=settings.bot_hold,
             waiting_hours=settings.waiting_hours,
             limits=limits,
+            group_commit_ms=settings.group_commit_ms,
         )
         games.on_timeout = lambda how: (
             metrics_of_state(application.state).timeouts.labels(how).inc()

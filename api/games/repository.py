@@ -18,15 +18,21 @@ SQLAlchemy's statement execution and go to asyncpg directly, and an action write
 writes in one statement (`APPEND_PG`): BEGIN, the locked read, that statement, COMMIT (six
 round trips before). :func:`repository_for` picks the dialect's repository; the service
 never asks which it has.
+
+Shared commits (issue 27, `NUMRULES_GROUP_COMMIT_MS`, :class:`GroupCommit`): on PostgreSQL
+the actions that arrive while another batch is committing are applied one after the other
+in one transaction and answered after its one COMMIT: one WAL flush and one BEGIN/COMMIT pair
+for the batch.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, Generic, NamedTuple, TypeAlias, TypeVar
 
 import asyncpg
 import msgspec
@@ -94,6 +100,7 @@ log = logging.getLogger("numrules.games")
 #: A game's row, its columns read by attribute: SQLAlchemy's `Row`, or on PostgreSQL's hot
 #: paths asyncpg's (:class:`GameRecord`).
 GameRow: TypeAlias = Any
+_T = TypeVar("_T")
 
 
 class DbNow(FunctionElement[float]):
@@ -286,6 +293,14 @@ class GameRepository:
         """An action's transaction (committed when the block ends, rolled back on an error):
         the engine's own (on SQLite, `BEGIN IMMEDIATE`: api.db.engine)."""
         return engine.begin()
+
+    async def transact(
+        self, engine: AsyncEngine, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]
+    ) -> _T:
+        """`body` run in an action's transaction (:meth:`acting`) on the game `game_id`, its
+        value returned once the transaction committed."""
+        async with self.acting(engine) as conn:
+            return await body(conn)
 
     # -- games and seats ------------------------------------------------------------------
 
@@ -802,10 +817,27 @@ class PostgresGameRepository(GameRepository):
     as SQLAlchemy does for its own, and the error (asyncpg's) is the one
     :func:`api.db.engine.unavailable` names."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        group_commit: float = 0.0,
+        refusals: tuple[type[BaseException], ...] = (),
+    ) -> None:
         super().__init__(notify=True)
         #: SQLAlchemy begins and commits nothing on these connections: `acting` does.
         self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        #: Actions' shared commits (None: each action commits alone).
+        self.group_commit = (
+            GroupCommit(self, engine, group_commit, refusals) if group_commit > 0 else None
+        )
+
+    async def transact(
+        self, engine: AsyncEngine, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]
+    ) -> _T:
+        """With shared commits, `body` joins a batch (:class:`GroupCommit`)."""
+        if self.group_commit is None:
+            return await super().transact(engine, game_id, body)
+        return await self.group_commit.run(game_id, body)
 
     @asynccontextmanager
     async def acting(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
@@ -924,8 +956,168 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
-def repository_for(engine: AsyncEngine) -> GameRepository:
-    """The games' storage for the engine's database: PostgreSQL's, or the portable one."""
+class _Entry(Generic[_T]):
+    """One action of a batch: its body, and what the batch found (`error`: a refusal, which
+    wrote nothing)."""
+
+    __slots__ = ("body", "error", "future", "value")
+
+    def __init__(
+        self, body: Callable[[AsyncConnection], Awaitable[_T]], future: asyncio.Future[bool]
+    ) -> None:
+        self.body = body
+        #: True: answered by the batch (`value` or `error`); False: to run alone.
+        self.future = future
+        self.value: _T | None = None
+        self.error: BaseException | None = None
+
+
+class _Batch:
+    """Actions sharing one transaction, by game (one action per game: a batch never reads a
+    game it moved)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, _Entry[Any]] = {}
+        self.timer: asyncio.TimerHandle | None = None
+        self.started = False
+        self.done = asyncio.Event()
+
+
+class GroupCommit:
+    """Shared commits done by the application (issue 27), PostgreSQL's: an action that finds
+    no transaction of this class under way runs at once, alone (one game alone waits for
+    nobody); the actions that arrive while one is under way wait for the next batch, which
+    starts when none is under way or `window` seconds after its first action came, whichever
+    is first.
+
+    A batch is one transaction on one connection: each action's body (its locked read, the
+    engine, its one statement) in the order of the games' ids, so that two batches lock
+    rows in the same order and never deadlock; then one COMMIT, after which each action is
+    answered, its NOTIFY sent by the commit as before. A refusal (an exception of
+    `refusals`: raised before the body writes anything) answers its action and the batch
+    goes on. Any other error may have aborted the transaction: the batch is rolled back and
+    each of its actions but the refused ones runs again in a transaction of its own, as
+    without shared commits (so a failing action cannot lose the others). A COMMIT that fails
+    answers every action that was not refused with its error, as it would answer one action
+    (and whether it committed or not, as there, the connection is not reused)."""
+
+    def __init__(
+        self,
+        repository: GameRepository,
+        engine: AsyncEngine,
+        window: float,
+        refusals: tuple[type[BaseException], ...],
+    ) -> None:
+        self.repository = repository
+        self.engine = engine
+        self.window = window
+        self.refusals = refusals
+        self._open: _Batch | None = None
+        self._running = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: Batches committed, the actions they answered, batches rolled back (tests).
+        self.batches = 0
+        self.shared = 0
+        self.rolled_back = 0
+
+    async def run(self, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]) -> _T:
+        if self._open is None and not self._running:  # nothing under way: alone, at once
+            self._running += 1
+            try:
+                async with self.repository.acting(self.engine) as conn:
+                    return await body(conn)
+            finally:
+                self._finished()
+        loop = asyncio.get_running_loop()
+        while True:
+            batch = self._open
+            if batch is None:
+                batch = self._open = _Batch()
+                batch.timer = loop.call_later(self.window, self._start, batch)
+            if game_id not in batch.entries:
+                break
+            await batch.done.wait()  # the game's action in it first, then the next batch
+        entry: _Entry[_T] = _Entry(body, loop.create_future())
+        batch.entries[game_id] = entry
+        if not await entry.future:
+            async with self.repository.acting(self.engine) as conn:
+                return await body(conn)
+        if entry.error is not None:
+            raise entry.error
+        return entry.value  # type: ignore[return-value]  # set when there is no error
+
+    def _start(self, batch: _Batch) -> None:
+        if batch.started:
+            return
+        batch.started = True
+        if batch.timer is not None:
+            batch.timer.cancel()
+        if self._open is batch:
+            self._open = None
+        self._running += 1
+        task = asyncio.create_task(self._flush(batch))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _flush(self, batch: _Batch) -> None:
+        entries = [batch.entries[k] for k in sorted(batch.entries)]
+        aborted = False
+        try:
+            try:
+                async with self.repository.acting(self.engine) as conn:
+                    for entry in entries:
+                        if entry.future.done():  # its request went first: never applied
+                            continue
+                        try:
+                            entry.value = await entry.body(conn)
+                        except self.refusals as exc:
+                            entry.error = exc
+                        except Exception:
+                            aborted = True  # rolled back by `acting`
+                            raise
+            except Exception as exc:
+                if aborted:  # the refused ones keep their answer: they only read
+                    self.rolled_back += 1
+                    for entry in entries:
+                        _answer(entry, entry.error is not None)
+                    return
+                for entry in entries:  # BEGIN or COMMIT failed
+                    entry.error = entry.error or exc
+                    _answer(entry, True)
+                return
+            except BaseException:
+                for entry in entries:
+                    entry.future.cancel()
+                raise
+            self.batches += 1
+            self.shared += len(entries)
+            for entry in entries:
+                _answer(entry, True)
+        finally:
+            batch.done.set()
+            self._finished()
+
+    def _finished(self) -> None:
+        """A transaction ended: the next batch starts now if none is under way."""
+        self._running -= 1
+        waiting = self._open
+        if not self._running and waiting is not None:
+            self._start(waiting)
+
+
+def _answer(entry: _Entry[Any], shared: bool) -> None:
+    if not entry.future.done():  # its request may have gone
+        entry.future.set_result(shared)
+
+
+def repository_for(
+    engine: AsyncEngine,
+    group_commit: float = 0.0,
+    refusals: tuple[type[BaseException], ...] = (),
+) -> GameRepository:
+    """The games' storage for the engine's database: PostgreSQL's (with actions' shared
+    commits when `group_commit`, the seconds an action may wait for others, is above 0, an
+    exception of `refusals` being one raised before an action writes), or the portable one."""
     if engine.dialect.name == "postgresql":
-        return PostgresGameRepository(engine)
+        return PostgresGameRepository(engine, group_commit, refusals)
     return GameRepository(notify=False)

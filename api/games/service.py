@@ -11,7 +11,8 @@ action that began the current round saved (:class:`MatchCheckpoint`) and applies
 round's actions only; without a usable checkpoint, the whole log is replayed
 (:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
-One transaction per action (the repository's `acting`): lock the game row (`SELECT … FOR
+One transaction per action (the repository's `transact`; with shared commits, one a batch
+of actions on other games shares, answered after its COMMIT): lock the game row (`SELECT … FOR
 UPDATE`; on SQLite every transaction is `BEGIN IMMEDIATE`), authenticate the seat, check
 `Idempotency-Key` and the expected version, apply the action to the match, append the action,
 its events and the kept answer and move the game's row to the next version (on PostgreSQL in
@@ -109,6 +110,7 @@ from api.http.body import check_ruleset
 from api.http.conditions import IfMatch
 from api.http.domain import (
     Conflict,
+    DomainError,
     Forbidden,
     Invalid,
     NotFound,
@@ -251,6 +253,15 @@ class _Due(NamedTuple):
     """An action's first try found a passed deadline: whether it was the acting seat's."""
 
     late: bool
+
+
+class _Applied(NamedTuple):
+    """An action applied and written, to be answered once its transaction committed: the
+    answer, the match at the answer's version (back to the cache then), a bot's move owed."""
+
+    answer: ActionOut
+    match: Match
+    bot_pending: bool
 
 
 class _Expired(NamedTuple):
@@ -455,6 +466,7 @@ class GameService:
         hold: bool = False,
         waiting_hours: float = WAITING_HOURS,
         limits: Limits | None = None,
+        group_commit_ms: float = 0.0,
     ) -> None:
         self.engine = engine
         #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
@@ -471,7 +483,11 @@ class GameService:
         self._again: set[str] = set()
         self.fanout = fanout
         self.notify = engine.dialect.name == "postgresql"
-        self.repository = repository_for(engine)
+        #: `group_commit_ms` (`NUMRULES_GROUP_COMMIT_MS`, PostgreSQL): the most an action
+        #: waits for others to share its commit (api.games.repository.GroupCommit); 0: none.
+        self.repository = repository_for(
+            engine, group_commit_ms / 1000, refusals=(DomainError, EngineError)
+        )
         #: Reads run without a transaction on PostgreSQL (no BEGIN and ROLLBACK round trips):
         #: each reads the game row first, then only what that row says is committed (the log
         #: up to its version, the events up to its `event_seq`), which never changes after.
@@ -878,82 +894,104 @@ class GameService:
         applied first; else whether the seat's own deadline had passed then (its move is
         late)."""
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
-        repository = self.repository
-        async with repository.acting(self.engine) as conn:
-            game, seat = await self._game_and_seat(conn, game_id, caller, lock=True)
-            assert seat is not None
-            if game.bot_pending and game.status == "active":
-                self.kick(game_id)  # runs once this transaction lets the row go
-            if idempotency_key is not None:
-                kept = await repository.kept_answer(conn, game_id, seat, idempotency_key)
-                if kept is not None:
-                    if not hmac.compare_digest(kept[0], request_hash):
-                        raise KeyReused(say(KEY_REUSED))
-                    return kept[1], True
-            if late is None and is_due(game):
-                return _Due(seat in due(game.deadlines, from_epoch(game.db_now)))
-            if late:
-                raise self._timed_out(game, seat)
-            if expected is not None and not expected.condition.any:
-                seen = [int(v) for v in expected.condition.versions if v.isdigit()]
-                ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
-                if seen and any(int(t["from"]) >= max(seen) for t in ended):
-                    raise self._timed_out(game, seat)
-            if expected is not None and not expected.condition.matches(game.version):
-                raise GameMoved(
-                    say(GAME_MOVED, version=game.version, said=shorten(expected.said)),
-                    game.version,
-                )
-            if game.status == "waiting":
-                raise await self._waiting(conn, game_id)
-            if game.status != "active":
-                if expected is None and await self._unanswered(conn, game, seat):
-                    raise self._timed_out(game, seat)
-                raise GameStateConflict(
-                    "game-over", say(NO_MORE_ACTIONS, status=_status(game.status))
-                )
-            kinds = ruleset_actions(game.ruleset)
-            kind = type(action).__struct_config__.tag
-            if kind not in kinds:
-                message = say(NO_SUCH_ACTION, ruleset=game.ruleset, kind=kind, kinds=tuple(kinds))
-                raise field_error(Invalid, "validation-error", "type", message)
-            match = await self._take(conn, game)
-            before = (match.index, match.phase)
-            try:
-                match.check_cards(action)  # the engine refuses a card outside the game's deck
-                events = match.apply(seat, action)
-            except EngineError as exc:
-                self._put(game_id, game.version, match)  # a refused action changes nothing
-                if isinstance(exc, IllegalMove):
-                    if (
-                        exc.reason in STATUS_REASONS
-                        and expected is None
-                        and await self._unanswered(conn, game, seat)
-                    ):
-                        raise self._timed_out(game, seat) from None
-                    raise self._refusal(exc, match, seat) from None
-                raise
-            first = game.event_seq + 1
-            seen_events = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
-            move = await self._move(conn, game, seat, action, match, before, events)
-            version = game.version + 1
-            answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
-            if game.clock is not None:
-                answer = msgspec.structs.replace(
-                    answer, **self._deadlines_out(move.deadlines, seat)
-                )
-            keeping = None
-            if idempotency_key is not None:
-                keeping = Kept(idempotency_key, request_hash, answer)
-            await repository.append(conn, game, move, keeping)
-            if self.before_commit is not None:
-                self.before_commit()
-        self._put(game_id, version, match)
+
+        async def body(conn: AsyncConnection) -> tuple[ActionOut, bool] | _Due | _Applied:
+            return await self._act_locked(
+                conn, game_id, caller, action, expected, idempotency_key, late, request_hash
+            )
+
+        done = await self.repository.transact(self.engine, game_id, body)
+        if not isinstance(done, _Applied):
+            return done
+        self._put(game_id, done.answer.version, done.match)
         if not self.notify:
             self.fanout.publish(game_id)
-        if move.bot_pending:
+        if done.bot_pending:
             self.kick(game_id)
-        return answer, False
+        return done.answer, False
+
+    async def _act_locked(
+        self,
+        conn: AsyncConnection,
+        game_id: str,
+        caller: Credential,
+        action: Action,
+        expected: Expected | None,
+        idempotency_key: str | None,
+        late: bool | None,
+        request_hash: str,
+    ) -> tuple[ActionOut, bool] | _Due | _Applied:
+        """:meth:`_act` in the action's transaction (the repository's `transact`: its own,
+        or one it shares with other games' actions): everything it raises is raised before
+        it writes (a refusal, :class:`DomainError` or :class:`EngineError`) but for the
+        storage's own errors and `before_commit`'s. The match it applied the action to is
+        out of the cache until the transaction committed."""
+        repository = self.repository
+        game, seat = await self._game_and_seat(conn, game_id, caller, lock=True)
+        assert seat is not None
+        if game.bot_pending and game.status == "active":
+            self.kick(game_id)  # runs once this transaction lets the row go
+        if idempotency_key is not None:
+            kept = await repository.kept_answer(conn, game_id, seat, idempotency_key)
+            if kept is not None:
+                if not hmac.compare_digest(kept[0], request_hash):
+                    raise KeyReused(say(KEY_REUSED))
+                return kept[1], True
+        if late is None and is_due(game):
+            return _Due(seat in due(game.deadlines, from_epoch(game.db_now)))
+        if late:
+            raise self._timed_out(game, seat)
+        if expected is not None and not expected.condition.any:
+            seen = [int(v) for v in expected.condition.versions if v.isdigit()]
+            ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
+            if seen and any(int(t["from"]) >= max(seen) for t in ended):
+                raise self._timed_out(game, seat)
+        if expected is not None and not expected.condition.matches(game.version):
+            raise GameMoved(
+                say(GAME_MOVED, version=game.version, said=shorten(expected.said)),
+                game.version,
+            )
+        if game.status == "waiting":
+            raise await self._waiting(conn, game_id)
+        if game.status != "active":
+            if expected is None and await self._unanswered(conn, game, seat):
+                raise self._timed_out(game, seat)
+            raise GameStateConflict("game-over", say(NO_MORE_ACTIONS, status=_status(game.status)))
+        kinds = ruleset_actions(game.ruleset)
+        kind = type(action).__struct_config__.tag
+        if kind not in kinds:
+            message = say(NO_SUCH_ACTION, ruleset=game.ruleset, kind=kind, kinds=tuple(kinds))
+            raise field_error(Invalid, "validation-error", "type", message)
+        match = await self._take(conn, game)
+        before = (match.index, match.phase)
+        try:
+            match.check_cards(action)  # the engine refuses a card outside the game's deck
+            events = match.apply(seat, action)
+        except EngineError as exc:
+            self._put(game_id, game.version, match)  # a refused action changes nothing
+            if isinstance(exc, IllegalMove):
+                if (
+                    exc.reason in STATUS_REASONS
+                    and expected is None
+                    and await self._unanswered(conn, game, seat)
+                ):
+                    raise self._timed_out(game, seat) from None
+                raise self._refusal(exc, match, seat) from None
+            raise
+        first = game.event_seq + 1
+        seen_events = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
+        move = await self._move(conn, game, seat, action, match, before, events)
+        version = game.version + 1
+        answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
+        if game.clock is not None:
+            answer = msgspec.structs.replace(answer, **self._deadlines_out(move.deadlines, seat))
+        keeping = None
+        if idempotency_key is not None:
+            keeping = Kept(idempotency_key, request_hash, answer)
+        await repository.append(conn, game, move, keeping)
+        if self.before_commit is not None:
+            self.before_commit()
+        return _Applied(answer, match, move.bot_pending)
 
     @staticmethod
     def _deadlines_out(deadlines: Sequence[dict[str, Any]] | None, seat: int | None) -> Any:

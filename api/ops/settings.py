@@ -263,6 +263,18 @@ class Settings(BaseSettings):
         description="a request waits this long for a free pooled connection under a burst, "
         "then 503 database-unavailable",
     )
+    group_commit_ms: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        allow_inf_nan=False,
+        description="PostgreSQL: stored games' actions share commits (issue 27): the actions "
+        "that arrive while another action's transaction is under way are applied in one "
+        "transaction, in the order of their games' ids, and each is answered after its one "
+        "COMMIT; this is the most milliseconds an action waits for the transaction under way "
+        "before its batch starts (an action that finds none under way runs alone at once); "
+        "0: each action commits alone",
+    )
     check_db_on_start: bool = Field(
         default=True,
         description="refuse to start unless the database is at the migrations' head",

@@ -711,6 +711,120 @@ def test_a_server_killed_mid_play_loses_no_answered_action(pg_head: str, tmp_pat
     assert not [t for t in tokens if t in output]
 
 
+async def burst_player(
+    url: str,
+    game_id: str,
+    tokens: list[str],
+    answered: list[tuple[int, int, Any]],
+    unexpected: list[str],
+    seed: int,
+) -> None:
+    """`play` for one game of a burst, over asyncio, until the server goes away."""
+    rng = random.Random(seed)
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        while True:
+            try:
+                spectator = (await client.get(f"/v1/games/{game_id}")).json()
+                if not spectator["view"]["actors"]:
+                    return  # over (never, in the seconds this lasts)
+                seat = rng.choice(spectator["view"]["actors"])
+                mine = (await client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat]))).json()
+                action = rng.choice(mine["view"]["legal_actions"])
+                answer = await client.post(
+                    f"/v1/games/{game_id}/actions", json=action, headers=auth(tokens[seat])
+                )
+            except (httpx.TransportError, json.JSONDecodeError):
+                return
+            if answer.status_code == 200:
+                answered.append((answer.json()["version"], seat, action))
+            else:
+                unexpected.append(answer.text)
+
+
+async def _logs(url: str, games: list[str]) -> dict[str, list[tuple[int, int, Any]]]:
+    """Each game's log (seq, seat, action), read apart from the server."""
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = await asyncpg.connect(dsn)
+    try:
+        rows = await conn.fetch(
+            "SELECT game_id, seq, seat, action::text FROM game_actions"
+            " WHERE game_id = ANY($1::varchar[]) ORDER BY game_id, seq",
+            games,
+        )
+    finally:
+        await conn.close()
+    logs: dict[str, list[tuple[int, int, Any]]] = {g: [] for g in games}
+    for r in rows:
+        stored = json.loads(r["action"])
+        assert stored.pop("v") == 1  # the stored format's version, then the action as posted
+        logs[r["game_id"]].append((r["seq"], r["seat"], stored))
+    return logs
+
+
+@pytest.mark.parametrize("group_commit_ms", ["0", "2"], ids=["alone", "shared-commits"])
+def test_a_server_killed_during_a_sixteen_game_burst_loses_no_answered_action(
+    pg_head: str, tmp_path: Path, group_commit_ms: str
+) -> None:
+    """SIGKILL while 16 games are played at once (with shared commits: issue 27's
+    `NUMRULES_GROUP_COMMIT_MS`, the batches of several games' actions answered only after
+    their one COMMIT): after a restart on the same database every action answered 200 is in
+    its game's log at the version it was answered with, no action is there twice, each game
+    holds at most the one action that was on its way unanswered, and every game goes on."""
+    server = Server(
+        pg_head, tmp_path / "burst.log", NUMRULES_GROUP_COMMIT_MS=group_commit_ms
+    ).start()
+    count = 16
+
+    async def burst() -> tuple[list[str], list[list[str]], list[list[Any]], list[str]]:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+            created = [await create(client, "numking", 3, 900 + g) for g in range(count)]
+        games = [c["id"] for c in created]
+        tokens = [[s["token"] for s in c["seats"]] for c in created]
+        answered: list[list[Any]] = [[] for _ in games]
+        unexpected: list[str] = []
+        players = [
+            asyncio.create_task(burst_player(server.url, g, t, a, unexpected, seed=g_index))
+            for g_index, (g, t, a) in enumerate(zip(games, tokens, answered, strict=True))
+        ]
+        deadline = time.monotonic() + 60
+        while min(len(a) for a in answered) < 8:
+            assert time.monotonic() < deadline and not unexpected, unexpected
+            assert not any(p.done() for p in players), unexpected
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(random.Random().uniform(0, 0.004))
+        server.kill()  # actions on their way: killed before, during or after their commits
+        await asyncio.wait_for(asyncio.gather(*players), 30)
+        return games, tokens, answered, unexpected
+
+    try:
+        games, tokens, answered, unexpected = asyncio.run(burst())
+        assert not unexpected, unexpected
+        server.start()  # a new process, a new port, the same database
+        logs = asyncio.run(_logs(pg_head, games))
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            for game_id, seat_tokens, mine in zip(games, tokens, answered, strict=True):
+                log = logs[game_id]
+                assert [v for v, _, _ in mine] == list(range(1, len(mine) + 1))
+                assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
+                assert len(mine) <= len(log) <= len(mine) + 1, (game_id, len(mine), len(log))
+                assert log[: len(mine)] == mine  # each answered action, once, where answered
+                version = client.get(f"/v1/games/{game_id}").json()["version"]
+                assert version == len(log)
+                seat = client.get(f"/v1/games/{game_id}").json()["view"]["actors"][0]
+                view = client.get(f"/v1/games/{game_id}", headers=auth(seat_tokens[seat]))
+                action = view.json()["view"]["legal_actions"][0]
+                moved = client.post(
+                    f"/v1/games/{game_id}/actions", json=action, headers=auth(seat_tokens[seat])
+                )
+                assert moved.status_code == 200, moved.text
+                assert moved.json()["version"] == version + 1
+    finally:
+        server.stop()
+    output = server.output()
+    assert "Application startup complete" in output
+    assert "Traceback" not in output
+
+
 # -- 6. a fault before the commit ---------------------------------------------------------------
 
 
