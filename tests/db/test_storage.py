@@ -20,6 +20,7 @@ from api.db import migrations
 from api.db.engine import create_engine, sessionmaker
 from api.db.models import Game, GameAction, GameEvent, GameSeat
 from api.ops.settings import Settings
+from tests.pg import own_database
 
 TABLES = {
     "games",
@@ -66,8 +67,11 @@ def test_upgrade_downgrade_upgrade_sqlite(sqlite_url: str) -> None:
     _up_down_up(sqlite_url)
 
 
-def test_upgrade_downgrade_upgrade_postgres(pg_url: str) -> None:
-    _up_down_up(pg_url)
+def test_upgrade_downgrade_upgrade_postgres() -> None:
+    """On a database of its own: the run's shared one may hold another test's connection
+    (a read left half-done), whose lock a downgrade's DROP TABLE would wait on for ever."""
+    with own_database() as url:
+        _up_down_up(url)
 
 
 def test_check_at_head_false_on_empty_database(sqlite_url: str) -> None:
