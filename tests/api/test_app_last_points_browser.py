@@ -26,6 +26,7 @@ import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
 from tests.api.test_app_play_browser import act, at_version, game_as, new_game
+from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
@@ -303,12 +304,7 @@ def test_a_pair_of_tens_says_why_it_scores_nothing(browser: Any, served: str) ->
 
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
-    screen.goto("/feuilles/nouvelle")
-    screen.heading("Nouvelle feuille de score")
-    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
-        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
-    page.get_by_role("button", name="Créer la feuille", exact=True).click()
-    screen.heading("Manche 1", level=2)
+    a_sheet_of_three(screen)
     ada = page.get_by_role("group", name="Ada", exact=True)
     ada.get_by_label("TYPE DE CARTE", exact=True).select_option("classic")
     ada.get_by_label("Valeur", exact=True).select_option("10")

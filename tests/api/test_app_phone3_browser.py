@@ -21,6 +21,7 @@ import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
 from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, label, new_game
+from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
@@ -377,12 +378,7 @@ def test_the_captured_cards_arrow_is_hidden_from_screen_readers(browser: Any, se
 
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
-    screen.goto("/feuilles/nouvelle")
-    screen.heading("Nouvelle feuille de score")
-    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
-        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
-    page.get_by_role("button", name="Créer la feuille", exact=True).click()
-    screen.heading("Manche 1", level=2)
+    a_sheet_of_three(screen)
     toggle = page.get_by_role("button", name="Cartes prises par Ada (0 carte)", exact=True)
     # the first player's cards open at first: « ▾ », then closed « ▸ » (seen, not said: the
     # button's exact name has no arrow)

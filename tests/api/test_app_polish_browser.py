@@ -15,6 +15,7 @@ import httpx
 
 from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
 from tests.api.test_app_play_browser import act, game_as, label, new_game
+from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_docs_browser import browser_path  # noqa: F401
 
 NBSP = "\u00a0"
@@ -76,12 +77,7 @@ def test_the_picker_counts_what_is_left_and_every_card_gets_its_line(
 
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
-    screen.goto("/feuilles/nouvelle")
-    screen.heading("Nouvelle feuille de score")
-    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
-        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
-    page.get_by_role("button", name="Créer la feuille", exact=True).click()
-    screen.heading("Manche 1", level=2)
+    a_sheet_of_three(screen)
     ada = page.get_by_role("group", name="Ada", exact=True)
     kind = ada.get_by_label("TYPE DE CARTE", exact=True)
     value = ada.get_by_label("Valeur", exact=True)

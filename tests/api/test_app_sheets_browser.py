@@ -125,6 +125,17 @@ def new_sheet(screen: Screen, ruleset: str, names: list[str], planned: int | Non
         page.get_by_label("Manches prévues", exact=True).fill(str(planned))
 
 
+def a_sheet_of_three(screen: Screen) -> None:
+    """A new Num Wars sheet of Ada, Bo and Cy created in the app, open at « Manche 1 »."""
+    page = screen.page
+    screen.goto("/feuilles/nouvelle")
+    screen.heading("Nouvelle feuille de score")
+    for i, name in enumerate(["Ada", "Bo", "Cy"], start=1):
+        page.get_by_label(f"Joueur {i}", exact=True).fill(name)
+    page.get_by_role("button", name="Créer la feuille", exact=True).click()
+    screen.heading("Manche 1", level=2)
+
+
 def sheet_of(screen: Screen, token: str) -> dict[str, Any]:
     sheet_id = screen.page.url.rsplit("/", 1)[1]
     answer = api_call(screen.served, "GET", f"/v1/scoresheets/{sheet_id}", token=token)
