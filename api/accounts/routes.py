@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, cast
 
 from litestar import Controller, Request, Response, delete, get, patch, post
+from litestar.background_tasks import BackgroundTask
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -506,10 +507,15 @@ class PasswordResetController(Controller):
             Body(examples=[Example(summary="ResetRequest", value={"login": "ada@example.org"})]),
         ],
     ) -> Response[schemas.ResetAccepted]:
-        await accounts.request_reset(data.login)
+        target = await accounts.reset_target(data.login)
         language = pick_language(request.headers.get("accept-language"))
         return Response(
-            reset_accepted(language), status_code=202, headers={"Content-Language": language}
+            reset_accepted(language),
+            status_code=202,
+            headers={"Content-Language": language},
+            # the token's writes and its email after the answer: every login answers alike
+            # and in the same time (one read), verified email or not
+            background=None if target is None else BackgroundTask(accounts.issue_reset, target),
         )
 
     @post(

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import argon2
 import msgspec
@@ -62,6 +63,8 @@ from api.http.tokens import (
 from api.ops.ratelimit import network_of, trusted_networks
 from api.ops.settings import Settings
 from engine.core.texts import say
+
+log = logging.getLogger(__name__)
 
 #: Reset emails one account receives at most per throttle window.
 RESET_EMAILS = 3
@@ -442,22 +445,33 @@ class AccountService:
             await rows.delete_tokens(conn, account_id, "reset")
             await rows.forget(conn, [key])
 
-    async def request_reset(self, login: str) -> None:
-        """Email a reset token when the login names an account with a verified email (the
-        caller answers the same in every case); a new token ends the earlier ones, and an
-        account gets at most `RESET_EMAILS` such emails per throttle window (the rest are
-        not sent: a mailbox is not flooded through this service)."""
-        window = timedelta(seconds=self.throttle.window)
-        async with self.engine.begin() as conn:
+    async def reset_target(self, login: str) -> ResetTarget | None:
+        """The account a reset request's login names, if its email is verified: one read,
+        the same for every login, so that the answer (sent before :meth:`issue_reset` runs,
+        as its background task) takes the same time whether the login has a verified email,
+        an unverified one, none, or names nobody."""
+        async with self.engine.connect() as conn:
             row = await rows.verified_by_login(conn, login.strip())
-            mail = None
-            if row is not None:
-                sent, _ = await rows.count(conn, f"reset:{row.id}", window, _now())
+        return None if row is None else ResetTarget(row.id, row.email)
+
+    async def issue_reset(self, target: ResetTarget) -> None:
+        """Email `target` a reset token, after the answer: a new token ends the earlier ones,
+        and an account gets at most `RESET_EMAILS` such emails per throttle window (the rest
+        are not sent: a mailbox is not flooded through this service). Nobody waits for it, so
+        a failure is logged (its kind only: never a token or an address)."""
+        window = timedelta(seconds=self.throttle.window)
+        try:
+            async with self.engine.begin() as conn:
+                mail = None
+                sent, _ = await rows.count(conn, f"reset:{target.account_id}", window, _now())
                 if sent <= RESET_EMAILS:
                     # a new password ends every reset token still out: an older email
                     # cannot take the account back (and a new token, the earlier ones)
-                    await rows.delete_tokens(conn, row.id, "reset")
-                    mail = await self._mail_token(conn, "reset", row.id, row.email)
+                    await rows.delete_tokens(conn, target.account_id, "reset")
+                    mail = await self._mail_token(conn, "reset", target.account_id, target.email)
+        except Exception as exc:  # after the answer: nobody to tell but the log
+            log.warning("password reset: no token issued (%s)", type(exc).__name__)
+            return
         self._send(mail)
 
     async def confirm_reset(self, body: schemas.ResetConfirm) -> None:
@@ -512,6 +526,13 @@ class AccountService:
         if account_id is None:
             raise _bad_token("token")
         return account_id
+
+
+class ResetTarget(NamedTuple):
+    """An account a password reset is emailed to: its id and verified email."""
+
+    account_id: str
+    email: str
 
 
 class ApiKeyService:

@@ -139,3 +139,48 @@ async def test_api_keys_refuse_with_domain_errors(
         with pytest.raises(DomainError) as refused:
             await keys.delete(account_id, key_id)
         _refused(NotFound, "not-found", 404, refused.value)
+
+
+async def test_a_reset_request_reads_only_and_its_token_comes_after_the_answer(
+    services: tuple[AccountService, ApiKeyService], pg_head: str
+) -> None:
+    """The answer to a reset request waits for one read, whatever the login (a verified
+    email, an unverified one, none, nobody): the token's writes are `issue_reset`, which the
+    route runs as its background task after answering. (It took a throttle write, a delete
+    and an insert before answering only for a verified email: twice the time, which told
+    who had one.)"""
+    import asyncpg
+
+    accounts, _ = services
+    pseudo = new_pseudo()
+    verified = await accounts.sign_up(_sign_up(pseudo=pseudo, email=f"{pseudo}@example.org"), "en")
+    unverified = new_pseudo()
+    await accounts.sign_up(_sign_up(pseudo=unverified, email=f"{unverified}@example.org"), "en")
+    plain = (await accounts.sign_up(_sign_up(), "en")).pseudo
+    conn = await asyncpg.connect(pg_head.replace("+asyncpg", ""))
+    try:
+        account_id = await conn.fetchval("SELECT id FROM accounts WHERE pseudo = $1", pseudo)
+        assert account_id is not None, verified
+        await conn.execute("UPDATE accounts SET email_verified = true WHERE id = $1", account_id)
+
+        async def written() -> tuple[int, int]:
+            tokens = await conn.fetchval(
+                "SELECT count(*) FROM account_tokens WHERE account_id = $1 AND purpose = 'reset'",
+                account_id,
+            )
+            throttled = await conn.fetchval(
+                "SELECT count(*) FROM login_throttle WHERE key = $1", f"reset:{account_id}"
+            )
+            return int(tokens), int(throttled)
+
+        assert await written() == (0, 0)
+        for login in (unverified, plain, "nobody_" + pseudo, f"{unverified}@example.org"):
+            assert await accounts.reset_target(login) is None, login
+        target = await accounts.reset_target(f"  {pseudo.upper()}  ")
+        assert target is not None and target.account_id == account_id
+        assert target.email == f"{pseudo}@example.org"
+        assert await written() == (0, 0)  # nothing written before the answer
+        await accounts.issue_reset(target)  # then the route's background task
+        assert await written() == (1, 1)
+    finally:
+        await conn.close()
