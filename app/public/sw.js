@@ -34,9 +34,12 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(
       fetch(request)
         .then((answer) => {
-          if (answer.ok) {
-            // every page is the same shell: the newest one is kept (its assets are kept as
-            // they are fetched, below), so the app opens offline as last seen
+          // every page of the app is the same shell: the newest one is kept (its assets are
+          // kept as they are fetched, below), so the app opens offline as last seen; a
+          // navigation to anything else (/docs, /openapi.json, /v1/…) is never kept as it
+          const html = (answer.headers.get("content-type") || "").startsWith("text/html");
+          const api = /^\/(v1|docs|openapi\.json|healthz|readyz|metrics)(\/|$)/.test(url.pathname);
+          if (answer.ok && html && !api) {
             const copy = answer.clone();
             void caches.open(SHELL).then((cache) => cache.put("/", copy));
           }
