@@ -760,16 +760,18 @@ def test_a_bomb_mismatch_says_roles_and_outcomes_in_the_games_words() -> None:
         "kept",
     )
     french = wrong.render("fr")
-    assert "« Bombe gardée »" in french and "rôle Poseur" in french, french
+    assert "«\u00a0Bombe gardée\u00a0»" in french and "rôle Poseur" in french, french
     assert "(rôle Complice)" in french and not _CODES_IN_FRENCH.search(french), french
     assert [f.render("fr") for f in wrong.errors] == [french, french]
     assert "after kept the Bomb is in the poseur's pile" in wrong.render("en")
     missing = error(RULES.score_round, [pile(r) for r in ("poseur", "demineur", "agent")], "stolen")
-    assert "rôle Démineur" in missing.render("fr") and "« Bombe volée »" in missing.render("fr")
+    assert "rôle Démineur" in missing.render(
+        "fr"
+    ) and "«\u00a0Bombe volée\u00a0»" in missing.render("fr")
     assert not _CODES_IN_FRENCH.search(missing.render("fr"))
     table3 = error(RULES.score_round, table(players=3), "complice-capture")
     assert "rôle Complice" in table3.render("fr"), table3.render("fr")
-    assert "« le Complice capture la Bombe »" in table3.render("fr")
+    assert "«\u00a0le Complice capture la Bombe\u00a0»" in table3.render("fr")
     assert not _CODES_IN_FRENCH.search(table3.render("fr"))
 
 
