@@ -59,8 +59,10 @@ COLOURS = {
     },
 }
 SPECIALS = {
-    "fr": {"numx": "Num-X", "joker": "Joker", "bomb": "Bombe", "quantum": "Quantique"},
-    "en": {"numx": "Num-X", "joker": "Joker", "bomb": "Bomb", "quantum": "Quantum"},
+    "fr": {"numx": "Num-X", "joker": "Joker", "bomb": "Bombe", "quantum": "Quantique"}
+    | {"infinity": "Infini", "flash": "Flash"},  # Num King's
+    "en": {"numx": "Num-X", "joker": "Joker", "bomb": "Bomb", "quantum": "Quantum"}
+    | {"infinity": "Infinity", "flash": "Flash"},
 }
 WORDS = {
     "fr": {
