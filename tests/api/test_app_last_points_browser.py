@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
-from tests.api.test_app_play_browser import act, at_version, game_as, new_game
+from tests.api.test_app_play_browser import act, at_version, game_as, new_game, play_out
 from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
@@ -267,13 +267,7 @@ def test_the_end_of_a_num_wars_match_says_the_last_roles(browser: Any, served: s
     names = ["Ada", "Bo", "Cy"]
     game_id, tokens = new_game(served, "numwars", names, 5)
     # the whole match played over HTTP (a round each dealer: three), each seat's first action
-    state = game_as(served, game_id, None)
-    while state["status"] == "active":
-        seat = state["view"]["actors"][0]
-        own = game_as(served, game_id, tokens[seat])["view"]
-        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
-        assert answer.status_code == 200, answer.text
-        state = game_as(served, game_id, None)
+    state = play_out(served, game_id, tokens)
     assert state["status"] == "over"
     events = httpx.get(
         f"{served}/v1/games/{game_id}/events",

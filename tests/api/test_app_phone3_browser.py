@@ -20,7 +20,15 @@ from typing import Any
 import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
-from tests.api.test_app_play_browser import NAMES, act, at_version, game_as, label, new_game
+from tests.api.test_app_play_browser import (
+    NAMES,
+    act,
+    at_version,
+    game_as,
+    label,
+    new_game,
+    play_out,
+)
 from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
@@ -138,18 +146,8 @@ def test_a_card_played_with_enter_keeps_the_focus_in_the_hand(browser: Any, serv
     focus, says who won, and « Continuer » gives the focus back to the hand."""
     from playwright.sync_api import expect
 
-    created = httpx.post(
-        f"{served}/v1/games",
-        json={
-            "ruleset": "numwars-classic",
-            "options": {"speed": True, "tiebreak": False},
-            "players": [{"name": n} for n in NAMES],
-        },
-        timeout=10,
-    )
-    assert created.status_code == 201, created.text
-    game_id = created.json()["id"]
-    tokens = [s["token"] for s in created.json()["seats"]]
+    speed = {"speed": True, "tiebreak": False}
+    game_id, tokens = new_game(served, "numwars-classic", NAMES, options=speed)
     screen = Screen(browser, served, "fr-FR")
     page = screen.page
     screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
@@ -257,13 +255,7 @@ def test_the_game_over_table_scrolls_and_the_rematch_shows_up(browser: Any, serv
 
     names = ["Alexandrine_Dupont", "Barthelemy_Martin", "Clementine_Leroy"]
     game_id, tokens = new_game(served, "numwars", names, 5)
-    state = game_as(served, game_id, None)
-    while state["status"] == "active":
-        seat = state["view"]["actors"][0]
-        own = game_as(served, game_id, tokens[seat])["view"]
-        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
-        assert answer.status_code == 200, answer.text
-        state = game_as(served, game_id, None)
+    play_out(served, game_id, tokens)
 
     screen = Screen(browser, served, "fr-FR")
     page = screen.page

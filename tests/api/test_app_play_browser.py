@@ -95,15 +95,36 @@ def label(card: str, lang: str) -> str:
     return SPECIALS[lang][card]
 
 
-def new_game(base: str, ruleset: str, names: list[str], seed: int) -> tuple[str, list[str]]:
-    """A stored game of `names` created anonymously over HTTP: its id and its seats' tokens."""
-    made = httpx.post(
-        f"{base}/v1/games",
-        json={"ruleset": ruleset, "players": [{"name": n} for n in names], "seed": seed},
-        timeout=10,
-    )
+def new_game(
+    base: str,
+    ruleset: str,
+    names: list[str],
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+) -> tuple[str, list[str]]:
+    """A stored game of `names` created anonymously over HTTP (seeded, with `options`, when
+    given): its id and its seats' tokens."""
+    body: dict[str, Any] = {"ruleset": ruleset, "players": [{"name": n} for n in names]}
+    if seed is not None:
+        body["seed"] = seed
+    if options is not None:
+        body["options"] = options
+    made = httpx.post(f"{base}/v1/games", json=body, timeout=10)
     assert made.status_code == 201, made.text
     return made.json()["id"], [s["token"] for s in made.json()["seats"]]
+
+
+def play_out(base: str, game_id: str, tokens: list[str]) -> dict[str, Any]:
+    """The game played to its end over HTTP, each acting seat taking its first legal action;
+    the spectator's last read of it."""
+    state = game_as(base, game_id, None)
+    while state["status"] == "active":
+        seat = state["view"]["actors"][0]
+        own = game_as(base, game_id, tokens[seat])["view"]
+        answer = act(base, game_id, tokens[seat], own["legal_actions"][0])
+        assert answer.status_code == 200, answer.text
+        state = game_as(base, game_id, None)
+    return state
 
 
 def game_as(base: str, game_id: str, token: str | None, lang: str = "en") -> dict[str, Any]:
@@ -455,18 +476,8 @@ def test_a_classic_round_with_its_exchange_in_english(browser: Any, served: str)
     round 1 through the seat's link, in English; the other three seats over HTTP."""
     from playwright.sync_api import expect
 
-    created = httpx.post(
-        f"{served}/v1/games",
-        json={
-            "ruleset": "numwars-classic",
-            "options": {"speed": True, "tiebreak": False},
-            "players": [{"name": n} for n in NAMES],
-        },
-        timeout=10,
-    )
-    assert created.status_code == 201, created.text
-    game_id = created.json()["id"]
-    tokens = [s["token"] for s in created.json()["seats"]]
+    speed = {"speed": True, "tiebreak": False}
+    game_id, tokens = new_game(served, "numwars-classic", NAMES, options=speed)
     screen = Screen(browser, served, "en-US")
     page = screen.page
     screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
