@@ -264,7 +264,7 @@ class Settings(BaseSettings):
         "then 503 database-unavailable",
     )
     group_commit_ms: float = Field(
-        default=0.0,
+        default=1.0,
         ge=0,
         le=100,
         allow_inf_nan=False,
