@@ -212,12 +212,12 @@ _MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
 #: for everyone, as the models' JSON columns store None); the answer kept for its
 #: `Idempotency-Key` ($13, NULL: none); the game's NOTIFY. `$9`: the checkpoint of the round
 #: the action started (NULL: the stored one kept).
-APPEND_PG = f"""\
+_APPEND_PG = """\
 WITH moved AS (
     UPDATE games SET version = $2 + 1, event_seq = $3, status = $4, result = $5::jsonb,
         bot_pending = $6, deadlines = $7::jsonb, deadline = $8,
         checkpoint = COALESCE($9::text, checkpoint), updated_at = now()
-    WHERE id = $1 AND version = $2
+    WHERE id = $1 AND version = $2{guard}
     RETURNING id
 ), logged AS (
     INSERT INTO game_actions (game_id, seq, seat, action)
@@ -231,7 +231,19 @@ WITH moved AS (
     SELECT id, $10::integer, $13::varchar, $14::varchar, 200, $15::jsonb FROM moved
     WHERE $13::varchar IS NOT NULL
 )
-SELECT pg_notify('{CHANNEL}', id) FROM moved"""
+SELECT pg_notify('{channel}', id) FROM moved"""
+APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL)
+#: The same write as an action's whole transaction, one statement in autocommit (the hot
+#: action, :meth:`PostgresGameRepository.append_hot`): no lock was read first, so the
+#: statement itself checks what the locked read would have: the game is still active at the
+#: version the cached match is at, none of its turn clocks has run out, and `$16` is the hash
+#: of the seat's token.
+APPEND_HOT_PG = _APPEND_PG.format(
+    guard=" AND status = 'active' AND (deadline IS NULL OR deadline > clock_timestamp()) "
+    "AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = $1 AND seat = $10 "
+    "AND token_hash = $16)",
+    channel=CHANNEL,
+)
 
 
 class LostUpdate(RuntimeError):
@@ -286,6 +298,10 @@ class GameRepository:
     `notify`: whether the database is PostgreSQL, whose NOTIFY wakes the other replicas'
     event streams in the statement that moves the game."""
 
+    #: Whether an action on a game this process holds hot may be written in one statement
+    #: without a lock read first (:meth:`PostgresGameRepository.append_hot`; SQLite: never).
+    hot = False
+
     def __init__(self, notify: bool) -> None:
         self.notify = notify
 
@@ -301,6 +317,18 @@ class GameRepository:
         value returned once the transaction committed."""
         async with self.acting(engine) as conn:
             return await body(conn)
+
+    def connected(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """Where a hot action runs (only where :attr:`hot`)."""
+        raise NotImplementedError
+
+    async def append_hot(self, conn: AsyncConnection, game: Any, move: Move, digest: str) -> bool:
+        """A hot action's one statement (only where :attr:`hot`)."""
+        raise NotImplementedError
+
+    async def now_hot(self, conn: AsyncConnection) -> float:
+        """:meth:`now` on :meth:`connected`'s connection (only where :attr:`hot`)."""
+        raise NotImplementedError
 
     # -- games and seats ------------------------------------------------------------------
 
@@ -776,6 +804,7 @@ def _compiled(statement: Select[Any]) -> tuple[str, tuple[str, ...]]:
 
 _GAME_AND_SEAT_PG = {False: _compiled(_GAME_AND_SEAT), True: _compiled(_GAME_AND_SEAT_LOCKED)}
 _GAME_PG = _compiled(_GAME)
+_NOW_PG = "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 _ACTIONS_PG = _compiled(_ACTIONS)
 _CHECKPOINT_PG = _compiled(_CHECKPOINT)
 
@@ -816,6 +845,8 @@ class PostgresGameRepository(GameRepository):
     and asyncpg's `command_timeout`; a connection a statement broke is invalidated here,
     as SQLAlchemy does for its own, and the error (asyncpg's) is the one
     :func:`api.db.engine.unavailable` names."""
+
+    hot = True
 
     def __init__(
         self,
@@ -921,34 +952,51 @@ class PostgresGameRepository(GameRepository):
         row = await self._fetchrow(conn, _CHECKPOINT_PG[0], (game_id,), None)
         return None if row is None or row[0] is None else str(row[0])
 
+    def connected(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A pooled connection in autocommit mode, outside any transaction (the hot action:
+        its one statement is its transaction)."""
+        return self._autocommit.connect()
+
     async def append(
         self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None
     ) -> None:
-        checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
-        notified = await self._fetchrow(
-            conn,
-            APPEND_PG,
-            (
-                game.id,
-                game.version,
-                game.event_seq + len(move.events),
-                move.status,
-                _json(move.result),
-                move.bot_pending,
-                _json(move.deadlines),
-                move.deadline,
-                checkpoint,
-                move.seat,
-                _json(action_document(move.action)),
-                _json(move.events),
-                None if kept is None else kept.key,
-                None if kept is None else kept.request_hash,
-                None if kept is None else _json(answer_document(kept.answer)),
-            ),
-            None,
-        )
+        notified = await self._fetchrow(conn, APPEND_PG, self._append_args(game, move, kept), None)
         if notified is None:
             raise LostUpdate(game.id)
+
+    async def now_hot(self, conn: AsyncConnection) -> float:
+        """The database's clock (:meth:`now`) through asyncpg: a clocked hot action's first
+        round trip, its new turns' start."""
+        return float((await self._fetchrow(conn, _NOW_PG, (), None))[0])
+
+    async def append_hot(self, conn: AsyncConnection, game: Any, move: Move, digest: str) -> bool:
+        """The action written and committed by one statement (`APPEND_HOT_PG`, on
+        :meth:`connected`'s connection) if the game is still active at `game.version` and
+        `digest` is the hash of the acting seat's token and none of the game's turn clocks
+        has run out; False (nothing written) if not."""
+        args = (*self._append_args(game, move, None), digest)
+        return await self._fetchrow(conn, APPEND_HOT_PG, args, None) is not None
+
+    @staticmethod
+    def _append_args(game: Any, move: Move, kept: Kept | None) -> tuple[Any, ...]:
+        checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
+        return (
+            game.id,
+            game.version,
+            game.event_seq + len(move.events),
+            move.status,
+            _json(move.result),
+            move.bot_pending,
+            _json(move.deadlines),
+            move.deadline,
+            checkpoint,
+            move.seat,
+            _json(action_document(move.action)),
+            _json(move.events),
+            None if kept is None else kept.key,
+            None if kept is None else kept.request_hash,
+            None if kept is None else _json(answer_document(kept.answer)),
+        )
 
 
 def _json(value: Any) -> str:

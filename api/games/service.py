@@ -20,6 +20,14 @@ one statement), commit. The cached match is taken out of the cache before it is 
 only after the commit, so an error at any point leaves neither a partial game in the database
 nor a changed match in the cache.
 
+The hot action (issue 27, PostgreSQL): when this process wrote a game's last action, the game
+is active, unclocked and without bots, and the caller's seat token is one this process has
+seen, the next action (without `If-Match` or `Idempotency-Key`) is applied to the cached
+match and written by one statement in autocommit, which writes only if the game is still
+active at that version and the token is the seat's (`APPEND_HOT_PG`): one round trip where
+the locked path makes four. When it does not write (another replica moved the game, it was
+abandoned), or the engine refuses the action, the locked path runs as above.
+
 Turn clocks (issue 26; who is clocked and when a turn starts: :mod:`api.games.clock`): each
 write moves the game's deadlines on in the statement that moves its row, by the database's
 clock read with the locked row. A passed deadline is applied once, by whoever locks the row
@@ -243,10 +251,39 @@ class _Flight:
     task: asyncio.Future[tuple[GameRow, list[Any]]]
 
 
+class _Hot(NamedTuple):
+    """What an action on a hot game needs of its row besides the match (:meth:`_act_hot`):
+    known once this process wrote the game's last action, if the game is active and without
+    bots: its events' count, ruleset, turn clock (None: none) and deadlines."""
+
+    event_seq: int
+    ruleset: str
+    clock: Any = None
+    deadlines: list[Any] | None = None
+    deadline: datetime | None = None
+
+
+class _HotRow(NamedTuple):
+    """A hot game's row as the write of an action reads it (`_move`, `is_due`, the
+    repository's `append_hot`), with the database's clock when the game has a turn clock."""
+
+    id: str
+    version: int
+    event_seq: int
+    ruleset: str
+    clock: Any
+    deadlines: list[Any] | None
+    deadline: datetime | None
+    db_now: float = 0.0  # read only for a clocked game
+    status: str = "active"
+
+
 @dataclass
 class _Cached:
     version: int
     match: Match
+    #: Set when the next action may be written without a lock read (:meth:`GameService._act_hot`).
+    hot: _Hot | None = None
 
 
 class _Due(NamedTuple):
@@ -262,6 +299,7 @@ class _Applied(NamedTuple):
     answer: ActionOut
     match: Match
     bot_pending: bool
+    hot: _Hot | None = None
 
 
 class _Expired(NamedTuple):
@@ -273,6 +311,18 @@ class _Expired(NamedTuple):
     match: Match | None = None
     version: int = 0
     owed: bool = False
+
+
+class _NotHot(Exception):
+    """The hot action gives way to the locked path."""
+
+
+def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
+    """What the next action on a game needs to be hot after `move` (written on `game`'s row,
+    making `events` events), None if it may not be (the game over, a bot's move owed)."""
+    if move.status != "active" or move.bot_pending:
+        return None
+    return _Hot(game.event_seq + events, game.ruleset, game.clock, move.deadlines, move.deadline)
 
 
 def _entry_of(deadlines: Sequence[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:
@@ -498,6 +548,9 @@ class GameService:
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._names_cache: OrderedDict[str, list[tuple[str, str | None]]] = OrderedDict()
+        #: The seats of the games' tokens this process has seen (hash → seat), which the hot
+        #: action trusts only as far as its statement checks them again.
+        self._tokens: OrderedDict[str, dict[str, int]] = OrderedDict()
         self._flights: dict[tuple[str, int, int], _Flight] = {}
         #: How many reads of the log streams made (shared ones count once).
         self.shared_reads = 0
@@ -893,6 +946,10 @@ class GameService:
         changed nothing) when a deadline of the game has passed, so that its timeouts are
         applied first; else whether the seat's own deadline had passed then (its move is
         late)."""
+        if late is None and expected is None and idempotency_key is None and self.repository.hot:
+            hot = await self._act_hot(game_id, caller, action)
+            if hot is not None:
+                return hot, False
         request_hash = hashlib.sha256(msgspec.json.encode(action)).hexdigest()
 
         async def body(conn: AsyncConnection) -> tuple[ActionOut, bool] | _Due | _Applied:
@@ -903,12 +960,65 @@ class GameService:
         done = await self.repository.transact(self.engine, game_id, body)
         if not isinstance(done, _Applied):
             return done
-        self._put(game_id, done.answer.version, done.match)
+        self._put(game_id, done.answer.version, done.match, done.hot)
         if not self.notify:
             self.fanout.publish(game_id)
         if done.bot_pending:
             self.kick(game_id)
         return done.answer, False
+
+    async def _act_hot(self, game_id: str, caller: Credential, action: Action) -> ActionOut | None:
+        """The action in one statement, on PostgreSQL, when this process wrote the game's last
+        action (its match is cached with :class:`_Hot`), the game is active, unclocked and
+        without bots, and the caller's token names a seat this process has seen: no BEGIN,
+        no lock read, no COMMIT (`APPEND_HOT_PG`, in autocommit: the statement is the
+        transaction). The statement writes only if the game is still active at the cached
+        version and the token is the seat's. None when any of that does not hold, or when
+        the engine refuses the action (nothing written, the cache as it was): the caller
+        then takes the locked path, which answers for the game as it stands (another
+        replica's actions, a timeout, an abandon, a refusal)."""
+        cached = self._cache.get(game_id)
+        tokens = self._tokens.get(game_id)
+        if cached is None or cached.hot is None or tokens is None:
+            return None
+        seat = tokens.get(caller.digest)
+        hot = cached.hot
+        if seat is None or type(action).__struct_config__.tag not in ruleset_actions(hot.ruleset):
+            return None
+        del self._cache[game_id]  # ours now: a reader or another action replays meanwhile
+        match = cached.match
+        row = _HotRow(game_id, cached.version, *hot)
+        async with self.repository.connected() as conn:
+            if hot.clock is not None:  # a new turn's deadline starts at the database's clock
+                row = row._replace(db_now=await self.repository.now_hot(conn))
+            before = (match.index, match.phase)
+            try:
+                if is_due(row):  # its timeouts first (`expire`), on the locked path
+                    raise _NotHot
+                match.check_cards(action)
+                events = match.apply(seat, action)
+            except (EngineError, _NotHot):
+                self._put(game_id, cached.version, match, hot)  # a refusal changes nothing
+                return None
+            move = await self._move(conn, row, seat, action, match, before, events)
+            first = row.event_seq + 1
+            answer = ActionOut(
+                version=row.version + 1,
+                events=[event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)],
+                view=match.view(seat),
+            )
+            if hot.clock is not None:
+                answer = msgspec.structs.replace(
+                    answer, **self._deadlines_out(move.deadlines, seat)
+                )
+            if self.before_commit is not None:
+                self.before_commit()
+            if not await self.repository.append_hot(conn, row, move, caller.digest):
+                return None  # the game moved elsewhere: the match is dropped
+        self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
+        if move.bot_pending:
+            self.kick(game_id)
+        return answer
 
     async def _act_locked(
         self,
@@ -991,7 +1101,10 @@ class GameService:
         await repository.append(conn, game, move, keeping)
         if self.before_commit is not None:
             self.before_commit()
-        return _Applied(answer, match, move.bot_pending)
+        hot = None
+        if all(bot is None for _, bot in await self._names(conn, game_id)):  # cached by `_move`
+            hot = _hot_after(move, len(events), game)
+        return _Applied(answer, match, move.bot_pending, hot)
 
     @staticmethod
     def _deadlines_out(deadlines: Sequence[dict[str, Any]] | None, seat: int | None) -> Any:
@@ -1546,7 +1659,14 @@ class GameService:
         if game is None:
             raise _not_found(game_id)
         if game.token_seat is not None:
-            return game, int(game.token_seat)
+            seat = int(game.token_seat)
+            tokens = self._tokens.get(game_id)
+            if tokens is None:
+                tokens = self._tokens[game_id] = {}
+                while len(self._tokens) > self.cache_size:
+                    self._tokens.popitem(last=False)
+            tokens[caller.digest] = seat
+            return game, seat
         return game, await self._seat(conn, game_id, caller)
 
     async def _seat(
@@ -1595,8 +1715,8 @@ class GameService:
                 self._names_cache.popitem(last=False)
         return names
 
-    def _put(self, game_id: str, version: int, match: Match) -> None:
-        self._cache[game_id] = _Cached(version, match)
+    def _put(self, game_id: str, version: int, match: Match, hot: _Hot | None = None) -> None:
+        self._cache[game_id] = _Cached(version, match, hot)
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

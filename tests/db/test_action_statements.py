@@ -1,8 +1,11 @@
 """What a stored game's hot paths send to PostgreSQL (issue 27): a seat's read of its game is
 one statement; an action is BEGIN, the locked read, one statement that writes it all (the
-game's row, the action, its events, the kept answer, the NOTIFY), COMMIT; and no connection
-goes back to the pool inside a transaction (asyncpg runs those two paths directly, under
-SQLAlchemy's pool)."""
+game's row, the action, its events, the kept answer, the NOTIFY), COMMIT; once this process
+wrote the game's last action, the next is that one statement alone, in autocommit, which
+writes only if the game is still active at the version this process holds and the token is
+the seat's (else the locked path runs: another replica's move, an abandon, a refusal); and
+no connection goes back to the pool inside a transaction (asyncpg runs those paths directly,
+under SQLAlchemy's pool)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from sqlalchemy.engine import make_url
 from api.db.engine import create_engine
 from api.games.fanout import Fanout
 from api.games.schemas import CreateGame
-from api.games.service import GameService, seat_credential
+from api.games.service import GameService, GameStateConflict, TurnTimedOut, seat_credential
+from api.http.domain import Conflict, Invalid
 from engine.core.actions import Action
 
 
@@ -75,12 +79,12 @@ async def _in_transaction(url: str) -> int:
         await conn.close()
 
 
-def test_a_read_is_one_statement_and_an_action_four(pg_head: str) -> None:
+def test_a_read_is_one_statement_and_an_action_four_then_one(pg_head: str) -> None:
     async def scenario(service: GameService, sent: Sent) -> None:
         body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABC"], "seed": 27}
         created = await service.create(msgspec.convert(body, CreateGame))
         seats = [seat_credential(s.token) for s in created.seats]
-        for _ in range(6):  # past the first reads (seat names, the match: then cached)
+        for turn in range(6):  # past the first reads (seat names, the match: then cached)
             seat = (await service.get(created.id, None)).view.actors[0]
             legal = (await service.get(created.id, seats[seat])).view.legal_actions
             assert legal
@@ -91,8 +95,12 @@ def test_a_read_is_one_statement_and_an_action_four(pg_head: str) -> None:
             assert view.view.legal_actions == legal
             answer, replayed = await service.act(created.id, seats[seat], play, None, None)
             assert not replayed and answer.version == view.version + 1
-            assert await sent.take() == ["BEGIN", "SELECT", "WITH", "COMMIT"]
+            # the first action after the creation takes the lock; then this process holds
+            # the game's last version and writes the next action in its one statement
+            locked = ["BEGIN", "SELECT", "WITH", "COMMIT"]
+            assert await sent.take() == (locked if turn == 0 else ["WITH"])
             assert await _in_transaction(pg_head) == 0
+            assert answer.view == (await service.get(created.id, seats[seat])).view
 
         # with an Idempotency-Key: its lookup under the lock; the answer kept in the write
         seat = (await service.get(created.id, None)).view.actors[0]
@@ -105,5 +113,133 @@ def test_a_read_is_one_statement_and_an_action_four(pg_head: str) -> None:
         assert replayed and msgspec.to_builtins(again) == msgspec.to_builtins(first)
         assert await sent.take() == ["BEGIN", "SELECT", "SELECT", "COMMIT"]
         assert await _in_transaction(pg_head) == 0
+
+    _run(pg_head, scenario)
+
+
+async def _step(service: GameService, game_id: str, seats: list[Any]) -> Any:
+    """The first legal action of the seat to act, as `service` sees the game."""
+    seat = (await service.get(game_id, None)).view.actors[0]
+    play: Action = (await service.get(game_id, seats[seat])).view.legal_actions[0]
+    answer, _ = await service.act(game_id, seats[seat], play, None, None)
+    return answer
+
+
+def test_the_one_statement_gives_way_to_the_locked_path(pg_head: str) -> None:
+    """The one-statement action writes nothing when the game is not where this process left
+    it: another replica moved it (the locked path then catches up and applies the action at
+    the game's real version), or it was abandoned (409 `game-over`, nothing written); a move
+    the engine refuses is answered by the locked path; every view stays the replay's."""
+
+    async def scenario(service: GameService, sent: Sent) -> None:
+        other = GameService(create_engine(pg_head), Fanout())  # a second replica
+        try:
+            body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABC"], "seed": 28}
+            created = await service.create(msgspec.convert(body, CreateGame))
+            gid, seats = created.id, [seat_credential(s.token) for s in created.seats]
+            for _ in range(3):
+                await _step(service, gid, seats)
+            await sent.take()
+            assert (await _step(service, gid, seats)).version == 4
+            assert (await sent.take())[-1:] == ["WITH"]  # hot
+
+            # the other replica plays the move this one is sent too: legal at version 4,
+            # which this process holds, so it is applied here, but the statement finds the
+            # game at 5 and writes nothing; the locked path, at 5, refuses it
+            seat = (await other.get(gid, None)).view.actors[0]
+            play = (await other.get(gid, seats[seat])).view.legal_actions[0]
+            answer, _ = await other.act(gid, seats[seat], play, None, None)
+            assert answer.version == 5
+            await sent.take()
+            try:
+                await service.act(gid, seats[seat], play, None, None)
+            except (Conflict, Invalid):
+                pass
+            else:
+                raise AssertionError("a move played twice")
+            words = await sent.take()
+            assert words[:3] == ["WITH", "BEGIN", "SELECT"] and words.count("WITH") == 1
+            assert (await _step(service, gid, seats)).version == 6
+            for viewer in [None, *seats]:
+                assert (await service.get(gid, viewer)) == (await other.get(gid, viewer))
+
+            # a move the engine refuses (a seat not to act): the locked path's refusal
+            seat = (await service.get(gid, None)).view.actors[0]
+            idle = (seat + 1) % 3
+            play = (await service.get(gid, seats[seat])).view.legal_actions[0]
+            await _step(service, gid, seats)  # hot again
+            await sent.take()
+            try:
+                await service.act(gid, seats[idle], play, None, None)
+            except (Conflict, Invalid) as refused:
+                assert refused.code in ("not-your-turn", "illegal-move")
+            else:
+                raise AssertionError("a seat not to act played")
+            assert "WITH" not in await sent.take()
+
+            # abandoned by the other replica: the one statement finds it no longer active
+            await _step(service, gid, seats)
+            await _step(service, gid, seats)
+            seat = (await service.get(gid, None)).view.actors[0]
+            play = (await service.get(gid, seats[seat])).view.legal_actions[0]
+            version = (await service.get(gid, None)).version
+            await other.abandon(gid, seats[0])
+            await sent.take()
+            try:
+                await service.act(gid, seats[seat], play, None, None)
+            except GameStateConflict as over:
+                assert over.code == "game-over"
+            else:
+                raise AssertionError("an abandoned game moved")
+            assert (await sent.take())[0] == "WITH"
+            assert (await other.get(gid, None)).version == version
+            assert await _in_transaction(pg_head) == 0
+        finally:
+            await other.engine.dispose()
+
+    _run(pg_head, scenario)
+
+
+def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeout(
+    pg_head: str,
+) -> None:
+    """A game with a turn clock: the hot action is two round trips, the database's clock (its
+    new turns' deadlines) and the one statement, and answers the deadlines a read shows;
+    once a deadline has passed it gives way to the locked path, which applies the timeout
+    first (the late move is 409 `turn-timed-out`)."""
+
+    async def scenario(service: GameService, sent: Sent) -> None:
+        body = {
+            "ruleset": "numwars",
+            "players": [{"name": n} for n in "ABC"],
+            "seed": 29,
+            "clock": {"turn_seconds": 2, "on_timeout": "auto"},
+        }
+        created = await service.create(msgspec.convert(body, CreateGame))
+        gid, seats = created.id, [seat_credential(s.token) for s in created.seats]
+        for turn in range(4):
+            seat = (await service.get(gid, None)).view.actors[0]
+            play = (await service.get(gid, seats[seat])).view.legal_actions[0]
+            await sent.take()
+            answer, _ = await service.act(gid, seats[seat], play, None, None)
+            words = await sent.take()
+            assert words == (
+                ["BEGIN", "SELECT", "WITH", "COMMIT"] if turn == 0 else ["SELECT", "WITH"]
+            )
+            read = await service.get(gid, seats[seat])
+            assert answer.deadlines == read.deadlines and answer.deadlines
+        seat = (await service.get(gid, None)).view.actors[0]
+        play = (await service.get(gid, seats[seat])).view.legal_actions[0]
+        version = (await service.get(gid, None)).version
+        await asyncio.sleep(2.2)  # the seat's turn runs out
+        await sent.take()
+        try:
+            await service.act(gid, seats[seat], play, None, None)
+        except TurnTimedOut:
+            pass
+        else:
+            raise AssertionError("a late move was played")
+        assert "BEGIN" in await sent.take()  # the locked path
+        assert (await service.get(gid, None)).version == version + 1  # the timeout's move
 
     _run(pg_head, scenario)
