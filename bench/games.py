@@ -133,7 +133,7 @@ def bgio_run(storage: str, conc: int, duration: float) -> dict[str, Any]:
     }
 
 
-def raw_run(url: str, conc: int, duration: float, six: bool = False) -> dict[str, Any]:
+def raw_run(url: str, conc: int, duration: float, mode: str = "hot") -> dict[str, Any]:
     dsn = url.replace("postgresql+asyncpg://", "postgresql://")
     out = subprocess.run(
         [
@@ -147,7 +147,8 @@ def raw_run(url: str, conc: int, duration: float, six: bool = False) -> dict[str
             str(conc),
             "--duration",
             f"{duration:g}",
-            *(["--six"] if six else []),
+            "--mode",
+            mode,
         ],
         cwd=ROOT,
         env=server_env(url),
@@ -194,9 +195,11 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,16")
     parser.add_argument("--no-bgio", action="store_true", help="leave boardgame.io out")
     parser.add_argument(
-        "--raw-six",
-        action="store_true",
-        help="the raw loop runs the statements of before issue 27 (to compare with older trees)",
+        "--raw",
+        choices=("hot", "four", "six"),
+        default="hot",
+        help="the raw loop's statements: hot (the API's), four (every action locked, before "
+        "session 16), six (before issue 27): to compare with older trees",
     )
     parser.add_argument(
         "--clocks",
@@ -248,7 +251,7 @@ def main() -> None:
                             play_measured([API_PORT], [api_pid], url, conc, args.duration, create)
                         )
                     elif who == "raw-asyncpg":
-                        row = raw_run(url, conc, args.duration, args.raw_six)
+                        row = raw_run(url, conc, args.duration, args.raw)
                     else:
                         row = bgio_run(who.removeprefix("bgio-"), conc, args.duration)
                     if spy is not None:

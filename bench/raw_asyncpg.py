@@ -7,11 +7,15 @@ api/games/service.py `act` and `get`), in the same transactions, computing nothi
   outside any transaction (the API reads in autocommit on PostgreSQL), SELECT the game row
   joined with the seat whose token hash it is; the first read of a game also SELECTs its seat
   names (the API keeps them per process);
-- the action: one transaction, SELECT the game row FOR UPDATE joined with the token's seat,
-  then the API's one statement that writes it all (`api.games.repository.APPEND_PG`: the
-  game's row moved on, the action, its events, the NOTIFY); `--six` for the statements of
-  before issue 27 (INSERT the action, INSERT its events, UPDATE the game RETURNING
-  pg_notify(…)), to compare with an older tree's runs.
+- the action, as the API's hot action does once its process wrote the game's last action
+  (every action of a game but its first): the API's one statement that writes it all, with
+  its guards, alone in autocommit (`api.games.repository.APPEND_HOT_PG`: the game's row moved
+  on if still active at that version with that seat's token, the action, its events, the
+  NOTIFY); a game's first action as the locked path does: one transaction, SELECT the game
+  row FOR UPDATE joined with the token's seat, then `APPEND_PG`. `--mode four`: every action
+  the locked path's (the API before the hot action, session 16); `--mode six`: the
+  statements of before issue 27 (INSERT the action, INSERT its events, UPDATE the game
+  RETURNING pg_notify(…)), to compare with an older tree's runs.
 
 The actions, their events and when a view is read are those of a real four-player Num Wars
 match, played once with the engine before the clock starts (every game replays it). A game
@@ -34,7 +38,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from api.games.repository import APPEND_PG
+from api.games.repository import APPEND_HOT_PG, APPEND_PG
 from bench.stored import summary
 from engine import registry
 from engine.core.match import Match
@@ -119,7 +123,7 @@ UPDATE_GAME = (
 
 
 async def run(
-    dsn: str, conc: int, duration: float, pool_size: int, six: bool = False
+    dsn: str, conc: int, duration: float, pool_size: int, mode: str = "hot"
 ) -> dict[str, Any]:
     steps, options = script()
     pool = await asyncpg.create_pool(dsn, min_size=min(conc, pool_size), max_size=pool_size)
@@ -147,27 +151,18 @@ async def run(
                         if version == 1:
                             await conn.fetch(NAMES, gid)
                 t0 = time.perf_counter()
+                args = (gid, version - 1, event_seq, status, result or "null", False, "null")
+                args += (None, None, seat, action, stored, None, None, None)
+                if mode == "hot" and version > 1:
+                    async with pool.acquire() as conn:
+                        written = await conn.fetchrow(APPEND_HOT_PG, *args, hashes[seat])
+                        assert written is not None
+                    lat.append((time.perf_counter() - t0) * 1e3)
+                    continue
                 async with pool.acquire() as conn, conn.transaction():
                     await conn.fetchrow(GAME_AND_SEAT + " FOR UPDATE OF games", gid, hashes[seat])
-                    if not six:
-                        written = await conn.fetchrow(
-                            APPEND_PG,
-                            gid,
-                            version - 1,
-                            event_seq,
-                            status,
-                            result or "null",
-                            False,
-                            "null",
-                            None,
-                            None,
-                            seat,
-                            action,
-                            stored,
-                            None,
-                            None,
-                            None,
-                        )
+                    if mode != "six":
+                        written = await conn.fetchrow(APPEND_PG, *args)
                         assert written is not None
                     else:
                         await conn.execute(INSERT_ACTION, gid, version, seat, action)
@@ -192,10 +187,15 @@ def main() -> None:
     parser.add_argument("--conc", type=int, default=1)
     parser.add_argument("--duration", type=float, default=5)
     parser.add_argument("--pool-size", type=int, default=20)
-    parser.add_argument("--six", action="store_true", help="the statements of before issue 27")
+    parser.add_argument(
+        "--mode",
+        choices=("hot", "four", "six"),
+        default="hot",
+        help="hot: the API's (default); four: every action locked; six: before issue 27",
+    )
     args = parser.parse_args()
     print(
-        json.dumps(asyncio.run(run(args.dsn, args.conc, args.duration, args.pool_size, args.six)))
+        json.dumps(asyncio.run(run(args.dsn, args.conc, args.duration, args.pool_size, args.mode)))
     )
 
 
