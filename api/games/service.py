@@ -25,8 +25,11 @@ is active, unclocked and without bots, and the caller's seat token is one this p
 seen, the next action (without `If-Match` or `Idempotency-Key`) is applied to the cached
 match and written by one statement in autocommit, which writes only if the game is still
 active at that version and the token is the seat's (`APPEND_HOT_PG`): one round trip where
-the locked path makes four. When it does not write (another replica moved the game, it was
-abandoned), or the engine refuses the action, the locked path runs as above.
+the locked path makes four. A clocked game's new turns start at the database's clock as the
+last game row read gave it, plus the time since (read again when that is over
+`DB_CLOCK_FRESH` old); the statement checks on the database's own clock that no deadline has
+passed. When it does not write (another replica moved the game, it was abandoned, a deadline
+passed), or the engine refuses the action, the locked path runs as above.
 
 Turn clocks (issue 26; who is clocked and when a turn starts: :mod:`api.games.clock`): each
 write moves the game's deadlines on in the statement that moves its row, by the database's
@@ -313,6 +316,10 @@ class _Expired(NamedTuple):
     owed: bool = False
 
 
+#: A clocked hot action estimates the database's clock from a read at most this old (s).
+DB_CLOCK_FRESH = 10.0
+
+
 class _NotHot(Exception):
     """The hot action gives way to the locked path."""
 
@@ -551,6 +558,8 @@ class GameService:
         #: The seats of the games' tokens this process has seen (hash → seat), which the hot
         #: action trusts only as far as its statement checks them again.
         self._tokens: OrderedDict[str, dict[str, int]] = OrderedDict()
+        #: The database's clock in the last game row read, and `time.monotonic()` then.
+        self._db_clock: tuple[float, float] | None = None
         self._flights: dict[tuple[str, int, int], _Flight] = {}
         #: How many reads of the log streams made (shared ones count once).
         self.shared_reads = 0
@@ -990,7 +999,7 @@ class GameService:
         row = _HotRow(game_id, cached.version, *hot)
         async with self.repository.connected() as conn:
             if hot.clock is not None:  # a new turn's deadline starts at the database's clock
-                row = row._replace(db_now=await self.repository.now_hot(conn))
+                row = row._replace(db_now=await self._db_now(conn))
             before = (match.index, match.phase)
             try:
                 if is_due(row):  # its timeouts first (`expire`), on the locked path
@@ -1019,6 +1028,20 @@ class GameService:
         if move.bot_pending:
             self.kick(game_id)
         return answer
+
+    async def _db_now(self, conn: AsyncConnection) -> float:
+        """The database's clock for a clocked hot action: the `db_now` of the last game row
+        this process read (every read and locked read carries it) plus the time since on this
+        process's monotonic clock, if that read is at most `DB_CLOCK_FRESH` seconds old; else
+        read (a round trip). The estimate is behind the database's clock by the read's way
+        back (well under a millisecond, so a new turn may start that much early); whether a
+        deadline has passed is checked again by the statement, on the database's clock."""
+        sample, now = self._db_clock, time.monotonic()
+        if sample is not None and now - sample[1] <= DB_CLOCK_FRESH:
+            return sample[0] + (now - sample[1])
+        read = await self.repository.now_hot(conn)
+        self._db_clock = (read, time.monotonic())
+        return read
 
     async def _act_locked(
         self,
@@ -1658,6 +1681,8 @@ class GameService:
         game = await self.repository.game_and_seat(conn, game_id, caller.digest, lock)
         if game is None:
             raise _not_found(game_id)
+        if game.db_now is not None:
+            self._db_clock = (float(game.db_now), time.monotonic())
         if game.token_seat is not None:
             seat = int(game.token_seat)
             tokens = self._tokens.get(game_id)

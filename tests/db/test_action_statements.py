@@ -10,7 +10,9 @@ under SQLAlchemy's pool)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -203,10 +205,12 @@ def test_the_one_statement_gives_way_to_the_locked_path(pg_head: str) -> None:
 def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeout(
     pg_head: str,
 ) -> None:
-    """A game with a turn clock: the hot action is two round trips, the database's clock (its
-    new turns' deadlines) and the one statement, and answers the deadlines a read shows;
-    once a deadline has passed it gives way to the locked path, which applies the timeout
-    first (the late move is 409 `turn-timed-out`)."""
+    """A game with a turn clock: the hot action is the one statement, its new turns'
+    deadlines from the database's clock as the last read of a game row gave it (plus the time
+    since; within a millisecond of the database's own), or, that read older than
+    `DB_CLOCK_FRESH`, a read of the clock first; it answers the deadlines a read shows; once
+    a deadline has passed it gives way to the locked path, which applies the timeout first
+    (the late move is 409 `turn-timed-out`)."""
 
     async def scenario(service: GameService, sent: Sent) -> None:
         body = {
@@ -217,17 +221,33 @@ def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeou
         }
         created = await service.create(msgspec.convert(body, CreateGame))
         gid, seats = created.id, [seat_credential(s.token) for s in created.seats]
-        for turn in range(4):
+        dsn = make_url(pg_head).set(drivername="postgresql").render_as_string(False)
+        clock = await asyncpg.connect(dsn)
+        news = 0
+        for turn in range(6):
             seat = (await service.get(gid, None)).view.actors[0]
             play = (await service.get(gid, seats[seat])).view.legal_actions[0]
+            if turn == 5:
+                service._db_clock = None  # no recent read: the clock is read first
             await sent.take()
+            before = await clock.fetchval("SELECT clock_timestamp()")
             answer, _ = await service.act(gid, seats[seat], play, None, None)
+            after = await clock.fetchval("SELECT clock_timestamp()")
             words = await sent.take()
-            assert words == (
-                ["BEGIN", "SELECT", "WITH", "COMMIT"] if turn == 0 else ["SELECT", "WITH"]
-            )
+            expected = {0: ["BEGIN", "SELECT", "WITH", "COMMIT"], 5: ["SELECT", "WITH"]}
+            assert words == expected.get(turn, ["WITH"])
             read = await service.get(gid, seats[seat])
             assert answer.deadlines == read.deadlines and answer.deadlines
+            stored = json.loads(
+                await clock.fetchval("SELECT deadlines FROM games WHERE id = $1", gid)
+            )
+            began = [d for d in stored if d["since"] == answer.version]  # turns it began
+            for d in began:
+                start = datetime.fromisoformat(d["at"]) - timedelta(seconds=2)
+                assert before - timedelta(milliseconds=5) <= start <= after, (before, d, after)
+            news += len(began)
+        await clock.close()
+        assert news >= 4  # turns began by hot actions were checked
         seat = (await service.get(gid, None)).view.actors[0]
         play = (await service.get(gid, seats[seat])).view.legal_actions[0]
         version = (await service.get(gid, None)).version
