@@ -339,6 +339,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             waiting_hours=settings.waiting_hours,
             limits=limits,
             group_commit_ms=settings.group_commit_ms,
+            hot_actions=settings.hot_actions,
         )
         games.on_timeout = lambda how: (
             metrics_of_state(application.state).timeouts.labels(how).inc()

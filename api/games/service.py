@@ -20,12 +20,12 @@ one statement), commit. The cached match is taken out of the cache before it is 
 only after the commit, so an error at any point leaves neither a partial game in the database
 nor a changed match in the cache.
 
-The hot action (issue 27, PostgreSQL): when this process wrote a game's last action, the game
-is active, unclocked and without bots, and the caller's seat token is one this process has
-seen, the next action (without `If-Match` or `Idempotency-Key`) is applied to the cached
-match and written by one statement in autocommit, which writes only if the game is still
-active at that version and the token is the seat's (`APPEND_HOT_PG`): one round trip where
-the locked path makes four. A clocked game's new turns start at the database's clock as the
+The hot action (issue 27, PostgreSQL): when this process holds a game's match at its last
+version (it wrote the game's last action, or read the game since), the game is active and
+without bots, and the caller's seat token is one this process has seen, an action (without
+`If-Match` or `Idempotency-Key`) is applied to the cached match and written by one statement
+in autocommit, which writes only if the game is still active at that version and the token
+is the seat's (`APPEND_HOT_PG`): one round trip where the locked path makes four. A clocked game's new turns start at the database's clock as the
 last game row read gave it, plus the time since (read again when that is over
 `DB_CLOCK_FRESH` old); the statement checks on the database's own clock that no deadline has
 passed. When it does not write (another replica moved the game, it was abandoned, a deadline
@@ -256,8 +256,9 @@ class _Flight:
 
 class _Hot(NamedTuple):
     """What an action on a hot game needs of its row besides the match (:meth:`_act_hot`):
-    known once this process wrote the game's last action, if the game is active and without
-    bots: its events' count, ruleset, turn clock (None: none) and deadlines."""
+    known once this process wrote the game's last action or read its row at the cached
+    version, if the game is active and without bots: its events' count, ruleset, turn clock
+    (None: none) and deadlines."""
 
     event_seq: int
     ruleset: str
@@ -330,6 +331,14 @@ def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
     if move.status != "active" or move.bot_pending:
         return None
     return _Hot(game.event_seq + events, game.ruleset, game.clock, move.deadlines, move.deadline)
+
+
+def _hot_of(game: Any, names: Sequence[tuple[str, str | None]]) -> _Hot | None:
+    """A game row's :class:`_Hot`, for its match cached at the row's version; None if its next
+    action may not be hot (not active, a bot's move owed, a bot seated)."""
+    if game.status != "active" or game.bot_pending or any(bot is not None for _, bot in names):
+        return None
+    return _Hot(game.event_seq, game.ruleset, game.clock, game.deadlines, game.deadline)
 
 
 def _entry_of(deadlines: Sequence[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:
@@ -524,8 +533,12 @@ class GameService:
         waiting_hours: float = WAITING_HOURS,
         limits: Limits | None = None,
         group_commit_ms: float = 0.0,
+        hot_actions: bool = True,
     ) -> None:
         self.engine = engine
+        #: Whether an action may be hot (:meth:`_act_hot`); False: every action takes the
+        #: locked path (where shared commits apply: their tests).
+        self.hot_actions = hot_actions
         #: Where bots and hints think (api.games.bots); `hold`: this process never plays a
         #: bot move itself (the two-process test's first process).
         self.thinker = thinker or Thinker(workers=0, samples=4, seconds=0.2)
@@ -813,6 +826,11 @@ class GameService:
             await self.repository.open_seats(conn, game_id) if game.status == "waiting" else []
         )
         match = await self._match(conn, game)
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.version == game.version and cached.hot is None:
+            # the match is the row's: the next action here may be hot (a game another replica
+            # moved, or one just created, once read here)
+            cached.hot = _hot_of(game, names)
         # Render now: the cached match is the object an action takes and changes (`_take`);
         # with no await between reading it and its view, no action can change it between.
         return self._game_out(game, seat, names, match, open_seats)
@@ -955,7 +973,8 @@ class GameService:
         changed nothing) when a deadline of the game has passed, so that its timeouts are
         applied first; else whether the seat's own deadline had passed then (its move is
         late)."""
-        if late is None and expected is None and idempotency_key is None and self.repository.hot:
+        may = self.hot_actions and self.repository.hot
+        if may and late is None and expected is None and idempotency_key is None:
             hot = await self._act_hot(game_id, caller, action)
             if hot is not None:
                 return hot, False
@@ -977,12 +996,13 @@ class GameService:
         return done.answer, False
 
     async def _act_hot(self, game_id: str, caller: Credential, action: Action) -> ActionOut | None:
-        """The action in one statement, on PostgreSQL, when this process wrote the game's last
-        action (its match is cached with :class:`_Hot`), the game is active, unclocked and
-        without bots, and the caller's token names a seat this process has seen: no BEGIN,
-        no lock read, no COMMIT (`APPEND_HOT_PG`, in autocommit: the statement is the
-        transaction). The statement writes only if the game is still active at the cached
-        version and the token is the seat's. None when any of that does not hold, or when
+        """The action in one statement, on PostgreSQL, when this process holds the game's last
+        version (its match is cached with :class:`_Hot`: it wrote the last action or read the
+        game since), the game is active and without bots, and the caller's token names a seat
+        this process has seen: no BEGIN, no lock read, no COMMIT (`APPEND_HOT_PG`, in
+        autocommit: the statement is the transaction). The statement writes only if the game
+        is still active at the cached version, no deadline has passed and the token is the
+        seat's. None when any of that does not hold, or when
         the engine refuses the action (nothing written, the cache as it was): the caller
         then takes the locked path, which answers for the game as it stands (another
         replica's actions, a timeout, an abandon, a refusal)."""

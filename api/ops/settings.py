@@ -275,6 +275,14 @@ class Settings(BaseSettings):
         "before its batch starts (an action that finds none under way runs alone at once); "
         "0: each action commits alone",
     )
+    hot_actions: bool = Field(
+        default=True,
+        description="PostgreSQL: an action on a game this process holds at its last version "
+        "(an active game without bots; no If-Match or Idempotency-Key) is written by one "
+        "statement in autocommit, guarded by that version, the game's clocks and the seat's "
+        "token, the locked path taking over when the guard fails; false: every action takes "
+        "the locked path (BEGIN, the locked read, the write, COMMIT), where shared commits apply",
+    )
     check_db_on_start: bool = Field(
         default=True,
         description="refuse to start unless the database is at the migrations' head",

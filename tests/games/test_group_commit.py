@@ -35,7 +35,10 @@ def _run(
     pg_head: str, group_commit_ms: float, scenario: Callable[[GameService], Awaitable[Any]]
 ) -> Any:
     async def main() -> Any:
-        service = GameService(create_engine(pg_head), Fanout(), group_commit_ms=group_commit_ms)
+        # shared commits batch the locked path's transactions: every action takes it here
+        service = GameService(
+            create_engine(pg_head), Fanout(), group_commit_ms=group_commit_ms, hot_actions=False
+        )
         try:
             return await scenario(service)
         finally:

@@ -761,17 +761,26 @@ async def _logs(url: str, games: list[str]) -> dict[str, list[tuple[int, int, An
     return logs
 
 
-@pytest.mark.parametrize("group_commit_ms", ["0", "2"], ids=["alone", "shared-commits"])
+@pytest.mark.parametrize(
+    ("group_commit_ms", "hot_actions"),
+    [("0", "false"), ("2", "false"), ("1", "true")],
+    ids=["locked-alone", "locked-shared-commits", "hot-actions"],
+)
 def test_a_server_killed_during_a_sixteen_game_burst_loses_no_answered_action(
-    pg_head: str, tmp_path: Path, group_commit_ms: str
+    pg_head: str, tmp_path: Path, group_commit_ms: str, hot_actions: str
 ) -> None:
-    """SIGKILL while 16 games are played at once (with shared commits: issue 27's
-    `NUMRULES_GROUP_COMMIT_MS`, the batches of several games' actions answered only after
-    their one COMMIT): after a restart on the same database every action answered 200 is in
-    its game's log at the version it was answered with, no action is there twice, each game
-    holds at most the one action that was on its way unanswered, and every game goes on."""
+    """SIGKILL while 16 games are played at once (issue 27: every action on the locked path,
+    each committing alone or with shared commits, `NUMRULES_GROUP_COMMIT_MS`, the batches of
+    several games' actions answered only after their one COMMIT; or, as served by default,
+    hot actions, each one statement in autocommit, `NUMRULES_HOT_ACTIONS`): after a restart
+    on the same database every action answered 200 is in its game's log at the version it
+    was answered with, no action is there twice, each game holds at most the one action that
+    was on its way unanswered, and every game goes on."""
     server = Server(
-        pg_head, tmp_path / "burst.log", NUMRULES_GROUP_COMMIT_MS=group_commit_ms
+        pg_head,
+        tmp_path / "burst.log",
+        NUMRULES_GROUP_COMMIT_MS=group_commit_ms,
+        NUMRULES_HOT_ACTIONS=hot_actions,
     ).start()
     count = 16
 
