@@ -138,6 +138,45 @@ async def post(client: httpx.AsyncClient, game: Game, token: str, action: Any) -
     return await client.post(f"{game.path}/actions", json=action, headers=auth(token))
 
 
+async def race(
+    game: Game, clients: list[httpx.AsyncClient], foreign: str, rng: random.Random, batches: int
+) -> int:
+    """Batches of every acting seat's legal actions, each sent 1-3 times, spread over the
+    servers, with a garbage token, another game's token and another seat's token: checked
+    as :meth:`Game.took` does; every few batches both servers' views. The last batch's index."""
+    batch = 0
+    for batch in range(batches):
+        if game.shadow.result() is not None:
+            break
+        actors = game.shadow.actors()
+        sends: list[tuple[int, Any, str, httpx.AsyncClient]] = []
+        for seat in actors:
+            legal = [builtins(a) for a in game.shadow.legal_actions(seat)]
+            for action in rng.sample(legal, min(2, len(legal))):
+                for _ in range(rng.randint(1, 3)):
+                    sends.append((seat, action, game.tokens[seat], rng.choice(clients)))
+        seat = actors[0]
+        action = builtins(game.shadow.legal_actions(seat)[0])
+        wrong = (seat + 1) % 4
+        for token, as_seat in ((GARBAGE, -1), (foreign, -1), (game.tokens[wrong], wrong)):
+            sends.append((as_seat, action, token, rng.choice(clients)))
+        rng.shuffle(sends)
+        # the first wave's statements all race the hot one of the server that wrote last
+        responses = await asyncio.gather(*(post(c, game, t, a) for _, a, t, c in sends))
+        answers = []
+        for (seat, action, token, _), response in zip(sends, responses, strict=True):
+            if token in (GARBAGE, foreign):
+                assert response.status_code == 401, response.text
+                continue
+            assert response.status_code in (200, 409, 422), (batch, response.text)
+            answers.append((seat, action, response))
+        game.took(answers)
+        assert any(r.status_code == 200 for _, _, r in answers), batch
+        if batch % 4 == 3:
+            await game.check_views(clients)
+    return batch
+
+
 # -- 1-4. double submits, simultaneous seats, alternating processes, foreign tokens ------------
 
 
@@ -156,35 +195,7 @@ async def test_racing_seats_and_double_submits_over_two_servers(servers: list[Se
         game = Game(await create(clients[0], "numwars-classic", 27), "numwars-classic", 27)
         other = await create(clients[1], "numwars-classic", 28)
         foreign = other["seats"][0]["token"]
-        for batch in range(24):
-            if game.shadow.result() is not None:
-                break
-            actors = game.shadow.actors()
-            sends: list[tuple[int, Any, str, httpx.AsyncClient]] = []
-            for seat in actors:
-                legal = [builtins(a) for a in game.shadow.legal_actions(seat)]
-                for action in rng.sample(legal, min(2, len(legal))):
-                    for _ in range(rng.randint(1, 3)):
-                        sends.append((seat, action, game.tokens[seat], rng.choice(clients)))
-            seat = actors[0]
-            action = builtins(game.shadow.legal_actions(seat)[0])
-            wrong = (seat + 1) % 4
-            for token, as_seat in ((GARBAGE, -1), (foreign, -1), (game.tokens[wrong], wrong)):
-                sends.append((as_seat, action, token, rng.choice(clients)))
-            rng.shuffle(sends)
-            # the first wave's statements all race the hot one of the server that wrote last
-            responses = await asyncio.gather(*(post(c, game, t, a) for _, a, t, c in sends))
-            answers = []
-            for (seat, action, token, _), response in zip(sends, responses, strict=True):
-                if token in (GARBAGE, foreign):
-                    assert response.status_code == 401, response.text
-                    continue
-                assert response.status_code in (200, 409, 422), (batch, response.text)
-                answers.append((seat, action, response))
-            game.took(answers)
-            assert any(r.status_code == 200 for _, _, r in answers), batch
-            if batch % 4 == 3:
-                await game.check_views(clients)
+        batch = await race(game, clients, foreign, rng, 24)
         await game.check_views(clients)
         # hot on the server that wrote last: abandoned from the other one
         seat = game.shadow.actors()[0]
@@ -209,6 +220,35 @@ async def test_racing_seats_and_double_submits_over_two_servers(servers: list[Se
             assert got.json()["status"] == "abandoned"
             assert got.json()["version"] == game.version
         await game.check_export(clients[0])
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+async def test_six_games_racing_at_once_over_two_servers(servers: list[Server]) -> None:
+    """Six numwars-classic games raced as above all at once (hot statements of some games
+    beside other games' locked actions sharing commits, on both servers): the same checks for
+    every game, then each abandoned and its export exactly its answered actions."""
+    clients = [httpx.AsyncClient(base_url=s.url, timeout=30) for s in servers]
+    try:
+        games = [
+            Game(await create(clients[i % 2], "numwars-classic", 60 + i), "numwars-classic", 60 + i)
+            for i in range(6)
+        ]
+        foreign = games[0].tokens[0]
+        await asyncio.gather(
+            *(
+                race(g, clients, foreign if g is not games[0] else GARBAGE, random.Random(i), 8)
+                for i, g in enumerate(games)
+            )
+        )
+        for i, game in enumerate(games):
+            await game.check_views(clients)
+            abandon = await clients[i % 2].post(
+                f"{game.path}/abandon", headers=auth(game.tokens[0])
+            )
+            assert abandon.status_code == 200, abandon.text
+            await game.check_export(clients[1 - i % 2])
     finally:
         for client in clients:
             await client.aclose()
