@@ -14,6 +14,7 @@ replayed (`MatchRecord.from_export`, `replay`).
 from __future__ import annotations
 
 import asyncio
+import copy
 import random
 import sys
 from collections.abc import Iterator
@@ -21,11 +22,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import msgspec
 import pytest
 
+from api.games.bots import move_seed
 from engine import registry
+from engine.bots import choose
 from engine.core.actions import Action
 from engine.core.match import Match, MatchRecord, replay
 from tests.api.process import ServeProcess
@@ -369,6 +373,65 @@ async def test_a_hot_action_at_the_deadline(servers: list[Server]) -> None:
         versions = [a["seq"] for a in export["actions"]]
         assert versions == list(range(1, len(versions) + 1))
         replay(MatchRecord.from_export(msgspec.json.encode(export)))
+    finally:
+        await client.aclose()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a late move without If-Match is judged as the seat's next turn's move when its "
+    "timeout gave it the turn again (api.games.service.act): not the hot action's",
+)
+async def test_a_late_move_after_a_timeout_that_gave_the_seat_the_turn_again(
+    servers: list[Server], pg_head: str
+) -> None:
+    """numwars, 1 s `auto` clock: the game is played on until the seat to act is one whose
+    timeout move (the `basic` bot's, seeded by the game's bot seed) wins the trick, so that
+    it leads the next one. Its deadline passes, the timeout is applied (by a read), then the
+    seat sends the move it chose from the view it had before its deadline (one of its legal
+    follows that is also a legal lead): a move after the deadline is 409 `turn-timed-out`
+    (api-contract.md, "Turn clocks"); it is applied as the lead of the next trick."""
+    client = httpx.AsyncClient(base_url=servers[0].url, timeout=30)
+    try:
+        clock = {"turn_seconds": 1, "on_timeout": "auto"}
+        created = await create(client, "numwars", 33, clock)
+        game = Game(created, "numwars", 33)
+        conn = await asyncpg.connect(pg_head.replace("+asyncpg", ""))
+        try:
+            bot_seed = await conn.fetchval("SELECT bot_seed FROM games WHERE id = $1", game.id)
+        finally:
+            await conn.close()
+        rules = registry.make("numwars", created["options"])
+        late: Any = None
+        for _ in range(120):
+            (seat,) = game.shadow.actors()
+            auto = choose(
+                rules,
+                game.shadow.view(seat),
+                level="basic",
+                seed=move_seed(bot_seed, game.version, seat),
+            )
+            trial = copy.deepcopy(game.shadow)
+            trial.apply(seat, auto)
+            if trial.actors() == [seat]:
+                leads = trial.legal_actions(seat)
+                late = next((a for a in game.shadow.legal_actions(seat) if a in leads), None)
+                if late is not None:
+                    break
+            action = builtins(game.shadow.legal_actions(seat)[0])
+            answer = await post(client, game, game.tokens[seat], action)
+            assert answer.status_code == 200, answer.text
+            game.took([(seat, action, answer)])
+        assert late is not None, "no such position"
+        mine = (await client.get(game.path, headers=auth(game.tokens[seat]))).json()
+        assert builtins(late) in mine["view"]["legal_actions"]
+        deadline = datetime.fromisoformat(mine["deadline"])
+        await asyncio.sleep((deadline - datetime.now(UTC)).total_seconds() + 0.1)
+        seen = (await client.get(game.path)).json()  # the timeout applied
+        assert seen["version"] == game.version + 1, seen["version"]
+        answer = await post(client, game, game.tokens[seat], builtins(late))
+        assert answer.status_code == 409, answer.text
+        assert answer.json()["code"] == "turn-timed-out"
     finally:
         await client.aclose()
 
