@@ -8,7 +8,7 @@
 
 import type { JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { type Refusal, type Schemas, type Session, api, bearer, refusal } from "./api";
+import { type Refusal, type Schemas, type Session, api, bearer, ifMatch, refusal } from "./api";
 import { CLASSIC } from "./classic";
 import type { OptionValues } from "./entry";
 import { NUMKING } from "./numking";
@@ -585,8 +585,13 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
     setBusy(true);
     setProblem(null);
     try {
+      // A clocked game's move names the version it was chosen on (If-Match): one that
+      // reaches the server after its turn ran out is refused (409 turn-timed-out), never
+      // taken as the move of the turn a timeout handed the seat (api-contract.md, "Turn
+      // clocks"); an unclocked game's needs no guard (only its seat's turn moves it).
+      const header = game.clock ? { "If-Match": ifMatch(game.version) } : {};
       const { data, error } = await api.POST("/v1/games/{game_id}/actions", {
-        params: { path: { game_id: id } },
+        params: { path: { game_id: id }, header },
         headers: bearer(token),
         body: action,
       });

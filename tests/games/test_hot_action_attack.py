@@ -377,11 +377,6 @@ async def test_a_hot_action_at_the_deadline(servers: list[Server]) -> None:
         await client.aclose()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a late move without If-Match is judged as the seat's next turn's move when its "
-    "timeout gave it the turn again (api.games.service.act): not the hot action's",
-)
 async def test_a_late_move_after_a_timeout_that_gave_the_seat_the_turn_again(
     servers: list[Server], pg_head: str
 ) -> None:
@@ -389,8 +384,13 @@ async def test_a_late_move_after_a_timeout_that_gave_the_seat_the_turn_again(
     timeout move (the `basic` bot's, seeded by the game's bot seed) wins the trick, so that
     it leads the next one. Its deadline passes, the timeout is applied (by a read), then the
     seat sends the move it chose from the view it had before its deadline (one of its legal
-    follows that is also a legal lead): a move after the deadline is 409 `turn-timed-out`
-    (api-contract.md, "Turn clocks"); it is applied as the lead of the next trick."""
+    follows that is also a legal lead). With `If-Match` naming the version it chose on, the
+    move is 409 `turn-timed-out` (api-contract.md, "Turn clocks": its turn ended by timeout
+    after the version it last saw) and nothing moves; the app sends it so
+    (tests/api/test_app_clocked_move_browser.py). Without `If-Match` the server cannot know
+    what the seat saw: the move, legal in the turn the timeout handed the seat, is that
+    turn's (as `POST /v1/games/{id}/actions` documents: only a move the game refuses is
+    taken for a late one then)."""
     client = httpx.AsyncClient(base_url=servers[0].url, timeout=30)
     try:
         clock = {"turn_seconds": 1, "on_timeout": "auto"}
@@ -429,9 +429,14 @@ async def test_a_late_move_after_a_timeout_that_gave_the_seat_the_turn_again(
         await asyncio.sleep((deadline - datetime.now(UTC)).total_seconds() + 0.1)
         seen = (await client.get(game.path)).json()  # the timeout applied
         assert seen["version"] == game.version + 1, seen["version"]
-        answer = await post(client, game, game.tokens[seat], builtins(late))
+        chosen_on = {**auth(game.tokens[seat]), "If-Match": f'"{game.version}"'}
+        answer = await client.post(f"{game.path}/actions", json=builtins(late), headers=chosen_on)
         assert answer.status_code == 409, answer.text
         assert answer.json()["code"] == "turn-timed-out"
+        assert (await client.get(game.path)).json()["version"] == seen["version"]
+        answer = await post(client, game, game.tokens[seat], builtins(late))
+        assert answer.status_code == 200, answer.text  # taken as the new turn's move
+        assert answer.json()["version"] == seen["version"] + 1
     finally:
         await client.aclose()
 
