@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,21 +31,10 @@ from engine import registry
 from engine.bots import choose
 from engine.core.actions import Action
 from engine.core.match import Match, MatchRecord, replay
-from tests.api.process import ServeProcess
+from tests.games.test_served import Server, auth, builtins
 
 PLAYERS4 = [{"name": n} for n in ("Ada", "Bo", "Cy", "Di")]
 GARBAGE = "nrg_" + "x" * 43
-
-
-class Server(ServeProcess):
-    """`python -m uvicorn api.app:app` on a free port, on `database_url`."""
-
-    def command(self) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)]
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.terminate(15)
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +51,6 @@ def servers(pg_head: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     finally:
         for server in started:
             server.stop()
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def builtins(value: Any) -> Any:
-    return msgspec.to_builtins(value)
 
 
 async def create(
