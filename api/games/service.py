@@ -45,6 +45,7 @@ bearer token and, for an account's live session, the account; the service finds 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import hashlib
 import hmac
@@ -319,10 +320,6 @@ class _Expired(NamedTuple):
 
 #: A clocked hot action estimates the database's clock from a read at most this old (s).
 DB_CLOCK_FRESH = 10.0
-
-
-class _NotHot(Exception):
-    """The hot action gives way to the locked path."""
 
 
 def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
@@ -1021,13 +1018,13 @@ class GameService:
             if hot.clock is not None:  # a new turn's deadline starts at the database's clock
                 row = row._replace(db_now=await self._db_now(conn))
             before = (match.index, match.phase)
-            try:
-                if is_due(row):  # its timeouts first (`expire`), on the locked path
-                    raise _NotHot
-                match.check_cards(action)
-                events = match.apply(seat, action)
-            except (EngineError, _NotHot):
-                self._put(game_id, cached.version, match, hot)  # a refusal changes nothing
+            events: list[EventBase] | None = None
+            if not is_due(row):  # else its timeouts first (`expire`), on the locked path
+                with contextlib.suppress(EngineError):  # the locked path answers a refusal
+                    match.check_cards(action)
+                    events = match.apply(seat, action)
+            if events is None:  # the match unchanged: a refusal changes nothing
+                self._put(game_id, cached.version, match, hot)
                 return None
             move = await self._move(conn, row, seat, action, match, before, events)
             first = row.event_seq + 1
