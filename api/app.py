@@ -50,6 +50,7 @@ from swagger_ui_bundle import swagger_ui_path
 from api.accounts.routes import route_handlers as account_handlers
 from api.db.engine import unavailable
 from api.exact_types import exact_types
+from api.games.fast import FastGames
 from api.games.routes import route_handlers as game_handlers
 from api.games.spec import document_games
 from api.history.routes import route_handlers as history_handlers
@@ -650,6 +651,15 @@ def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Lites
         limiter=limiters[0] if limiters else None,
         litestar_app=application,
     )
+    # A game in play's two requests (its view, an action), the same bytes without the pipeline.
+    if settings.fast_games:
+        application.asgi_handler = FastGames(
+            application.asgi_handler,
+            max_body=settings.max_body_bytes,
+            vary_origin=vary_origin,
+            limiter=limiters[0] if limiters else None,
+            litestar_app=application,
+        )
     observe(application, settings)  # outermost: request id, access log, metrics (issue 13)
     return application
 

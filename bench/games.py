@@ -22,7 +22,9 @@ boardgame.io in-memory moves/s and ≥ 3× its FlatFile's, and CPU per action (t
 and PostgreSQL's backends of the run's database, from /proc) ≤ boardgame.io in-memory's
 server CPU per move (its bench.js); p99 below boardgame.io's. With `--clocks`, also
 numrules-clocked (the same games with an hour's turn clock) ≥ 0.95 of numrules' actions/s:
-clocks cost the human actions nothing measurable.
+clocks cost the human actions nothing measurable. With `--pipeline`, also numrules-pipeline (a
+second server with `NUMRULES_FAST_GAMES=false`: every request through Litestar's pipeline), the
+games' fast path measured in the same run.
 
     bash bench/run.sh games [--reps 3 --duration 5 --profile bench/results/games-profile.txt]
 """
@@ -40,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -206,19 +209,32 @@ def main() -> None:
         action="store_true",
         help="also numrules-clocked: the same games with a turn clock (an hour: none times out)",
     )
+    parser.add_argument(
+        "--pipeline",
+        action="store_true",
+        help="also numrules-pipeline: a second server with NUMRULES_FAST_GAMES=false (every "
+        "request through Litestar's pipeline), to measure the games' fast path",
+    )
     parser.add_argument("--profile", help="py-spy the server in the first 16-game run: summary")
     parser.add_argument("--json", help="also write the medians and ratios to this file")
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
     bgio = None if args.no_bgio else bgio_install()
     contenders = ["numrules", "raw-asyncpg"] + (["numrules-clocked"] if args.clocks else [])
+    contenders += ["numrules-pipeline"] if args.pipeline else []
     if bgio is not None:
         contenders += ["bgio-memory", "bgio-flatfile"]
     pin_self(LOAD_CPU)
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     profiled = False
-    with throwaway_db() as url, serve_api(url, API_PORT) as api_pid:
-        asyncio.run(play_http(API_PORT, 4, 2))  # warm-up, as boardgame.io's
+    with throwaway_db() as url, serve_api(url, API_PORT) as api_pid, ExitStack() as stack:
+        servers = {"numrules": (API_PORT, api_pid)}
+        if args.pipeline:
+            slow = {"NUMRULES_FAST_GAMES": "false"}
+            pid = stack.enter_context(serve_api(url, API_PORT + 1, settings=slow))
+            servers["numrules-pipeline"] = (API_PORT + 1, pid)
+        for port, _ in servers.values():
+            asyncio.run(play_http(port, 4, 2))  # warm-up, as boardgame.io's
         for rep in range(args.reps):
             for conc in levels:
                 order = contenders[rep % len(contenders) :] + contenders[: rep % len(contenders)]
@@ -247,8 +263,9 @@ def main() -> None:
                         )
                     if who.startswith("numrules"):
                         create = CLOCKED if who == "numrules-clocked" else None
+                        port, pid = servers.get(who, servers["numrules"])
                         row = asyncio.run(
-                            play_measured([API_PORT], [api_pid], url, conc, args.duration, create)
+                            play_measured([port], [pid], url, conc, args.duration, create)
                         )
                     elif who == "raw-asyncpg":
                         row = raw_run(url, conc, args.duration, args.raw)
@@ -294,6 +311,15 @@ def main() -> None:
                 True,
             )
         )
+        if args.pipeline:
+            targets.append(
+                (
+                    f"numrules / numrules-pipeline actions/s, {conc} games (the fast path: > 1)",
+                    ours["actions_per_s"] / med[("numrules-pipeline", conc)]["actions_per_s"],
+                    1.0,
+                    True,
+                )
+            )
         if args.clocks:
             targets.append(
                 (

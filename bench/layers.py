@@ -101,7 +101,10 @@ def one(contender: str, endpoint: str, requests: int) -> float:
     else:
         app = importlib.import_module("api.app").app
         if contender == "pipeline":
-            app.asgi_handler.app = app.asgi_handler.app.app  # Observe → the pipeline
+            from api.http.fastpath import unwrap
+            from api.rules.fast import FastRules
+
+            unwrap(app, FastRules)  # Observe → the pipeline
 
     async def go() -> float:
         if contender != "fastapi":

@@ -69,10 +69,16 @@ def throwaway_db() -> Iterator[str]:
 
 
 def serve_api(
-    url: str, port: int, workers: int = 1, cpu: int | None = SERVER_CPU
+    url: str,
+    port: int,
+    workers: int = 1,
+    cpu: int | None = SERVER_CPU,
+    settings: dict[str, str] | None = None,
 ) -> AbstractContextManager[int]:
-    """uvicorn with `api.app:app` on `url`; yields its pid (the master's with workers > 1)."""
-    return uvicorn("api.app:app", port, server_env(url), workers=workers, cpu=cpu)
+    """uvicorn with `api.app:app` on `url` (and `settings`, environment variables); yields its
+    pid (the master's with workers > 1)."""
+    env = {**server_env(url), **(settings or {})}
+    return uvicorn("api.app:app", port, env, workers=workers, cpu=cpu)
 
 
 class Http:

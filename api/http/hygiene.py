@@ -47,6 +47,8 @@ from api.http.problems import (
 from engine.core.texts import Message as Wording, say, text
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
+#: The scope key of an exception a fast path hands the pipeline (:mod:`api.http.fastpath`).
+FAST_FAILED = "numrules.fast_failed"
 #: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).
 _CORS_REFUSAL = "Disallowed CORS"
 #: Longest original text kept as a problem's `detail`.
@@ -229,7 +231,12 @@ async def before_request(request: Request[Any, Any, Any]) -> None:
     """The request checks of this module, in order: the query, then the body's media type.
 
     A coroutine: Litestar runs a plain function hook in a worker thread, a thread hop on
-    every request (a quarter of the rules endpoints' throughput in the HTTP benchmark)."""
+    every request (a quarter of the rules endpoints' throughput in the HTTP benchmark).
+    First, the exception a fast path's operation raised (:data:`api.http.fastpath.FAILED`)
+    is raised here, where the pipeline answers it as the handler's own."""
+    failed = request.scope.pop(FAST_FAILED, None)  # type: ignore[misc]
+    if failed is not None:
+        raise failed
     require_exact_path(request)
     require_exact_query(request)
     require_json_body(request)

@@ -283,6 +283,13 @@ class Settings(BaseSettings):
         "token, the locked path taking over when the guard fails; false: every action takes "
         "the locked path (BEGIN, the locked read, the write, COMMIT), where shared commits apply",
     )
+    fast_games: bool = Field(
+        default=True,
+        description="a game in play's two requests (GET /v1/games/{id} and POST "
+        "/v1/games/{id}/actions with a seat token, no If-Match or Idempotency-Key, no Origin) "
+        "are answered without Litestar's pipeline, with the same bytes (api/games/fast.py); "
+        "false: every request takes the pipeline",
+    )
     check_db_on_start: bool = Field(
         default=True,
         description="refuse to start unless the database is at the migrations' head",

@@ -31,14 +31,13 @@ import msgspec
 from litestar.types import ASGIApp, Receive, Send
 
 from api.http.body import too_deep
-from api.http.hygiene import NOSNIFF, _refuse_early
+from api.http.fastpath import JSON, plain_language, read_body
+from api.http.hygiene import NOSNIFF
 from api.http.languages import localized
 from api.http.problems import ProblemError
 from api.ops.ratelimit import COUNTED
-from engine.core.texts import pick_language
 
 _RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
-_JSON = b"application/json"
 
 
 class FastOperation(NamedTuple):
@@ -82,26 +81,15 @@ class FastRules:
             return
         path = scope["path"]
         op = self.operations.get(path)
-        language = _plain(scope) if op is not None else None
-        if op is None or language is None:
+        plain = plain_language(scope, JSON) if op is not None else None
+        if op is None or plain is None:
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away: the pipeline sees it
-                await self.app(scope, _replay(chunks, message, receive), send)
-                return
-            chunk = message.get("body", b"")
-            chunks.append(chunk)
-            size += len(chunk)
-            more = message.get("more_body", False)
-            if size > self.max_body:
-                await self.app(scope, _replay(chunks, None if more else _END, receive), send)
-                return
-        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        language = plain[0]
+        body, replayed = await read_body(receive, self.max_body)
+        if body is None:
+            await self.app(scope, replayed, send)
+            return
         counted: list[tuple[bytes, bytes]] = []
         if self.limiter is not None:
             scope["litestar_app"] = self.litestar_app
@@ -109,14 +97,14 @@ class FastRules:
                 counted = await self.limiter.counted(scope)
             except ProblemError as refusal:  # the 429: the pipeline answers it, counted once
                 scope[COUNTED] = refusal
-                await self.app(scope, _replay([body], _END, receive), send)
+                await self.app(scope, replayed, send)
                 return
         content = self._answer(path, op, body, language)
         if content is None:
             scope[COUNTED] = counted
-            await self.app(scope, _replay([body], _END, receive), send)
+            await self.app(scope, replayed, send)
             return
-        headers = [(b"content-type", _JSON), (b"content-length", str(len(content)).encode())]
+        headers = [(b"content-type", JSON), (b"content-length", str(len(content)).encode())]
         headers.extend(counted)
         headers.append(NOSNIFF)
         if op.worded:
@@ -144,44 +132,3 @@ class FastRules:
             return self.encode(localized(answer, language))
         except Exception:  # a refusal, or a bug: the pipeline answers it (and logs a bug)
             return None
-
-
-_END: Any = {"type": "http.request", "body": b"", "more_body": False}
-
-
-def _replay(chunks: list[bytes], last: Any, receive: Receive) -> Receive:
-    """A `receive` that hands the pipeline the body read so far, then `last` (or the rest
-    from the server when None)."""
-    pending = [{"type": "http.request", "body": c, "more_body": True} for c in chunks]
-    if last is not None:
-        pending.append(last)
-
-    async def replayed() -> Any:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replayed
-
-
-def _plain(scope: Any) -> str | None:
-    """The answer's language when the request's headers are the common case the fast path
-    answers (module docstring), else None."""
-    content_type = language = None
-    for name, value in scope["headers"]:
-        if name == b"content-type":
-            if content_type is not None:
-                return None
-            content_type = value
-        elif name == b"accept-language":
-            if language is not None:
-                return None
-            language = value
-        elif name == b"origin" or name == b"transfer-encoding":
-            return None
-    if content_type != _JSON or _refuse_early(scope) is not None:
-        return None
-    try:
-        return pick_language(None if language is None else language.decode("latin-1"))
-    except Exception:
-        return None

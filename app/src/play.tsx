@@ -1447,7 +1447,7 @@ function GameOver({ t, game, token, navigate, announce }: GameOverProps) {
   const shown = game.view.ruleset === "numwars" && game.status === "over" ? game.view.roles : [];
   const roles = shown.length > 0 && shown.every((role) => role !== null) ? shown.flatMap((role) => (role ? [role] : [])) : null;
   return (
-    <section>
+    <section class="ended" data-version={game.version}>
       <Heading>{game.status === "over" ? t.gameOver : t.gameAbandoned}</Heading>
       {announce}
       {token && game.seat !== null ? (

@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import time
 import unicodedata
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -97,6 +99,26 @@ class Screen:
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        #: the page's last API requests and answers (with their ETag), for a failed wait
+        self.traffic: deque[str] = deque(maxlen=30)
+        self.page.on("request", lambda r: self._note(f"> {r.method} {r.url}"))
+        self.page.on(
+            "response", lambda r: self._note(f"< {r.status} {r.url} {r.headers.get('etag')}")
+        )
+        self.page.on("requestfailed", lambda r: self._note(f"! {r.method} {r.url} {r.failure}"))
+
+    def _note(self, line: str) -> None:
+        if "/v1/" in line:
+            self.traffic.append(f"{time.monotonic():.3f} {line}")
+
+    def shown(self) -> str:
+        """What the page shows (its version, its first lines) and its last API traffic: the
+        message of a wait that failed."""
+        version = self.page.evaluate(
+            "document.querySelector('section[data-version]')?.dataset.version"
+        )
+        text = self.page.evaluate("document.body.innerText")[:600]
+        return f"version shown: {version}\n{text}\n" + "\n".join(self.traffic)
 
     def goto(self, path: str) -> None:
         self.page.goto(self.served + path)

@@ -172,11 +172,19 @@ def token_of(link: str) -> str:
     return unquote(parts.fragment.removeprefix("jeton="))
 
 
-def at_version(page: Any, version: int) -> None:
-    """Waits until the page shows the game at `version` (checked at each animation frame)."""
-    page.wait_for_function(
-        "(v) => document.querySelector('section.play')?.dataset.version === v", arg=str(version)
-    )
+def at_version(screen: Screen, version: int) -> None:
+    """Waits until the page shows the game at `version` (checked at each animation frame): its
+    play screen, or its end screen when that version ended the game (the page may get there
+    before the wait starts: the action's answer, then the stream's last events)."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    try:
+        screen.page.wait_for_function(
+            "(v) => document.querySelector('section[data-version]')?.dataset.version === v",
+            arg=str(version),
+        )
+    except Timeout:
+        raise AssertionError(f"not at version {version}: {screen.shown()}") from None
 
 
 def check_turn(screen: Screen, lang: str, view: dict[str, Any]) -> None:
@@ -256,7 +264,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
         screen, lang = screens[seat]
         page = screen.page
         # the other seats' moves reached this page live: it shows the game's version
-        at_version(page, state["version"])
+        at_version(screen, state["version"])
         if own["phase"] == "play":
             check_turn(screen, lang, own)
             if view["trick"] and not live_trick_seen:
@@ -296,7 +304,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
             name = WORDS[lang]["yes" if action["neutralize"] else "no"]
             page.get_by_role("group").get_by_role("button", name=name, exact=True).click()
         turns["browser"] += 1
-        at_version(page, state["version"] + 1)
+        at_version(screen, state["version"] + 1)
         spent["browser"] += time.monotonic() - begun
         state = game_as(served, game_id, None)
 
@@ -459,10 +467,10 @@ def test_an_account_joins_its_seat_without_a_link(browser: Any, served: str) -> 
     # Ada (seat 0) leads over HTTP; the joined session's page sees it live and plays its turn
     ada = game_as(served, game_id, ada_token)["view"]
     assert act(served, game_id, ada_token, ada["legal_actions"][0]).status_code == 200
-    at_version(page, 1)
+    at_version(screen, 1)
     expect(page.get_by_role("status").filter(has_text="À toi de jouer !")).to_be_visible()
     page.locator("ul.hand button.legal").first.click()
-    at_version(page, 2)
+    at_version(screen, 2)
     assert game_as(served, game_id, None)["view"]["hand_counts"][1] == len(hand) - 1
     screen.errors = [
         e for e in screen.errors if not re.search(r"status of 40[13]|status of 422", e)
@@ -474,7 +482,7 @@ def test_a_classic_round_with_its_exchange_in_english(browser: Any, served: str)
     """The same screen plays Num Wars classic (Speed Wars: 10 cards, 2 passed): its
     simultaneous exchange (the cards to pass highlighted, tapped one by one) and the tricks of
     round 1 through the seat's link, in English; the other three seats over HTTP."""
-    from playwright.sync_api import expect
+    from playwright.sync_api import TimeoutError as Timeout, expect
 
     speed = {"speed": True, "tiebreak": False}
     game_id, tokens = new_game(served, "numwars-classic", NAMES, options=speed)
@@ -504,18 +512,21 @@ def test_a_classic_round_with_its_exchange_in_english(browser: Any, served: str)
             # the page is current when it shows the seat's own hand and legal cards
             legal = sorted(label(a["card"], "en") for a in own["legal_actions"])
             hand = sorted(label(c, "en") for c in own["hand"])
-            page.wait_for_function(
-                """([legal, hand]) => {
-                  const texts = (s) => [...document.querySelectorAll(s)].map((b) => b.textContent).sort();
-                  return JSON.stringify([texts("ul.hand button.legal"), texts("ul.hand button")])
-                    === JSON.stringify([legal, hand]);
-                }""",
-                arg=[legal, hand],
-            )
+            try:
+                page.wait_for_function(
+                    """([legal, hand]) => {
+                      const texts = (s) => [...document.querySelectorAll(s)].map((b) => b.textContent).sort();
+                      return JSON.stringify([texts("ul.hand button.legal"), texts("ul.hand button")])
+                        === JSON.stringify([legal, hand]);
+                    }""",
+                    arg=[legal, hand],
+                )
+            except Timeout:
+                raise AssertionError(f"not {legal} of {hand}: {screen.shown()}") from None
             page.locator("ul.hand").get_by_role(
                 "button", name=label(action["card"], "en"), exact=True
             ).click()
-            at_version(page, state["version"] + 1)
+            at_version(screen, state["version"] + 1)
             browser_moves += 1
         state = game_as(served, game_id, None)
     assert browser_moves == 2 + 10  # two cards passed, one card a trick

@@ -1,0 +1,173 @@
+"""The fast path of a game being played (issue 27, "every layer paid for").
+
+A game in play is two requests an action: `GET /v1/games/{id}` (the seat's view, what it may
+do) and `POST /v1/games/{id}/actions`. Litestar's pipeline around their handlers (hygiene's
+wrapper, the CORS middleware, the router, the request hooks, the signature model, the
+response object and its headers) cost about as much CPU as the handlers themselves, database
+round trip included. :class:`FastGames` sits beside :class:`api.rules.fast.FastRules`, inside
+:class:`api.ops.observe.Observe` (every request keeps its request id, access line and
+metrics), and calls the same service method the handler calls in the common case:
+
+* the path is a game's (32 lowercase hex digits) or its actions', the method `GET` or `POST`,
+  no query string;
+* `Authorization: Bearer <seat token>` (a session token goes down the pipeline, which looks
+  it up), at most one `Accept-Language`, no `Origin`, no `If-Match`, no `Idempotency-Key`;
+  a `GET` has no body, a `POST` exactly `Content-Type: application/json`;
+* a `POST`'s body (at most the configured cap) decodes strictly into an action, no deeper
+  than :data:`api.http.body.MAX_DEPTH`.
+
+It answers with the very bytes the handler's answer would have (status, headers, body). When
+the service raises (a refusal, a game that does not exist, a storage error) the request goes
+down the pipeline with the exception in its scope (:data:`api.http.fastpath.FAILED`), which
+the pipeline's first hook raises: the problem, its language and its headers are the
+pipeline's own, and the operation is never run twice (an action is applied once or refused
+once). Anything else not in the common case goes down the pipeline untouched, which answers it
+as before. The rate limiter, when on, counts the request here once (`COUNTED`, as the rules'
+fast path does). tests/api/test_fast_games.py holds both paths to the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar.types import ASGIApp, Receive, Send
+
+from api.games.service import Credential, GameService
+from api.http.body import too_deep
+from api.http.fastpath import FAILED, JSON, plain_language, read_body
+from api.http.hygiene import NOSNIFF
+from api.http.languages import localized
+from api.http.problems import ProblemError
+from api.http.responses import HEX_ID
+from api.http.tokens import SEAT_PREFIX, token_hash, well_formed
+from api.ops.metrics import metrics_of_state
+from api.ops.ratelimit import COUNTED
+from engine.core.actions import Action
+
+_RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
+_PREFIX = "/v1/games/"
+_ACTIONS = "/actions"
+#: The route templates the access line and the metrics name (Litestar's `path_template`).
+GAME_ROUTE = "/v1/games/{game_id}"
+ACTIONS_ROUTE = "/v1/games/{game_id}/actions"
+#: Headers that take a request off the fast path (the handlers read them).
+_CONDITIONS = frozenset({b"if-match", b"idempotency-key"})
+_NO_STORE = (b"cache-control", b"no-store")
+
+
+class FastGames:
+    """The ASGI wrapper described in the module docstring."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body: int,
+        vary_origin: bool,
+        litestar_app: Any,
+        limiter: Any = None,
+    ) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.vary_origin = vary_origin
+        self.litestar_app = litestar_app
+        #: api.ops.ratelimit.RateLimitMiddleware, when the limit is on
+        self.limiter = limiter
+        self.encode = msgspec.json.Encoder().encode
+        self.decode_action = msgspec.json.Decoder(Action, strict=True).decode
+
+    async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
+        method = scope["type"] == "http" and scope["method"]
+        path: str = scope["path"] if method in ("GET", "POST") else ""
+        if not path.startswith(_PREFIX) or scope["query_string"]:
+            await self.app(scope, receive, send)
+            return
+        game_id = path[len(_PREFIX) :]
+        acting = method == "POST"
+        if acting:
+            game_id = game_id.removesuffix(_ACTIONS)
+            if len(game_id) + len(_PREFIX) + len(_ACTIONS) != len(path):
+                game_id = ""
+        plain = plain_language(scope, JSON if acting else None, _CONDITIONS)
+        caller = _seat_token(plain[1]) if plain is not None else None
+        if plain is None or caller is None or not HEX_ID.fullmatch(game_id):
+            await self.app(scope, receive, send)
+            return
+        language = plain[0]
+        action = None
+        if acting:
+            body, receive = await read_body(receive, self.max_body)
+            action = self._action(body)
+            if action is None:  # the pipeline answers it (and reads the body again)
+                await self.app(scope, receive, send)
+                return
+        counted: list[tuple[bytes, bytes]] = []
+        if self.limiter is not None:
+            scope["litestar_app"] = self.litestar_app
+            try:
+                counted = await self.limiter.counted(scope)
+            except ProblemError as refusal:  # the 429: the pipeline answers it, counted once
+                scope[COUNTED] = refusal
+                await self.app(scope, receive, send)
+                return
+        state = self.litestar_app.state
+        games: GameService = state.games
+        headers: list[tuple[bytes, bytes]]
+        try:
+            if action is None:
+                game = await games.get(game_id, caller)
+                content = self.encode(localized(game, language))
+                version = game.version
+                headers = [_etag(version), _NO_STORE, (b"content-language", language.encode())]
+            else:
+                answer, _ = await games.act(game_id, caller, action, None, None)
+                content = self.encode(answer)
+                headers = [_etag(answer.version), _NO_STORE]
+        except Exception as exc:  # the pipeline answers it, as the handler's own exception
+            scope[COUNTED] = counted
+            scope[FAILED] = exc
+            await self.app(scope, receive, send)
+            return
+        if action is not None:
+            metrics_of_state(state).actions_applied.inc()
+        headers.append((b"content-type", JSON))
+        headers.append((b"content-length", str(len(content)).encode()))
+        headers.extend(counted)
+        headers.append(NOSNIFF)
+        if action is None:
+            vary = b"Accept-Language, Origin" if self.vary_origin else b"Accept-Language"
+            headers.append((b"vary", vary))
+        elif self.vary_origin:
+            headers.append((b"vary", b"Origin"))
+        record = scope.get(_RECORD)
+        if record is not None:
+            record["route"] = GAME_ROUTE if action is None else ACTIONS_ROUTE
+        out: Any = send  # plain dicts
+        await out({"type": "http.response.start", "status": 200, "headers": headers})
+        await out({"type": "http.response.body", "body": content})
+
+    def _action(self, body: bytes | None) -> Any:
+        """The body's action, or None for anything the pipeline should refuse."""
+        if not body or too_deep(body):
+            return None
+        try:
+            return self.decode_action(body)
+        except Exception:
+            return None
+
+
+def _etag(version: int) -> tuple[bytes, bytes]:
+    return b"etag", f'"{version}"'.encode()
+
+
+def _seat_token(authorization: bytes | None) -> Credential | None:
+    """The caller of `Authorization: Bearer <seat token>` as the handlers resolve it
+    (:func:`api.games.routes.provide_caller`); None for any other header or none."""
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.decode("latin-1").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token.startswith(SEAT_PREFIX) or not well_formed(token):
+        return None
+    return Credential(token_hash(token))

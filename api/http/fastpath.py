@@ -1,0 +1,111 @@
+"""What the fast paths share (:mod:`api.rules.fast`, :mod:`api.games.fast`): ASGI wrappers that
+answer the common case of a few hot operations themselves, with the bytes the pipeline would
+send, and hand anything else to the pipeline as if they were not there.
+
+* :func:`read_body` reads a body up to a cap; :func:`replay` gives the pipeline what was read.
+* :func:`plain_language` checks the headers the fast paths take and picks the answer's language.
+* :data:`FAILED`: the scope key through which a fast path hands the pipeline the exception an
+  operation raised (a refusal, a storage error): the pipeline's first request hook
+  (:func:`api.http.hygiene.before_request`) raises it, so its exception handlers, the rate
+  limiter's headers and the access line answer it exactly as they answer the operation's own
+  exceptions, without calling the operation a second time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.types import Receive
+
+from api.http.hygiene import FAST_FAILED, _refuse_early
+from engine.core.texts import pick_language
+
+#: The scope key of an exception a fast path hands the pipeline (module docstring).
+FAILED = FAST_FAILED
+
+JSON = b"application/json"
+_REFUSED = frozenset({b"origin", b"transfer-encoding"})
+END: Any = {"type": "http.request", "body": b"", "more_body": False}
+
+
+def replay(chunks: list[bytes], last: Any, receive: Receive) -> Receive:
+    """A `receive` that hands the pipeline the body read so far, then `last` (or the rest
+    from the server when None)."""
+    pending = [{"type": "http.request", "body": c, "more_body": True} for c in chunks]
+    if last is not None:
+        pending.append(last)
+
+    async def replayed() -> Any:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replayed
+
+
+async def read_body(receive: Receive, max_body: int) -> tuple[bytes | None, Receive]:
+    """The request's whole body, or None (with the `receive` that replays what was read)
+    when the client went away or the body is over `max_body`: the pipeline answers those."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away: the pipeline sees it
+            return None, replay(chunks, message, receive)
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > max_body:
+            return None, replay(chunks, None if more else END, receive)
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return body, replay([body], END, receive)
+
+
+def plain_language(
+    scope: Any, content_type: bytes | None, others: frozenset[bytes] = frozenset()
+) -> tuple[str, bytes | None] | None:
+    """The answer's language and the `Authorization` header (None without one) when the
+    request's headers are a fast path's common case, else None: exactly `content_type` as
+    its one `Content-Type` (None: no `Content-Type`, no `Content-Length` but 0), at most one
+    `Accept-Language` and one `Authorization`, no `Origin` (CORS has nothing to add), no
+    `Transfer-Encoding`, none of `others`, and a `Host` hygiene would not refuse."""
+    declared = language = authorization = None
+    refused = _REFUSED | others
+    bodiless = content_type is None
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            if declared is not None:
+                return None
+            declared = value
+        elif name == b"accept-language":
+            if language is not None:
+                return None
+            language = value
+        elif name == b"authorization":
+            if authorization is not None:
+                return None
+            authorization = value
+        elif name in refused or (name == b"content-length" and bodiless and value != b"0"):
+            return None
+    if declared != content_type or _refuse_early(scope) is not None:
+        return None
+    try:
+        return pick_language(None if language is None else language.decode("latin-1")), (
+            authorization
+        )
+    except Exception:
+        return None
+
+
+def unwrap(app: Any, layer: type) -> None:
+    """Take the wrapper of type `layer` out of `app`'s chain of ASGI wrappers (each holds the
+    next as `.app`): tests and benchmarks compare an app with a fast path and without it."""
+    parent, node = None, app.asgi_handler
+    while not isinstance(node, layer):
+        parent, node = node, node.app
+    if parent is None:
+        app.asgi_handler = node.app
+    else:
+        parent.app = node.app
