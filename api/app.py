@@ -381,7 +381,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             sweeping.cancel()  # a no-op once it stopped
             if sweeper is not engine:
                 await sweeper.dispose()
-            thinker.close()
+            await thinker.close()
             await fanout.close()
             await mailer.drain()
             await engine.dispose()

@@ -273,10 +273,29 @@ class Thinker:
             self.observe("hint", time.perf_counter() - started)
         return found
 
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+    async def close(self, timeout: float = 5.0) -> None:
+        """Stop the pool and wait, off the event loop, at most `timeout` seconds for its
+        processes to exit (terminated past it). Waiting here matters: uvicorn ends a process
+        that a signal stopped by raising that signal again once the app has shut down, which
+        skips the interpreter's own joining of process pools at exit, and a worker left
+        behind waits on its task queue forever (tests/games/test_served.py)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        if processes:
+            await asyncio.to_thread(_join, processes, timeout)
+
+
+def _join(processes: list[Any], timeout: float) -> None:
+    """Join the pool's `processes` within `timeout` seconds in all; terminate those left."""
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.terminate()
+            process.join(1)
 
 
 __all__ = ["Limits", "OwnerLocks", "Thinker", "move_seed", "owner_of"]

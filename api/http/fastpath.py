@@ -99,10 +99,11 @@ def plain_language(
         return None
 
 
-def unwrap(app: Any, layer: type) -> None:
+def unwrap(app: Any, layer: type[Any]) -> None:
     """Take the wrapper of type `layer` out of `app`'s chain of ASGI wrappers (each holds the
     next as `.app`): tests and benchmarks compare an app with a fast path and without it."""
-    parent, node = None, app.asgi_handler
+    parent: Any = None
+    node: Any = app.asgi_handler
     while not isinstance(node, layer):
         parent, node = node, node.app
     if parent is None:

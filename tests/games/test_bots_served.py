@@ -182,3 +182,35 @@ async def test_a_bot_move_owed_by_a_killed_process_is_played_once_by_the_sweeps(
     assert "# TYPE numrules_bot_think_seconds histogram" in metrics
     for served in replicas[1:]:
         assert "Traceback" not in served.output(), served.output()[-3000:]
+    # stopped as a deployment stops them (SIGTERM), they leave none of their bots' processes
+    # behind: uvicorn raises the signal again after the shutdown, which skips the
+    # interpreter's own joining of process pools (`Thinker.close` joins them itself)
+    pools = [pid for served in replicas[1:] for pid in children(served)]
+    assert pools, "the bots thought in no process"
+    for served in replicas[1:]:
+        served.terminate()
+    deadline = time.monotonic() + 10
+    while left := [pid for pid in pools if Path(f"/proc/{pid}").exists() and not zombie(pid)]:
+        assert time.monotonic() < deadline, f"processes left behind: {left}"
+        time.sleep(0.1)
+
+
+def children(served: ServeProcess) -> list[int]:
+    """The pids of the served process's children (from /proc)."""
+    assert served.process is not None
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == served.process.pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
