@@ -57,9 +57,11 @@ from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.pool import QueuePool
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
+from api.db.engine import HeldConnections
 from api.db.models import (
     BotCpu,
     Game,
@@ -855,8 +857,10 @@ class PostgresGameRepository(GameRepository):
         refusals: tuple[type[BaseException], ...] = (),
     ) -> None:
         super().__init__(notify=True)
-        #: SQLAlchemy begins and commits nothing on these connections: `acting` does.
-        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        #: SQLAlchemy begins and commits nothing on these connections: `acting` does. Half
+        #: the pool at most is kept checked out between uses (the rest serves everything else).
+        pool = engine.pool
+        self.held = HeldConnections(engine, pool.size() // 2 if isinstance(pool, QueuePool) else 1)
         #: Actions' shared commits (None: each action commits alone).
         self.group_commit = (
             GroupCommit(self, engine, group_commit, refusals) if group_commit > 0 else None
@@ -875,7 +879,7 @@ class PostgresGameRepository(GameRepository):
         """An action's transaction, begun and committed by asyncpg: SQLAlchemy's connection
         is in autocommit mode, so what it executes inside (the cold paths: a replay's log, a
         kept answer) runs in this transaction without a BEGIN of its own."""
-        async with self._autocommit.connect() as conn:
+        async with self.held.connect() as conn:
             driver = _driver(conn)
             transaction = driver.transaction()
             try:
@@ -955,7 +959,7 @@ class PostgresGameRepository(GameRepository):
     def connected(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A pooled connection in autocommit mode, outside any transaction (the hot action:
         its one statement is its transaction)."""
-        return self._autocommit.connect()
+        return self.held.connect()
 
     async def append(
         self, conn: AsyncConnection, game: Any, move: Move, kept: Kept | None = None

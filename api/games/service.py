@@ -55,10 +55,11 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -150,6 +151,13 @@ EVENTS_PAGE = 1000
 TIMEOUT_STEPS = 64
 log = logging.getLogger("numrules.games")
 _T = TypeVar("_T")
+
+
+class Connects(Protocol):
+    """What reads connect with: the engine, or the connections kept between uses
+    (:class:`api.db.engine.HeldConnections`)."""
+
+    def connect(self) -> AbstractAsyncContextManager[AsyncConnection]: ...
 
 
 class Credential(NamedTuple):
@@ -559,9 +567,9 @@ class GameService:
         #: each reads the game row first, then only what that row says is committed (the log
         #: up to its version, the events up to its `event_seq`), which never changes after.
         #: SQLite keeps transactions: its every transaction is `BEGIN IMMEDIATE` (api.db.engine).
-        self.reader = (
-            engine.execution_options(isolation_level="AUTOCOMMIT") if self.notify else engine
-        )
+        #: On PostgreSQL they take the connections the hot paths keep between uses.
+        held = getattr(self.repository, "held", None)
+        self.reader: Connects = held if held is not None else engine
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._names_cache: OrderedDict[str, list[tuple[str, str | None]]] = OrderedDict()
