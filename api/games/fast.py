@@ -13,8 +13,9 @@ metrics), and calls the same service method the handler calls in the common case
 * `Authorization: Bearer <seat token>` (a session token goes down the pipeline, which looks
   it up), at most one `Accept-Language`, no `Origin`, no `If-Match`, no `Idempotency-Key`;
   a `GET` has no body, a `POST` exactly `Content-Type: application/json`;
-* a `POST`'s body (at most the configured cap) decodes strictly into an action, no deeper
-  than :data:`api.http.body.MAX_DEPTH`.
+* a `POST`'s body (at most the configured cap, and no `Content-Length` over it: the pipeline
+  refuses that one at once, unread) decodes strictly into an action, no deeper than
+  :data:`api.http.body.MAX_DEPTH`.
 
 It answers with the very bytes the handler's answer would have (status, headers, body). When
 the service raises (a refusal, a game that does not exist, a storage error) the request goes
@@ -89,7 +90,7 @@ class FastGames:
             game_id = game_id.removesuffix(_ACTIONS)
             if len(game_id) + len(_PREFIX) + len(_ACTIONS) != len(path):
                 game_id = ""
-        plain = plain_language(scope, JSON if acting else None, _CONDITIONS)
+        plain = plain_language(scope, JSON if acting else None, _CONDITIONS, self.max_body)
         caller = _seat_token(plain[1]) if plain is not None else None
         if plain is None or caller is None or not HEX_ID.fullmatch(game_id):
             await self.app(scope, receive, send)

@@ -64,11 +64,16 @@ async def read_body(receive: Receive, max_body: int) -> tuple[bytes | None, Rece
 
 
 def plain_language(
-    scope: Any, content_type: bytes | None, others: frozenset[bytes] = frozenset()
+    scope: Any,
+    content_type: bytes | None,
+    others: frozenset[bytes] = frozenset(),
+    max_body: int | None = None,
 ) -> tuple[str, bytes | None] | None:
     """The answer's language and the `Authorization` header (None without one) when the
     request's headers are a fast path's common case, else None: exactly `content_type` as
-    its one `Content-Type` (None: no `Content-Type`, no `Content-Length` but 0), at most one
+    its one `Content-Type` (None: no `Content-Type`, no `Content-Length` but 0), with a body
+    no `Content-Length` over `max_body` (the pipeline answers 413 at once, before a byte of
+    the body arrives: a fast path would wait for the cap's worth of it first), at most one
     `Accept-Language` and one `Authorization`, no `Origin` (CORS has nothing to add), no
     `Transfer-Encoding`, none of `others`, and a `Host` hygiene would not refuse."""
     declared = language = authorization = None
@@ -87,7 +92,13 @@ def plain_language(
             if authorization is not None:
                 return None
             authorization = value
-        elif name in refused or (name == b"content-length" and bodiless and value != b"0"):
+        elif name == b"content-length":
+            if bodiless:
+                if value != b"0":
+                    return None
+            elif max_body is not None and not (value.isdigit() and int(value) <= max_body):
+                return None
+        elif name in refused:
             return None
     if declared != content_type or _refuse_early(scope) is not None:
         return None

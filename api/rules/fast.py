@@ -81,7 +81,7 @@ class FastRules:
             return
         path = scope["path"]
         op = self.operations.get(path)
-        plain = plain_language(scope, JSON) if op is not None else None
+        plain = plain_language(scope, JSON, max_body=self.max_body) if op is not None else None
         if op is None or plain is None:
             await self.app(scope, receive, send)
             return
