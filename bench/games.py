@@ -59,7 +59,7 @@ from bench.stored import (
 
 PEER = Path("/work/shared/peers/boardgameio")
 BGIO_DIR = Path(os.environ.get("BGIO_DIR", "/tmp/bgio-bench"))
-API_PORT, BGIO_PORT = 18111, 18112
+API_PORT, BGIO_PORT, PIPELINE_PORT = 18111, 18112, 18113
 #: The games of numrules-clocked: a turn clock that never runs out in a run, so every action
 #: pays what a clock costs (its deadline set and shown, the sweeps) and nothing times out.
 CLOCKED = {**CREATE, "clock": {"turn_seconds": 3600, "on_timeout": "auto"}}
@@ -231,8 +231,8 @@ def main() -> None:
         servers = {"numrules": (API_PORT, api_pid)}
         if args.pipeline:
             slow = {"NUMRULES_FAST_GAMES": "false"}
-            pid = stack.enter_context(serve_api(url, API_PORT + 1, settings=slow))
-            servers["numrules-pipeline"] = (API_PORT + 1, pid)
+            pid = stack.enter_context(serve_api(url, PIPELINE_PORT, settings=slow))
+            servers["numrules-pipeline"] = (PIPELINE_PORT, pid)
         for port, _ in servers.values():
             asyncio.run(play_http(port, 4, 2))  # warm-up, as boardgame.io's
         for rep in range(args.reps):
