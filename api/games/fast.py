@@ -36,17 +36,14 @@ from litestar.types import ASGIApp, Receive, Send
 
 from api.games.service import Credential, GameService
 from api.http.body import too_deep
-from api.http.fastpath import FAILED, JSON, plain_language, read_body
-from api.http.hygiene import NOSNIFF
+from api.http.fastpath import FAILED, JSON, count, plain_language, read_body, respond
 from api.http.languages import localized
-from api.http.problems import ProblemError
 from api.http.responses import HEX_ID
 from api.http.tokens import SEAT_PREFIX, token_hash, well_formed
 from api.ops.metrics import metrics_of_state
 from api.ops.ratelimit import COUNTED
 from engine.core.actions import Action
 
-_RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
 _PREFIX = "/v1/games/"
 _ACTIONS = "/actions"
 #: The route templates the access line and the metrics name (Litestar's `path_template`).
@@ -103,28 +100,21 @@ class FastGames:
             if action is None:  # the pipeline answers it (and reads the body again)
                 await self.app(scope, receive, send)
                 return
-        counted: list[tuple[bytes, bytes]] = []
-        if self.limiter is not None:
-            scope["litestar_app"] = self.litestar_app
-            try:
-                counted = await self.limiter.counted(scope)
-            except ProblemError as refusal:  # the 429: the pipeline answers it, counted once
-                scope[COUNTED] = refusal
-                await self.app(scope, receive, send)
-                return
+        counted = await count(self.limiter, self.litestar_app, scope)
+        if counted is None:  # the 429: the pipeline answers it
+            await self.app(scope, receive, send)
+            return
         state = self.litestar_app.state
         games: GameService = state.games
-        headers: list[tuple[bytes, bytes]]
         try:
             if action is None:
                 game = await games.get(game_id, caller)
                 content = self.encode(localized(game, language))
-                version = game.version
-                headers = [_etag(version), _NO_STORE, (b"content-language", language.encode())]
+                head = [_etag(game.version), _NO_STORE, (b"content-language", language.encode())]
             else:
                 answer, _ = await games.act(game_id, caller, action, None, None)
                 content = self.encode(answer)
-                headers = [_etag(answer.version), _NO_STORE]
+                head = [_etag(answer.version), _NO_STORE]
         except Exception as exc:  # the pipeline answers it, as the handler's own exception
             scope[COUNTED] = counted
             scope[FAILED] = exc
@@ -132,21 +122,17 @@ class FastGames:
             return
         if action is not None:
             metrics_of_state(state).actions_applied.inc()
-        headers.append((b"content-type", JSON))
-        headers.append((b"content-length", str(len(content)).encode()))
-        headers.extend(counted)
-        headers.append(NOSNIFF)
-        if action is None:
-            vary = b"Accept-Language, Origin" if self.vary_origin else b"Accept-Language"
-            headers.append((b"vary", vary))
-        elif self.vary_origin:
-            headers.append((b"vary", b"Origin"))
-        record = scope.get(_RECORD)
-        if record is not None:
-            record["route"] = GAME_ROUTE if action is None else ACTIONS_ROUTE
-        out: Any = send  # plain dicts
-        await out({"type": "http.response.start", "status": 200, "headers": headers})
-        await out({"type": "http.response.body", "body": content})
+        route = GAME_ROUTE if action is None else ACTIONS_ROUTE
+        await respond(
+            send,
+            scope,
+            route,
+            content,
+            head,
+            counted,
+            worded=action is None,
+            vary_origin=self.vary_origin,
+        )
 
     def _action(self, body: bytes | None) -> Any:
         """The body's action, or None for anything the pipeline should refuse."""

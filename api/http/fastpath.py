@@ -15,15 +15,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.types import Receive
+from litestar.types import Receive, Send
 
-from api.http.hygiene import FAST_FAILED, _refuse_early
+from api.http.hygiene import FAST_FAILED, NOSNIFF, _refuse_early
+from api.http.problems import ProblemError
+from api.ops.ratelimit import COUNTED
 from engine.core.texts import pick_language
 
 #: The scope key of an exception a fast path hands the pipeline (module docstring).
 FAILED = FAST_FAILED
 
 JSON = b"application/json"
+_RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
 _REFUSED = frozenset({b"origin", b"transfer-encoding"})
 END: Any = {"type": "http.request", "body": b"", "more_body": False}
 
@@ -108,6 +111,51 @@ def plain_language(
         )
     except Exception:
         return None
+
+
+async def count(limiter: Any, litestar_app: Any, scope: Any) -> list[tuple[bytes, bytes]] | None:
+    """Count the request once with the rate limiter (None: the limit is off): its
+    `RateLimit-*` headers, or None when it is over the limit, the 429 then in the scope
+    (`COUNTED`) for the pipeline to answer, which counts nothing again."""
+    if limiter is None:
+        return []
+    scope["litestar_app"] = litestar_app
+    try:
+        headers: list[tuple[bytes, bytes]] = await limiter.counted(scope)
+    except ProblemError as refusal:
+        scope[COUNTED] = refusal
+        return None
+    return headers
+
+
+async def respond(
+    send: Send,
+    scope: Any,
+    route: str,
+    content: bytes,
+    head: list[tuple[bytes, bytes]],
+    counted: list[tuple[bytes, bytes]],
+    *,
+    worded: bool,
+    vary_origin: bool,
+) -> None:
+    """Send a 200 of the JSON `content` with the pipeline's headers in its order: `head` (the
+    operation's own), `Content-Type`, `Content-Length`, the limiter's, nosniff, then `Vary`
+    (`Accept-Language` when the answer is `worded`, `Origin` when CORS names its origins);
+    the access line and the metrics name `route`."""
+    headers = [*head, (b"content-type", JSON), (b"content-length", str(len(content)).encode())]
+    headers.extend(counted)
+    headers.append(NOSNIFF)
+    if worded:
+        headers.append((b"vary", b"Accept-Language, Origin" if vary_origin else b"Accept-Language"))
+    elif vary_origin:
+        headers.append((b"vary", b"Origin"))
+    record = scope.get(_RECORD)
+    if record is not None:
+        record["route"] = route
+    out: Any = send  # plain dicts
+    await out({"type": "http.response.start", "status": 200, "headers": headers})
+    await out({"type": "http.response.body", "body": content})
 
 
 def unwrap(app: Any, layer: type[Any]) -> None:

@@ -31,13 +31,9 @@ import msgspec
 from litestar.types import ASGIApp, Receive, Send
 
 from api.http.body import too_deep
-from api.http.fastpath import JSON, plain_language, read_body
-from api.http.hygiene import NOSNIFF
+from api.http.fastpath import JSON, count, plain_language, read_body, respond
 from api.http.languages import localized
-from api.http.problems import ProblemError
 from api.ops.ratelimit import COUNTED
-
-_RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
 
 
 class FastOperation(NamedTuple):
@@ -90,35 +86,27 @@ class FastRules:
         if body is None:
             await self.app(scope, replayed, send)
             return
-        counted: list[tuple[bytes, bytes]] = []
-        if self.limiter is not None:
-            scope["litestar_app"] = self.litestar_app
-            try:
-                counted = await self.limiter.counted(scope)
-            except ProblemError as refusal:  # the 429: the pipeline answers it, counted once
-                scope[COUNTED] = refusal
-                await self.app(scope, replayed, send)
-                return
+        counted = await count(self.limiter, self.litestar_app, scope)
+        if counted is None:  # the 429: the pipeline answers it
+            await self.app(scope, replayed, send)
+            return
         content = self._answer(path, op, body, language)
         if content is None:
             scope[COUNTED] = counted
             await self.app(scope, replayed, send)
             return
-        headers = [(b"content-type", JSON), (b"content-length", str(len(content)).encode())]
-        headers.extend(counted)
-        headers.append(NOSNIFF)
-        if op.worded:
-            headers.insert(0, (b"content-language", language.encode()))
-            vary = b"Accept-Language, Origin" if self.vary_origin else b"Accept-Language"
-            headers.append((b"vary", vary))
-        elif self.vary_origin:
-            headers.append((b"vary", b"Origin"))
-        record = scope.get(_RECORD)
-        if record is not None:
-            record["route"] = path  # the template of a literal path is the path
-        out: Any = send  # plain dicts
-        await out({"type": "http.response.start", "status": 200, "headers": headers})
-        await out({"type": "http.response.body", "body": content})
+        head = [(b"content-language", language.encode())] if op.worded else []
+        # the template of a literal path is the path
+        await respond(
+            send,
+            scope,
+            path,
+            content,
+            head,
+            counted,
+            worded=op.worded,
+            vary_origin=self.vary_origin,
+        )
 
     def _answer(self, path: str, op: FastOperation, body: bytes, language: str) -> bytes | None:
         """The answer's bytes, or None for anything the pipeline should answer."""

@@ -20,7 +20,6 @@ limiter on, a request is counted once, whichever path answers it.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,29 +28,10 @@ from litestar.testing import TestClient
 
 from api.games.fast import FastGames
 from tests.api.test_fast_rules import same
+from tests.games.conftest import app_on
 from tests.games.host import host
-from tests.pg import FAST_HASHES
 
 LANGUAGES = ({"accept-language": "en"}, {"accept-language": "fr-FR"}, {})
-
-
-def _app(pg_head: str, **settings: Any) -> Litestar:
-    from api.app import create_app
-    from api.ops.settings import Settings
-
-    return create_app(
-        Settings(database_url=pg_head, check_db_on_start=True, **FAST_HASHES, **settings)
-    )
-
-
-@pytest.fixture(scope="module")
-def clients(pg_head: str) -> Iterator[tuple[TestClient[Any], TestClient[Any]]]:
-    """(with the fast path, without it), on the same database."""
-    with (
-        TestClient(_app(pg_head)) as fast,
-        TestClient(_app(pg_head, fast_games=False)) as slow,
-    ):
-        yield fast, slow
 
 
 class Peer:
@@ -284,10 +264,10 @@ def test_counted_once_with_the_limiter_on(pg_head: str) -> None:
         ]
         return shown, path
 
-    app = _app(pg_head, **LIMITS)
+    app = app_on(pg_head, **LIMITS)
     with (
         TestClient(Peer(app)) as fast,
-        TestClient(Peer(_app(pg_head, **LIMITS, fast_games=False))) as slow,
+        TestClient(Peer(app_on(pg_head, **LIMITS, fast_games=False))) as slow,
     ):
         with Spy(app) as spy:
             counted, path = counts(fast)

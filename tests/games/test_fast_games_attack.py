@@ -13,24 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from litestar.testing import TestClient
 
-from tests.games.test_fast_games import Spy, _app, create, seat
+from tests.games.test_fast_games import Spy, create, seat
 
 IGNORED = {b"x-request-id", b"date", b"ratelimit-reset"}
-
-
-@pytest.fixture(scope="module")
-def clients(pg_head: str) -> Iterator[tuple[TestClient[Any], TestClient[Any]]]:
-    with (
-        TestClient(_app(pg_head)) as fast,
-        TestClient(_app(pg_head, fast_games=False)) as slow,
-    ):
-        yield fast, slow
 
 
 async def _call(app: Any, scope: dict[str, Any], messages: list[dict[str, Any]]) -> Any:
