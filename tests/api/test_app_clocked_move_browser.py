@@ -53,7 +53,7 @@ def _move_in_the_app(chromium: Any, base: str, game_id: str, tokens: list[str]) 
     )
     try:
         screen.page.goto(f"{base}/parties/{game_id}#jeton={tokens[seat]}")
-        at_version(screen.page, state["version"])
+        at_version(screen, state["version"])
         with screen.page.expect_response(lambda r: r.url.endswith("/actions")) as answered:
             screen.page.get_by_role("button", name=label(card, "fr"), exact=True).first.click()
         assert answered.value.status == 200, answered.value.text()

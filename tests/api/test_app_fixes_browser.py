@@ -156,7 +156,7 @@ def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: 
         answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
         assert answer.status_code == 200, answer.text
         state = game_as(served, game_id, None)
-    at_version(page, state["version"])
+    at_version(screen, state["version"])
     bids = state["view"]["bids"]
     for i in range(len(names)):
         row = table.locator("tbody tr").nth(i)
@@ -172,7 +172,7 @@ def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: 
         answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
         assert answer.status_code == 200, answer.text
         state = game_as(served, game_id, None)
-    at_version(page, state["version"])
+    at_version(screen, state["version"])
     summary = page.get_by_role("region", name="Fin de la manche 1")
     expect(summary).to_be_visible()
     for i, name in enumerate(names):
@@ -206,7 +206,7 @@ def test_the_last_trick_stays_in_sight_while_the_next_is_played(browser: Any, se
             assert answer.status_code in (200, 201), answer.text
     else:
         raise AssertionError("no trick finished")
-    at_version(page, game_as(served, game_id, None)["version"])
+    at_version(screen, game_as(served, game_id, None)["version"])
     last = view["tricks"][-1]
     held = page.locator(".last-trick.held")
     expect(page.get_by_role("heading", name="Pli en cours", exact=True)).to_be_visible()

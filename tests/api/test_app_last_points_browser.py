@@ -232,7 +232,7 @@ def test_the_end_of_a_num_wars_round_says_the_roles(browser: Any, served: str) -
         answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
         assert answer.status_code == 200, answer.text
         state = game_as(served, game_id, None)
-    at_version(page, state["version"])
+    at_version(screen, state["version"])
 
     # the roles as the round's end revealed them (the API's `round-over` event)
     events = httpx.get(

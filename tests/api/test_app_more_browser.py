@@ -251,7 +251,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
             answer = act(served, game_id, tokens[seat], action)
             assert answer.status_code == 200, answer.text
         else:
-            at_version(page, state["version"])
+            at_version(screen, state["version"])
             expect(page.get_by_role("status").filter(has_text="À toi de jouer !")).to_be_visible()
             if own["phase"] == "bid":
                 bids = page.locator("fieldset.choices button")
@@ -269,7 +269,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
             )
         state = game_as(served, game_id, None)
     assert state["view"]["round"] == 2  # round 1 was played through
-    at_version(page, state["version"])
+    at_version(screen, state["version"])
     rows = page.locator("section.play table tbody tr")
     for seat, score in enumerate(state["view"]["scores"]):
         # the total is the last column (Num King shows each bid and tricks before it)
@@ -344,7 +344,7 @@ def test_a_num_win_game_first_turns_in_the_app(browser: Any, served: str) -> Non
             assert answer.status_code == 200, answer.text
         else:
             app_turns += 1
-            at_version(page, state["version"])
+            at_version(screen, state["version"])
             expect(page.get_by_role("status").filter(has_text="À toi de jouer !")).to_be_visible()
             buttons = page.locator("fieldset.choices button")
             expect(buttons).to_have_text([num_win_label(a, names, 0) for a in own["legal_actions"]])

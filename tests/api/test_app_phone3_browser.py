@@ -170,7 +170,7 @@ def test_a_card_played_with_enter_keeps_the_focus_in_the_hand(browser: Any, serv
             expect(card).to_have_class(re.compile(r"\blegal\b"))
             card.focus()
             page.keyboard.press("Enter")
-            at_version(page, state["version"] + 1)
+            at_version(screen, state["version"] + 1)
             keyboard_moves += 1
             last = state["view"]["hand_counts"][0] == 1 and action["type"] == "play"
             if not last:
