@@ -36,12 +36,11 @@ from litestar.types import ASGIApp, Receive, Send
 
 from api.games.service import Credential, GameService
 from api.http.body import too_deep
-from api.http.fastpath import FAILED, JSON, count, plain_language, read_body, respond
+from api.http.fastpath import COUNTED, FAILED, JSON, count, plain_language, read_body, respond
 from api.http.languages import localized
 from api.http.responses import HEX_ID
 from api.http.tokens import SEAT_PREFIX, token_hash, well_formed
 from api.ops.metrics import metrics_of_state
-from api.ops.ratelimit import COUNTED
 from engine.core.actions import Action
 
 _PREFIX = "/v1/games/"

@@ -17,13 +17,13 @@ from typing import Any
 
 from litestar.types import Receive, Send
 
-from api.http.hygiene import FAST_FAILED, NOSNIFF, _refuse_early
+from api.http.hygiene import COUNTED, FAST_FAILED, NOSNIFF, _refuse_early
 from api.http.problems import ProblemError
-from api.ops.ratelimit import COUNTED
 from engine.core.texts import pick_language
 
 #: The scope key of an exception a fast path hands the pipeline (module docstring).
 FAILED = FAST_FAILED
+__all__ = ["COUNTED", "FAILED", "JSON", "count", "plain_language", "read_body", "respond", "unwrap"]
 
 JSON = b"application/json"
 _RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)

@@ -49,6 +49,10 @@ from engine.core.texts import Message as Wording, say, text
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: The scope key of an exception a fast path hands the pipeline (:mod:`api.http.fastpath`).
 FAST_FAILED = "numrules.fast_failed"
+#: The scope key through which a fast path in front of the app that counted the request
+#: already (api.http.fastpath `count`) hands the rate limiter's verdict on (api.ops.ratelimit):
+#: its headers, or the 429.
+COUNTED = "numrules.counted"
 #: What Litestar's CORS middleware answers to a preflight it refuses (400, text/plain).
 _CORS_REFUSAL = "Disallowed CORS"
 #: Longest original text kept as a problem's `detail`.

@@ -67,13 +67,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.db.models import RateLimit, table
 from api.http.credentials import Credentials
+from api.http.hygiene import COUNTED
 from api.http.problems import ProblemError
 from api.ops.settings import Settings
 from engine.core.texts import Text, say, text
-
-#: The scope key through which a layer in front of the app that counted the request already
-#: (the rules' fast path, api.rules.fast) hands the verdict on: its headers, or the 429.
-COUNTED = "numrules.counted"
 
 log = logging.getLogger("numrules.ratelimit")
 WINDOW_SECONDS = 60

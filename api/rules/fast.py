@@ -31,9 +31,8 @@ import msgspec
 from litestar.types import ASGIApp, Receive, Send
 
 from api.http.body import too_deep
-from api.http.fastpath import JSON, count, plain_language, read_body, respond
+from api.http.fastpath import COUNTED, JSON, count, plain_language, read_body, respond
 from api.http.languages import localized
-from api.ops.ratelimit import COUNTED
 
 
 class FastOperation(NamedTuple):
