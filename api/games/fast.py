@@ -36,7 +36,16 @@ from litestar.types import ASGIApp, Receive, Send
 
 from api.games.service import Credential, GameService
 from api.http.body import too_deep
-from api.http.fastpath import COUNTED, FAILED, JSON, count, plain_language, read_body, respond
+from api.http.fastpath import (
+    COUNTED,
+    FAILED,
+    JSON,
+    FastPath,
+    count,
+    plain_language,
+    read_body,
+    respond,
+)
 from api.http.languages import localized
 from api.http.responses import HEX_ID
 from api.http.tokens import SEAT_PREFIX, token_hash, well_formed
@@ -53,25 +62,11 @@ _CONDITIONS = frozenset({b"if-match", b"idempotency-key"})
 _NO_STORE = (b"cache-control", b"no-store")
 
 
-class FastGames:
+class FastGames(FastPath):
     """The ASGI wrapper described in the module docstring."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        max_body: int,
-        vary_origin: bool,
-        litestar_app: Any,
-        limiter: Any = None,
-    ) -> None:
-        self.app = app
-        self.max_body = max_body
-        self.vary_origin = vary_origin
-        self.litestar_app = litestar_app
-        #: api.ops.ratelimit.RateLimitMiddleware, when the limit is on
-        self.limiter = limiter
-        self.encode = msgspec.json.Encoder().encode
+    def __init__(self, app: ASGIApp, **config: Any) -> None:
+        super().__init__(app, **config)
         self.decode_action = msgspec.json.Decoder(Action, strict=True).decode
 
     async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.types import Receive, Send
+import msgspec
+from litestar.types import ASGIApp, Receive, Send
 
 from api.http.hygiene import COUNTED, FAST_FAILED, NOSNIFF, _refuse_early
 from api.http.problems import ProblemError
@@ -23,12 +24,45 @@ from engine.core.texts import pick_language
 
 #: The scope key of an exception a fast path hands the pipeline (module docstring).
 FAILED = FAST_FAILED
-__all__ = ["COUNTED", "FAILED", "JSON", "count", "plain_language", "read_body", "respond", "unwrap"]
+__all__ = [
+    "COUNTED",
+    "FAILED",
+    "JSON",
+    "FastPath",
+    "count",
+    "plain_language",
+    "read_body",
+    "respond",
+    "unwrap",
+]
 
 JSON = b"application/json"
 _RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
 _REFUSED = frozenset({b"origin", b"transfer-encoding"})
 END: Any = {"type": "http.request", "body": b"", "more_body": False}
+
+
+class FastPath:
+    """What a fast path holds: the pipeline it hands requests to (`app`), the body cap, whether
+    CORS names its origins (every answer then varies by `Origin`), the rate limiter (None: off)
+    and the Litestar app (its state, for the limiter), and its JSON encoder."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body: int,
+        vary_origin: bool,
+        limiter: Any = None,
+        litestar_app: Any = None,
+    ) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.vary_origin = vary_origin
+        #: api.ops.ratelimit.RateLimitMiddleware, when the limit is on
+        self.limiter = limiter
+        self.litestar_app = litestar_app
+        self.encode = msgspec.json.Encoder().encode
 
 
 def replay(chunks: list[bytes], last: Any, receive: Receive) -> Receive:

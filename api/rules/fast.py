@@ -31,7 +31,7 @@ import msgspec
 from litestar.types import ASGIApp, Receive, Send
 
 from api.http.body import too_deep
-from api.http.fastpath import COUNTED, JSON, count, plain_language, read_body, respond
+from api.http.fastpath import COUNTED, JSON, FastPath, count, plain_language, read_body, respond
 from api.http.languages import localized
 
 
@@ -45,27 +45,12 @@ class FastOperation(NamedTuple):
     worded: bool
 
 
-class FastRules:
+class FastRules(FastPath):
     """The ASGI wrapper described in the module docstring."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        operations: dict[str, FastOperation],
-        *,
-        max_body: int,
-        vary_origin: bool,
-        limiter: Any = None,
-        litestar_app: Any = None,
-    ) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, operations: dict[str, FastOperation], **config: Any) -> None:
+        super().__init__(app, **config)
         self.operations = operations
-        self.max_body = max_body
-        self.vary_origin = vary_origin
-        #: api.ops.ratelimit.RateLimitMiddleware, when the limit is on
-        self.limiter = limiter
-        self.litestar_app = litestar_app
-        self.encode = msgspec.json.Encoder().encode
         self.decoders = {
             path: msgspec.json.Decoder(op.request, strict=True) for path, op in operations.items()
         }
