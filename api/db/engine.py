@@ -18,6 +18,7 @@ refuses to start with one line.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from typing import Any, TypedDict
 import asyncpg
 import msgspec
 from sqlalchemy import event
-from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.engine import Engine, ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
@@ -35,6 +36,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.pool import QueuePool
 
 from api.ops.settings import Settings
 
@@ -49,6 +51,12 @@ def _json_text(value: Any) -> str:
 
 _JSON: dict[str, Any] = {"json_serializer": _json_text, "json_deserializer": msgspec.json.decode}
 
+
+#: Connections a process may open beyond its pool size under a burst (SQLAlchemy's default
+#: `max_overflow`): closed as they come back.
+OVERFLOW = 10
+#: The engines made by `create_engine` → how many connections their hot paths keep.
+_HELD: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
 
 #: Seconds to open a connection when no setting says otherwise (migrations, `numrules db`):
 #: asyncpg's own default is 60.
@@ -86,9 +94,14 @@ def create_engine(
         if statement_timeout is not None:
             connect["command_timeout"] = statement_timeout + SILENCE_MARGIN_SECONDS
             connect["server_settings"] = {"statement_timeout": str(int(statement_timeout * 1000))}
+        held = pool_size // 2
         engine = create_async_engine(
             url,
-            pool_size=pool_size,
+            # `pool_size` in all: `held` kept by the hot paths between uses (HeldConnections),
+            # the rest idle in the pool's queue; the overflow takes the held ones' place, so
+            # a process opens at most `pool_size` + OVERFLOW and keeps `pool_size` open idle
+            pool_size=pool_size - held,
+            max_overflow=OVERFLOW + held,
             pool_recycle=3600,
             pool_timeout=pool_timeout,
             hide_parameters=True,
@@ -96,6 +109,7 @@ def create_engine(
             **_JSON,
         )
         event.listen(engine.sync_engine, "handle_error", _drop_on_timeout)
+        _HELD[engine.sync_engine] = held
         return engine
     waits: dict[str, Any] = {"connect_args": {"timeout": statement_timeout or 5.0}}
     if make_url(url).database not in (None, "", ":memory:"):  # a file: a queue pool
@@ -171,6 +185,17 @@ class HeldConnections:
         for conn, _ in kept:
             if conn.sync_connection is not None:
                 conn.sync_connection.invalidate()
+
+
+def held_size(engine: AsyncEngine) -> int:
+    """How many connections `engine`'s hot paths keep between uses: half the pool size it
+    was made with by :func:`create_engine` (which took them out of the pool's queue), half
+    the queue of an engine made otherwise, 1 without a queue."""
+    held = _HELD.get(engine.sync_engine)
+    if held is not None:
+        return held
+    pool = engine.pool
+    return pool.size() // 2 if isinstance(pool, QueuePool) else 1
 
 
 def engine_from_settings(settings: Settings) -> AsyncEngine:

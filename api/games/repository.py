@@ -57,11 +57,10 @@ from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.pool import QueuePool
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
-from api.db.engine import HeldConnections
+from api.db.engine import HeldConnections, held_size
 from api.db.models import (
     BotCpu,
     Game,
@@ -859,8 +858,7 @@ class PostgresGameRepository(GameRepository):
         super().__init__(notify=True)
         #: SQLAlchemy begins and commits nothing on these connections: `acting` does. Half
         #: the pool at most is kept checked out between uses (the rest serves everything else).
-        pool = engine.pool
-        self.held = HeldConnections(engine, pool.size() // 2 if isinstance(pool, QueuePool) else 1)
+        self.held = HeldConnections(engine, held_size(engine))
         #: Actions' shared commits (None: each action commits alone).
         self.group_commit = (
             GroupCommit(self, engine, group_commit, refusals) if group_commit > 0 else None

@@ -3,7 +3,9 @@ error captured in a file: for the logs and the graceful shutdown (issue 13)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -74,17 +76,26 @@ class ServeProcess:
             env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(ROOT)])
         command = self.command()
         with self.log.open("ab") as out:
+            # a process group of its own: `kill` takes its children too (the bots' workers),
+            # as a container runtime does with a killed pod's processes
             self.process = subprocess.Popen(
-                command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT
+                command,
+                cwd=cwd,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "api.cli", "serve", "--port", str(self.port)]
 
     def kill(self) -> None:
-        """SIGKILL: no shutdown, no rollback but the database's own."""
+        """SIGKILL to the server and its children: no shutdown, no rollback but the
+        database's own, and no worker left behind."""
         assert self.process is not None
-        self.process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(10)
 
     def terminate(self, timeout: float = 30) -> int:

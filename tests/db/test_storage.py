@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from litestar.testing import TestClient
-from sqlalchemy import inspect, select
+from sqlalchemy import event, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from api.app import create_app
 from api.db import migrations
-from api.db.engine import create_engine, sessionmaker
+from api.db.engine import HeldConnections, create_engine, held_size, sessionmaker
 from api.db.models import Game, GameAction, GameEvent, GameSeat
 from api.ops.settings import Settings
 from tests.pg import own_database
@@ -290,3 +290,45 @@ def test_foreign_keys_are_named_by_the_convention(pg_head: str) -> None:
     }
     assert "fk_game_seats_game_id_games" in expected
     assert asyncio.run(names()) == expected
+
+
+async def _burst(url: str) -> tuple[int, int, int, int]:
+    """30 tasks at once on the hot paths' held connections and 30 through the pool, then
+    (connections kept by the hot paths, idle in the pool's queue, checked out, opened in
+    all); the engine of `create_engine(pool_size=10)`."""
+    engine = create_engine(url, pool_size=10)
+    held = HeldConnections(engine, held_size(engine))
+    opened = 0
+
+    def _opened(*_: object) -> None:
+        nonlocal opened
+        opened += 1
+
+    event.listen(engine.sync_engine, "connect", _opened)
+
+    async def hot() -> None:
+        async with held.connect() as conn:
+            await conn.execute(text("SELECT pg_sleep(0.05)"))
+
+    async def pooled() -> None:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT pg_sleep(0.05)"))
+
+    try:
+        await asyncio.gather(*[hot() for _ in range(30)], *[pooled() for _ in range(30)])
+        pool = engine.pool
+        return len(held._kept), pool.checkedin(), pool.checkedout(), opened  # type: ignore[attr-defined]
+    finally:
+        await engine.dispose()
+
+
+def test_a_burst_leaves_at_most_the_pool_size_open(pg_head: str) -> None:
+    """The hot paths keep half the pool between uses (api.db.engine.HeldConnections) out of
+    the pool's own queue, not on top of it: after a burst that opened every connection a
+    process may (pool size + the overflow of 10), at most the pool size stays open idle:
+    20 open at the burst's height, 10 kept (5 by the hot paths, 5 in the queue)."""
+    kept, queued, out, opened = asyncio.run(_burst(pg_head))
+    assert opened == 20  # the pool size (10) and the overflow (10): no more
+    assert kept == 5
+    assert out == kept  # only the hot paths' connections stay checked out
+    assert kept + queued == 10

@@ -724,12 +724,19 @@ async def burst_player(
     async with httpx.AsyncClient(base_url=url, timeout=10) as client:
         while True:
             try:
-                spectator = (await client.get(f"/v1/games/{game_id}")).json()
+                seen = await client.get(f"/v1/games/{game_id}")
+                if seen.status_code != 200:
+                    unexpected.append(f"{seen.status_code} {seen.text}")
+                    return
+                spectator = seen.json()
                 if not spectator["view"]["actors"]:
                     return  # over (never, in the seconds this lasts)
                 seat = rng.choice(spectator["view"]["actors"])
-                mine = (await client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat]))).json()
-                action = rng.choice(mine["view"]["legal_actions"])
+                seen = await client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat]))
+                if seen.status_code != 200:
+                    unexpected.append(f"{seen.status_code} {seen.text}")
+                    return
+                action = rng.choice(seen.json()["view"]["legal_actions"])
                 answer = await client.post(
                     f"/v1/games/{game_id}/actions", json=action, headers=auth(tokens[seat])
                 )
@@ -739,6 +746,11 @@ async def burst_player(
                 answered.append((answer.json()["version"], seat, action))
             else:
                 unexpected.append(answer.text)
+
+
+def warned(server: Server) -> list[str]:
+    """The server's warning and error lines so far (why it answered what it did)."""
+    return [line for line in server.output().splitlines() if '"WARNING"' in line or "ERROR" in line]
 
 
 async def _logs(url: str, games: list[str]) -> dict[str, list[tuple[int, int, Any]]]:
@@ -797,8 +809,8 @@ def test_a_server_killed_during_a_sixteen_game_burst_loses_no_answered_action(
         ]
         deadline = time.monotonic() + 60
         while min(len(a) for a in answered) < 8:
-            assert time.monotonic() < deadline and not unexpected, unexpected
-            assert not any(p.done() for p in players), unexpected
+            assert time.monotonic() < deadline and not unexpected, (unexpected, warned(server))
+            assert not any(p.done() for p in players), (unexpected, warned(server))
             await asyncio.sleep(0.005)
         await asyncio.sleep(random.Random().uniform(0, 0.004))
         server.kill()  # actions on their way: killed before, during or after their commits
