@@ -16,6 +16,11 @@ import httpx
 from tests.api.serving import free_port
 from tests.conftest import BUILD_DIR, ROOT
 
+#: The pool size of the served processes unless a test names its own: several run at once
+#: on the run's one PostgreSQL (100 connections in all, shared with the in-process apps), and
+#: a pool's idle connections stay open until the process ends.
+POOL_SIZE = "4"
+
 
 class ServeProcess:
     def __init__(self, database_url: str, log: Path, **env: str) -> None:
@@ -68,6 +73,7 @@ class ServeProcess:
             "DATABASE_URL": self.database_url,
             "NUMRULES_CHECK_DB_ON_START": "true",
             "PYTHONUNBUFFERED": "1",
+            "NUMRULES_DB_POOL_SIZE": POOL_SIZE,
             **self.env,
         }
         cwd = ROOT

@@ -793,6 +793,7 @@ def test_a_server_killed_during_a_sixteen_game_burst_loses_no_answered_action(
         tmp_path / "burst.log",
         NUMRULES_GROUP_COMMIT_MS=group_commit_ms,
         NUMRULES_HOT_ACTIONS=hot_actions,
+        NUMRULES_DB_POOL_SIZE="10",  # as served by default
     ).start()
     count = 16
 
