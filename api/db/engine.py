@@ -36,7 +36,6 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.pool import QueuePool
 
 from api.ops.settings import Settings
 
@@ -188,14 +187,10 @@ class HeldConnections:
 
 
 def held_size(engine: AsyncEngine) -> int:
-    """How many connections `engine`'s hot paths keep between uses: half the pool size it
-    was made with by :func:`create_engine` (which took them out of the pool's queue), half
-    the queue of an engine made otherwise, 1 without a queue."""
-    held = _HELD.get(engine.sync_engine)
-    if held is not None:
-        return held
-    pool = engine.pool
-    return pool.size() // 2 if isinstance(pool, QueuePool) else 1
+    """How many connections `engine`'s hot paths keep between uses: the half of its pool size
+    that :func:`create_engine` took out of the pool's queue for them; none for an engine made
+    otherwise (each use then checks out from its pool)."""
+    return _HELD.get(engine.sync_engine, 0)
 
 
 def engine_from_settings(settings: Settings) -> AsyncEngine:
