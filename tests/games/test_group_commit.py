@@ -31,6 +31,16 @@ def _dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+#: Ends the backends that hold locks on `game_actions` in transactions older than 5 s.
+_END_BLOCKERS = """
+SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a
+WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+  AND a.xact_start < now() - interval '5 seconds'
+  AND EXISTS (SELECT 1 FROM pg_locks l
+              WHERE l.pid = a.pid AND l.relation = 'game_actions'::regclass)
+"""
+
+
 def _run(
     pg_head: str, group_commit_ms: float, scenario: Callable[[GameService], Awaitable[Any]]
 ) -> Any:
@@ -158,8 +168,18 @@ def failing_game(pg_head: str) -> Any:
     by the test): a database error inside a batch, as a broken row or a full disk gives."""
 
     async def ddl(sql: str, *args: str) -> None:
+        """`sql` once it gets its locks: a transaction an earlier test's event loop left open
+        when it closed (its connection never read again) would hold them for good, so after
+        5 s of waiting the backends that block it are ended and it is tried again."""
         conn = await asyncpg.connect(_dsn(pg_head))
         try:
+            await conn.execute("SET lock_timeout = '5s'")
+            for _ in range(3):
+                try:
+                    await conn.execute(sql, *args)
+                    return
+                except asyncpg.LockNotAvailableError:
+                    await conn.execute(_END_BLOCKERS)
             await conn.execute(sql, *args)
         finally:
             await conn.close()
