@@ -381,6 +381,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             sweeping.cancel()  # a no-op once it stopped
             if sweeper is not engine:
                 await sweeper.dispose()
+            await games.close()  # its bot moves and shared commits end before the engine
             await thinker.close()
             await fanout.close()
             await mailer.drain()

@@ -159,6 +159,7 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
         }
         for length in lengths
     }
+    await store.close()
     await engine.dispose()
     return results
 

@@ -1064,7 +1064,9 @@ class GroupCommit:
         self.refusals = refusals
         self._open: _Batch | None = None
         self._running = 0
-        self._tasks: set[asyncio.Task[None]] = set()
+        #: The batches being committed (:meth:`api.games.service.GameService.close` awaits
+        #: them before the engine goes).
+        self.tasks: set[asyncio.Task[None]] = set()
         #: Batches committed, the actions they answered, batches rolled back (tests).
         self.batches = 0
         self.shared = 0
@@ -1106,8 +1108,8 @@ class GroupCommit:
             self._open = None
         self._running += 1
         task = asyncio.create_task(self._flush(batch))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def _flush(self, batch: _Batch) -> None:
         entries = [batch.entries[k] for k in sorted(batch.entries)]

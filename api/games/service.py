@@ -525,6 +525,11 @@ def _status(status: str) -> Message:
     return status if words is None else say(words)
 
 
+#: Seconds a shutdown waits for a bot move, a shared commit or read under way to finish
+#: before cancelling it (:meth:`GameService.close`): a move thinks for `bot_seconds` (0.2 s).
+CLOSE_GRACE_SECONDS = 5.0
+
+
 class GameService:
     """The stored games of one database; `fanout` wakes their event streams."""
 
@@ -1365,6 +1370,28 @@ class GameService:
 
         task.add_done_callback(done)
 
+    async def close(self, grace: float = CLOSE_GRACE_SECONDS) -> None:
+        """Stop this process's background work before its engine is disposed (the app's
+        shutdown, a test's end): no bot move starts any more; the move under way, the shared
+        commits and the shared reads of the log finish, or are cancelled past `grace` seconds
+        and awaited, so none is left holding a connection, or a transaction and its locks,
+        once the engine is gone (a connection returned after the pool's disposal stayed
+        open in the disposed pool). The game owed a move is the sweep's, here or elsewhere."""
+        self.hold = True
+        self._again.clear()
+        group = getattr(self.repository, "group_commit", None)
+        pending: set[asyncio.Future[Any]] = {*self._driving.values()}
+        pending |= {flight.task for flight in self._flights.values()}
+        if group is not None:
+            pending |= group.tasks
+        if not pending:
+            return
+        _, late = await asyncio.wait(pending, timeout=grace)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late)
+
     async def idle(self) -> None:
         """Wait until no bot move is being played by this process (tests)."""
         while self._driving:
@@ -1377,7 +1404,7 @@ class GameService:
         if the locked row is still at that version: a move owed once is played once, by
         whichever process or replica gets there first; the others think again or stop."""
         try:
-            while await self._bot_move(game_id):
+            while not self.hold and await self._bot_move(game_id):
                 pass
         except Exception:  # the sweep tries again later; never an unhandled task error
             log.exception("game %s: a bot move failed", game_id)

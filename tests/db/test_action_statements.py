@@ -63,6 +63,7 @@ def _run(url: str, scenario: Callable[[GameService, Sent], Awaitable[None]]) -> 
         try:
             await scenario(service, sent)
         finally:
+            await service.close()
             await service.engine.dispose()
 
     asyncio.run(main())
@@ -208,6 +209,7 @@ def test_the_one_statement_gives_way_to_the_locked_path(pg_head: str) -> None:
             assert (await other.get(gid, None)).version == version
             assert await _in_transaction(pg_head) == 0
         finally:
+            await other.close()
             await other.engine.dispose()
 
     _run(pg_head, scenario)

@@ -65,6 +65,7 @@ def test_an_expert_whose_search_fails_plays_basic_and_the_game_ends(pg_head: str
             # every expert attempt was followed by its basic move
             assert thinker.levels.count("basic") >= thinker.levels.count("expert")
         finally:
+            await service.close()
             await thinker.close()
             await service.engine.dispose()
 

@@ -57,6 +57,7 @@ def _run(url: str, scenario: Callable[[GameService], Awaitable[None]]) -> None:
                 made = MADE.pop()
                 with contextlib.suppress(Conflict):  # over or abandoned already
                     await service.abandon(made.id, _seat(made, 0))
+            await service.close()
             await service.engine.dispose()
 
     asyncio.run(main())

@@ -513,6 +513,7 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
             older = SimpleNamespace(**game._asdict())
             older.version = expected.actions - 1  # before the checkpoint: the whole log
             older_match = await apart._replay(conn, older)
+        await apart.close()
         await apart.engine.dispose()
         return checkpoint, older_match
 

@@ -52,6 +52,7 @@ def _run(
         try:
             return await scenario(service)
         finally:
+            await service.close()
             await service.engine.dispose()
 
     return asyncio.run(main())

@@ -45,6 +45,7 @@ def _run(pg_head: str, scenario: Callable[[GameService], Awaitable[None]]) -> No
         try:
             await scenario(service)
         finally:
+            await service.close()
             await service.engine.dispose()
 
     asyncio.run(main())

@@ -4,14 +4,28 @@ NUMRULES_GRACEFUL_SHUTDOWN_SECONDS (a stream does not hold the server until the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import httpx
+import msgspec
+import pytest
+from litestar.testing import TestClient
 
+from api.db import migrations
+from api.db.engine import create_engine
+from api.games.bots import Thinker
+from api.games.fanout import Fanout
+from api.games.schemas import CreateGame
+from api.games.service import GameService
 from tests.api.process import ServeProcess
+from tests.games.conftest import app_on
+from tests.pg import own_database
 
 GRACE = 20  # seconds: the test passes only if the server is done long before
 PLAYERS = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
@@ -74,3 +88,64 @@ def test_sigterm_finishes_requests_ends_streams_and_exits_0(pg_head: str, tmp_pa
     finally:
         server.terminate()
     assert "timeout graceful shutdown exceeded" not in server.output()
+
+
+async def _sessions(url: str) -> list[tuple[str, str]]:
+    """The (state, wait event) of every other session on `url`'s database."""
+    conn = await asyncpg.connect(url.replace("postgresql+asyncpg", "postgresql"))
+    try:
+        rows = await conn.fetch(
+            "SELECT coalesce(state, ''), coalesce(wait_event, '') FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    return [(r[0], r[1]) for r in rows]
+
+
+@pytest.fixture(scope="module")
+def own_head() -> Iterator[str]:
+    """A migrated database of this module's own: every session on it is one of its tests'."""
+    with own_database() as url:
+        migrations.upgrade(url)
+        yield url
+
+
+BOTS = [{"name": f"Bot {i}", "bot": "expert"} for i in range(4)]
+
+
+def test_a_service_closed_while_its_bots_play_leaves_no_transaction_to_the_disposed_engine(
+    own_head: str,
+) -> None:
+    """`GameService.close` ends the bot move under way before the engine is disposed: once
+    disposed, no session is left (without it, the move's transaction was still open then)."""
+
+    async def main() -> list[tuple[str, str]]:
+        thinker = Thinker(workers=0, samples=4, seconds=0.2)
+        service = GameService(create_engine(own_head), Fanout(), thinker=thinker)
+        await service.create(msgspec.convert({"ruleset": "numwars", "players": BOTS}, CreateGame))
+        deadline = time.monotonic() + GRACE
+        while not await _sessions(own_head):  # a bot move under way
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        await service.close()
+        await thinker.close()
+        await service.engine.dispose()
+        return await _sessions(own_head)
+
+    assert asyncio.run(main()) == []
+
+
+def test_an_app_stopped_while_its_bots_play_closes_every_connection(own_head: str) -> None:
+    """The app's shutdown waits for (or stops) its bot moves and shared commits before the
+    engine goes: no connection of the stopped app stays open, none left in a transaction
+    holding its locks (an earlier test's stopped app had hung a later one's DDL)."""
+    app = app_on(own_head, bot_workers=0, bot_samples=4, bot_seconds=0.2)
+    with TestClient(app) as client:
+        created = client.post("/v1/games", json={"ruleset": "numwars", "players": BOTS})
+        assert created.status_code == 201, created.text
+        deadline = time.monotonic() + GRACE
+        while not asyncio.run(_sessions(own_head)):  # a bot move under way
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    assert asyncio.run(_sessions(own_head)) == []
