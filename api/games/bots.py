@@ -173,10 +173,11 @@ class Thinker:
         self.seconds = seconds
         self.observe = observe
         self._executor: Executor | None = None
+        self._closed = False
 
     def _pool(self) -> Executor:
         if self._executor is None:
-            if self.workers > 0:
+            if self.workers > 0 and not self._closed:
                 self._executor = ProcessPoolExecutor(
                     self.workers, mp_context=multiprocessing.get_context("spawn")
                 )
@@ -278,7 +279,10 @@ class Thinker:
         processes to exit (terminated past it). Waiting here matters: uvicorn ends a process
         that a signal stopped by raising that signal again once the app has shut down, which
         skips the interpreter's own joining of process pools at exit, and a worker left
-        behind waits on its task queue forever (tests/games/test_served.py)."""
+        behind waits on its task queue forever (tests/games/test_served.py). Closed, it
+        never starts a process again: a pool started after the shutdown's join was one nobody
+        joined, and its worker outlived the server."""
+        self._closed = True  # a move thought after this one (a shutdown's last) uses a thread
         executor, self._executor = self._executor, None
         if executor is None:
             return

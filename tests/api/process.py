@@ -61,8 +61,7 @@ class ServeProcess:
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
+            self.kill()  # its group: no bot worker left behind by a server that hung
             raise
 
     def _spawn(self) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -149,3 +151,22 @@ def test_an_app_stopped_while_its_bots_play_closes_every_connection(own_head: st
             assert time.monotonic() < deadline
             time.sleep(0.01)
     assert asyncio.run(_sessions(own_head)) == []
+
+
+def test_a_closed_thinker_starts_no_process_again() -> None:
+    """A move thought after `Thinker.close` (a shutdown's last) thinks in a thread: a pool
+    started after the close had joined the others was joined by nobody, and its worker
+    outlived the server, waiting on its queue forever."""
+
+    async def main() -> tuple[int, int]:
+        thinker = Thinker(workers=1)
+        before = await thinker._run(os.getpid)
+        await thinker.close()
+        after = await thinker._run(os.getpid)
+        await thinker.close()
+        return before, after
+
+    before, after = asyncio.run(main())
+    assert before != os.getpid()  # the pool's process, while open
+    assert after == os.getpid()
+    assert multiprocessing.active_children() == []
