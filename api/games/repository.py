@@ -805,6 +805,8 @@ class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no type
 
 for _column in _GAME_COLUMNS:
     setattr(GameRecord, _column.name, property(operator.itemgetter(_column.name)))
+#: the seat of the token read with the game (`_GAME_AND_SEAT`'s rows only: None in others)
+GameRecord.token_seat = property(operator.methodcaller("get", "token_seat"))
 
 
 def _compiled(statement: Select[Any]) -> tuple[str, tuple[str, ...]]:
