@@ -784,16 +784,11 @@ class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no type
     """A game's row as asyncpg reads it, read as SQLAlchemy's `Row` is (the service reads
     either): its columns by attribute, `_mapping`, `_asdict()`.
 
-    Each column every game read has (`_GAME_COLUMNS`) is a property reading the record's
-    item (an `itemgetter`: all in C). `__getattr__` alone made each attribute read fail the
-    ordinary lookup first: an `AttributeError` built, formatted and dropped every time, about
-    30 a request and a tenth of a stored action's instructions (issue 27)."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    Each column of a game read (`_GAME_COLUMNS`, and `token_seat`) is a property reading the
+    record's item (an `itemgetter`: all in C), set below. A `__getattr__` reading the item
+    made each attribute read fail the ordinary lookup first: an `AttributeError` built,
+    formatted and dropped every time, about 30 a request and a tenth of a stored action's
+    instructions (issue 27)."""
 
     @property
     def _mapping(self) -> dict[str, Any]:
