@@ -526,7 +526,7 @@ def _status(status: str) -> Message:
 
 
 #: Seconds a shutdown waits for a bot move, a shared commit or read under way to finish
-#: before cancelling it (:meth:`GameService.close`): a move thinks for `bot_seconds` (0.2 s).
+#: before cancelling it (:meth:`GameService.close`): a move thinks `bot_seconds` at most (1 s).
 CLOSE_GRACE_SECONDS = 5.0
 
 
