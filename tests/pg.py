@@ -17,6 +17,7 @@ import asyncpg
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+from sqlalchemy.engine import make_url
 
 from api.db import migrations
 
@@ -42,6 +43,11 @@ async def _admin(sql: str) -> str:
             await conn.close()
         return user
     raise RuntimeError("no PostgreSQL on 127.0.0.1:5432 (" + "; ".join(errors) + ")")
+
+
+def asyncpg_dsn(url: str) -> str:
+    """A SQLAlchemy `postgresql+asyncpg://` URL as the DSN `asyncpg.connect` takes."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @contextmanager

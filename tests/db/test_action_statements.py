@@ -19,7 +19,6 @@ from typing import Any
 import asyncpg
 import msgspec
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
 
 from api.db.engine import create_engine
 from api.games.fanout import Fanout
@@ -27,6 +26,7 @@ from api.games.schemas import CreateGame
 from api.games.service import GameService, GameStateConflict, TurnTimedOut, seat_credential
 from api.http.domain import Conflict, Invalid
 from engine.core.actions import Action
+from tests.pg import asyncpg_dsn
 
 
 class Sent:
@@ -71,7 +71,7 @@ def _run(url: str, scenario: Callable[[GameService, Sent], Awaitable[None]]) -> 
 
 async def _in_transaction(url: str) -> int:
     """Connections of the database idle inside a transaction (a leaked BEGIN)."""
-    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    dsn = asyncpg_dsn(url)
     conn = await asyncpg.connect(dsn)
     try:
         found: int = await conn.fetchval(
@@ -234,7 +234,7 @@ def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeou
         }
         created = await service.create(msgspec.convert(body, CreateGame))
         gid, seats = created.id, [seat_credential(s.token) for s in created.seats]
-        dsn = make_url(pg_head).set(drivername="postgresql").render_as_string(False)
+        dsn = asyncpg_dsn(pg_head)
         clock = await asyncpg.connect(dsn)
         news = 0
         for turn in range(6):

@@ -14,7 +14,6 @@ import asyncpg
 import msgspec
 import pytest
 from litestar.testing import TestClient
-from sqlalchemy.engine import make_url
 
 from api.db.engine import create_engine
 from api.games.fanout import Fanout
@@ -22,13 +21,10 @@ from api.games.repository import GroupCommit, PostgresGameRepository
 from api.games.schemas import CreateGame, GameCreated
 from api.games.service import Credential, GameService, seat_credential
 from api.http.domain import Conflict
+from tests.pg import asyncpg_dsn
 
 GAMES = 12
 STEPS = 24  # actions per game: past the first trick of every game
-
-
-def _dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 #: Ends the backends that hold locks on `game_actions` in transactions older than 5 s.
@@ -88,7 +84,7 @@ async def _play(service: GameService, game: str, seats: list[Credential], steps:
 
 async def _stored(url: str, game: str) -> tuple[list[Any], list[Any], int]:
     """The game's log, its events and its version, read apart from the service."""
-    conn = await asyncpg.connect(_dsn(url))
+    conn = await asyncpg.connect(asyncpg_dsn(url))
     try:
         log = await conn.fetch(
             "SELECT seq, seat, action::text FROM game_actions WHERE game_id = $1 ORDER BY seq",
@@ -172,7 +168,7 @@ def failing_game(pg_head: str) -> Any:
         """`sql` once it gets its locks: a transaction an earlier test's event loop left open
         when it closed (its connection never read again) would hold them for good, so after
         5 s of waiting the backends that block it are ended and it is tried again."""
-        conn = await asyncpg.connect(_dsn(pg_head))
+        conn = await asyncpg.connect(asyncpg_dsn(pg_head))
         try:
             await conn.execute("SET lock_timeout = '5s'")
             for _ in range(3):

@@ -27,7 +27,6 @@ import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
-from sqlalchemy.engine import make_url
 
 from api.app import create_app
 from api.db import migrations
@@ -42,6 +41,7 @@ from tests.api.process import ServeProcess
 from tests.api.serving import serve
 from tests.games.driver import Table
 from tests.games.host import async_host, host
+from tests.pg import asyncpg_dsn
 
 #: How long an event may take to go from an action on one server to a stream on another.
 DELIVERY_SECONDS = 10.0
@@ -755,7 +755,7 @@ def warned(server: Server) -> list[str]:
 
 async def _logs(url: str, games: list[str]) -> dict[str, list[tuple[int, int, Any]]]:
     """Each game's log (seq, seat, action), read apart from the server."""
-    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    dsn = asyncpg_dsn(url)
     conn = await asyncpg.connect(dsn)
     try:
         rows = await conn.fetch(
@@ -852,7 +852,7 @@ def test_a_server_killed_during_a_sixteen_game_burst_loses_no_answered_action(
 
 async def _database_rows(url: str, game_id: str) -> tuple[int, int, int]:
     """(actions, events, idempotency keys) stored for the game, read apart from the app."""
-    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    dsn = asyncpg_dsn(url)
     conn = await asyncpg.connect(dsn)
     try:
         counts = [

@@ -27,7 +27,7 @@ from api.games.schemas import CreateGame
 from api.games.service import GameService
 from tests.api.process import ServeProcess
 from tests.games.conftest import app_on
-from tests.pg import own_database
+from tests.pg import asyncpg_dsn, own_database
 
 GRACE = 20  # seconds: the test passes only if the server is done long before
 PLAYERS = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
@@ -94,7 +94,7 @@ def test_sigterm_finishes_requests_ends_streams_and_exits_0(pg_head: str, tmp_pa
 
 async def _sessions(url: str) -> list[tuple[str, str]]:
     """The (state, wait event) of every other session on `url`'s database."""
-    conn = await asyncpg.connect(url.replace("postgresql+asyncpg", "postgresql"))
+    conn = await asyncpg.connect(asyncpg_dsn(url))
     try:
         rows = await conn.fetch(
             "SELECT coalesce(state, ''), coalesce(wait_event, '') FROM pg_stat_activity"
