@@ -6,7 +6,8 @@ growth: numwars-classic games at 8 players (1,024 actions a match, 8 rounds) in 
 to 10, 100 and 1,000 actions of log, and to 10 actions into the second and the last round;
 then `--samples` rounds over the games, interleaved (after one that only warms up), each
 game taking a pair: *cold*, the store's cache emptied (as in a fresh process: the match is
-resumed from the checkpoint of its round's start and that round's actions applied) and then
+resumed from the checkpoint of its round's start and that round's actions applied, those the
+checkpoint holds and then the log's since) and then
 one action applied, timed; *warm*, the next action with the match cached. The seat's action
 is read beforehand (`get`, untimed). Then the cold load alone (`GameService._replay` at each
 game's version, nothing written), 100 times per game interleaved. Reported: the actions the
@@ -204,7 +205,9 @@ def main() -> None:
     if grown:
         print(
             f"growth: load + one action, numwars-classic 8p (median of {args.samples} each);\n"
-            "replayed: the actions a cold load applies after the checkpoint of its round's start;\n"
+            "replayed: the actions a cold load applies after its round's start (from the\n"
+            "checkpoint, which holds the round's actions every 16 of them, and at most 15 read\n"
+            "from the log);\n"
             f"load: the cold load alone (no action), median and minimum of {LOADS}\n"
             f"{'log':>6} {'replayed':>8} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
             f"{'cold/cold@10':>12} {'load ms':>8} {'load min':>8}"

@@ -7,8 +7,9 @@ errors (:mod:`api.http.domain`) and never naming an HTTP status or header; the s
 The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
 version**: whatever another replica did, a cached match is used only if its version is the
 row's, so it always equals the replay of the log. A rebuild starts from the checkpoint the
-action that began the current round saved (:class:`MatchCheckpoint`) and applies that
-round's actions only; without a usable checkpoint, the whole log is replayed
+action that began the current round saved (:class:`MatchCheckpoint`), rewritten with the
+round's actions so far every `PROGRESS_EVERY` actions, and applies the round's actions since
+its start from there and from the log; without a usable checkpoint, the whole log is replayed
 (:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
 One transaction per action (the repository's `transact`; with shared commits, one a batch
@@ -149,7 +150,26 @@ EVENTS_PAGE = 1000
 #: The most actions a timeout plays for one seat's turn (a bound, never reached: a turn has a
 #: few steps).
 TIMEOUT_STEPS = 64
+#: Every this many actions into a round, the action's write also stores the round's actions so
+#: far in the game's checkpoint (`Match.progress`), so a cold load reads at most this many
+#: rows of the log less one; the round's actions are still applied, from that one column
+#: (issue 27's growth: a row of the log cost a cold load about 1.4 µs, an action of the
+#: checkpoint 0.3 µs before applying it). Rewriting the checkpoint costs its encoding and one
+#: larger row write every this many actions.
+PROGRESS_EVERY = 16
 log = logging.getLogger("numrules.games")
+
+
+def _distrusted(game: GameRow, exc: Exception) -> None:
+    """Log that `game`'s checkpoint does not fit its log (the error's type only: its message
+    could name the cards of the round's start)."""
+    log.warning(
+        "game %s: its checkpoint does not fit its log (%s), replaying the whole log",
+        game.id,
+        type(exc).__name__,
+    )
+
+
 _T = TypeVar("_T")
 
 
@@ -1192,13 +1212,18 @@ class GameService:
         events: list[EventBase],
     ) -> Move:
         """What an applied action writes: its events, the game's status, result, checkpoint
-        (a round started), whether a bot's move is now owed, and the deadlines moved on
+        (a round started; or the round's progress, every `PROGRESS_EVERY` actions), whether a bot's move is now owed, and the deadlines moved on
         (:func:`api.games.clock.deadlines_after`, by the database's clock read with the
         locked row)."""
         first = game.event_seq + 1
         stored = [StoredEvent(first + i, event_document(e), e.to) for i, e in enumerate(events)]
         result = match.result()
         started = result is None and match.index != before[0]  # a new round: its checkpoint
+        checkpoint = match.checkpoint() if started else None
+        if result is None and not started:
+            into = match.played - match.checkpoint().actions
+            if into % PROGRESS_EVERY == 0:  # the round so far (`PROGRESS_EVERY`)
+                checkpoint = match.progress()
         bots = [b for _, b in await self._names(conn, game.id)]
         deadlines = deadlines_after(
             game.deadlines,
@@ -1216,7 +1241,7 @@ class GameService:
             events=stored,
             status="over" if result is not None else "active",
             result=None if result is None else msgspec.to_builtins(result),
-            checkpoint=match.checkpoint() if started else None,
+            checkpoint=checkpoint,
             bot_pending=bot_seat(match, bots) is not None,
             deadlines=deadlines,
             deadline=earliest(deadlines),
@@ -1831,17 +1856,19 @@ class GameService:
         return await self._replay(conn, game)
 
     async def _replay(self, conn: AsyncConnection, game: GameRow) -> Match:
-        """The match at the row's version: resumed from the checkpoint of its round's start
-        when the game has one at or before that version (then only that round's actions are
-        read and applied: a cold load costs the same at any length of log), else the whole
-        log replayed, which is also what happens when resuming fails in any way (a checkpoint
-        that does not fit the log is never trusted over it)."""
+        """The match at the row's version: resumed from the game's checkpoint when it has one
+        at or before that version (the round's start, and the round's actions it holds up to
+        that version: :data:`PROGRESS_EVERY`), then the log's actions since read and applied
+        (a cold load costs about the same at any length of log); else the whole log replayed,
+        which is also what happens when resuming fails in any way (a checkpoint that does not
+        fit the log is never trusted over it)."""
         checkpoint = await self.repository.checkpoint(conn, game)
         if checkpoint is not None:
-            rows = await self.repository.actions(conn, game.id, checkpoint.actions, game.version)
-            resumed = self._resumed(game, checkpoint, rows)
+            resumed = self._resumed(game, checkpoint)
             if resumed is not None:
-                return resumed
+                rows = await self.repository.actions(conn, game.id, resumed.played, game.version)
+                if self._caught_up(game, resumed, rows):
+                    return resumed
         actions = await self.repository.actions(conn, game.id, 0, game.version)
         record = MatchRecord(
             ruleset=game.ruleset,
@@ -1854,37 +1881,41 @@ class GameService:
         return replay(record)
 
     @staticmethod
-    def _resumed(
-        game: GameRow, checkpoint: MatchCheckpoint, rows: Sequence[tuple[int, Action]]
-    ) -> Match | None:
-        """The match resumed at `checkpoint` with the round's actions since applied; None (the
-        whole log then) if anything refuses: the engine refusing the checkpoint
-        (`bad-checkpoint`) or one of the logged actions after it. Nothing of that reaches a
-        client: a refusal here would carry the cards of the round's start."""
+    def _resumed(game: GameRow, checkpoint: MatchCheckpoint) -> Match | None:
+        """The match resumed at `checkpoint` (its `played` applied up to the row's version);
+        None (the whole log then) if the engine refuses it (`bad-checkpoint`). Nothing of that
+        reaches a client: a refusal here would carry the cards of the round's start."""
         try:
-            match = Match.resume(
+            return Match.resume(
                 registry.make(game.ruleset, game.options),
                 game.players,
                 game.seed,
                 checkpoint,
                 game.rules_version,
+                upto=game.version,
             )
+        except Exception as exc:  # the whole log decides; this was only a shortcut
+            _distrusted(game, exc)
+            return None
+
+    @staticmethod
+    def _caught_up(game: GameRow, match: Match, rows: Sequence[tuple[int, Action]]) -> bool:
+        """Apply the log's actions after the resumed `match`; False (the whole log then) if
+        one is refused."""
+        try:
             for seat, action in rows:
                 match.apply(seat, action)
-        except Exception as exc:  # the whole log decides; this was only a shortcut
-            log.warning(
-                "game %s: its checkpoint does not fit its log (%s), replaying the whole log",
-                game.id,
-                type(exc).__name__,
-            )
-            return None
+        except Exception as exc:  # the whole log decides
+            _distrusted(game, exc)
+            return False
         log.debug(
-            "game %s: resumed at round %d, %d actions replayed",
+            "game %s: resumed at round %d, %d actions from its checkpoint and %d from the log",
             game.id,
-            checkpoint.index + 1,
+            match.index + 1,
+            len(match.history) - len(rows),
             len(rows),
         )
-        return match
+        return True
 
     async def _waiting(self, conn: AsyncConnection, game_id: str) -> GameStateConflict:
         """The refusal of a play in a waiting game (409 `game-waiting`), naming its open seats."""

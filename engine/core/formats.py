@@ -29,7 +29,7 @@ import base64
 import functools
 import operator
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast, get_args
 
 import msgspec
@@ -50,9 +50,11 @@ __all__ = [
     "decode_action",
     "decode_checkpoint",
     "decode_export",
+    "decode_played",
     "decode_round_score",
     "encode_action",
     "encode_checkpoint",
+    "encode_played",
     "encode_round_score",
 ]
 
@@ -148,15 +150,20 @@ class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
     :class:`RoundScore` (its breakdown), compressed (:func:`encode_round_score`) and read only
     when the match needs it (its result, a tie-break); `totals`: each seat's total over the
     finished regular rounds;
-    `tied`: the seats still tied, in a tie-break round (else empty); `v`: the stored format
-    (a stored document: unknown fields are ignored, module docstring).
+    `tied`: the seats still tied, in a tie-break round (else empty); `played`: the round's
+    actions so far as `[[seat, action], …]` JSON, kept raw until resuming applies them (empty
+    at the round's start; :meth:`engine.core.match.Match.progress` fills it, so a cold load
+    reads a few rows of the log instead of the whole round: issue 27's growth); `v`: the
+    stored format (a stored document: unknown fields are ignored, module docstring).
 
     Version 1 held the finished rounds as JSON objects, in `round_scores` (`scores` and
     `rounds` empty): parsing them (4 µs a KB, 57 KB in the last round of an 8-player
     numwars-classic match) cost a late round's cold load more than replaying the round
     (issue 27); compressed strings are 6 times smaller and read without being parsed.
     Version 2 writes `round_scores` empty (a version-1 reader refuses the checkpoint, its
-    `index` not matching it, and replays the whole log); this code reads both.
+    `index` not matching it, and replays the whole log); this code reads both. `played` came
+    later within version 2: a reader that does not know it resumes at the round's start and
+    applies the round's actions from the log, as before.
     """
 
     actions: int
@@ -167,6 +174,7 @@ class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
     tied: list[int]
     scores: list[list[int]] = []
     rounds: list[str] = []
+    played: msgspec.Raw = msgspec.Raw(b"[]")
     v: int = 1  # a document without `v` is version 1: the writer sets CHECKPOINT_FORMAT
 
 
@@ -177,6 +185,22 @@ _ENCODER = msgspec.json.Encoder()
 def encode_checkpoint(checkpoint: MatchCheckpoint) -> str:
     """The checkpoint as stored JSON text (``v`` written out)."""
     return _ENCODER.encode(checkpoint).decode()
+
+
+#: A checkpoint's `played`: each action read through its lenient stored twin, as the log's.
+_PLAYED_JSON = msgspec.json.Decoder(list[tuple[int, _STORED_UNION]])
+
+
+def encode_played(played: Sequence[tuple[int, Action]]) -> msgspec.Raw:
+    """A round's actions as a checkpoint's `played` (each action as its request's JSON, which
+    its stored twin reads: a document without ``v`` is version 1)."""
+    return msgspec.Raw(_ENCODER.encode(played))
+
+
+def decode_played(played: msgspec.Raw) -> list[tuple[int, Action]]:
+    """A checkpoint's `played` as (seat, action) pairs (msgspec.DecodeError or ValidationError
+    when unreadable), a plain play or pass as the kernels' shared value (:func:`decode_action`)."""
+    return [(seat, _from_twin(stored)) for seat, stored in _PLAYED_JSON.decode(played)]
 
 
 def decode_checkpoint(text: str | bytes) -> MatchCheckpoint:

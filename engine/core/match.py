@@ -62,6 +62,12 @@ Checkpoints
     whole scores, compressed), and :meth:`Match.resume` rebuilds the match at that point from
     it, the rules, the players and the seed; applying the actions since then gives the same
     match as :func:`replay` of the whole log (same views, legal actions, events and result).
+    :meth:`Match.progress` is that checkpoint with the round's actions so far (`played`),
+    which resuming applies, each checked by the round as any action is (one it refuses, or
+    one ending the round: ``bad-checkpoint``); a stored game writes it every few actions so
+    that its cold load reads only the last few rows of its log (issue 27). The kernels keep
+    no serialisable round state: a round is rebuilt from its setup and its actions, so those
+    are what a checkpoint within a round holds.
     Resuming reads the scores by seat only (no view reads a finished round's breakdown); the
     whole scores are decoded when the match needs them: its result (`MatchOutcome.rounds`) and
     a tie-break's decision (issue 27: a late round's cold load costs what an early one's
@@ -106,7 +112,9 @@ from engine.core.formats import (
     CHECKPOINT_FORMAT,
     MatchCheckpoint,
     decode_export,
+    decode_played,
     decode_round_score,
+    encode_played,
     encode_round_score,
 )
 from engine.core.texts import BY_RULESET, RULESET_NAMES, Said, say, text
@@ -328,6 +336,21 @@ CHECKPOINT_OVER = text(
 CHECKPOINT_TIED = text(
     "checkpoint-tied", "tied is {tied!r}, not {expected}", "tied vaut {tied!r}, pas {expected}"
 )
+CHECKPOINT_PLAYED_UNREADABLE = text(
+    "checkpoint-played-unreadable",
+    "played is not a list of [seat, action] pairs",
+    "played n’est pas une liste de paires [siège, action]",
+)
+CHECKPOINT_PLAYED = text(
+    "checkpoint-played",
+    "played action {i} is refused by its round ({code})",
+    "l’action jouée {i} est refusée par sa manche ({code})",
+)
+CHECKPOINT_PLAYED_ENDS = text(
+    "checkpoint-played-ends",
+    "played action {i} ends its round: played holds actions within its round only",
+    "l’action jouée {i} termine sa manche\u00a0: played ne contient que des actions de sa manche",
+)
 
 
 def _bad_record(message: Said, field: str) -> InvalidInput:
@@ -460,20 +483,26 @@ class Match:
         seed: int,
         checkpoint: MatchCheckpoint,
         rules_version: int | None = None,
+        upto: int | None = None,
     ) -> Self:
-        """The match of `rules`, `players` and `seed` at the start of `checkpoint`'s round.
+        """The match of `rules`, `players` and `seed` at the start of `checkpoint`'s round,
+        then the round's actions the checkpoint holds (`played`, :meth:`progress`) applied, up
+        to the match's `upto`-th action when given (a reader's row may be older than the
+        checkpoint it reads).
 
         The round is built from the checkpoint's setup (``rules.new_round``); applying the
-        actions the match's history holds after its first ``checkpoint.actions`` gives the same
-        match as replaying the whole history. `rules_version` is checked as by the
-        constructor; a checkpoint that does not fit the match (players, round seed, scores,
-        totals, tie-break) is refused (:class:`InvalidInput`, code ``bad-checkpoint``).
-        The resumed match's `rounds` is empty, its `history` starts empty and `history_start`
-        is ``checkpoint.actions``.
+        actions the match's history holds after its first :attr:`played` gives the same match
+        as replaying the whole history. `rules_version` is checked as by the constructor; a
+        checkpoint that does not fit the match (players, round seed, scores, totals,
+        tie-break, a `played` action the round refuses or cannot read) is refused
+        (:class:`InvalidInput`, code ``bad-checkpoint``). The resumed match's `rounds` is
+        empty, its `history` holds the `played` actions applied and `history_start` is
+        ``checkpoint.actions``.
         """
         match = cls.__new__(cls)
         match._prepare(rules, players, seed, rules_version)
         match._restore(checkpoint)
+        match._replay_played(checkpoint, upto)
         return match
 
     def _prepare(
@@ -585,6 +614,36 @@ class Match:
         self._tied = tied
         self._finished = index
         self._begin(index, cp.setup)
+
+    def _replay_played(self, checkpoint: MatchCheckpoint, upto: int | None) -> None:
+        """Apply the checkpoint's `played` actions (up to the match's `upto`-th action): all
+        within its round (none may end it), each checked by the round as any action is."""
+        if bytes(checkpoint.played) == b"[]":
+            return
+        try:
+            played = decode_played(checkpoint.played)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
+        if upto is not None:
+            played = played[: max(0, upto - checkpoint.actions)]
+        state, history = self.round, self.history
+        apply = state.apply  # as `apply` does, without its round's end (refused here)
+        for i, (seat, action) in enumerate(played):
+            try:
+                apply(seat, action)
+            except EngineError as exc:
+                raise _bad_checkpoint(
+                    say(CHECKPOINT_PLAYED, i=i, code=exc.code), f"played[{i}]"
+                ) from None
+            if state.is_over:
+                raise _bad_checkpoint(say(CHECKPOINT_PLAYED_ENDS, i=i), f"played[{i}]")
+            history.append((seat, action))
+
+    @property
+    def played(self) -> int:
+        """How many actions of the match this object has played: those before its checkpoint
+        (`history_start`) and those in `history`."""
+        return self.history_start + len(self.history)
 
     @property
     def round_scores(self) -> list[RoundScore]:
@@ -739,6 +798,17 @@ class Match:
                 v=CHECKPOINT_FORMAT,
             )
         return checkpoint
+
+    def progress(self) -> MatchCheckpoint:
+        """:meth:`checkpoint` with the current round's actions so far (`played`): resuming it
+        applies them, so a stored game's cold load reads only the log written since (issue
+        27's growth). Encoded anew at each call. A match that is over has nothing to resume
+        (RuntimeError: its last round's actions include the one that ended it)."""
+        if self.is_over:
+            raise RuntimeError("a match that is over has no progress to resume")
+        checkpoint = self.checkpoint()
+        start = checkpoint.actions - self.history_start  # >= 0: resumed at a round's start
+        return msgspec.structs.replace(checkpoint, played=encode_played(self.history[start:]))
 
     def record(self) -> MatchRecord:
         """What the match is rebuilt from (see :func:`replay`).

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import registry
-from engine.core.actions import Action
+from engine.core.actions import Action, Bid
 from engine.core.base import MatchResult, RoundScore
 from engine.core.errors import InvalidInput
 from engine.core.formats import (
@@ -25,6 +25,7 @@ from engine.core.formats import (
     decode_checkpoint,
     decode_round_score,
     encode_checkpoint,
+    encode_played,
     encode_round_score,
 )
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, MatchRules, replay, round_seed
@@ -61,8 +62,7 @@ def play(rules: Rules, players: int, seed: int) -> tuple[Match, list[MatchCheckp
 
 def through_json(cp: MatchCheckpoint) -> MatchCheckpoint:
     decoded = decode_checkpoint(encode_checkpoint(cp))
-    assert decoded == cp
-    assert msgspec.convert(msgspec.to_builtins(cp), MatchCheckpoint) == cp
+    assert decoded == cp and bytes(decoded.played) == bytes(cp.played)
     return decoded
 
 
@@ -71,6 +71,7 @@ def version_1(cp: MatchCheckpoint) -> MatchCheckpoint:
     `round_scores`; no `scores` nor `rounds`), read back from that JSON."""
     data = msgspec.json.decode(encode_checkpoint(cp))
     rounds, scores = data.pop("rounds"), data.pop("scores")
+    assert data.pop("played") == []  # version 1 had none: a round start's checkpoint
     assert len(rounds) == len(scores) == cp.index and data["round_scores"] == []
     decoded_rounds = [msgspec.to_builtins(decode_round_score(r)) for r in rounds]
     old = msgspec.json.encode({**data, "round_scores": decoded_rounds, "v": 1})
@@ -237,9 +238,7 @@ def test_any_resumed_match_plays_as_its_replay(data: st.DataObject) -> None:
     cp = checkpoints[data.draw(st.integers(0, len(checkpoints) - 1))]
     record = match.record()
     fresh = replay(msgspec.structs.replace(record, actions=record.actions[: cp.actions]), rules)
-    resumed = Match.resume(
-        rules, players, seed, msgspec.convert(msgspec.to_builtins(cp), MatchCheckpoint)
-    )
+    resumed = Match.resume(rules, players, seed, through_json(cp))
     assert state_of(resumed) == state_of(fresh)
     for seat, action in record.actions[cp.actions :]:
         events = msgspec.to_builtins(fresh.apply(seat, action))
@@ -413,15 +412,17 @@ def test_checkpoint_json_ignores_added_fields_and_refuses_missing_ones() -> None
     _, checkpoints = play(rules, 3, 2)
     data = msgspec.json.decode(encode_checkpoint(checkpoints[1]))
     assert set(data) == {
-        *("actions", "index", "setup", "round_scores", "totals", "tied", "scores", "rounds", "v")
+        *("actions", "index", "setup", "round_scores", "totals", "tied", "scores", "rounds"),
+        *("played", "v"),
     }
+    assert data["played"] == []
     assert data["v"] == CHECKPOINT_FORMAT == 2 and data["round_scores"] == []
     newer = msgspec.json.encode({**data, "extra": 1, "setup": {**data["setup"], "later": [2]}})
     assert decode_checkpoint(newer) == checkpoints[1]
     assert Match.resume(rules, 3, 2, decode_checkpoint(newer)).index == checkpoints[1].index
     assert decode_checkpoint(encode_checkpoint(checkpoints[1])) == checkpoints[1]
     old = version_1(checkpoints[1])
-    unversioned = {k: v for k, v in msgspec.to_builtins(old).items() if k != "v"}
+    unversioned = {k: v for k, v in msgspec.json.decode(encode_checkpoint(old)).items() if k != "v"}
     assert decode_checkpoint(msgspec.json.encode(unversioned)) == old
     del data["tied"]
     with pytest.raises(msgspec.ValidationError):
@@ -484,3 +485,95 @@ def test_a_resumed_match_reads_its_stored_rounds_only_for_its_result() -> None:
         if not resumed.is_over:
             assert resumed._earlier is None
     assert resumed._earlier is not None and resumed.result() == old.result() == match.result()
+
+
+# ------------------------------------------------------- within a round (`Match.progress`)
+
+
+def check_progress(rules: Rules, record: MatchRecord, final: Match) -> None:
+    """Before every action of `record`, the match's `progress` through its stored JSON
+    resumes a match equal to the replay there (its history the round's actions so far), which
+    then plays that action as the replay does: same events."""
+    fresh = Match(rules, record.players, record.seed, record.rules_version)
+    for i, (seat, action) in enumerate(record.actions):
+        cp = through_json(fresh.progress())
+        assert cp.actions == fresh.checkpoint().actions
+        resumed = Match.resume(rules, record.players, record.seed, cp, record.rules_version)
+        assert resumed.played == fresh.played == i and resumed.history_start == cp.actions
+        assert resumed.history == fresh.history[cp.actions :]
+        assert state_of(resumed) == state_of(fresh)
+        events = msgspec.to_builtins(fresh.apply(seat, action))
+        assert msgspec.to_builtins(resumed.apply(seat, action)) == events
+    assert fresh.is_over and fresh.result() == final.result()
+    with pytest.raises(RuntimeError):
+        fresh.progress()
+
+
+@pytest.mark.parametrize(("rid", "options", "players", "seed"), CASES)
+def test_progress_before_every_action_resumes_as_the_replay(
+    rid: str, options: dict[str, Any], players: int, seed: int
+) -> None:
+    rules = registry.make(rid, options)
+    match, _ = play(rules, players, seed)
+    check_progress(rules, match.record(), match)
+
+
+def test_progress_in_tiebreak_rounds_resumes_as_the_replay() -> None:
+    match, _ = tied_match()
+    check_progress(registry.make("numwars-classic"), match.record(), match)
+    rules = _EverTied()
+    match, _ = play(rules, 3, 5)
+    check_progress(rules, match.record(), match)
+
+
+def test_progress_resumes_up_to_an_older_version() -> None:
+    """`upto`: a reader whose row is older than the checkpoint it reads applies only the
+    `played` actions its version holds (none before the round's start)."""
+    rules = registry.make("numwars-classic")
+    match, checkpoints = play(rules, 4, 11)
+    start = checkpoints[1].actions
+    record = match.record()
+    played_9 = msgspec.structs.replace(record, actions=match.history[: start + 9])
+    cp = through_json(replay(played_9, rules).progress())
+    assert len(msgspec.json.decode(cp.played)) == 9
+    for upto in (start - 1, start, start + 4, start + 9, start + 50):
+        resumed = Match.resume(rules, 4, 11, cp, upto=upto)
+        at = min(max(upto, start), start + 9)
+        fresh = replay(msgspec.structs.replace(record, actions=match.history[:at]), rules)
+        assert resumed.played == at
+        assert state_of(resumed) == state_of(fresh)
+
+
+def _refusal(rules: Rules, cp: MatchCheckpoint, players: int, seed: int) -> InvalidInput:
+    with pytest.raises(InvalidInput) as exc:
+        Match.resume(rules, players, seed, cp)
+    assert exc.value.code == "bad-checkpoint"
+    return exc.value
+
+
+def test_played_actions_that_do_not_fit_the_round_are_refused() -> None:
+    """`played` is checked as the log is: unreadable JSON, an action its round refuses (out
+    of turn, another game's), one that ends the round: `bad-checkpoint`, naming the action,
+    in English and in French."""
+    rules = registry.make("numwars")
+    match, checkpoints = play(rules, 3, 6)
+    cp = checkpoints[1]
+    round_actions = match.history[cp.actions : checkpoints[2].actions]
+    base = msgspec.structs.replace(cp, played=encode_played(round_actions[:5]))
+    assert Match.resume(rules, 3, 6, base).played == cp.actions + 5
+    for played in (b'{"seat": 0}', b"[[0, {}]]", b'[[0, {"type": "fly"}]]', b"[1, 2"):
+        error = _refusal(rules, msgspec.structs.replace(cp, played=msgspec.Raw(played)), 3, 6)
+        assert error.errors[0].field == "checkpoint.played"
+    (seat, action), rest = round_actions[0], round_actions[1:3]
+    wrong = [((seat + 1) % 3, action), *rest]
+    error = _refusal(rules, msgspec.structs.replace(cp, played=encode_played(wrong)), 3, 6)
+    assert error.errors[0].field == "checkpoint.played[0]"
+    assert "played action 0 is refused by its round" in error.render("en")
+    assert "l’action jouée 0 est refusée par sa manche" in error.render("fr")
+    bid = [*round_actions[:2], (round_actions[2][0], Bid(tricks=1))]
+    error = _refusal(rules, msgspec.structs.replace(cp, played=encode_played(bid)), 3, 6)
+    assert error.errors[0].field == "checkpoint.played[2]"
+    whole = msgspec.structs.replace(cp, played=encode_played(round_actions))
+    error = _refusal(rules, whole, 3, 6)
+    assert error.errors[0].field == f"checkpoint.played[{len(round_actions) - 1}]"
+    assert "ends its round" in error.render("en") and "termine sa manche" in error.render("fr")

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 from typing import Any
 
@@ -15,6 +16,7 @@ import sqlalchemy as sa
 from api.games import repository
 from engine import registry
 from engine.core.actions import Action
+from engine.core.formats import decode_checkpoint, encode_checkpoint
 from tests.games.driver import Table
 from tests.games.host import host
 
@@ -518,7 +520,7 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
         return checkpoint, older_match
 
     checkpoint, older = asyncio.run(saved())
-    assert msgspec.json.decode(checkpoint) == msgspec.to_builtins(expected)
+    assert msgspec.json.decode(checkpoint) == msgspec.json.decode(encode_checkpoint(expected))
     assert older.history_start == 0 and len(older.history) == expected.actions - 1
     assert older.history == table.shadow.history[: expected.actions - 1]
 
@@ -555,6 +557,92 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
         assert view.status_code == 200, (name, view.text)
         table.check_viewers()
         assert store._cache[table.id].match.history_start == 0, name
+    table.step(rng, check_all=True)
+
+
+def test_a_cold_load_resumes_from_the_round_progress(
+    games: Any, games_app: Any, pg_head: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every `PROGRESS_EVERY` actions into a round, the action's write also stores the round's
+    actions so far in the checkpoint (the engine's `progress`): a cold load resumes with them
+    and reads only the log since; a reader's older row applies only those its version holds;
+    a `played` action the round refuses makes the whole log decide."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from api.db.engine import create_engine
+    from api.games.fanout import Fanout
+    from api.games.service import PROGRESS_EVERY, GameService
+
+    store = games_app.state.games
+    table = Table(games, "numwars-classic", 4, seed=31)
+    rng = random.Random(31)
+    while table.shadow.index < 1:
+        table.step(rng)
+    start = table.shadow.checkpoint().actions
+    while table.version < start + 2 * PROGRESS_EVERY + 3:
+        table.step(rng)
+    assert table.shadow.index == 1, "the round ended early: pick another seed"
+    stored_at = start + 2 * PROGRESS_EVERY  # the last progress the writes stored
+
+    async def saved(version: int) -> Any:
+        apart = GameService(create_engine(pg_head), Fanout())
+        async with apart.engine.connect() as conn:
+            game = await apart._game(conn, table.id)
+            text = await apart.repository.checkpoint_text(conn, table.id)
+            older = SimpleNamespace(**game._asdict())
+            older.version = version
+            match = await apart._replay(conn, older)
+        await apart.close()
+        await apart.engine.dispose()
+        return text, match
+
+    text, older = asyncio.run(saved(stored_at - 5))
+    cp = decode_checkpoint(text)
+    assert cp.actions == start and cp.index == 1
+    assert [tuple(p) for p in msgspec.json.decode(cp.played)] == [
+        (seat, msgspec.to_builtins(action))
+        for seat, action in table.shadow.history[start:stored_at]
+    ]
+    assert older.history_start == start and older.played == stored_at - 5
+    assert older.history == table.shadow.history[start : stored_at - 5]
+
+    store._cache.clear()
+    caplog.set_level(logging.DEBUG, logger="numrules.games")
+    table.check_viewers()
+    records = [r.getMessage() for r in caplog.records if r.name == "numrules.games"]
+    resumed = store._cache[table.id].match
+    assert resumed.history_start == start and resumed.played == table.version
+    assert any(
+        f"{2 * PROGRESS_EVERY} actions from its checkpoint and 3 from the log" in r for r in records
+    ), records
+    for step in range(PROGRESS_EVERY):
+        table.step(rng, check_all=step == PROGRESS_EVERY - 1)
+
+    async def spoil() -> None:  # the first played action given to the next seat
+        apart = create_engine(pg_head)
+        async with apart.begin() as conn:
+            text = (
+                await conn.execute(
+                    sa.text("SELECT checkpoint FROM games WHERE id = :id"), {"id": table.id}
+                )
+            ).scalar_one()
+            played = msgspec.json.decode(decode_checkpoint(text).played)
+            assert played, "no progress stored"
+            played[0][0] = (played[0][0] + 1) % 4
+            spoilt = msgspec.structs.replace(
+                decode_checkpoint(text), played=msgspec.Raw(msgspec.json.encode(played))
+            )
+            await conn.execute(
+                sa.text("UPDATE games SET checkpoint = :cp WHERE id = :id"),
+                {"cp": encode_checkpoint(spoilt), "id": table.id},
+            )
+        await apart.dispose()
+
+    asyncio.run(spoil())
+    store._cache.clear()
+    table.check_viewers()
+    assert store._cache[table.id].match.history_start == 0  # the whole log decided
     table.step(rng, check_all=True)
 
 
