@@ -3,7 +3,8 @@ throughput with 1, 2 and 4 uvicorn workers and two replicas, and where the CPU g
 
 growth: numwars-classic games at 8 players (1,024 actions a match, 8 rounds) in a
 `GameService` in this process (CPU 0), played with the service's own `act`: one game each played
-to 10, 100 and 1,000 actions of log, and to 10 actions into the second and the last round;
+to 10, 100 and 1,000 actions of log, and to 10 actions into the second and the last round,
+three games of each (`GAMES_PER_LENGTH`: three times the samples, since a game's own are few);
 then `--samples` rounds over the games, interleaved (after one that only warms up), each
 game taking a pair: *cold*, the store's cache emptied (as in a fresh process: the match is
 resumed from the checkpoint of its round's start and that round's actions applied, those the
@@ -54,6 +55,9 @@ LENGTHS = (10, 100, 1000)
 #: Also measured: 10 actions into the 2nd and the last round (a cold load resumes at its
 #: round's start, so what it replays is the position in the round, not the log's length).
 INTO_ROUND = 10
+#: Games played to each length, each taking every round's pair: 3 times the samples of one
+#: (a 1,000-action game may take 11 pairs at most before its match ends).
+GAMES_PER_LENGTH = 3
 #: How many times the cold load alone is timed per game (after the pairs).
 LOADS = 100
 #: Each setup's servers, by their uvicorn workers: one process of 1, 2 or 4 workers, and two
@@ -122,27 +126,32 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
     starts = round_starts()
     same_point = {starts[0] + INTO_ROUND, starts[1] + INTO_ROUND, starts[-1] + INTO_ROUND}
     lengths = sorted(set(LENGTHS) | same_point)
-    games = {}
+    games: dict[int, list[Game]] = {length: [] for length in lengths}
     for length in lengths:
-        game = games[length] = Game(await store.create(body))
-        while game.version < length:
-            await game.act(False)
+        for _ in range(GAMES_PER_LENGTH):
+            game = Game(await store.create(body))
+            games[length].append(game)
+            while game.version < length:
+                await game.act(False)
     cold: dict[int, list[float]] = {length: [] for length in lengths}
     warm: dict[int, list[float]] = {length: [] for length in lengths}
     for i in range(samples + 1):
         k = i % len(lengths)
         for length in lengths[k:] + lengths[:k]:
             pair = [(True, cold[length]), (False, warm[length])]
-            for is_cold, into in pair if i % 2 == 0 else reversed(pair):
-                elapsed = await games[length].act(is_cold)
-                if i > 0:  # the first round only warms up (statements prepared)
-                    into.append(elapsed)
+            for game in games[length]:
+                for is_cold, into in pair if i % 2 == 0 else reversed(pair):
+                    elapsed = await game.act(is_cold)
+                    if i > 0:  # the first round only warms up (statements prepared)
+                        into.append(elapsed)
     # The cold load alone (`_replay`: the checkpoint and the round's actions read and applied,
     # nothing written), `LOADS` times per game, interleaved: its minimum is the figure a
     # loaded machine disturbs least.
     loads: dict[int, list[float]] = {length: [] for length in lengths}
     async with engine.connect() as conn:
-        rows = {length: await store.repository.game(conn, games[length].id) for length in lengths}
+        rows = {
+            length: await store.repository.game(conn, games[length][0].id) for length in lengths
+        }
         for i in range(LOADS + 1):
             for length in lengths:
                 t0 = time.perf_counter()
@@ -204,7 +213,9 @@ def main() -> None:
     flat = None
     if grown:
         print(
-            f"growth: load + one action, numwars-classic 8p (median of {args.samples} each);\n"
+            "growth: load + one action, numwars-classic 8p (median of "
+            f"{args.samples * GAMES_PER_LENGTH} each: {args.samples} on each of "
+            f"{GAMES_PER_LENGTH} games);\n"
             "replayed: the actions a cold load applies after its round's start (from the\n"
             "checkpoint, which holds the round's actions every 16 of them, and at most 15 read\n"
             "from the log);\n"
