@@ -152,7 +152,7 @@ async def run(
                             await conn.fetch(NAMES, gid)
                 t0 = time.perf_counter()
                 args = (gid, version - 1, event_seq, status, result or "null", False, "null")
-                args += (None, None, seat, action, stored, None, None, None)
+                args += (None, None, seat, action, stored, None, None, None, None)
                 if mode == "hot" and version > 1:
                     async with pool.acquire() as conn:
                         written = await conn.fetchrow(APPEND_HOT_PG, *args, hashes[seat])

@@ -113,6 +113,12 @@ class Game(Base):
     #: 8-player numwars-classic match since its format 2: the finished rounds' breakdowns
     #: compressed, read only when the match needs them).
     checkpoint: Mapped[str | None] = mapped_column(Text)
+    #: The current round's actions so far (`StoredProgress` as JSON text: the checkpoint's
+    #: `actions` it continues and `played`), written with every 16th action of a round and
+    #: cleared by the action that starts the next: a cold load applies them after the
+    #: checkpoint and reads only the log since. Apart from `checkpoint`, so that only they
+    #: are rewritten.
+    progress: Mapped[str | None] = mapped_column(Text)
     #: The account that created it (a session is needed for numking and numwin games).
     creator_id: Mapped[str | None] = mapped_column(
         String(32), ForeignKey("accounts.id", ondelete="SET NULL")

@@ -42,9 +42,11 @@ __all__ = [
     "ANSWER_FORMAT",
     "EVENT_FORMAT",
     "EXPORT_FORMAT",
+    "PROGRESS_FORMAT",
     "MatchCheckpoint",
     "StoredAnswer",
     "StoredEvent",
+    "StoredProgress",
     "action_document",
     "answer_document",
     "decode_action",
@@ -52,14 +54,17 @@ __all__ = [
     "decode_checkpoint",
     "decode_event",
     "encode_checkpoint",
+    "encode_progress",
     "event_document",
     "event_out",
     "export_actions",
     "stored_event_out",
+    "with_progress",
 ]
 
 EVENT_FORMAT: Final = 1
 ANSWER_FORMAT: Final = 1
+PROGRESS_FORMAT: Final = 1
 
 
 class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,6 +91,40 @@ class StoredAnswer(msgspec.Struct, frozen=True, kw_only=True):
     deadlines: list[SeatDeadline] | UnsetType = UNSET
     deadline: datetime | UnsetType | None = UNSET
     v: int = ANSWER_FORMAT
+
+
+class StoredProgress(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's `progress` column: the current round's actions so far (`played`, as a
+    checkpoint's: :meth:`engine.core.match.Match.progress`), after the `actions` of the match
+    that precede the round (its checkpoint's, which a cold load checks it continues)."""
+
+    actions: int
+    played: msgspec.Raw
+    v: int = PROGRESS_FORMAT
+
+
+_PROGRESS_JSON = msgspec.json.Decoder(StoredProgress)
+_PROGRESS_ENCODER = msgspec.json.Encoder()
+
+
+def encode_progress(progress: MatchCheckpoint) -> str:
+    """The `progress` column of a checkpoint taken within its round (`Match.progress`)."""
+    stored = StoredProgress(actions=progress.actions, played=progress.played)
+    return _PROGRESS_ENCODER.encode(stored).decode()
+
+
+def with_progress(checkpoint: MatchCheckpoint, text: str | None) -> MatchCheckpoint:
+    """`checkpoint` with the round's actions of a stored `progress` when it continues it (the
+    same `actions`); else, or when unreadable, as it is (the log then supplies them)."""
+    if text is None:
+        return checkpoint
+    try:
+        progress = _PROGRESS_JSON.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return checkpoint
+    if progress.actions != checkpoint.actions:
+        return checkpoint
+    return msgspec.structs.replace(checkpoint, played=progress.played)
 
 
 def event_document(event: EventBase) -> dict[str, Any]:

@@ -4,7 +4,7 @@ statements and the stored formats' codecs (:mod:`api.games.formats`), nothing of
 A game is its row (`games`), its seats (`game_seats`), the append-only action log
 (`game_actions`, one row per action, `seq` = the version it produced), the events each action
 made (`game_events`, with the seats that may see each), the checkpoint of its current round's
-start, and the answers kept for an `Idempotency-Key` (`idempotency_keys`). Every method takes
+start and that round's progress, and the answers kept for an `Idempotency-Key` (`idempotency_keys`). Every method takes
 the caller's connection: the service decides the transactions (one per action) and the
 locks, this module only what one statement reads or writes.
 
@@ -81,7 +81,9 @@ from api.games.formats import (
     decode_answer,
     decode_checkpoint,
     encode_checkpoint,
+    encode_progress,
     export_actions,
+    with_progress,
 )
 from api.games.schemas import ActionOut, ExportAction
 from api.http.responses import HEX_ID
@@ -125,9 +127,13 @@ def _postgresql_now(element: DbNow, compiler: SQLCompiler, **kw: Any) -> str:
     return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 
 
-#: Every column of a game but its checkpoint, which only a cold load reads (`_CHECKPOINT`),
-#: and the database's clock when the row was read (`db_now`: turn clocks).
-_GAME_COLUMNS = [*(c for c in GAMES.c if c.name != "checkpoint"), DbNow().label("db_now")]
+#: Every column of a game but its checkpoint and its round's progress, which only a cold load
+#: reads (`_CHECKPOINT`), and the database's clock when the row was read (`db_now`: turn
+#: clocks).
+_GAME_COLUMNS = [
+    *(c for c in GAMES.c if c.name not in ("checkpoint", "progress")),
+    DbNow().label("db_now"),
+]
 _GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == bindparam("b_game"))
 _GAME_LOCKED = _GAME.with_for_update()
 #: The game and, in the same query, the seat whose token hash is `b_digest` (if any).
@@ -177,13 +183,14 @@ _ACTIONS = (
     )
     .order_by(ACTIONS.c.seq)
 )
-_CHECKPOINT = select(GAMES.c.checkpoint).where(GAMES.c.id == bindparam("b_game"))
+_CHECKPOINT = select(GAMES.c.checkpoint, GAMES.c.progress).where(GAMES.c.id == bindparam("b_game"))
 
 
-def _move(checkpoint: bool, notify: bool) -> Update:
+def _move(checkpoint: bool, progress: bool, notify: bool) -> Update:
     """The game's row after an action, guarded by the version the action was applied to;
-    with the new round's checkpoint when the action started a round; with the game's NOTIFY
-    in the same statement when `notify`."""
+    with the new round's checkpoint (and no progress yet) when the action started a round;
+    with the round's progress when it is due; with the game's NOTIFY in the same statement
+    when `notify`."""
     values: dict[str, Any] = {
         "version": bindparam("b_version"),
         "event_seq": bindparam("b_event_seq"),
@@ -196,6 +203,9 @@ def _move(checkpoint: bool, notify: bool) -> Update:
     }
     if checkpoint:
         values["checkpoint"] = bindparam("b_checkpoint")
+        values["progress"] = None
+    if progress:
+        values["progress"] = bindparam("b_progress")
     moved = (
         update(GAMES)
         .where(GAMES.c.id == bindparam("b_game"), GAMES.c.version == bindparam("b_read"))
@@ -204,8 +214,10 @@ def _move(checkpoint: bool, notify: bool) -> Update:
     return moved.returning(func.pg_notify(CHANNEL, GAMES.c.id)) if notify else moved
 
 
-#: `_MOVES[checkpoint, notify]`.
-_MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
+#: `_MOVES[checkpoint, progress, notify]`.
+_MOVES = {
+    (c, p, n): _move(c, p, n) for c in (False, True) for p in (False, True) for n in (False, True)
+}
 
 #: An action's whole write on PostgreSQL, one statement (data-modifying CTEs, which all see
 #: the row `moved` returns): the game's row moved to the next version, guarded by the version
@@ -213,12 +225,15 @@ _MOVES = {(c, n): _move(c, n) for c in (False, True) for n in (False, True)}
 #: action's log row; its events (`$12`: `[[seq, payload, to], …]`, `to` kept as JSON, `null`
 #: for everyone, as the models' JSON columns store None); the answer kept for its
 #: `Idempotency-Key` ($13, NULL: none); the game's NOTIFY. `$9`: the checkpoint of the round
-#: the action started (NULL: the stored one kept).
+#: the action started (NULL: the stored one kept), which clears the round's progress; `$16`:
+#: the round's progress (NULL: the stored one kept).
 _APPEND_PG = """\
 WITH moved AS (
     UPDATE games SET version = $2 + 1, event_seq = $3, status = $4, result = $5::jsonb,
         bot_pending = $6, deadlines = $7::jsonb, deadline = $8,
-        checkpoint = COALESCE($9::text, checkpoint), updated_at = now()
+        checkpoint = COALESCE($9::text, checkpoint),
+        progress = CASE WHEN $9::text IS NULL THEN COALESCE($16::text, progress) END,
+        updated_at = now()
     WHERE id = $1 AND version = $2{guard}
     RETURNING id
 ), logged AS (
@@ -238,12 +253,12 @@ APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL)
 #: The same write as an action's whole transaction, one statement in autocommit (the hot
 #: action, :meth:`PostgresGameRepository.append_hot`): no lock was read first, so the
 #: statement itself checks what the locked read would have: the game is still active at the
-#: version the cached match is at, none of its turn clocks has run out, and `$16` is the hash
+#: version the cached match is at, none of its turn clocks has run out, and `$17` is the hash
 #: of the seat's token.
 APPEND_HOT_PG = _APPEND_PG.format(
     guard=" AND status = 'active' AND (deadline IS NULL OR deadline > clock_timestamp()) "
     "AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = $1 AND seat = $10 "
-    "AND token_hash = $16)",
+    "AND token_hash = $17)",
     channel=CHANNEL,
 )
 
@@ -273,7 +288,8 @@ def _event_row(game_id: str, e: StoredEvent) -> dict[str, Any]:
 
 class Move(msgspec.Struct, frozen=True):
     """What an applied action writes: its seat and action, its events, and the game's row
-    after it (`checkpoint`: the round it started, None if none)."""
+    after it (`checkpoint`: the round it started, None if none; `progress`: the round's
+    actions so far, when due, None if not)."""
 
     seat: int
     action: Action
@@ -284,6 +300,7 @@ class Move(msgspec.Struct, frozen=True):
     bot_pending: bool
     deadlines: list[Any] | None
     deadline: datetime | None
+    progress: MatchCheckpoint | None = None
 
 
 class Kept(NamedTuple):
@@ -614,9 +631,10 @@ class GameRepository:
         return [(r.seat, decode_action(r.action)) for r in rows]
 
     async def checkpoint(self, conn: AsyncConnection, game: GameRow) -> MatchCheckpoint | None:
-        """The saved checkpoint if this code reads it and it is at or before the row's version
-        (a reader's older row may come after a newer checkpoint), else None."""
-        saved = await self.checkpoint_text(conn, game.id)
+        """The saved checkpoint, with the round's progress when one continues it, if this
+        code reads it and it is at or before the row's version (a reader's older row may come
+        after a newer checkpoint), else None."""
+        saved, progress = await self.checkpoint_texts(conn, game.id)
         if saved is None:
             return None
         try:
@@ -624,12 +642,17 @@ class GameRepository:
         except (msgspec.DecodeError, RecursionError):
             log.warning("game %s: its checkpoint is unreadable, replaying its whole log", game.id)
             return None
-        return checkpoint if checkpoint.actions <= game.version else None
+        if checkpoint.actions > game.version:
+            return None
+        return with_progress(checkpoint, progress)
 
-    async def checkpoint_text(self, conn: AsyncConnection, game_id: str) -> str | None:
-        """The game's stored checkpoint as it is stored (JSON text), or None."""
-        saved = (await conn.execute(_CHECKPOINT, {"b_game": game_id})).scalar()
-        return None if saved is None else str(saved)
+    async def checkpoint_texts(
+        self, conn: AsyncConnection, game_id: str
+    ) -> tuple[str | None, str | None]:
+        """The game's stored checkpoint and round's progress as they are stored (JSON text),
+        each None when there is none."""
+        row = (await conn.execute(_CHECKPOINT, {"b_game": game_id})).first()
+        return (None, None) if row is None else (row[0], row[1])
 
     async def event_rows(
         self, conn: AsyncConnection, game: GameRow, after: int, limit: int
@@ -706,7 +729,10 @@ class GameRepository:
         }
         if move.checkpoint is not None:
             moved["b_checkpoint"] = encode_checkpoint(move.checkpoint)
-        done = await conn.execute(_MOVES[move.checkpoint is not None, self.notify], moved)
+        if move.progress is not None:
+            moved["b_progress"] = encode_progress(move.progress)
+        statement = _MOVES[move.checkpoint is not None, move.progress is not None, self.notify]
+        done = await conn.execute(statement, moved)
         if done.rowcount != 1:
             raise LostUpdate(game.id)
         if kept is not None:
@@ -957,9 +983,11 @@ class PostgresGameRepository(GameRepository):
             raise
         return [(row[0], decode_action(row[1])) for row in rows]
 
-    async def checkpoint_text(self, conn: AsyncConnection, game_id: str) -> str | None:
+    async def checkpoint_texts(
+        self, conn: AsyncConnection, game_id: str
+    ) -> tuple[str | None, str | None]:
         row = await self._fetchrow(conn, _CHECKPOINT_PG[0], (game_id,), None)
-        return None if row is None or row[0] is None else str(row[0])
+        return (None, None) if row is None else (row[0], row[1])
 
     def connected(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A pooled connection in autocommit mode, outside any transaction (the hot action:
@@ -989,6 +1017,7 @@ class PostgresGameRepository(GameRepository):
     @staticmethod
     def _append_args(game: Any, move: Move, kept: Kept | None) -> tuple[Any, ...]:
         checkpoint = None if move.checkpoint is None else encode_checkpoint(move.checkpoint)
+        progress = None if move.progress is None else encode_progress(move.progress)
         return (
             game.id,
             game.version,
@@ -1005,6 +1034,7 @@ class PostgresGameRepository(GameRepository):
             None if kept is None else kept.key,
             None if kept is None else kept.request_hash,
             None if kept is None else _json(answer_document(kept.answer)),
+            progress,
         )
 
 

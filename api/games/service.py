@@ -7,9 +7,9 @@ errors (:mod:`api.http.domain`) and never naming an HTTP status or header; the s
 The current match is rebuilt from the log and kept in a per-process cache keyed by game **and
 version**: whatever another replica did, a cached match is used only if its version is the
 row's, so it always equals the replay of the log. A rebuild starts from the checkpoint the
-action that began the current round saved (:class:`MatchCheckpoint`), rewritten with the
-round's actions so far every `PROGRESS_EVERY` actions, and applies the round's actions since
-its start from there and from the log; without a usable checkpoint, the whole log is replayed
+action that began the current round saved (:class:`MatchCheckpoint`) with the round's
+actions so far that every `PROGRESS_EVERY`-th action of the round stores (`progress`), and
+applies the log's actions since; without a usable checkpoint, the whole log is replayed
 (:func:`engine.core.match.replay`). Reads take no transaction on PostgreSQL (see `reader`).
 
 One transaction per action (the repository's `transact`; with shared commits, one a batch
@@ -91,6 +91,7 @@ from api.games.fanout import Fanout
 from api.games.formats import (
     EXPORT_FORMAT,
     decode_event,
+    encode_checkpoint,
     event_document,
     event_out,
     stored_event_out,
@@ -151,11 +152,11 @@ EVENTS_PAGE = 1000
 #: few steps).
 TIMEOUT_STEPS = 64
 #: Every this many actions into a round, the action's write also stores the round's actions so
-#: far in the game's checkpoint (`Match.progress`), so a cold load reads at most this many
-#: rows of the log less one; the round's actions are still applied, from that one column
-#: (issue 27's growth: a row of the log cost a cold load about 1.4 µs, an action of the
-#: checkpoint 0.3 µs before applying it). Rewriting the checkpoint costs its encoding and one
-#: larger row write every this many actions.
+#: far (`Match.progress`) in the game's `progress` column, so a cold load reads at most this
+#: many rows of the log less one; the round's actions are still applied, read from that one
+#: column (issue 27's growth: a row of the log cost a cold load about 1.4 µs, an action of
+#: the column 0.3 µs before it is applied). It costs a column of up to a few KB rewritten
+#: every this many actions (the checkpoint, with the finished rounds' scores, is not).
 PROGRESS_EVERY = 16
 log = logging.getLogger("numrules.games")
 
@@ -779,6 +780,9 @@ class GameService:
                 "deadlines": deadlines,
                 "deadline": earliest(deadlines),
                 "bot_owner": bot_owner if any(b is not None for b in bots) else None,
+                # round 1's, as each round's start writes its own: the round's progress
+                # continues it (a game without one replays its whole log)
+                "checkpoint": encode_checkpoint(match.checkpoint()),
             },
             [
                 {
@@ -1212,7 +1216,8 @@ class GameService:
         events: list[EventBase],
     ) -> Move:
         """What an applied action writes: its events, the game's status, result, checkpoint
-        (a round started; or the round's progress, every `PROGRESS_EVERY` actions), whether a bot's move is now owed, and the deadlines moved on
+        (a round started), the round's progress (every `PROGRESS_EVERY` actions into it),
+        whether a bot's move is now owed, and the deadlines moved on
         (:func:`api.games.clock.deadlines_after`, by the database's clock read with the
         locked row)."""
         first = game.event_seq + 1
@@ -1220,10 +1225,11 @@ class GameService:
         result = match.result()
         started = result is None and match.index != before[0]  # a new round: its checkpoint
         checkpoint = match.checkpoint() if started else None
+        progress = None
         if result is None and not started:
             into = match.played - match.checkpoint().actions
             if into % PROGRESS_EVERY == 0:  # the round so far (`PROGRESS_EVERY`)
-                checkpoint = match.progress()
+                progress = match.progress()
         bots = [b for _, b in await self._names(conn, game.id)]
         deadlines = deadlines_after(
             game.deadlines,
@@ -1242,6 +1248,7 @@ class GameService:
             status="over" if result is not None else "active",
             result=None if result is None else msgspec.to_builtins(result),
             checkpoint=checkpoint,
+            progress=progress,
             bot_pending=bot_seat(match, bots) is not None,
             deadlines=deadlines,
             deadline=earliest(deadlines),

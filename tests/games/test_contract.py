@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from api.games import repository
 from engine import registry
 from engine.core.actions import Action
-from engine.core.formats import decode_checkpoint, encode_checkpoint
+from engine.core.formats import encode_checkpoint
 from tests.games.driver import Table
 from tests.games.host import host
 
@@ -564,9 +564,11 @@ def test_a_cold_load_resumes_from_the_round_progress(
     games: Any, games_app: Any, pg_head: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Every `PROGRESS_EVERY` actions into a round, the action's write also stores the round's
-    actions so far in the checkpoint (the engine's `progress`): a cold load resumes with them
-    and reads only the log since; a reader's older row applies only those its version holds;
-    a `played` action the round refuses makes the whole log decide."""
+    actions so far in the game's `progress` (the engine's `progress`; the checkpoint stays the
+    round start's): a cold load resumes with them and reads only the log since; a reader's
+    older row applies only those its version holds; a progress that does not fit (a `played`
+    action the round refuses, another round's, unreadable) leaves it to the log; the action
+    that starts the next round clears it."""
     import asyncio
     from types import SimpleNamespace
 
@@ -577,6 +579,17 @@ def test_a_cold_load_resumes_from_the_round_progress(
     store = games_app.state.games
     table = Table(games, "numwars-classic", 4, seed=31)
     rng = random.Random(31)
+    caplog.set_level(logging.DEBUG, logger="numrules.games")
+    while table.version < PROGRESS_EVERY + 3:  # round 1: its checkpoint written at creation
+        table.step(rng)
+    store._cache.clear()
+    table.check_viewers()
+    assert any(
+        f"resumed at round 1, {PROGRESS_EVERY} actions from its checkpoint and 3 from the log"
+        in r.getMessage()
+        for r in caplog.records
+    ), caplog.records
+    caplog.clear()
     while table.shadow.index < 1:
         table.step(rng)
     start = table.shadow.checkpoint().actions
@@ -589,18 +602,19 @@ def test_a_cold_load_resumes_from_the_round_progress(
         apart = GameService(create_engine(pg_head), Fanout())
         async with apart.engine.connect() as conn:
             game = await apart._game(conn, table.id)
-            text = await apart.repository.checkpoint_text(conn, table.id)
+            texts = await apart.repository.checkpoint_texts(conn, table.id)
             older = SimpleNamespace(**game._asdict())
             older.version = version
             match = await apart._replay(conn, older)
         await apart.close()
         await apart.engine.dispose()
-        return text, match
+        return texts, match
 
-    text, older = asyncio.run(saved(stored_at - 5))
-    cp = decode_checkpoint(text)
-    assert cp.actions == start and cp.index == 1
-    assert [tuple(p) for p in msgspec.json.decode(cp.played)] == [
+    (checkpoint, progress), older = asyncio.run(saved(stored_at - 5))
+    assert checkpoint == encode_checkpoint(table.shadow.checkpoint())  # the round start's
+    stored = msgspec.json.decode(progress)
+    assert stored["actions"] == start and stored["v"] == 1
+    assert [tuple(p) for p in stored["played"]] == [
         (seat, msgspec.to_builtins(action))
         for seat, action in table.shadow.history[start:stored_at]
     ]
@@ -608,7 +622,6 @@ def test_a_cold_load_resumes_from_the_round_progress(
     assert older.history == table.shadow.history[start : stored_at - 5]
 
     store._cache.clear()
-    caplog.set_level(logging.DEBUG, logger="numrules.games")
     table.check_viewers()
     records = [r.getMessage() for r in caplog.records if r.name == "numrules.games"]
     resumed = store._cache[table.id].match
@@ -619,31 +632,34 @@ def test_a_cold_load_resumes_from_the_round_progress(
     for step in range(PROGRESS_EVERY):
         table.step(rng, check_all=step == PROGRESS_EVERY - 1)
 
-    async def spoil() -> None:  # the first played action given to the next seat
+    async def spoil(value: str) -> None:
         apart = create_engine(pg_head)
         async with apart.begin() as conn:
-            text = (
-                await conn.execute(
-                    sa.text("SELECT checkpoint FROM games WHERE id = :id"), {"id": table.id}
-                )
-            ).scalar_one()
-            played = msgspec.json.decode(decode_checkpoint(text).played)
-            assert played, "no progress stored"
-            played[0][0] = (played[0][0] + 1) % 4
-            spoilt = msgspec.structs.replace(
-                decode_checkpoint(text), played=msgspec.Raw(msgspec.json.encode(played))
-            )
             await conn.execute(
-                sa.text("UPDATE games SET checkpoint = :cp WHERE id = :id"),
-                {"cp": encode_checkpoint(spoilt), "id": table.id},
+                sa.text(f"UPDATE games SET progress = {value} WHERE id = :id"), {"id": table.id}
             )
         await apart.dispose()
 
-    asyncio.run(spoil())
-    store._cache.clear()
-    table.check_viewers()
-    assert store._cache[table.id].match.history_start == 0  # the whole log decided
+    spoilt = {  # each time the log supplies the round's actions
+        # the first played action given to the next seat: the engine refuses the checkpoint
+        "refused": "jsonb_set(progress::jsonb, '{played,0,0}', "
+        "to_jsonb(((progress::jsonb #>> '{played,0,0}')::int + 1) % 4))::text",
+        # another round's (it does not continue the checkpoint)
+        "elsewhere": "jsonb_set(progress::jsonb, '{actions}', '0')::text",
+        "unreadable": "'{\"actions\": '",
+    }
+    for name, value in spoilt.items():
+        asyncio.run(spoil(value))
+        store._cache.clear()
+        table.check_viewers()
+        match = store._cache[table.id].match
+        assert match.played == table.version, name
+        assert match.history_start == (0 if name == "refused" else start), name
     table.step(rng, check_all=True)
+    while table.shadow.index < 2:
+        table.step(rng)
+    (checkpoint, progress), _ = asyncio.run(saved(table.version))
+    assert progress is None and checkpoint == encode_checkpoint(table.shadow.checkpoint())
 
 
 def test_readiness_follows_the_database(games: Any) -> None:

@@ -21,6 +21,7 @@ import pytest
 from litestar import Litestar
 
 from api.games.formats import decode_answer, stored_event_out
+from api.games.service import PROGRESS_EVERY
 from api.http.tokens import SEAT_PREFIX, new_id, new_token, token_hash
 from engine import registry
 from engine.core.actions import Action
@@ -294,14 +295,18 @@ def test_rows_with_added_fields_are_read_as_an_older_replica_would(
     games: Any, games_app: Litestar, pg_head: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A rolling deploy: rows a newer replica wrote, with fields this code does not know (an
-    action's, an event's, the checkpoint's, a keyed answer's), read cold without error, the
-    match resumed from that checkpoint (not the whole log replayed instead)."""
+    action's, an event's, the checkpoint's, the round's progress, a keyed answer's), read cold
+    without error, the match resumed from that checkpoint and progress (not the whole log
+    replayed instead)."""
     caplog.set_level(logging.DEBUG, logger="numrules.games")
     rng = random.Random(5)
     table = Table(games, "numwars-classic", 3, 77)
     key = f"k-{uuid.uuid4()}"
     while table.shadow.index == 0:
         table.step(rng)
+    for _ in range(PROGRESS_EVERY):  # the round's progress stored
+        table.step(rng)
+    assert table.shadow.index == 1
     seat = table.shadow.actors()[0]
     choice = table.view(seat)["view"]["legal_actions"][0]
     events = table.shadow.apply(seat, msgspec.convert(choice, Action))
@@ -328,6 +333,11 @@ def test_rows_with_added_fields_are_read_as_an_older_replica_would(
                 [(table.id,)],
             ),
             (
+                "UPDATE games SET progress = left(progress, -1) || ',\"future\":[3]}'"
+                " WHERE id = $1",
+                [(table.id,)],
+            ),
+            (
                 "UPDATE idempotency_keys SET response = response || '{\"future\": true}'::jsonb"
                 " WHERE game_id = $1",
                 [(table.id,)],
@@ -342,7 +352,10 @@ def test_rows_with_added_fields_are_read_as_an_older_replica_would(
     for viewer in [None, *range(3)]:
         table.view(viewer)  # equal to the engine's
     games_log = [r.getMessage() for r in caplog.records if r.name == "numrules.games"]
-    assert any("resumed at round" in m for m in games_log), games_log
+    assert any(
+        "resumed at round 2" in m and f"{PROGRESS_EVERY} actions from its checkpoint" in m
+        for m in games_log
+    ), games_log
     assert not any("replaying" in m for m in games_log), games_log
     page = table.get("/events?after=0", seat).json()
     assert page["events"] and all("future" not in e for e in page["events"])

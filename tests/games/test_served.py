@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import sys
 import threading
@@ -31,10 +32,11 @@ from litestar.testing import TestClient
 from api.app import create_app
 from api.db import migrations
 from api.games import routes
-from api.games.service import GameService
+from api.games.service import PROGRESS_EVERY, GameService
 from api.ops.settings import Settings
 from engine import registry
 from engine.core.actions import Action, Snap
+from engine.core.formats import encode_checkpoint
 from engine.core.match import Match, MatchRecord, replay
 from engine.numwin.cards import DECK, may_pair
 from tests.api.process import ServeProcess
@@ -932,6 +934,63 @@ def test_a_whole_match_on_sqlite(sqlite_url: str) -> None:
         again = replay(MatchRecord.from_export(export.text))
         assert builtins(again.result()) == final["result"]
         assert len(export.json()["actions"]) == table.version
+
+
+@contextlib.contextmanager
+def _records(name: str) -> Iterator[list[logging.LogRecord]]:
+    """The records of logger `name` at DEBUG, by a handler of its own (the app's start
+    replaces the root logger's handlers, pytest's capture among them)."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def test_the_round_progress_on_sqlite(sqlite_url: str) -> None:
+    """The embedded database's writes (SQLAlchemy's statement, not PostgreSQL's one): round 1's
+    checkpoint at creation, the round's progress every `PROGRESS_EVERY` actions, cleared by
+    the action that starts the next round; a cold load resumes from them."""
+    import sqlite3
+
+    migrations.upgrade(sqlite_url)
+    app = create_app(Settings(database_url=sqlite_url))
+    database = sqlite_url.split(":///", 1)[1]
+
+    def stored(game_id: str) -> tuple[Any, Any]:
+        with contextlib.closing(sqlite3.connect(database)) as db:
+            row = db.execute(
+                "SELECT checkpoint, progress FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+        return json.loads(row[0]), row[1] and json.loads(row[1])
+
+    with TestClient(app) as client, _records("numrules.games") as records:
+        table = Table(client, "numwars-classic", 3, 39)
+        rng = random.Random(39)
+        assert stored(table.id) == (json.loads(encode_checkpoint(table.shadow.checkpoint())), None)
+        while table.version < PROGRESS_EVERY + 2:
+            table.step(rng)
+        checkpoint, progress = stored(table.id)
+        assert checkpoint["actions"] == 0 and progress["actions"] == 0
+        assert len(progress["played"]) == PROGRESS_EVERY
+        app.state.games._cache.clear()
+        table.check_viewers()
+        assert any(
+            f"{PROGRESS_EVERY} actions from its checkpoint and 2 from the log" in r.getMessage()
+            for r in records
+        ), records
+        while table.shadow.index < 1:
+            table.step(rng)
+        checkpoint, progress = stored(table.id)
+        assert checkpoint["actions"] == table.version and progress is None
+        table.step(rng, check_all=True)
 
 
 async def test_streams_of_one_game_share_their_reads_of_the_log(pg_head: str) -> None:
