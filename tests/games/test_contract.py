@@ -476,6 +476,18 @@ def test_two_processes_playing_one_game_stay_equal_to_the_engine(games: Any, pg_
         assert len(replays) == 1  # one whole replay, at its first read; catching up since
 
 
+async def _spoil(url: str, game_id: str, column: str, value: str) -> None:
+    """Set a game's `column` to the SQL expression `value` (a stored document spoilt)."""
+    from api.db.engine import create_engine
+
+    apart = create_engine(url)
+    async with apart.begin() as conn:
+        await conn.execute(
+            sa.text(f"UPDATE games SET {column} = {value} WHERE id = :id"), {"id": game_id}
+        )
+    await apart.dispose()
+
+
 def test_a_cold_load_resumes_at_the_round_start_checkpoint(
     games: Any, games_app: Any, pg_head: str
 ) -> None:
@@ -532,14 +544,6 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
     for step in range(6):
         table.step(rng, check_all=step == 5)
 
-    async def spoil(value: str) -> None:
-        apart = create_engine(pg_head)
-        async with apart.begin() as conn:
-            await conn.execute(
-                sa.text(f"UPDATE games SET checkpoint = {value} WHERE id = :id"), {"id": table.id}
-            )
-        await apart.dispose()
-
     deep = '{"actions": 1, "index": 1, "setup": {"x": ' + "[" * 5000 + "]" * 5000 + "}}"
     spoilt = {  # what a cold load must not trust: each time the whole log decides
         # the engine refuses it (totals that are not the rounds' sums)
@@ -551,7 +555,7 @@ def test_a_cold_load_resumes_at_the_round_start_checkpoint(
         "too deep": f"'{deep}'",  # a RecursionError while decoding
     }
     for name, value in spoilt.items():
-        asyncio.run(spoil(value))
+        asyncio.run(_spoil(pg_head, table.id, "checkpoint", value))
         store._cache.clear()
         view = table.get("", None)
         assert view.status_code == 200, (name, view.text)
@@ -632,14 +636,6 @@ def test_a_cold_load_resumes_from_the_round_progress(
     for step in range(PROGRESS_EVERY):
         table.step(rng, check_all=step == PROGRESS_EVERY - 1)
 
-    async def spoil(value: str) -> None:
-        apart = create_engine(pg_head)
-        async with apart.begin() as conn:
-            await conn.execute(
-                sa.text(f"UPDATE games SET progress = {value} WHERE id = :id"), {"id": table.id}
-            )
-        await apart.dispose()
-
     spoilt = {  # each time the log supplies the round's actions
         # the first played action given to the next seat: the engine refuses the checkpoint
         "refused": "jsonb_set(progress::jsonb, '{played,0,0}', "
@@ -649,7 +645,7 @@ def test_a_cold_load_resumes_from_the_round_progress(
         "unreadable": "'{\"actions\": '",
     }
     for name, value in spoilt.items():
-        asyncio.run(spoil(value))
+        asyncio.run(_spoil(pg_head, table.id, "progress", value))
         store._cache.clear()
         table.check_viewers()
         match = store._cache[table.id].match
