@@ -4,9 +4,10 @@ statements and the stored formats' codecs (:mod:`api.games.formats`), nothing of
 A game is its row (`games`), its seats (`game_seats`), the append-only action log
 (`game_actions`, one row per action, `seq` = the version it produced), the events each action
 made (`game_events`, with the seats that may see each), the checkpoint of its current round's
-start and that round's progress, and the answers kept for an `Idempotency-Key` (`idempotency_keys`). Every method takes
-the caller's connection: the service decides the transactions (one per action) and the
-locks, this module only what one statement reads or writes.
+start and that round's progress, and the answers kept for an `Idempotency-Key`
+(`idempotency_keys`). Every method takes the caller's connection: the service decides the
+transactions (one per action) and the locks, this module only what one statement reads or
+writes.
 
 The statements of the hot paths (reading a game, acting) are built once with bound
 parameters: SQLAlchemy then reuses their cache keys and compiled forms, and an action or a

@@ -857,7 +857,7 @@ class Match:
         """Start round `index` from `setup`, and note what its checkpoint holds."""
         self.round = self.rules.new_round(setup)
         self._start = (
-            self.history_start + len(self.history),
+            self.played,
             index,
             setup,
             list(self._totals),
