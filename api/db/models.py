@@ -70,11 +70,16 @@ class Game(Base):
     the events recorded."""
 
     __tablename__ = "games"
-    #: The sweep's query: active games owing a bot move, oldest first.
+    #: The sweep's query: active games owing a bot move (few: sorted oldest first after the
+    #: index scan). Keyed on `id`, which no update changes, not `updated_at`, which every
+    #: action does: PostgreSQL updates a row in place (a HOT update: no index entry written,
+    #: the old version pruned from the page) only when no indexed column changed, so an
+    #: action on a game without a bot or a clock writes no index (issue 27). Each page keeps
+    #: a fifth of its space for those new versions (`fillfactor`).
     __table_args__ = (
         Index(
             "ix_games_bot_pending",
-            "updated_at",
+            "id",
             postgresql_where=text("bot_pending"),
             sqlite_where=text("bot_pending"),
         ),
@@ -93,6 +98,7 @@ class Game(Base):
             postgresql_where=text("deadline IS NOT NULL"),
             sqlite_where=text("deadline IS NOT NULL"),
         ),
+        {"postgresql_with": {"fillfactor": 80}},
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)

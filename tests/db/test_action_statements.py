@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,13 +21,14 @@ import asyncpg
 import msgspec
 from sqlalchemy import event
 
+from api.db import migrations
 from api.db.engine import create_engine
 from api.games.fanout import Fanout
 from api.games.schemas import CreateGame
 from api.games.service import GameService, GameStateConflict, TurnTimedOut, seat_credential
 from api.http.domain import Conflict, Invalid
 from engine.core.actions import Action
-from tests.pg import asyncpg_dsn
+from tests.pg import asyncpg_dsn, own_database
 
 
 class Sent:
@@ -275,3 +277,50 @@ def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeou
         assert (await service.get(gid, None)).version == version + 1  # the timeout's move
 
     _run(pg_head, scenario)
+
+
+def test_an_action_updates_its_game_in_place() -> None:
+    """An action's update of its game's row is HOT (heap-only: no index entry written, the
+    old version pruned from its page): no index of `games` keys a column an action of a game
+    without a bot or a clock changes, and the pages keep room for the new versions
+    (`fillfactor` 80). Keyed on `updated_at`, the bot sweep's index made every one a new
+    primary-key entry too (issue 27: 0 of 200 were HOT). In a database of its own, so that
+    the table's counters count this game's updates alone."""
+
+    async def counters(dsn: str) -> tuple[int, int, list[str]]:
+        conn = await asyncpg.connect(dsn)
+        try:
+            row = await conn.fetchrow(
+                "SELECT n_tup_upd, n_tup_hot_upd, (SELECT reloptions FROM pg_class "
+                "WHERE relname = 'games') AS options FROM pg_stat_user_tables "
+                "WHERE relname = 'games'"
+            )
+            assert row is not None
+            return int(row["n_tup_upd"]), int(row["n_tup_hot_upd"]), list(row["options"] or [])
+        finally:
+            await conn.close()
+
+    actions = 60
+    with own_database() as url:
+        migrations.upgrade(url)
+
+        async def scenario(service: GameService, _sent: Sent) -> None:
+            body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"], "seed": 5}
+            created = await service.create(msgspec.convert(body, CreateGame))
+            seats = [seat_credential(s.token) for s in created.seats]
+            for i in range(actions):
+                if i % 20 == 0:
+                    service._cache.clear()  # the locked path's update, too
+                await _step(service, created.id, seats)
+
+        _run(url, scenario)
+        dsn = asyncpg_dsn(url)
+        deadline = time.monotonic() + 20
+        while True:  # a backend reports its counters within a second or so of going idle
+            updated, hot, options = asyncio.run(counters(dsn))
+            if updated >= actions or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    assert updated >= actions
+    assert hot >= 0.9 * updated, (hot, updated)
+    assert "fillfactor=80" in options
