@@ -96,10 +96,13 @@ class StoredAnswer(msgspec.Struct, frozen=True, kw_only=True):
 class StoredProgress(msgspec.Struct, frozen=True, kw_only=True):
     """A game's `progress` column: the current round's actions so far (`played`, as a
     checkpoint's: :meth:`engine.core.match.Match.progress`), after the `actions` of the match
-    that precede the round (its checkpoint's, which a cold load checks it continues)."""
+    that precede the round (its checkpoint's, which a cold load checks it continues), and the
+    round's `state` after them when its ruleset keeps one (`null` else; a cold load takes it
+    instead of applying `played`: :class:`engine.core.match.SavesState`)."""
 
     actions: int
     played: msgspec.Raw
+    state: msgspec.Raw = msgspec.Raw(b"null")
     v: int = PROGRESS_FORMAT
 
 
@@ -109,7 +112,7 @@ _PROGRESS_ENCODER = msgspec.json.Encoder()
 
 def encode_progress(progress: MatchCheckpoint) -> str:
     """The `progress` column of a checkpoint taken within its round (`Match.progress`)."""
-    stored = StoredProgress(actions=progress.actions, played=progress.played)
+    stored = StoredProgress(actions=progress.actions, played=progress.played, state=progress.state)
     return _PROGRESS_ENCODER.encode(stored).decode()
 
 
@@ -124,7 +127,7 @@ def with_progress(checkpoint: MatchCheckpoint, text: str | None) -> MatchCheckpo
         return checkpoint
     if progress.actions != checkpoint.actions:
         return checkpoint
-    return msgspec.structs.replace(checkpoint, played=progress.played)
+    return msgspec.structs.replace(checkpoint, played=progress.played, state=progress.state)
 
 
 def event_document(event: EventBase) -> dict[str, Any]:

@@ -153,7 +153,10 @@ class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
     `tied`: the seats still tied, in a tie-break round (else empty); `played`: the round's
     actions so far as `[[seat, action], …]` JSON, kept raw until resuming applies them (empty
     at the round's start; :meth:`engine.core.match.Match.progress` fills it, so a cold load
-    reads a few rows of the log instead of the whole round: issue 27's growth); `v`: the
+    reads a few rows of the log instead of the whole round: issue 27's growth); `state`: the
+    round's state after `played`, as JSON, when its ruleset keeps one (`null` else: a round
+    object's `save_state`, :class:`engine.core.match.SavesState`), which resuming takes
+    instead of applying `played`; `v`: the
     stored format (a stored document: unknown fields are ignored, module docstring).
 
     Version 1 held the finished rounds as JSON objects, in `round_scores` (`scores` and
@@ -163,7 +166,8 @@ class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
     Version 2 writes `round_scores` empty (a version-1 reader refuses the checkpoint, its
     `index` not matching it, and replays the whole log); this code reads both. `played` came
     later within version 2: a reader that does not know it resumes at the round's start and
-    applies the round's actions from the log, as before.
+    applies the round's actions from the log, as before; `state` later still (a reader that
+    does not know it applies `played`).
     """
 
     actions: int
@@ -175,6 +179,7 @@ class MatchCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
     scores: list[list[int]] = []
     rounds: list[str] = []
     played: msgspec.Raw = msgspec.Raw(b"[]")
+    state: msgspec.Raw = msgspec.Raw(b"null")
     v: int = 1  # a document without `v` is version 1: the writer sets CHECKPOINT_FORMAT
 
 

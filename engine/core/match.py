@@ -65,9 +65,13 @@ Checkpoints
     :meth:`Match.progress` is that checkpoint with the round's actions so far (`played`),
     which resuming applies, each checked by the round as any action is (one it refuses, or
     one ending the round: ``bad-checkpoint``); a stored game writes it every few actions so
-    that its cold load reads only the last few rows of its log (issue 27). The kernels keep
-    no serialisable round state: a round is rebuilt from its setup and its actions, so those
-    are what a checkpoint within a round holds.
+    that its cold load reads only the last few rows of its log (issue 27). A round whose
+    ruleset keeps a stored form of its state (:class:`SavesState`: Num Wars classic's 128-action
+    rounds) also gives it with `played` (`state`), and resuming takes that state instead of
+    applying `played`, so a cold load costs the same at any point of the round; a state of
+    another version of its form is not read (`played` is applied), an unreadable one or one
+    that does not fit the round is refused (``bad-checkpoint``). The others rebuild a round
+    from its setup and its actions, as OpenSpiel's states are.
     Resuming reads the scores by seat only (no view reads a finished round's breakdown); the
     whole scores are decoded when the match needs them: its result (`MatchOutcome.rounds`) and
     a tie-break's decision (issue 27: a late round's cold load costs what an early one's
@@ -144,6 +148,22 @@ def round_seed(seed: int, index: int) -> int:
     """The seed of round `index` (0-based) of the match seeded `seed` (module docstring)."""
     key = _ROUND_KEY + seed.to_bytes(8, "little") + index.to_bytes(4, "little")
     return int.from_bytes(hashlib.shake_256(key).digest(8), "little")
+
+
+class SavesState(Protocol):
+    """A round object that keeps a stored form of its state within the round (module
+    docstring, "Checkpoints")."""
+
+    def save_state(self) -> msgspec.Raw:
+        """The round's state (the round not over), as JSON."""
+        ...
+
+    def load_state(self, saved: msgspec.Raw, played: list[tuple[int, Action]]) -> bool:
+        """Make this round, freshly dealt from its setup, the one `saved` describes after
+        `played` (its history then); False, the round untouched, when `saved` is of another
+        version of its form. Raises ValueError, msgspec.DecodeError or ValidationError when
+        `saved` is unreadable or does not fit the round."""
+        ...
 
 
 class MatchRules(Protocol):
@@ -351,6 +371,11 @@ CHECKPOINT_PLAYED_ENDS = text(
     "played action {i} ends its round: played holds actions within its round only",
     "l’action jouée {i} termine sa manche\u00a0: played ne contient que des actions de sa manche",
 )
+CHECKPOINT_STATE = text(
+    "checkpoint-state",
+    "state is not the stored state of this round after its played actions",
+    "state n’est pas l’état enregistré de cette manche après ses actions jouées",
+)
 
 
 def _bad_record(message: Said, field: str) -> InvalidInput:
@@ -488,13 +513,15 @@ class Match:
         """The match of `rules`, `players` and `seed` at the start of `checkpoint`'s round,
         then the round's actions the checkpoint holds (`played`, :meth:`progress`) applied, up
         to the match's `upto`-th action when given (a reader's row may be older than the
-        checkpoint it reads).
+        checkpoint it reads); when it holds them all and the round's `state` after them, that
+        state is taken instead (:class:`SavesState`).
 
         The round is built from the checkpoint's setup (``rules.new_round``); applying the
         actions the match's history holds after its first :attr:`played` gives the same match
         as replaying the whole history. `rules_version` is checked as by the constructor; a
         checkpoint that does not fit the match (players, round seed, scores, totals,
-        tie-break, a `played` action the round refuses or cannot read) is refused
+        tie-break, a `played` action the round refuses or cannot read, a `state` that does not
+        fit the round) is refused
         (:class:`InvalidInput`, code ``bad-checkpoint``). The resumed match's `rounds` is
         empty, its `history` holds the `played` actions applied and `history_start` is
         ``checkpoint.actions``.
@@ -624,8 +651,10 @@ class Match:
             played = decode_played(checkpoint.played)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
-        if upto is not None:
-            played = played[: max(0, upto - checkpoint.actions)]
+        if upto is not None and upto - checkpoint.actions < len(played):
+            played = played[: max(0, upto - checkpoint.actions)]  # an older row: no `state`
+        elif played and bytes(checkpoint.state) != b"null" and self._load_state(checkpoint, played):
+            return
         state, history = self.round, self.history
         apply = state.apply  # as `apply` does, without its round's end (refused here)
         for i, (seat, action) in enumerate(played):
@@ -638,6 +667,20 @@ class Match:
             if state.is_over:
                 raise _bad_checkpoint(say(CHECKPOINT_PLAYED_ENDS, i=i), f"played[{i}]")
             history.append((seat, action))
+
+    def _load_state(self, checkpoint: MatchCheckpoint, played: list[tuple[int, Action]]) -> bool:
+        """The round's stored `state` taken after `played` (:class:`SavesState`); False when its
+        ruleset keeps none or it is of another version (`played` is applied then)."""
+        load = getattr(self.round, "load_state", None)
+        if load is None:
+            return False
+        try:
+            loaded = bool(load(checkpoint.state, played))
+        except (ValueError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            raise _bad_checkpoint(say(CHECKPOINT_STATE), "state") from None
+        if loaded:
+            self.history.extend(played)
+        return loaded
 
     @property
     def played(self) -> int:
@@ -800,15 +843,21 @@ class Match:
         return checkpoint
 
     def progress(self) -> MatchCheckpoint:
-        """:meth:`checkpoint` with the current round's actions so far (`played`): resuming it
-        applies them, so a stored game's cold load reads only the log written since (issue
-        27's growth). Encoded anew at each call. A match that is over has nothing to resume
+        """:meth:`checkpoint` with the current round's actions so far (`played`), and the
+        round's state after them when its ruleset keeps one (`state`, :class:`SavesState`):
+        resuming takes that state, or else applies them, so a stored game's cold load reads
+        only the log written since (issue 27's growth). Encoded anew at each call. A match that is over has nothing to resume
         (RuntimeError: its last round's actions include the one that ended it)."""
         if self.is_over:
             raise RuntimeError("a match that is over has no progress to resume")
         checkpoint = self.checkpoint()
         start = checkpoint.actions - self.history_start  # >= 0: resumed at a round's start
-        return msgspec.structs.replace(checkpoint, played=encode_played(self.history[start:]))
+        actions = self.history[start:]
+        played = encode_played(actions)
+        save = getattr(self.round, "save_state", None)
+        if save is None or not actions:  # at the round's start, the checkpoint is its state
+            return msgspec.structs.replace(checkpoint, played=played)
+        return msgspec.structs.replace(checkpoint, played=played, state=save())
 
     def record(self) -> MatchRecord:
         """What the match is rebuilt from (see :func:`replay`).

@@ -32,6 +32,7 @@ from enum import StrEnum
 from typing import Any, Final, TypeVar
 
 import msgspec
+from msgspec import UnsetType
 
 from engine.core.actions import (
     Action,
@@ -43,7 +44,7 @@ from engine.core.actions import (
     shared_pass,
     shared_play,
 )
-from engine.core.base import Capture, RoundScore, RoundSetup
+from engine.core.base import Capture, RoundScore, RoundSetup, TrickCard
 from engine.core.cards import canonical
 from engine.core.errors import IllegalMove, InvalidInput
 from engine.core.events import (
@@ -665,9 +666,103 @@ class ClassicKernel:
         """Finished tricks as the views show them (a copy of the list): each is built once,
         when the first view after it asks, so a view costs the new tricks only."""
         done = self._finished
-        for index in range(len(done), len(self._records)):
-            done.append(msgspec.convert(self._trick_data(index), ClassicFinishedTrick))
+        records = self._records
+        for index in range(len(done), len(records)):
+            leader, played, data = records[index]
+            seats = _SEATS_FROM[self.players][leader]
+            winner, captures, pairs = data.winner, data.captures, data.pairs
+            # a classic trick always has a winner, its captures and its pairs (`_end_trick`)
+            assert winner is not None
+            assert not isinstance(captures, UnsetType) and not isinstance(pairs, UnsetType)
+            done.append(
+                ClassicFinishedTrick(
+                    number=index + 1,
+                    leader=leader,
+                    cards=[TrickCard(seat=seats[i], card=c) for i, c in enumerate(played)],
+                    winner=winner,
+                    annulled=data.annulled,
+                    captures=list(captures),
+                    pairs=list(pairs),
+                    next_leader=data.next_leader,
+                )
+            )
         return list(done)
+
+    # -- the round's state within it (a stored game's progress: issue 27) -------------------
+
+    def state_values(self) -> tuple[Any, ...]:
+        """What the round's actions changed, as plain values (`engine.numwars_classic.state`
+        names them), in a round not over: :meth:`restore_values` on the round freshly dealt from the
+        same setup makes it this round without applying its actions. Caches (the legal plays,
+        the finished tricks as views show them) are left out; the lists are the round's own,
+        to be encoded at once."""
+        return (
+            str(self._phase),
+            self.hands,
+            self.passed,
+            self.received,
+            self.shown,
+            self.has_shown,
+            self._waiting,
+            self._records,
+            self.piles,
+            self.leader,
+            self.current_player,
+            self.trick_cards,
+            self._asked,
+            self._best,
+            self._best_seat,
+            self._top,
+            self._top_seat,
+            self._tbits,
+        )
+
+    def restore_values(
+        self,
+        phase: str,
+        hands: list[list[str]],
+        passed: list[list[str]],
+        received: list[list[str]],
+        shown: list[str | None],
+        has_shown: list[bool],
+        waiting: list[int],
+        records: list[tuple[int, list[str], TrickData]],
+        piles: list[list[str]],
+        leader: int,
+        current_player: int | None,
+        trick_cards: list[str],
+        asked: int | None,
+        best: int,
+        best_seat: int,
+        top: int,
+        top_seat: int,
+        tbits: int,
+        history: list[tuple[int, Action]],
+    ) -> None:
+        """Take the state :meth:`state_values` gave (checked by the caller) on a round freshly dealt
+        from its setup, with the actions that led there (`history`); the hands' derived forms
+        (the exchange's passes, the play phase's runs of plays) are built again."""
+        self._phase = Phase(phase)
+        self._hands = hands
+        self._passes = [_distinct_actions(hand, _PASS) for hand in hands]
+        self._suits = [_suits_of(hand) for hand in hands] if self._phase is _PLAYING else []
+        self.passed = passed
+        self.received = received
+        self.shown = shown
+        self.has_shown = has_shown
+        self._waiting = waiting
+        self._records = records
+        self._finished = []
+        self.piles = piles
+        self.leader = leader
+        self.current_player = current_player
+        self.trick_cards = trick_cards
+        self._asked = asked
+        self._best, self._best_seat = best, best_seat
+        self._top, self._top_seat = top, top_seat
+        self._tbits = tbits
+        self._legal = None
+        self.history = history
 
     # -- projections ---------------------------------------------------------------------------
 

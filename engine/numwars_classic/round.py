@@ -13,9 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+import msgspec
+
+from engine.core.actions import Action
 from engine.core.base import RoundSetup
 from engine.core.boundary import KernelRound
 from engine.core.tricks import check_seat
+from engine.numwars_classic import state
 from engine.numwars_classic.cards import DECK, check_setup, deal_hands, exchange_size, hand_size
 from engine.numwars_classic.kernel import ClassicKernel
 from engine.numwars_classic.options import ClassicOptions
@@ -55,6 +59,15 @@ class ClassicRound(KernelRound[ClassicKernel]):
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""
         return view(self.kernel, None if seat is None else check_seat(seat, self._players))
+
+    def save_state(self) -> msgspec.Raw:
+        """The round's state as a stored game's progress keeps it (`engine.numwars_classic.state`)."""
+        return state.save(self.kernel)
+
+    def load_state(self, saved: msgspec.Raw, played: list[tuple[int, Action]]) -> bool:
+        """This round, freshly dealt, made the one `saved` describes after `played`: see
+        :func:`engine.numwars_classic.state.load`."""
+        return state.load(self.kernel, saved, played)
 
 
 def scripted_round(

@@ -413,9 +413,9 @@ def test_checkpoint_json_ignores_added_fields_and_refuses_missing_ones() -> None
     data = msgspec.json.decode(encode_checkpoint(checkpoints[1]))
     assert set(data) == {
         *("actions", "index", "setup", "round_scores", "totals", "tied", "scores", "rounds"),
-        *("played", "v"),
+        *("played", "state", "v"),
     }
-    assert data["played"] == []
+    assert data["played"] == [] and data["state"] is None
     assert data["v"] == CHECKPOINT_FORMAT == 2 and data["round_scores"] == []
     newer = msgspec.json.encode({**data, "extra": 1, "setup": {**data["setup"], "later": [2]}})
     assert decode_checkpoint(newer) == checkpoints[1]
@@ -502,8 +502,19 @@ def check_progress(rules: Rules, record: MatchRecord, final: Match) -> None:
         assert resumed.played == fresh.played == i and resumed.history_start == cp.actions
         assert resumed.history == fresh.history[cp.actions :]
         assert state_of(resumed) == state_of(fresh)
+        # the round itself, hidden cards and caches' sources included (a state taken)
+        assert resumed.round.snapshot() == fresh.round.snapshot()
+        keeps = hasattr(fresh.round, "save_state") and i > cp.actions
+        assert (bytes(cp.state) != b"null") == keeps
         events = msgspec.to_builtins(fresh.apply(seat, action))
         assert msgspec.to_builtins(resumed.apply(seat, action)) == events
+        if keeps and i % 37 == 0:  # resumed from a state, played to the match's end
+            later = through_json(resumed.progress())
+            assert bytes(later.state) != b"null"  # its own state, after the one it took
+            assert resumed.history_start == cp.actions
+            for seat_, action_ in record.actions[i + 1 :]:
+                resumed.apply(seat_, action_)
+            assert resumed.result() == final.result()
     assert fresh.is_over and fresh.result() == final.result()
     with pytest.raises(RuntimeError):
         fresh.progress()
@@ -577,3 +588,57 @@ def test_played_actions_that_do_not_fit_the_round_are_refused() -> None:
     error = _refusal(rules, whole, 3, 6)
     assert error.errors[0].field == f"checkpoint.played[{len(round_actions) - 1}]"
     assert "ends its round" in error.render("en") and "termine sa manche" in error.render("fr")
+
+
+def test_a_round_state_that_does_not_fit_is_refused_and_another_version_is_not_read() -> None:
+    """A numwars-classic progress carries the round's state (`state`), which resuming takes
+    instead of applying `played`: one that is unreadable or does not fit the round (another
+    number of actions, a list not one per seat, a seat or a card that is not one, a phase) is
+    refused, `bad-checkpoint` on `checkpoint.state`, in English and in French; one of another
+    version of its form is not read (`played` is applied: the same match)."""
+    rules = registry.make("numwars-classic")
+    match, checkpoints = play(rules, 4, 11)
+    start = checkpoints[1].actions
+    record = match.record()
+    at = start + 40  # into the play phase
+    fresh = replay(msgspec.structs.replace(record, actions=match.history[:at]), rules)
+    cp = through_json(fresh.progress())
+    saved = msgspec.json.decode(cp.state)
+    assert saved[0] == 1 and saved[1] == 40 and saved[2] == "play"
+    assert state_of(Match.resume(rules, 4, 11, cp)) == state_of(fresh)
+
+    def spoilt(change: Any) -> MatchCheckpoint:
+        data = msgspec.json.decode(cp.state)
+        change(data)
+        return msgspec.structs.replace(cp, state=msgspec.Raw(msgspec.json.encode(data)))
+
+    def fewer(d: list[Any]) -> None:
+        d[1] = 39
+
+    def seat(d: list[Any]) -> None:
+        d[11] = 4  # the leader
+
+    def card(d: list[Any]) -> None:
+        d[3][0][0] = "purple-3"
+
+    def hands(d: list[Any]) -> None:
+        del d[3][1]
+
+    def phase(d: list[Any]) -> None:
+        d[2] = "over"
+
+    cases = [spoilt(f) for f in (fewer, seat, card, hands, phase)]
+    cases += [msgspec.structs.replace(cp, state=msgspec.Raw(b)) for b in (b"[1,", b"{}", b"[x]")]
+    for bad in cases:
+        error = _refusal(rules, bad, 4, 11)
+        assert error.errors[0].field == "checkpoint.state"
+        assert "state is not the stored state of this round" in error.render("en")
+        assert "state n’est pas l’état enregistré de cette manche" in error.render("fr")
+
+    def newer(d: list[Any]) -> None:
+        d[0] = 2
+        d[3] = "a form this code does not know"
+
+    resumed = Match.resume(rules, 4, 11, spoilt(newer))
+    assert state_of(resumed) == state_of(fresh)
+    assert resumed.round.snapshot() == fresh.round.snapshot()

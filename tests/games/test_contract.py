@@ -618,6 +618,7 @@ def test_a_cold_load_resumes_from_the_round_progress(
     assert checkpoint == encode_checkpoint(table.shadow.checkpoint())  # the round start's
     stored = msgspec.json.decode(progress)
     assert stored["actions"] == start and stored["v"] == 1
+    assert stored["state"][:2] == [1, 2 * PROGRESS_EVERY]  # the round's state after them
     assert [tuple(p) for p in stored["played"]] == [
         (seat, msgspec.to_builtins(action))
         for seat, action in table.shadow.history[start:stored_at]
@@ -637,9 +638,12 @@ def test_a_cold_load_resumes_from_the_round_progress(
         table.step(rng, check_all=step == PROGRESS_EVERY - 1)
 
     spoilt = {  # each time the log supplies the round's actions
-        # the first played action given to the next seat: the engine refuses the checkpoint
-        "refused": "jsonb_set(progress::jsonb, '{played,0,0}', "
+        # without the round's state, the first played action given to the next seat: the
+        # engine refuses the checkpoint
+        "refused": "jsonb_set(jsonb_set(progress::jsonb, '{state}', 'null'), '{played,0,0}', "
         "to_jsonb(((progress::jsonb #>> '{played,0,0}')::int + 1) % 4))::text",
+        # the round's state with a leader that is no seat: the engine refuses it
+        "state": "jsonb_set(progress::jsonb, '{state,11}', '99')::text",
         # another round's (it does not continue the checkpoint)
         "elsewhere": "jsonb_set(progress::jsonb, '{actions}', '0')::text",
         "unreadable": "'{\"actions\": '",
@@ -650,7 +654,7 @@ def test_a_cold_load_resumes_from_the_round_progress(
         table.check_viewers()
         match = store._cache[table.id].match
         assert match.played == table.version, name
-        assert match.history_start == (0 if name == "refused" else start), name
+        assert match.history_start == (0 if name in ("refused", "state") else start), name
     table.step(rng, check_all=True)
     while table.shadow.index < 2:
         table.step(rng)

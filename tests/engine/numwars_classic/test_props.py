@@ -16,6 +16,7 @@ from engine.numwars_classic.cards import DECK
 from engine.numwars_classic.round import ClassicRound
 from engine.numwars_classic.rules import ClassicOptions, NumWarsClassic
 from engine.numwars_classic.scoring import ClassicPile
+from engine.numwars_classic.tricks import ClassicFinishedTrick
 from engine.simulate import play_round
 
 CONFIGS = [(n, speed, False) for n in range(3, 9) for speed in (False, True)]
@@ -98,6 +99,29 @@ def check_stateless_agrees(rules: NumWarsClassic, state: ClassicRound) -> None:
         assert (check.reason is None) == check.legal
 
 
+def check_state_resumes(rules: NumWarsClassic, setup: RoundSetup, state: ClassicRound) -> None:
+    """The round's stored state (`save_state`), taken by the round freshly dealt from its
+    setup, is this round: the same snapshot (hands, tricks, piles, history …), views and
+    legal actions; and it plays on as the round replayed from its history does."""
+    saved = state.save_state()
+    resumed = rules.new_round(setup)
+    assert isinstance(resumed, ClassicRound)
+    assert resumed.load_state(msgspec.Raw(bytes(saved)), list(state.history))
+    assert resumed.snapshot() == state.snapshot()
+    for seat in [None, *range(state.players)]:
+        assert resumed.view(seat) == state.view(seat)
+    for seat in range(state.players):
+        assert resumed.legal_actions(seat) == state.legal_actions(seat)
+    replayed = rules.new_round(setup)
+    for seat, action in state.history:
+        replayed.apply(seat, action)
+    actor = state.actors()[0]
+    action = state.legal_actions(actor)[-1]
+    events = msgspec.to_builtins(resumed.apply(actor, action))
+    assert events == msgspec.to_builtins(replayed.apply(actor, action))
+    assert resumed.snapshot() == replayed.snapshot()
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     config=st.sampled_from(CONFIGS),
@@ -121,6 +145,8 @@ def test_random_rounds_invariants(config: tuple[int, bool, bool], seed: int, dea
             check_views(state)
         if state.phase == "play":
             check_stateless_agrees(rules, state)
+        if steps % 7 == 3:
+            check_state_resumes(rules, setup, state)
         steps += 1
 
     final = play_round(rules, setup, Rng(seed ^ 0x5EED), on_step)
@@ -129,6 +155,10 @@ def test_random_rounds_invariants(config: tuple[int, bool, bool], seed: int, dea
     assert where_cards_are(final) == deck
     assert all(not hand for hand in final.hands)
     assert len(final.tricks) == rules.hand_size(players)
+    # the views' finished tricks are the public trick data, typed
+    assert final.finished_tricks() == [
+        msgspec.convert(trick, ClassicFinishedTrick) for trick in final.tricks
+    ]
     check_views(final)
 
     score = final.scores()
