@@ -83,6 +83,12 @@ class Rng:
     def __init__(self, seed: int) -> None:
         self._state = seed & _MASK
 
+    @property
+    def state(self) -> int:
+        """The generator's whole state: ``Rng(rng.state)`` draws on as `rng` does (a stored
+        round's state keeps it)."""
+        return self._state
+
     def next_u64(self) -> int:
         self._state = z = (self._state + _GAMMA) & _MASK
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK

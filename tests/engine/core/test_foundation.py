@@ -93,6 +93,11 @@ def test_rng_below_in_range_and_shuffle_is_permutation(seed: int, n: int) -> Non
     part = list(range(n))  # a partial shuffle is a permutation too
     Rng(seed).shuffle(part, last=seed % (n + 1))
     assert sorted(part) == list(range(n))
+    g3, cut = Rng(seed), seed % 7  # its state, taken anywhere, draws on as it does
+    for _ in range(cut):
+        g3.below(n)
+    resumed = Rng(g3.state)
+    assert [resumed.below(n) for _ in range(5)] == [g3.below(n) for _ in range(5)]
 
 
 def test_shuffle_rejects_biased_words_and_reads_more_of_the_stream() -> None:
