@@ -704,6 +704,98 @@ class NumWarsKernel:
             for s in range(self.n)
         ]
 
+    # -- the round's state within it (a stored game's progress: issue 27) -------------------
+
+    def state_values(self) -> tuple[Any, ...]:
+        """What the round's actions changed, as plain values (`engine.numwars.state` names
+        them), in a round not over: :meth:`restore_values` on the round freshly dealt from the
+        same setup makes it this round without applying its actions. Each finished trick is
+        its leader, its cards in play order, its result as plain data (read back as a
+        :class:`TrickResult`) and the complice's choice; what follows from the finished tricks
+        (the piles, the pairs, the Bomb's fate) and from the hands (the role cards each holds)
+        is left out, as are the caches (the legal plays, the finished tricks as views show
+        them); the lists are the round's own, to be encoded at once."""
+        return (
+            self.phase.value,
+            self.hands,
+            self.passed,
+            self.revealed,
+            [(leader, cards, data, choice) for leader, cards, data, choice, _ in self._records],
+            self.leader,
+            self.current_player,
+            self._cards,
+            self._asked,
+            self._ref,
+            self._win,
+            self._winner,
+            self._top,
+            sorted(self._wanted),
+            self._paired,
+            self._special,
+        )
+
+    def restore_values(
+        self,
+        phase: str,
+        hands: list[list[str]],
+        passed: list[list[str]],
+        revealed: list[bool],
+        records: list[tuple[int, list[str], TrickResult, bool | None]],
+        leader: int,
+        current_player: int | None,
+        cards: list[str],
+        asked: int,
+        ref: int,
+        win: int,
+        winner: int,
+        top: int,
+        wanted: list[str],
+        paired: list[str],
+        special: bool,
+        history: list[tuple[int, Action]],
+    ) -> None:
+        """Take the state :meth:`state_values` gave (checked by the caller) on a round freshly
+        dealt from its setup, with the actions that led there (`history`). The hands' suit
+        lists and role-card counts are built again; the piles, the pairs and the Bomb's fate
+        are rebuilt from the finished tricks as :meth:`_finish_trick` built them (a trick
+        holding the Bomb or a pair keeps its result, which the pairs and the Bomb share)."""
+        self.phase = Phase(phase)
+        self._suits = [_by_suit(hand) for hand in hands]
+        self._nspec = [len(ROLE_CARDS.intersection(hand)) for hand in hands]
+        self.passed = passed
+        self.revealed = revealed
+        kept: list[tuple[int, list[str], dict[str, Any], bool | None, TrickResult | None]] = []
+        piles = self.piles
+        for trick_leader, trick_cards, result, choice in records:
+            bomb = result.bomb
+            found = False  # the trick held the Bomb or a pair (`_special`)
+            if isinstance(bomb, BombResult):
+                self.bomb = bomb
+                found = True
+            if result.pairs:
+                paired_cards = {c for p in result.pairs for c in p.cards}
+                for cap in result.captures:
+                    piles[cap.seat].extend([c for c in cap.cards if c not in paired_cards])
+                for p in result.pairs:
+                    self.pairs[p.seat].append(p.cards)
+                found = True
+            else:
+                for cap in result.captures:
+                    piles[cap.seat].extend(cap.cards)
+            data: dict[str, Any] = msgspec.to_builtins(result)
+            kept.append((trick_leader, trick_cards, data, choice, result if found else None))
+        self._records = kept
+        self._finished = []
+        self.leader = leader
+        self.current_player = current_player
+        self._cards = cards
+        self._asked, self._ref, self._win, self._winner, self._top = asked, ref, win, winner, top
+        self._wanted = set(wanted)
+        self._paired = paired
+        self._special = special
+        self._legal = None
+        self.history = history
+
     # --- projections ---------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
