@@ -899,6 +899,102 @@ class NumWinKernel:
         if self.shown == self.all:
             self._start_turn(self.setup.dealer, events)
 
+    # -- the round's state within it (a stored game's progress: issue 27) -----------------
+
+    def state_values(self) -> tuple[Any, ...]:
+        """What the round's actions changed, as plain values (`engine.numwin.state` names
+        them), in a round not over: :meth:`restore_values` on the round freshly dealt from the
+        same setup makes it this round without applying its actions. The generator is kept as
+        its state; the end (`end`, `score_caller`) and the scores' cache belong to a round
+        over and are left out; the lists are the round's own, to be encoded at once."""
+        return (
+            self._phase.value,
+            self.rng.state,
+            self.pile,
+            self.discard,
+            self.aside,
+            self.comb,
+            self.pairs,
+            self.known,
+            self.faceup,
+            self.locked,
+            self.hand,
+            self.hand_src,
+            self.turn,
+            self.pending,
+            self.swipe_from,
+            self.snap_open,
+            self.tried,
+            self.call_seat,
+            self.resume_after,
+            self.deferred_call,
+            self.caller,
+            self.last_turns,
+            self.turns,
+            self.shown,
+        )
+
+    def restore_values(
+        self,
+        phase: str,
+        rng: int,
+        pile: list[int],
+        discard: list[int],
+        aside: list[int],
+        comb: list[list[int]],
+        pairs: list[list[tuple[int, int]]],
+        known: list[int],
+        faceup: list[bool],
+        locked: list[bool],
+        hand: int,
+        hand_src: str,
+        turn: int,
+        pending: str,
+        swipe_from: int,
+        snap_open: bool,
+        tried: int,
+        call_seat: int,
+        resume_after: int,
+        deferred_call: bool,
+        caller: int | None,
+        last_turns: list[int] | None,
+        turns: int,
+        shown: int,
+        history: list[tuple[int, Action]],
+    ) -> None:
+        """Take the state :meth:`state_values` gave (checked by the caller) on a round freshly
+        dealt from its setup (its options its own), with the actions that led there
+        (`history`); the generator is rebuilt from its state. No list is shared between two
+        attributes, as in a round that played its actions."""
+        self._phase = Phase(phase)
+        self.rng = Rng(rng)
+        self.pile = pile
+        self.discard = discard
+        self.aside = aside
+        self.comb = comb
+        self.pairs = pairs
+        self.known = known
+        self.faceup = faceup
+        self.locked = locked
+        self.hand = hand
+        self.hand_src = hand_src
+        self.turn = turn
+        self.pending = pending
+        self.swipe_from = swipe_from
+        self.snap_open = snap_open
+        self.tried = tried
+        self.call_seat = call_seat
+        self.resume_after = resume_after
+        self.deferred_call = deferred_call
+        self.caller = caller
+        self.last_turns = last_turns
+        self.turns = turns
+        self.shown = shown
+        self.end = ""
+        self.score_caller = None
+        self._scores = None
+        self.history = history
+
     # -- projections ----------------------------------------------------------------------
 
     def visible(self, seat: int | None, card: int) -> bool:

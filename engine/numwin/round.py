@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import msgspec
+
+from engine.core.actions import Action
 from engine.core.base import RoundSetup
 from engine.core.boundary import KernelRound
 from engine.core.tricks import check_seat
+from engine.numwin import state
 from engine.numwin.cards import DECK, check_setup, shuffled
 from engine.numwin.kernel import NumWinKernel
 from engine.numwin.options import NumWinOptions
@@ -62,3 +66,12 @@ class NumWinRound(KernelRound[NumWinKernel]):
     def view(self, seat: object) -> View:
         """What `seat` may see (None: a spectator); never another seat's hidden card."""
         return view(self.kernel, None if seat is None else check_seat(seat, self._players))
+
+    def save_state(self) -> msgspec.Raw:
+        """The round's state as a stored game's progress keeps it (`engine.numwin.state`)."""
+        return state.save(self.kernel)
+
+    def load_state(self, saved: msgspec.Raw, played: list[tuple[int, Action]]) -> bool:
+        """This round, freshly dealt, made the one `saved` describes after `played`: see
+        :func:`engine.numwin.state.load`."""
+        return state.load(self.kernel, saved, played)
