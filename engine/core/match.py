@@ -66,12 +66,13 @@ Checkpoints
     which resuming applies, each checked by the round as any action is (one it refuses, or
     one ending the round: ``bad-checkpoint``); a stored game writes it every few actions so
     that its cold load reads only the last few rows of its log (issue 27). A round whose
-    ruleset keeps a stored form of its state (:class:`SavesState`: Num Wars classic's 128-action
-    rounds) also gives it with `played` (`state`), and resuming takes that state instead of
-    applying `played`, so a cold load costs the same at any point of the round; a state of
-    another version of its form is not read (`played` is applied), an unreadable one or one
-    that does not fit the round is refused (``bad-checkpoint``). The others rebuild a round
-    from its setup and its actions, as OpenSpiel's states are.
+    ruleset keeps a stored form of its state (:class:`SavesState`: Num Wars, Num Wars classic
+    and Num Win, whose rounds run to 100, 128 and a few hundred actions) also gives it with
+    `played` (`state`), and resuming takes that state instead of applying `played`, so a cold
+    load costs about the same at any point of the round; a state of another version of its
+    form is not read (`played` is applied), an unreadable one or one that does not fit the
+    round is refused (``bad-checkpoint``). Num King's rounds (a few dozen actions) are rebuilt
+    from their setup and their actions, as OpenSpiel's states are.
     Resuming reads the scores by seat only (no view reads a finished round's breakdown); the
     whole scores are decoded when the match needs them: its result (`MatchOutcome.rounds`) and
     a tie-break's decision (issue 27: a late round's cold load costs what an early one's
