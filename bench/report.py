@@ -45,7 +45,8 @@ def rows(results: Path) -> list[tuple[str, str, str]]:
         for length, g in data["growth"].items():
             out.append(
                 (
-                    f"cold load + action at {length} actions of log ({g['replayed']} replayed)"
+                    f"cold load + action at {length} actions of log "
+                    f"({g.get('into_round', g.get('replayed'))} into its round)"
                     " vs at 10 (flat: ≤ 1.25)",
                     f"{g['cold_vs_cold10']:.2f}",
                     _v(g["cold_vs_cold10"] <= 1.25),

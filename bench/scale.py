@@ -11,8 +11,8 @@ resumed from the checkpoint of its round's start and that round's actions applie
 checkpoint holds and then the log's since) and then
 one action applied, timed; *warm*, the next action with the match cached. The seat's action
 is read beforehand (`get`, untimed). Then the cold load alone (`GameService._replay` at each
-game's version, nothing written), 100 times per game interleaved. Reported: the actions the
-cold load replayed, medians in ms, cold / warm, cold at each length / cold at 10, and the
+game's version, nothing written), 100 times per game interleaved. Reported: the actions
+into the round, medians in ms, cold / warm, cold at each length / cold at 10, and the
 load alone, median and minimum (on a loaded machine the minimum is the stable figure).
 `--samples` is at most 11: the 1,000-action game must not reach the match's end (1,024).
 
@@ -161,7 +161,7 @@ async def growth(url: str, samples: int) -> dict[int, dict[str, float]]:
     results: dict[int, dict[str, float]] = {
         length: {
             "log": length,
-            "replayed": length - max(s for s in starts if s <= length),
+            "into_round": length - max(s for s in starts if s <= length),
             "cold_ms": statistics.median(cold[length]),
             "warm_ms": statistics.median(warm[length]),
             "load_ms": statistics.median(loads[length]),
@@ -216,11 +216,10 @@ def main() -> None:
             "growth: load + one action, numwars-classic 8p (median of "
             f"{args.samples * GAMES_PER_LENGTH} each: {args.samples} on each of "
             f"{GAMES_PER_LENGTH} games);\n"
-            "replayed: the actions a cold load applies after its round's start (from the\n"
-            "checkpoint, which holds the round's actions every 16 of them, and at most 15 read\n"
-            "from the log);\n"
+            "in round: the actions into the round (a cold load takes the round's state stored\n"
+            "with every 16th of them, then applies at most 15 read from the log);\n"
             f"load: the cold load alone (no action), median and minimum of {LOADS}\n"
-            f"{'log':>6} {'replayed':>8} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
+            f"{'log':>6} {'in round':>8} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
             f"{'cold/cold@10':>12} {'load ms':>8} {'load min':>8}"
         )
         base = grown[LENGTHS[0]]["cold_ms"]
@@ -231,7 +230,7 @@ def main() -> None:
                 g["cold_ms"] / base,
             )
             print(
-                f"{g['log']:6.0f} {g['replayed']:8.0f} {g['cold_ms']:8.2f} {g['warm_ms']:8.2f} "
+                f"{g['log']:6.0f} {g['into_round']:8.0f} {g['cold_ms']:8.2f} {g['warm_ms']:8.2f} "
                 f"{g['cold_vs_warm']:9.2f} {g['cold_vs_cold10']:12.2f} {g['load_ms']:8.3f} "
                 f"{g['load_min_ms']:8.3f}"
             )

@@ -70,8 +70,8 @@ class Game(Base):
     the events recorded."""
 
     __tablename__ = "games"
-    #: The sweep's query: active games owing a bot move (few: sorted oldest first after the
-    #: index scan). Keyed on `id`, which no update changes, not `updated_at`, which every
+    #: The sweep's query: active games owing a bot move (those found are filtered and sorted
+    #: oldest first after the index scan: a sweep's cost grows with the games of bots thinking). Keyed on `id`, which no update changes, not `updated_at`, which every
     #: action does: PostgreSQL updates a row in place (a HOT update: no index entry written,
     #: the old version pruned from the page) only when no indexed column changed, so an
     #: action on a game without a bot or a clock writes no index (issue 27). Each page keeps
@@ -120,7 +120,8 @@ class Game(Base):
     #: compressed, read only when the match needs them).
     checkpoint: Mapped[str | None] = mapped_column(Text)
     #: The current round's actions so far (`StoredProgress` as JSON text: the checkpoint's
-    #: `actions` it continues and `played`), written with every 16th action of a round and
+    #: `actions` it continues, `played`, and the round's `state` after them where its ruleset
+    #: keeps one: engine/<game>/state.py), written with every 16th action of a round and
     #: cleared by the action that starts the next: a cold load applies them after the
     #: checkpoint and reads only the log since. Apart from `checkpoint`, so that only they
     #: are rewritten.

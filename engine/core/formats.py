@@ -202,6 +202,33 @@ def encode_played(played: Sequence[tuple[int, Action]]) -> msgspec.Raw:
     return msgspec.Raw(_ENCODER.encode(played))
 
 
+def read_round_state(
+    saved: msgspec.Raw, decoder: msgspec.json.Decoder[Any], version: int, actions: int
+) -> Any:
+    """A round's stored state within its round (`engine/<game>/state.py`: a JSON array led by
+    its form's version, then the number of the round's actions it follows), decoded by
+    `decoder`; None when it is of another version than `version` (not read: the caller applies
+    the round's actions instead). ValueError, or msgspec's DecodeError or ValidationError,
+    when it is not such an array or follows another number of actions than `actions`."""
+    text = bytes(saved)
+    comma = text.find(b",", 0, 24)
+    head = text[1:comma] if comma > 0 else b""
+    if not (text.startswith(b"[") and head.isdigit()):
+        raise ValueError("the state is not an array led by its version")
+    if int(head) != version:
+        return None
+    state = decoder.decode(text)
+    if state.actions != actions:
+        raise ValueError(f"the state follows {state.actions} actions, not {actions}")
+    return state
+
+
+def state_fields(state: msgspec.Struct) -> dict[str, Any]:
+    """A decoded round state's fields after its version and its count of actions, by name:
+    what the game's kernel `restore_values` takes."""
+    return {name: getattr(state, name) for name in state.__struct_fields__[2:]}
+
+
 def decode_played(played: msgspec.Raw) -> list[tuple[int, Action]]:
     """A checkpoint's `played` as (seat, action) pairs (msgspec.DecodeError or ValidationError
     when unreadable), a plain play or pass as the kernels' shared value (:func:`decode_action`)."""

@@ -69,7 +69,8 @@ Checkpoints
     ruleset keeps a stored form of its state (:class:`SavesState`: Num Wars, Num Wars classic
     and Num Win, whose rounds run to 100, 128 and a few hundred actions) also gives it with
     `played` (`state`), and resuming takes that state instead of applying `played`, so a cold
-    load costs about the same at any point of the round; a state of another version of its
+    load grows far less with its point in the round (`played` is still decoded: the resumed
+    match's history); a state of another version of its
     form is not read (`played` is applied), an unreadable one or one that does not fit the
     round is refused (``bad-checkpoint``). Num King's rounds (a few dozen actions) are rebuilt
     from their setup and their actions, as OpenSpiel's states are.
@@ -670,14 +671,21 @@ class Match:
             history.append((seat, action))
 
     def _load_state(self, checkpoint: MatchCheckpoint, played: list[tuple[int, Action]]) -> bool:
-        """The round's stored `state` taken after `played` (:class:`SavesState`); False when its
-        ruleset keeps none or it is of another version (`played` is applied then)."""
-        load = getattr(self.round, "load_state", None)
+        """The round's stored `state` taken after `played` (:class:`SavesState`), then asked
+        for its actors' legal actions and the spectator's view (a state whose shape passed but
+        that the round cannot answer with is refused here, not at a later request); False when
+        its ruleset keeps none or it is of another version (`played` is applied then)."""
+        state = self.round
+        load = getattr(state, "load_state", None)
         if load is None:
             return False
         try:
             loaded = bool(load(checkpoint.state, played))
-        except (ValueError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            if loaded:  # the round taken must answer as a round: its actors, their actions
+                for seat in state.actors():
+                    state.legal_actions(seat)
+                state.view(None)  # and a view (every finished trick, the trick, the piles)
+        except Exception:  # whatever does not fit: the state is refused, nothing else
             raise _bad_checkpoint(say(CHECKPOINT_STATE), "state") from None
         if loaded:
             self.history.extend(played)

@@ -743,7 +743,7 @@ class NumWarsKernel:
         records: list[tuple[int, list[str], TrickResult, bool | None]],
         leader: int,
         current_player: int | None,
-        cards: list[str],
+        trick_cards: list[str],
         asked: int,
         ref: int,
         win: int,
@@ -766,7 +766,7 @@ class NumWarsKernel:
         self.revealed = revealed
         kept: list[tuple[int, list[str], dict[str, Any], bool | None, TrickResult | None]] = []
         piles = self.piles
-        for trick_leader, trick_cards, result, choice in records:
+        for trick_leader, taken, result, choice in records:
             bomb = result.bomb
             found = False  # the trick held the Bomb or a pair (`_special`)
             if isinstance(bomb, BombResult):
@@ -783,12 +783,12 @@ class NumWarsKernel:
                 for cap in result.captures:
                     piles[cap.seat].extend(cap.cards)
             data: dict[str, Any] = msgspec.to_builtins(result)
-            kept.append((trick_leader, trick_cards, data, choice, result if found else None))
+            kept.append((trick_leader, taken, data, choice, result if found else None))
         self._records = kept
         self._finished = []
         self.leader = leader
         self.current_player = current_player
-        self._cards = cards
+        self._cards = trick_cards
         self._asked, self._ref, self._win, self._winner, self._top = asked, ref, win, winner, top
         self._wanted = set(wanted)
         self._paired = paired

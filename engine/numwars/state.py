@@ -15,12 +15,14 @@ actions are applied instead), so changing what the kernel keeps changes `v`.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from engine.core.actions import Action
 from engine.core.base import BOMB_OUTCOMES, TrickResult
+from engine.core.formats import read_round_state, state_fields
 from engine.numwars.cards import KIND
 
 if TYPE_CHECKING:  # the round (its one importer at run time) hands its kernel over
@@ -77,16 +79,10 @@ def load(kernel: NumWarsKernel, saved: msgspec.Raw, played: list[tuple[int, Acti
     """Make `kernel`, freshly dealt, the round `saved` describes after its `played` actions.
     False (the kernel untouched) when `saved` is of another version; ValueError, or msgspec's
     DecodeError or ValidationError, when it is unreadable or does not fit the round."""
-    text = bytes(saved)
-    version = text[1 : text.find(b",", 0, 12)]  # the array's first item, read before the rest
-    if not (text.startswith(b"[") and version.isdigit()):
-        raise ValueError("the state is not an array led by its version")
-    if int(version) != STATE_FORMAT:
+    state = read_round_state(saved, _DECODER, STATE_FORMAT, len(played))
+    if state is None:
         return False
-    state = _DECODER.decode(saved)
     n = kernel.n
-    if state.actions != len(played):
-        raise ValueError(f"the state follows {state.actions} actions, not {len(played)}")
     if any(len(values) != n for values in (state.hands, state.passed, state.revealed)):
         raise ValueError(f"a list of the state does not hold one entry per seat ({n})")
     seats = [state.leader, state.winner]
@@ -119,23 +115,20 @@ def load(kernel: NumWarsKernel, saved: msgspec.Raw, played: list[tuple[int, Acti
         raise ValueError("a finished trick's result holds a card that is not one")
     if state.asked not in _SUITS or state.ref not in _SUITS:
         raise ValueError("a suit of the state is not one")
-    kernel.restore_values(
-        state.phase,
-        state.hands,
-        state.passed,
-        state.revealed,
-        state.records,
-        state.leader,
-        state.current_player,
-        state.trick_cards,
-        state.asked,
-        state.ref,
-        state.win,
-        state.winner,
-        state.top,
-        state.wanted,
-        state.paired,
-        state.special,
-        list(played),
-    )
+    if any(not result.captures for _, _, result, _ in state.records):
+        raise ValueError("a finished trick of the state captured nothing")
+    if (state.current_player is None) != (state.phase == "exchange"):
+        raise ValueError(f"the state's turn does not fit its phase ({state.phase})")
+    dealt = Counter(kernel.set_aside)  # the round as dealt: each card in one place since
+    held = Counter(kernel.set_aside)
+    for hand in kernel.hands:
+        dealt.update(hand)
+    for cards in (*state.hands, state.trick_cards, *(r[1] for r in state.records)):
+        held.update(cards)
+    if state.phase == "exchange":  # passed on, not received yet
+        for cards in state.passed:
+            held.update(cards)
+    if held != dealt:
+        raise ValueError("the cards of the state are not the deck's, each in one place")
+    kernel.restore_values(**state_fields(state), history=list(played))
     return True

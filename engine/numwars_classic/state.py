@@ -6,20 +6,26 @@ The state is what the round's actions changed (:meth:`ClassicKernel.state_values
 order of :class:`ClassicState`'s fields after `v` and `actions`), as JSON. It is written by
 the server with the actions it follows and read only by the server: a stored game's
 `progress` column, never an answer (it holds every hand). Reading it checks its shape, the
-seats and the cards (each of the deck), not that the actions lead there: that is the writer's part, as for the
-checkpoint's setup. `v` is this form's version: a state of another version is not read (the
+seats, the cards (each of the deck in one place), the finished tricks, and that the turn
+fits the phase and the trick, not that the actions lead there: that is the writer's part, as
+for the checkpoint's setup; the match then asks the round for its actors' legal actions and
+a view (:meth:`engine.core.match.Match.resume`), so a state that passed but cannot be
+answered with is refused there, never at a later request. `v` is this form's version: a state of another version is not read (the
 round's actions are applied instead), so changing what the kernel keeps changes `v`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
+from msgspec import UnsetType
 
 from engine.core.actions import Action
 from engine.core.events import TrickData
-from engine.numwars_classic.cards import KIND
+from engine.core.formats import read_round_state, state_fields
+from engine.numwars_classic.cards import BLUE, DECK_COUNTS, GREEN, KIND, RED, TRUMP_ASKED, YELLOW
 
 if TYPE_CHECKING:  # the round (its one importer at run time) hands its kernel over
     from engine.numwars_classic.kernel import ClassicKernel
@@ -59,6 +65,8 @@ class ClassicState(msgspec.Struct, frozen=True, array_like=True):
     tbits: int
 
 
+#: What a trick may ask: nothing yet, a colour, or the trumps.
+_ASKED = (None, RED, BLUE, GREEN, YELLOW, TRUMP_ASKED)
 _ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(ClassicState)
 
@@ -72,43 +80,40 @@ def load(kernel: ClassicKernel, saved: msgspec.Raw, played: list[tuple[int, Acti
     """Make `kernel`, freshly dealt, the round `saved` describes after its `played` actions.
     False (the kernel untouched) when `saved` is of another version; ValueError, or msgspec's
     DecodeError or ValidationError, when it is unreadable or does not fit the round."""
-    text = bytes(saved)
-    version = text[1 : text.find(b",", 0, 12)]  # the array's first item, read before the rest
-    if not (text.startswith(b"[") and version.isdigit()):
-        raise ValueError("the state is not an array led by its version")
-    if int(version) != STATE_FORMAT:
+    state = read_round_state(saved, _DECODER, STATE_FORMAT, len(played))
+    if state is None:
         return False
-    state = _DECODER.decode(saved)
     n = kernel.players
-    if state.actions != len(played):
-        raise ValueError(f"the state follows {state.actions} actions, not {len(played)}")
     per_seat = (state.hands, state.passed, state.received, state.shown, state.has_shown)
     if any(len(values) != n for values in (*per_seat, state.piles)):
         raise ValueError(f"a list of the state does not hold one entry per seat ({n})")
-    seats = [state.leader, *state.waiting, *(r[0] for r in state.records)]
-    if state.current_player is not None:
-        seats.append(state.current_player)
-    if any(not 0 <= seat < n for seat in seats):
+    seats = [state.leader, *state.waiting]
+    for leader, cards, result in state.records:  # as `_end_trick` records a trick
+        winner = result.winner
+        if len(cards) != n or winner is None or result.next_leader != winner:
+            raise ValueError("a finished trick of the state is not one of this round's")
+        if isinstance(result.captures, UnsetType) or isinstance(result.pairs, UnsetType):
+            raise ValueError("a finished trick of the state lacks its captures or pairs")
+        seats += (leader, winner, *(c.seat for c in (*result.captures, *result.pairs)))
+    playing = state.phase == "play"
+    turn = state.current_player
+    if playing != (turn is not None) or (not playing and (state.trick_cards or state.records)):
+        raise ValueError(f"the state's turn or tricks do not fit its phase ({state.phase})")
+    if turn is not None and turn != (state.leader + len(state.trick_cards)) % n:
+        raise ValueError("the state's turn is not the next seat of its trick")
+    if any(not 0 <= seat < n for seat in seats) or not min(state.best_seat, state.top_seat) >= -1:
         raise ValueError(f"a seat of the state is not one of 0 to {n - 1}")
-    kernel.restore_values(
-        state.phase,
-        state.hands,
-        state.passed,
-        state.received,
-        state.shown,
-        state.has_shown,
-        state.waiting,
-        state.records,
-        state.piles,
-        state.leader,
-        state.current_player,
-        state.trick_cards,
-        state.asked,
-        state.best,
-        state.best_seat,
-        state.top,
-        state.top_seat,
-        state.tbits,
-        list(played),
-    )
+    if max(state.best_seat, state.top_seat) >= n or len(state.trick_cards) >= n:
+        raise ValueError(f"a seat of the state is not one of 0 to {n - 1}")
+    if state.asked not in _ASKED or state.tbits < 0:
+        raise ValueError("what the state's trick asks is not a colour or the trumps")
+    held = Counter(kernel.set_aside)  # each card of the deck in one place
+    for cards in (*state.hands, *state.piles, state.trick_cards):
+        held.update(cards)
+    if state.phase == "exchange":  # passed on, not received yet
+        for cards in state.passed:
+            held.update(cards)
+    if held != DECK_COUNTS:
+        raise ValueError("the cards of the state are not the deck's, each in one place")
+    kernel.restore_values(**state_fields(state), history=list(played))
     return True

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from engine.core.actions import Action
+from engine.core.formats import read_round_state, state_fields
 from engine.numwin.cards import DECK, is_action
 
 if TYPE_CHECKING:  # the round (its one importer at run time) hands its kernel over
@@ -93,16 +94,10 @@ def load(kernel: NumWinKernel, saved: msgspec.Raw, played: list[tuple[int, Actio
     """Make `kernel`, freshly dealt, the round `saved` describes after its `played` actions.
     False (the kernel untouched) when `saved` is of another version; ValueError, or msgspec's
     DecodeError or ValidationError, when it is unreadable or does not fit the round."""
-    text = bytes(saved)
-    version = text[1 : text.find(b",", 0, 12)]  # the array's first item, read before the rest
-    if not (text.startswith(b"[") and version.isdigit()):
-        raise ValueError("the state is not an array led by its version")
-    if int(version) != STATE_FORMAT:
+    state = read_round_state(saved, _DECODER, STATE_FORMAT, len(played))
+    if state is None:
         return False
-    state = _DECODER.decode(saved)
     n = kernel.n
-    if state.actions != len(played):
-        raise ValueError(f"the state follows {state.actions} actions, not {len(played)}")
     if len(state.comb) != n or len(state.pairs) != n:
         raise ValueError(f"a list of the state does not hold one entry per seat ({n})")
     if not len(state.known) == len(state.faceup) == len(state.locked) == len(DECK):
@@ -126,31 +121,11 @@ def load(kernel: NumWinKernel, saved: msgspec.Raw, played: list[tuple[int, Actio
     places.sort()
     if places != _CARDS:
         raise ValueError("the cards of the state are not the deck's, each in one place")
-    kernel.restore_values(
-        state.phase,
-        state.rng,
-        state.pile,
-        state.discard,
-        state.aside,
-        state.comb,
-        state.pairs,
-        state.known,
-        state.faceup,
-        state.locked,
-        state.hand,
-        state.hand_src,
-        state.turn,
-        state.pending,
-        state.swipe_from,
-        state.snap_open,
-        state.tried,
-        state.call_seat,
-        state.resume_after,
-        state.deferred_call,
-        state.caller,
-        state.last_turns,
-        state.turns,
-        state.shown,
-        list(played),
-    )
+    if (state.phase == "action") != (state.pending != "") or (
+        state.phase == "play" and state.hand < 0
+    ):
+        raise ValueError(
+            f"the state's pending action or card does not fit its phase ({state.phase})"
+        )
+    kernel.restore_values(**state_fields(state), history=list(played))
     return True

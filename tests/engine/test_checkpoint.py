@@ -593,8 +593,9 @@ def test_played_actions_that_do_not_fit_the_round_are_refused() -> None:
 def test_a_round_state_that_does_not_fit_is_refused_and_another_version_is_not_read() -> None:
     """A numwars-classic progress carries the round's state (`state`), which resuming takes
     instead of applying `played`: one that is unreadable or does not fit the round (another
-    number of actions, a list not one per seat, a seat or a card that is not one, a phase) is
-    refused, `bad-checkpoint` on `checkpoint.state`, in English and in French; one of another
+    number of actions, a list not one per seat, a seat or a card that is not one, a phase,
+    what the trick asks, a finished trick not as the round records one, a turn that is not the
+    trick's next seat, a card in two places) is refused, `bad-checkpoint` on `checkpoint.state`, in English and in French; one of another
     version of its form is not read (`played` is applied: the same match)."""
     rules = registry.make("numwars-classic")
     match, checkpoints = play(rules, 4, 11)
@@ -627,7 +628,30 @@ def test_a_round_state_that_does_not_fit_is_refused_and_another_version_is_not_r
     def phase(d: list[Any]) -> None:
         d[2] = "over"
 
-    cases = [spoilt(f) for f in (fewer, seat, card, hands, phase)]
+    def asked(d: list[Any]) -> None:
+        d[14] = 9
+
+    def no_winner(d: list[Any]) -> None:
+        d[9][0][2]["winner"] = None
+
+    def longer_trick(d: list[Any]) -> None:
+        d[9][0][1].append(d[9][0][1][0])
+
+    def top_seat(d: list[Any]) -> None:
+        d[18] = 7
+
+    def no_turn(d: list[Any]) -> None:
+        d[12] = None
+
+    def turn(d: list[Any]) -> None:
+        d[12] = (d[12] + 1) % 4
+
+    def copied_card(d: list[Any]) -> None:  # a card in two hands, another in none
+        d[3][0][0] = d[3][1][0]
+
+    assert saved[9], "a finished trick to spoil: play further"
+    spoilers = (fewer, seat, card, hands, phase, asked, no_winner, longer_trick, top_seat)
+    cases = [spoilt(f) for f in (*spoilers, no_turn, turn, copied_card)]
     cases += [msgspec.structs.replace(cp, state=msgspec.Raw(b)) for b in (b"[1,", b"{}", b"[x]")]
     for bad in cases:
         error = _refusal(rules, bad, 4, 11)

@@ -210,13 +210,30 @@ def _suit(d: list[Any]) -> None:
     d[10] = 4  # the colour asked
 
 
+def _copied_card(d: list[Any]) -> None:  # a card in two hands, another in none
+    d[3][0][0] = d[3][1][0]
+
+
+def _captured_nothing(d: list[Any]) -> None:
+    (result,) = [r[2] for r in d[6] if r[2]["bomb"] is None and not r[2]["pairs"]][:1]
+    result["captures"] = []
+
+
+def _no_turn(d: list[Any]) -> None:
+    d[8] = None  # in the play phase
+
+
 @pytest.mark.parametrize(
     "change",
-    [_fewer, _seat, _trick_seat, _card, _captured_card, _outcome, _hands, _revealed, _phase, _suit],
+    [
+        *(_fewer, _seat, _trick_seat, _card, _captured_card, _outcome, _hands, _revealed),
+        *(_phase, _suit, _copied_card, _captured_nothing, _no_turn),
+    ],
 )
 def test_a_state_that_does_not_fit_is_refused(change: Any) -> None:
     """Another number of actions, a seat, a card, a Bomb's outcome or a suit that is not one,
-    a list not one per seat, a phase: `bad-checkpoint` on `checkpoint.state`, in English and
+    a list not one per seat, a phase, a card in two places, a plain trick that captured
+    nothing, no turn in the play phase: `bad-checkpoint` on `checkpoint.state`, in English and
     in French."""
     _, cp = _checkpoint(4, 21, 60)
     check_refused(_spoilt(cp, change))

@@ -238,6 +238,14 @@ def last_turns_out_of_range(d: list[Any]) -> None:
     d[23] = [5]
 
 
+def action_without_pending(d: list[Any]) -> None:
+    d[2], d[15] = "action", ""  # the action phase with no action card pending
+
+
+def play_without_card(d: list[Any]) -> None:
+    d[2], d[12] = "play", -1  # the play phase with no card held
+
+
 def test_a_state_that_does_not_fit_is_refused_and_another_version_is_not_read() -> None:
     match, cp = progress(4, 21, 40)  # a first round of 286 actions
     fresh = Match.resume(NumWin(), 4, 21, cp)
@@ -268,6 +276,8 @@ def test_a_state_that_does_not_fit_is_refused_and_another_version_is_not_read() 
             pairs_short,
             known_short,
             set_item(9, [1 << 5] * len(DECK)),
+            action_without_pending,
+            play_without_card,
         )
     ]
     cases += [msgspec.structs.replace(cp, state=msgspec.Raw(b)) for b in (b"[1,", b"{}", b"[x]")]
