@@ -16,6 +16,7 @@ actions are applied instead), so changing what the kernel keeps changes `v`.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -119,16 +120,13 @@ def load(kernel: NumWarsKernel, saved: msgspec.Raw, played: list[tuple[int, Acti
         raise ValueError("a finished trick of the state captured nothing")
     if (state.current_player is None) != (state.phase == "exchange"):
         raise ValueError(f"the state's turn does not fit its phase ({state.phase})")
-    dealt = Counter(kernel.set_aside)  # the round as dealt: each card in one place since
-    held = Counter(kernel.set_aside)
-    for hand in kernel.hands:
-        dealt.update(hand)
-    for cards in (*state.hands, state.trick_cards, *(r[1] for r in state.records)):
-        held.update(cards)
+    # the round as dealt: each card in one place since
+    dealt = Counter(chain(kernel.set_aside, *kernel.hands))
+    places = [kernel.set_aside, *state.hands, state.trick_cards, *(r[1] for r in state.records)]
     if state.phase == "exchange":  # passed on, not received yet
-        for cards in state.passed:
-            held.update(cards)
-    if held != dealt:
+        places += state.passed
+    held = Counter(chain.from_iterable(places))
+    if not dict.__eq__(held, dealt):  # as dicts: a Counter compares in Python
         raise ValueError("the cards of the state are not the deck's, each in one place")
     kernel.restore_values(**state_fields(state), history=list(played))
     return True

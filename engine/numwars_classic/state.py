@@ -17,6 +17,7 @@ round's actions are applied instead), so changing what the kernel keeps changes 
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -107,13 +108,11 @@ def load(kernel: ClassicKernel, saved: msgspec.Raw, played: list[tuple[int, Acti
         raise ValueError(f"a seat of the state is not one of 0 to {n - 1}")
     if state.asked not in _ASKED or state.tbits < 0:
         raise ValueError("what the state's trick asks is not a colour or the trumps")
-    held = Counter(kernel.set_aside)  # each card of the deck in one place
-    for cards in (*state.hands, *state.piles, state.trick_cards):
-        held.update(cards)
+    places = [kernel.set_aside, *state.hands, *state.piles, state.trick_cards]
     if state.phase == "exchange":  # passed on, not received yet
-        for cards in state.passed:
-            held.update(cards)
-    if held != DECK_COUNTS:
+        places += state.passed
+    held = Counter(chain.from_iterable(places))  # each card of the deck in one place
+    if not dict.__eq__(held, DECK_COUNTS):  # as dicts: a Counter compares in Python
         raise ValueError("the cards of the state are not the deck's, each in one place")
     kernel.restore_values(**state_fields(state), history=list(played))
     return True
