@@ -223,6 +223,12 @@ def read_round_state(
     return state
 
 
+def encode_round_state(version: int, actions: int, values: tuple[Any, ...]) -> msgspec.Raw:
+    """A round's state as stored (:func:`read_round_state` reads it): its form's `version`,
+    the number of the round's `actions` it follows, then its kernel's `state_values`."""
+    return msgspec.Raw(_ENCODER.encode((version, actions, *values)))
+
+
 def state_fields(state: msgspec.Struct) -> dict[str, Any]:
     """A decoded round state's fields after its version and its count of actions, by name:
     what the game's kernel `restore_values` takes."""

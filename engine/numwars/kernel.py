@@ -579,6 +579,20 @@ class NumWarsKernel:
         self._finish_trick(bool(choice), events)
         return events
 
+    def _collect(self, result: TrickResult) -> None:
+        """A resolved trick's captures into the piles, its pairs kept apart (`_finish_trick`,
+        and `restore_values` rebuilding the piles from the finished tricks)."""
+        piles = self.piles
+        if result.pairs:
+            paired = {c for p in result.pairs for c in p.cards}
+            for cap in result.captures:
+                piles[cap.seat].extend([c for c in cap.cards if c not in paired])
+            for p in result.pairs:
+                self.pairs[p.seat].append(p.cards)
+        else:
+            for cap in result.captures:
+                piles[cap.seat].extend(cap.cards)
+
     def _finish_trick(self, choice: bool | None, events: list[EventBase]) -> None:
         """Resolve the complete trick, adding its events. A plain one (no Bomb, no pair:
         every card contests) goes whole to the contest's winner, its data written directly as
@@ -613,15 +627,7 @@ class NumWarsKernel:
             return
         trick = self.trick
         result = resolve(trick, self.roles, True if choice is None else choice)
-        if result.pairs:
-            paired = {c for p in result.pairs for c in p.cards}
-            for cap in result.captures:
-                piles[cap.seat].extend([c for c in cap.cards if c not in paired])
-            for p in result.pairs:
-                self.pairs[p.seat].append(p.cards)
-        else:
-            for cap in result.captures:
-                piles[cap.seat].extend(cap.cards)
+        self._collect(result)
         data = msgspec.to_builtins(result)
         self._records.append((self.leader, self._cards, data, choice, result))
         captures = result.captures
@@ -765,23 +771,12 @@ class NumWarsKernel:
         self.passed = passed
         self.revealed = revealed
         kept: list[tuple[int, list[str], dict[str, Any], bool | None, TrickResult | None]] = []
-        piles = self.piles
         for trick_leader, taken, result, choice in records:
             bomb = result.bomb
-            found = False  # the trick held the Bomb or a pair (`_special`)
             if isinstance(bomb, BombResult):
                 self.bomb = bomb
-                found = True
-            if result.pairs:
-                paired_cards = {c for p in result.pairs for c in p.cards}
-                for cap in result.captures:
-                    piles[cap.seat].extend([c for c in cap.cards if c not in paired_cards])
-                for p in result.pairs:
-                    self.pairs[p.seat].append(p.cards)
-                found = True
-            else:
-                for cap in result.captures:
-                    piles[cap.seat].extend(cap.cards)
+            self._collect(result)
+            found = isinstance(bomb, BombResult) or bool(result.pairs)  # `_special`'s trick
             data: dict[str, Any] = msgspec.to_builtins(result)
             kept.append((trick_leader, taken, data, choice, result if found else None))
         self._records = kept

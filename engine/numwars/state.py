@@ -23,7 +23,7 @@ import msgspec
 
 from engine.core.actions import Action
 from engine.core.base import BOMB_OUTCOMES, TrickResult
-from engine.core.formats import read_round_state, state_fields
+from engine.core.formats import encode_round_state, read_round_state, state_fields
 from engine.numwars.cards import KIND
 
 if TYPE_CHECKING:  # the round (its one importer at run time) hands its kernel over
@@ -67,13 +67,12 @@ class NumWarsState(msgspec.Struct, frozen=True, array_like=True):
     special: bool  # the current trick holds the Bomb or a pair
 
 
-_ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(NumWarsState)
 
 
 def save(kernel: NumWarsKernel) -> msgspec.Raw:
     """The round's state as stored (the round not over)."""
-    return msgspec.Raw(_ENCODER.encode((STATE_FORMAT, len(kernel.history), *kernel.state_values())))
+    return encode_round_state(STATE_FORMAT, len(kernel.history), kernel.state_values())
 
 
 def load(kernel: NumWarsKernel, saved: msgspec.Raw, played: list[tuple[int, Action]]) -> bool:

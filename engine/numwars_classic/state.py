@@ -25,7 +25,7 @@ from msgspec import UnsetType
 
 from engine.core.actions import Action
 from engine.core.events import TrickData
-from engine.core.formats import read_round_state, state_fields
+from engine.core.formats import encode_round_state, read_round_state, state_fields
 from engine.numwars_classic.cards import BLUE, DECK_COUNTS, GREEN, KIND, RED, TRUMP_ASKED, YELLOW
 
 if TYPE_CHECKING:  # the round (its one importer at run time) hands its kernel over
@@ -68,13 +68,12 @@ class ClassicState(msgspec.Struct, frozen=True, array_like=True):
 
 #: What a trick may ask: nothing yet, a colour, or the trumps.
 _ASKED = (None, RED, BLUE, GREEN, YELLOW, TRUMP_ASKED)
-_ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(ClassicState)
 
 
 def save(kernel: ClassicKernel) -> msgspec.Raw:
     """The round's state as stored (the round not over)."""
-    return msgspec.Raw(_ENCODER.encode((STATE_FORMAT, len(kernel.history), *kernel.state_values())))
+    return encode_round_state(STATE_FORMAT, len(kernel.history), kernel.state_values())
 
 
 def load(kernel: ClassicKernel, saved: msgspec.Raw, played: list[tuple[int, Action]]) -> bool:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from engine.core.actions import Action
-from engine.core.formats import read_round_state, state_fields
+from engine.core.formats import encode_round_state, read_round_state, state_fields
 from engine.numwin.cards import DECK, is_action
 
 if TYPE_CHECKING:  # the round (its one importer at run time) hands its kernel over
@@ -79,7 +79,6 @@ class NumWinState(msgspec.Struct, frozen=True, array_like=True):
     shown: Seat  # teams: the seats that made the show step
 
 
-_ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(NumWinState)
 _CARDS = list(range(len(DECK)))
 _STATES = 1 << 64
@@ -87,7 +86,7 @@ _STATES = 1 << 64
 
 def save(kernel: NumWinKernel) -> msgspec.Raw:
     """The round's state as stored (the round not over)."""
-    return msgspec.Raw(_ENCODER.encode((STATE_FORMAT, len(kernel.history), *kernel.state_values())))
+    return encode_round_state(STATE_FORMAT, len(kernel.history), kernel.state_values())
 
 
 def load(kernel: NumWinKernel, saved: msgspec.Raw, played: list[tuple[int, Action]]) -> bool:
