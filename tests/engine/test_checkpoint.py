@@ -34,6 +34,7 @@ from engine.core.tiebreak import TiebreakOutcome
 from engine.numwars_classic import NumWarsClassic
 from engine.registry import RULESETS
 from engine.simulate import pick
+from tests.engine.states import check_state_refused, spoilt
 
 Rules = Any  # a rules object of engine.registry (each is a MatchRules)
 
@@ -608,11 +609,6 @@ def test_a_round_state_that_does_not_fit_is_refused_and_another_version_is_not_r
     assert saved[0] == 1 and saved[1] == 40 and saved[2] == "play"
     assert state_of(Match.resume(rules, 4, 11, cp)) == state_of(fresh)
 
-    def spoilt(change: Any) -> MatchCheckpoint:
-        data = msgspec.json.decode(cp.state)
-        change(data)
-        return msgspec.structs.replace(cp, state=msgspec.Raw(msgspec.json.encode(data)))
-
     def fewer(d: list[Any]) -> None:
         d[1] = 39
 
@@ -651,18 +647,15 @@ def test_a_round_state_that_does_not_fit_is_refused_and_another_version_is_not_r
 
     assert saved[9], "a finished trick to spoil: play further"
     spoilers = (fewer, seat, card, hands, phase, asked, no_winner, longer_trick, top_seat)
-    cases = [spoilt(f) for f in (*spoilers, no_turn, turn, copied_card)]
+    cases = [spoilt(cp, f) for f in (*spoilers, no_turn, turn, copied_card)]
     cases += [msgspec.structs.replace(cp, state=msgspec.Raw(b)) for b in (b"[1,", b"{}", b"[x]")]
     for bad in cases:
-        error = _refusal(rules, bad, 4, 11)
-        assert error.errors[0].field == "checkpoint.state"
-        assert "state is not the stored state of this round" in error.render("en")
-        assert "state n’est pas l’état enregistré de cette manche" in error.render("fr")
+        check_state_refused(rules, 4, 11, bad)
 
     def newer(d: list[Any]) -> None:
         d[0] = 2
         d[3] = "a form this code does not know"
 
-    resumed = Match.resume(rules, 4, 11, spoilt(newer))
+    resumed = Match.resume(rules, 4, 11, spoilt(cp, newer))
     assert state_of(resumed) == state_of(fresh)
     assert resumed.round.snapshot() == fresh.round.snapshot()

@@ -14,7 +14,6 @@ from hypothesis import given, settings, strategies as st
 from engine import registry
 from engine.core.actions import Action
 from engine.core.base import RoundSetup
-from engine.core.errors import InvalidInput
 from engine.core.formats import decode_checkpoint, encode_checkpoint
 from engine.core.match import Match, MatchCheckpoint, replay
 from engine.core.rng import Rng
@@ -22,6 +21,7 @@ from engine.numwars.round import NumWarsRound
 from engine.numwars.rules import NumWars, NumWarsOptions
 from engine.numwars.state import STATE_FORMAT
 from engine.simulate import pick, play_round
+from tests.engine.states import check_state_refused, spoilt
 
 
 def kept(state: NumWarsRound) -> list[Any]:
@@ -163,12 +163,6 @@ def test_resume_takes_the_state_and_plays_on() -> None:
     assert resumed.result() == match.result()
 
 
-def _spoilt(cp: MatchCheckpoint, change: Any) -> MatchCheckpoint:
-    data = msgspec.json.decode(cp.state)
-    change(data)
-    return msgspec.structs.replace(cp, state=msgspec.Raw(msgspec.json.encode(data)))
-
-
 def _fewer(d: list[Any]) -> None:
     d[1] = 59
 
@@ -236,7 +230,7 @@ def test_a_state_that_does_not_fit_is_refused(change: Any) -> None:
     nothing, no turn in the play phase: `bad-checkpoint` on `checkpoint.state`, in English and
     in French."""
     _, cp = _checkpoint(4, 21, 60)
-    check_refused(_spoilt(cp, change))
+    check_refused(spoilt(cp, change))
 
 
 @pytest.mark.parametrize("text", [b"[1,", b"{}", b"[x]", b"[1, 60]", b"null1"])
@@ -246,13 +240,7 @@ def test_an_unreadable_state_is_refused(text: bytes) -> None:
 
 
 def check_refused(cp: MatchCheckpoint) -> None:
-    with pytest.raises(InvalidInput) as exc:
-        Match.resume(registry.make("numwars"), 4, 21, cp)
-    error = exc.value
-    assert error.code == "bad-checkpoint"
-    assert error.errors[0].field == "checkpoint.state"
-    assert "state is not the stored state of this round" in error.render("en")
-    assert "state n’est pas l’état enregistré de cette manche" in error.render("fr")
+    check_state_refused(registry.make("numwars"), 4, 21, cp)
 
 
 def test_a_state_of_another_version_is_not_read() -> None:
@@ -263,7 +251,7 @@ def test_a_state_of_another_version_is_not_read() -> None:
         d[0] = 2
         d[3] = "a form this code does not know"
 
-    resumed = Match.resume(registry.make("numwars"), 4, 21, _spoilt(cp, newer))
+    resumed = Match.resume(registry.make("numwars"), 4, 21, spoilt(cp, newer))
     _same(resumed, match)
     whole = replay(match.record(), registry.make("numwars"))
     assert resumed.round.snapshot() == whole.round.snapshot()

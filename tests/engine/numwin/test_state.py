@@ -14,12 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine.core.actions import Action, Swap, Target
 from engine.core.base import RoundSetup
-from engine.core.errors import InvalidInput
 from engine.core.formats import decode_checkpoint, encode_checkpoint
 from engine.core.match import Match, MatchCheckpoint
 from engine.core.rng import Rng
@@ -28,6 +26,7 @@ from engine.numwin.round import NumWinRound
 from engine.numwin.rules import NumWin, NumWinOptions
 from engine.numwin.state import STATE_FORMAT
 from engine.simulate import pick, play_round
+from tests.engine.states import check_state_refused, spoilt
 
 #: (players, options, rules version)
 CONFIGS = [(n, NumWinOptions(), 2) for n in range(2, 9)] + [
@@ -197,12 +196,6 @@ def progress(players: int, seed: int, actions: int) -> tuple[Match, MatchCheckpo
     return match, cp
 
 
-def spoilt(cp: MatchCheckpoint, change: Any) -> MatchCheckpoint:
-    data = msgspec.json.decode(cp.state)
-    change(data)
-    return msgspec.structs.replace(cp, state=msgspec.Raw(msgspec.json.encode(data)))
-
-
 def set_item(index: int, value: Any) -> Any:
     def change(d: list[Any]) -> None:
         d[index] = value
@@ -282,13 +275,7 @@ def test_a_state_that_does_not_fit_is_refused_and_another_version_is_not_read() 
     ]
     cases += [msgspec.structs.replace(cp, state=msgspec.Raw(b)) for b in (b"[1,", b"{}", b"[x]")]
     for bad in cases:
-        with pytest.raises(InvalidInput) as exc:
-            Match.resume(NumWin(), 4, 21, bad)
-        error = exc.value
-        assert error.code == "bad-checkpoint", bad.state
-        assert error.errors[0].field == "checkpoint.state"
-        assert "state is not the stored state of this round" in error.render("en")
-        assert "state n’est pas l’état enregistré de cette manche" in error.render("fr")
+        check_state_refused(NumWin(), 4, 21, bad)
 
     def newer(d: list[Any]) -> None:
         d[0] = 2
