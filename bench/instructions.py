@@ -23,6 +23,7 @@ import asyncio
 import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -94,6 +95,9 @@ def main() -> None:
         "--clocked", action="store_true", help="the games with an hour's turn clock (none runs out)"
     )
     parser.add_argument("--json", help="also write the result to this file")
+    parser.add_argument(
+        "--keep", help="keep callgrind's output in this folder (for callgrind_annotate)"
+    )
     args = parser.parse_args()
     create = CLOCKED if args.clocked else SEEDED
     with tempfile.TemporaryDirectory() as tmp, throwaway_db() as url:
@@ -157,6 +161,9 @@ def main() -> None:
                 instructions += next(
                     (int(line.split()[1]) for line in f if line.startswith("totals:")), 0
                 )
+            if args.keep:
+                Path(args.keep).mkdir(parents=True, exist_ok=True)
+                shutil.copy(dump, args.keep)
     result: dict[str, Any] = {
         "build": engine_build(),
         "actions": actions,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -41,9 +42,12 @@ TURN_BREAKS = frozenset({"trick", "turn", "round-start", "round-over", "match-ov
 
 
 def clock_of(game: Any) -> Clock | None:
-    """A game row's clock settings (`games.clock`), None for an unclocked game."""
+    """A game row's clock settings (`games.clock`; a hot game's cached row holds them
+    converted already), None for an unclocked game."""
     raw = getattr(game, "clock", None)
-    return None if raw is None else msgspec.convert(raw, Clock)
+    if raw is None or type(raw) is Clock:
+        return raw
+    return msgspec.convert(raw, Clock)
 
 
 def clock_document(clock: Clock | None) -> dict[str, Any] | None:
@@ -60,8 +64,8 @@ def clocked_seats(match: Match, bots: Sequence[str | None]) -> list[int]:
     return [s for s in seats if bots[s] is None and match.legal_actions(s)]
 
 
-def _entry(seat: int, at: datetime, since: int) -> dict[str, Any]:
-    return {"seat": seat, "at": at.isoformat(), "since": since}
+def _entry(seat: int, at: str, since: int) -> dict[str, Any]:
+    return {"seat": seat, "at": at, "since": since}
 
 
 def start_deadlines(
@@ -71,7 +75,7 @@ def start_deadlines(
     starts `now` (at creation; a rematch's start): None without a clock."""
     if clock is None:
         return None
-    at = now + timedelta(seconds=clock.turn_seconds)
+    at = (now + timedelta(seconds=clock.turn_seconds)).isoformat()
     return [_entry(s, at, version) for s in clocked_seats(match, bots)]
 
 
@@ -87,49 +91,82 @@ def deadlines_after(
 ) -> list[dict[str, Any]] | None:
     """The stored deadlines after an action that made `events` and took the match from
     `before` (its round index and phase) to `version`: a seat still owing a move in the same
-    turn keeps its deadline, a seat whose turn starts gets `now` + the clock's seconds."""
+    turn keeps its deadline, a seat whose turn starts gets `now` + the clock's seconds.
+
+    Run by every action on a clocked game: plain loops, the new deadline's text made once
+    and only when a turn starts."""
     if clock is None:
         return None
-    kept = {int(d["seat"]): d for d in previous or ()}
-    same_turn = (match.index, match.phase) == before and not any(
-        e.kind in TURN_BREAKS for e in events
-    )
-    at = now + timedelta(seconds=clock.turn_seconds)
+    same_turn = bool(previous) and (match.index, match.phase) == before
+    if same_turn:
+        for e in events:
+            if e.kind in TURN_BREAKS:
+                same_turn = False
+                break
+    at = ""
     out = []
     for seat in clocked_seats(match, bots):
-        old = kept.get(seat)
-        out.append(old if same_turn and old is not None else _entry(seat, at, version))
+        if same_turn:
+            old = entry_of(previous, seat)
+            if old is not None:
+                out.append(old)
+                continue
+        if not at:
+            at = (now + timedelta(seconds=clock.turn_seconds)).isoformat()
+        out.append(_entry(seat, at, version))
     return out
+
+
+def entry_of(deadlines: Sequence[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:
+    """The seat's stored deadline, None if its clock does not run."""
+    for d in deadlines or ():
+        if int(d["seat"]) == seat:
+            return d
+    return None
+
+
+_BY_SEAT = attrgetter("seat")
+_BY_TIME = attrgetter("at", "seat")
 
 
 def parsed(deadlines: Sequence[dict[str, Any]] | None) -> list[SeatDeadline]:
     """The public deadlines of the stored ones, in seat order."""
+    if not deadlines:
+        return []
     found = [
-        SeatDeadline(seat=int(d["seat"]), at=datetime.fromisoformat(d["at"]))
-        for d in deadlines or ()
+        SeatDeadline(seat=int(d["seat"]), at=datetime.fromisoformat(d["at"])) for d in deadlines
     ]
-    return sorted(found, key=lambda d: d.seat)
+    if len(found) > 1:
+        found.sort(key=_BY_SEAT)
+    return found
 
 
 def earliest(deadlines: Sequence[dict[str, Any]] | None) -> datetime | None:
     """The earliest deadline (`games.deadline`, the sweep's key), None for none."""
-    found = parsed(deadlines)
-    return min((d.at for d in found), default=None)
+    return earliest_of(parsed(deadlines))
+
+
+def earliest_of(shown: Sequence[SeatDeadline]) -> datetime | None:
+    """The earliest of deadlines already parsed (:func:`parsed`), None for none."""
+    if not shown:
+        return None
+    return shown[0].at if len(shown) == 1 else min(d.at for d in shown)
 
 
 def due(deadlines: Sequence[dict[str, Any]] | None, now: datetime) -> list[int]:
     """The seats whose deadline has passed at `now`, the earliest first."""
-    found = sorted(parsed(deadlines), key=lambda d: (d.at, d.seat))
+    found = sorted(parsed(deadlines), key=_BY_TIME)
     return [d.seat for d in found if d.at <= now]
 
 
 def is_due(game: Any) -> bool:
-    """Whether a game row (read with `db_now`) has a deadline that has passed."""
+    """Whether a game row (read with `db_now`) has a deadline that has passed (compared in
+    seconds since the epoch, as the database's clock is read)."""
     deadline = getattr(game, "deadline", None)
     if deadline is None or game.status != "active":
         return False
     now = getattr(game, "db_now", None)
-    return now is not None and aware(deadline) <= from_epoch(now)
+    return now is not None and aware(deadline).timestamp() <= now
 
 
 def from_epoch(seconds: float) -> datetime:
@@ -145,6 +182,8 @@ __all__ = [
     "deadlines_after",
     "due",
     "earliest",
+    "earliest_of",
+    "entry_of",
     "from_epoch",
     "is_due",
     "parsed",

@@ -302,6 +302,8 @@ class Move(msgspec.Struct, frozen=True):
     deadlines: list[Any] | None
     deadline: datetime | None
     progress: MatchCheckpoint | None = None
+    #: `deadlines` as answers show them (`api.games.clock.parsed`), parsed once per action.
+    shown: Sequence[Any] = ()
 
 
 class Kept(NamedTuple):

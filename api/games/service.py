@@ -81,6 +81,8 @@ from api.games.clock import (
     deadlines_after,
     due,
     earliest,
+    earliest_of,
+    entry_of,
     from_epoch,
     is_due,
     parsed,
@@ -100,6 +102,7 @@ from api.games.repository import GameRow, Kept, Move, StoredEvent, repository_fo
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
+    Clock,
     CreateGame,
     EventsOut,
     ExportOut,
@@ -107,6 +110,7 @@ from api.games.schemas import (
     GameOut,
     HintOut,
     HintValue,
+    SeatDeadline,
     SeatJoined,
     SeatOut,
     SeatToken,
@@ -288,11 +292,11 @@ class _Hot(NamedTuple):
     """What an action on a hot game needs of its row besides the match (:meth:`_act_hot`):
     known once this process wrote the game's last action or read its row at the cached
     version, if the game is active and without bots: its events' count, ruleset, turn clock
-    (None: none) and deadlines."""
+    (None: none; converted once, :func:`api.games.clock.clock_of`) and deadlines."""
 
     event_seq: int
     ruleset: str
-    clock: Any = None
+    clock: Clock | None = None
     deadlines: list[Any] | None = None
     deadline: datetime | None = None
 
@@ -356,7 +360,20 @@ def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
     making `events` events), None if it may not be (the game over, a bot's move owed)."""
     if move.status != "active" or move.bot_pending:
         return None
-    return _Hot(game.event_seq + events, game.ruleset, game.clock, move.deadlines, move.deadline)
+    return _Hot(
+        game.event_seq + events, game.ruleset, clock_of(game), move.deadlines, move.deadline
+    )
+
+
+def _deadlines_out(shown: Sequence[SeatDeadline], seat: int | None) -> dict[str, Any]:
+    """A clocked game's `deadlines` (:func:`api.games.clock.parsed`) and the `seat`'s own
+    `deadline` (None if none), as answers show them."""
+    mine = None
+    for d in shown:
+        if d.seat == seat:
+            mine = d.at
+            break
+    return {"deadlines": shown, "deadline": mine}
 
 
 def _hot_of(game: Any, names: Sequence[tuple[str, str | None]]) -> _Hot | None:
@@ -364,11 +381,7 @@ def _hot_of(game: Any, names: Sequence[tuple[str, str | None]]) -> _Hot | None:
     action may not be hot (not active, a bot's move owed, a bot seated)."""
     if game.status != "active" or game.bot_pending or any(bot is not None for _, bot in names):
         return None
-    return _Hot(game.event_seq, game.ruleset, game.clock, game.deadlines, game.deadline)
-
-
-def _entry_of(deadlines: Sequence[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:
-    return next((d for d in deadlines or () if int(d["seat"]) == seat), None)
+    return _Hot(game.event_seq, game.ruleset, clock_of(game), game.deadlines, game.deadline)
 
 
 NO_GAME = text("no-game", "no game {game!r}", "aucune partie {game!r}")
@@ -1050,10 +1063,10 @@ class GameService:
             return None
         del self._cache[game_id]  # ours now: a reader or another action replays meanwhile
         match = cached.match
-        row = _HotRow(game_id, cached.version, *hot)
         async with self.repository.connected() as conn:
-            if hot.clock is not None:  # a new turn's deadline starts at the database's clock
-                row = row._replace(db_now=await self._db_now(conn))
+            # a new turn's deadline starts at the database's clock
+            now = 0.0 if hot.clock is None else await self._db_now(conn)
+            row = _HotRow(game_id, cached.version, *hot, now)
             before = (match.index, match.phase)
             events: list[EventBase] | None = None
             if not is_due(row):  # else its timeouts first (`expire`), on the locked path
@@ -1071,9 +1084,7 @@ class GameService:
                 view=match.view(seat),
             )
             if hot.clock is not None:
-                answer = msgspec.structs.replace(
-                    answer, **self._deadlines_out(move.deadlines, seat)
-                )
+                answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
             if self.before_commit is not None:
                 self.before_commit()
             if not await self.repository.append_hot(conn, row, move, caller.digest):
@@ -1171,7 +1182,7 @@ class GameService:
         version = game.version + 1
         answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
         if game.clock is not None:
-            answer = msgspec.structs.replace(answer, **self._deadlines_out(move.deadlines, seat))
+            answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
         keeping = None
         if idempotency_key is not None:
             keeping = Kept(idempotency_key, request_hash, answer)
@@ -1182,13 +1193,6 @@ class GameService:
         if all(bot is None for _, bot in await self._names(conn, game_id)):  # cached by `_move`
             hot = _hot_after(move, len(events), game)
         return _Applied(answer, match, move.bot_pending, hot)
-
-    @staticmethod
-    def _deadlines_out(deadlines: Sequence[dict[str, Any]] | None, seat: int | None) -> Any:
-        """A clocked game's `deadlines` and the `seat`'s own `deadline` (None if none)."""
-        found = parsed(deadlines)
-        mine = next((d.at for d in found if d.seat == seat), None)
-        return {"deadlines": found, "deadline": mine}
 
     def _timed_out(self, game: GameRow, seat: int) -> TurnTimedOut:
         ended = [t for t in game.timeouts or () if int(t["seat"]) == seat]
@@ -1231,16 +1235,20 @@ class GameService:
             if into % PROGRESS_EVERY == 0:  # the round so far (`PROGRESS_EVERY`)
                 progress = match.progress()
         bots = [b for _, b in await self._names(conn, game.id)]
-        deadlines = deadlines_after(
-            game.deadlines,
-            match,
-            bots,
-            clock_of(game),
-            events,
-            before,
-            from_epoch(game.db_now),
-            game.version + 1,
-        )
+        clock = clock_of(game)
+        deadlines = shown = None
+        if clock is not None:
+            deadlines = deadlines_after(
+                game.deadlines,
+                match,
+                bots,
+                clock,
+                events,
+                before,
+                from_epoch(game.db_now),
+                game.version + 1,
+            )
+            shown = parsed(deadlines)
         return Move(
             seat=seat,
             action=action,
@@ -1251,7 +1259,8 @@ class GameService:
             progress=progress,
             bot_pending=bot_seat(match, bots) is not None,
             deadlines=deadlines,
-            deadline=earliest(deadlines),
+            deadline=None if shown is None else earliest_of(shown),
+            shown=shown or [],
         )
 
     async def _write(
@@ -1319,7 +1328,7 @@ class GameService:
         owed = False
         match = await self._take(conn, game)  # out of the cache: an error drops it
         for seat in seats:
-            entry = _entry_of(state.deadlines, seat)
+            entry = entry_of(state.deadlines, seat)
             if entry is None:  # an earlier timeout's moves ended this seat's turn
                 continue
             start = state.version
@@ -1339,7 +1348,7 @@ class GameService:
             since = entry["since"]
             extra: list[EventBase] = [timeout]
             for _ in range(TIMEOUT_STEPS):
-                mine = _entry_of(state.deadlines, seat)
+                mine = entry_of(state.deadlines, seat)
                 if mine is None or mine["since"] != since or match.result() is not None:
                     break
                 view = match.view(seat)
@@ -1954,7 +1963,7 @@ class GameService:
         clock = clock_of(game)
         if clock is not None:  # an abandoned game's clocks stopped with it
             running = game.deadlines if game.status == "active" else None
-            clocked = {"clock": clock, **self._deadlines_out(running, seat)}
+            clocked = {"clock": clock, **_deadlines_out(parsed(running), seat)}
         return GameOut(
             **clocked,
             id=game.id,
