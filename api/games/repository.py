@@ -49,6 +49,7 @@ from sqlalchemy import (
     cast,
     func,
     insert,
+    literal,
     select,
     text,
     true,
@@ -74,7 +75,7 @@ from api.db.models import (
     StreamTicket,
     table,
 )
-from api.games.fanout import CHANNEL
+from api.games.fanout import CHANNEL_PREFIX, channel_of
 from api.games.formats import (
     action_document,
     answer_document,
@@ -212,7 +213,8 @@ def _move(checkpoint: bool, progress: bool, notify: bool) -> Update:
         .where(GAMES.c.id == bindparam("b_game"), GAMES.c.version == bindparam("b_read"))
         .values(**values)
     )
-    return moved.returning(func.pg_notify(CHANNEL, GAMES.c.id)) if notify else moved
+    channel = literal(CHANNEL_PREFIX, Text) + GAMES.c.id
+    return moved.returning(func.pg_notify(channel, GAMES.c.id)) if notify else moved
 
 
 #: `_MOVES[checkpoint, progress, notify]`.
@@ -249,8 +251,8 @@ WITH moved AS (
     SELECT id, $10::integer, $13::varchar, $14::varchar, 200, $15::jsonb FROM moved
     WHERE $13::varchar IS NOT NULL
 )
-SELECT pg_notify('{channel}', id) FROM moved"""
-APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL)
+SELECT pg_notify('{channel}' || id, id) FROM moved"""
+APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL_PREFIX)
 #: The same write as an action's whole transaction, one statement in autocommit (the hot
 #: action, :meth:`PostgresGameRepository.append_hot`): no lock was read first, so the
 #: statement itself checks what the locked read would have: the game is still active at the
@@ -260,7 +262,7 @@ APPEND_HOT_PG = _APPEND_PG.format(
     guard=" AND status = 'active' AND (deadline IS NULL OR deadline > clock_timestamp()) "
     "AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = $1 AND seat = $10 "
     "AND token_hash = $17)",
-    channel=CHANNEL,
+    channel=CHANNEL_PREFIX,
 )
 
 
@@ -621,7 +623,8 @@ class GameRepository:
         )
         if self.notify:
             await conn.execute(
-                text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": game_id}
+                text("SELECT pg_notify(:channel, :game)"),
+                {"channel": channel_of(game_id), "game": game_id},
             )
 
     # -- the log --------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from api.db.engine import aware
 from api.db.models import Account, table
 from api.games.bots import owner_of
 from api.games.clock import clock_of, earliest, from_epoch, start_deadlines
-from api.games.fanout import CHANNEL
+from api.games.fanout import channel_of
 from api.games.formats import event_document
 from api.games.repository import GAMES, SEATS, GameRow, StoredEvent
 from api.games.schemas import (
@@ -348,7 +348,8 @@ class Tables:
         await conn.execute(update(GAMES).where(GAMES.c.id == game.id).values(**values))
         if self.games.notify:
             await conn.execute(
-                text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": game.id}
+                text("SELECT pg_notify(:channel, :game)"),
+                {"channel": channel_of(game.id), "game": game.id},
             )
         return match, owed
 
