@@ -9,9 +9,12 @@ stream opened on one replica sees an action sent to another (no broker but the d
 and an action on a game nobody streams reaches no process (with one channel for all games,
 every process received every action's notification and PostgreSQL woke each listener at
 every commit: about 90 µs of the API's CPU and 80 of PostgreSQL's an action at 16 games,
-issue 27). A stream's game is LISTENed before its first wait, then the stream reads the log
-again (:meth:`Fanout.publish` once the LISTEN is in place), so nothing committed in between
-is missed. On SQLite (one process) the in-process wake-up is all there is.
+issue 27; PostgreSQL up to 18 still wakes a process's listening backend at every NOTIFY of
+the database while it LISTENs on any channel, but that process is no longer sent the other
+games' notifications). A stream's game is LISTENed in the background; once the LISTEN is in
+place the stream is woken (:meth:`Fanout.publish`) and reads the log again, so nothing
+committed between its first read and the LISTEN is missed. On SQLite (one process) the
+in-process wake-up is all there is.
 
 A stream never relies on a wake-up alone: it reads the log again at least every keep-alive
 interval, so a notification lost while the listening connection was down costs a delay, not
@@ -33,6 +36,8 @@ from sqlalchemy.engine import make_url
 #: may have 63).
 CHANNEL_PREFIX = "numrules_game_"
 log = logging.getLogger("numrules.games")
+#: A LISTEN or UNLISTEN that failed on a live connection is tried again after this (s).
+RETRY_SECONDS = 1.0
 
 
 def channel_of(game_id: str) -> str:
@@ -150,6 +155,8 @@ class Fanout:
         assert self._dsn is not None
         connection = await asyncpg.connect(self._dsn, timeout=self.connect_timeout)
         connection.add_termination_listener(self._on_lost)
+        if self._syncing is not None:  # the old connection's: it must not run on the new one
+            self._syncing.cancel()
         self._connection = connection
         self._listening = set()
         self._sync()
@@ -157,8 +164,9 @@ class Fanout:
     def _sync(self) -> None:
         """Bring the connection's LISTENs to the watched games, in the background: one task
         at a time (an asyncpg connection runs one command at once), which looks again
-        until they match. Without a connection (SQLite, or PostgreSQL lost), nothing: the
-        next connection LISTENs on them all."""
+        until they match; a command that fails on a live connection is tried again a second
+        later. Without a connection (SQLite, or PostgreSQL lost), nothing: the next
+        connection LISTENs on them all."""
         if self._connection is None or self._closing:
             return
         if self._syncing is None or self._syncing.done():
@@ -178,18 +186,25 @@ class Fanout:
                     # its streams read the log again: what was committed before the LISTEN
                     self.publish(game_id)
                 for game_id in stop:
-                    await connection.remove_listener(channel_of(game_id), self._on_notify)
+                    # out first: asyncpg drops the callback before it sends UNLISTEN, so a
+                    # failed UNLISTEN must leave the game to be LISTENed again
                     self._listening.discard(game_id)
-            except Exception as exc:  # the connection is lost: a new one LISTENs on them all
+                    await connection.remove_listener(channel_of(game_id), self._on_notify)
+            except Exception as exc:
                 log.warning(
                     "LISTEN failed (%s): the streams read the log meanwhile", type(exc).__name__
                 )
-                return
+                if connection is self._connection and not connection.is_closed():
+                    asyncio.get_running_loop().call_later(RETRY_SECONDS, self._sync)
+                return  # a lost connection: the next one LISTENs on them all
 
     def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         self.publish(payload)
 
-    def _on_lost(self, _connection: object) -> None:
+    def _on_lost(self, connection: object) -> None:
+        if connection is self._connection:
+            self._connection = None
+            self._listening = set()
         if not self._closing and self._reconnect is None:
             log.warning("the LISTEN connection was lost: reconnecting")
             self._reconnect = asyncio.get_running_loop().create_task(self._reconnect_loop())
@@ -204,9 +219,7 @@ class Fanout:
                 log.warning("LISTEN reconnect failed (%s): retrying", type(exc).__name__)
                 delay = min(delay * 2, 10.0)
                 continue
-            for game_id in list(self._waiters):  # whatever was missed: streams read again
-                self.publish(game_id)
-            break
+            break  # each watched game's streams read again once its LISTEN is back
         self._reconnect = None
 
     async def close(self) -> None:

@@ -109,6 +109,37 @@ def test_streams_opened_while_a_listen_is_under_way_are_all_listened(pg_head: st
     asyncio.run(scenario())
 
 
+def test_a_lost_listen_connection_listens_again_on_the_watched_games(pg_head: str) -> None:
+    """PostgreSQL ends the fanout's session: a new connection LISTENs on the watched games
+    again, wakes their streams once it does (what was committed meanwhile is read), and
+    their notifications arrive again."""
+    dsn = pg_head.replace("postgresql+asyncpg://", "postgresql://")
+
+    async def scenario() -> None:
+        fanout = Fanout()
+        await fanout.listen(pg_head)
+        sender = await asyncpg.connect(dsn)
+        watched = new_id()
+        try:
+            wake = fanout.subscribe(watched)
+            await asyncio.wait_for(wake.wait(), 5)
+            old = fanout._connection
+            wake.clear()
+            await sender.execute("SELECT pg_terminate_backend($1)", old.get_server_pid())
+            await until(lambda: fanout._connection is not None and fanout._connection is not old)
+            await asyncio.wait_for(wake.wait(), 10)  # woken once listened again
+            assert fanout.listening == {watched}
+            assert await listened(fanout) == {channel_of(watched)}
+            wake.clear()
+            await sender.execute("SELECT pg_notify($1, $2)", channel_of(watched), watched)
+            await asyncio.wait_for(wake.wait(), 5)
+        finally:
+            await sender.close()
+            await fanout.close()
+
+    asyncio.run(scenario())
+
+
 def test_without_postgresql_a_subscription_needs_no_connection() -> None:
     async def scenario() -> None:
         fanout = Fanout()
