@@ -24,7 +24,11 @@ server CPU per move (its bench.js); p99 below boardgame.io's. With `--clocks`, a
 numrules-clocked (the same games with an hour's turn clock) ≥ 0.95 of numrules' actions/s:
 clocks cost the human actions nothing measurable. With `--pipeline`, also numrules-pipeline (a
 second server with `NUMRULES_FAST_GAMES=false`: every request through Litestar's pipeline), the
-games' fast path measured in the same run.
+games' fast path measured in the same run. With `--streams`, also numrules-streams and
+numrules-streams-get (bench/stored.py `play_streams`; a third server, its pool 70): every seat
+watches its game through its own event stream, as the app's players do, and learns its view
+from the stream's `game` messages (`?view=true`), or, as the app did before them, with a GET
+after each chunk of events; the first should do more actions a second for less CPU.
 
     bash bench/run.sh games [--reps 3 --duration 5 --profile bench/results/games-profile.txt]
 """
@@ -59,7 +63,11 @@ from bench.stored import (
 
 PEER = Path("/work/shared/peers/boardgameio")
 BGIO_DIR = Path(os.environ.get("BGIO_DIR", "/tmp/bgio-bench"))
-API_PORT, BGIO_PORT, PIPELINE_PORT = 18111, 18112, 18113
+API_PORT, BGIO_PORT, PIPELINE_PORT, STREAMS_PORT = 18111, 18112, 18113, 18114
+#: The streams contenders' server: a pool for 64 streams' reads and 64 seats' GETs at once
+#: (with the others' 20, numrules-streams-get would mostly measure overflow connections
+#: opened and closed).
+STREAMS_POOL = "70"
 #: The games of numrules-clocked: a turn clock that never runs out in a run, so every action
 #: pays what a clock costs (its deadline set and shown, the sweeps) and nothing times out.
 CLOCKED = {**CREATE, "clock": {"turn_seconds": 3600, "on_timeout": "auto"}}
@@ -215,6 +223,14 @@ def main() -> None:
         help="also numrules-pipeline: a second server with NUMRULES_FAST_GAMES=false (every "
         "request through Litestar's pipeline), to measure the games' fast path",
     )
+    parser.add_argument(
+        "--streams",
+        action="store_true",
+        help="also numrules-streams: the same games, each seat watching them through its own "
+        "event stream with `?view=true` (its view comes with the events: no GET), and "
+        "numrules-streams-get: the same streams without views, each seat reading its view with "
+        "a GET after each chunk of events (as the app did before `view=true`)",
+    )
     parser.add_argument("--profile", help="py-spy the server in the first 16-game run: summary")
     parser.add_argument("--json", help="also write the medians and ratios to this file")
     args = parser.parse_args()
@@ -222,6 +238,7 @@ def main() -> None:
     bgio = None if args.no_bgio else bgio_install()
     contenders = ["numrules", "raw-asyncpg"] + (["numrules-clocked"] if args.clocks else [])
     contenders += ["numrules-pipeline"] if args.pipeline else []
+    contenders += ["numrules-streams", "numrules-streams-get"] if args.streams else []
     if bgio is not None:
         contenders += ["bgio-memory", "bgio-flatfile"]
     pin_self(LOAD_CPU)
@@ -233,7 +250,11 @@ def main() -> None:
             slow = {"NUMRULES_FAST_GAMES": "false"}
             pid = stack.enter_context(serve_api(url, PIPELINE_PORT, settings=slow))
             servers["numrules-pipeline"] = (PIPELINE_PORT, pid)
-        for port, _ in servers.values():
+        if args.streams:
+            wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL}
+            pid = stack.enter_context(serve_api(url, STREAMS_PORT, settings=wide))
+            servers["numrules-streams"] = servers["numrules-streams-get"] = (STREAMS_PORT, pid)
+        for port, _ in dict(servers.values()).items():
             asyncio.run(play_http(port, 4, 2))  # warm-up, as boardgame.io's
         for rep in range(args.reps):
             for conc in levels:
@@ -264,8 +285,11 @@ def main() -> None:
                     if who.startswith("numrules"):
                         create = CLOCKED if who == "numrules-clocked" else None
                         port, pid = servers.get(who, servers["numrules"])
+                        streams = {"numrules-streams": "views", "numrules-streams-get": "gets"}
                         row = asyncio.run(
-                            play_measured([port], [pid], url, conc, args.duration, create)
+                            play_measured(
+                                [port], [pid], url, conc, args.duration, create, streams.get(who)
+                            )
                         )
                     elif who == "raw-asyncpg":
                         row = raw_run(url, conc, args.duration, args.raw)
@@ -279,7 +303,7 @@ def main() -> None:
     print(f"numrules server: {APP_DIR}, one uvicorn worker on PostgreSQL 127.0.0.1")
     print(f"rate limit: {env['NUMRULES_RATE_LIMIT_PER_MINUTE']}/min (0: off)")
     print(
-        f"{'contender':16} {'games':>5} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'contender':20} {'games':>5} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
         f"{'server µs':>9}   (median of {args.reps}, {args.duration:g} s each; server µs: CPU "
         "per action of the server, numrules' with its PostgreSQL backends)"
     )
@@ -297,7 +321,7 @@ def main() -> None:
             med[(who, conc)] = m
             cpu = f"{m['server_us']:9.0f}" if "server_us" in m else f"{'':9}"
             print(
-                f"{who:16} {conc:5d} {m['actions_per_s']:10.1f} {m['p50_ms']:8.2f} "
+                f"{who:20} {conc:5d} {m['actions_per_s']:10.1f} {m['p50_ms']:8.2f} "
                 f"{m['p99_ms']:8.2f} {cpu}"
             )
     targets = []
@@ -318,6 +342,25 @@ def main() -> None:
                     ours["actions_per_s"] / med[("numrules-pipeline", conc)]["actions_per_s"],
                     1.0,
                     True,
+                )
+            )
+        if args.streams:
+            views, gets = med[("numrules-streams", conc)], med[("numrules-streams-get", conc)]
+            targets.append(
+                (
+                    f"numrules-streams / numrules-streams-get actions/s, {conc} games (views "
+                    "on the streams: > 1)",
+                    views["actions_per_s"] / gets["actions_per_s"],
+                    1.0,
+                    True,
+                )
+            )
+            targets.append(
+                (
+                    f"numrules-streams / numrules-streams-get CPU per action, {conc} games (< 1)",
+                    views["server_us"] / gets["server_us"],
+                    1.0,
+                    False,
                 )
             )
         if args.clocks:

@@ -31,7 +31,7 @@ echo "rate limit: NUMRULES_RATE_LIMIT_PER_MINUTE=${NUMRULES_RATE_LIMIT_PER_MINUT
 .venv/bin/python -m bench.engine | tee bench/results/engine.txt
 .venv/bin/python -m bench.http --json bench/results/http.json | tee bench/results/http.txt
 .venv/bin/python -m bench.layers --json bench/results/layers.json | tee bench/results/layers.txt
-.venv/bin/python -m bench.games --clocks --pipeline --json bench/results/games.json \
+.venv/bin/python -m bench.games --clocks --pipeline --streams --json bench/results/games.json \
   --profile bench/results/games-profile.txt | tee bench/results/games.txt
 .venv/bin/python -m bench.scale --json bench/results/scale.json | tee bench/results/scale.txt
 .venv/bin/python -m bench.report bench/results | tee bench/results/summary.txt

@@ -46,6 +46,8 @@ def server_env(url: str) -> dict[str, str]:
         # Connections for 16 concurrent games, as the raw-asyncpg baseline's pool of 20 (the
         # default 10 would open and close an overflow connection on most actions).
         "NUMRULES_DB_POOL_SIZE": os.environ.get("NUMRULES_DB_POOL_SIZE", "20"),
+        # The streams driver's 64 streams come from one address (the cap is 50 a network).
+        "NUMRULES_MAX_STREAMS_PER_NETWORK": "0",
     }
 
 
@@ -169,6 +171,157 @@ async def play_http(
     return summary(lat, wall, games=games, gets=gets)
 
 
+async def watch(port: int, path: str, token: str, seen: Any, events: Any = None) -> None:
+    """Read the event stream at `path` (with `token`), calling `seen(game)` with each of its
+    `event: game` messages (the stream's `view=true`), and `events()` after each chunk that
+    held events, until the stream ends."""
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nAuthorization: Bearer {token}\r\n\r\n".encode()
+        )
+        status_line = await reader.readline()
+        assert status_line.split()[1] == b"200", status_line
+        chunked = False
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            chunked = chunked or line.lower() == b"transfer-encoding: chunked\r\n"
+        buffer = b""
+        while True:
+            if chunked:
+                size = int((await reader.readline()).split(b";")[0], 16)
+                if size == 0:
+                    return
+                buffer += await reader.readexactly(size + 2)
+                buffer = buffer[:-2]
+            else:
+                data = await reader.read(65536)
+                if not data:
+                    return
+                buffer += data
+            logged = False
+            while (end := buffer.find(b"\r\n\r\n")) >= 0:
+                message, buffer = buffer[:end], buffer[end + 4 :]
+                fields = dict(line.partition(b": ")[::2] for line in message.split(b"\r\n"))
+                logged = logged or b"id" in fields
+                if fields.get(b"event") == b"game":
+                    seen(msgspec.json.decode(fields[b"data"]))
+            if logged and events is not None:
+                events()
+    finally:
+        writer.close()
+
+
+async def play_streams(
+    port: int | Sequence[int],
+    conc: int,
+    duration: float,
+    create: dict[str, Any] | None = None,
+    views: bool = True,
+) -> dict[str, Any]:
+    """`play_http`'s games, each seat watching the game through its own event stream (four
+    streams a game), as the app's players do. With `views`, each stream is opened with
+    `?view=true`: the seat that may act takes the first of its legal actions from the last
+    `game` its stream showed (or from its own last action's answer when it acts again), and
+    no view is ever read with a GET. Without, each seat reads its view with a GET after each
+    chunk of events its stream brings (one read in flight per seat, another after it if
+    events came meanwhile), as the app did before `view=true`: about four GETs an action."""
+    ports = [port] if isinstance(port, int) else list(port)
+    lat: list[float] = []
+    games = gets = 0
+    deadline = time.perf_counter() + duration
+
+    async def refresher(port: int, gid: str, token: str, seen: Any) -> Any:
+        """The `events` callback of one seat's stream without views: its GETs."""
+        http = Http(port)
+        state = {"busy": False, "again": False}
+
+        async def read() -> None:
+            nonlocal gets
+            try:
+                while True:
+                    state["again"] = False
+                    status, got = await http.request("GET", f"/v1/games/{gid}", token=token)
+                    assert status == 200, (status, got)
+                    gets += 1
+                    seen(got)
+                    if not state["again"]:
+                        return
+            finally:
+                state["busy"] = False
+
+        def events() -> None:
+            if state["busy"]:
+                state["again"] = True
+                return
+            state["busy"] = True
+            reads.add(asyncio.ensure_future(read()))
+
+        reads: set[asyncio.Future[None]] = set()
+        return events, http, reads
+
+    async def loop(port: int) -> None:
+        nonlocal games
+        http = Http(port)
+        try:
+            while time.perf_counter() < deadline:
+                status, game = await http.request("POST", "/v1/games", create or CREATE)
+                assert status == 201, (status, game)
+                gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+                shown: list[Any] = [None] * len(tokens)
+                changed = asyncio.Event()
+
+                def seen(game: Any, shown: list[Any] = shown, changed: Any = changed) -> None:
+                    old = shown[game["seat"]]
+                    if old is None or old["version"] <= game["version"]:  # a late GET: older
+                        shown[game["seat"]] = game
+                        changed.set()
+
+                path = f"/v1/games/{gid}/stream" + ("?view=true" if views else "")
+                helpers = [None] * len(tokens)
+                if not views:
+                    helpers = [await refresher(port, gid, t, seen) for t in tokens]
+                streams = [
+                    asyncio.ensure_future(watch(port, path, t, seen, None if h is None else h[0]))
+                    for t, h in zip(tokens, helpers, strict=True)
+                ]
+                try:
+                    view, fresh, version = game["view"], -1, 0
+                    while view["actors"] and time.perf_counter() < deadline:
+                        seat = view["actors"][0]
+                        if fresh != seat:
+                            while (g := shown[seat]) is None or g["version"] < version:
+                                changed.clear()
+                                await changed.wait()
+                            view = g["view"]
+                        t0 = time.perf_counter()
+                        status, ans = await http.request(
+                            "POST",
+                            f"/v1/games/{gid}/actions",
+                            view["legal_actions"][0],
+                            tokens[seat],
+                        )
+                        lat.append((time.perf_counter() - t0) * 1e3)
+                        assert status == 200, (status, ans)
+                        assert ans["version"] == version + 1
+                        version, view, fresh = ans["version"], ans["view"], seat
+                    games += 1
+                finally:
+                    tasks = [*streams, *(r for h in helpers if h is not None for r in h[2])]
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    for h in helpers:
+                        if h is not None:
+                            h[1].close()
+        finally:
+            http.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(loop(ports[i % len(ports)]) for i in range(conc)))
+    wall = time.perf_counter() - t0
+    return summary(lat, wall, games=games, gets=gets)
+
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -235,8 +388,10 @@ async def play_measured(
     conc: int,
     duration: float,
     create: dict[str, Any] | None = None,
+    streams: str | None = None,
 ) -> dict[str, Any]:
-    """`play_http` with the CPU each side used in the window, in µs per action: the API
+    """`play_http` (`play_streams` with `streams`: "views", or "gets" for streams without
+    views and a GET after each chunk of events) with the CPU each side used in the window, in µs per action: the API
     servers' process trees (`servers`: their pids), the PostgreSQL backends of `url`'s
     database, PostgreSQL's background processes, and this client process; `busy` is the CPU
     they used together as a share of the machine's (1.0: every core busy all the time)."""
@@ -248,7 +403,10 @@ async def play_measured(
         "db_bg": cpu_seconds(pg["background"]),
     }
     client0 = time.process_time()
-    row = await play_http(ports, conc, duration, create)
+    if streams is None:
+        row = await play_http(ports, conc, duration, create)
+    else:
+        row = await play_streams(ports, conc, duration, create, views=streams == "views")
     client = time.process_time() - client0
     after = {
         "api": cpu_seconds(api),

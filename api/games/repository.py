@@ -186,6 +186,24 @@ _ACTIONS = (
     .order_by(ACTIONS.c.seq)
 )
 _CHECKPOINT = select(GAMES.c.checkpoint, GAMES.c.progress).where(GAMES.c.id == bindparam("b_game"))
+_EVENT_ROWS = (
+    select(EVENTS.c.seq, cast(EVENTS.c.visibility, Text), cast(EVENTS.c.payload, Text))
+    .where(
+        EVENTS.c.game_id == bindparam("b_game"),
+        EVENTS.c.seq > bindparam("b_after"),
+        EVENTS.c.seq <= bindparam("b_upto"),
+    )
+    .order_by(EVENTS.c.seq)
+    .limit(bindparam("b_limit"))
+)
+
+
+class EventRow(NamedTuple):
+    """An event's row as the reads use it (:meth:`GameRepository.event_rows`)."""
+
+    seq: int
+    visibility: list[int] | None
+    payload: Any
 
 
 def _move(checkpoint: bool, progress: bool, notify: bool) -> Update:
@@ -847,6 +865,8 @@ _GAME_PG = _compiled(_GAME)
 _NOW_PG = "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 _ACTIONS_PG = _compiled(_ACTIONS)
 _CHECKPOINT_PG = _compiled(_CHECKPOINT)
+_EVENT_ROWS_PG = _compiled(_EVENT_ROWS)
+_decode_json = msgspec.json.decode
 
 
 def _driver(conn: AsyncConnection) -> Any:
@@ -988,6 +1008,24 @@ class PostgresGameRepository(GameRepository):
                 await _drop(conn, exc)
             raise
         return [(row[0], decode_action(row[1])) for row in rows]
+
+    async def event_rows(
+        self, conn: AsyncConnection, game: GameRow, after: int, limit: int
+    ) -> list[Any]:
+        """The events' read (pages, streams) through asyncpg, their JSON decoded by msgspec."""
+        sql, names = _EVENT_ROWS_PG
+        values = {"b_game": game.id, "b_after": after, "b_upto": game.event_seq, "b_limit": limit}
+        driver = _driver(conn)
+        try:
+            rows = await driver.fetch(sql, *[values[n] for n in names])
+        except BaseException as exc:
+            if _broken(exc, driver):
+                await _drop(conn, exc)
+            raise
+        return [
+            EventRow(seq, None if seen is None else _decode_json(seen), _decode_json(payload))
+            for seq, seen, payload in rows
+        ]
 
     async def checkpoint_texts(
         self, conn: AsyncConnection, game_id: str

@@ -22,7 +22,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, HeaderParameter, Parameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import Stream
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.accounts.sessions import optional_session, require_session, session_caller
@@ -50,6 +50,7 @@ from api.games.service import (
     Expected,
     GameMoved,
     GameService,
+    StreamPage,
 )
 from api.games.tables import Tables
 from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
@@ -230,37 +231,87 @@ def _gives_back_its_slot(app: ASGIApp) -> ASGIApp:
     return giving_back
 
 
-async def _nothing() -> AsyncIterator[str]:
+async def _nothing() -> AsyncIterator[bytes]:
     return
-    yield ""
+    yield b""
+
+
+class _EventStream(Stream):
+    """`text/event-stream` written as `_messages` encodes it: the messages of one read of the
+    log (its events, then the game) in one chunk, so one write reaches the socket for them
+    all. The wire form is Litestar's `ServerSentEvent`'s (fields `id`, `event`, `data` in that
+    order, CRLF line ends), without its per-message encoding and write."""
+
+    def __init__(
+        self,
+        content: AsyncIterator[bytes],
+        *,
+        headers: dict[str, str],
+        status_code: int = 200,
+    ) -> None:
+        super().__init__(
+            content=content,
+            media_type="text/event-stream",
+            status_code=status_code,
+            headers={
+                "Cache-Control": "no-cache",
+                **headers,
+                "Connection": "keep-alive",
+                "X-Accel-Buffering": "no",
+            },
+        )
+
+
+#: One message of a stream (`data` is one line: JSON never holds a raw line break).
+_MESSAGE = b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
+_KEEP_ALIVE = b": keep-alive\r\n\r\n"
 
 
 async def _messages(
-    games: GameService, game_id: str, seat: int | None, page: EventsOut
-) -> AsyncIterator[ServerSentEventMessage]:
+    games: GameService,
+    game_id: str,
+    seat: int | None,
+    read: StreamPage,
+    language: str | None = None,
+) -> AsyncIterator[bytes]:
+    """The stream's messages: the events of each page read, then (with a `language`: the
+    stream's `view=true`) the game as `seat` sees it at that page's version, once the stream
+    has caught up with it and if that version (and status: an abandoned game keeps its
+    version) was not shown yet; one chunk per read."""
+    page = read.page
+    shown: tuple[int, str] | None = None
+    encode = msgspec.json.encode
     wake = games.fanout.subscribe(game_id)
     subscribed = time.monotonic()
     wake.set()  # `page` was read before this subscription: read once more before waiting
+    if language is not None:
+        games.watch(game_id, seat)
     try:
         while True:
-            for event in page.events:
-                yield ServerSentEventMessage(
-                    data=msgspec.json.encode(event).decode(), event=event.kind, id=str(event.seq)
-                )
+            chunk = [_MESSAGE % (e.seq, e.kind.encode(), encode(e)) for e in page.events]
+            if language is not None and not page.more and (page.version, page.status) != shown:
+                game = localized(await games.shown(read, seat), language)
+                shown = (page.version, page.status)
+                chunk.append(b"event: game\r\ndata: %s\r\n\r\n" % encode(game))
+            if chunk:
+                yield b"".join(chunk)
             if not page.more:
                 if page.status not in ("active", "waiting") or games.fanout.closing:
-                    yield ServerSentEventMessage(data=page.status, event="end")
+                    yield b"event: end\r\ndata: %s\r\n\r\n" % page.status.encode()
                     return
                 try:
                     await asyncio.wait_for(wake.wait(), KEEP_ALIVE_SECONDS)
                 except TimeoutError:
-                    yield ServerSentEventMessage(comment="keep-alive", data=None)
+                    yield _KEEP_ALIVE
             # the last wake-up's time: a shared read begun since sees what it announced
             since = max(games.fanout.published.get(game_id, 0.0), subscribed)
             wake.clear()  # before reading: a wake-up during the read is kept for the next wait
-            page = await games.events_for(game_id, seat, page.next_after, since=since)
+            read = await games.events_for(game_id, seat, page.next_after, since=since)
+            page = read.page
     finally:
         games.fanout.unsubscribe(game_id, wake)
+        if language is not None:
+            games.unwatch(game_id, seat)
 
 
 class GameController(Controller):
@@ -637,7 +688,15 @@ class GameController(Controller):
             "`event: end` message (`data`: the status) closes the stream; a reconnection after "
             "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
             "from a browser's EventSource (which sends no headers), with `?ticket=` from "
-            "`POST /v1/games/{id}/stream-tickets`.\n\nLines end with CRLF (`\\r\\n`), as the "
+            "`POST /v1/games/{id}/stream-tickets`.\n\nWith `view=true`, each time the stream "
+            "has sent every event of a new version or status (abandoning keeps the version), "
+            "and once when it opens, an `event: game` "
+            "message follows them, without `id:`: `data:` = the game as `GET /v1/games/{id}` "
+            "answers this viewer at that version (a seat's own view with its `hand` and "
+            "`legal_actions`, never another seat's; the spectator's view without a seat), in "
+            "the `Accept-Language` of the request. A seat learns its turn and what it may play "
+            "from its own stream, without a `GET` after each action; the last `game` (the "
+            "result, the seed) comes before `end`.\n\nLines end with CRLF (`\\r\\n`), as the "
             "Server-Sent Events format allows (a line may end with CRLF, LF or CR): read the "
             "stream with the browser's `EventSource`, or a parser that accepts every one of "
             "them (one that splits on `\\n` alone keeps a `\\r` at the end of each field, and "
@@ -682,7 +741,14 @@ class GameController(Controller):
         last_event_id: Annotated[
             str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=20)
         ] = None,
-    ) -> ServerSentEvent:
+        view: Annotated[
+            bool,
+            Parameter(
+                description="also an `event: game` message, the game as `GET /v1/games/{id}` "
+                "answers this viewer, each time the stream has caught up with a new version"
+            ),
+        ] = False,
+    ) -> Stream:
         if last_event_id is not None and not (
             _SEQ.fullmatch(last_event_id) and int(last_event_id) <= MAX_SEQ
         ):  # checked first: a ticket is not used up by a request refused for its header
@@ -717,11 +783,13 @@ class GameController(Controller):
         if last_event_id is not None:
             start = max(start, int(last_event_id))
         first = await games.events_for(game_id, seat, start)
-        if first.status not in ("active", "waiting") and not first.events and not first.more:
-            return ServerSentEvent(_nothing(), status_code=204)
-        return ServerSentEvent(
-            _messages(games, game_id, seat, first),
-            headers={**NO_STORE, "X-Accel-Buffering": "no"},
+        page = first.page
+        language = language_of(request)
+        if page.status not in ("active", "waiting") and not page.events and not page.more:
+            return _EventStream(_nothing(), status_code=204, headers=language_headers(language))
+        return _EventStream(
+            _messages(games, game_id, seat, first, language if view else None),
+            headers={**NO_STORE, **language_headers(language)},
         )
 
     @post(

@@ -54,7 +54,7 @@ import logging
 import math
 import secrets
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -104,6 +104,7 @@ from api.games.schemas import (
     ActionOut,
     Clock,
     CreateGame,
+    EventOut,
     EventsOut,
     ExportOut,
     GameCreated,
@@ -147,6 +148,7 @@ from engine.core.errors import TURN_REASONS, EngineError, IllegalMove
 from engine.core.events import EventBase, TimeoutData, TimeoutEvent
 from engine.core.match import Match, MatchCheckpoint, MatchRecord, replay
 from engine.core.texts import ACTION_WORDS, BY_RULESET, DEFAULT_LANGUAGE, Message, Text, say, text
+from engine.core.view import BaseView
 
 #: Who may act and when is a conflict with the game's state, not an illegal move (the contract).
 STATUS_REASONS = frozenset(TURN_REASONS)
@@ -260,9 +262,19 @@ def _visible(visibility: Sequence[int] | None, seat: int | None) -> bool:
     return visibility is None or (seat is not None and seat in visibility)
 
 
-def _page(game: GameRow, rows: list[Any], seat: int | None, after: int) -> EventsOut:
-    """The page `seat` may see of the event rows after `after`."""
-    events = [stored_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
+def _page(
+    game: GameRow,
+    rows: list[Any],
+    seat: int | None,
+    after: int,
+    decoded: Sequence[EventOut] | None = None,
+) -> EventsOut:
+    """The page `seat` may see of the event rows after `after` (`decoded`: the rows' events,
+    decoded once for every stream that shares the read)."""
+    if decoded is None:
+        events = [stored_event_out(r.seq, r.payload) for r in rows if _visible(r.visibility, seat)]
+    else:
+        events = [e for r, e in zip(rows, decoded, strict=True) if _visible(r.visibility, seat)]
     last = rows[-1].seq if rows else after
     return EventsOut(
         events=events,
@@ -285,7 +297,14 @@ class _Flight:
     """A read of a game's log that streams share (GameService.events_for)."""
 
     started: float
-    task: asyncio.Future[tuple[GameRow, list[Any]]]
+    task: asyncio.Future[tuple[GameRow, list[Any], list[EventOut]]]
+
+
+class StreamPage(NamedTuple):
+    """An event stream's page of events, and the game's row it was read with."""
+
+    page: EventsOut
+    game: GameRow
 
 
 class _Hot(NamedTuple):
@@ -618,6 +637,12 @@ class GameService:
         #: The database's clock in the last game row read, and `time.monotonic()` then.
         self._db_clock: tuple[float, float] | None = None
         self._flights: dict[tuple[str, int, int], _Flight] = {}
+        #: The viewers (seats; None: a spectator) of the streams that show each game
+        #: (`view=true`), and their views rendered when this process applied the game's last
+        #: action (its version, view by viewer): a stream shows them without the match, which
+        #: the game's next action may have taken meanwhile (:meth:`shown`).
+        self._watchers: dict[str, Counter[int | None]] = {}
+        self._views: dict[str, tuple[int, dict[int | None, BaseView]]] = {}
         #: How many reads of the log streams made (shared ones count once).
         self.shared_reads = 0
         #: Called after an action's rows are written, before the commit (tests inject faults).
@@ -914,8 +939,9 @@ class GameService:
         after: int,
         limit: int = EVENTS_PAGE,
         since: float | None = None,
-    ) -> EventsOut:
-        """The events page of an already authenticated viewer (the event stream).
+    ) -> StreamPage:
+        """The events page of an already authenticated viewer (the event stream), with the
+        game's row it was read with (:meth:`shown` renders the game at that row).
 
         With `since` (when the game was last published, `Fanout.published`: every action it
         announced was committed by then), the read is shared: streams of one game woken by
@@ -926,26 +952,75 @@ class GameService:
         if since is None:
             async with self.reader.connect() as conn:
                 game = await self._game(conn, game_id)
-                return await self._events_page(conn, game, seat, after, limit)
+                return StreamPage(await self._events_page(conn, game, seat, after, limit), game)
         key = (game_id, after, limit)
         flight = self._flights.get(key)
         if flight is None or flight.started < since:
             flight = _Flight(time.monotonic(), asyncio.ensure_future(self._read(key)))
             self._flights[key] = flight
             flight.task.add_done_callback(lambda _: self._land(key, flight))
-        game, rows = await asyncio.shield(flight.task)
-        return _page(game, rows, seat, after)
+        game, rows, decoded = await asyncio.shield(flight.task)
+        return StreamPage(_page(game, rows, seat, after, decoded), game)
+
+    async def shown(self, read: StreamPage, seat: int | None) -> GameOut:
+        """The game at the row of `read` as `seat` sees it, the answer of `GET /v1/games/{id}`
+        (an event stream's `view=true`, after the events that row counts). From this
+        process's cache when it holds the match at that version (the usual case: this
+        process applied the action, or read it for another stream of the game); else read as
+        a GET reads it. A passed deadline is not applied here (the sweep applies it, and its
+        timeout then comes as events and a game)."""
+        game = read.game
+        if game.status != "waiting" and game.event_seq > 0:
+            view = None
+            kept = self._views.get(game.id)
+            if kept is not None and kept[0] == game.version:
+                view = kept[1].get(seat)
+            cached = self._cache.get(game.id)
+            if view is None and cached is not None and cached.version == game.version:
+                view = cached.match.view(seat)  # now: the next action may take the match
+            if view is not None:
+                names = self._names_cache.get(game.id)
+                if names is None:
+                    async with self.reader.connect() as conn:
+                        names = await self._names(conn, game.id)
+                return self._game_out(game, seat, names, view=view)
+        async with self.reader.connect() as conn:
+            return await self._game_read(conn, game, seat)
+
+    def watch(self, game_id: str, seat: int | None) -> None:
+        """A stream of `game_id` shows the game to `seat` from now (:meth:`shown`)."""
+        self._watchers.setdefault(game_id, Counter())[seat] += 1
+
+    def unwatch(self, game_id: str, seat: int | None) -> None:
+        """That stream ended (what :meth:`watch` counted, and the game's kept views with
+        its last stream)."""
+        watchers = self._watchers.get(game_id)
+        if watchers is None:
+            return
+        watchers[seat] -= 1
+        if watchers[seat] <= 0:
+            del watchers[seat]
+        if not watchers:
+            del self._watchers[game_id]
+            self._views.pop(game_id, None)
+
+    def _keep_views(self, game_id: str, version: int, match: Match) -> None:
+        """The views of the game's watchers at `version`, just applied here (:meth:`shown`)."""
+        watchers = self._watchers.get(game_id)
+        if watchers:
+            self._views[game_id] = (version, {seat: match.view(seat) for seat in watchers})
 
     def _land(self, key: tuple[str, int, int], flight: _Flight) -> None:
         if self._flights.get(key) is flight:
             del self._flights[key]
 
-    async def _read(self, key: tuple[str, int, int]) -> tuple[GameRow, list[Any]]:
+    async def _read(self, key: tuple[str, int, int]) -> tuple[GameRow, list[Any], list[EventOut]]:
         game_id, after, limit = key
         self.shared_reads += 1
         async with self.reader.connect() as conn:
             game = await self._game(conn, game_id)
-            return game, await self.repository.event_rows(conn, game, after, limit)
+            rows = await self.repository.event_rows(conn, game, after, limit)
+        return game, rows, [stored_event_out(r.seq, r.payload) for r in rows]
 
     async def _events_page(
         self, conn: AsyncConnection, game: GameRow, seat: int | None, after: int, limit: int
@@ -1036,6 +1111,7 @@ class GameService:
         if not isinstance(done, _Applied):
             return done
         self._put(game_id, done.answer.version, done.match, done.hot)
+        self._keep_views(game_id, done.answer.version, done.match)
         if not self.notify:
             self.fanout.publish(game_id)
         if done.bot_pending:
@@ -1090,6 +1166,7 @@ class GameService:
             if not await self.repository.append_hot(conn, row, move, caller.digest):
                 return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
+        self._keep_views(game_id, answer.version, match)
         if move.bot_pending:
             self.kick(game_id)
         return answer
@@ -1945,13 +2022,18 @@ class GameService:
         game: GameRow,
         seat: int | None,
         names: list[tuple[str, str | None]],
-        match: Match,
+        match: Match | None = None,
         open_seats: Sequence[int] = (),
+        view: BaseView | None = None,
     ) -> GameOut:
+        """The game as `seat` sees it, its view that of `match` at the row's version (or
+        `view`, when given: that view, rendered before)."""
         revealed = game.status not in ("active", "waiting")
         # a waiting game's round is not dealt to anyone yet (nor a cancelled one's, which has
         # no event): the spectator's view for all
-        view = match.view(None if game.status == "waiting" or game.event_seq == 0 else seat)
+        if view is None:
+            assert match is not None
+            view = match.view(None if game.status == "waiting" or game.event_seq == 0 else seat)
         if game.status in ("abandoned", "waiting"):  # nobody may act (any more, or yet)
             view = msgspec.structs.replace(
                 view,
@@ -2004,4 +2086,11 @@ class GameService:
         )
 
 
-__all__ = ["Credential", "Expected", "GameService", "commitment", "seat_credential"]
+__all__ = [
+    "Credential",
+    "Expected",
+    "GameService",
+    "StreamPage",
+    "commitment",
+    "seat_credential",
+]

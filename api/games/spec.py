@@ -312,14 +312,19 @@ def document_games(application: Litestar) -> None:
                     schema=Schema(
                         type=OpenAPIType.OBJECT,
                         properties={
-                            "id": Schema(type=OpenAPIType.STRING, description="the event's `seq`"),
+                            "id": Schema(
+                                type=OpenAPIType.STRING,
+                                description="the event's `seq` (none on `game` and `end`)",
+                            ),
                             "event": Schema(
-                                type=OpenAPIType.STRING, description="its `kind`, or `end`"
+                                type=OpenAPIType.STRING,
+                                description="its `kind`, or `game` (`view=true`), or `end`",
                             ),
                             "data": Schema(
                                 type=OpenAPIType.STRING,
-                                description="the event as JSON (`EventOut`); for `end`, the "
-                                "game's status",
+                                description="the event as JSON (`EventOut`); for `game`, the "
+                                "game as JSON (`GameOut`, as `GET /v1/games/{id}` answers); for "
+                                "`end`, the game's status",
                             ),
                         },
                         required=["data"],
@@ -336,7 +341,8 @@ def document_games(application: Litestar) -> None:
             ok.description = (
                 "Server-Sent Events, one message per event, on the wire: "
                 '`id: 1`, `event: bid`, `data: {"seq":1,"kind":"bid","seat":0,…}`, each on '
-                "its own line, then a blank line."
+                "its own line, then a blank line. With `view=true`, after each version's "
+                'events: `event: game`, `data: {"id":…,"version":3,"view":{…},…}`.'
             )
         operation = path_item.post
         if operation is not None and operation.operation_id == "StartGame":

@@ -99,6 +99,7 @@ NEGOTIATED_OPERATIONS = set(
         "ClaimScoresheet",
         "ConfirmScoresheet",
         "GetGame",
+        "StreamGameEvents",
         "ExportGame",
     }
 )

@@ -286,9 +286,11 @@ function timeoutOf(raw: string): { seat: number; abandon: boolean; version: numb
 }
 
 /** Loads the game as the token's seat sees it and keeps it current: one stream of its events
- * (a fresh single-use ticket at each opening, resumed after the last `seq` received), each
- * event refreshing the view (refreshes in flight coalesce; an older version never replaces a
- * newer one). `accept` takes a view the app got otherwise (an action's answer). */
+ * (a fresh single-use ticket at each opening, resumed after the last `seq` received) with
+ * `view=true`, whose `game` message after each version's events is the game as a read would
+ * answer it (an older version never replaces a newer one; reads happen only at the start, on
+ * a lost stream and at its end, and coalesce). `accept` takes a view the app got otherwise (an
+ * action's answer). */
 export function watchGame(id: string, token: string | null, on: Watchers) {
   let current: Game | null = null;
   let stopped = false;
@@ -298,7 +300,6 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
   let round = 0;
   let source: EventSource | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
-  let soon: ReturnType<typeof setTimeout> | undefined;
 
   function accept(game: Game): void {
     if (stopped || (current && game.version < current.version)) return;
@@ -344,7 +345,7 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
       return;
     }
     if (stopped || (current && current.status !== "active")) return;
-    let url = `/v1/games/${id}/stream?after=${last}`;
+    let url = `/v1/games/${id}/stream?after=${last}&view=true`;
     try {
       if (token) {
         const { data } = await api.POST("/v1/games/{game_id}/stream-tickets", {
@@ -375,15 +376,12 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
       }
       const seq = Number(event.lastEventId);
       if (Number.isInteger(seq) && seq > last) last = seq;
-      // one action makes several events, sent together: one refresh for them all
-      if (soon === undefined) {
-        soon = setTimeout(() => {
-          soon = undefined;
-          void refresh();
-        }, 20);
-      }
     };
     for (const kind of KINDS) stream.addEventListener(kind, onEvent);
+    // the game at the version whose events came just before (the same answer as a read)
+    stream.addEventListener("game", (event: MessageEvent) => {
+      if (typeof event.data === "string") accept(JSON.parse(event.data) as Game);
+    });
     stream.addEventListener("end", () => {
       stream.close();
       void refresh();
@@ -405,7 +403,6 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
     stop: () => {
       stopped = true;
       clearTimeout(retry);
-      clearTimeout(soon);
       source?.close();
     },
   };

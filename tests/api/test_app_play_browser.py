@@ -6,8 +6,9 @@ play two seats through their links — Ada in French, Bo in English — to the e
 the test plays the two other seats through the HTTP API, each from its own view's
 `legal_actions`, as a remote player's app would. The browsers' pages are never reloaded: every
 move of another seat reaches them through the event stream (`EventSource` with a stream
-ticket), checked by the version each page shows, by the trick it shows and by a marker left in
-the page at the start. On every browser turn the highlighted cards are exactly the legal plays
+ticket, `view=true`: the game itself comes with each move's events, so the pages never read
+it again), checked by the version each page shows, by the trick it shows and by a marker left
+in the page at the start. On every browser turn the highlighted cards are exactly the legal plays
 of the seat's own view; an illegal card tapped shows the API's refusal in the page's language.
 The end screens show the API's result and « Donne vérifiée » / "Deal verified": the seed
 commitment checked in the browser (WebCrypto), which the test checks again in Python. axe-core
@@ -230,8 +231,15 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
     expect(ada.page.get_by_text("Tu joues la place d’Ada.")).to_be_visible()
     expect(bo.page.get_by_text("You play Bo's seat.")).to_be_visible()
     screens = {0: (ada, "fr"), 1: (bo, "en")}
-    for screen, _ in screens.values():
+    reads: dict[int, int] = {0: 0, 1: 0}  # each page's GETs of the game from here on
+    for seat, (screen, _) in screens.items():
         screen.page.evaluate("window.notReloaded = true")
+
+        def count(request: Any, seat: int = seat) -> None:
+            if request.method == "GET" and urlsplit(request.url).path == f"/v1/games/{game_id}":
+                reads[seat] += 1
+
+        screen.page.on("request", count)
     ada.axe("partie en ligne")
     bo.axe("online game")
 
@@ -311,6 +319,9 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
     assert illegal_shown == {"fr", "en"}, illegal_shown
     assert live_trick_seen
     assert turns["browser"] > 100 and turns["http"] > 100, turns
+    # the pages learnt every version from their streams' `game` messages (`view=true`), not
+    # by reading the game after each move: a read at the end at most
+    assert all(n <= 2 for n in reads.values()), reads
 
     # the end: the API's result, and the deal checked in the browser against its commitment
     final = game_as(served, game_id, None)
@@ -336,7 +347,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
     for screen, _ in screens.values():
         screen.errors = [e for e in screen.errors if "status of 422" not in e]
         screen.close()
-    print(f"online game: {turns} {spent} in {time.monotonic() - started:.1f} s")
+    print(f"online game: {turns} {spent} reads {reads} in {time.monotonic() - started:.1f} s")
 
 
 def test_a_forged_reveal_is_not_verified(browser: Any, served: str) -> None:  # noqa: F811

@@ -467,6 +467,98 @@ async def test_an_action_on_one_server_reaches_a_stream_on_the_other(
         assert [int(m["id"]) for m in replayed[:-1]] == [e["seq"] for e in listed_all]
 
 
+async def game_messages(
+    messages: AsyncIterator[dict[str, str]], version: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The events a stream sends up to its next `event: game` message, and that game, which
+    must be at `version` (a stream shows every version it catches up with)."""
+    events: list[dict[str, Any]] = []
+    while True:
+        message = await next_message(messages)
+        if message.get("event") == "game":
+            assert "id" not in message, message  # the events' Last-Event-ID stays theirs
+            shown = json.loads(message["data"])
+            assert shown["version"] == version, (shown["version"], version)
+            return events, shown
+        assert message["id"] == str(json.loads(message["data"])["seq"]), message
+        events.append(json.loads(message["data"]))
+
+
+async def test_a_stream_with_view_shows_each_viewer_its_own_game_at_each_version(
+    servers: list[Server],
+) -> None:
+    """`?view=true`: after the events of each version, an `event: game` message holding
+    exactly what `GET /v1/games/{id}` answers that viewer at that version (in its language):
+    seat 0 streams from A, where the actions are applied (its cache renders it), seat 1 and a
+    spectator from B (which reads the game first); each seat sees its own hand and legal
+    actions, never another's; the last game (abandoned, seed shown) comes before `end`."""
+    a, b = servers
+    seed = 35
+    shadow = Match(registry.make("numwin", {}), 3, seed)
+    rng = random.Random(seed)
+    french = {"Accept-Language": "fr"}
+    async with (
+        httpx.AsyncClient(base_url=a.url, timeout=30) as on_a,
+        httpx.AsyncClient(base_url=b.url, timeout=30) as on_b,
+    ):
+        game = await create(on_a, "numwin", 3, seed)
+        game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+        path = f"/v1/games/{game_id}/stream?view=true"
+        viewers: list[tuple[int | None, httpx.AsyncClient]] = [(0, on_a), (1, on_b), (None, on_b)]
+        heads = [{**french, **({} if v is None else auth(tokens[v]))} for v, _ in viewers]
+
+        async def as_read(viewer: int, version: int) -> Any:
+            got = await on_a.get(f"/v1/games/{game_id}", headers=heads[viewer])
+            assert got.status_code == 200 and got.json()["version"] == version, got.text
+            return got.json()
+
+        async with contextlib.AsyncExitStack() as stack:
+            streams = [
+                await stack.enter_async_context(client.stream("GET", path, headers=head))
+                for (_, client), head in zip(viewers, heads, strict=True)
+            ]
+            for stream in streams:
+                assert stream.status_code == 200
+                assert stream.headers["content-language"] == "fr"
+            messages = [sse(stream) for stream in streams]
+            opening = shadow.round_start_events()
+            event_seq, version = len(opening), 0
+            sent: list[Any] = opening
+            for step in range(8):
+                for i, (seat, _) in enumerate(viewers):
+                    events, shown = await game_messages(messages[i], version)
+                    first = event_seq - len(sent) + 1
+                    assert events == [  # a spectator sees the public events only
+                        {"seq": first + n, **builtins(e)}
+                        for n, e in enumerate(sent)
+                        if e.visible(seat)
+                    ]
+                    assert shown == await as_read(i, version)
+                    assert shown["seat"] == seat
+                    legal = shown["view"].get("legal_actions")
+                    if seat is None:
+                        assert legal is None and shown["view"].get("hand") is None
+                    else:
+                        hand = shadow.view(seat).hand  # type: ignore[attr-defined]
+                        assert shown["view"]["hand"] == builtins(hand)
+                        assert legal == builtins(shadow.legal_actions(seat))
+                if step < 7:
+                    sent = await random_step(on_a, game, shadow, rng)
+                    event_seq += len(sent)
+                    version += 1
+            abandoned = await on_a.post(f"/v1/games/{game_id}/abandon", headers=auth(tokens[2]))
+            assert abandoned.status_code == 200, abandoned.text
+            for i in range(len(viewers)):  # abandoning logs no action: the same version
+                events, shown = await game_messages(messages[i], version)
+                assert not events
+                assert shown["status"] == "abandoned" and shown["seed"] == seed
+                assert shown == await as_read(i, version)
+                assert await next_message(messages[i]) == {"event": "end", "data": "abandoned"}
+        # without `view`, no game message: the events and the end only
+        ended = await on_b.get(f"/v1/games/{game_id}/stream", headers=auth(tokens[1]))
+        assert ended.status_code == 200 and "event: game" not in ended.text
+
+
 # -- 4. stream tickets --------------------------------------------------------------------------
 
 
