@@ -251,7 +251,8 @@ def main() -> None:
             pid = stack.enter_context(serve_api(url, PIPELINE_PORT, settings=slow))
             servers["numrules-pipeline"] = (PIPELINE_PORT, pid)
         if args.streams:
-            wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL}
+            # 64 streams from one address (the cap is 50 a network)
+            wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL, "NUMRULES_MAX_STREAMS_PER_NETWORK": "0"}
             pid = stack.enter_context(serve_api(url, STREAMS_PORT, settings=wide))
             servers["numrules-streams"] = servers["numrules-streams-get"] = (STREAMS_PORT, pid)
         for port, _ in dict(servers.values()).items():

@@ -46,8 +46,6 @@ def server_env(url: str) -> dict[str, str]:
         # Connections for 16 concurrent games, as the raw-asyncpg baseline's pool of 20 (the
         # default 10 would open and close an overflow connection on most actions).
         "NUMRULES_DB_POOL_SIZE": os.environ.get("NUMRULES_DB_POOL_SIZE", "20"),
-        # The streams driver's 64 streams come from one address (the cap is 50 a network).
-        "NUMRULES_MAX_STREAMS_PER_NETWORK": "0",
     }
 
 
@@ -290,8 +288,8 @@ async def play_streams(
                         seat = view["actors"][0]
                         if fresh != seat:
                             while (g := shown[seat]) is None or g["version"] < version:
-                                changed.clear()
-                                await changed.wait()
+                                changed.clear()  # a stream that failed: no wait forever
+                                await asyncio.wait_for(changed.wait(), 10)
                             view = g["view"]
                         t0 = time.perf_counter()
                         status, ans = await http.request(

@@ -23,6 +23,8 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, HeaderParameter, Parameter
 from litestar.response import Stream
+from litestar.response.base import ASGIResponse
+from litestar.response.streaming import ASGIStreamingResponse
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.accounts.sessions import optional_session, require_session, session_caller
@@ -236,6 +238,23 @@ async def _nothing() -> AsyncIterator[bytes]:
     yield b""
 
 
+class _ClosingStreamingResponse(ASGIStreamingResponse):
+    """Litestar's streaming response, closing the stream's generator however the response
+    ends (a client gone during a write included), so that its `finally` (the stream's
+    unsubscription) runs then, not when the generator is collected."""
+
+    __slots__ = ()
+
+    async def _stream(self, send: Send) -> None:
+        iterator = self.iterator
+        try:
+            await super()._stream(send)
+        finally:
+            close = getattr(iterator, "aclose", None)
+            if close is not None:
+                await close()
+
+
 class _EventStream(Stream):
     """`text/event-stream` written as `_messages` encodes it: the messages of one read of the
     log (its events, then the game) in one chunk, so one write reaches the socket for them
@@ -261,6 +280,12 @@ class _EventStream(Stream):
             },
         )
 
+    def to_asgi_response(self, *args: Any, **kwargs: Any) -> ASGIResponse:
+        response = super().to_asgi_response(*args, **kwargs)
+        if type(response) is ASGIStreamingResponse:  # the same object, its `_stream` closing
+            response.__class__ = _ClosingStreamingResponse
+        return response
+
 
 #: One message of a stream (`data` is one line: JSON never holds a raw line break).
 _MESSAGE = b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
@@ -277,8 +302,14 @@ async def _messages(
     """The stream's messages: the events of each page read, then (with a `language`: the
     stream's `view=true`) the game as `seat` sees it at that page's version, once the stream
     has caught up with it and if that version (and status: an abandoned game keeps its
-    version) was not shown yet; one chunk per read."""
+    version) was not shown yet, unless a later one is already committed; one chunk per read.
+
+    A seat's stream opened while its game waited for players ends, without `end`, when the
+    game starts: the seat may have changed hands meanwhile (left, then claimed by another),
+    and the stream knows only the seat, not the credential it opened with; the client opens
+    it again with its own."""
     page = read.page
+    waited = seat is not None and page.status == "waiting"
     shown: tuple[int, str] | None = None
     encode = msgspec.json.encode
     wake = games.fanout.subscribe(game_id)
@@ -288,11 +319,15 @@ async def _messages(
         games.watch(game_id, seat)
     try:
         while True:
+            if waited and page.status != "waiting":
+                return
             chunk = [_MESSAGE % (e.seq, e.kind.encode(), encode(e)) for e in page.events]
             if language is not None and not page.more and (page.version, page.status) != shown:
-                game = localized(await games.shown(read, seat), language)
-                shown = (page.version, page.status)
-                chunk.append(b"event: game\r\ndata: %s\r\n\r\n" % encode(game))
+                game = await games.shown(read, seat)
+                if game is not None:
+                    shown = (page.version, page.status)
+                    game = localized(game, language)
+                    chunk.append(b"event: game\r\ndata: %s\r\n\r\n" % encode(game))
             if chunk:
                 yield b"".join(chunk)
             if not page.more:
@@ -686,17 +721,27 @@ class GameController(Controller):
             "again with `after` = the last `id` received. A comment line (`: keep-alive`) comes every "
             "15 s of silence. When the game is over or abandoned and every event is sent, an "
             "`event: end` message (`data`: the status) closes the stream; a reconnection after "
-            "that is answered 204 (EventSource stops). A seat authenticates with its token, or, "
-            "from a browser's EventSource (which sends no headers), with `?ticket=` from "
-            "`POST /v1/games/{id}/stream-tickets`.\n\nWith `view=true`, each time the stream "
-            "has sent every event of a new version or status (abandoning keeps the version), "
-            "and once when it opens, an `event: game` "
-            "message follows them, without `id:`: `data:` = the game as `GET /v1/games/{id}` "
-            "answers this viewer at that version (a seat's own view with its `hand` and "
+            "that is answered 204 (EventSource stops). A server shutting down ends its streams "
+            "with `event: end` too, `data: active` (or `waiting`): open the stream again, on "
+            "another replica or once the server is back. A seat authenticates with its token, "
+            "or, from a browser's EventSource (which sends no headers), with `?ticket=` from "
+            "`POST /v1/games/{id}/stream-tickets`. A seat's stream opened while its game waits "
+            "for players ends without `end` when the game starts (the seat may have changed "
+            "hands meanwhile): open it again with the seat's credential.\n\nWith `view=true`, "
+            "an `event: game` message, without `id:`, follows the events each time the stream "
+            "has caught up with a new version or status (abandoning keeps the version), and "
+            "once it has first caught up: `data:` = the game as `GET /v1/games/{id}` answers "
+            "this viewer at that version (a seat's own view with its `hand` and "
             "`legal_actions`, never another seat's; the spectator's view without a seat), in "
-            "the `Accept-Language` of the request. A seat learns its turn and what it may play "
-            "from its own stream, without a `GET` after each action; the last `game` (the "
-            "result, the seed) comes before `end`.\n\nLines end with CRLF (`\\r\\n`), as the "
+            "the `Accept-Language` of the request (a browser's EventSource sends the browser's "
+            "own). Versions that reach the stream together (one read of the log, or a "
+            "catch-up of several pages) are shown once, at the last; a version a later one has "
+            "already replaced in this server may be skipped (the later one follows). Unlike a "
+            "`GET`, it applies no passed deadline (the clock's sweep does, and its timeout "
+            "then comes as events and a game), and a waiting game's claimed and left seats "
+            "send none. A seat learns its turn and what it may play from its own stream, "
+            "without a `GET` after each action; the last `game` (the result, the seed) comes "
+            "before `end`.\n\nLines end with CRLF (`\\r\\n`), as the "
             "Server-Sent Events format allows (a line may end with CRLF, LF or CR): read the "
             "stream with the browser's `EventSource`, or a parser that accepts every one of "
             "them (one that splits on `\\n` alone keeps a `\\r` at the end of each field, and "
@@ -745,7 +790,8 @@ class GameController(Controller):
             bool,
             Parameter(
                 description="also an `event: game` message, the game as `GET /v1/games/{id}` "
-                "answers this viewer, each time the stream has caught up with a new version"
+                "answers this viewer, at the opening and each time the stream has caught up "
+                "with a new version or status"
             ),
         ] = False,
     ) -> Stream:

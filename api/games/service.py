@@ -638,11 +638,13 @@ class GameService:
         self._db_clock: tuple[float, float] | None = None
         self._flights: dict[tuple[str, int, int], _Flight] = {}
         #: The viewers (seats; None: a spectator) of the streams that show each game
-        #: (`view=true`), and their views rendered when this process applied the game's last
-        #: action (its version, view by viewer): a stream shows them without the match, which
-        #: the game's next action may have taken meanwhile (:meth:`shown`).
+        #: (`view=true`), and their views rendered whenever the cache took the game's match
+        #: (its version, view by viewer): a stream shows them without the match, which the
+        #: game's next action may have taken meanwhile (:meth:`shown`); the matches loaded for
+        #: the streams of a game at a version no view was kept for (:meth:`_load_views`).
         self._watchers: dict[str, Counter[int | None]] = {}
         self._views: dict[str, tuple[int, dict[int | None, BaseView]]] = {}
+        self._loading: dict[tuple[str, int], asyncio.Future[dict[int | None, BaseView]]] = {}
         #: How many reads of the log streams made (shared ones count once).
         self.shared_reads = 0
         #: Called after an action's rows are written, before the commit (tests inject faults).
@@ -962,30 +964,62 @@ class GameService:
         game, rows, decoded = await asyncio.shield(flight.task)
         return StreamPage(_page(game, rows, seat, after, decoded), game)
 
-    async def shown(self, read: StreamPage, seat: int | None) -> GameOut:
+    async def shown(self, read: StreamPage, seat: int | None) -> GameOut | None:
         """The game at the row of `read` as `seat` sees it, the answer of `GET /v1/games/{id}`
-        (an event stream's `view=true`, after the events that row counts). From this
-        process's cache when it holds the match at that version (the usual case: this
-        process applied the action, or read it for another stream of the game); else read as
-        a GET reads it. A passed deadline is not applied here (the sweep applies it, and its
-        timeout then comes as events and a game)."""
+        (an event stream's `view=true`, after the events that row counts); None when this
+        process already holds a later version of the game: that one is committed, its wake-up
+        is on the way, and the stream shows it instead.
+
+        The view is the one kept when the match reached that version here (:meth:`_put`),
+        else the cached match's at that version, else the match loaded once for all the
+        streams of the game that ask together (:meth:`_load_views`: a replica that did not
+        apply the action). A waiting game is read as a GET reads it. A passed deadline is not
+        applied here (the sweep applies it; its timeout then comes as events and a game)."""
         game = read.game
-        if game.status != "waiting" and game.event_seq > 0:
-            view = None
-            kept = self._views.get(game.id)
-            if kept is not None and kept[0] == game.version:
-                view = kept[1].get(seat)
-            cached = self._cache.get(game.id)
-            if view is None and cached is not None and cached.version == game.version:
-                view = cached.match.view(seat)  # now: the next action may take the match
-            if view is not None:
-                names = self._names_cache.get(game.id)
-                if names is None:
-                    async with self.reader.connect() as conn:
-                        names = await self._names(conn, game.id)
-                return self._game_out(game, seat, names, view=view)
+        if game.status == "waiting" or game.event_seq == 0:
+            async with self.reader.connect() as conn:
+                return await self._game_read(conn, game, seat)
+        kept = self._views.get(game.id)
+        cached = self._cache.get(game.id)
+        if (kept is not None and kept[0] > game.version) or (
+            cached is not None and cached.version > game.version
+        ):
+            return None
+        view = kept[1].get(seat) if kept is not None and kept[0] == game.version else None
+        if view is None and cached is not None and cached.version == game.version:
+            view = cached.match.view(seat)  # now: the next action may take the match
+        if view is None:
+            view = (await self._load_views(game)).get(seat)
+        if view is None:  # a viewer no stream watches with: read as a GET reads it
+            async with self.reader.connect() as conn:
+                return await self._game_read(conn, game, seat)
+        names = self._names_cache.get(game.id)
+        if names is None:
+            async with self.reader.connect() as conn:
+                names = await self._names(conn, game.id)
+        return self._game_out(game, seat, names, view=view)
+
+    async def _load_views(self, game: GameRow) -> dict[int | None, BaseView]:
+        """The views of the game's watchers at the row's version, its match loaded once for
+        every stream that asks meanwhile (each would otherwise take the cached match from the
+        others, and replay it from its checkpoint)."""
+        key = (game.id, game.version)
+        task = self._loading.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._views_at(game))
+            self._loading[key] = task
+            task.add_done_callback(lambda done: self._loaded(key, done))
+        return await asyncio.shield(task)
+
+    def _loaded(self, key: tuple[str, int], task: asyncio.Future[Any]) -> None:
+        if self._loading.get(key) is task:
+            del self._loading[key]
+
+    async def _views_at(self, game: GameRow) -> dict[int | None, BaseView]:
         async with self.reader.connect() as conn:
-            return await self._game_read(conn, game, seat)
+            match = await self._match(conn, game)
+        # no await since `_match`: the match is at the row's version
+        return {seat: match.view(seat) for seat in self._watchers.get(game.id, ())}
 
     def watch(self, game_id: str, seat: int | None) -> None:
         """A stream of `game_id` shows the game to `seat` from now (:meth:`shown`)."""
@@ -1005,10 +1039,19 @@ class GameService:
             self._views.pop(game_id, None)
 
     def _keep_views(self, game_id: str, version: int, match: Match) -> None:
-        """The views of the game's watchers at `version`, just applied here (:meth:`shown`)."""
+        """The views of the game's watchers at `version`, the match's as it is now (called
+        whenever the cache takes a match: :meth:`_put`; the views are new objects that share
+        nothing the match changes later). Never fails its caller, whose action is committed:
+        without kept views, a stream renders its view itself."""
         watchers = self._watchers.get(game_id)
-        if watchers:
+        kept = self._views.get(game_id)
+        if not watchers or (kept is not None and kept[0] == version):
+            return
+        try:
             self._views[game_id] = (version, {seat: match.view(seat) for seat in watchers})
+        except Exception:
+            log.exception("game %s: the watchers' views at version %d", game_id, version)
+            self._views.pop(game_id, None)
 
     def _land(self, key: tuple[str, int, int], flight: _Flight) -> None:
         if self._flights.get(key) is flight:
@@ -1111,7 +1154,6 @@ class GameService:
         if not isinstance(done, _Applied):
             return done
         self._put(game_id, done.answer.version, done.match, done.hot)
-        self._keep_views(game_id, done.answer.version, done.match)
         if not self.notify:
             self.fanout.publish(game_id)
         if done.bot_pending:
@@ -1166,7 +1208,6 @@ class GameService:
             if not await self.repository.append_hot(conn, row, move, caller.digest):
                 return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
-        self._keep_views(game_id, answer.version, match)
         if move.bot_pending:
             self.kick(game_id)
         return answer
@@ -1911,10 +1952,12 @@ class GameService:
         return names
 
     def _put(self, game_id: str, version: int, match: Match, hot: _Hot | None = None) -> None:
+        """Cache the game's `match` at `version` (committed), and keep its watchers' views."""
         self._cache[game_id] = _Cached(version, match, hot)
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
+        self._keep_views(game_id, version, match)
 
     async def _match(self, conn: AsyncConnection, game: GameRow) -> Match:
         """The game's match at its row's version, for reading (it stays in the cache)."""

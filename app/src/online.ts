@@ -1,7 +1,7 @@
 // What the online game screens share: the game's types from the spec, the seat link (the
-// token in the URL fragment only), card names, the live watch of a game (its view, refreshed
-// on each event of its stream) and the seed commitment's check (api-contract.md "Stored
-// games").
+// token in the URL fragment only), card names, the live watch of a game (the game as its
+// stream shows it after each move's events) and the seed commitment's check (api-contract.md
+// "Stored games").
 
 import type { paths } from "../schema";
 import { type Schemas, api, bearer } from "./api";
@@ -12,7 +12,8 @@ export type GameAction = paths["/v1/games/{game_id}/actions"]["post"]["requestBo
 export type PlayRuleset = Game["ruleset"];
 type EventKind = Schemas["EventOut"]["kind"];
 
-/** Every event kind the stream names (`event:` = the kind): each one refreshes the view. */
+/** Every event kind the stream names (`event:` = the kind): the round's, the roles, the
+ * timeouts are read from them; the game itself comes in the stream's `game` messages. */
 const KINDS = [
   "action",
   "add",
@@ -213,6 +214,32 @@ function dataOf(raw: unknown): object | null {
 }
 
 /** The round a `round-start` event opens. */
+/** The game of a stream's `game` message (the answer of a read, as JSON), or null when it is
+ * not one. */
+function gameOf(raw: string): Game | null {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return isGame(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isGame(value: unknown): value is Game {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "id" in value &&
+    typeof value.id === "string" &&
+    "version" in value &&
+    typeof value.version === "number" &&
+    "status" in value &&
+    typeof value.status === "string" &&
+    "view" in value &&
+    typeof value.view === "object"
+  );
+}
+
 function roundOf(raw: unknown): number | null {
   const data = dataOf(raw);
   const round: unknown = data && "round" in data ? data.round : null;
@@ -300,9 +327,13 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
   let round = 0;
   let source: EventSource | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  // a read after events that no `game` followed (a server that ignores `view=true`)
+  let fallback: ReturnType<typeof setTimeout> | undefined;
 
-  function accept(game: Game): void {
+  function accept(game: Game, partial = false): void {
     if (stopped || (current && game.version < current.version)) return;
+    // an action's answer merged into the game: never over the stream's game of its version
+    if (partial && current && game.version === current.version) return;
     // an action's answer (status as it was) never takes back the end a GET of its version saw,
     // nor a read of a waiting game still in flight the start a `start` answer showed
     if (current && game.version === current.version) {
@@ -376,15 +407,29 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
       }
       const seq = Number(event.lastEventId);
       if (Number.isInteger(seq) && seq > last) last = seq;
+      if (fallback === undefined) {
+        fallback = setTimeout(() => {
+          fallback = undefined;
+          void refresh();
+        }, 1000);
+      }
     };
     for (const kind of KINDS) stream.addEventListener(kind, onEvent);
     // the game at the version whose events came just before (the same answer as a read)
     stream.addEventListener("game", (event: MessageEvent) => {
-      if (typeof event.data === "string") accept(JSON.parse(event.data) as Game);
+      clearTimeout(fallback);
+      fallback = undefined;
+      const game = typeof event.data === "string" ? gameOf(event.data) : null;
+      if (game) accept(game);
+      else void refresh();
     });
-    stream.addEventListener("end", () => {
+    stream.addEventListener("end", (event: MessageEvent) => {
       stream.close();
       void refresh();
+      // a server shutting down ends its streams of games still in play: open it again
+      if (event.data === "active" || event.data === "waiting") {
+        retry = setTimeout(() => void open(), 2000);
+      }
     });
     stream.onopen = () => on.onLive(true);
     stream.onerror = () => {
@@ -403,6 +448,7 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
     stop: () => {
       stopped = true;
       clearTimeout(retry);
+      clearTimeout(fallback);
       source?.close();
     },
   };

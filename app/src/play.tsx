@@ -499,7 +499,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   const [live, setLive] = useState(true);
   const [problem, setProblem] = useState<Refusal | null>(null);
   const [busy, setBusy] = useState(false);
-  const accept = useRef<(next: Game) => void>(() => undefined);
+  const accept = useRef<(next: Game, partial?: boolean) => void>(() => undefined);
   // the last hint asked, for the version of the game it was asked at (a move makes it stale)
   const [hint, setHint] = useState<Hint | null>(null);
   const [hinting, setHinting] = useState(false);
@@ -595,8 +595,12 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
         headers: bearer(token),
         body: action,
       });
-      // the stream's events of this action refresh the game (its status once it ends)
-      if (data) accept.current({ ...game, version: data.version, view: data.view });
+      // the answer's version and view, at once; the stream's `game` message of this version
+      // (its status, the others' deadlines) replaces it, or came first and is kept
+      if (data) {
+        const clocks = data.deadlines ? { deadlines: data.deadlines, deadline: data.deadline } : {};
+        accept.current({ ...game, ...clocks, version: data.version, view: data.view }, true);
+      }
       else setProblem(refusal(error, t.networkError));
     } catch {
       setProblem({ detail: t.networkError, fields: {} });

@@ -39,6 +39,7 @@ from engine.core.actions import Action, Snap
 from engine.core.formats import encode_checkpoint
 from engine.core.match import Match, MatchRecord, replay
 from engine.numwin.cards import DECK, may_pair
+from tests.accounts.conftest import account_body
 from tests.api.process import ServeProcess
 from tests.api.serving import serve
 from tests.games.driver import Table
@@ -557,6 +558,108 @@ async def test_a_stream_with_view_shows_each_viewer_its_own_game_at_each_version
         # without `view`, no game message: the events and the end only
         ended = await on_b.get(f"/v1/games/{game_id}/stream", headers=auth(tokens[1]))
         assert ended.status_code == 200 and "event: game" not in ended.text
+
+
+async def _settled(check: Any, seconds: float = DELIVERY_SECONDS) -> None:
+    """Wait until `check()` holds (the server's side of a closed stream ends soon after)."""
+    async with asyncio.timeout(seconds):
+        while not check():
+            await asyncio.sleep(0.05)
+
+
+async def test_streams_with_view_leave_nothing_behind(pg_head: str) -> None:
+    """The watchers a process counts and the views it keeps for them go with the last stream
+    of their game, whether the client leaves while the stream waits or reads everything to
+    its `end`; a stream of a game over (204) counts nothing."""
+    app = create_app(Settings(database_url=pg_head))
+    seed = 36
+    shadow = Match(registry.make("numking", {}), 3, seed)
+    rng = random.Random(seed)
+    with serve(app) as (host, port):
+        store: GameService = app.state.games  # made at the start
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}", timeout=30) as client:
+            game = await create(client, "numking", 3, seed)
+            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+            path = f"/v1/games/{game_id}/stream?view=true"
+            async with contextlib.AsyncExitStack() as stack:
+                streams = [
+                    await stack.enter_async_context(
+                        client.stream("GET", path, headers={} if t is None else auth(t))
+                    )
+                    for t in [tokens[0], tokens[1], None]
+                ]
+                messages = [sse(stream) for stream in streams]
+                for m in messages:
+                    await game_messages(m, 0)
+                await random_step(client, game, shadow, rng)
+                for m in messages:
+                    await game_messages(m, 1)
+                assert dict(store._watchers[game_id]) == {0: 1, 1: 1, None: 1}
+                assert store._views[game_id][0] == 1  # kept when the action was applied
+                assert set(store._views[game_id][1]) == {0, 1, None}
+            # the clients left while their streams waited for the next action
+            await _settled(lambda: game_id not in store._watchers)
+            assert game_id not in store._views
+            async with client.stream("GET", path, headers=auth(tokens[2])) as stream:
+                last = sse(stream)
+                await game_messages(last, 1)
+                assert dict(store._watchers[game_id]) == {2: 1}
+                abandoned = await client.post(
+                    f"/v1/games/{game_id}/abandon", headers=auth(tokens[2])
+                )
+                assert abandoned.status_code == 200
+                rest = [m async for m in last]  # read to its end
+            assert rest[-1] == {"event": "end", "data": "abandoned"}
+            await _settled(lambda: not store._watchers and not store._views)
+            after = {**auth(tokens[0]), "Last-Event-ID": str(10**6)}
+            ended = await client.get(path, headers=after)
+            assert ended.status_code == 204
+            assert not store._watchers and not store._views and not store._loading
+
+
+async def test_a_seats_stream_opened_while_the_game_waited_ends_when_it_starts(
+    in_process: str,
+) -> None:
+    """A seat's stream of a waiting game knows its seat, not the token it opened with: Bo
+    opens his seat's stream with `view=true`, leaves the seat, Dee takes it and the game
+    starts; Bo's stream ends then (no `end`: a client opens it again with its own credential,
+    which Bo no longer has) and never shows him Dee's hand or any event of the game."""
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        body = {
+            "ruleset": "numwars-classic",
+            "players": [{"name": "Ada"}, {"open": True}, {"open": True}],
+        }
+        created = await client.post("/v1/games", json=body, headers=await async_host(client))
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        sessions = []
+        for _ in range(3):
+            account = await client.post("/v1/accounts", json=account_body())
+            assert account.status_code == 201, account.text
+            sessions.append(auth(account.json()["token"]))
+        bo, cy, dee = sessions
+
+        async def claim(seat: int, session: dict[str, str]) -> Any:
+            claimed = await client.post(f"/v1/games/{game_id}/seats/{seat}/claim", headers=session)
+            assert claimed.status_code == 201, claimed.text
+            return claimed.json()
+
+        bo_token = (await claim(1, bo))["token"]
+        path = f"/v1/games/{game_id}/stream?view=true"
+        async with client.stream("GET", path, headers=auth(bo_token)) as stream:
+            assert stream.status_code == 200
+            messages = sse(stream)
+            waiting = json.loads((await next_message(messages))["data"])
+            assert waiting["status"] == "waiting" and waiting["seat"] == 1
+            left = await client.post(f"/v1/games/{game_id}/seats/1/leave", headers=bo)
+            assert left.status_code == 200, left.text
+            await claim(1, dee)
+            assert (await claim(2, cy))["status"] == "active"
+            async with asyncio.timeout(DELIVERY_SECONDS):
+                rest = [m async for m in messages]
+        assert rest == [], rest  # ended: no event, no game, no `end`
+        again = await client.get(path, headers=auth(bo_token))
+        assert again.status_code == 401
 
 
 # -- 4. stream tickets --------------------------------------------------------------------------
