@@ -812,22 +812,30 @@ class GameRepository:
             )
         )
 
-    async def use_ticket(self, conn: AsyncConnection, game_id: str, ticket_hash: str) -> int | None:
-        """The seat of a valid, unused, unexpired ticket of this game, now used up."""
-        row = (
-            await conn.execute(
-                update(TICKETS)
-                .where(
-                    TICKETS.c.ticket_hash == ticket_hash,
-                    TICKETS.c.game_id == game_id,
-                    TICKETS.c.used.is_(False),
-                    TICKETS.c.expires_at > datetime.now(UTC),
-                )
-                .values(used=True)
-                .returning(TICKETS.c.seat)
-            )
-        ).first()
+    async def use_ticket(
+        self, conn: AsyncConnection, game_id: str, ticket_hash: str, use: bool = True
+    ) -> int | None:
+        """The seat of a valid, unused, unexpired ticket of this game, now used up (`use`
+        false: left as it is, for a HEAD request)."""
+        valid = (
+            TICKETS.c.ticket_hash == ticket_hash,
+            TICKETS.c.game_id == game_id,
+            TICKETS.c.used.is_(False),
+            TICKETS.c.expires_at > datetime.now(UTC),
+        )
+        if use:
+            statement: Any = update(TICKETS).where(*valid).values(used=True)
+            statement = statement.returning(TICKETS.c.seat)
+        else:
+            statement = select(TICKETS.c.seat).where(*valid)
+        row = (await conn.execute(statement)).first()
         return None if row is None else int(row.seat)
+
+    async def drop_tickets(self, conn: AsyncConnection, game_id: str, seat: int) -> None:
+        """Delete the seat's tickets (it changes hands: they were its last holder's)."""
+        await conn.execute(
+            TICKETS.delete().where(TICKETS.c.game_id == game_id, TICKETS.c.seat == seat)
+        )
 
 
 class GameRecord(asyncpg.Record):  # type: ignore[misc]  # asyncpg ships no types

@@ -10,6 +10,7 @@ errors become problems in :mod:`api.http.problems`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import AsyncIterator
@@ -57,6 +58,7 @@ from api.games.service import (
 from api.games.tables import Tables
 from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
 from api.http.conditions import check_anonymous_key, check_key, parse_if_match
+from api.http.hygiene import HEAD_REQUEST
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
@@ -211,6 +213,8 @@ After = Annotated[
 ]
 
 
+log = logging.getLogger("numrules.games")
+
 #: Where the stream's handler leaves its slot in the request's scope state.
 STREAM_SLOT = "numrules.stream_slot"
 
@@ -292,6 +296,17 @@ _MESSAGE = b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
 _KEEP_ALIVE = b": keep-alive\r\n\r\n"
 
 
+def _failed(game_id: str, exc: Exception, status: str) -> bytes:
+    """The `end` of a stream whose read failed (the database lost, say), as a shutdown ends
+    it: with the game's last status, so that its client opens it again."""
+    log.warning(
+        "game %s: a stream's read failed (%s): it ends, its client opens it again",
+        game_id,
+        type(exc).__name__,
+    )
+    return b"event: end\r\ndata: %s\r\n\r\n" % status.encode()
+
+
 async def _messages(
     games: GameService,
     game_id: str,
@@ -307,7 +322,8 @@ async def _messages(
     A seat's stream opened while its game waited for players ends, without `end`, when the
     game starts: the seat may have changed hands meanwhile (left, then claimed by another),
     and the stream knows only the seat, not the credential it opened with; the client opens
-    it again with its own."""
+    it again with its own. A read that fails ends the stream as a shutdown does (`end`, the
+    game's last status)."""
     page = read.page
     waited = seat is not None and page.status == "waiting"
     shown: tuple[int, str] | None = None
@@ -319,11 +335,15 @@ async def _messages(
         games.watch(game_id, seat)
     try:
         while True:
-            if waited and page.status != "waiting":
+            if waited and read.game.event_seq > 0:  # started (a cancelled table has no event)
                 return
             chunk = [_MESSAGE % (e.seq, e.kind.encode(), encode(e)) for e in page.events]
             if language is not None and not page.more and (page.version, page.status) != shown:
-                game = await games.shown(read, seat)
+                try:
+                    game = await games.shown(read, seat)
+                except Exception as exc:
+                    yield b"".join([*chunk, _failed(game_id, exc, page.status)])
+                    return
                 if game is not None:
                     shown = (page.version, page.status)
                     game = localized(game, language)
@@ -341,7 +361,11 @@ async def _messages(
             # the last wake-up's time: a shared read begun since sees what it announced
             since = max(games.fanout.published.get(game_id, 0.0), subscribed)
             wake.clear()  # before reading: a wake-up during the read is kept for the next wait
-            read = await games.events_for(game_id, seat, page.next_after, since=since)
+            try:
+                read = await games.events_for(game_id, seat, page.next_after, since=since)
+            except Exception as exc:
+                yield _failed(game_id, exc, page.status)
+                return
             page = read.page
     finally:
         games.fanout.unsubscribe(game_id, wake)
@@ -784,7 +808,7 @@ class GameController(Controller):
             str | None, Parameter(description="a stream ticket (single use)", max_length=200)
         ] = None,
         last_event_id: Annotated[
-            str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=20)
+            str | None, HeaderParameter(name="Last-Event-ID", required=False, max_length=200)
         ] = None,
         view: Annotated[
             bool,
@@ -801,6 +825,7 @@ class GameController(Controller):
             raise field_problem(
                 422, "validation-error", "Last-Event-ID", say(EVENT_SEQ, most=MAX_SEQ)
             )
+        head = bool(request.scope.get(HEAD_REQUEST))  # the answer's head only: no stream
         state = request.app.state
         slot = games.fanout.reserve(
             state.max_streams, state.stream_network(request.scope), state.max_streams_per_network
@@ -822,7 +847,8 @@ class GameController(Controller):
                     [("ticket", say(TICKET_NOT_WITH_TOKEN))],
                 )
             await games.viewer(game_id, None)  # 404 first
-            seat: int | None = await games.redeem(game_id, ticket)
+            # a HEAD request (a link's prefetch) checks the ticket, leaving it for the stream
+            seat: int | None = await games.redeem(game_id, ticket, not head)
         else:
             seat = await games.viewer(game_id, caller)
         start: int = after or 0
@@ -830,11 +856,17 @@ class GameController(Controller):
             start = max(start, int(last_event_id))
         first = await games.events_for(game_id, seat, start)
         page = first.page
+        if caller is not None and seat is not None and page.status != "waiting":
+            # still the seat's now that it has started: it may have changed hands (left,
+            # claimed, started) since it was checked above
+            await games.viewer(game_id, caller)
         language = language_of(request)
         if page.status not in ("active", "waiting") and not page.events and not page.more:
             return _EventStream(_nothing(), status_code=204, headers=language_headers(language))
         return _EventStream(
-            _messages(games, game_id, seat, first, language if view else None),
+            _nothing()
+            if head
+            else _messages(games, game_id, seat, first, language if view else None),
             headers={**NO_STORE, **language_headers(language)},
         )
 
@@ -1094,7 +1126,8 @@ class GameController(Controller):
         summary="Leave a seat before the start",
         description=(
             "The account holding a seat of a waiting game leaves it (its session): the seat is "
-            "open again (with the name it was opened with), its token revoked. 409 "
+            "open again (with the name it was opened with), its token and its unused stream "
+            "tickets revoked. 409 "
             "`game-started` once the game has started (abandon it instead), 403 `not-your-seat` "
             "for a seat the account does not hold."
         ),

@@ -1860,10 +1860,11 @@ class GameService:
             )
         return TicketOut(ticket=ticket, expires_in=TICKET_SECONDS)
 
-    async def redeem(self, game_id: str, ticket: str) -> int:
-        """The seat of a valid, unused, unexpired ticket of this game; it is used up."""
+    async def redeem(self, game_id: str, ticket: str, use: bool = True) -> int:
+        """The seat of a valid, unused, unexpired ticket of this game; it is used up (`use`
+        false: a HEAD request's check, which leaves it for the stream)."""
         async with self.engine.begin() as conn:
-            seat = await self.repository.use_ticket(conn, game_id, token_hash(ticket))
+            seat = await self.repository.use_ticket(conn, game_id, token_hash(ticket), use)
         if seat is None:
             raise Unauthenticated(say(TICKET_UNKNOWN))
         return seat

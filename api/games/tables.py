@@ -276,6 +276,8 @@ class Tables:
                     claim_seal=None,
                 )
             )
+            # its tickets too: one redeemed after the start would show the next holder's hand
+            await self.games.repository.drop_tickets(conn, game_id, seat)
         self.games.fanout.publish(game_id)
         return LeftSeat(
             seat=seat,

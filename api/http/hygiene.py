@@ -325,6 +325,11 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     return None
 
 
+#: Set in the scope of a `HEAD` request, which the app sees as the `GET` it answers (the
+#: handlers that would act on a GET, such as a stream using up its ticket, read it).
+HEAD_REQUEST = "numrules.head"
+
+
 class HttpHygiene:
     """The ASGI wrapper described in the module docstring."""
 
@@ -355,7 +360,7 @@ class HttpHygiene:
             return
         head = scope["method"] == "HEAD"
         if head:  # a copy: the server keeps its own scope, and so knows to send no body
-            scope = {**scope, "method": "GET"}
+            scope = {**scope, "method": "GET", HEAD_REQUEST: True}
         out: Any = send  # the messages built here are plain dicts
         start: dict[str, Any] | None = None
         held: list[bytes] = []  # the error page being replaced, while it arrives

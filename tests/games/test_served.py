@@ -662,6 +662,66 @@ async def test_a_seats_stream_opened_while_the_game_waited_ends_when_it_starts(
         assert again.status_code == 401
 
 
+async def test_a_seats_stream_of_a_table_cancelled_before_it_started_ends_with_it(
+    in_process: str,
+) -> None:
+    """A cancelled table never dealt a card, so nothing of a seat changing hands can show:
+    its seat's stream shows the last game (abandoned, the spectator's view) and `end`."""
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        creator = await async_host(client)
+        players = [{"name": "Ada"}, {"open": True}, {"open": True}]
+        body = {"ruleset": "numwars-classic", "players": players}
+        created = await client.post("/v1/games", json=body, headers=creator)
+        assert created.status_code == 201, created.text
+        game = created.json()
+        path = f"/v1/games/{game['id']}/stream?view=true"
+        token = game["seats"][0]["token"]
+        async with client.stream("GET", path, headers=auth(token)) as stream:
+            messages = sse(stream)
+            assert json.loads((await next_message(messages))["data"])["status"] == "waiting"
+            cancelled = await client.post(f"/v1/games/{game['id']}/abandon", headers=creator)
+            assert cancelled.status_code == 200, cancelled.text
+            async with asyncio.timeout(DELIVERY_SECONDS):
+                rest = [m async for m in messages]
+        assert [m["event"] for m in rest] == ["game", "end"], rest
+        last = json.loads(rest[0]["data"])
+        assert last["status"] == "abandoned" and last["view"].get("hand") is None
+        assert rest[1]["data"] == "abandoned"
+
+
+async def test_a_stream_whose_read_fails_ends_for_its_client_to_open_it_again(
+    in_process: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of the log that fails (the database lost) ends the stream as a shutdown does,
+    `end` with the game's status, never a broken response; a warning says so, without the
+    error's text."""
+    seed = 42
+    shadow = Match(registry.make("numking", {}), 3, seed)
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        game = await create(client, "numking", 3, seed)
+        opened = len(shadow.round_start_events())
+        path = f"/v1/games/{game['id']}/stream"
+        after = {"Last-Event-ID": str(opened)}
+        original = GameService.events_for
+
+        async def failing(self: GameService, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("since") is not None:  # the stream's reads after its first
+                raise OSError("the database went away")
+            return await original(self, *args, **kwargs)
+
+        with _records("numrules.games") as records:
+            async with client.stream("GET", path, headers=after) as stream:
+                messages = sse(stream)
+                monkeypatch.setattr(GameService, "events_for", failing)
+                await random_step(client, game, shadow, random.Random(1))
+                async with asyncio.timeout(DELIVERY_SECONDS):
+                    rest = [m async for m in messages]
+    assert rest[-1] == {"event": "end", "data": "active"}, rest
+    said = [r.getMessage() for r in records if r.levelno == logging.WARNING]
+    assert any("a stream's read failed (OSError)" in m for m in said), said
+    assert not any("went away" in m for m in said)
+
+
 # -- 4. stream tickets --------------------------------------------------------------------------
 
 

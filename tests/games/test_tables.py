@@ -256,6 +256,40 @@ def test_only_the_creator_cancels_a_waiting_game(games: TestClient[Any]) -> None
     assert late.status_code == 409 and late.json()["code"] == "game-over"
 
 
+def test_leaving_revokes_the_seats_stream_tickets(games: TestClient[Any]) -> None:
+    """A ticket taken for a seat before its holder left would show the seat's next holder's
+    hand once the game starts: leaving deletes the seat's tickets (the other seats' stay)."""
+    game = _open_game(games)
+    gid = game["id"]
+    _, bo = _player(games)
+    assert _claim(games, gid, 1, bo).status_code == 201
+    tickets = games.post(f"/v1/games/{gid}/stream-tickets", headers=bo)
+    assert tickets.status_code == 201, tickets.text
+    ticket = tickets.json()["ticket"]
+    ada = games.post(f"/v1/games/{gid}/stream-tickets", headers=auth(game["seats"][0]["token"]))
+    assert games.post(f"/v1/games/{gid}/seats/1/leave", headers=bo).status_code == 200
+    kept = _sql(games, "SELECT seat FROM stream_tickets WHERE game_id = :g", g=gid)
+    assert [row.seat for row in kept] == [0]  # Ada's, not Bo's
+    assert ada.status_code == 201
+    refused = games.get(f"/v1/games/{gid}/stream", params={"ticket": ticket})
+    assert refused.status_code == 401 and refused.json()["code"] == "unauthorized"
+
+
+def test_a_head_request_leaves_the_ticket_for_the_stream(games: TestClient[Any]) -> None:
+    """A link's prefetch (HEAD) of a stream with a ticket answers as the stream would and
+    leaves the ticket unused; the stream then uses it up."""
+    game = _open_game(games, players=[{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}])
+    gid, token = game["id"], game["seats"][0]["token"]
+    assert games.post(f"/v1/games/{gid}/abandon", headers=auth(token)).status_code == 200
+    ticket = games.post(f"/v1/games/{gid}/stream-tickets", headers=auth(token)).json()["ticket"]
+    path = f"/v1/games/{gid}/stream"
+    past = {"ticket": ticket, "after": 10**6}  # every event sent: 204, the stream ends
+    assert games.head(path, params=past).status_code == 204
+    assert games.get(path, params=past).status_code == 204
+    used = games.get(path, params=past)
+    assert used.status_code == 401, used.text
+
+
 # -- the open tables' list ----------------------------------------------------------------------
 
 
