@@ -25,7 +25,8 @@ numrules-clocked (the same games with an hour's turn clock) ≥ 0.95 of numrules
 clocks cost the human actions nothing measurable. With `--pipeline`, also numrules-pipeline (a
 second server with `NUMRULES_FAST_GAMES=false`: every request through Litestar's pipeline), the
 games' fast path measured in the same run. With `--streams`, also numrules-streams and
-numrules-streams-get (bench/stored.py `play_streams`; a third server, its pool 70): every seat
+numrules-streams-get (bench/stored.py `play_streams`; a server started for each of their runs,
+its pool 40): every seat
 watches its game through its own event stream, as the app's players do, and learns its view
 from the stream's `game` messages (`?view=true`), or, as the app did before them, with a GET
 after each chunk of events; the first should do more actions a second for less CPU.
@@ -64,10 +65,13 @@ from bench.stored import (
 PEER = Path("/work/shared/peers/boardgameio")
 BGIO_DIR = Path(os.environ.get("BGIO_DIR", "/tmp/bgio-bench"))
 API_PORT, BGIO_PORT, PIPELINE_PORT, STREAMS_PORT = 18111, 18112, 18113, 18114
-#: The streams contenders' server: a pool for 64 streams' reads and 64 seats' GETs at once
-#: (with the others' 20, numrules-streams-get would mostly measure overflow connections
-#: opened and closed).
-STREAMS_POOL = "70"
+#: The streams contenders' server, started for each of their runs (a fresh one, as
+#: boardgame.io's): a pool for many seats' GETs at once (with the others' 20,
+#: numrules-streams-get mostly measured overflow connections opened and closed), within
+#: PostgreSQL's 100 connections beside the other servers' kept ones.
+STREAMS_POOL = "40"
+#: The streams contenders and the way their seats learn their views (bench/stored.py).
+STREAMED = {"numrules-streams": "views", "numrules-streams-get": "gets"}
 #: The games of numrules-clocked: a turn clock that never runs out in a run, so every action
 #: pays what a clock costs (its deadline set and shown, the sweeps) and nothing times out.
 CLOCKED = {**CREATE, "clock": {"turn_seconds": 3600, "on_timeout": "auto"}}
@@ -250,12 +254,9 @@ def main() -> None:
             slow = {"NUMRULES_FAST_GAMES": "false"}
             pid = stack.enter_context(serve_api(url, PIPELINE_PORT, settings=slow))
             servers["numrules-pipeline"] = (PIPELINE_PORT, pid)
-        if args.streams:
-            # 64 streams from one address (the cap is 50 a network)
-            wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL, "NUMRULES_MAX_STREAMS_PER_NETWORK": "0"}
-            pid = stack.enter_context(serve_api(url, STREAMS_PORT, settings=wide))
-            servers["numrules-streams"] = servers["numrules-streams-get"] = (STREAMS_PORT, pid)
-        for port, _ in dict(servers.values()).items():
+        # 64 streams from one address (the cap is 50 a network)
+        wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL, "NUMRULES_MAX_STREAMS_PER_NETWORK": "0"}
+        for port, _ in servers.values():
             asyncio.run(play_http(port, 4, 2))  # warm-up, as boardgame.io's
         for rep in range(args.reps):
             for conc in levels:
@@ -283,14 +284,25 @@ def main() -> None:
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,
                         )
-                    if who.startswith("numrules"):
+                    if who in STREAMED:
+                        with serve_api(url, STREAMS_PORT, settings=wide) as pid:
+                            asyncio.run(play_http(STREAMS_PORT, 4, 2))  # warm-up, as above
+                            row = asyncio.run(
+                                play_measured(
+                                    [STREAMS_PORT],
+                                    [pid],
+                                    url,
+                                    conc,
+                                    args.duration,
+                                    None,
+                                    STREAMED[who],
+                                )
+                            )
+                    elif who.startswith("numrules"):
                         create = CLOCKED if who == "numrules-clocked" else None
                         port, pid = servers.get(who, servers["numrules"])
-                        streams = {"numrules-streams": "views", "numrules-streams-get": "gets"}
                         row = asyncio.run(
-                            play_measured(
-                                [port], [pid], url, conc, args.duration, create, streams.get(who)
-                            )
+                            play_measured([port], [pid], url, conc, args.duration, create)
                         )
                     elif who == "raw-asyncpg":
                         row = raw_run(url, conc, args.duration, args.raw)
