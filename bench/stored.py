@@ -16,7 +16,7 @@ import os
 import secrets
 import subprocess
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -119,6 +119,33 @@ class Http:
 CREATE = {"ruleset": "numwars", "players": [{"name": f"p{i}"} for i in range(4)]}
 
 
+async def play_game(
+    http: Http,
+    game: Any,
+    deadline: float,
+    lat: list[float],
+    view_of: Callable[[int, int], Awaitable[Any]],
+) -> None:
+    """Play the created `game` until it ends or `deadline`: the seat that may act (the first
+    of the view's `actors`) takes the first of its `legal_actions`, from its own last
+    action's answer when it acts again, else from `view_of(seat, version)`; each POST's
+    latency (ms) goes to `lat`."""
+    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+    view, fresh, version = game["view"], -1, 0
+    while view["actors"] and time.perf_counter() < deadline:
+        seat = view["actors"][0]
+        if fresh != seat:
+            view = await view_of(seat, version)
+        t0 = time.perf_counter()
+        status, ans = await http.request(
+            "POST", f"/v1/games/{gid}/actions", view["legal_actions"][0], tokens[seat]
+        )
+        lat.append((time.perf_counter() - t0) * 1e3)
+        assert status == 200, (status, ans)
+        assert ans["version"] == version + 1
+        version, view, fresh = ans["version"], ans["view"], seat
+
+
 async def play_http(
     port: int | Sequence[int], conc: int, duration: float, create: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -131,34 +158,22 @@ async def play_http(
     deadline = time.perf_counter() + duration
 
     async def loop(port: int) -> None:
-        nonlocal gets, games
+        nonlocal games
         http = Http(port)
         try:
             while time.perf_counter() < deadline:
                 status, game = await http.request("POST", "/v1/games", create or CREATE)
                 assert status == 201, (status, game)
-                gid, tokens = game["id"], [s["token"] for s in game["seats"]]
-                view, fresh, version = game["view"], -1, 0
-                while view["actors"] and time.perf_counter() < deadline:
-                    seat = view["actors"][0]
-                    if fresh != seat:
-                        status, got = await http.request(
-                            "GET", f"/v1/games/{gid}", token=tokens[seat]
-                        )
-                        assert status == 200, (status, got)
-                        view = got["view"]
-                        gets += 1
-                    t0 = time.perf_counter()
-                    status, ans = await http.request(
-                        "POST",
-                        f"/v1/games/{gid}/actions",
-                        view["legal_actions"][0],
-                        tokens[seat],
-                    )
-                    lat.append((time.perf_counter() - t0) * 1e3)
-                    assert status == 200, (status, ans)
-                    assert ans["version"] == version + 1
-                    version, view, fresh = ans["version"], ans["view"], seat
+
+                async def read(seat: int, version: int, game: Any = game) -> Any:
+                    nonlocal gets
+                    path, token = f"/v1/games/{game['id']}", game["seats"][seat]["token"]
+                    status, got = await http.request("GET", path, token=token)
+                    assert status == 200, (status, got)
+                    gets += 1
+                    return got["view"]
+
+                await play_game(http, game, deadline, lat, read)
                 games += 1
         finally:
             http.close()
@@ -282,26 +297,17 @@ async def play_streams(
                     asyncio.ensure_future(watch(port, path, t, seen, None if h is None else h[0]))
                     for t, h in zip(tokens, helpers, strict=True)
                 ]
+
+                async def streamed(
+                    seat: int, version: int, shown: list[Any] = shown, changed: Any = changed
+                ) -> Any:
+                    while (g := shown[seat]) is None or g["version"] < version:
+                        changed.clear()  # a stream that failed: no wait forever
+                        await asyncio.wait_for(changed.wait(), 10)
+                    return g["view"]
+
                 try:
-                    view, fresh, version = game["view"], -1, 0
-                    while view["actors"] and time.perf_counter() < deadline:
-                        seat = view["actors"][0]
-                        if fresh != seat:
-                            while (g := shown[seat]) is None or g["version"] < version:
-                                changed.clear()  # a stream that failed: no wait forever
-                                await asyncio.wait_for(changed.wait(), 10)
-                            view = g["view"]
-                        t0 = time.perf_counter()
-                        status, ans = await http.request(
-                            "POST",
-                            f"/v1/games/{gid}/actions",
-                            view["legal_actions"][0],
-                            tokens[seat],
-                        )
-                        lat.append((time.perf_counter() - t0) * 1e3)
-                        assert status == 200, (status, ans)
-                        assert ans["version"] == version + 1
-                        version, view, fresh = ans["version"], ans["view"], seat
+                    await play_game(http, game, deadline, lat, streamed)
                     games += 1
                 finally:
                     tasks = [*streams, *(r for h in helpers if h is not None for r in h[2])]

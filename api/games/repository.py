@@ -970,6 +970,16 @@ class PostgresGameRepository(GameRepository):
                 await _drop(conn, exc)  # committed or not: the connection is not reused
                 raise
 
+    async def _fetch(self, conn: AsyncConnection, sql: str, args: Sequence[Any]) -> list[Any]:
+        """asyncpg's rows of `sql`; a connection the statement broke is dropped."""
+        driver = _driver(conn)
+        try:
+            return list(await driver.fetch(sql, *args))
+        except BaseException as exc:
+            if _broken(exc, driver):
+                await _drop(conn, exc)
+            raise
+
     async def _fetchrow(
         self, conn: AsyncConnection, sql: str, args: Sequence[Any], record: type[Any] | None
     ) -> Any:
@@ -1008,13 +1018,7 @@ class PostgresGameRepository(GameRepository):
         replay reads its game's row first."""
         sql, names = _ACTIONS_PG
         values = {"b_game": game_id, "b_after": after, "b_upto": upto}
-        driver = _driver(conn)
-        try:
-            rows = await driver.fetch(sql, *[values[n] for n in names])
-        except BaseException as exc:
-            if _broken(exc, driver):
-                await _drop(conn, exc)
-            raise
+        rows = await self._fetch(conn, sql, [values[n] for n in names])
         return [(row[0], decode_action(row[1])) for row in rows]
 
     async def event_rows(
@@ -1023,13 +1027,7 @@ class PostgresGameRepository(GameRepository):
         """The events' read (pages, streams) through asyncpg, their JSON decoded by msgspec."""
         sql, names = _EVENT_ROWS_PG
         values = {"b_game": game.id, "b_after": after, "b_upto": game.event_seq, "b_limit": limit}
-        driver = _driver(conn)
-        try:
-            rows = await driver.fetch(sql, *[values[n] for n in names])
-        except BaseException as exc:
-            if _broken(exc, driver):
-                await _drop(conn, exc)
-            raise
+        rows = await self._fetch(conn, sql, [values[n] for n in names])
         return [
             EventRow(seq, None if seen is None else _decode_json(seen), _decode_json(payload))
             for seq, seen, payload in rows
