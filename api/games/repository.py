@@ -282,6 +282,41 @@ APPEND_HOT_PG = _APPEND_PG.format(
     "AND token_hash = $17)",
     channel=CHANNEL_PREFIX,
 )
+#: Several games' hot actions written and committed by one statement (:class:`HotWrites`):
+#: `APPEND_HOT_PG` over arrays, one element a game, each game's row moved only under the
+#: same checks; its rows are the ids of the games it moved (each with its NOTIFY). The
+#: arrays come in the games' id order, so that rows are locked in that order.
+APPEND_HOT_MANY_PG = f"""\
+WITH v AS (
+    SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[],
+        $6::boolean[], $7::text[], $8::timestamptz[], $9::text[], $10::integer[], $11::text[],
+        $12::text[], $13::text[], $14::text[])
+        AS v(id, read, event_seq, status, result, bot_pending, deadlines, deadline,
+            checkpoint, seat, action, events, progress, digest)
+), moved AS (
+    UPDATE games SET version = v.read + 1, event_seq = v.event_seq, status = v.status,
+        result = v.result::jsonb, bot_pending = v.bot_pending, deadlines = v.deadlines::jsonb,
+        deadline = v.deadline, checkpoint = COALESCE(v.checkpoint, games.checkpoint),
+        progress = CASE WHEN v.checkpoint IS NULL THEN COALESCE(v.progress, games.progress) END,
+        updated_at = now()
+    FROM v
+    WHERE games.id = v.id AND games.version = v.read AND games.status = 'active'
+        AND (games.deadline IS NULL OR games.deadline > clock_timestamp())
+        AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = v.id AND seat = v.seat
+            AND token_hash = v.digest)
+    RETURNING games.id, v.read, v.seat, v.action, v.events
+), logged AS (
+    INSERT INTO game_actions (game_id, seq, seat, action)
+    SELECT id, read + 1, seat, action::jsonb FROM moved
+), evented AS (
+    INSERT INTO game_events (game_id, seq, kind, visibility, payload)
+    SELECT moved.id, (e.doc->>0)::integer, e.doc->1->>'kind', e.doc->2, e.doc->1
+    FROM moved, jsonb_array_elements(moved.events::jsonb) AS e(doc)
+)
+SELECT id, pg_notify('{CHANNEL_PREFIX}' || id, id) FROM moved"""
+#: The arguments of `APPEND_HOT_PG` that `APPEND_HOT_MANY_PG` takes, in its order (not the
+#: kept answer's: a hot action has no `Idempotency-Key`).
+_HOT_MANY_ARGS = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16)
 
 
 class LostUpdate(RuntimeError):
@@ -364,8 +399,8 @@ class GameRepository:
         """Where a hot action runs (only where :attr:`hot`)."""
         raise NotImplementedError
 
-    async def append_hot(self, conn: AsyncConnection, game: Any, move: Move, digest: str) -> bool:
-        """A hot action's one statement (only where :attr:`hot`)."""
+    async def append_hot(self, game: Any, move: Move, digest: str) -> bool:
+        """A hot action's write, committed (only where :attr:`hot`)."""
         raise NotImplementedError
 
     async def now_hot(self, conn: AsyncConnection) -> float:
@@ -930,6 +965,8 @@ class PostgresGameRepository(GameRepository):
         self.group_commit = (
             GroupCommit(self, engine, group_commit, refusals) if group_commit > 0 else None
         )
+        #: Hot actions' shared statements (with shared commits only).
+        self.hot_writes = HotWrites(self, shared=group_commit > 0)
 
     async def transact(
         self, engine: AsyncEngine, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]
@@ -1056,13 +1093,26 @@ class PostgresGameRepository(GameRepository):
         round trip, its new turns' start."""
         return float((await self._fetchrow(conn, _NOW_PG, (), None))[0])
 
-    async def append_hot(self, conn: AsyncConnection, game: Any, move: Move, digest: str) -> bool:
-        """The action written and committed by one statement (`APPEND_HOT_PG`, on
-        :meth:`connected`'s connection) if the game is still active at `game.version` and
-        `digest` is the hash of the acting seat's token and none of the game's turn clocks
-        has run out; False (nothing written) if not."""
+    async def append_hot(self, game: Any, move: Move, digest: str) -> bool:
+        """The action written and committed by one statement, alone or with other games'
+        (:class:`HotWrites`), if the game is still active at `game.version` and `digest` is
+        the hash of the acting seat's token and none of the game's turn clocks has run out;
+        False (nothing written) if not."""
         args = (*self._append_args(game, move, None), digest)
-        return await self._fetchrow(conn, APPEND_HOT_PG, args, None) is not None
+        return await self.hot_writes.write(game.id, args)
+
+    async def write_hot(self, args: tuple[Any, ...]) -> bool:
+        """One game's hot action (`APPEND_HOT_PG`): whether it was written."""
+        async with self.held.connect() as conn:
+            return await self._fetchrow(conn, APPEND_HOT_PG, args, None) is not None
+
+    async def write_hot_many(self, rows: Sequence[tuple[Any, ...]]) -> set[str]:
+        """Several games' hot actions (`APPEND_HOT_MANY_PG`, `rows` in their games' id order):
+        the ids of the games written."""
+        columns = [list(column) for column in zip(*map(_HOT_MANY_ARGS, rows), strict=True)]
+        async with self.held.connect() as conn:
+            written = await self._fetch(conn, APPEND_HOT_MANY_PG, columns)
+        return {row[0] for row in written}
 
     @staticmethod
     def _append_args(game: Any, move: Move, kept: Kept | None) -> tuple[Any, ...]:
@@ -1242,6 +1292,102 @@ class GroupCommit:
         waiting = self._open
         if not self._running and waiting is not None:
             self._start(waiting)
+
+
+class HotWrites:
+    """Shared commits for hot actions (issue 27): an action that finds no hot write under
+    way is written at once, alone (`APPEND_HOT_PG`: one game alone waits for nobody); the
+    actions of other games that arrive while one is under way wait for it to end, then are
+    written together by one statement (`APPEND_HOT_MANY_PG`: one round trip, one commit for
+    them all), and each is answered once that statement committed. One write is under way
+    at a time.
+
+    A hot action's statement is its own transaction, so an error PostgreSQL answers for it
+    (`asyncpg.PostgresError`: a deadlock, a constraint, a failing trigger) means that it wrote
+    nothing: each of its actions is answered False and takes the locked path, in a
+    transaction of its own, as when another replica moved its game; an action that fails
+    there fails alone. Any other error (the connection lost: whether it committed is not
+    known) is each of its actions' error, as it is one action's alone. An action whose
+    request went while it waited is not written. A game has at most one hot action under
+    way in a process (the service holds its match meanwhile); should a second come, it is
+    written alone. Not `shared` (shared commits off), each action is written alone, at once."""
+
+    def __init__(self, repository: PostgresGameRepository, shared: bool = True) -> None:
+        self.repository = repository
+        self.shared_writes = shared
+        self._running = False
+        self._waiting: dict[str, tuple[tuple[Any, ...], asyncio.Future[bool]]] = {}
+        #: The shared writes under way (:meth:`api.games.service.GameService.close`).
+        self.tasks: set[asyncio.Task[None]] = set()
+        #: Statements of several actions committed, the actions they held, and statements
+        #: PostgreSQL refused (tests).
+        self.batches = 0
+        self.shared = 0
+        self.refused = 0
+
+    async def write(self, game_id: str, args: tuple[Any, ...]) -> bool:
+        """Whether the action was written (`APPEND_HOT_PG`'s checks)."""
+        if not self.shared_writes:
+            return await self._alone(args)
+        if self._running and game_id not in self._waiting:
+            future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self._waiting[game_id] = (args, future)
+            return await future
+        if self._running:  # cannot happen (see the class): alone, beside the others
+            return await self._alone(args)
+        self._running = True
+        try:
+            return await self._alone(args)
+        finally:
+            self._next()
+
+    async def _alone(self, args: tuple[Any, ...]) -> bool:
+        try:
+            return await self.repository.write_hot(args)
+        except asyncpg.PostgresError:
+            self.refused += 1
+            return False
+
+    def _next(self) -> None:
+        """A write ended: those waiting are written now, together."""
+        self._running = False
+        if not self._waiting:
+            return
+        waiting, self._waiting = self._waiting, {}
+        self._running = True
+        task = asyncio.create_task(self._flush(waiting))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _flush(
+        self, waiting: dict[str, tuple[tuple[Any, ...], asyncio.Future[bool]]]
+    ) -> None:
+        live = sorted((g, w) for g, w in waiting.items() if not w[1].done())
+        try:
+            if len(live) == 1:
+                written = {live[0][0]} if await self._alone(live[0][1][0]) else set()
+            elif live:
+                try:
+                    written = await self.repository.write_hot_many([a for _, (a, _) in live])
+                except asyncpg.PostgresError:
+                    self.refused += 1
+                    written = set()
+                else:
+                    self.batches += 1
+                    self.shared += len(live)
+            for game_id, (_, future) in live:
+                if not future.done():
+                    future.set_result(game_id in written)
+        except Exception as exc:
+            for _, (_, future) in live:
+                if not future.done():
+                    future.set_exception(exc)
+        except BaseException:  # cancelled (a shutdown past its grace)
+            for _, (_, future) in live:
+                future.cancel()
+            raise
+        finally:
+            self._next()
 
 
 def _answer(entry: _Entry[Any], shared: bool) -> None:

@@ -583,6 +583,13 @@ def _status(status: str) -> Message:
 CLOSE_GRACE_SECONDS = 5.0
 
 
+#: The finished games whose match the cache keeps (the last to end: their players' last
+#: reads). A match holds thousands of objects by its end, and each one the collector must
+#: scan in every full collection: 2,048 finished matches cached made each full collection
+#: about a second long, where the active games' alone take milliseconds (issue 27).
+FINISHED_KEPT = 64
+
+
 class GameService:
     """The stored games of one database; `fanout` wakes their event streams."""
 
@@ -630,6 +637,8 @@ class GameService:
         self.reader: Connects = held if held is not None else engine
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        #: The games over whose match the cache holds, the last `FINISHED_KEPT` to end.
+        self._finished: OrderedDict[str, None] = OrderedDict()
         self._names_cache: OrderedDict[str, list[tuple[str, str | None]]] = OrderedDict()
         #: The seats of the games' tokens this process has seen (hash → seat), which the hot
         #: action trusts only as far as its statement checks them again.
@@ -1179,40 +1188,42 @@ class GameService:
         hot = cached.hot
         if seat is None or type(action).__struct_config__.tag not in ruleset_actions(hot.ruleset):
             return None
+        names = self._names_cache.get(game_id)
+        if names is None:
+            return None
         del self._cache[game_id]  # ours now: a reader or another action replays meanwhile
         match = cached.match
-        async with self.repository.connected() as conn:
-            # a new turn's deadline starts at the database's clock
-            now = 0.0 if hot.clock is None else await self._db_now(conn)
-            row = _HotRow(game_id, cached.version, *hot, now)
-            before = (match.index, match.phase)
-            events: list[EventBase] | None = None
-            if not is_due(row):  # else its timeouts first (`expire`), on the locked path
-                with contextlib.suppress(EngineError):  # the locked path answers a refusal
-                    match.check_cards(action)
-                    events = match.apply(seat, action)
-            if events is None:  # the match unchanged: a refusal changes nothing
-                self._put(game_id, cached.version, match, hot)
-                return None
-            move = await self._move(conn, row, seat, action, match, before, events)
-            first = row.event_seq + 1
-            answer = ActionOut(
-                version=row.version + 1,
-                events=[event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)],
-                view=match.view(seat),
-            )
-            if hot.clock is not None:
-                answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
-            if self.before_commit is not None:
-                self.before_commit()
-            if not await self.repository.append_hot(conn, row, move, caller.digest):
-                return None  # the game moved elsewhere: the match is dropped
+        # a new turn's deadline starts at the database's clock
+        now = 0.0 if hot.clock is None else await self._db_now()
+        row = _HotRow(game_id, cached.version, *hot, now)
+        before = (match.index, match.phase)
+        events: list[EventBase] | None = None
+        if not is_due(row):  # else its timeouts first (`expire`), on the locked path
+            with contextlib.suppress(EngineError):  # the locked path answers a refusal
+                match.check_cards(action)
+                events = match.apply(seat, action)
+        if events is None:  # the match unchanged: a refusal changes nothing
+            self._put(game_id, cached.version, match, hot)
+            return None
+        move = self._move(row, seat, action, match, before, events, names)
+        first = row.event_seq + 1
+        answer = ActionOut(
+            version=row.version + 1,
+            events=[event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)],
+            view=match.view(seat),
+        )
+        if hot.clock is not None:
+            answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
+        if self.before_commit is not None:
+            self.before_commit()
+        if not await self.repository.append_hot(row, move, caller.digest):
+            return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
         if move.bot_pending:
             self.kick(game_id)
         return answer
 
-    async def _db_now(self, conn: AsyncConnection) -> float:
+    async def _db_now(self) -> float:
         """The database's clock for a clocked hot action: the `db_now` of the last game row
         this process read (every read and locked read carries it) plus the time since on this
         process's monotonic clock, if that read is at most `DB_CLOCK_FRESH` seconds old; else
@@ -1222,7 +1233,8 @@ class GameService:
         sample, now = self._db_clock, time.monotonic()
         if sample is not None and now - sample[1] <= DB_CLOCK_FRESH:
             return sample[0] + (now - sample[1])
-        read = await self.repository.now_hot(conn)
+        async with self.repository.connected() as conn:
+            read = await self.repository.now_hot(conn)
         self._db_clock = (read, time.monotonic())
         return read
 
@@ -1296,7 +1308,8 @@ class GameService:
             raise
         first = game.event_seq + 1
         seen_events = [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)]
-        move = await self._move(conn, game, seat, action, match, before, events)
+        names = await self._names(conn, game_id)
+        move = self._move(game, seat, action, match, before, events, names)
         version = game.version + 1
         answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
         if game.clock is not None:
@@ -1308,7 +1321,7 @@ class GameService:
         if self.before_commit is not None:
             self.before_commit()
         hot = None
-        if all(bot is None for _, bot in await self._names(conn, game_id)):  # cached by `_move`
+        if all(bot is None for _, bot in names):
             hot = _hot_after(move, len(events), game)
         return _Applied(answer, match, move.bot_pending, hot)
 
@@ -1327,15 +1340,15 @@ class GameService:
         last = await self.repository.last_action_seq(conn, game.id, seat)
         return last <= int(ended[-1]["to"])
 
-    async def _move(
+    def _move(
         self,
-        conn: AsyncConnection,
         game: Any,
         seat: int,
         action: Action,
         match: Match,
         before: tuple[int, str],
         events: list[EventBase],
+        names: list[tuple[str, str | None]],
     ) -> Move:
         """What an applied action writes: its events, the game's status, result, checkpoint
         (a round started), the round's progress (every `PROGRESS_EVERY` actions into it),
@@ -1352,7 +1365,7 @@ class GameService:
             into = match.played - match.checkpoint().actions
             if into % PROGRESS_EVERY == 0:  # the round so far (`PROGRESS_EVERY`)
                 progress = match.progress()
-        bots = [b for _, b in await self._names(conn, game.id)]
+        bots = [b for _, b in names]
         clock = clock_of(game)
         deadlines = shown = None
         if clock is not None:
@@ -1392,7 +1405,8 @@ class GameService:
         events: list[EventBase],
     ) -> Move:
         """Append an applied action (:meth:`_move`) in the caller's transaction."""
-        move = await self._move(conn, game, seat, action, match, before, events)
+        names = await self._names(conn, game.id)
+        move = self._move(game, seat, action, match, before, events, names)
         await self.repository.append(conn, game, move)
         return move
 
@@ -1543,6 +1557,9 @@ class GameService:
         pending |= {flight.task for flight in self._flights.values()}
         if group is not None:
             pending |= group.tasks
+        hot_writes = getattr(self.repository, "hot_writes", None)
+        if hot_writes is not None:
+            pending |= hot_writes.tasks
         if not pending:
             return
         _, late = await asyncio.wait(pending, timeout=grace)
@@ -1958,6 +1975,11 @@ class GameService:
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
+        if match.result() is not None and game_id not in self._finished:
+            self._finished[game_id] = None
+            while len(self._finished) > FINISHED_KEPT:
+                gone, _ = self._finished.popitem(last=False)
+                self._cache.pop(gone, None)
         self._keep_views(game_id, version, match)
 
     async def _match(self, conn: AsyncConnection, game: GameRow) -> Match:

@@ -2,11 +2,18 @@
 the run's PostgreSQL database: many games played at once with shared commits store the very
 logs and events that the same games played one action at a time store; a refused action and
 an action the database fails inside a batch answer as alone and lose none of the others.
-(The SIGKILL during a 16-game burst with shared commits: tests/games/test_served.py.)"""
+(The SIGKILL during a 16-game burst with shared commits: tests/games/test_served.py.)
+
+Hot actions' shared statements (api.games.repository.HotWrites) likewise: games played at once
+store what one at a time stores; a statement PostgreSQL refuses sends each of its actions to
+its own transaction; a game another replica moved falls back alone. The cache keeps the
+matches of the last games to end only (`FINISHED_KEPT`), and a serving process collects its
+young objects every `GC_YOUNG_THRESHOLD` allocations."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -16,8 +23,9 @@ import pytest
 from litestar.testing import TestClient
 
 from api.db.engine import create_engine
+from api.games import service as service_module
 from api.games.fanout import Fanout
-from api.games.repository import GroupCommit, PostgresGameRepository
+from api.games.repository import GroupCommit, HotWrites, PostgresGameRepository
 from api.games.schemas import CreateGame, GameCreated
 from api.games.service import Credential, GameService, seat_credential
 from api.http.domain import Conflict
@@ -52,6 +60,29 @@ def _run(
             await service.engine.dispose()
 
     return asyncio.run(main())
+
+
+def _run_hot(
+    pg_head: str, scenario: Callable[[GameService], Awaitable[Any]], group_commit_ms: float = 5
+) -> Any:
+    """`scenario` on a service whose actions are hot where they may be (the default), with
+    shared commits (hot actions share statements only then)."""
+
+    async def main() -> Any:
+        service = GameService(create_engine(pg_head), Fanout(), group_commit_ms=group_commit_ms)
+        try:
+            return await scenario(service)
+        finally:
+            await service.close()
+            await service.engine.dispose()
+
+    return asyncio.run(main())
+
+
+def _hot(service: GameService) -> HotWrites:
+    repository = service.repository
+    assert isinstance(repository, PostgresGameRepository)
+    return repository.hot_writes
 
 
 def _batches(service: GameService) -> GroupCommit:
@@ -254,3 +285,161 @@ def test_the_setting_turns_shared_commits_on(pg_head: str) -> None:
             shared = repository.group_commit
             assert (None if shared is None else shared.window) == window
     assert Settings.model_fields["group_commit_ms"].default == 1
+
+
+# -- hot actions' shared statements -------------------------------------------------------
+
+
+def test_hot_actions_of_games_played_at_once_share_statements_and_store_the_same_logs(
+    pg_head: str,
+) -> None:
+    async def alone(service: GameService) -> list[str]:
+        ids = []
+        for seed in range(GAMES):
+            game, seats = await _create(service, 800 + seed)
+            assert await _play(service, game, seats, STEPS) == list(range(1, STEPS + 1))
+            ids.append(game)
+        hot = _hot(service)
+        assert (hot.batches, hot.refused) == (0, 0)  # one game at a time: each alone
+        return ids
+
+    async def at_once(service: GameService) -> tuple[list[str], tuple[int, int, int]]:
+        games = [await _create(service, 800 + seed) for seed in range(GAMES)]
+        played = await asyncio.gather(*(_play(service, g, s, STEPS) for g, s in games))
+        assert played == [list(range(1, STEPS + 1))] * GAMES
+        hot = _hot(service)
+        return [g for g, _ in games], (hot.batches, hot.shared, hot.refused)
+
+    one_at_a_time = _run_hot(pg_head, alone)
+    ids, (batches, shared, refused) = _run_hot(pg_head, at_once)
+    assert 0 < batches < shared <= GAMES * STEPS and refused == 0
+    unshared, counts = _run_hot(pg_head, at_once, group_commit_ms=0)  # shared commits off
+    assert counts == (0, 0, 0)
+    for first, *others in zip(one_at_a_time, ids, unshared, strict=True):
+        log, events, version = asyncio.run(_stored(pg_head, first))
+        assert len(log) == version == STEPS and events
+        for other in others:
+            assert asyncio.run(_stored(pg_head, other)) == (log, events, version)
+
+
+async def _first_moves(
+    service: GameService, games: list[tuple[str, list[Credential]]]
+) -> list[Any]:
+    """Each game's first action by its actor, all at once, each game read first (so that
+    its action is hot): the answers, or the errors."""
+    calls = []
+    for game, seats in games:
+        actor = (await service.get(game, None)).view.actors[0]
+        legal = (await service.get(game, seats[actor])).view.legal_actions
+        calls.append(service.act(game, seats[actor], legal[0], None, None))
+    return await asyncio.gather(*calls, return_exceptions=True)
+
+
+def test_a_hot_statement_the_database_refuses_sends_each_action_to_its_own_transaction(
+    pg_head: str, failing_game: Callable[[str], None]
+) -> None:
+    async def prepare(service: GameService) -> list[tuple[str, list[Credential]]]:
+        return [await _create(service, 900 + seed) for seed in range(8)]
+
+    games = _run_hot(pg_head, prepare)
+    failing_game(games[2][0])
+
+    async def scenario(service: GameService) -> None:
+        answers = await _first_moves(service, games)
+        failed = answers[2]
+        assert isinstance(failed, asyncpg.RaiseError) and "refused by the test" in str(failed)
+        for i, (game, _) in enumerate(games):
+            log, _, version = await _stored(pg_head, game)
+            if i == 2:
+                assert (len(log), version) == (0, 0)
+                continue
+            answer = answers[i]
+            assert not isinstance(answer, BaseException), answer
+            assert answer[0].version == version == len(log) == 1  # applied once
+        hot = _hot(service)
+        # the first action alone; the 7 others' statement refused (then each locked, alone)
+        assert (hot.batches, hot.refused) == (0, 1)
+
+    _run_hot(pg_head, scenario)
+
+
+def test_a_game_another_replica_moved_falls_back_alone_from_a_hot_statement(
+    pg_head: str,
+) -> None:
+    async def scenario(service: GameService) -> None:
+        games = [await _create(service, 950 + seed) for seed in range(8)]
+        for game, seats in games:  # read here: each game's next action here is hot
+            await service.get(game, seats[0])
+        other = GameService(service.engine, Fanout())  # another replica
+        moved, seats = games[5]
+        actor = (await other.get(moved, None)).view.actors[0]
+        legal = (await other.get(moved, seats[actor])).view.legal_actions
+        assert (await other.act(moved, seats[actor], legal[0], None, None))[0].version == 1
+        await other.close()
+        answers = await _first_moves_cached(service, games)
+        refused = answers[5]
+        assert isinstance(refused, Conflict) and refused.code == "not-your-turn"
+        for i, (game, _) in enumerate(games):
+            log, _, version = await _stored(pg_head, game)
+            assert version == len(log) == 1  # game 5: the other replica's action only
+            if i != 5:
+                answer = answers[i]
+                assert not isinstance(answer, BaseException), answer
+                assert answer[0].version == 1
+        hot = _hot(service)
+        assert (hot.batches, hot.shared, hot.refused) == (1, 7, 0)
+
+    _run_hot(pg_head, scenario)
+
+
+async def _first_moves_cached(
+    service: GameService, games: list[tuple[str, list[Credential]]]
+) -> list[Any]:
+    """:func:`_first_moves` from the actions the games began with (a game another replica
+    moved since is acted on as this process last saw it)."""
+    calls = []
+    for game, seats in games:
+        start = service._cache[game].match  # the version this process holds
+        actor = start.view(None).actors[0]
+        legal = start.view(actor).legal_actions
+        calls.append(service.act(game, seats[actor], legal[0], None, None))
+    return await asyncio.gather(*calls, return_exceptions=True)
+
+
+def test_the_cache_keeps_the_matches_of_the_last_games_to_end_only(
+    pg_head: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service_module, "FINISHED_KEPT", 1)
+
+    async def finish(service: GameService, seed: int) -> tuple[str, Credential, Any]:
+        game, seats = await _create(service, seed)
+        while (view := (await service.get(game, None)).view).actors:
+            actor = view.actors[0]
+            legal = (await service.get(game, seats[actor])).view.legal_actions
+            await service.act(game, seats[actor], legal[0], None, None)
+        return game, seats[0], await service.get(game, seats[0])
+
+    async def scenario(service: GameService) -> None:
+        first, seat, ended = await finish(service, 990)
+        assert ended.status == "over" and ended.result is not None and first in service._cache
+        second, _, _ = await finish(service, 991)
+        assert first not in service._cache and second in service._cache
+        assert await service.get(first, seat) == ended  # replayed from its checkpoint and log
+        assert first in service._cache  # read again: cached again, until the next one ends
+
+    _run_hot(pg_head, scenario)
+
+
+def test_a_serving_process_collects_young_objects_less_often(pg_head: str) -> None:
+    from api.app import GC_YOUNG_THRESHOLD, create_app
+    from api.ops.settings import Settings
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        app = create_app(Settings(database_url=pg_head))
+        with TestClient(app):
+            assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10)
+        assert GC_YOUNG_THRESHOLD > 700
+    finally:
+        gc.set_threshold(*before)

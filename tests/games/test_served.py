@@ -1041,7 +1041,8 @@ def test_a_server_killed_during_a_sixteen_game_burst_loses_no_answered_action(
     """SIGKILL while 16 games are played at once (issue 27: every action on the locked path,
     each committing alone or with shared commits, `NUMRULES_GROUP_COMMIT_MS`, the batches of
     several games' actions answered only after their one COMMIT; or, as served by default,
-    hot actions, each one statement in autocommit, `NUMRULES_HOT_ACTIONS`): after a restart
+    hot actions, each one statement in autocommit, `NUMRULES_HOT_ACTIONS`, several games'
+    in one statement when they come while one is under way): after a restart
     on the same database every action answered 200 is in its game's log at the version it
     was answered with, no action is there twice, each game holds at most the one action that
     was on its way unanswered, and every game goes on."""
