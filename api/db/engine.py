@@ -147,8 +147,9 @@ class HeldConnections:
 
     At most `size` are kept (more go back to the pool); one whose use raised goes back to the
     pool as before (reset there, or dropped by the error handlers that invalidated it), never
-    kept; one kept `max_age` seconds goes back on its next release (the pool recycles
-    connections hourly). When the engine is disposed (the app's shutdown, a test's end),
+    kept, and one whose driver's connection is closed (the server ended it) is invalidated,
+    never back in the pool, whether it was being used or kept; one kept `max_age` seconds
+    goes back on its next release (the pool recycles connections hourly). When the engine is disposed (the app's shutdown, a test's end),
     those kept are invalidated (closed) with it. A connection is used by one task at a time:
     it is out of the list while used."""
 
@@ -161,13 +162,19 @@ class HeldConnections:
 
     @asynccontextmanager
     async def connect(self) -> AsyncIterator[AsyncConnection]:
-        if self._kept:
+        while self._kept:
             conn, since = self._kept.pop()
+            if not _closed(conn):
+                break
+            await conn.invalidate()  # the server ended it while kept
+            await conn.close()
         else:
             conn, since = await self.engine.connect(), time.monotonic()
         try:
             yield conn
         except BaseException:
+            if _closed(conn):  # never back to the pool, which would hand it out again
+                await conn.invalidate()
             await conn.close()
             raise
         if (
@@ -184,6 +191,16 @@ class HeldConnections:
         for conn, _ in kept:
             if conn.sync_connection is not None:
                 conn.sync_connection.invalidate()
+
+
+def _closed(conn: AsyncConnection) -> bool:
+    """Whether the driver's connection under `conn` is closed (asyncpg's, which knows without
+    I/O; another driver's: never said)."""
+    if conn.invalidated or conn.sync_connection is None:
+        return False
+    raw = conn.sync_connection.connection.driver_connection
+    is_closed = getattr(raw, "is_closed", None)
+    return bool(is_closed is not None and is_closed())
 
 
 def held_size(engine: AsyncEngine) -> int:
@@ -269,6 +286,8 @@ def unavailable(exc: BaseException) -> str | None:
             return _reason(error)
         if isinstance(error, asyncpg.InterfaceError) and "connection is closed" in str(error):
             return _reason(error)  # asyncpg used directly (api.games.repository): its own
+        if isinstance(error, asyncpg.InternalClientError):
+            return _reason(error)  # a connection the server just ended, mid-exchange
         state = getattr(error, "sqlstate", None)
         if isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES):
             return _reason(error)

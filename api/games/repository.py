@@ -284,8 +284,10 @@ APPEND_HOT_PG = _APPEND_PG.format(
 )
 #: Several games' hot actions written and committed by one statement (:class:`HotWrites`):
 #: `APPEND_HOT_PG` over arrays, one element a game, each game's row moved only under the
-#: same checks; its rows are the ids of the games it moved (each with its NOTIFY). The
-#: arrays come in the games' id order, so that rows are locked in that order.
+#: same checks; its rows are the ids of the games it moved (each with its NOTIFY). The rows
+#: are locked first, in their ids' order (`locked`), as `GroupCommit`'s batches lock them,
+#: so that two such writes never deadlock (the update's own join may take them in any
+#: order: the planner's).
 APPEND_HOT_MANY_PG = f"""\
 WITH v AS (
     SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[],
@@ -293,14 +295,17 @@ WITH v AS (
         $12::text[], $13::text[], $14::text[])
         AS v(id, read, event_seq, status, result, bot_pending, deadlines, deadline,
             checkpoint, seat, action, events, progress, digest)
+), locked AS MATERIALIZED (
+    SELECT id FROM games WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
 ), moved AS (
     UPDATE games SET version = v.read + 1, event_seq = v.event_seq, status = v.status,
         result = v.result::jsonb, bot_pending = v.bot_pending, deadlines = v.deadlines::jsonb,
         deadline = v.deadline, checkpoint = COALESCE(v.checkpoint, games.checkpoint),
         progress = CASE WHEN v.checkpoint IS NULL THEN COALESCE(v.progress, games.progress) END,
         updated_at = now()
-    FROM v
-    WHERE games.id = v.id AND games.version = v.read AND games.status = 'active'
+    FROM v, locked
+    WHERE games.id = v.id AND locked.id = v.id AND games.version = v.read
+        AND games.status = 'active'
         AND (games.deadline IS NULL OR games.deadline > clock_timestamp())
         AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = v.id AND seat = v.seat
             AND token_hash = v.digest)
@@ -925,7 +930,9 @@ def _broken(exc: BaseException, driver: Any) -> bool:
     return bool(
         driver.is_closed()
         or not isinstance(exc, Exception)
-        or isinstance(exc, TimeoutError | OSError | asyncpg.InterfaceError)
+        or isinstance(
+            exc, TimeoutError | OSError | asyncpg.InterfaceError | asyncpg.InternalClientError
+        )
     )
 
 
@@ -966,7 +973,7 @@ class PostgresGameRepository(GameRepository):
             GroupCommit(self, engine, group_commit, refusals) if group_commit > 0 else None
         )
         #: Hot actions' shared statements (with shared commits only).
-        self.hot_writes = HotWrites(self, shared=group_commit > 0)
+        self.hot_writes = HotWrites(self, together=group_commit > 0)
 
     async def transact(
         self, engine: AsyncEngine, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]
@@ -983,8 +990,8 @@ class PostgresGameRepository(GameRepository):
         kept answer) runs in this transaction without a BEGIN of its own."""
         async with self.held.connect() as conn:
             driver = _driver(conn)
-            transaction = driver.transaction()
             try:
+                transaction = driver.transaction()  # raises on a closed connection
                 await transaction.start()
             except BaseException as exc:
                 if _broken(exc, driver):
@@ -1294,84 +1301,112 @@ class GroupCommit:
             self._start(waiting)
 
 
+_Waiting: TypeAlias = dict[str, tuple[tuple[Any, ...], "asyncio.Future[bool]"]]
+#: A shared statement's errors that are its actions' own: it waited its whole time (a lock
+#: held, the database stuck), and the locked path would wait as long again.
+_WAITED_OUT = (asyncpg.QueryCanceledError, asyncpg.LockNotAvailableError)
+
+
 class HotWrites:
     """Shared commits for hot actions (issue 27): an action that finds no hot write under
     way is written at once, alone (`APPEND_HOT_PG`: one game alone waits for nobody); the
     actions of other games that arrive while one is under way wait for it to end, then are
     written together by one statement (`APPEND_HOT_MANY_PG`: one round trip, one commit for
     them all), and each is answered once that statement committed. One write is under way
-    at a time.
+    at a time: a write that waits (a row lock another transaction holds, up to the statement
+    timeout) delays every hot action of the process meanwhile.
 
-    A hot action's statement is its own transaction, so an error PostgreSQL answers for it
-    (`asyncpg.PostgresError`: a deadlock, a constraint, a failing trigger) means that it wrote
-    nothing: each of its actions is answered False and takes the locked path, in a
+    That statement is its own transaction, so an error PostgreSQL answers for it
+    (`asyncpg.PostgresError`: a deadlock, a constraint, a failing trigger) means that it
+    wrote nothing: each of its actions is answered False and takes the locked path, in a
     transaction of its own, as when another replica moved its game; an action that fails
-    there fails alone. Any other error (the connection lost: whether it committed is not
-    known) is each of its actions' error, as it is one action's alone. An action whose
-    request went while it waited is not written. A game has at most one hot action under
-    way in a process (the service holds its match meanwhile); should a second come, it is
-    written alone. Not `shared` (shared commits off), each action is written alone, at once."""
+    there fails alone. Its statement timeout (or a lock timeout) is each of its actions'
+    error, as is any other error (the connection lost: whether it committed is not known).
+    So when the database is stuck, an action that waited for the write under way may wait
+    twice the statement timeout before its 503. An action written alone answers its errors as
+    before. An action whose request went while it waited is not written. A game has at most
+    one hot action under way in a process (the service holds its match meanwhile); should a
+    second come (its first's request went while it waited), it is written alone. Not
+    `together` (shared commits off), each action is written alone, at once."""
 
-    def __init__(self, repository: PostgresGameRepository, shared: bool = True) -> None:
+    def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
         self.repository = repository
-        self.shared_writes = shared
+        self.together = together
+        #: The shared write under way (None: the one under way, if any, is alone).
+        self._flushing: asyncio.Task[None] | None = None
         self._running = False
-        self._waiting: dict[str, tuple[tuple[Any, ...], asyncio.Future[bool]]] = {}
+        self._waiting: _Waiting = {}
+        #: Set by :meth:`stop` (a shutdown past its grace): nothing more is written together.
+        self._stopped = False
         #: The shared writes under way (:meth:`api.games.service.GameService.close`).
         self.tasks: set[asyncio.Task[None]] = set()
         #: Statements of several actions committed, the actions they held, and statements
-        #: PostgreSQL refused (tests).
+        #: of several actions PostgreSQL refused (tests).
         self.batches = 0
         self.shared = 0
         self.refused = 0
 
     async def write(self, game_id: str, args: tuple[Any, ...]) -> bool:
         """Whether the action was written (`APPEND_HOT_PG`'s checks)."""
-        if not self.shared_writes:
-            return await self._alone(args)
+        if not self.together or self._stopped:
+            return await self.repository.write_hot(args)
         if self._running and game_id not in self._waiting:
             future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             self._waiting[game_id] = (args, future)
             return await future
-        if self._running:  # cannot happen (see the class): alone, beside the others
-            return await self._alone(args)
+        if self._running:  # see the class: alone, beside the others
+            return await self.repository.write_hot(args)
         self._running = True
         try:
-            return await self._alone(args)
+            return await self.repository.write_hot(args)
         finally:
             self._next()
 
-    async def _alone(self, args: tuple[Any, ...]) -> bool:
-        try:
-            return await self.repository.write_hot(args)
-        except asyncpg.PostgresError:
-            self.refused += 1
-            return False
+    def stop(self) -> None:
+        """A shutdown past its grace: the actions waiting are cancelled, and any that comes
+        is written alone."""
+        self._stopped = True
+        waiting, self._waiting = self._waiting, {}
+        for _, future in waiting.values():
+            future.cancel()
 
     def _next(self) -> None:
         """A write ended: those waiting are written now, together."""
         self._running = False
+        self._flushing = None
         if not self._waiting:
             return
         waiting, self._waiting = self._waiting, {}
         self._running = True
-        task = asyncio.create_task(self._flush(waiting))
+        task = self._flushing = asyncio.create_task(self._flush(waiting))
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(lambda done: self._ended(done, waiting))
 
-    async def _flush(
-        self, waiting: dict[str, tuple[tuple[Any, ...], asyncio.Future[bool]]]
-    ) -> None:
+    def _ended(self, task: asyncio.Task[None], waiting: _Waiting) -> None:
+        """A shared write's task ended, perhaps cancelled before it ever ran (its own
+        `finally` never ran then): none of its actions is left waiting, nor the next ones."""
+        self.tasks.discard(task)
+        for _, future in waiting.values():
+            if not future.done():
+                future.cancel()
+        if self._flushing is task:
+            self._next()
+
+    async def _flush(self, waiting: _Waiting) -> None:
         live = sorted((g, w) for g, w in waiting.items() if not w[1].done())
         try:
+            written: set[str] = set()
             if len(live) == 1:
-                written = {live[0][0]} if await self._alone(live[0][1][0]) else set()
+                game_id, (args, _) = live[0]
+                if await self.repository.write_hot(args):
+                    written.add(game_id)
             elif live:
                 try:
                     written = await self.repository.write_hot_many([a for _, (a, _) in live])
+                except _WAITED_OUT:
+                    raise  # the locked path would wait as long again: each action's error
                 except asyncpg.PostgresError:
                     self.refused += 1
-                    written = set()
                 else:
                     self.batches += 1
                     self.shared += len(live)
@@ -1382,12 +1417,9 @@ class HotWrites:
             for _, (_, future) in live:
                 if not future.done():
                     future.set_exception(exc)
-        except BaseException:  # cancelled (a shutdown past its grace)
-            for _, (_, future) in live:
-                future.cancel()
-            raise
         finally:
-            self._next()
+            if self._flushing is asyncio.current_task():
+                self._next()
 
 
 def _answer(entry: _Entry[Any], shared: bool) -> None:

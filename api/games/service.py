@@ -1228,8 +1228,10 @@ class GameService:
         this process read (every read and locked read carries it) plus the time since on this
         process's monotonic clock, if that read is at most `DB_CLOCK_FRESH` seconds old; else
         read (a round trip). The estimate is behind the database's clock by the read's way
-        back (well under a millisecond, so a new turn may start that much early); whether a
-        deadline has passed is checked again by the statement, on the database's clock."""
+        back (well under a millisecond, so a new turn may start that much early, and by as long
+        as the action then waits for a shared statement: `HotWrites`, a few milliseconds);
+        whether a deadline has passed is checked again by the statement, on the database's
+        clock."""
         sample, now = self._db_clock, time.monotonic()
         if sample is not None and now - sample[1] <= DB_CLOCK_FRESH:
             return sample[0] + (now - sample[1])
@@ -1553,16 +1555,25 @@ class GameService:
         self.hold = True
         self._again.clear()
         group = getattr(self.repository, "group_commit", None)
-        pending: set[asyncio.Future[Any]] = {*self._driving.values()}
-        pending |= {flight.task for flight in self._flights.values()}
-        if group is not None:
-            pending |= group.tasks
         hot_writes = getattr(self.repository, "hot_writes", None)
+
+        def pending() -> set[asyncio.Future[Any]]:
+            """What is under way now: a batch that ends may start the next one."""
+            tasks: set[asyncio.Future[Any]] = {*self._driving.values()}
+            tasks |= {flight.task for flight in self._flights.values()}
+            if group is not None:
+                tasks |= group.tasks
+            if hot_writes is not None:
+                tasks |= hot_writes.tasks
+            return tasks
+
+        loop = asyncio.get_running_loop()
+        until = loop.time() + grace
+        while (under_way := pending()) and (left := until - loop.time()) > 0:
+            await asyncio.wait(under_way, timeout=left)
         if hot_writes is not None:
-            pending |= hot_writes.tasks
-        if not pending:
-            return
-        _, late = await asyncio.wait(pending, timeout=grace)
+            hot_writes.stop()  # what waits for a shared statement waits no more
+        late = pending()
         for task in late:
             task.cancel()
         if late:

@@ -397,3 +397,63 @@ def test_a_locked_sqlite_database_answers_503_within_the_bound(tmp_path: Path) -
             other.close()
         again = client.post("/v1/games", json={"ruleset": "numwars-classic", "players": PLAYERS})
         assert again.status_code == 201, again.text
+
+
+def test_connections_the_server_ended_are_never_handed_out_again(pg_head: str) -> None:
+    """The backends of the connections a running service keeps between uses ended
+    (`pg_terminate_backend`, as a failover or an operator does), its actions' views read
+    through another replica: every later action is served, none on a connection the server
+    ended, at most the first failing, and only with a 503's error (before, such a connection
+    went back to the pool from the action's transaction and was handed out again and again:
+    every action 503, for good)."""
+    import asyncpg
+    import msgspec
+
+    from api.db.engine import create_engine, unavailable
+    from api.games.fanout import Fanout
+    from api.games.schemas import CreateGame
+    from api.games.service import GameService, seat_credential
+    from tests.pg import asyncpg_dsn
+
+    async def main() -> None:
+        admin = await asyncpg.connect(asyncpg_dsn(pg_head))
+        service = GameService(create_engine(pg_head, 4), Fanout(), hot_actions=False)
+        reads = GameService(create_engine(pg_head, 4), Fanout())  # another replica
+        body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"], "seed": 5}
+        try:
+            created = await service.create(msgspec.convert(body, CreateGame))
+            seats = [seat_credential(s.token) for s in created.seats]
+
+            async def act() -> int:
+                view = (await reads.get(created.id, None)).view
+                seat = seats[view.actors[0]]
+                legal = (await reads.get(created.id, seat)).view.legal_actions
+                answer, _ = await service.act(created.id, seat, legal[0], None, None)
+                return answer.version
+
+            assert await act() == 1
+            kept = service.repository.held._kept  # type: ignore[attr-defined]
+            ours = [
+                c.sync_connection.connection.driver_connection.get_server_pid() for c, _ in kept
+            ]
+            assert ours
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", ours
+            )
+            await asyncio.sleep(0.2)
+            versions, failed = [], []
+            for _ in range(6):
+                try:
+                    versions.append(await act())
+                except Exception as exc:  # a dead connection's error: 503 material only
+                    assert unavailable(exc) is not None, repr(exc)
+                    failed.append(exc)
+            assert len(failed) <= 1 and versions == list(range(2, 2 + len(versions)))
+            assert len(versions) >= 5
+        finally:
+            for each in (service, reads):
+                await each.close()
+                await each.engine.dispose()
+            await admin.close()
+
+    asyncio.run(main())

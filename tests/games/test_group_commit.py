@@ -92,9 +92,10 @@ def _batches(service: GameService) -> GroupCommit:
     return repository.group_commit
 
 
-async def _create(service: GameService, seed: int) -> tuple[str, list[Credential]]:
+async def _create(service: GameService, seed: int, **more: Any) -> tuple[str, list[Credential]]:
     body = msgspec.convert(
-        {"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"], "seed": seed}, CreateGame
+        {"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"], "seed": seed, **more},
+        CreateGame,
     )
     created: GameCreated = await service.create(body)
     return created.id, [seat_credential(s.token) for s in created.seats]
@@ -404,6 +405,171 @@ async def _first_moves_cached(
         legal = start.view(actor).legal_actions
         calls.append(service.act(game, seats[actor], legal[0], None, None))
     return await asyncio.gather(*calls, return_exceptions=True)
+
+
+def test_clocked_games_share_hot_statements_and_keep_their_deadlines(pg_head: str) -> None:
+    clock = {"turn_seconds": 3600, "on_timeout": "auto"}
+
+    async def scenario(service: GameService) -> None:
+        games = [await _create(service, 1000 + seed, clock=clock) for seed in range(GAMES)]
+        played = await asyncio.gather(*(_play(service, g, s, STEPS) for g, s in games))
+        assert played == [list(range(1, STEPS + 1))] * GAMES
+        hot = _hot(service)
+        assert 0 < hot.batches < hot.shared and hot.refused == 0
+        conn = await asyncpg.connect(asyncpg_dsn(pg_head))
+        try:
+            for game, _ in games:
+                row = await conn.fetchrow(
+                    "SELECT version, deadline - now() AS left, deadlines::text AS deadlines"
+                    " FROM games WHERE id = $1",
+                    game,
+                )
+                assert row["version"] == STEPS
+                assert 3590 < row["left"].total_seconds() <= 3600  # the turn just started
+                out = await service.get(game, None)
+                actor = out.view.actors[0]
+                assert [d["seat"] for d in msgspec.json.decode(row["deadlines"])] == [actor]
+        finally:
+            await conn.close()
+
+    _run_hot(pg_head, scenario)
+
+
+async def _started(
+    service: GameService, games: list[tuple[str, list[Credential]]]
+) -> list[asyncio.Task[Any]]:
+    """Each game's first action, at once, each game read first (its action hot): the first
+    is being written alone, the others wait for it."""
+    calls = []
+    for game, seats in games:
+        actor = (await service.get(game, None)).view.actors[0]
+        legal = (await service.get(game, seats[actor])).view.legal_actions
+        calls.append(asyncio.create_task(service.act(game, seats[actor], legal[0], None, None)))
+    await asyncio.sleep(0)
+    assert len(_hot(service)._waiting) == len(games) - 1
+    return calls
+
+
+def test_an_action_whose_request_went_while_it_waited_is_not_written(pg_head: str) -> None:
+    async def scenario(service: GameService) -> None:
+        games = [await _create(service, 1100 + seed) for seed in range(3)]
+        calls = await _started(service, games)
+        calls[1].cancel()
+        answers = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+        assert isinstance(answers[1], asyncio.CancelledError)
+        versions = [(await _stored(pg_head, game))[2] for game, _ in games]
+        assert versions == [1, 0, 1]
+        game, seats = games[1]  # and the game goes on
+        actor = (await service.get(game, None)).view.actors[0]
+        legal = (await service.get(game, seats[actor])).view.legal_actions
+        assert (await service.act(game, seats[actor], legal[0], None, None))[0].version == 1
+
+    _run_hot(pg_head, scenario)
+
+
+def test_a_shutdown_past_its_grace_leaves_no_action_waiting(pg_head: str) -> None:
+    async def scenario(service: GameService) -> None:
+        games = [await _create(service, 1200 + seed) for seed in range(3)]
+        calls = await _started(service, games)
+        await service.close(grace=0)
+        answers = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+        assert not isinstance(answers[0], BaseException) and answers[0][0].version == 1
+        assert all(isinstance(a, asyncio.CancelledError) for a in answers[1:])  # never written
+        assert [(await _stored(pg_head, g))[2] for g, _ in games] == [1, 0, 0]
+        assert not _hot(service)._waiting and not _hot(service).tasks
+
+    _run_hot(pg_head, scenario)
+
+
+def test_a_hot_statement_locks_its_games_in_their_ids_order(pg_head: str) -> None:
+    """As a batch of the locked path does: a transaction that holds the first game's row and
+    then takes the second's does not deadlock with a hot statement of both."""
+
+    async def scenario(service: GameService) -> None:
+        games = [await _create(service, 1300 + seed) for seed in range(3)]
+        first, second = sorted(g for g, _ in games[1:])
+        other = await asyncpg.connect(asyncpg_dsn(pg_head))
+        try:
+            await other.execute("SET lock_timeout = '2s'")
+            holding = other.transaction()
+            await holding.start()
+            await other.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", first)
+            calls = await _started(service, games)  # games 1 and 2: one statement, blocked
+            for _ in range(500):
+                waiting = await _blocked(pg_head)
+                if waiting:
+                    break
+                await asyncio.sleep(0.01)
+            assert waiting
+            # the statement waits for the first game: it must not hold the second
+            await other.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", second)
+            await holding.rollback()
+        finally:
+            await other.close()
+        answers = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+        assert [a[0].version for a in answers] == [1, 1, 1], answers
+        assert _hot(service).batches == 1
+
+    _run_hot(pg_head, scenario)
+
+
+async def _blocked(url: str) -> bool:
+    """Whether a backend of the database waits for a row lock."""
+    conn = await asyncpg.connect(asyncpg_dsn(url))
+    try:
+        return bool(
+            await conn.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock' AND query LIKE 'WITH v AS%'"
+            )
+        )
+    finally:
+        await conn.close()
+
+
+def test_a_hot_statement_that_times_out_fails_its_actions_without_waiting_again(
+    pg_head: str,
+) -> None:
+    """The database stuck (a table locked past the statement timeout): the action written
+    alone and the two waiting for it fail with the timeout, none written, and those two do
+    not wait a third time on the locked path."""
+
+    async def scenario(service: GameService) -> None:
+        games = [await _create(service, 1400 + seed) for seed in range(3)]
+        for game, seats in games:  # the seats' names and views cached: no read when stuck
+            await service.get(game, seats[0])
+        other = await asyncpg.connect(asyncpg_dsn(pg_head))
+        try:
+            locking = other.transaction()
+            await locking.start()
+            await other.execute("LOCK TABLE game_events IN ACCESS EXCLUSIVE MODE")
+            calls = []
+            for game, seats in games:
+                match = service._cache[game].match
+                actor = match.view(None).actors[0]
+                legal = match.view(actor).legal_actions
+                calls.append(
+                    asyncio.create_task(service.act(game, seats[actor], legal[0], None, None))
+                )
+            answers = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
+            await locking.rollback()
+        finally:
+            await other.close()
+        assert all(isinstance(a, asyncpg.QueryCanceledError) for a in answers), answers
+        assert [(await _stored(pg_head, g))[2] for g, _ in games] == [0, 0, 0]
+        hot = _hot(service)
+        assert (hot.batches, hot.refused) == (0, 0)
+
+    async def main() -> None:
+        engine = create_engine(pg_head, statement_timeout=0.3)
+        service = GameService(engine, Fanout(), group_commit_ms=5)
+        try:
+            await scenario(service)
+        finally:
+            await service.close()
+            await engine.dispose()
+
+    asyncio.run(main())
 
 
 def test_the_cache_keeps_the_matches_of_the_last_games_to_end_only(
