@@ -250,26 +250,28 @@ def test_a_database_error_in_a_batch_loses_none_of_the_others(
     failing_game(games[2][0])
 
     async def scenario(service: GameService) -> None:
-        calls = []
-        for game, seats in games:
-            actor = (await service.get(game, None)).view.actors[0]
-            legal = (await service.get(game, seats[actor])).view.legal_actions
-            calls.append(service.act(game, seats[actor], legal[0], None, None))
-        answers = await asyncio.gather(*calls, return_exceptions=True)
-        failed = answers[2]
-        assert isinstance(failed, asyncpg.RaiseError) and "refused by the test" in str(failed)
-        for i, (game, _) in enumerate(games):
-            log, _, version = await _stored(pg_head, game)
-            if i == 2:
-                assert (len(log), version) == (0, 0)
-                continue
-            answer = answers[i]
-            assert not isinstance(answer, BaseException), answer
-            assert answer[0].version == version == len(log) == 1  # applied once
+        await _only_the_failing_game_failed(pg_head, games, await _first_moves(service, games))
         batches = _batches(service)
         assert (batches.rolled_back, batches.batches) == (1, 0)  # then each action alone
 
     _run(pg_head, 5, scenario)
+
+
+async def _only_the_failing_game_failed(
+    pg_head: str, games: list[tuple[str, list[Credential]]], answers: list[Any]
+) -> None:
+    """Game 2's action failed (`failing_game`) and wrote nothing; every other game's was
+    answered and written once."""
+    failed = answers[2]
+    assert isinstance(failed, asyncpg.RaiseError) and "refused by the test" in str(failed)
+    for i, (game, _) in enumerate(games):
+        log, _, version = await _stored(pg_head, game)
+        if i == 2:
+            assert (len(log), version) == (0, 0)
+            continue
+        answer = answers[i]
+        assert not isinstance(answer, BaseException), answer
+        assert answer[0].version == version == len(log) == 1  # applied once
 
 
 def test_the_setting_turns_shared_commits_on(pg_head: str) -> None:
@@ -346,17 +348,7 @@ def test_a_hot_statement_the_database_refuses_sends_each_action_to_its_own_trans
     failing_game(games[2][0])
 
     async def scenario(service: GameService) -> None:
-        answers = await _first_moves(service, games)
-        failed = answers[2]
-        assert isinstance(failed, asyncpg.RaiseError) and "refused by the test" in str(failed)
-        for i, (game, _) in enumerate(games):
-            log, _, version = await _stored(pg_head, game)
-            if i == 2:
-                assert (len(log), version) == (0, 0)
-                continue
-            answer = answers[i]
-            assert not isinstance(answer, BaseException), answer
-            assert answer[0].version == version == len(log) == 1  # applied once
+        await _only_the_failing_game_failed(pg_head, games, await _first_moves(service, games))
         hot = _hot(service)
         # the first action alone; the 7 others' statement refused (then each locked, alone)
         assert (hot.batches, hot.refused) == (0, 1)
