@@ -46,12 +46,20 @@ WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
 
 
 def _run(
-    pg_head: str, group_commit_ms: float, scenario: Callable[[GameService], Awaitable[Any]]
+    pg_head: str,
+    group_commit_ms: float,
+    scenario: Callable[[GameService], Awaitable[Any]],
+    hot_actions: bool = False,
 ) -> Any:
+    """`scenario` on a service with shared commits of `group_commit_ms`; without
+    `hot_actions`, every action takes the locked path, where they batch transactions."""
+
     async def main() -> Any:
-        # shared commits batch the locked path's transactions: every action takes it here
         service = GameService(
-            create_engine(pg_head), Fanout(), group_commit_ms=group_commit_ms, hot_actions=False
+            create_engine(pg_head),
+            Fanout(),
+            group_commit_ms=group_commit_ms,
+            hot_actions=hot_actions,
         )
         try:
             return await scenario(service)
@@ -67,16 +75,7 @@ def _run_hot(
 ) -> Any:
     """`scenario` on a service whose actions are hot where they may be (the default), with
     shared commits (hot actions share statements only then)."""
-
-    async def main() -> Any:
-        service = GameService(create_engine(pg_head), Fanout(), group_commit_ms=group_commit_ms)
-        try:
-            return await scenario(service)
-        finally:
-            await service.close()
-            await service.engine.dispose()
-
-    return asyncio.run(main())
+    return _run(pg_head, group_commit_ms, scenario, hot_actions=True)
 
 
 def _hot(service: GameService) -> HotWrites:
@@ -133,31 +132,46 @@ async def _stored(url: str, game: str) -> tuple[list[Any], list[Any], int]:
     return [tuple(r) for r in log], [tuple(r) for r in events], version
 
 
+async def _one_at_a_time(service: GameService, seed: int) -> list[str]:
+    """`GAMES` games (seeds from `seed`) played one after the other: their ids."""
+    ids = []
+    for n in range(GAMES):
+        game, seats = await _create(service, seed + n)
+        assert await _play(service, game, seats, STEPS) == list(range(1, STEPS + 1))
+        ids.append(game)
+    return ids
+
+
+async def _at_once(service: GameService, seed: int) -> list[str]:
+    """The same games played all at once: their ids."""
+    games = [await _create(service, seed + n) for n in range(GAMES)]
+    played = await asyncio.gather(*(_play(service, g, s, STEPS) for g, s in games))
+    assert played == [list(range(1, STEPS + 1))] * GAMES
+    return [g for g, _ in games]
+
+
+def _same_logs(pg_head: str, *plays: list[str]) -> None:
+    """Each game of the first play stored the log, events and version of its twin in every
+    other play."""
+    for first, *others in zip(*plays, strict=True):
+        log, events, version = asyncio.run(_stored(pg_head, first))
+        assert len(log) == version == STEPS and events
+        for other in others:
+            assert asyncio.run(_stored(pg_head, other)) == (log, events, version)
+
+
 def test_games_played_at_once_with_shared_commits_store_the_logs_of_one_at_a_time(
     pg_head: str,
 ) -> None:
-    async def alone(service: GameService) -> list[str]:
-        ids = []
-        for seed in range(GAMES):
-            game, seats = await _create(service, 500 + seed)
-            assert await _play(service, game, seats, STEPS) == list(range(1, STEPS + 1))
-            ids.append(game)
-        return ids
-
     async def shared(service: GameService) -> tuple[list[str], int, int]:
-        games = [await _create(service, 500 + seed) for seed in range(GAMES)]
-        played = await asyncio.gather(*(_play(service, g, s, STEPS) for g, s in games))
-        assert played == [list(range(1, STEPS + 1))] * GAMES
+        ids = await _at_once(service, 500)
         batches = _batches(service)
-        return [g for g, _ in games], batches.batches, batches.shared
+        return ids, batches.batches, batches.shared
 
-    one_at_a_time = _run(pg_head, 0, alone)
+    one_at_a_time = _run(pg_head, 0, lambda service: _one_at_a_time(service, 500))
     at_once, batches, answered = _run(pg_head, 5, shared)
     assert 0 < batches < answered <= GAMES * STEPS  # commits were shared
-    for first, second in zip(one_at_a_time, at_once, strict=True):
-        log, events, version = asyncio.run(_stored(pg_head, first))
-        assert len(log) == version == STEPS and events
-        assert asyncio.run(_stored(pg_head, second)) == (log, events, version)
+    _same_logs(pg_head, one_at_a_time, at_once)
 
 
 def test_a_refused_action_in_a_batch_writes_nothing_and_stops_nothing(pg_head: str) -> None:
@@ -297,32 +311,22 @@ def test_hot_actions_of_games_played_at_once_share_statements_and_store_the_same
     pg_head: str,
 ) -> None:
     async def alone(service: GameService) -> list[str]:
-        ids = []
-        for seed in range(GAMES):
-            game, seats = await _create(service, 800 + seed)
-            assert await _play(service, game, seats, STEPS) == list(range(1, STEPS + 1))
-            ids.append(game)
+        ids = await _one_at_a_time(service, 800)
         hot = _hot(service)
         assert (hot.batches, hot.refused) == (0, 0)  # one game at a time: each alone
         return ids
 
     async def at_once(service: GameService) -> tuple[list[str], tuple[int, int, int]]:
-        games = [await _create(service, 800 + seed) for seed in range(GAMES)]
-        played = await asyncio.gather(*(_play(service, g, s, STEPS) for g, s in games))
-        assert played == [list(range(1, STEPS + 1))] * GAMES
+        ids = await _at_once(service, 800)
         hot = _hot(service)
-        return [g for g, _ in games], (hot.batches, hot.shared, hot.refused)
+        return ids, (hot.batches, hot.shared, hot.refused)
 
     one_at_a_time = _run_hot(pg_head, alone)
     ids, (batches, shared, refused) = _run_hot(pg_head, at_once)
     assert 0 < batches < shared <= GAMES * STEPS and refused == 0
     unshared, counts = _run_hot(pg_head, at_once, group_commit_ms=0)  # shared commits off
     assert counts == (0, 0, 0)
-    for first, *others in zip(one_at_a_time, ids, unshared, strict=True):
-        log, events, version = asyncio.run(_stored(pg_head, first))
-        assert len(log) == version == STEPS and events
-        for other in others:
-            assert asyncio.run(_stored(pg_head, other)) == (log, events, version)
+    _same_logs(pg_head, one_at_a_time, ids, unshared)
 
 
 async def _first_moves(
