@@ -58,6 +58,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -1150,6 +1151,18 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
+#: A shared write's errors that are its actions' own: it waited its whole time (a lock
+#: held, the database stuck), and writing them again apart would wait as long again.
+_WAITED_OUT = (asyncpg.QueryCanceledError, asyncpg.LockNotAvailableError)
+
+
+def _waited_out(exc: BaseException) -> bool:
+    """Whether `exc` is one of `_WAITED_OUT`, asyncpg's own or wrapped by SQLAlchemy."""
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return isinstance(exc.orig.__cause__ or exc.orig, _WAITED_OUT)
+    return isinstance(exc, _WAITED_OUT)
+
+
 class _Entry(Generic[_T]):
     """One action of a batch: its body, and what the batch found (`error`: a refusal, which
     wrote nothing)."""
@@ -1191,7 +1204,9 @@ class GroupCommit:
     `refusals`: raised before the body writes anything) answers its action and the batch
     goes on. Any other error may have aborted the transaction: the batch is rolled back and
     each of its actions but the refused ones runs again in a transaction of its own, as
-    without shared commits (so a failing action cannot lose the others). A COMMIT that fails
+    without shared commits (so a failing action cannot lose the others), but for a statement
+    timeout (or a lock timeout: `_WAITED_OUT`), which is each action's error: running them
+    again would wait as long again, each on a connection of its own. A COMMIT that fails
     answers every action that was not refused with its error, as it would answer one action
     (and whether it committed or not, as there, the connection is not reused)."""
 
@@ -1272,12 +1287,12 @@ class GroupCommit:
                             aborted = True  # rolled back by `acting`
                             raise
             except Exception as exc:
-                if aborted:  # the refused ones keep their answer: they only read
-                    self.rolled_back += 1
+                if aborted and not _waited_out(exc):
+                    self.rolled_back += 1  # the refused ones keep their answer: they only read
                     for entry in entries:
                         _answer(entry, entry.error is not None)
                     return
-                for entry in entries:  # BEGIN or COMMIT failed
+                for entry in entries:  # BEGIN or COMMIT failed, or the batch waited out
                     entry.error = entry.error or exc
                     _answer(entry, True)
                 return
@@ -1302,9 +1317,6 @@ class GroupCommit:
 
 
 _Waiting: TypeAlias = dict[str, tuple[tuple[Any, ...], "asyncio.Future[bool]"]]
-#: A shared statement's errors that are its actions' own: it waited its whole time (a lock
-#: held, the database stuck), and the locked path would wait as long again.
-_WAITED_OUT = (asyncpg.QueryCanceledError, asyncpg.LockNotAvailableError)
 
 
 class HotWrites:

@@ -523,12 +523,14 @@ async def _blocked(url: str) -> bool:
         await conn.close()
 
 
-def test_a_hot_statement_that_times_out_fails_its_actions_without_waiting_again(
-    pg_head: str,
+@pytest.mark.parametrize("hot", [True, False], ids=["hot-statement", "locked-batch"])
+def test_a_shared_write_that_times_out_fails_its_actions_without_waiting_again(
+    pg_head: str, hot: bool
 ) -> None:
     """The database stuck (a table locked past the statement timeout): the action written
     alone and the two waiting for it fail with the timeout, none written, and those two do
-    not wait a third time on the locked path."""
+    not wait again apart (a hot statement's on the locked path, a batch's each in a
+    transaction of its own)."""
 
     async def scenario(service: GameService) -> None:
         games = [await _create(service, 1400 + seed) for seed in range(3)]
@@ -553,12 +555,12 @@ def test_a_hot_statement_that_times_out_fails_its_actions_without_waiting_again(
             await other.close()
         assert all(isinstance(a, asyncpg.QueryCanceledError) for a in answers), answers
         assert [(await _stored(pg_head, g))[2] for g, _ in games] == [0, 0, 0]
-        hot = _hot(service)
-        assert (hot.batches, hot.refused) == (0, 0)
+        writes = _hot(service)
+        assert (writes.batches, writes.refused, _batches(service).rolled_back) == (0, 0, 0)
 
     async def main() -> None:
         engine = create_engine(pg_head, statement_timeout=0.3)
-        service = GameService(engine, Fanout(), group_commit_ms=5)
+        service = GameService(engine, Fanout(), group_commit_ms=5, hot_actions=hot)
         try:
             await scenario(service)
         finally:
