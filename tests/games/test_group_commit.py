@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import asyncpg
@@ -191,16 +191,8 @@ def test_a_refused_action_in_a_batch_writes_nothing_and_stops_nothing(pg_head: s
         answers = await asyncio.gather(*calls, return_exceptions=True)
         # the first action found nothing under way and ran alone; the 7 others, one batch
         assert (batches.batches, batches.shared) == (before[0] + 1, before[1] + 7)
-        refused = answers[3]
+        refused = await _only_one_failed(pg_head, games, answers, 3)
         assert isinstance(refused, Conflict) and refused.code == "not-your-turn"
-        for i, (game, _) in enumerate(games):
-            log, _, version = await _stored(pg_head, game)
-            if i == 3:
-                assert (len(log), version) == (0, 0)
-                continue
-            answer = answers[i]
-            assert not isinstance(answer, BaseException), answer
-            assert answer[0].version == version == len(log) == 1
 
     _run(pg_head, 5, scenario)
 
@@ -271,21 +263,29 @@ def test_a_database_error_in_a_batch_loses_none_of_the_others(
     _run(pg_head, 5, scenario)
 
 
-async def _only_the_failing_game_failed(
-    pg_head: str, games: list[tuple[str, list[Credential]]], answers: list[Any]
-) -> None:
-    """Game 2's action failed (`failing_game`) and wrote nothing; every other game's was
-    answered and written once."""
-    failed = answers[2]
-    assert isinstance(failed, asyncpg.RaiseError) and "refused by the test" in str(failed)
+async def _only_one_failed(
+    pg_head: str, games: list[tuple[str, list[Credential]]], answers: list[Any], failing: int
+) -> Any:
+    """Game `failing`'s first action wrote nothing; every other game's was answered and
+    written once: the failing one's answer (its error)."""
     for i, (game, _) in enumerate(games):
         log, _, version = await _stored(pg_head, game)
-        if i == 2:
+        if i == failing:
             assert (len(log), version) == (0, 0)
             continue
         answer = answers[i]
         assert not isinstance(answer, BaseException), answer
         assert answer[0].version == version == len(log) == 1  # applied once
+    return answers[failing]
+
+
+async def _only_the_failing_game_failed(
+    pg_head: str, games: list[tuple[str, list[Credential]]], answers: list[Any]
+) -> None:
+    """Game 2's action failed (`failing_game`) and wrote nothing; every other game's was
+    answered and written once."""
+    failed = await _only_one_failed(pg_head, games, answers, 2)
+    assert isinstance(failed, asyncpg.RaiseError) and "refused by the test" in str(failed)
 
 
 def test_the_setting_turns_shared_commits_on(pg_head: str) -> None:
@@ -329,17 +329,24 @@ def test_hot_actions_of_games_played_at_once_share_statements_and_store_the_same
     _same_logs(pg_head, one_at_a_time, ids, unshared)
 
 
-async def _first_moves(
+async def _first_calls(
     service: GameService, games: list[tuple[str, list[Credential]]]
-) -> list[Any]:
-    """Each game's first action by its actor, all at once, each game read first (so that
-    its action is hot): the answers, or the errors."""
+) -> list[Coroutine[Any, Any, Any]]:
+    """Each game's first action by its actor, not yet awaited, each game read first (so that
+    its action is hot)."""
     calls = []
     for game, seats in games:
         actor = (await service.get(game, None)).view.actors[0]
         legal = (await service.get(game, seats[actor])).view.legal_actions
         calls.append(service.act(game, seats[actor], legal[0], None, None))
-    return await asyncio.gather(*calls, return_exceptions=True)
+    return calls
+
+
+async def _first_moves(
+    service: GameService, games: list[tuple[str, list[Credential]]]
+) -> list[Any]:
+    """Each game's first action, all at once: the answers, or the errors."""
+    return await asyncio.gather(*await _first_calls(service, games), return_exceptions=True)
 
 
 def test_a_hot_statement_the_database_refuses_sends_each_action_to_its_own_transaction(
@@ -436,11 +443,7 @@ async def _started(
 ) -> list[asyncio.Task[Any]]:
     """Each game's first action, at once, each game read first (its action hot): the first
     is being written alone, the others wait for it."""
-    calls = []
-    for game, seats in games:
-        actor = (await service.get(game, None)).view.actors[0]
-        legal = (await service.get(game, seats[actor])).view.legal_actions
-        calls.append(asyncio.create_task(service.act(game, seats[actor], legal[0], None, None)))
+    calls = [asyncio.create_task(call) for call in await _first_calls(service, games)]
     await asyncio.sleep(0)
     assert len(_hot(service)._waiting) == len(games) - 1
     return calls
