@@ -24,8 +24,8 @@ from tests.api.test_app_play_browser import (
     NAMES,
     act,
     at_version,
+    card_in_hand,
     game_as,
-    label,
     new_game,
     play_out,
 )
@@ -164,9 +164,7 @@ def test_a_card_played_with_enter_keeps_the_focus_in_the_hand(browser: Any, serv
         if seat != 0:
             assert act(served, game_id, tokens[seat], action).status_code == 200
         else:
-            card = page.locator("ul.hand").get_by_role(
-                "button", name=label(action["card"], "fr"), exact=True
-            )
+            card = card_in_hand(page, action["card"], "fr")
             expect(card).to_have_class(re.compile(r"\blegal\b"))
             card.focus()
             page.keyboard.press("Enter")

@@ -96,6 +96,11 @@ def label(card: str, lang: str) -> str:
     return SPECIALS[lang][card]
 
 
+def card_in_hand(page: Any, card: str, lang: str) -> Any:
+    """The button of `card` in the hand shown; of a card held twice (two jokers), the first."""
+    return page.locator("ul.hand").get_by_role("button", name=label(card, lang), exact=True).first
+
+
 def new_game(
     base: str,
     ruleset: str,
@@ -294,9 +299,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
                 )
                 assert refused.status_code == 422, refused.text
                 assert refused.json()["code"] == "illegal-move"
-                page.locator("ul.hand").get_by_role(
-                    "button", name=label(card, lang), exact=True
-                ).click()
+                card_in_hand(page, card, lang).click()
                 expect(page.get_by_role("alert")).to_contain_text(
                     sentence(refused.json()["detail"])
                 )
@@ -304,9 +307,7 @@ def test_a_stored_game_played_to_the_end_through_seat_links(browser: Any, served
                 screen.axe("coup refusé" if lang == "fr" else "move refused")
                 illegal_shown.add(lang)
         if action["type"] == "play":
-            button = page.locator("ul.hand").get_by_role(
-                "button", name=label(action["card"], lang), exact=True
-            )
+            button = card_in_hand(page, action["card"], lang)
             expect(button).to_have_class(re.compile(r"\blegal\b"))
             button.click()
         else:
@@ -538,9 +539,7 @@ def test_a_classic_round_with_its_exchange_in_english(browser: Any, served: str)
                 )
             except Timeout:
                 raise AssertionError(f"not {legal} of {hand}: {screen.shown()}") from None
-            page.locator("ul.hand").get_by_role(
-                "button", name=label(action["card"], "en"), exact=True
-            ).click()
+            card_in_hand(page, action["card"], "en").click()
             at_version(screen, state["version"] + 1)
             browser_moves += 1
         state = game_as(served, game_id, None)

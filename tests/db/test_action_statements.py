@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import asyncpg
 import msgspec
+import pytest
 from sqlalchemy import event
 
 from api.db import migrations
@@ -71,8 +72,19 @@ def _run(url: str, scenario: Callable[[GameService, Sent], Awaitable[None]]) -> 
     asyncio.run(main())
 
 
+@pytest.fixture
+def alone() -> Iterator[str]:
+    """A database of the test's own, migrated to head: the run's database is shared, and
+    another test's app (its clock sweep between two statements) may be inside a transaction
+    there at any instant."""
+    with own_database() as url:
+        migrations.upgrade(url)
+        yield url
+
+
 async def _in_transaction(url: str) -> int:
-    """Connections of the database idle inside a transaction (a leaked BEGIN)."""
+    """Connections of the database idle inside a transaction (a leaked BEGIN); the database
+    is the test's own (`alone`)."""
     dsn = asyncpg_dsn(url)
     conn = await asyncpg.connect(dsn)
     try:
@@ -85,7 +97,7 @@ async def _in_transaction(url: str) -> int:
         await conn.close()
 
 
-def test_a_read_is_one_statement_and_an_action_one_or_four(pg_head: str) -> None:
+def test_a_read_is_one_statement_and_an_action_one_or_four(alone: str) -> None:
     async def scenario(service: GameService, sent: Sent) -> None:
         body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABC"], "seed": 27}
         created = await service.create(msgspec.convert(body, CreateGame))
@@ -104,7 +116,7 @@ def test_a_read_is_one_statement_and_an_action_one_or_four(pg_head: str) -> None
             # this process holds the game at its last version (it read it, or wrote its last
             # action): the action is its one statement
             assert await sent.take() == ["WITH"]
-            assert await _in_transaction(pg_head) == 0
+            assert await _in_transaction(alone) == 0
             assert answer.view == (await service.get(created.id, seats[seat])).view
 
         # a process that holds no match (a restart, another replica's game it never read):
@@ -128,9 +140,9 @@ def test_a_read_is_one_statement_and_an_action_one_or_four(pg_head: str) -> None
         again, replayed = await service.act(created.id, seats[seat], play, None, "key-27")
         assert replayed and msgspec.to_builtins(again) == msgspec.to_builtins(first)
         assert await sent.take() == ["BEGIN", "SELECT", "SELECT", "COMMIT"]
-        assert await _in_transaction(pg_head) == 0
+        assert await _in_transaction(alone) == 0
 
-    _run(pg_head, scenario)
+    _run(alone, scenario)
 
 
 async def _step(service: GameService, game_id: str, seats: list[Any]) -> Any:
@@ -141,14 +153,14 @@ async def _step(service: GameService, game_id: str, seats: list[Any]) -> Any:
     return answer
 
 
-def test_the_one_statement_gives_way_to_the_locked_path(pg_head: str) -> None:
+def test_the_one_statement_gives_way_to_the_locked_path(alone: str) -> None:
     """The one-statement action writes nothing when the game is not where this process left
     it: another replica moved it (the locked path then catches up and applies the action at
     the game's real version), or it was abandoned (409 `game-over`, nothing written); a move
     the engine refuses is answered by the locked path; every view stays the replay's."""
 
     async def scenario(service: GameService, sent: Sent) -> None:
-        other = GameService(create_engine(pg_head), Fanout())  # a second replica
+        other = GameService(create_engine(alone), Fanout())  # a second replica
         try:
             body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABC"], "seed": 28}
             created = await service.create(msgspec.convert(body, CreateGame))
@@ -209,12 +221,12 @@ def test_the_one_statement_gives_way_to_the_locked_path(pg_head: str) -> None:
                 raise AssertionError("an abandoned game moved")
             assert (await sent.take())[0] == "WITH"
             assert (await other.get(gid, None)).version == version
-            assert await _in_transaction(pg_head) == 0
+            assert await _in_transaction(alone) == 0
         finally:
             await other.close()
             await other.engine.dispose()
 
-    _run(pg_head, scenario)
+    _run(alone, scenario)
 
 
 def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeout(
