@@ -42,6 +42,7 @@ from sqlalchemy import (
     Float,
     Row,
     Select,
+    String,
     Text,
     Update,
     bindparam,
@@ -55,7 +56,7 @@ from sqlalchemy import (
     true,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert as pg_insert
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError
@@ -151,6 +152,23 @@ _GAME_AND_SEAT: Select[Any] = (
     .where(GAMES.c.id == bindparam("b_game"))
 )
 _GAME_AND_SEAT_LOCKED = _GAME_AND_SEAT.with_for_update(of=GAMES)
+#: Several games and seats at once (:class:`SharedReads`): each pair `(b_games[i],
+#: b_digests[i])` read as `_GAME_AND_SEAT` reads it, its row numbered `i` (from 1); no row for
+#: a game that does not exist.
+_KEYS = (
+    func.unnest(
+        bindparam("b_games", type_=ARRAY(String)), bindparam("b_digests", type_=ARRAY(String))
+    )
+    .table_valued("game", "digest", with_ordinality="i")
+    .render_derived(name="k")
+)
+_GAMES_AND_SEATS: Select[Any] = select(
+    *_GAME_COLUMNS, SEATS.c.seat.label("token_seat"), _KEYS.c.i
+).select_from(
+    _KEYS.join(GAMES, GAMES.c.id == _KEYS.c.game).outerjoin(
+        SEATS, (SEATS.c.game_id == GAMES.c.id) & (SEATS.c.token_hash == _KEYS.c.digest)
+    )
+)
 _SEAT_BY_TOKEN = select(SEATS.c.seat, SEATS.c.token_hash).where(
     SEATS.c.game_id == bindparam("b_game"), SEATS.c.token_hash == bindparam("b_digest")
 )
@@ -911,6 +929,7 @@ def _compiled(statement: Select[Any]) -> tuple[str, tuple[str, ...]]:
 
 _GAME_AND_SEAT_PG = {False: _compiled(_GAME_AND_SEAT), True: _compiled(_GAME_AND_SEAT_LOCKED)}
 _GAME_PG = _compiled(_GAME)
+_GAMES_AND_SEATS_PG = _compiled(_GAMES_AND_SEATS)
 _NOW_PG = "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 _ACTIONS_PG = _compiled(_ACTIONS)
 _CHECKPOINT_PG = _compiled(_CHECKPOINT)
@@ -975,6 +994,8 @@ class PostgresGameRepository(GameRepository):
         )
         #: Hot actions' shared statements (with shared commits only).
         self.hot_writes = HotWrites(self, together=group_commit > 0)
+        #: Seats' reads of their games, shared likewise.
+        self.seat_reads = SharedReads(self, together=group_commit > 0)
 
     async def transact(
         self, engine: AsyncEngine, game_id: str, body: Callable[[AsyncConnection], Awaitable[_T]]
@@ -1015,11 +1036,17 @@ class PostgresGameRepository(GameRepository):
                 await _drop(conn, exc)  # committed or not: the connection is not reused
                 raise
 
-    async def _fetch(self, conn: AsyncConnection, sql: str, args: Sequence[Any]) -> list[Any]:
+    async def _fetch(
+        self,
+        conn: AsyncConnection,
+        sql: str,
+        args: Sequence[Any],
+        record: type[Any] | None = None,
+    ) -> list[Any]:
         """asyncpg's rows of `sql`; a connection the statement broke is dropped."""
         driver = _driver(conn)
         try:
-            return list(await driver.fetch(sql, *args))
+            return list(await driver.fetch(sql, *args, record_class=record))
         except BaseException as exc:
             if _broken(exc, driver):
                 await _drop(conn, exc)
@@ -1054,6 +1081,27 @@ class PostgresGameRepository(GameRepository):
         sql, names = _GAME_AND_SEAT_PG[lock]
         values = {"b_game": game_id, "b_digest": digest}
         return await self._fetchrow(conn, sql, [values[n] for n in names], GameRecord)
+
+    async def game_and_seat_held(self, game_id: str, digest: str) -> GameRow | None:
+        """:meth:`game_and_seat` on a held connection (:class:`SharedReads`, alone)."""
+        if not HEX_ID.fullmatch(game_id):
+            return None
+        async with self.held.connect() as conn:
+            return await self.game_and_seat(conn, game_id, digest)
+
+    async def games_and_seats(
+        self, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], GameRow]:
+        """Several (game, token hash) pairs read in one statement, as :meth:`game_and_seat`
+        reads each (:class:`SharedReads`); a game that does not exist has no row."""
+        keys = [key for key in keys if HEX_ID.fullmatch(key[0])]
+        if not keys:
+            return {}
+        values = {"b_games": [g for g, _ in keys], "b_digests": [d for _, d in keys]}
+        sql, names = _GAMES_AND_SEATS_PG
+        async with self.held.connect() as conn:
+            rows = await self._fetch(conn, sql, [values[n] for n in names], GameRecord)
+        return {keys[row["i"] - 1]: row for row in rows}
 
     async def actions(
         self, conn: AsyncConnection, game_id: str, after: int, upto: int
@@ -1432,6 +1480,111 @@ class HotWrites:
         finally:
             if self._flushing is asyncio.current_task():
                 self._next()
+
+
+_Reads: TypeAlias = dict[tuple[str, str], "asyncio.Future[GameRow | None]"]
+
+
+class SharedReads:
+    """Shared reads of games by their seats (issue 27: a seat reads its view before nearly
+    every action it makes), as :class:`HotWrites` shares writes: a read that finds none
+    under way goes at once, alone (one game alone waits for nobody); the reads that arrive
+    while one is under way wait for it to end, then go together in one statement
+    (`_GAMES_AND_SEATS`: one round trip for them all), each answered with its own row. A
+    read that waits joins only a statement that starts after it arrived: it sees every
+    action committed before it was asked, as a read of its own would. Two reads of one game
+    by one token that wait together share one row. A read whose request went while it
+    waited is still made for the others (its row is dropped); an error is each waiting
+    read's. Not `together`, each read goes alone."""
+
+    def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
+        self.repository = repository
+        self.together = together
+        #: The shared read under way (None: the one under way, if any, is alone).
+        self._flushing: asyncio.Task[None] | None = None
+        self._running = False
+        self._waiting: _Reads = {}
+        #: Set by :meth:`stop` (a shutdown past its grace): nothing more is read together.
+        self._stopped = False
+        #: The shared reads under way (:meth:`api.games.service.GameService.close`).
+        self.tasks: set[asyncio.Task[None]] = set()
+        #: Statements of several reads made, and the reads they held (tests).
+        self.batches = 0
+        self.shared = 0
+
+    async def read(self, game_id: str, digest: str) -> GameRow | None:
+        """The game's row and the token's seat (`token_seat`), as
+        :meth:`PostgresGameRepository.game_and_seat` reads them; None: no such game."""
+        if not self.together or self._stopped:
+            return await self.repository.game_and_seat_held(game_id, digest)
+        if self._running:
+            key = (game_id, digest)
+            future = self._waiting.get(key)
+            if future is None:
+                future = self._waiting[key] = asyncio.get_running_loop().create_future()
+                future.add_done_callback(_retrieved)
+            return await asyncio.shield(future)  # another waiter's cancellation is not ours
+        self._running = True
+        try:
+            return await self.repository.game_and_seat_held(game_id, digest)
+        finally:
+            self._next()
+
+    def stop(self) -> None:
+        """A shutdown past its grace: the reads waiting are cancelled, and any that comes
+        goes alone."""
+        self._stopped = True
+        waiting, self._waiting = self._waiting, {}
+        for future in waiting.values():
+            future.cancel()
+
+    def _next(self) -> None:
+        """A read ended: those waiting go now, together."""
+        self._running = False
+        self._flushing = None
+        if not self._waiting:
+            return
+        waiting, self._waiting = self._waiting, {}
+        self._running = True
+        task = self._flushing = asyncio.create_task(self._flush(waiting))
+        self.tasks.add(task)
+        task.add_done_callback(lambda done: self._ended(done, waiting))
+
+    def _ended(self, task: asyncio.Task[None], waiting: _Reads) -> None:
+        """A shared read's task ended, perhaps cancelled before it ran (its `finally` never
+        ran then): none of its reads is left waiting, nor the next ones."""
+        self.tasks.discard(task)
+        for future in waiting.values():
+            if not future.done():
+                future.cancel()
+        if self._flushing is task:
+            self._next()
+
+    async def _flush(self, waiting: _Reads) -> None:
+        try:
+            keys = list(waiting)
+            if len(keys) == 1:
+                rows = {keys[0]: await self.repository.game_and_seat_held(*keys[0])}
+            else:
+                rows = await self.repository.games_and_seats(keys)
+                self.batches += 1
+                self.shared += len(keys)
+            for key, future in waiting.items():
+                if not future.done():
+                    future.set_result(rows.get(key))
+        except Exception as exc:
+            for future in waiting.values():
+                if not future.done():
+                    future.set_exception(exc)
+        finally:
+            if self._flushing is asyncio.current_task():
+                self._next()
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """A shared read's outcome marked seen: its waiters' requests may all have gone."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _answer(entry: _Entry[Any], shared: bool) -> None:

@@ -98,7 +98,14 @@ from api.games.formats import (
     event_out,
     stored_event_out,
 )
-from api.games.repository import GameRow, Kept, Move, StoredEvent, repository_for
+from api.games.repository import (
+    GameRow,
+    Kept,
+    Move,
+    SharedReads,
+    StoredEvent,
+    repository_for,
+)
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -635,6 +642,8 @@ class GameService:
         #: On PostgreSQL they take the connections the hot paths keep between uses.
         held = getattr(self.repository, "held", None)
         self.reader: Connects = held if held is not None else engine
+        #: On PostgreSQL, seats' reads of their games share statements (`SharedReads`).
+        self._seat_reads: SharedReads | None = getattr(self.repository, "seat_reads", None)
         self.cache_size = cache_size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         #: The games over whose match the cache holds, the last `FINISHED_KEPT` to end.
@@ -881,7 +890,24 @@ class GameService:
 
     async def get(self, game_id: str, caller: Credential | None) -> GameOut:
         """The game as the caller sees it; a deadline passed is applied first (its own
-        transaction: :meth:`expire`), then the game read again."""
+        transaction: :meth:`expire`), then the game read again.
+
+        On PostgreSQL a seat token's read of a game in play is shared with the other games'
+        reads under way (:class:`api.games.repository.SharedReads`), and answered from the
+        match this process holds at the row's version, with no connection of its own; any
+        other case is read as before."""
+        shared = self._seat_reads
+        if shared is not None and caller is not None and caller.account_id is None:
+            game = await shared.read(game_id, caller.digest)
+            if game is None:
+                raise _not_found(game_id)
+            if game.token_seat is not None and game.status != "waiting" and not is_due(game):
+                own = self._seat_of(game_id, caller, game)
+                held = self._game_held(game, own)
+                if held is not None:
+                    return held
+                async with self.reader.connect() as conn:
+                    return await self._game_read(conn, game, own)
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             lapsed = game.status == "waiting" and self.lapsed(game)
@@ -898,8 +924,30 @@ class GameService:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             return await self._game_read(conn, game, seat)
 
+    def _game_held(self, game: GameRow, seat: int | None) -> GameOut | None:
+        """The game as `seat` sees it from what this process holds (the seats' names, the
+        match at the row's version), as :meth:`_game_read` renders it; None when it lacks
+        either, or the game is waiting."""
+        names = self._names_cache.get(game.id)
+        cached = self._cache.get(game.id)
+        if (
+            names is None
+            or cached is None
+            or cached.version != game.version
+            or game.status == "waiting"
+        ):
+            return None
+        if game.bot_pending and game.status == "active":
+            self.kick(game.id)  # owed and perhaps orphaned (its replica died): play it
+        if cached.hot is None:
+            cached.hot = _hot_of(game, names)  # see _game_read
+        return self._game_out(game, seat, names, cached.match)
+
     async def _game_read(self, conn: AsyncConnection, game: GameRow, seat: int | None) -> GameOut:
         """The game as `seat` sees it, read on `conn`."""
+        held = self._game_held(game, seat)
+        if held is not None:
+            return held
         game_id = game.id
         if game.bot_pending and game.status == "active":
             self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
@@ -1565,6 +1613,8 @@ class GameService:
                 tasks |= group.tasks
             if hot_writes is not None:
                 tasks |= hot_writes.tasks
+            if self._seat_reads is not None:
+                tasks |= self._seat_reads.tasks
             return tasks
 
         loop = asyncio.get_running_loop()
@@ -1573,6 +1623,8 @@ class GameService:
             await asyncio.wait(under_way, timeout=left)
         if hot_writes is not None:
             hot_writes.stop()  # what waits for a shared statement waits no more
+        if self._seat_reads is not None:
+            self._seat_reads.stop()
         late = pending()
         for task in late:
             task.cancel()
@@ -1921,18 +1973,25 @@ class GameService:
         game = await self.repository.game_and_seat(conn, game_id, caller.digest, lock)
         if game is None:
             raise _not_found(game_id)
+        if game.token_seat is not None:
+            return game, self._seat_of(game_id, caller, game)
         if game.db_now is not None:
             self._db_clock = (float(game.db_now), time.monotonic())
-        if game.token_seat is not None:
-            seat = int(game.token_seat)
-            tokens = self._tokens.get(game_id)
-            if tokens is None:
-                tokens = self._tokens[game_id] = {}
-                while len(self._tokens) > self.cache_size:
-                    self._tokens.popitem(last=False)
-            tokens[caller.digest] = seat
-            return game, seat
         return game, await self._seat(conn, game_id, caller)
+
+    def _seat_of(self, game_id: str, caller: Credential, game: GameRow) -> int:
+        """The seat of the caller's token, read with the game (`token_seat`): kept, as the
+        database's clock the row was read with."""
+        if game.db_now is not None:
+            self._db_clock = (float(game.db_now), time.monotonic())
+        seat = int(game.token_seat)
+        tokens = self._tokens.get(game_id)
+        if tokens is None:
+            tokens = self._tokens[game_id] = {}
+            while len(self._tokens) > self.cache_size:
+                self._tokens.popitem(last=False)
+        tokens[caller.digest] = seat
+        return seat
 
     async def _seat(
         self, conn: AsyncConnection, game_id: str, caller: Credential | None
