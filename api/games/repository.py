@@ -1495,7 +1495,10 @@ class SharedReads:
     action committed before it was asked, as a read of its own would. Two reads of one game
     by one token that wait together share one row. A read whose request went while it
     waited is still made for the others (its row is dropped); an error is each waiting
-    read's. Not `together`, each read goes alone."""
+    read's. One read is under way at a time: a read that waits (for a connection when the
+    pool is exhausted, up to its timeout; or a stuck database, up to the statement timeout)
+    delays every seat's read of the process meanwhile, which may then wait as long again
+    for its own statement. Not `together`, each read goes alone."""
 
     def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
         self.repository = repository

@@ -892,27 +892,32 @@ class GameService:
         """The game as the caller sees it; a deadline passed is applied first (its own
         transaction: :meth:`expire`), then the game read again.
 
-        On PostgreSQL a seat token's read of a game in play is shared with the other games'
-        reads under way (:class:`api.games.repository.SharedReads`), and answered from the
-        match this process holds at the row's version, with no connection of its own; any
-        other case is read as before."""
+        On PostgreSQL a seat token's read is shared with the other games' reads under way
+        (:class:`api.games.repository.SharedReads`); a game in play is then answered from
+        the match this process holds at the row's version, with no connection of its own,
+        and any other case goes on from that row as before (a session's read is read as
+        before)."""
         shared = self._seat_reads
         if shared is not None and caller is not None and caller.account_id is None:
             game = await shared.read(game_id, caller.digest)
             if game is None:
                 raise _not_found(game_id)
-            if game.token_seat is not None and game.status != "waiting" and not is_due(game):
-                own = self._seat_of(game_id, caller, game)
-                held = self._game_held(game, own)
+            if game.token_seat is None:  # no seat's token (and no account's session)
+                raise Unauthenticated(say(NOT_A_SEAT))
+            seat: int | None = self._seat_of(game_id, caller, game)
+            lapsed = game.status == "waiting" and self.lapsed(game)
+            if not lapsed and not is_due(game):
+                held = self._game_held(game, seat)
                 if held is not None:
                     return held
                 async with self.reader.connect() as conn:
-                    return await self._game_read(conn, game, own)
-        async with self.reader.connect() as conn:
-            game, seat = await self._game_and_seat(conn, game_id, caller)
-            lapsed = game.status == "waiting" and self.lapsed(game)
-            if not lapsed and not is_due(game):
-                return await self._game_read(conn, game, seat)
+                    return await self._game_read(conn, game, seat)
+        else:
+            async with self.reader.connect() as conn:
+                game, seat = await self._game_and_seat(conn, game_id, caller)
+                lapsed = game.status == "waiting" and self.lapsed(game)
+                if not lapsed and not is_due(game):
+                    return await self._game_read(conn, game, seat)
         # the read's connection let go first (on SQLite every transaction holds the file's
         # write lock): a waiting game past its wait is abandoned on access, a passed deadline
         # applied (its own transaction: :meth:`expire`); then the game is read again

@@ -41,33 +41,47 @@ async def _every_seat(service: GameService, games: list[tuple[str, list[Credenti
 
 
 def test_reads_made_at_once_answer_what_each_read_alone_answers(pg_head: str) -> None:
+    """Against a second process that holds none of the games (each of its reads alone, its
+    matches loaded from the log); this one reads them from the matches it holds."""
+
     async def scenario(service: GameService) -> None:
         games = [await _create(service, 2700 + n) for n in range(GAMES)]
         await asyncio.gather(*(_play(service, g, s, 5 + n) for n, (g, s) in enumerate(games)))
         reads = _reads(service)
         batches, shared = reads.batches, reads.shared
+        loaded = 0
+        replay = service._replay
+
+        async def counted(conn: Any, game: Any) -> Any:
+            nonlocal loaded
+            loaded += 1
+            return await replay(conn, game)
+
+        service._replay = counted  # type: ignore[method-assign]
         together = await _every_seat(service, games)
         assert reads.batches > batches and reads.shared - shared > reads.batches - batches
-        alone = [await service.get(game, seat) for game, seats in games for seat in seats]
+        assert loaded == 0  # every read answered from the match held
+        cold = GameService(create_engine(pg_head), Fanout(), group_commit_ms=0)
+        try:
+            alone = [await cold.get(game, seat) for game, seats in games for seat in seats]
+        finally:
+            await cold.close()
+            await cold.engine.dispose()
         assert [_plain(t) for t in together] == [_plain(a) for a in alone]
-        seats = [out.seat for out in together]
-        assert seats == [s for _ in games for s in range(4)]
-        # every read of a game in play answered from the match held: no cold load
-        assert all(not isinstance(t, BaseException) and t.view.hand for t in together)
+        assert [t.seat for t in together] == [s for _ in games for s in range(4)]
 
     _run_hot(pg_head, scenario)
 
 
 def test_a_read_that_waits_sees_what_was_committed_before_it_was_asked(pg_head: str) -> None:
-    """The read under way began before another replica's action committed; a read asked
-    after that commit waits, and its statement starts after the first one ended."""
+    """The read under way (of the same game by the same token) began before another
+    replica's action committed; the same read asked after that commit waits, and its
+    statement starts after the first one ended: it sees the action."""
 
     async def scenario(service: GameService) -> None:
         other = GameService(create_engine(pg_head), Fanout())  # a second replica
         try:
-            (first, first_seats), (moved, seats) = [
-                await _create(service, 2750 + n) for n in (0, 1)
-            ]
+            moved, seats = await _create(service, 2750)
             await _play(service, moved, seats, 3)
             actor = (await service.get(moved, None)).view.actors[0]
             before = await service.get(moved, seats[actor])
@@ -78,23 +92,22 @@ def test_a_read_that_waits_sees_what_was_committed_before_it_was_asked(pg_head: 
 
             async def slow(game_id: str, digest: str) -> Any:
                 row = await read_alone(game_id, digest)
-                if game_id == first:
+                if not release.is_set():
                     await release.wait()  # its statement ran: the row is read, not answered
                 return row
 
             repository.game_and_seat_held = slow  # type: ignore[method-assign]
-            under_way = asyncio.create_task(service.get(first, first_seats[0]))
+            under_way = asyncio.create_task(service.get(moved, seats[actor]))
             await asyncio.sleep(0.05)
-            # the other replica moves the game; then this replica's seat reads it
-            answer, _ = await other.act(
-                moved, seats[actor], before.view.legal_actions[0], None, None
-            )
+            # the other replica moves the game; then this replica's seat reads it again
+            play = before.view.legal_actions[0]
+            answer, _ = await other.act(moved, seats[actor], play, None, None)
             assert answer.version == before.version + 1
             waiting = asyncio.create_task(service.get(moved, seats[actor]))
             await asyncio.sleep(0.05)
             assert not waiting.done() and len(_reads(service)._waiting) == 1
             release.set()
-            assert (await under_way).version == 0
+            assert _plain(await under_way) == _plain(before)
             after = await waiting
             assert after.version == answer.version
             assert _plain(after) == _plain(await other.get(moved, seats[actor]))
@@ -156,27 +169,33 @@ def test_a_waiting_read_whose_request_went_takes_no_answer_with_it(pg_head: str)
         games = [await _create(service, 2770 + n) for n in range(3)]
         for game, seats in games:
             await _play(service, game, seats, 1)
+        repository = service.repository
+        assert isinstance(repository, PostgresGameRepository)
+        read_alone = repository.game_and_seat_held
         gate = asyncio.Event()
 
-        async def hold() -> None:
+        async def held(game_id: str, digest: str) -> Any:
             await gate.wait()
+            return await read_alone(game_id, digest)
 
-        _failing(service, hold)
+        repository.game_and_seat_held = held  # type: ignore[method-assign]
         (a, a_seats), (b, b_seats), (c, c_seats) = games
-        first = asyncio.create_task(service.get(a, a_seats[0]))
+        first = asyncio.create_task(service.get(a, a_seats[0]))  # alone, held at the gate
         await asyncio.sleep(0)
-        # two reads of one game by one token share one row; one of them goes
+        # two reads of one game by one token share one row; one of them goes while waiting
         gone = asyncio.create_task(service.get(b, b_seats[0]))
         kept = asyncio.create_task(service.get(b, b_seats[0]))
         other = asyncio.create_task(service.get(c, c_seats[1]))
         await asyncio.sleep(0.05)
+        assert not first.done() and len(_reads(service)._waiting) == 2
         gone.cancel()
-        await first
+        await asyncio.sleep(0)
         gate.set()
+        assert (await first).seat == 0
         assert (await kept).seat == 0 and (await other).seat == 1
         with pytest.raises(asyncio.CancelledError):
             await gone
-        assert _reads(service).batches >= 1 and not _reads(service)._waiting
+        assert _reads(service).batches == 1 and not _reads(service)._waiting
 
     _run_hot(pg_head, scenario)
 
