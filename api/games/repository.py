@@ -1365,9 +1365,68 @@ class GroupCommit:
 
 
 _Waiting: TypeAlias = dict[str, tuple[tuple[Any, ...], "asyncio.Future[bool]"]]
+_K = TypeVar("_K")
+_W = TypeVar("_W")
 
 
-class HotWrites:
+class _OneAtATime(Generic[_K, _W]):
+    """What :class:`HotWrites` and :class:`SharedReads` share: one statement under way at a
+    time; what comes meanwhile waits (`_waiting`, by key) and goes together when it ends
+    (:meth:`_flush`, in a task of its own), never joining a statement already under way."""
+
+    def __init__(self) -> None:
+        #: The shared statement under way (None: the one under way, if any, is alone).
+        self._flushing: asyncio.Task[None] | None = None
+        self._running = False
+        self._waiting: dict[_K, _W] = {}
+        #: Set by :meth:`stop` (a shutdown past its grace): nothing more goes together.
+        self._stopped = False
+        #: The shared statements under way (:meth:`api.games.service.GameService.close`).
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    @staticmethod
+    def _future(waiter: _W) -> asyncio.Future[Any]:
+        """The future a waiter is answered by."""
+        raise NotImplementedError
+
+    async def _flush(self, waiting: dict[_K, _W]) -> None:
+        """Those waiting, together; each answered (its future), then :meth:`_next` if this
+        task is still the one under way."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """A shutdown past its grace: those waiting are cancelled, and any that comes goes
+        alone."""
+        self._stopped = True
+        waiting, self._waiting = self._waiting, {}
+        for waiter in waiting.values():
+            self._future(waiter).cancel()
+
+    def _next(self) -> None:
+        """A statement ended: those waiting go now, together."""
+        self._running = False
+        self._flushing = None
+        if not self._waiting:
+            return
+        waiting, self._waiting = self._waiting, {}
+        self._running = True
+        task = self._flushing = asyncio.create_task(self._flush(waiting))
+        self.tasks.add(task)
+        task.add_done_callback(lambda done: self._ended(done, waiting))
+
+    def _ended(self, task: asyncio.Task[None], waiting: dict[_K, _W]) -> None:
+        """A shared statement's task ended, perhaps cancelled before it ever ran (its own
+        `finally` never ran then): none of those it held is left waiting, nor the next ones."""
+        self.tasks.discard(task)
+        for waiter in waiting.values():
+            future = self._future(waiter)
+            if not future.done():
+                future.cancel()
+        if self._flushing is task:
+            self._next()
+
+
+class HotWrites(_OneAtATime[str, tuple[tuple[Any, ...], "asyncio.Future[bool]"]]):
     """Shared commits for hot actions (issue 27): an action that finds no hot write under
     way is written at once, alone (`APPEND_HOT_PG`: one game alone waits for nobody); the
     actions of other games that arrive while one is under way wait for it to end, then are
@@ -1390,16 +1449,9 @@ class HotWrites:
     `together` (shared commits off), each action is written alone, at once."""
 
     def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
+        super().__init__()
         self.repository = repository
         self.together = together
-        #: The shared write under way (None: the one under way, if any, is alone).
-        self._flushing: asyncio.Task[None] | None = None
-        self._running = False
-        self._waiting: _Waiting = {}
-        #: Set by :meth:`stop` (a shutdown past its grace): nothing more is written together.
-        self._stopped = False
-        #: The shared writes under way (:meth:`api.games.service.GameService.close`).
-        self.tasks: set[asyncio.Task[None]] = set()
         #: Statements of several actions committed, the actions they held, and statements
         #: of several actions PostgreSQL refused (tests).
         self.batches = 0
@@ -1422,35 +1474,9 @@ class HotWrites:
         finally:
             self._next()
 
-    def stop(self) -> None:
-        """A shutdown past its grace: the actions waiting are cancelled, and any that comes
-        is written alone."""
-        self._stopped = True
-        waiting, self._waiting = self._waiting, {}
-        for _, future in waiting.values():
-            future.cancel()
-
-    def _next(self) -> None:
-        """A write ended: those waiting are written now, together."""
-        self._running = False
-        self._flushing = None
-        if not self._waiting:
-            return
-        waiting, self._waiting = self._waiting, {}
-        self._running = True
-        task = self._flushing = asyncio.create_task(self._flush(waiting))
-        self.tasks.add(task)
-        task.add_done_callback(lambda done: self._ended(done, waiting))
-
-    def _ended(self, task: asyncio.Task[None], waiting: _Waiting) -> None:
-        """A shared write's task ended, perhaps cancelled before it ever ran (its own
-        `finally` never ran then): none of its actions is left waiting, nor the next ones."""
-        self.tasks.discard(task)
-        for _, future in waiting.values():
-            if not future.done():
-                future.cancel()
-        if self._flushing is task:
-            self._next()
+    @staticmethod
+    def _future(waiter: tuple[tuple[Any, ...], asyncio.Future[bool]]) -> asyncio.Future[Any]:
+        return waiter[1]
 
     async def _flush(self, waiting: _Waiting) -> None:
         live = sorted((g, w) for g, w in waiting.items() if not w[1].done())
@@ -1485,7 +1511,7 @@ class HotWrites:
 _Reads: TypeAlias = dict[tuple[str, str], "asyncio.Future[GameRow | None]"]
 
 
-class SharedReads:
+class SharedReads(_OneAtATime[tuple[str, str], "asyncio.Future[GameRow | None]"]):
     """Shared reads of games by their seats (issue 27: a seat reads its view before nearly
     every action it makes), as :class:`HotWrites` shares writes: a read that finds none
     under way goes at once, alone (one game alone waits for nobody); the reads that arrive
@@ -1501,16 +1527,9 @@ class SharedReads:
     for its own statement. Not `together`, each read goes alone."""
 
     def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
+        super().__init__()
         self.repository = repository
         self.together = together
-        #: The shared read under way (None: the one under way, if any, is alone).
-        self._flushing: asyncio.Task[None] | None = None
-        self._running = False
-        self._waiting: _Reads = {}
-        #: Set by :meth:`stop` (a shutdown past its grace): nothing more is read together.
-        self._stopped = False
-        #: The shared reads under way (:meth:`api.games.service.GameService.close`).
-        self.tasks: set[asyncio.Task[None]] = set()
         #: Statements of several reads made, and the reads they held (tests).
         self.batches = 0
         self.shared = 0
@@ -1533,35 +1552,9 @@ class SharedReads:
         finally:
             self._next()
 
-    def stop(self) -> None:
-        """A shutdown past its grace: the reads waiting are cancelled, and any that comes
-        goes alone."""
-        self._stopped = True
-        waiting, self._waiting = self._waiting, {}
-        for future in waiting.values():
-            future.cancel()
-
-    def _next(self) -> None:
-        """A read ended: those waiting go now, together."""
-        self._running = False
-        self._flushing = None
-        if not self._waiting:
-            return
-        waiting, self._waiting = self._waiting, {}
-        self._running = True
-        task = self._flushing = asyncio.create_task(self._flush(waiting))
-        self.tasks.add(task)
-        task.add_done_callback(lambda done: self._ended(done, waiting))
-
-    def _ended(self, task: asyncio.Task[None], waiting: _Reads) -> None:
-        """A shared read's task ended, perhaps cancelled before it ran (its `finally` never
-        ran then): none of its reads is left waiting, nor the next ones."""
-        self.tasks.discard(task)
-        for future in waiting.values():
-            if not future.done():
-                future.cancel()
-        if self._flushing is task:
-            self._next()
+    @staticmethod
+    def _future(waiter: asyncio.Future[GameRow | None]) -> asyncio.Future[Any]:
+        return waiter
 
     async def _flush(self, waiting: _Reads) -> None:
         try:
