@@ -1374,7 +1374,10 @@ class _OneAtATime(Generic[_K, _W]):
     time; what comes meanwhile waits (`_waiting`, by key) and goes together when it ends
     (:meth:`_flush`, in a task of its own), never joining a statement already under way."""
 
-    def __init__(self) -> None:
+    def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
+        self.repository = repository
+        #: Shared (with shared commits on); else each goes alone, at once.
+        self.together = together
         #: The shared statement under way (None: the one under way, if any, is alone).
         self._flushing: asyncio.Task[None] | None = None
         self._running = False
@@ -1449,9 +1452,7 @@ class HotWrites(_OneAtATime[str, tuple[tuple[Any, ...], "asyncio.Future[bool]"]]
     `together` (shared commits off), each action is written alone, at once."""
 
     def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
-        super().__init__()
-        self.repository = repository
-        self.together = together
+        super().__init__(repository, together)
         #: Statements of several actions committed, the actions they held, and statements
         #: of several actions PostgreSQL refused (tests).
         self.batches = 0
@@ -1527,9 +1528,7 @@ class SharedReads(_OneAtATime[tuple[str, str], "asyncio.Future[GameRow | None]"]
     for its own statement. Not `together`, each read goes alone."""
 
     def __init__(self, repository: PostgresGameRepository, together: bool = True) -> None:
-        super().__init__()
-        self.repository = repository
-        self.together = together
+        super().__init__(repository, together)
         #: Statements of several reads made, and the reads they held (tests).
         self.batches = 0
         self.shared = 0
