@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.api.test_app_browser import PHONE, Screen, browser, served  # noqa: F401
+from tests.api.test_app_browser import PHONE, Screen, browser, controlled, served  # noqa: F401
 from tests.api.test_app_play_browser import act, at_version, game_as, new_game, token_of
 from tests.api.test_app_sheets_browser import (
     api_call,
@@ -325,15 +325,7 @@ def test_a_sheet_opened_offline_loads_when_the_network_is_back(browser: Any, ser
     new_sheet(screen, "Num King", ["Ada", "Bo", "Cy"], 2)
     page.get_by_role("button", name="Créer la feuille", exact=True).click()
     screen.heading("Manche 1", level=2)
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    # polled by hand: wait_for_function's polling evaluates a string, which the app's CSP
-    # (no 'unsafe-eval') refuses whenever the first look finds no controller yet
-    for _ in range(300):  # its install fetches the shell: seconds on a busy machine
-        if page.evaluate("navigator.serviceWorker.controller !== null"):
-            break
-        page.wait_for_timeout(100)
-    else:
-        raise AssertionError("the service worker never took control of the page")
+    controlled(page, lambda: screen.shown_heading("Manche 1", level=2))
     screen.context.set_offline(True)
     try:
         page.reload()
