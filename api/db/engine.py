@@ -150,8 +150,8 @@ class HeldConnections:
     kept, and one whose driver's connection is closed (the server ended it) is invalidated,
     never back in the pool, whether it was being used or kept; one kept `max_age` seconds
     goes back on its next release (the pool recycles connections hourly). When the engine is
-    disposed (the app's shutdown, a test's end), those kept are invalidated (closed) with it. A connection is used by one task at a time:
-    it is out of the list while used."""
+    disposed (the app's shutdown, a test's end), those kept are invalidated (closed) with it.
+    A connection is used by one task at a time: it is out of the list while used."""
 
     def __init__(self, engine: AsyncEngine, size: int, max_age: float = 600.0) -> None:
         self.engine = engine.execution_options(isolation_level="AUTOCOMMIT")

@@ -931,8 +931,8 @@ class GameService:
 
     def _game_held(self, game: GameRow, seat: int | None) -> GameOut | None:
         """The game as `seat` sees it from what this process holds (the seats' names, the
-        match at the row's version), as :meth:`_game_read` renders it; None when it lacks
-        either, or the game is waiting."""
+        match at the row's version), as :meth:`_game_read` renders it then, without a
+        connection; None when it lacks either, or the game is waiting."""
         names = self._names_cache.get(game.id)
         cached = self._cache.get(game.id)
         if (
@@ -950,9 +950,6 @@ class GameService:
 
     async def _game_read(self, conn: AsyncConnection, game: GameRow, seat: int | None) -> GameOut:
         """The game as `seat` sees it, read on `conn`."""
-        held = self._game_held(game, seat)
-        if held is not None:
-            return held
         game_id = game.id
         if game.bot_pending and game.status == "active":
             self.kick(game_id)  # owed and perhaps orphaned (its replica died): play it
