@@ -272,6 +272,9 @@ class StreamTicket(Base):
     seat: Mapped[int] = mapped_column(Integer)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: the sha256 of the token (a seat's or a session's) the ticket was given to: its stream
+    #: checks that it still holds the seat (None: a ticket given before migration 0014)
+    holder_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 # --- accounts (rules/app.md "Accounts") ------------------------------------------------------

@@ -45,12 +45,14 @@ from sqlalchemy import (
     String,
     Text,
     Update,
+    and_,
     bindparam,
     case,
     cast,
     func,
     insert,
     literal,
+    or_,
     select,
     text,
     true,
@@ -67,6 +69,7 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from api.db.engine import HeldConnections, held_size
 from api.db.models import (
+    AccountSession,
     BotCpu,
     Game,
     GameAction,
@@ -100,6 +103,7 @@ ACTIONS = table(GameAction)
 EVENTS = table(GameEvent)
 KEYS = table(IdempotencyKey)
 TICKETS = table(StreamTicket)
+SESSIONS = table(AccountSession)
 HINTS = table(GameHint)
 CPU = table(BotCpu)
 
@@ -177,6 +181,24 @@ _SEAT_BY_ACCOUNT = select(SEATS.c.seat).where(
     SEATS.c.game_id == bindparam("b_game"),
     SEATS.c.joined,
     SEATS.c.account_id == bindparam("b_account"),
+)
+#: Whether the token of sha256 `b_digest` still holds seat `b_seat`: the seat's own token, or
+#: a live session of the account that joined it (a stream's check of its credential).
+_HOLDS_SEAT = select(SEATS.c.seat).where(
+    SEATS.c.game_id == bindparam("b_game"),
+    SEATS.c.seat == bindparam("b_seat"),
+    or_(
+        SEATS.c.token_hash == bindparam("b_digest"),
+        and_(
+            SEATS.c.joined,
+            SEATS.c.account_id.in_(
+                select(SESSIONS.c.account_id).where(
+                    SESSIONS.c.token_hash == bindparam("b_digest"),
+                    SESSIONS.c.expires_at > bindparam("b_now"),
+                )
+            ),
+        ),
+    ),
 )
 _NAMES = (
     select(SEATS.c.name, SEATS.c.bot)
@@ -464,6 +486,12 @@ class GameRepository:
             await conn.execute(_SEAT_BY_ACCOUNT, {"b_game": game_id, "b_account": account_id})
         ).first()
         return None if row is None else int(row.seat)
+
+    async def holds_seat(self, conn: AsyncConnection, game_id: str, seat: int, digest: str) -> bool:
+        """Whether the token whose sha256 is `digest` still holds `seat` of the game: it is
+        the seat's token, or a live session of the account that joined the seat."""
+        values = {"b_game": game_id, "b_seat": seat, "b_digest": digest, "b_now": datetime.now(UTC)}
+        return (await conn.execute(_HOLDS_SEAT, values)).first() is not None
 
     async def names(self, conn: AsyncConnection, game_id: str) -> list[tuple[str, str | None]]:
         """Each seat's name and bot level (None for a person), in seat order."""
@@ -856,9 +884,16 @@ class GameRepository:
     # -- stream tickets -------------------------------------------------------------------
 
     async def add_ticket(
-        self, conn: AsyncConnection, ticket_hash: str, game_id: str, seat: int | None, seconds: int
+        self,
+        conn: AsyncConnection,
+        ticket_hash: str,
+        game_id: str,
+        seat: int | None,
+        seconds: int,
+        holder_hash: str,
     ) -> None:
-        """A ticket's hash (never the ticket); expired tickets are deleted on the way."""
+        """A ticket's hash (never the ticket) and its holder's (the token it was given to);
+        expired tickets are deleted on the way."""
         now = datetime.now(UTC)
         await conn.execute(TICKETS.delete().where(TICKETS.c.expires_at < now))
         await conn.execute(
@@ -868,14 +903,15 @@ class GameRepository:
                 seat=seat,
                 expires_at=now + timedelta(seconds=seconds),
                 used=False,
+                holder_hash=holder_hash,
             )
         )
 
     async def use_ticket(
         self, conn: AsyncConnection, game_id: str, ticket_hash: str, use: bool = True
-    ) -> int | None:
-        """The seat of a valid, unused, unexpired ticket of this game, now used up (`use`
-        false: left as it is, for a HEAD request)."""
+    ) -> tuple[int, str | None] | None:
+        """The seat and holder's hash of a valid, unused, unexpired ticket of this game, now
+        used up (`use` false: left as it is, for a HEAD request)."""
         valid = (
             TICKETS.c.ticket_hash == ticket_hash,
             TICKETS.c.game_id == game_id,
@@ -884,11 +920,11 @@ class GameRepository:
         )
         if use:
             statement: Any = update(TICKETS).where(*valid).values(used=True)
-            statement = statement.returning(TICKETS.c.seat)
+            statement = statement.returning(TICKETS.c.seat, TICKETS.c.holder_hash)
         else:
-            statement = select(TICKETS.c.seat).where(*valid)
+            statement = select(TICKETS.c.seat, TICKETS.c.holder_hash).where(*valid)
         row = (await conn.execute(statement)).first()
-        return None if row is None else int(row.seat)
+        return None if row is None else (int(row.seat), row.holder_hash)
 
     async def drop_tickets(self, conn: AsyncConnection, game_id: str, seat: int) -> None:
         """Delete the seat's tickets (it changes hands: they were its last holder's)."""

@@ -102,6 +102,9 @@ SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}, {"sessionToken": []}]
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessionToken": []}]
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
+#: Seconds between a seat's stream's checks that its credential (or its ticket's holder)
+#: still holds the seat; checked when the stream wakes (an action, a keep-alive).
+HOLDER_CHECK_SECONDS = 15.0
 _SEQ = re.compile(r"[0-9]{1,10}")  # ASCII digits only ("²" is a digit to str.isdigit)
 MAX_SEQ = 2**31 - 1
 
@@ -313,6 +316,7 @@ async def _messages(
     seat: int | None,
     read: StreamPage,
     language: str | None = None,
+    holder: str | None = None,
 ) -> AsyncIterator[bytes]:
     """The stream's messages: the events of each page read, then (with a `language`: the
     stream's `view=true`) the game as `seat` sees it at that page's version, once the stream
@@ -323,13 +327,19 @@ async def _messages(
     game starts: the seat may have changed hands meanwhile (left, then claimed by another),
     and the stream knows only the seat, not the credential it opened with; the client opens
     it again with its own. A read that fails ends the stream as a shutdown does (`end`, the
-    game's last status)."""
+    game's last status).
+
+    `holder`: the sha256 of the token the seat's stream was opened with (or its ticket was
+    given to). At most every :data:`HOLDER_CHECK_SECONDS`, when the stream wakes, it checks
+    that the token still holds the seat (:meth:`GameService.holds`); once it does not (a
+    session logged out or expired, a seat token revoked), the stream ends without `end`, as
+    above: what the seat sees from then on is for its new credential only."""
     page = read.page
     waited = seat is not None and page.status == "waiting"
     shown: tuple[int, str] | None = None
     encode = msgspec.json.encode
     wake = games.fanout.subscribe(game_id)
-    subscribed = time.monotonic()
+    subscribed = checked = time.monotonic()
     wake.set()  # `page` was read before this subscription: read once more before waiting
     if language is not None:
         games.watch(game_id, seat)
@@ -358,6 +368,17 @@ async def _messages(
                     await asyncio.wait_for(wake.wait(), KEEP_ALIVE_SECONDS)
                 except TimeoutError:
                     yield _KEEP_ALIVE
+            if holder is not None and seat is not None:
+                now = time.monotonic()
+                if now - checked >= HOLDER_CHECK_SECONDS:
+                    checked = now
+                    try:
+                        held = await games.holds(game_id, seat, holder)
+                    except Exception as exc:
+                        yield _failed(game_id, exc, page.status)
+                        return
+                    if not held:
+                        return
             # the last wake-up's time: a shared read begun since sees what it announced
             since = max(games.fanout.published.get(game_id, 0.0), subscribed)
             wake.clear()  # before reading: a wake-up during the read is kept for the next wait
@@ -751,7 +772,10 @@ class GameController(Controller):
             "or, from a browser's EventSource (which sends no headers), with `?ticket=` from "
             "`POST /v1/games/{id}/stream-tickets`. A seat's stream opened while its game waits "
             "for players ends without `end` when the game starts (the seat may have changed "
-            "hands meanwhile): open it again with the seat's credential.\n\nWith `view=true`, "
+            "hands meanwhile): open it again with the seat's credential. A seat's stream ends "
+            "without `end` too, within 30 s, once the token it was opened with (or its "
+            "ticket was asked with) no longer holds the seat: a session logged out or "
+            "expired, a seat token revoked.\n\nWith `view=true`, "
             "an `event: game` message, without `id:`, follows the events each time the stream "
             "has caught up with a new version or status (abandoning keeps the version), and "
             "once it has first caught up: `data:` = the game as `GET /v1/games/{id}` answers "
@@ -838,6 +862,8 @@ class GameController(Controller):
                 headers={"Retry-After": "5"},
             )
         request.scope["state"][STREAM_SLOT] = slot  # given back by `_gives_back_its_slot`
+        seat: int | None
+        holder: str | None  # the hash of the token holding the seat: checked as it streams
         if ticket is not None:
             if caller is not None:
                 raise ProblemError(
@@ -848,9 +874,10 @@ class GameController(Controller):
                 )
             await games.viewer(game_id, None)  # 404 first
             # a HEAD request (a link's prefetch) checks the ticket, leaving it for the stream
-            seat: int | None = await games.redeem(game_id, ticket, not head)
+            seat, holder = await games.redeem(game_id, ticket, not head)
         else:
             seat = await games.viewer(game_id, caller)
+            holder = None if caller is None else caller.digest
         start: int = after or 0
         if last_event_id is not None:
             start = max(start, int(last_event_id))
@@ -866,7 +893,7 @@ class GameController(Controller):
         return _EventStream(
             _nothing()
             if head
-            else _messages(games, game_id, seat, first, language if view else None),
+            else _messages(games, game_id, seat, first, language if view else None, holder),
             headers={**NO_STORE, **language_headers(language)},
         )
 

@@ -1938,18 +1938,26 @@ class GameService:
             await self._game(conn, game_id)
             seat = await self._seat(conn, game_id, caller)
             await self.repository.add_ticket(
-                conn, token_hash(ticket), game_id, seat, TICKET_SECONDS
+                conn, token_hash(ticket), game_id, seat, TICKET_SECONDS, caller.digest
             )
         return TicketOut(ticket=ticket, expires_in=TICKET_SECONDS)
 
-    async def redeem(self, game_id: str, ticket: str, use: bool = True) -> int:
-        """The seat of a valid, unused, unexpired ticket of this game; it is used up (`use`
-        false: a HEAD request's check, which leaves it for the stream)."""
+    async def redeem(self, game_id: str, ticket: str, use: bool = True) -> tuple[int, str | None]:
+        """The seat of a valid, unused, unexpired ticket of this game and the hash of the
+        token it was given to (None for a ticket older than that record); it is used up
+        (`use` false: a HEAD request's check, which leaves it for the stream)."""
         async with self.engine.begin() as conn:
-            seat = await self.repository.use_ticket(conn, game_id, token_hash(ticket), use)
-        if seat is None:
+            found = await self.repository.use_ticket(conn, game_id, token_hash(ticket), use)
+        if found is None:
             raise Unauthenticated(say(TICKET_UNKNOWN))
-        return seat
+        return found
+
+    async def holds(self, game_id: str, seat: int, digest: str) -> bool:
+        """Whether the token whose sha256 is `digest` still holds `seat` of the game: its
+        token, or a live session of the account that joined it (a stream's periodic check:
+        a session logged out or expired, a seat token revoked, no longer does)."""
+        async with self.reader.connect() as conn:
+            return await self.repository.holds_seat(conn, game_id, seat, digest)
 
     async def viewer(self, game_id: str, caller: Credential | None) -> int | None:
         """Check the game exists and the caller (if any) is one of its seats."""

@@ -662,6 +662,91 @@ async def test_a_seats_stream_opened_while_the_game_waited_ends_when_it_starts(
         assert again.status_code == 401
 
 
+async def _rest(messages: AsyncIterator[dict[str, str]]) -> list[dict[str, str]]:
+    """What a stream still sends until it ends (it must end within the delivery time)."""
+    async with asyncio.timeout(DELIVERY_SECONDS):
+        return [m async for m in messages]
+
+
+async def _step(client: httpx.AsyncClient, game_id: str, tokens: list[str]) -> int:
+    """The first actor takes its first legal action; the game's new version."""
+    path = f"/v1/games/{game_id}"
+    actor = (await client.get(path, headers=auth(tokens[0]))).json()["view"]["actors"][0]
+    view = (await client.get(path, headers=auth(tokens[actor]))).json()["view"]
+    answer = await client.post(
+        f"{path}/actions", json=view["legal_actions"][0], headers=auth(tokens[actor])
+    )
+    assert answer.status_code == 200, answer.text
+    return int(answer.json()["version"])
+
+
+async def test_a_seats_stream_ends_once_its_credential_no_longer_holds_the_seat(
+    in_process: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat's stream checks, when it wakes, that the token it was opened with (or its
+    ticket was asked with) still holds the seat. Cy's stream of a waiting table, opened with
+    his seat token, ends once he leaves the seat, before anyone else takes it. Bo's streams,
+    opened with his session and with a ticket asked with it, show the game at each version
+    while he is logged in, and end without `end` once he logs out; Ada's, opened with her
+    seat token, goes on showing the next version."""
+    monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(routes, "HOLDER_CHECK_SECONDS", 0.2)
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        players = [{"name": "Ada"}, {"open": True}, {"open": True}]
+        body = {"ruleset": "numwars-classic", "players": players}
+        created = await client.post("/v1/games", json=body, headers=await async_host(client))
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        tokens = [created.json()["seats"][0]["token"]]
+        bo, cy = [
+            auth((await client.post("/v1/accounts", json=account_body())).json()["token"])
+            for _ in range(2)
+        ]
+
+        async def claim(seat: int, session: dict[str, str]) -> Any:
+            claimed = await client.post(f"/v1/games/{game_id}/seats/{seat}/claim", headers=session)
+            assert claimed.status_code == 201, claimed.text
+            return claimed.json()
+
+        path = f"/v1/games/{game_id}/stream?view=true"
+        cy_token = (await claim(2, cy))["token"]
+        async with client.stream("GET", path, headers=auth(cy_token)) as stream:
+            messages = sse(stream)
+            assert json.loads((await next_message(messages))["data"])["status"] == "waiting"
+            await asyncio.sleep(0.5)  # checked meanwhile: still his
+            left = await client.post(f"/v1/games/{game_id}/seats/2/leave", headers=cy)
+            assert left.status_code == 200, left.text
+            assert await _rest(messages) == []  # ended: no game, no `end`
+        tokens.append((await claim(1, bo))["token"])
+        tokens.append((await claim(2, cy))["token"])
+        ticket = await client.post(f"/v1/games/{game_id}/stream-tickets", headers=bo)
+        assert ticket.status_code == 201, ticket.text
+        ticketed = f"{path}&ticket={ticket.json()['ticket']}"
+        version = (await client.get(f"/v1/games/{game_id}", headers=bo)).json()["version"]
+        async with contextlib.AsyncExitStack() as stack:
+            opened = [
+                await stack.enter_async_context(client.stream("GET", url, headers=head))
+                for url, head in [(path, bo), (ticketed, {}), (path, auth(tokens[0]))]
+            ]
+            assert [s.status_code for s in opened] == [200, 200, 200]
+            streams = [sse(s) for s in opened]
+            for stream in streams:
+                await game_messages(stream, version)
+            await asyncio.sleep(0.5)  # checked meanwhile: still theirs
+            version = await _step(client, game_id, tokens)
+            for stream in streams:
+                _, shown = await game_messages(stream, version)
+            assert shown["view"]["seat"] == 0
+            logged_out = await client.delete("/v1/sessions/current", headers=bo)
+            assert logged_out.status_code == 204, logged_out.text
+            assert await _rest(streams[0]) == []
+            assert await _rest(streams[1]) == []
+            version = await _step(client, game_id, tokens)  # Ada's stream goes on
+            await game_messages(streams[2], version)
+        again = await client.get(path, headers=bo)
+        assert again.status_code == 401
+
+
 async def test_a_seats_stream_of_a_table_cancelled_before_it_started_ends_with_it(
     in_process: str,
 ) -> None:
