@@ -51,28 +51,22 @@ def uvicorn(
     cpu: int | None = SERVER_CPU,
     ready: str = "/healthz",
     stderr: Any = None,
+    served: bool = False,
 ) -> Iterator[int]:
     """`app` under uvicorn (no access log, warnings only) until the block ends, once `ready`
-    answers (any HTTP status); yields the server's pid (the master's with workers > 1)."""
+    answers (any HTTP status); yields the server's pid (the master's with workers > 1).
+    `served`: `api.app:app` as `numrules serve` runs it (deploy/serve.sh), with the server
+    options of api/ops/server.py (its HTTP protocol with the slow clients' deadlines, the
+    concurrency limit …); the build comes first through `env`'s PYTHONPATH (the console
+    script's own directory is first on its path, not the working directory)."""
+    if served:  # its log level is the environment's NUMRULES_LOG_LEVEL (api/ops/settings.py)
+        assert app == "api.app:app", app
+        command = [str(Path(sys.executable).parent / "numrules"), "serve"]
+    else:
+        command = [sys.executable, "-m", "uvicorn", app, "--app-dir", str(APP_DIR)]
+        command += ["--no-access-log", "--log-level", "warning"]
     proc = subprocess.Popen(
-        [
-            *pin(cpu),
-            sys.executable,
-            "-m",
-            "uvicorn",
-            app,
-            "--app-dir",
-            str(APP_DIR),
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
+        [*pin(cpu), *command, "--host", HOST, "--port", str(port), "--workers", str(workers)],
         cwd=ROOT,
         env=env,
         stderr=stderr,

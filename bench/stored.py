@@ -75,10 +75,11 @@ def serve_api(
     cpu: int | None = SERVER_CPU,
     settings: dict[str, str] | None = None,
 ) -> AbstractContextManager[int]:
-    """uvicorn with `api.app:app` on `url` (and `settings`, environment variables); yields its
-    pid (the master's with workers > 1)."""
+    """`api.app:app` on `url` (and `settings`, environment variables) as `numrules serve`
+    runs it (its server options: api/ops/server.py); yields its pid (the master's with
+    workers > 1)."""
     env = {**server_env(url), **(settings or {})}
-    return uvicorn("api.app:app", port, env, workers=workers, cpu=cpu)
+    return uvicorn("api.app:app", port, env, workers=workers, cpu=cpu, served=True)
 
 
 class Http:
