@@ -28,7 +28,7 @@ import asyncpg
 import msgspec
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, ExceptionContext, make_url
-from sqlalchemy.exc import DBAPIError, TimeoutError as PoolTimeout
+from sqlalchemy.exc import DBAPIError, DisconnectionError, TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -76,9 +76,12 @@ def create_engine(
 ) -> AsyncEngine:
     """`hide_parameters`: a database error's message never holds the statement's values (a
     seat's token hash, a player's name). No ping before each checkout (a round trip per
-    transaction, a fifth of an action's): a connection the server dropped fails its request
-    with 503 (`api.http.problems`) and the pool drops every connection of that generation;
-    connections are recycled hourly. JSON columns are encoded and decoded by msgspec (the
+    transaction, a fifth of an action's), but a connection whose driver already knows the
+    server ended it (asyncpg reads the server's goodbye while the connection idles) is
+    replaced at its checkout (`_replace_if_closed`), so an idle service whose backends were
+    ended (a failover, `pg_terminate_backend`) answers its next requests on fresh ones; one
+    the server drops mid-use fails its request with 503 (`api.http.problems`) and the pool
+    drops every connection of that generation; connections are recycled hourly. JSON columns are encoded and decoded by msgspec (the
     standard library's json was a tenth of an action's time).
 
     Bounded waits: `connect_timeout` for opening a connection (asyncpg's `timeout`, which
@@ -108,6 +111,7 @@ def create_engine(
             **_JSON,
         )
         event.listen(engine.sync_engine, "handle_error", _drop_on_timeout)
+        event.listen(engine.sync_engine, "checkout", _replace_if_closed)
         _HELD[engine.sync_engine] = held
         return engine
     waits: dict[str, Any] = {"connect_args": {"timeout": statement_timeout or 5.0}}
@@ -137,6 +141,17 @@ def _drop_on_timeout(context: ExceptionContext) -> None:
     and the pool drops the connections of its generation."""
     if isinstance(context.original_exception, TimeoutError):
         context.is_disconnect = True
+
+
+def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """SQLAlchemy's documented pessimistic check (the pool's `checkout` event): a pooled
+    connection whose asyncpg connection is closed (the server ended it while it idled; known
+    without I/O) raises `DisconnectionError`, and the pool discards it and checks out another
+    (a fresh one once the pool is through its dead ones)."""
+    raw = getattr(dbapi_connection, "driver_connection", None)
+    is_closed = getattr(raw, "is_closed", None)
+    if is_closed is not None and is_closed():
+        raise DisconnectionError("the server ended this connection")
 
 
 class HeldConnections:
