@@ -73,6 +73,8 @@ def uvicorn(
     )
     try:
         for _ in range(200):
+            if proc.poll() is not None:  # e.g. numrules serve refusing a database behind
+                raise SystemExit(f"{app} on port {port} exited with status {proc.returncode}")
             try:
                 urllib.request.urlopen(f"http://{HOST}:{port}{ready}", timeout=0.5)
                 break

@@ -3,9 +3,9 @@ doing the same reads and writes, and against boardgame.io 0.50 (in memory and Fl
 
 In one run, on a throw-away database (`numrules db upgrade`d, dropped at the end):
 
-- numrules: `api.app:app` under uvicorn, one worker (CPU 0), driven over HTTP by this process
-  (CPU 1): four-player Num Wars games, each seat taking the first of its `legal_actions` as
-  soon as it may (bench/stored.py);
+- numrules: `api.app:app` as `numrules serve` runs it, one worker (CPU 0), driven over HTTP by
+  this process (CPU 1): four-player Num Wars games, each seat taking the first of its
+  `legal_actions` as soon as it may (bench/stored.py);
 - raw-asyncpg: bench/raw_asyncpg.py (CPU 0), the same statements per action in the same
   transactions, computing nothing;
 - boardgame.io memory / flatfile: the harness in /work/shared/peers/boardgameio (its
@@ -19,20 +19,20 @@ boardgame.io: move sent → the mover's updated state received (its bench.js).
 
 Targets (issues 13 and 27): numrules ≥ 50 % of raw-asyncpg's actions/s; at 16 games ≥ 1.0×
 boardgame.io in-memory moves/s and ≥ 3× its FlatFile's, and CPU per action (the API's process
-and PostgreSQL's backends of the run's database, from /proc) ≤ boardgame.io in-memory's
-server CPU per move (its bench.js); p99 below boardgame.io's. With `--clocks`, also
-numrules-clocked (the same games with an hour's turn clock) ≥ 0.95 of numrules' actions/s:
-clocks cost the human actions nothing measurable. That ratio is paired: in each repetition
-numrules-clocked runs right after numrules (right before it in every other one), and the
-ratio is the median of the repetitions' own ratios, so the VM's drift between runs further
-apart (tens of % on this VM) does not pass for a cost of the clock. With `--pipeline`, also numrules-pipeline (a
-second server with `NUMRULES_FAST_GAMES=false`: every request through Litestar's pipeline), the
-games' fast path measured in the same run. With `--streams`, also numrules-streams and
+and PostgreSQL's backends of the run's database, from /proc) ≤ boardgame.io in-memory's server
+CPU per move (its bench.js); p99 below boardgame.io's. With `--clocks`, also numrules-clocked
+(the same games with an hour's turn clock) ≥ 0.95 of numrules' actions/s: clocks cost the human
+actions nothing measurable. That ratio is paired: in each repetition numrules-clocked runs
+right after numrules (right before it in every other one), and the ratio is the median of the
+repetitions' own ratios, so the VM's drift between runs further apart (tens of % on this VM)
+does not pass for a cost of the clock. With `--pipeline`, also numrules-pipeline (a second
+server with `NUMRULES_FAST_GAMES=false`: every request through Litestar's pipeline), the games'
+fast path measured in the same run. With `--streams`, also numrules-streams and
 numrules-streams-get (bench/stored.py `play_streams`; a server started for each of their runs,
-its pool 40): every seat
-watches its game through its own event stream, as the app's players do, and learns its view
-from the stream's `game` messages (`?view=true`), or, as the app did before them, with a GET
-after each chunk of events; the first should do more actions a second for less CPU.
+its pool 40): every seat watches its game through its own event stream, as the app's players
+do, and learns its view from the stream's `game` messages (`?view=true`), or, as the app did
+before them, with a GET after each chunk of events; the first should do more actions a second
+for less CPU.
 
     bash bench/run.sh games [--reps 3 --duration 5 --profile bench/results/games-profile.txt]
 """

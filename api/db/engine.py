@@ -77,12 +77,14 @@ def create_engine(
     """`hide_parameters`: a database error's message never holds the statement's values (a
     seat's token hash, a player's name). No ping before each checkout (a round trip per
     transaction, a fifth of an action's), but a connection whose driver already knows the
-    server ended it (asyncpg reads the server's goodbye while the connection idles) is
-    replaced at its checkout (`_replace_if_closed`), so an idle service whose backends were
-    ended (a failover, `pg_terminate_backend`) answers its next requests on fresh ones; one
-    the server drops mid-use fails its request with 503 (`api.http.problems`) and the pool
-    drops every connection of that generation; connections are recycled hourly. JSON columns are encoded and decoded by msgspec (the
-    standard library's json was a tenth of an action's time).
+    server closed it (asyncpg reads the server's goodbye while the connection idles) is
+    reconnected in place at its checkout (`_replace_if_closed`), so an idle service whose
+    backends the server ended (a restart, `pg_terminate_backend`) answers its next requests
+    on fresh connections. One lost without the server closing it (a host gone, a network
+    cut) or mid-use fails its request with 503 (`api.http.problems`) and the pool drops
+    every connection of that generation; connections are recycled hourly. JSON columns are
+    encoded and decoded by msgspec (the standard library's json was a tenth of an action's
+    time).
 
     Bounded waits: `connect_timeout` for opening a connection (asyncpg's `timeout`, which
     covers the start-up exchange too, so a server that takes TCP and never answers is given
@@ -146,12 +148,18 @@ def _drop_on_timeout(context: ExceptionContext) -> None:
 def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     """SQLAlchemy's documented pessimistic check (the pool's `checkout` event): a pooled
     connection whose asyncpg connection is closed (the server ended it while it idled; known
-    without I/O) raises `DisconnectionError`, and the pool discards it and checks out another
-    (a fresh one once the pool is through its dead ones)."""
+    without I/O) raises `DisconnectionError`, and the pool invalidates it and opens a new
+    connection in its place for this checkout (each dead one is replaced when it is taken)."""
+    if _driver_closed(dbapi_connection):
+        raise DisconnectionError("the server ended this connection")
+
+
+def _driver_closed(dbapi_connection: Any) -> bool:
+    """Whether the driver's connection under SQLAlchemy's adapted `dbapi_connection` is
+    closed (asyncpg's, which knows without I/O; another driver's: never said)."""
     raw = getattr(dbapi_connection, "driver_connection", None)
     is_closed = getattr(raw, "is_closed", None)
-    if is_closed is not None and is_closed():
-        raise DisconnectionError("the server ended this connection")
+    return bool(is_closed is not None and is_closed())
 
 
 class HeldConnections:
@@ -209,13 +217,10 @@ class HeldConnections:
 
 
 def _closed(conn: AsyncConnection) -> bool:
-    """Whether the driver's connection under `conn` is closed (asyncpg's, which knows without
-    I/O; another driver's: never said)."""
+    """Whether the driver's connection under `conn` is closed (:func:`_driver_closed`)."""
     if conn.invalidated or conn.sync_connection is None:
         return False
-    raw = conn.sync_connection.connection.driver_connection
-    is_closed = getattr(raw, "is_closed", None)
-    return bool(is_closed is not None and is_closed())
+    return _driver_closed(conn.sync_connection.connection)
 
 
 def held_size(engine: AsyncEngine) -> int:

@@ -299,12 +299,13 @@ _MESSAGE = b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
 _KEEP_ALIVE = b": keep-alive\r\n\r\n"
 
 
-def _failed(game_id: str, exc: Exception, status: str) -> bytes:
-    """The `end` of a stream whose read failed (the database lost, say), as a shutdown ends
-    it: with the game's last status, so that its client opens it again."""
+def _failed(game_id: str, exc: Exception, status: str, what: str = "read") -> bytes:
+    """The `end` of a stream whose read (`what`) failed (the database lost, say), as a
+    shutdown ends it: with the game's last status, so that its client opens it again."""
     log.warning(
-        "game %s: a stream's read failed (%s): it ends, its client opens it again",
+        "game %s: a stream's %s failed (%s): it ends, its client opens it again",
         game_id,
+        what,
         type(exc).__name__,
     )
     return b"event: end\r\ndata: %s\r\n\r\n" % status.encode()
@@ -375,7 +376,7 @@ async def _messages(
                     try:
                         held = await games.holds(game_id, seat, holder)
                     except Exception as exc:
-                        yield _failed(game_id, exc, page.status)
+                        yield _failed(game_id, exc, page.status, "check of its credential")
                         return
                     if not held:
                         return

@@ -1942,15 +1942,18 @@ class GameService:
             )
         return TicketOut(ticket=ticket, expires_in=TICKET_SECONDS)
 
-    async def redeem(self, game_id: str, ticket: str, use: bool = True) -> tuple[int, str | None]:
-        """The seat of a valid, unused, unexpired ticket of this game and the hash of the
-        token it was given to (None for a ticket older than that record); it is used up
-        (`use` false: a HEAD request's check, which leaves it for the stream)."""
+    async def redeem(self, game_id: str, ticket: str, use: bool = True) -> tuple[int, str]:
+        """The seat of a valid, unused, unexpired ticket of this game whose holder (the token
+        it was given to) still holds that seat, and the holder's hash; the ticket is used up
+        (`use` false: a HEAD request's check, which leaves it for the stream). A ticket given
+        before its holder was recorded (migration 0014) is refused as unknown: the client
+        asks a new one."""
         async with self.engine.begin() as conn:
             found = await self.repository.use_ticket(conn, game_id, token_hash(ticket), use)
-        if found is None:
-            raise Unauthenticated(say(TICKET_UNKNOWN))
-        return found
+            seat, holder = found or (0, None)
+            if holder is None or not await self.repository.holds_seat(conn, game_id, seat, holder):
+                raise Unauthenticated(say(TICKET_UNKNOWN))
+        return seat, holder
 
     async def holds(self, game_id: str, seat: int, digest: str) -> bool:
         """Whether the token whose sha256 is `digest` still holds `seat` of the game: its

@@ -33,11 +33,12 @@ def alone() -> Iterator[str]:
 
 
 async def _end_every_backend(url: str) -> int:
-    """End every other backend of `url`'s database; how many there were."""
+    """End every other backend of `url`'s database, each waited for until it has exited
+    (`pg_terminate_backend`'s timeout, PostgreSQL 14+); how many there were."""
     admin = await asyncpg.connect(asyncpg_dsn(url))
     try:
         ended: int = await admin.fetchval(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
     finally:
@@ -90,7 +91,7 @@ def test_an_idle_service_whose_connections_were_ended_answers_every_request(alon
                 for statuses in await asyncio.gather(*(one() for _ in range(8))):
                     assert set(statuses) == {200}, statuses
                 assert await _end_every_backend(alone) >= 4  # the pool's, the listener's …
-                await asyncio.sleep(0.5)  # idle: asyncpg has read the servers' goodbyes
+                await asyncio.sleep(1.0)  # idle: asyncpg has read the servers' goodbyes
 
                 async def again() -> list[int]:
                     created = await client.post(

@@ -691,6 +691,15 @@ async def test_a_seats_stream_ends_once_its_credential_no_longer_holds_the_seat(
     seat token, goes on showing the next version."""
     monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 0.2)
     monkeypatch.setattr(routes, "HOLDER_CHECK_SECONDS", 0.2)
+    checks: list[tuple[int, bool]] = []  # (seat, held) of each check the streams make
+    holds = GameService.holds
+
+    async def counted(self: GameService, game_id: str, seat: int, digest: str) -> bool:
+        held = await holds(self, game_id, seat, digest)
+        checks.append((seat, held))
+        return held
+
+    monkeypatch.setattr(GameService, "holds", counted)
     async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
         players = [{"name": "Ada"}, {"open": True}, {"open": True}]
         body = {"ruleset": "numwars-classic", "players": players}
@@ -713,10 +722,12 @@ async def test_a_seats_stream_ends_once_its_credential_no_longer_holds_the_seat(
         async with client.stream("GET", path, headers=auth(cy_token)) as stream:
             messages = sse(stream)
             assert json.loads((await next_message(messages))["data"])["status"] == "waiting"
-            await asyncio.sleep(0.5)  # checked meanwhile: still his
+            await asyncio.sleep(0.5)
+            assert (2, True) in checks  # checked meanwhile: still his
             left = await client.post(f"/v1/games/{game_id}/seats/2/leave", headers=cy)
             assert left.status_code == 200, left.text
             assert await _rest(messages) == []  # ended: no game, no `end`
+            assert checks[-1] == (2, False)
         tokens.append((await claim(1, bo))["token"])
         tokens.append((await claim(2, cy))["token"])
         ticket = await client.post(f"/v1/games/{game_id}/stream-tickets", headers=bo)
@@ -732,7 +743,9 @@ async def test_a_seats_stream_ends_once_its_credential_no_longer_holds_the_seat(
             streams = [sse(s) for s in opened]
             for stream in streams:
                 await game_messages(stream, version)
-            await asyncio.sleep(0.5)  # checked meanwhile: still theirs
+            checks.clear()
+            await asyncio.sleep(0.5)
+            assert {(1, True), (0, True)} <= set(checks)  # checked meanwhile: still theirs
             version = await _step(client, game_id, tokens)
             for stream in streams:
                 _, shown = await game_messages(stream, version)
@@ -741,6 +754,7 @@ async def test_a_seats_stream_ends_once_its_credential_no_longer_holds_the_seat(
             assert logged_out.status_code == 204, logged_out.text
             assert await _rest(streams[0]) == []
             assert await _rest(streams[1]) == []
+            assert (1, False) in checks
             version = await _step(client, game_id, tokens)  # Ada's stream goes on
             await game_messages(streams[2], version)
         again = await client.get(path, headers=bo)

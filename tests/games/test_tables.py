@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -15,6 +17,10 @@ from litestar.testing import TestClient
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from api.app import create_app
+from api.db import migrations
+from api.http.tokens import token_hash
+from api.ops.settings import Settings
 from tests.accounts.conftest import auth, sign_up
 from tests.games.driver import Table
 from tests.games.host import host, host_pseudo
@@ -629,3 +635,60 @@ def test_an_action_checks_the_token_before_the_body(games: TestClient[Any]) -> N
     seat = auth(game["seats"][0]["token"])
     refused = games.post(f"/v1/games/{game['id']}/actions", json=bad, headers=seat)
     assert refused.status_code == 422, refused.text
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def either(request: pytest.FixtureRequest) -> Iterator[TestClient[Any]]:
+    """A client of the app on the run's PostgreSQL database, or on a SQLite file of its own."""
+    if request.param == "postgresql":
+        yield request.getfixturevalue("games")
+        return
+    url = request.getfixturevalue("sqlite_url")
+    migrations.upgrade(url)
+    with TestClient(create_app(Settings(database_url=url, rate_limit_per_minute=0))) as client:
+        yield client
+
+
+def test_a_stream_ticket_opens_only_while_its_holder_holds_the_seat(
+    either: TestClient[Any],
+) -> None:
+    """A stream ticket opens its stream (a HEAD checks it and leaves it unused) only while the
+    token it was asked with still holds the seat, on either database: the seat's token until a
+    claim from another session replaces it; a session of the account that claimed the seat
+    until it expires or logs out (another session's claim leaves it the account's)."""
+    games = either
+    game_id = _open_game(games)["id"]
+    pseudo, first = _player(games)
+    claimed = _claim(games, game_id, 1, first)
+    assert claimed.status_code == 201, claimed.text
+    old_token = auth(claimed.json()["token"])
+
+    def ticket(headers: dict[str, str]) -> str:
+        asked = games.post(f"/v1/games/{game_id}/stream-tickets", headers=headers)
+        assert asked.status_code == 201, asked.text
+        return str(asked.json()["ticket"])
+
+    def opens(ticket: str) -> int:
+        return games.head(f"/v1/games/{game_id}/stream?ticket={ticket}").status_code
+
+    by_token, by_session = ticket(old_token), ticket(first)
+    assert (opens(by_token), opens(by_session)) == (200, 200)
+    logged_in = games.post("/v1/sessions", json={"login": pseudo, "password": PASSWORD})
+    assert logged_in.status_code == 201, logged_in.text
+    second = auth(logged_in.json()["token"])
+    again = _claim(games, game_id, 1, second)  # another device: a fresh token, the old revoked
+    assert again.status_code == 200, again.text
+    assert (opens(by_token), opens(ticket(auth(again.json()["token"])))) == (401, 200)
+    assert opens(by_session) == 200  # the first session is still the account's
+    by_first, by_second = ticket(first), ticket(second)
+    past = datetime(2000, 1, 1, tzinfo=UTC)
+    expired = _sql(
+        games,
+        "UPDATE account_sessions SET expires_at = :past WHERE token_hash = :digest",
+        past=past,
+        digest=token_hash(first["Authorization"].removeprefix("Bearer ")),
+    )
+    assert expired == []
+    assert (opens(by_first), opens(by_second)) == (401, 200)
+    assert games.delete("/v1/sessions/current", headers=second).status_code == 204
+    assert opens(by_second) == 401
