@@ -23,13 +23,25 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from api.accounts import schemas
 from api.db.engine import aware
-from api.db.models import Account, AccountSession, AccountToken, ApiKey, LoginThrottle, table
+from api.db.models import (
+    Account,
+    AccountSession,
+    AccountToken,
+    ApiKey,
+    Game,
+    GameSeat,
+    LoginThrottle,
+    table,
+)
+from api.http.tokens import SEAT_PREFIX, new_token, token_hash
 
 ACCOUNTS = table(Account)
 SESSIONS = table(AccountSession)
 TOKENS = table(AccountToken)
 THROTTLE = table(LoginThrottle)
 API_KEYS = table(ApiKey)
+GAMES = table(Game)
+SEATS = table(GameSeat)
 
 
 def email_key(email: str) -> str:
@@ -142,6 +154,28 @@ async def delete_sessions(
     if keep is not None:
         where.append(SESSIONS.c.token_hash != keep)
     await conn.execute(delete(SESSIONS).where(*where))
+
+
+async def revoke_claimed_seats(conn: AsyncConnection, account_id: str) -> None:
+    """Revoke the tokens of the seats the account claimed (`claim_seal` set) in games still
+    waiting or under way: each seat's token hash replaced by one of a token nobody is given.
+    The seats stay the account's: its sessions act for them, and a claim with a session
+    gets a fresh token (`POST /v1/games/{id}/seats/{seat}/claim`)."""
+    claimed = await conn.execute(
+        select(SEATS.c.game_id, SEATS.c.seat).where(
+            SEATS.c.account_id == account_id,
+            SEATS.c.claim_seal.is_not(None),
+            SEATS.c.game_id.in_(
+                select(GAMES.c.id).where(GAMES.c.status.in_(("waiting", "active")))
+            ),
+        )
+    )
+    for game_id, seat in claimed.all():
+        await conn.execute(
+            update(SEATS)
+            .where(SEATS.c.game_id == game_id, SEATS.c.seat == seat)
+            .values(token_hash=token_hash(new_token(SEAT_PREFIX)))
+        )
 
 
 # -- emailed tokens ------------------------------------------------------------------------

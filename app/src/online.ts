@@ -188,6 +188,9 @@ interface Watchers {
   onGame: (game: Game) => void;
   onLive: (live: boolean) => void;
   onProblem: (error: unknown) => void;
+  /** the token, which showed the game, is refused now (401: no longer the seat's token or a
+   * live session, e.g. after a password reset); the watch has stopped */
+  onRevoked?: () => void;
   /** a `timeout` event of the stream: the seat whose clock ran out, what the clock did and
    * the game's version then */
   onTimeout?: (seat: number, abandon: boolean, version: number) => void;
@@ -359,6 +362,7 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
         });
         measureSkew(response);
         if (data) accept(data);
+        else if (response.status === 401 && current && token) return revoked();
         else if (!current) on.onProblem(error);
       } while (again && !stopped);
     } catch {
@@ -379,10 +383,11 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
     let url = `/v1/games/${id}/stream?after=${last}&view=true`;
     try {
       if (token) {
-        const { data } = await api.POST("/v1/games/{game_id}/stream-tickets", {
+        const { data, response } = await api.POST("/v1/games/{game_id}/stream-tickets", {
           params: { path: { game_id: id } },
           headers: bearer(token),
         });
+        if (response.status === 401 && current) return revoked();
         if (!data) throw new Error("no ticket");
         url += `&ticket=${encodeURIComponent(data.ticket)}`;
       }
@@ -442,16 +447,21 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
     };
   }
 
+  function stop(): void {
+    stopped = true;
+    clearTimeout(retry);
+    clearTimeout(fallback);
+    source?.close();
+  }
+
+  function revoked(): void {
+    if (stopped) return;
+    stop();
+    on.onRevoked?.();
+  }
+
   void refresh().then(() => open());
-  return {
-    accept,
-    stop: () => {
-      stopped = true;
-      clearTimeout(retry);
-      clearTimeout(fallback);
-      source?.close();
-    },
-  };
+  return { accept, stop };
 }
 
 // -- the deal's check ------------------------------------------------------------------------

@@ -495,6 +495,8 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   // the link's token; else the session, when its account joined a seat (probed: a session
   // that holds no seat is refused, never shown a spectator view); else none (a spectator)
   const [token, setToken] = useState<string | null | undefined>(() => tokenFromFragment(id) ?? (session ? undefined : null));
+  const sessionNow = useRef(session); // the session when a watch's token is refused
+  sessionNow.current = session;
   const [game, setGame] = useState<Game | null>(null);
   const [live, setLive] = useState(true);
   const [problem, setProblem] = useState<Refusal | null>(null);
@@ -543,6 +545,15 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       },
       onLive: setLive,
       onProblem: (error) => setProblem(refusal(error, t.networkError)),
+      // a token that worked is refused now (the seat's token revoked, the session ended):
+      // forgotten, and the page goes on with the session's seat if its account holds one
+      onRevoked: () => {
+        const now = sessionNow.current;
+        const seatToken = token !== now?.token;
+        if (seatToken) rememberToken(id, null);
+        setGame(null);
+        setToken(now && seatToken ? undefined : null);
+      },
       onTimeout: (seat, abandon, version) => {
         if (seen !== null && version >= seen) setTimedOut({ seat, abandon });
       },

@@ -512,3 +512,73 @@ def _wait(inbox: Inbox, address: str, subject: str, count: int) -> None:
     deadline = time.monotonic() + 10
     while len(inbox.to(address, subject)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+def test_a_new_password_revokes_the_seat_tokens_the_account_claimed(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
+) -> None:
+    """An intruder who logged in with a stolen password and claimed the account's seat (a
+    fresh token: the owner's revoked) keeps nothing once the owner resets the password: the
+    tokens of the seats the account claimed in games not over are revoked with its sessions.
+    The seat stays the account's (its new session reads it, and claims a fresh token); a
+    seat token the account did not claim (given to a game's creator) is left alone. A
+    password change does the same; its own session still acts for the seat."""
+    from tests.games.host import host
+
+    pseudo = new_pseudo()
+    address = f"{pseudo}@example.org"
+    sign_up(mail_client, pseudo=pseudo, email=address, locale="fr")
+    verify = inbox[0].token(address, "confirme ton e-mail")
+    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
+
+    def log_in(password: str) -> dict[str, str]:
+        answer = mail_client.post("/v1/sessions", json={"login": pseudo, "password": password})
+        assert answer.status_code == 201, answer.text
+        return auth(answer.json()["token"])
+
+    def created(players: list[dict[str, Any]]) -> dict[str, Any]:
+        body = {"ruleset": "numwars-classic", "players": players}
+        answer = mail_client.post("/v1/games", json=body, headers=host(mail_client))
+        assert answer.status_code == 201, answer.text
+        game: dict[str, Any] = answer.json()
+        return game
+
+    def claim(game_id: str, session: dict[str, str]) -> str:
+        answer = mail_client.post(f"/v1/games/{game_id}/seats/1/claim", headers=session)
+        assert answer.status_code in (200, 201), answer.text
+        return str(answer.json()["token"])
+
+    def reads(game_id: str, headers: dict[str, str]) -> int:
+        return mail_client.get(f"/v1/games/{game_id}", headers=headers).status_code
+
+    table = created([{"name": "Ada"}, {"open": True}, {"open": True}])["id"]
+    named = created([{"name": "Ada"}, {"name": "Pat", "account": pseudo}, {"name": "Cy"}])
+    given = auth(named["seats"][1]["token"])  # the creator's to hand over: never claimed
+    owner = log_in(PASSWORD)
+    joined = mail_client.post(f"/v1/games/{named['id']}/seats/1/join", headers=owner)
+    assert joined.status_code == 200, joined.text
+    owners = auth(claim(table, owner))
+    intruder = auth(claim(table, log_in(PASSWORD)))  # another session: the owner's revoked
+    assert (reads(table, owners), reads(table, intruder)) == (401, 200)
+
+    assert mail_client.post("/v1/password-resets", json={"login": address}).status_code == 202
+    reset = inbox[0].token(address, "réinitialise ton mot de passe")
+    new = "a brand new password"
+    done = mail_client.post("/v1/password-resets/confirm", json={"token": reset, "password": new})
+    assert done.status_code == 204, done.text
+    assert reads(table, intruder) == 401
+    assert reads(named["id"], given) == 200
+    session = log_in(new)
+    assert reads(table, session) == 200  # the account's seat: its session reads it
+    fresh = auth(claim(table, session))
+    assert reads(table, fresh) == 200
+
+    changed = mail_client.post(
+        "/v1/me/password", json={"current": new, "new": "yet another password"}, headers=session
+    )
+    assert changed.status_code == 204, changed.text
+    assert (reads(table, fresh), reads(table, session), reads(named["id"], given)) == (
+        401,
+        200,
+        200,
+    )

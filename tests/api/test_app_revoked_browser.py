@@ -1,0 +1,82 @@
+"""A seat's page whose token is revoked while it is open (the account that claimed the seat
+changed its password: api/accounts `revoke_claimed_seats`), in a real headless Chromium.
+
+The page showed the seat's hand through the token of its link. Once the token is revoked, the
+seat's event stream ends (its check of the token that holds the seat, api/games/routes.py),
+the page's next read is refused (401), and the page forgets the token (the device's memory of
+it too) and goes on as a spectator: the table without the hand, no error shown, no retry loop
+asking stream tickets with the dead token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from api.games import routes
+from tests.accounts.conftest import account_body, auth
+from tests.api.test_app_browser import Screen, browser, served  # noqa: F401
+from tests.api.test_app_play_browser import card_in_hand
+from tests.api.test_docs_browser import browser_path  # noqa: F401
+
+
+def _signed_up(client: httpx.Client) -> tuple[dict[str, str], dict[str, Any]]:
+    body = account_body()
+    answer = client.post("/v1/accounts", json=body)
+    assert answer.status_code == 201, answer.text
+    return auth(answer.json()["token"]), body
+
+
+def test_a_seat_page_whose_token_is_revoked_goes_on_as_a_spectator(
+    browser: Any,  # noqa: F811
+    served: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from playwright.sync_api import expect
+
+    monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 0.5)  # the served app runs in this process
+    monkeypatch.setattr(routes, "HOLDER_CHECK_SECONDS", 0.5)
+    with httpx.Client(base_url=served, timeout=10) as client:
+        creator, _ = _signed_up(client)
+        players = [{"name": "Ada"}, {"open": True}, {"open": True}]
+        body = {"ruleset": "numwars-classic", "players": players}
+        created = client.post("/v1/games", json=body, headers=creator)
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        pat, pats = _signed_up(client)
+        claimed = client.post(f"/v1/games/{game_id}/seats/1/claim", headers=pat)
+        assert claimed.status_code == 201, claimed.text
+        token = claimed.json()["token"]
+        other, _ = _signed_up(client)
+        started = client.post(f"/v1/games/{game_id}/seats/2/claim", headers=other)
+        assert started.json()["status"] == "active", started.text
+        hand = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()["view"]["hand"]
+
+        screen = Screen(browser, served, "fr-FR")
+        page = screen.page
+        try:
+            page.goto(f"{served}/parties/{game_id}#jeton={token}")
+            expect(card_in_hand(page, hand[0], "fr")).to_be_visible(timeout=20_000)
+            assert token in page.evaluate("localStorage.getItem('numrules.games') || ''")
+            refused: list[str] = []  # tickets asked with the dead token
+            page.on(
+                "response",
+                lambda r: (
+                    refused.append(r.url) if "stream-tickets" in r.url and r.status == 401 else None
+                ),
+            )
+            new = {"current": pats["password"], "new": "another long password"}
+            changed = client.post("/v1/me/password", json=new, headers=pat)
+            assert changed.status_code == 204, changed.text
+            assert client.get(f"/v1/games/{game_id}", headers=auth(token)).status_code == 401
+
+            expect(page.locator("ul.hand")).to_have_count(0, timeout=20_000)
+            expect(page.get_by_text("Ada", exact=False).first).to_be_visible()
+            assert token not in page.evaluate("localStorage.getItem('numrules.games') || ''")
+            page.wait_for_timeout(3_000)  # no loop asking tickets with the dead token
+            assert len(refused) <= 1, refused
+            assert all("401" in e for e in screen.errors), screen.errors
+        finally:
+            screen.context.close()
