@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, case, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, and_, case, delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -33,7 +33,7 @@ from api.db.models import (
     LoginThrottle,
     table,
 )
-from api.http.tokens import SEAT_PREFIX, new_token, token_hash
+from api.http.tokens import unheld_token_hash
 
 ACCOUNTS = table(Account)
 SESSIONS = table(AccountSession)
@@ -156,25 +156,27 @@ async def delete_sessions(
     await conn.execute(delete(SESSIONS).where(*where))
 
 
-async def revoke_claimed_seats(conn: AsyncConnection, account_id: str) -> None:
-    """Revoke the tokens of the seats the account claimed (`claim_seal` set) in games still
-    waiting or under way: each seat's token hash replaced by one of a token nobody is given.
-    The seats stay the account's: its sessions act for them, and a claim with a session
-    gets a fresh token (`POST /v1/games/{id}/seats/{seat}/claim`)."""
-    claimed = await conn.execute(
-        select(SEATS.c.game_id, SEATS.c.seat).where(
-            SEATS.c.account_id == account_id,
+async def revoke_seat_tokens(conn: AsyncConnection, account_id: str) -> None:
+    """Revoke the seat tokens the account's sessions could have been given: those of the
+    seats it claimed (`claim_seal` set) and of its seats in rematches (a rematch gives a seat's
+    token to whoever asks with the old seat's token or the account's session), in every game.
+    Each token hash is replaced by one of a token nobody is given (`unheld_token_hash`). The
+    seats stay the account's: its sessions act for them, a claim with a session gets a fresh
+    token, and so does a rematch's seat asked for again. A seat token handed over by a game's
+    creator (a named player's link) is not the account's to revoke."""
+    mine = (
+        SEATS.c.account_id == account_id,
+        or_(
             SEATS.c.claim_seal.is_not(None),
-            SEATS.c.game_id.in_(
-                select(GAMES.c.id).where(GAMES.c.status.in_(("waiting", "active")))
-            ),
-        )
+            SEATS.c.game_id.in_(select(GAMES.c.rematch_id).where(GAMES.c.rematch_id.is_not(None))),
+        ),
     )
-    for game_id, seat in claimed.all():
+    seats = await conn.execute(select(SEATS.c.game_id, SEATS.c.seat).where(*mine))
+    for game_id, seat in seats.all():
         await conn.execute(
             update(SEATS)
-            .where(SEATS.c.game_id == game_id, SEATS.c.seat == seat)
-            .values(token_hash=token_hash(new_token(SEAT_PREFIX)))
+            .where(SEATS.c.game_id == game_id, SEATS.c.seat == seat, *mine)
+            .values(token_hash=unheld_token_hash())
         )
 
 

@@ -424,9 +424,10 @@ class MeController(Controller):
         summary="Change my password",
         description=(
             "With the current password (a wrong one is 403 `wrong-password`, throttled like a "
-            "log-in). Every other session of the account ends; this one stays. The tokens of "
-            "the seats the account claimed in games not over are revoked (its sessions still "
-            "act for those seats; a claim gets a fresh token)."
+            "log-in). Every other session of the account ends; this one stays. The seat tokens "
+            "a session of the account could have been given are revoked: those of the seats it "
+            "claimed and of its seats in rematches (its sessions still act for those seats; a "
+            "claim gets a fresh token)."
         ),
         status_code=204,
         dto=StrictBody[schemas.PasswordChange],
@@ -526,9 +527,9 @@ class PasswordResetController(Controller):
         summary="Set a new password with a reset token",
         description=(
             "The emailed token (single use, one hour) and the new password. Every session of the "
-            "account ends: log in again with the new password. The tokens of the seats the "
-            "account claimed in games not over are revoked (a claim with the new session gets "
-            "a fresh one)."
+            "account ends: log in again with the new password. The seat tokens a session of the "
+            "account could have been given are revoked: those of the seats it claimed and of "
+            "its seats in rematches (a claim with the new session gets a fresh one)."
         ),
         status_code=204,
         dto=StrictBody[schemas.ResetConfirm],

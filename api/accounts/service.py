@@ -428,9 +428,9 @@ class AccountService:
         self, account_id: str, session_hash: str, body: schemas.PasswordChange, address: str
     ) -> None:
         """The current password is checked (and throttled like a log-in); every other session
-        of the account, every reset token still out and the tokens of the seats it claimed in
-        games not over (`rows.revoke_claimed_seats`: whoever claimed them with the old
-        password keeps nothing; its sessions still act for them) end. The account's row is locked for
+        of the account, every reset token still out and the seat tokens its sessions could
+        have been given (`rows.revoke_seat_tokens`: the seats it claimed, its seats in
+        rematches; its sessions still act for those seats) end. The account's row is locked for
         the change: of concurrent changes with the same current password one wins, the
         others find it changed (`WrongPassword`)."""
         key = f"account:{account_id}"
@@ -444,7 +444,7 @@ class AccountService:
                 raise WrongPassword()
             await rows.update_account(conn, account_id, password_hash=hashed)
             await rows.delete_sessions(conn, account_id, keep=session_hash)
-            await rows.revoke_claimed_seats(conn, account_id)
+            await rows.revoke_seat_tokens(conn, account_id)
             await rows.delete_tokens(conn, account_id, "reset")
             await rows.forget(conn, [key])
 
@@ -479,14 +479,13 @@ class AccountService:
 
     async def confirm_reset(self, body: schemas.ResetConfirm) -> None:
         """A single-use, unexpired reset token sets the password and ends every session and
-        the tokens of the seats the account claimed in games not over (an intruder who
-        claimed them keeps nothing)."""
+        the seat tokens its sessions could have been given (`rows.revoke_seat_tokens`)."""
         hashed = await self._hash(body.password)
         async with self.engine.begin() as conn:
             account_id = await self._use_token(conn, "reset", body.token)
             await rows.update_account(conn, account_id, password_hash=hashed)
             await rows.delete_sessions(conn, account_id)
-            await rows.revoke_claimed_seats(conn, account_id)
+            await rows.revoke_seat_tokens(conn, account_id)
             await rows.delete_tokens(conn, account_id, "reset")
             await rows.forget(conn, [f"account:{account_id}"])
 

@@ -75,16 +75,32 @@ async def require_session(request: Request[Any, Any, Any]) -> Caller:
     return caller
 
 
-async def lock_account(conn: AsyncConnection, account_id: str) -> None:
+async def lock_account(
+    conn: AsyncConnection, account_id: str, session_hash: str | None = None
+) -> None:
     """Lock the caller's account row against its deletion (`FOR SHARE`) until the write that
     refers to it commits: a `DELETE /v1/me` racing the write waits for it, or the write sees
     the account gone, 401 `unauthorized` (an attacker found a claim racing its claimer's
-    deletion a 500: the foreign key refused the gone account)."""
+    deletion a 500: the foreign key refused the gone account).
+
+    With `session_hash`, the session the caller came with must still be live once the row is
+    locked (401 else): a new password ends sessions and revokes seat tokens under the row's
+    lock, so one that committed first ends the caller's session here too, and one that comes
+    after waits for the write and revokes the seat token it gave."""
     found = await conn.execute(
         select(ACCOUNTS.c.id).where(ACCOUNTS.c.id == account_id).with_for_update(read=True)
     )
     if found.first() is None:
         raise Unauthenticated(say(T.ACCOUNT_GONE))
+    if session_hash is not None:
+        live = await conn.execute(
+            select(SESSIONS.c.token_hash).where(
+                SESSIONS.c.token_hash == session_hash,
+                SESSIONS.c.expires_at > datetime.now(UTC),
+            )
+        )
+        if live.first() is None:
+            raise Unauthenticated(say(T.SESSION_UNKNOWN))
 
 
 def is_community(ruleset_id: str) -> bool:

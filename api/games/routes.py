@@ -904,8 +904,9 @@ class GameController(Controller):
         summary="A ticket for a browser's event stream",
         description=(
             "A single-use ticket, valid 60 s, for `GET /v1/games/{id}/stream?ticket=…` as the "
-            "token's seat: browsers' EventSource cannot send an Authorization header. The service "
-            "never logs it."
+            "token's seat: browsers' EventSource cannot send an Authorization header. It opens "
+            "the stream only while the token it was asked with still holds the seat. The "
+            "service never logs it."
         ),
         tags=[TAG],
         status_code=201,
@@ -1109,8 +1110,8 @@ class GameController(Controller):
             "Concurrent claims of one seat: exactly one wins, the others get 409 `seat-taken`. "
             "One seat per account and game: 409 `already-seated` for another seat. The same "
             "account claiming its seat again gets 200 and its token: the same token with the "
-            "same session; with another session (another device) a fresh token for the same "
-            "seat, the earlier one revoked (tokens are stored only hashed: the earlier one is "
+            "same session (a fresh one once a new password revoked it); with another session "
+            "(another device) a fresh token for the same seat, the earlier one revoked (tokens are stored only hashed: the earlier one is "
             "kept sealed for the session that claimed it, nothing else can open it). 409 "
             "`game-over` when the game was cancelled or lapsed."
         ),

@@ -476,8 +476,10 @@ TICKET_NEEDS_TOKEN = text(
 )
 TICKET_UNKNOWN = text(
     "ticket-unknown",
-    "the stream ticket is unknown, used or expired: ask for a new one",
-    "le ticket de flux est inconnu, utilisé ou expiré\u00a0: demandez-en un nouveau",
+    "the stream ticket is unknown, used or expired, or its token no longer holds the seat: "
+    "ask for a new one",
+    "le ticket de flux est inconnu, utilisé ou expiré, ou son jeton ne tient plus la place\u00a0: "
+    "demandez-en un nouveau",
 )
 NO_SEAT = text(
     "no-seat", "game {game} has no seat {seat}", "la partie {game} n’a pas de place {seat}"
@@ -903,6 +905,7 @@ class GameService:
             if game is None:
                 raise _not_found(game_id)
             if game.token_seat is None:  # no seat's token (and no account's session)
+                self._tokens.get(game_id, {}).pop(caller.digest, None)  # revoked, if it was
                 raise Unauthenticated(say(NOT_A_SEAT))
             seat: int | None = self._seat_of(game_id, caller, game)
             lapsed = game.status == "waiting" and self.lapsed(game)
@@ -1990,6 +1993,9 @@ class GameService:
             return game, self._seat_of(game_id, caller, game)
         if game.db_now is not None:
             self._db_clock = (float(game.db_now), time.monotonic())
+        # no seat's token (any more: revoked): never again taken for one on the hot path,
+        # where each try would drop the game's cached match
+        self._tokens.get(game_id, {}).pop(caller.digest, None)
         return game, await self._seat(conn, game_id, caller)
 
     def _seat_of(self, game_id: str, caller: Credential, game: GameRow) -> int:

@@ -71,7 +71,7 @@ from api.games.service import (
 )
 from api.http.body import check_ruleset
 from api.http.domain import Conflict, Forbidden, NotFound, Unauthenticated
-from api.http.tokens import SEAT_PREFIX, new_token, token_hash
+from api.http.tokens import SEAT_PREFIX, new_token, token_hash, unheld_token_hash
 from engine import registry
 from engine.core.match import Match
 from engine.core.texts import say
@@ -90,11 +90,6 @@ _SEAT_COLUMNS = (
     SEATS.c.claim_seal,
     SEATS.c.token_pending,
 )
-
-
-def _unknown_token() -> str:
-    """The hash of a token nobody is ever given: an open seat's, a revoked one's."""
-    return token_hash(new_token(SEAT_PREFIX))
 
 
 def _conflict_of_status(status: str) -> Conflict:
@@ -192,7 +187,7 @@ class Tables:
         started: Match | None = None
         owed = False
         async with self.games.engine.begin() as conn:
-            await lock_account(conn, caller.account_id)
+            await lock_account(conn, caller.account_id, caller.session_hash)
             game = await self._locked(conn, game_id)
             lapsed = game.status == "abandoned"
             seats = await self._seats(conn, game_id)
@@ -272,7 +267,7 @@ class Tables:
                     joined=False,
                     name=open_name or "",
                     open_name=open_name,
-                    token_hash=_unknown_token(),
+                    token_hash=unheld_token_hash(),
                     claim_seal=None,
                 )
             )
@@ -381,6 +376,11 @@ class Tables:
             game = await games._game(conn, game_id, lock=True)
             old_seat = await games._seat(conn, game_id, caller)
             assert old_seat is not None
+            holder = (await self._seats(conn, game_id))[old_seat].account_id
+            if holder is not None:  # serialized with a new password's revocations
+                await lock_account(conn, holder, caller.digest if caller.account_id else None)
+                old_seat = await games._seat(conn, game_id, caller)  # its token still the seat's
+                assert old_seat is not None
             if game.status in ("waiting", "active"):
                 raise Conflict(say(REMATCH_TOO_SOON), code="game-active")
             if game.event_seq == 0:  # cancelled or lapsed while waiting: never dealt

@@ -42,6 +42,11 @@ def new_token(prefix: str = "") -> str:
     return prefix + secrets.token_urlsafe(32)
 
 
+def unheld_token_hash() -> str:
+    """The hash of a seat token nobody is ever given: an open seat's, a revoked one's."""
+    return token_hash(new_token(SEAT_PREFIX))
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 

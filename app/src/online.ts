@@ -111,6 +111,16 @@ export function tokenFromFragment(id: string): string | null {
   return remembered()[id] ?? null;
 }
 
+/** Forgets a seat's token the server refuses now (revoked): on this device, if it is the one
+ * remembered for the game, and in the address bar's fragment, if it came from there. */
+export function forgetRevoked(id: string, token: string): void {
+  if (remembered()[id] === token) rememberToken(id, null);
+  const fragment = new URLSearchParams(location.hash.replace(/^#/, ""));
+  if ((fragment.get("jeton") ?? fragment.get("token")) === token) {
+    history.replaceState(null, "", location.pathname);
+  }
+}
+
 /** Keeps a seat's token got otherwise than by a link (an open seat claimed, a rematch), as a
  * link's fragment would; `null` forgets it (the seat left). */
 export function rememberToken(id: string, token: string | null): void {
@@ -387,7 +397,11 @@ export function watchGame(id: string, token: string | null, on: Watchers) {
           params: { path: { game_id: id } },
           headers: bearer(token),
         });
-        if (response.status === 401 && current) return revoked();
+        if (response.status === 401) {
+          if (current) return revoked();
+          on.onLive(false); // never shown: the read before said why, and nothing retries
+          return;
+        }
         if (!data) throw new Error("no ticket");
         url += `&ticket=${encodeURIComponent(data.ticket)}`;
       }

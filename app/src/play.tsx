@@ -27,6 +27,7 @@ import {
   clockText,
   createdGame,
   createdGames,
+  forgetRevoked,
   lookup,
   otherActions,
   rememberCreated,
@@ -550,7 +551,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       onRevoked: () => {
         const now = sessionNow.current;
         const seatToken = token !== now?.token;
-        if (seatToken) rememberToken(id, null);
+        if (seatToken && token) forgetRevoked(id, token);
         setGame(null);
         setToken(now && seatToken ? undefined : null);
       },

@@ -582,3 +582,60 @@ def test_a_new_password_revokes_the_seat_tokens_the_account_claimed(
         200,
         200,
     )
+
+
+def test_a_new_password_revokes_the_rematch_tokens_its_sessions_could_get(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
+) -> None:
+    """The intruder claimed the account's seat, the game ended, and the intruder asked its
+    rematch with the stolen session: the new game's token for the account's seat went to
+    him. A password reset revokes it with the claimed one (which would otherwise ask the
+    rematch again), in games over too; another account's claimed seat keeps its token, and
+    the account's new session still reads both games as the seat's."""
+    from tests.games.host import host
+
+    pseudo = new_pseudo()
+    address = f"{pseudo}@example.org"
+    sign_up(mail_client, pseudo=pseudo, email=address, locale="fr")
+    verify = inbox[0].token(address, "confirme ton e-mail")
+    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
+
+    def log_in(password: str) -> dict[str, str]:
+        answer = mail_client.post("/v1/sessions", json={"login": pseudo, "password": password})
+        assert answer.status_code == 201, answer.text
+        return auth(answer.json()["token"])
+
+    def claim(game_id: str, seat: int, session: dict[str, str]) -> dict[str, str]:
+        answer = mail_client.post(f"/v1/games/{game_id}/seats/{seat}/claim", headers=session)
+        assert answer.status_code in (200, 201), answer.text
+        return auth(answer.json()["token"])
+
+    def reads(game_id: str, headers: dict[str, str]) -> int:
+        return mail_client.get(f"/v1/games/{game_id}", headers=headers).status_code
+
+    players = [{"name": "Ada"}, {"open": True}, {"open": True}]
+    body = {"ruleset": "numwars-classic", "players": players}
+    made = mail_client.post("/v1/games", json=body, headers=host(mail_client))
+    assert made.status_code == 201, made.text
+    table = made.json()["id"]
+    claim(table, 1, log_in(PASSWORD))
+    intruder = log_in(PASSWORD)
+    stolen = claim(table, 1, intruder)
+    someone = claim(table, 2, auth(sign_up(mail_client)["token"]))  # the game starts
+    assert mail_client.post(f"/v1/games/{table}/abandon", headers=stolen).status_code == 200
+    rematched = mail_client.post(f"/v1/games/{table}/rematch", headers=intruder)
+    assert rematched.status_code == 201, rematched.text
+    again = rematched.json()["id"]
+    given = auth(rematched.json()["seats"][0]["token"])  # the old seat 1 sits at 0
+    assert (reads(table, stolen), reads(again, given)) == (200, 200)
+
+    assert mail_client.post("/v1/password-resets", json={"login": address}).status_code == 202
+    reset = inbox[0].token(address, "réinitialise ton mot de passe")
+    new = "a brand new password"
+    done = mail_client.post("/v1/password-resets/confirm", json={"token": reset, "password": new})
+    assert done.status_code == 204, done.text
+    assert (reads(table, stolen), reads(again, given)) == (401, 401)
+    assert mail_client.post(f"/v1/games/{table}/rematch", headers=stolen).status_code == 401
+    assert reads(table, someone) == 200  # another account's claimed seat
+    session = log_in(new)
+    assert (reads(table, session), reads(again, session)) == (200, 200)
