@@ -514,63 +514,78 @@ def _wait(inbox: Inbox, address: str, subject: str, count: int) -> None:
         time.sleep(0.05)
 
 
-def test_a_new_password_revokes_the_seat_tokens_the_account_claimed(
-    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
-) -> None:
-    """An intruder who logged in with a stolen password and claimed the account's seat (a
-    fresh token: the owner's revoked) keeps nothing once the owner resets the password: the
-    tokens of the seats the account claimed in games not over are revoked with its sessions.
-    The seat stays the account's (its new session reads it, and claims a fresh token); a
-    seat token the account did not claim (given to a game's creator) is left alone. A
-    password change does the same; its own session still acts for the seat."""
-    from tests.games.host import host
+class _Owner:
+    """An account with a verified email on `client`'s app, and what the tests of a new
+    password do with it and its seats."""
 
-    pseudo = new_pseudo()
-    address = f"{pseudo}@example.org"
-    sign_up(mail_client, pseudo=pseudo, email=address, locale="fr")
-    verify = inbox[0].token(address, "confirme ton e-mail")
-    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
+    def __init__(self, client: TestClient[Any], inbox: Inbox) -> None:
+        self.client, self.inbox = client, inbox
+        self.pseudo = new_pseudo()
+        self.address = f"{self.pseudo}@example.org"
+        sign_up(client, pseudo=self.pseudo, email=self.address, locale="fr")
+        verify = inbox.token(self.address, "confirme ton e-mail")
+        assert client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
 
-    def log_in(password: str) -> dict[str, str]:
-        answer = mail_client.post("/v1/sessions", json={"login": pseudo, "password": password})
+    def log_in(self, password: str = PASSWORD) -> dict[str, str]:
+        login = {"login": self.pseudo, "password": password}
+        answer = self.client.post("/v1/sessions", json=login)
         assert answer.status_code == 201, answer.text
         return auth(answer.json()["token"])
 
-    def created(players: list[dict[str, Any]]) -> dict[str, Any]:
+    def reset(self, password: str) -> None:
+        asked = self.client.post("/v1/password-resets", json={"login": self.address})
+        assert asked.status_code == 202
+        token = self.inbox.token(self.address, "réinitialise ton mot de passe")
+        body = {"token": token, "password": password}
+        done = self.client.post("/v1/password-resets/confirm", json=body)
+        assert done.status_code == 204, done.text
+
+    def table(self, players: list[dict[str, Any]]) -> dict[str, Any]:
+        """A numwars-classic game of `players`, created by another account."""
+        from tests.games.host import host
+
         body = {"ruleset": "numwars-classic", "players": players}
-        answer = mail_client.post("/v1/games", json=body, headers=host(mail_client))
+        answer = self.client.post("/v1/games", json=body, headers=host(self.client))
         assert answer.status_code == 201, answer.text
         game: dict[str, Any] = answer.json()
         return game
 
-    def claim(game_id: str, session: dict[str, str]) -> str:
-        answer = mail_client.post(f"/v1/games/{game_id}/seats/1/claim", headers=session)
+    def claim(self, game_id: str, seat: int, session: dict[str, str]) -> dict[str, str]:
+        answer = self.client.post(f"/v1/games/{game_id}/seats/{seat}/claim", headers=session)
         assert answer.status_code in (200, 201), answer.text
-        return str(answer.json()["token"])
+        return auth(answer.json()["token"])
 
-    def reads(game_id: str, headers: dict[str, str]) -> int:
-        return mail_client.get(f"/v1/games/{game_id}", headers=headers).status_code
+    def reads(self, game_id: str, headers: dict[str, str]) -> int:
+        return self.client.get(f"/v1/games/{game_id}", headers=headers).status_code
 
-    table = created([{"name": "Ada"}, {"open": True}, {"open": True}])["id"]
-    named = created([{"name": "Ada"}, {"name": "Pat", "account": pseudo}, {"name": "Cy"}])
+
+def test_a_new_password_revokes_the_seat_tokens_the_account_claimed(
+    mail_client: TestClient[Any], inbox: tuple[Inbox, int]
+) -> None:
+    """An intruder who logged in with a stolen password and claimed the account's seat (a
+    fresh token: the owner's revoked) keeps nothing once the owner resets the password. The
+    seat stays the account's (its new session reads it, and claims a fresh token); a seat
+    token the account did not claim (given to a game's creator) is left alone. A password
+    change does the same; its own session still acts for the seat."""
+    owner = _Owner(mail_client, inbox[0])
+    reads = owner.reads
+    table = owner.table([{"name": "Ada"}, {"open": True}, {"open": True}])["id"]
+    named = owner.table([{"name": "Ada"}, {"name": "Pat", "account": owner.pseudo}, {"name": "Cy"}])
     given = auth(named["seats"][1]["token"])  # the creator's to hand over: never claimed
-    owner = log_in(PASSWORD)
-    joined = mail_client.post(f"/v1/games/{named['id']}/seats/1/join", headers=owner)
+    first = owner.log_in()
+    joined = mail_client.post(f"/v1/games/{named['id']}/seats/1/join", headers=first)
     assert joined.status_code == 200, joined.text
-    owners = auth(claim(table, owner))
-    intruder = auth(claim(table, log_in(PASSWORD)))  # another session: the owner's revoked
+    owners = owner.claim(table, 1, first)
+    intruder = owner.claim(table, 1, owner.log_in())  # another session: the owner's revoked
     assert (reads(table, owners), reads(table, intruder)) == (401, 200)
 
-    assert mail_client.post("/v1/password-resets", json={"login": address}).status_code == 202
-    reset = inbox[0].token(address, "réinitialise ton mot de passe")
     new = "a brand new password"
-    done = mail_client.post("/v1/password-resets/confirm", json={"token": reset, "password": new})
-    assert done.status_code == 204, done.text
+    owner.reset(new)
     assert reads(table, intruder) == 401
     assert reads(named["id"], given) == 200
-    session = log_in(new)
+    session = owner.log_in(new)
     assert reads(table, session) == 200  # the account's seat: its session reads it
-    fresh = auth(claim(table, session))
+    fresh = owner.claim(table, 1, session)
     assert reads(table, fresh) == 200
 
     changed = mail_client.post(
@@ -592,36 +607,13 @@ def test_a_new_password_revokes_the_rematch_tokens_its_sessions_could_get(
     him. A password reset revokes it with the claimed one (which would otherwise ask the
     rematch again), in games over too; another account's claimed seat keeps its token, and
     the account's new session still reads both games as the seat's."""
-    from tests.games.host import host
-
-    pseudo = new_pseudo()
-    address = f"{pseudo}@example.org"
-    sign_up(mail_client, pseudo=pseudo, email=address, locale="fr")
-    verify = inbox[0].token(address, "confirme ton e-mail")
-    assert mail_client.post("/v1/email-verifications/confirm", json={"token": verify}).is_success
-
-    def log_in(password: str) -> dict[str, str]:
-        answer = mail_client.post("/v1/sessions", json={"login": pseudo, "password": password})
-        assert answer.status_code == 201, answer.text
-        return auth(answer.json()["token"])
-
-    def claim(game_id: str, seat: int, session: dict[str, str]) -> dict[str, str]:
-        answer = mail_client.post(f"/v1/games/{game_id}/seats/{seat}/claim", headers=session)
-        assert answer.status_code in (200, 201), answer.text
-        return auth(answer.json()["token"])
-
-    def reads(game_id: str, headers: dict[str, str]) -> int:
-        return mail_client.get(f"/v1/games/{game_id}", headers=headers).status_code
-
-    players = [{"name": "Ada"}, {"open": True}, {"open": True}]
-    body = {"ruleset": "numwars-classic", "players": players}
-    made = mail_client.post("/v1/games", json=body, headers=host(mail_client))
-    assert made.status_code == 201, made.text
-    table = made.json()["id"]
-    claim(table, 1, log_in(PASSWORD))
-    intruder = log_in(PASSWORD)
-    stolen = claim(table, 1, intruder)
-    someone = claim(table, 2, auth(sign_up(mail_client)["token"]))  # the game starts
+    owner = _Owner(mail_client, inbox[0])
+    reads = owner.reads
+    table = owner.table([{"name": "Ada"}, {"open": True}, {"open": True}])["id"]
+    owner.claim(table, 1, owner.log_in())
+    intruder = owner.log_in()
+    stolen = owner.claim(table, 1, intruder)
+    someone = owner.claim(table, 2, auth(sign_up(mail_client)["token"]))  # the game starts
     assert mail_client.post(f"/v1/games/{table}/abandon", headers=stolen).status_code == 200
     rematched = mail_client.post(f"/v1/games/{table}/rematch", headers=intruder)
     assert rematched.status_code == 201, rematched.text
@@ -629,13 +621,10 @@ def test_a_new_password_revokes_the_rematch_tokens_its_sessions_could_get(
     given = auth(rematched.json()["seats"][0]["token"])  # the old seat 1 sits at 0
     assert (reads(table, stolen), reads(again, given)) == (200, 200)
 
-    assert mail_client.post("/v1/password-resets", json={"login": address}).status_code == 202
-    reset = inbox[0].token(address, "réinitialise ton mot de passe")
     new = "a brand new password"
-    done = mail_client.post("/v1/password-resets/confirm", json={"token": reset, "password": new})
-    assert done.status_code == 204, done.text
+    owner.reset(new)
     assert (reads(table, stolen), reads(again, given)) == (401, 401)
     assert mail_client.post(f"/v1/games/{table}/rematch", headers=stolen).status_code == 401
     assert reads(table, someone) == 200  # another account's claimed seat
-    session = log_in(new)
+    session = owner.log_in(new)
     assert (reads(table, session), reads(again, session)) == (200, 200)
