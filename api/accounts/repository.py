@@ -158,25 +158,34 @@ async def delete_sessions(
 
 async def revoke_seat_tokens(conn: AsyncConnection, account_id: str) -> None:
     """Revoke the seat tokens the account's sessions could have been given: those of the
-    seats it claimed (`claim_seal` set) and of its seats in rematches (a rematch gives a seat's
-    token to whoever asks with the old seat's token or the account's session), in every game.
-    Each token hash is replaced by one of a token nobody is given (`unheld_token_hash`). The
-    seats stay the account's: its sessions act for them, a claim with a session gets a fresh
-    token, and so does a rematch's seat asked for again. A seat token handed over by a game's
-    creator (a named player's link) is not the account's to revoke."""
+    seats it claimed (`claim_seal` set), of its seats in rematches (a rematch gives a seat's
+    token to whoever asks with the old seat's token or the account's session) and of its
+    seats in the games it created (the creation answers every seat's token), in every game.
+    Each token hash is replaced by one of a token nobody is given (`unheld_token_hash`), and
+    a rematch's seat gives a token again to the next one who asks as its old seat. The seats
+    stay the account's: its sessions act for them, and a claim with a session gets a fresh
+    token. A seat token another account's creation handed over (a named player's link) is
+    not the account's to revoke."""
+    rematches = select(GAMES.c.rematch_id).where(GAMES.c.rematch_id.is_not(None))
     mine = (
         SEATS.c.account_id == account_id,
         or_(
             SEATS.c.claim_seal.is_not(None),
-            SEATS.c.game_id.in_(select(GAMES.c.rematch_id).where(GAMES.c.rematch_id.is_not(None))),
+            SEATS.c.game_id.in_(rematches),
+            SEATS.c.game_id.in_(select(GAMES.c.id).where(GAMES.c.creator_id == account_id)),
         ),
     )
-    seats = await conn.execute(select(SEATS.c.game_id, SEATS.c.seat).where(*mine))
-    for game_id, seat in seats.all():
+    seats = await conn.execute(
+        select(SEATS.c.game_id, SEATS.c.seat, SEATS.c.game_id.in_(rematches)).where(*mine)
+    )
+    for game_id, seat, rematch in seats.all():
+        values: dict[str, Any] = {"token_hash": unheld_token_hash()}
+        if rematch:
+            values["token_pending"] = True
         await conn.execute(
             update(SEATS)
             .where(SEATS.c.game_id == game_id, SEATS.c.seat == seat, *mine)
-            .values(token_hash=unheld_token_hash())
+            .values(**values)
         )
 
 

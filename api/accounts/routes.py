@@ -426,8 +426,8 @@ class MeController(Controller):
             "With the current password (a wrong one is 403 `wrong-password`, throttled like a "
             "log-in). Every other session of the account ends; this one stays. The seat tokens "
             "a session of the account could have been given are revoked: those of the seats it "
-            "claimed and of its seats in rematches (its sessions still act for those seats; a "
-            "claim gets a fresh token)."
+            "claimed, of its seats in rematches and of its seats in the games it created (its "
+            "sessions still act for those seats; a claim gets a fresh token)."
         ),
         status_code=204,
         dto=StrictBody[schemas.PasswordChange],
@@ -528,8 +528,9 @@ class PasswordResetController(Controller):
         description=(
             "The emailed token (single use, one hour) and the new password. Every session of the "
             "account ends: log in again with the new password. The seat tokens a session of the "
-            "account could have been given are revoked: those of the seats it claimed and of "
-            "its seats in rematches (a claim with the new session gets a fresh one)."
+            "account could have been given are revoked: those of the seats it claimed, of its "
+            "seats in rematches and of its seats in the games it created (a claim with the new "
+            "session gets a fresh one)."
         ),
         status_code=204,
         dto=StrictBody[schemas.ResetConfirm],

@@ -343,12 +343,20 @@ class AccountService:
         if row is None or not ok:
             raise invalid_credentials()
         async with self.engine.begin() as conn:
-            # the account deleted since it was read: the same answer as an unknown login
-            # (its row locked, a deletion racing the log-in waits for the new session)
-            if not await rows.lock_account(conn, row.id, share=True):
+            # The account's row locked for update (a deletion or a new password racing the
+            # log-in waits for the new session, or the log-in sees them; concurrent log-ins
+            # of one account take turns, so two rehashes never deadlock), and the password
+            # checked again if it changed since it was read: a new password that committed
+            # meanwhile (it ends sessions under this lock) refuses the old one, whose rehash
+            # never puts it back; a concurrent log-in's rehash still takes it. An account
+            # deleted since: the same answer as an unknown login.
+            current = await rows.locked_password_hash(conn, row.id)
+            if current is None or (
+                current != hashed and not await self._verify(current, body.password)
+            ):
                 raise invalid_credentials()
             await self._refund(conn, keys)
-            if self.hasher.check_needs_rehash(hashed):
+            if self.hasher.check_needs_rehash(current):
                 new_hash = await self._hash(body.password)
                 await rows.update_account(conn, row.id, password_hash=new_hash)
             return await self._new_session(conn, row.id)
@@ -430,7 +438,7 @@ class AccountService:
         """The current password is checked (and throttled like a log-in); every other session
         of the account, every reset token still out and the seat tokens its sessions could
         have been given (`rows.revoke_seat_tokens`: the seats it claimed, its seats in
-        rematches; its sessions still act for those seats) end. The account's row is locked for
+        rematches and in the games it created; its sessions still act for those seats) end. The account's row is locked for
         the change: of concurrent changes with the same current password one wins, the
         others find it changed (`WrongPassword`)."""
         key = f"account:{account_id}"

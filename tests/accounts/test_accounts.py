@@ -578,10 +578,16 @@ def test_a_new_password_revokes_the_seat_tokens_the_account_claimed(
     owners = owner.claim(table, 1, first)
     intruder = owner.claim(table, 1, owner.log_in())  # another session: the owner's revoked
     assert (reads(table, owners), reads(table, intruder)) == (401, 200)
+    players = [{"name": "Pat", "account": owner.pseudo}, {"name": "Bo"}, {"name": "Cy"}]
+    body = {"ruleset": "numwars-classic", "players": players}
+    made = mail_client.post("/v1/games", json=body, headers=owner.log_in())  # the intruder's
+    assert made.status_code == 201, made.text
+    own = auth(made.json()["seats"][0]["token"])  # the account's own seat, to its session
+    assert reads(made.json()["id"], own) == 200
 
     new = "a brand new password"
     owner.reset(new)
-    assert reads(table, intruder) == 401
+    assert (reads(table, intruder), reads(made.json()["id"], own)) == (401, 401)
     assert reads(named["id"], given) == 200
     session = owner.log_in(new)
     assert reads(table, session) == 200  # the account's seat: its session reads it
@@ -628,3 +634,6 @@ def test_a_new_password_revokes_the_rematch_tokens_its_sessions_could_get(
     assert reads(table, someone) == 200  # another account's claimed seat
     session = owner.log_in(new)
     assert (reads(table, session), reads(again, session)) == (200, 200)
+    asked = mail_client.post(f"/v1/games/{table}/rematch", headers=session)
+    assert asked.status_code == 200, asked.text  # the rematch's seat: a token again, once
+    assert reads(again, auth(asked.json()["seats"][0]["token"])) == 200

@@ -5,6 +5,7 @@ retry), never an HTTP problem; `api.http.domain.STATUS` gives each kind its stat
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -25,6 +26,7 @@ from api.http.domain import (
     status_of,
 )
 from api.http.problems import ProblemError, domain_problem
+from api.http.tokens import token_hash
 from api.ops.settings import Settings
 from tests.accounts.conftest import new_pseudo
 from tests.pg import FAST_HASHES
@@ -184,3 +186,80 @@ async def test_a_reset_request_reads_only_and_its_token_comes_after_the_answer(
         assert await written() == (1, 1)
     finally:
         await conn.close()
+
+
+NEW_PASSWORD = "a new password for the race"
+
+
+async def _log_in_racing_a_new_password(
+    accounts: AccountService, owner: AccountService, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, BaseException | None]:
+    """A log-in with the account's password that `owner` changes after the log-in checked it
+    and before its session is written (the change's own check uses the real `_verify`):
+    the account's pseudo, and what the log-in raised."""
+    signed = await owner.sign_up(_sign_up(), "en")
+    verify = accounts._verify
+
+    async def racing(hashed: str, password: str) -> bool:
+        monkeypatch.setattr(accounts, "_verify", verify)  # once
+        ok = await verify(hashed, password)
+        change = schemas.PasswordChange(current=PASSWORD, new=NEW_PASSWORD)
+        await owner.change_password(signed.id, token_hash(signed.token), change, "192.0.2.1")
+        return ok
+
+    monkeypatch.setattr(accounts, "_verify", racing)
+    try:
+        await accounts.log_in(schemas.LogIn(login=signed.pseudo, password=PASSWORD), "192.0.2.9")
+    except DomainError as refused:
+        return signed.pseudo, refused
+    return signed.pseudo, None
+
+
+async def test_a_log_in_racing_a_new_password_gets_no_session(
+    services: tuple[AccountService, ApiKeyService], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old password was right when the log-in checked it, but a new one committed before
+    its session was written (the change ends every other session under the account's row
+    lock): the log-in is refused as a wrong password, and the new password logs in."""
+    accounts, _ = services
+    pseudo, refused = await _log_in_racing_a_new_password(accounts, accounts, monkeypatch)
+    assert refused is not None
+    _refused(Unauthenticated, "invalid-credentials", 401, refused)
+    assert await accounts.log_in(schemas.LogIn(login=pseudo, password=NEW_PASSWORD), "192.0.2.9")
+
+
+async def test_a_log_in_that_rehashes_never_puts_an_old_password_back(
+    services: tuple[AccountService, ApiKeyService],
+    pg_head: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replica whose hash settings differ rehashes a password at log-in. One racing a new
+    password is refused, and does not write the old password's hash over the new one; and
+    three concurrent log-ins that each want the rehash all get a session (they take turns on
+    the account's row: before, each held it shared and then wanted it for the update, and
+    PostgreSQL broke the deadlock with a 500)."""
+    owner, _ = services
+    settings = Settings(
+        database_url=pg_head, password_hash_time_cost=2, password_hash_memory_kib=8192
+    )
+    engine = create_engine(pg_head)
+    try:
+        rehashing = AccountService(engine, settings, Mailer(settings))
+        pseudo, refused = await _log_in_racing_a_new_password(rehashing, owner, monkeypatch)
+        assert refused is not None
+        _refused(Unauthenticated, "invalid-credentials", 401, refused)
+        # other networks: the strict limit of failures per login and network is 2 here
+        with pytest.raises(DomainError) as old:
+            await owner.log_in(schemas.LogIn(login=pseudo, password=PASSWORD), "198.51.100.9")
+        _refused(Unauthenticated, "invalid-credentials", 401, old.value)
+        new = schemas.LogIn(login=pseudo, password=NEW_PASSWORD)
+        assert await owner.log_in(new, "203.0.113.9")
+
+        again = (await owner.sign_up(_sign_up(), "en")).pseudo
+        body = schemas.LogIn(login=again, password=PASSWORD)
+        sessions = await asyncio.gather(
+            *(rehashing.log_in(body, f"192.0.2.{20 + i}") for i in range(3))
+        )
+        assert len({s.token for s in sessions}) == 3
+    finally:
+        await engine.dispose()
