@@ -438,9 +438,9 @@ class AccountService:
         """The current password is checked (and throttled like a log-in); every other session
         of the account, every reset token still out and the seat tokens its sessions could
         have been given (`rows.revoke_seat_tokens`: the seats it claimed, its seats in
-        rematches and in the games it created; its sessions still act for those seats) end. The account's row is locked for
-        the change: of concurrent changes with the same current password one wins, the
-        others find it changed (`WrongPassword`)."""
+        rematches and in the games it created; its sessions still act for those seats) end.
+        The account's row is locked for the change: of concurrent changes with the same
+        current password one wins, the others find it changed (`WrongPassword`)."""
         key = f"account:{account_id}"
         await self._charge({key: self.throttle.strict})
         hashed = await self._hash(body.new)

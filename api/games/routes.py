@@ -1111,8 +1111,9 @@ class GameController(Controller):
             "One seat per account and game: 409 `already-seated` for another seat. The same "
             "account claiming its seat again gets 200 and its token: the same token with the "
             "same session (a fresh one once a new password revoked it); with another session "
-            "(another device) a fresh token for the same seat, the earlier one revoked (tokens are stored only hashed: the earlier one is "
-            "kept sealed for the session that claimed it, nothing else can open it). 409 "
+            "(another device) a fresh token for the same seat, the earlier one revoked "
+            "(tokens are stored only hashed: the earlier one is kept sealed for the session "
+            "that claimed it, nothing else can open it). 409 "
             "`game-over` when the game was cancelled or lapsed."
         ),
         tags=[TAG],
