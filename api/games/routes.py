@@ -103,7 +103,7 @@ OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessio
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
 #: Seconds between a seat's stream's checks that its credential (or its ticket's holder)
-#: still holds the seat; checked when the stream wakes (an action, a keep-alive).
+#: still holds the seat (the stream wakes for it when nothing else woke it).
 HOLDER_CHECK_SECONDS = 15.0
 _SEQ = re.compile(r"[0-9]{1,10}")  # ASCII digits only ("²" is a digit to str.isdigit)
 MAX_SEQ = 2**31 - 1
@@ -331,8 +331,8 @@ async def _messages(
     game's last status).
 
     `holder`: the sha256 of the token the seat's stream was opened with (or its ticket was
-    given to). At most every :data:`HOLDER_CHECK_SECONDS`, when the stream wakes, it checks
-    that the token still holds the seat (:meth:`GameService.holds`); once it does not (a
+    given to). Every :data:`HOLDER_CHECK_SECONDS` (waking for it if nothing else woke it, a
+    keep-alive comment then) the stream checks that the token still holds the seat (:meth:`GameService.holds`); once it does not (a
     session logged out or expired, a seat token revoked), the stream ends without `end`, as
     above: what the seat sees from then on is for its new credential only."""
     page = read.page
@@ -365,8 +365,11 @@ async def _messages(
                 if page.status not in ("active", "waiting") or games.fanout.closing:
                     yield b"event: end\r\ndata: %s\r\n\r\n" % page.status.encode()
                     return
+                wait = KEEP_ALIVE_SECONDS
+                if holder is not None and seat is not None:  # awake for its next check too
+                    wait = min(wait, max(0.0, checked + HOLDER_CHECK_SECONDS - time.monotonic()))
                 try:
-                    await asyncio.wait_for(wake.wait(), KEEP_ALIVE_SECONDS)
+                    await asyncio.wait_for(wake.wait(), wait)
                 except TimeoutError:
                     yield _KEEP_ALIVE
             if holder is not None and seat is not None:
@@ -774,7 +777,7 @@ class GameController(Controller):
             "`POST /v1/games/{id}/stream-tickets`. A seat's stream opened while its game waits "
             "for players ends without `end` when the game starts (the seat may have changed "
             "hands meanwhile): open it again with the seat's credential. A seat's stream ends "
-            "without `end` too, within 30 s, once the token it was opened with (or its "
+            "without `end` too, within 15 s, once the token it was opened with (or its "
             "ticket was asked with) no longer holds the seat: a session logged out or "
             "expired, a seat token revoked.\n\nWith `view=true`, "
             "an `event: game` message, without `id:`, follows the events each time the stream "

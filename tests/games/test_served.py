@@ -759,6 +759,36 @@ async def test_a_seats_stream_ends_once_its_credential_no_longer_holds_the_seat(
         assert again.status_code == 401
 
 
+async def test_a_quiet_seats_stream_wakes_for_its_check(
+    in_process: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing happens in the game and the keep-alive is a minute away: the stream of a
+    session that logs out still ends at its next check (it wakes for it), not at the next
+    keep-alive."""
+    monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 60.0)
+    monkeypatch.setattr(routes, "HOLDER_CHECK_SECONDS", 0.5)
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        account = await client.post("/v1/accounts", json=account_body())
+        assert account.status_code == 201, account.text
+        session = auth(account.json()["token"])
+        players = [{"name": "Ada"}, {"open": True}, {"open": True}]
+        body = {"ruleset": "numwars-classic", "players": players}
+        created = await client.post("/v1/games", json=body, headers=await async_host(client))
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        claimed = await client.post(f"/v1/games/{game_id}/seats/1/claim", headers=session)
+        assert claimed.status_code == 201, claimed.text
+        path = f"/v1/games/{game_id}/stream?view=true"
+        async with client.stream("GET", path, headers=session) as stream:
+            messages = sse(stream)
+            assert json.loads((await next_message(messages))["data"])["status"] == "waiting"
+            out = await client.delete("/v1/sessions/current", headers=session)
+            assert out.status_code == 204, out.text
+            started = time.monotonic()
+            assert await _rest(messages) == []  # within DELIVERY_SECONDS, far below 60
+        assert time.monotonic() - started < DELIVERY_SECONDS
+
+
 async def test_a_seats_stream_of_a_table_cancelled_before_it_started_ends_with_it(
     in_process: str,
 ) -> None:
