@@ -332,9 +332,10 @@ async def _messages(
 
     `holder`: the sha256 of the token the seat's stream was opened with (or its ticket was
     given to). Every :data:`HOLDER_CHECK_SECONDS` (waking for it if nothing else woke it, a
-    keep-alive comment then) the stream checks that the token still holds the seat (:meth:`GameService.holds`); once it does not (a
-    session logged out or expired, a seat token revoked), the stream ends without `end`, as
-    above: what the seat sees from then on is for its new credential only."""
+    keep-alive comment then) the stream checks that the token still holds the seat
+    (:meth:`GameService.holds`); once it does not (a session logged out or expired, a seat
+    token revoked), the stream ends without `end`, as above: what the seat sees from then on
+    is for its new credential only."""
     page = read.page
     waited = seat is not None and page.status == "waiting"
     shown: tuple[int, str] | None = None

@@ -1953,10 +1953,11 @@ class GameService:
         asks a new one."""
         async with self.engine.begin() as conn:
             found = await self.repository.use_ticket(conn, game_id, token_hash(ticket), use)
-            seat, holder = found or (0, None)
-            if holder is None or not await self.repository.holds_seat(conn, game_id, seat, holder):
-                raise Unauthenticated(say(TICKET_UNKNOWN))
-        return seat, holder
+            if found is not None and found[1] is not None:
+                seat, holder = found[0], found[1]
+                if await self.repository.holds_seat(conn, game_id, seat, holder):
+                    return seat, holder
+            raise Unauthenticated(say(TICKET_UNKNOWN))  # in the transaction: nothing used up
 
     async def holds(self, game_id: str, seat: int, digest: str) -> bool:
         """Whether the token whose sha256 is `digest` still holds `seat` of the game: its
