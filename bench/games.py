@@ -40,7 +40,6 @@ for less CPU.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import collections
 import json
 import os
@@ -53,6 +52,8 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+
+import uvloop
 
 from bench import APP_DIR, LOAD_CPU, ROOT, SERVER_CPU, pin
 from bench.stored import (
@@ -263,7 +264,7 @@ def main() -> None:
         # 64 streams from one address (the cap is 50 a network)
         wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL, "NUMRULES_MAX_STREAMS_PER_NETWORK": "0"}
         for port, _ in servers.values():
-            asyncio.run(play_http(port, 4, 2))  # warm-up, as boardgame.io's
+            uvloop.run(play_http(port, 4, 2))  # warm-up, as boardgame.io's
         for rep in range(args.reps):
             for conc in levels:
                 order = contenders[rep % len(contenders) :] + contenders[: rep % len(contenders)]
@@ -273,8 +274,8 @@ def main() -> None:
                 for who in order:
                     if who in STREAMED:
                         with serve_api(url, STREAMS_PORT, settings=wide) as pid:
-                            asyncio.run(play_http(STREAMS_PORT, 4, 2))  # warm-up, as above
-                            row = asyncio.run(
+                            uvloop.run(play_http(STREAMS_PORT, 4, 2))  # warm-up, as above
+                            row = uvloop.run(
                                 play_measured(
                                     [STREAMS_PORT],
                                     [pid],
@@ -288,7 +289,7 @@ def main() -> None:
                     elif who.startswith("numrules"):
                         create = CLOCKED if who == "numrules-clocked" else None
                         port, pid = servers.get(who, servers["numrules"])
-                        row = asyncio.run(
+                        row = uvloop.run(
                             play_measured([port], [pid], url, conc, args.duration, create)
                         )
                     elif who == "raw-asyncpg":
@@ -316,7 +317,7 @@ def main() -> None:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            asyncio.run(play_measured([API_PORT], [api_pid], url, max(levels), args.duration))
+            uvloop.run(play_measured([API_PORT], [api_pid], url, max(levels), args.duration))
             spy.wait(timeout=60)
             Path(args.profile).write_text(profile_summary(folded))
     env = server_env(url)
@@ -334,7 +335,16 @@ def main() -> None:
             rs = runs[(who, conc)]
             m = {
                 k: statistics.median(r[k] for r in rs)
-                for k in ("actions_per_s", "p50_ms", "p99_ms", "api_us", "db_us", "server_us")
+                for k in (
+                    "actions_per_s",
+                    "p50_ms",
+                    "p99_ms",
+                    "api_us",
+                    "db_us",
+                    "client_us",
+                    "server_us",
+                    "requests_per_action",
+                )
                 if k in rs[0]
             }
             if "api_us" in m:  # the API's process and PostgreSQL's backends of the run's database

@@ -4,7 +4,8 @@ Serves `api.app:app`, `bench.echo_app:app` and `bench.fastapi_app:app` (the same
 FastAPI + pydantic v2, calling the same engine functions) with uvicorn (one worker each), then
 loads each rules endpoint, the echo and the FastAPI endpoint with the very same request body from a separate process (`wrk`,
 Debian package `wrk`), at 32 and 128 connections, interleaved, repeated; prints medians of
-requests per second and p99 latency, and the ratio to the echo. With two CPUs or more the
+requests per second, p99 latency and the servers' CPU per request (their process's CPU over the
+run, /proc), and the ratio to the echo. With two CPUs or more the
 server under test runs on CPU 0 and wrk (one thread) on CPU 1 (`taskset`), so the load
 generator never competes with the one worker for its CPU.
 
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import APP_DIR, BUILD_DIR, HOST, LOAD_CPU, PINNED, ROOT, pin, uvicorn
+from bench.stored import cpu_seconds
 
 BODIES: dict[str, tuple[str, dict[str, object]]] = {
     "score-round": (
@@ -162,8 +164,8 @@ _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 LOAD_THREADS = 1 if PINNED else 2
 
 
-def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, float, int]:
-    """(requests per second, p99 latency in ms, non-2xx count) of one wrk run."""
+def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, float, int, int]:
+    """(requests per second, p99 latency in ms, non-2xx count, requests) of one wrk run."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
         fh.write(_LUA.format(body=body.decode()))
         script = fh.name
@@ -191,7 +193,8 @@ def wrk(url: str, body: bytes, connections: int, duration: int) -> tuple[float, 
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
     p99_ms = float(p99.group(1)) * _UNITS[p99.group(2)] if p99 else float("nan")
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    return rps, p99_ms, int(bad.group(1)) if bad else 0
+    done = re.search(r"(\d+) requests in", out)
+    return rps, p99_ms, int(bad.group(1)) if bad else 0, int(done.group(1)) if done else 0
 
 
 def main() -> None:
@@ -205,13 +208,14 @@ def main() -> None:
         raise SystemExit("wrk is not installed: apt-get install wrk")
     levels = [int(c) for c in args.connections.split(",")]
     ports = {"rules": 18101, "echo": 18102, "fastapi": 18103}
-    runs: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
+    runs: dict[tuple[str, str, int], list[tuple[float, float, float]]] = {}
     with (
         tempfile.TemporaryFile() as log,
         serve("api.app:app", ports["rules"], log) as api_pid,
-        serve("bench.echo_app:app", ports["echo"]),
-        serve("bench.fastapi_app:app", ports["fastapi"]),
+        serve("bench.echo_app:app", ports["echo"]) as echo_pid,
+        serve("bench.fastapi_app:app", ports["fastapi"]) as fastapi_pid,
     ):
+        pids = {"rules": api_pid, "echo": echo_pid, "fastapi": fastapi_pid}
         build = server_build(api_pid)
         if BUILD_DIR and not build.startswith("mypyc"):
             raise SystemExit(f"the server did not load the build in {BUILD_DIR}: {build}")
@@ -227,10 +231,13 @@ def main() -> None:
                 targets = targets[k:] + targets[:k]
                 for conns in levels:
                     for kind, url in targets:
-                        rps, p99, bad = wrk(url, body, conns, args.duration)
+                        before = sum(cpu_seconds([pids[kind]]).values())
+                        rps, p99, bad, done = wrk(url, body, conns, args.duration)
+                        used = sum(cpu_seconds([pids[kind]]).values()) - before
                         if bad:
                             raise SystemExit(f"{kind} {name}: {bad} non-2xx answers")
-                        runs.setdefault((name, kind, conns), []).append((rps, p99))
+                        cpu_us = 1e6 * used / max(1, done)  # the server's CPU per request
+                        runs.setdefault((name, kind, conns), []).append((rps, p99, cpu_us))
         log.seek(0)
         access_lines = sum(1 for line in log if b'"numrules.access"' in line)
     print(f"numrules engine (server): {build}")
@@ -242,20 +249,20 @@ def main() -> None:
     print(
         f"{'endpoint':14} {'conns':>5} {'rules rps':>9} {'echo rps':>9} {'fapi rps':>9} "
         f"{'/echo':>6} {'/fapi':>6} {'rules p99':>9} {'echo p99':>9} {'fapi p99':>9} "
-        f"{'p99/echo':>8}   (median of {args.reps}, wrk -t{LOAD_THREADS}"
+        f"{'p99/echo':>8} {'rules µs':>8} {'echo µs':>8}   (median of {args.reps}, "
+        f"wrk -t{LOAD_THREADS}"
         f"{', pinned' if PINNED else ''}, {args.duration:g} s)"
     )
     rows = []
     for name in BODIES:
         for conns in levels:
             med = {
-                kind: (
-                    statistics.median(x for x, _ in runs[(name, kind, conns)]),
-                    statistics.median(y for _, y in runs[(name, kind, conns)]),
+                kind: tuple(
+                    statistics.median(r[i] for r in runs[(name, kind, conns)]) for i in range(3)
                 )
                 for kind in ports
             }
-            (r_rps, r_p99), (e_rps, e_p99), (f_rps, f_p99) = (
+            (r_rps, r_p99, r_cpu), (e_rps, e_p99, _), (f_rps, f_p99, _) = (
                 med["rules"],
                 med["echo"],
                 med["fastapi"],
@@ -271,7 +278,8 @@ def main() -> None:
             print(
                 f"{name:14} {conns:5d} {r_rps:9.0f} {e_rps:9.0f} {f_rps:9.0f} "
                 f"{vs_echo:6.3f} {vs_fastapi:6.3f} {r_p99:7.2f}ms {e_p99:7.2f}ms {f_p99:7.2f}ms "
-                f"{p99_ratio:8.2f}   {'met' if not missed else 'NOT met: ' + ', '.join(missed)}"
+                f"{p99_ratio:8.2f} {r_cpu:8.0f} {med['echo'][2]:8.0f}   "
+                f"{'met' if not missed else 'NOT met: ' + ', '.join(missed)}"
             )
             rows.append(
                 {
@@ -279,6 +287,8 @@ def main() -> None:
                     "connections": conns,
                     "rps": {k: v[0] for k, v in med.items()},
                     "p99_ms": {k: v[1] for k, v in med.items()},
+                    # each server's CPU per request (µs): its process's, over the wrk run
+                    "cpu_us": {k: v[2] for k, v in med.items()},
                     "vs_echo": vs_echo,
                     "vs_fastapi": vs_fastapi,
                     "p99_vs_echo": p99_ratio,

@@ -37,6 +37,7 @@ from typing import Any
 
 import asyncpg
 import msgspec
+import uvloop
 
 from api.games.repository import APPEND_HOT_PG, APPEND_PG
 from bench.stored import summary
@@ -195,7 +196,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(
-        json.dumps(asyncio.run(run(args.dsn, args.conc, args.duration, args.pool_size, args.mode)))
+        json.dumps(uvloop.run(run(args.dsn, args.conc, args.duration, args.pool_size, args.mode)))
     )
 
 

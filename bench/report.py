@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 
 def rows(results: Path) -> list[tuple[str, str, str]]:
@@ -37,8 +38,11 @@ def rows(results: Path) -> list[tuple[str, str, str]]:
                 )
     games = results / "games.json"
     if games.exists():
-        for t in json.loads(games.read_text())["targets"]:
+        data = json.loads(games.read_text())
+        for t in data["targets"]:
             out.append((t["target"], f"{t['ratio']:.3f}", _v(t["met"])))
+        if http.exists():
+            out += _bounds(json.loads(http.read_text()), data["medians"])
     scale = results / "scale.json"
     if scale.exists():
         data = json.loads(scale.read_text())
@@ -63,6 +67,41 @@ def rows(results: Path) -> list[tuple[str, str, str]]:
             )
             out.append((f"{name}: actions/s vs 1 worker{where}", f"{m['vs_1']:.2f}", "—"))
     return out
+
+
+def _bounds(http: dict[str, Any], medians: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What the machine and the stack allow at the most games, beside boardgame.io in memory
+    (issue 27's "say where the limit is"), from the figures of the same `run.sh all`:
+
+    * the CPU an action would cost if serving a request cost no more than the cheapest request
+      measured by bench/http.py (the echo's or a rules endpoint's, at 32 connections) and the
+      rules, the storage's Python and the views cost nothing, with numrules' requests per
+      action and its PostgreSQL's CPU per action as measured;
+    * the actions per second CPU 1 allows, where PostgreSQL and the benchmark's client run
+      (their CPU per action as measured), if the API on CPU 0 cost nothing."""
+    most = max(int(k.rpartition("=")[2]) for k in medians if k.startswith("numrules c="))
+    ours, peer = medians.get(f"numrules c={most}"), medians.get(f"bgio-memory c={most}")
+    rows = [r for r in http["rows"] if r["connections"] == 32 and "cpu_us" in r]
+    if ours is None or peer is None or "requests_per_action" not in ours or not rows:
+        return []  # results of an older bench, or without boardgame.io
+    cheapest = min(min(r["cpu_us"]["rules"], r["cpu_us"]["echo"]) for r in rows)
+    per_action = cheapest * ours["requests_per_action"] + ours["db_us"]
+    cpu1 = ours["db_us"] + ours["client_us"]
+    return [
+        (
+            f"bound: HTTP alone ({cheapest:.0f} µs a request × {ours['requests_per_action']:.2f}"
+            f") + PostgreSQL ({ours['db_us']:.0f} µs), CPU per action / bgio-memory's "
+            f"({peer['server_us']:.0f} µs), {most} games",
+            f"{per_action / peer['server_us']:.3f}",
+            "—",
+        ),
+        (
+            f"bound: CPU 1 (PostgreSQL {ours['db_us']:.0f} + client {ours['client_us']:.0f} µs an"
+            f" action: ≤ {1e6 / cpu1:,.0f}/s) / bgio-memory actions/s, {most} games",
+            f"{1e6 / cpu1 / peer['actions_per_s']:.3f}",
+            "—",
+        ),
+    ]
 
 
 def _v(ok: bool) -> str:

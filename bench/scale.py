@@ -32,7 +32,6 @@ Medians of `--reps` runs with the order rotating.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import statistics
@@ -40,6 +39,8 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+
+import uvloop
 
 from bench import APP_DIR, SERVER_CPU
 from bench.stored import (
@@ -191,7 +192,7 @@ def main() -> None:
     out: dict[str, Any] = {}
     with throwaway_db() as url:
         pin_self(SERVER_CPU)
-        grown = {} if args.setups_only else asyncio.run(growth(url, args.samples))
+        grown = {} if args.setups_only else uvloop.run(growth(url, args.samples))
         os.sched_setaffinity(0, range(os.cpu_count() or 1))
         runs: dict[str, list[dict[str, Any]]] = {}
         for rep in range(0 if args.growth_only else args.reps):
@@ -203,9 +204,9 @@ def main() -> None:
                         stack.enter_context(serve_api(url, port, workers=workers, cpu=None))
                         for port, workers in zip(ports, SETUPS[name], strict=True)
                     ]
-                    asyncio.run(play_http(ports, 4 * len(ports), 1))  # warm-up: first games
+                    uvloop.run(play_http(ports, 4 * len(ports), 1))  # warm-up: first games
                     runs.setdefault(name, []).append(
-                        asyncio.run(play_measured(ports, servers, url, args.conc, args.duration))
+                        uvloop.run(play_measured(ports, servers, url, args.conc, args.duration))
                     )
     env = server_env(url)
     print(f"numrules server: {APP_DIR} on PostgreSQL 127.0.0.1; CPUs: {os.cpu_count()}")

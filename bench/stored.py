@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import subprocess
 import time
@@ -82,6 +83,9 @@ def serve_api(
     return uvicorn("api.app:app", port, env, workers=workers, cpu=cpu, served=True)
 
 
+_LENGTH = re.compile(rb"\r\ncontent-length: *(\d+)", re.IGNORECASE)
+
+
 class Http:
     """One keep-alive HTTP/1.1 connection (the answers carry Content-Length)."""
 
@@ -103,14 +107,10 @@ class Http:
         if token is not None:
             head += f"Authorization: Bearer {token}\r\n"
         self.writer.write(head.encode() + b"\r\n" + data)
-        status_line = await self.reader.readline()
-        length = 0
-        while (line := await self.reader.readline()) not in (b"\r\n", b""):
-            name, _, value = line.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        payload = await self.reader.readexactly(length)
-        return int(status_line.split()[1]), msgspec.json.decode(payload) if payload else None
+        answer = await self.reader.readuntil(b"\r\n\r\n")
+        found = _LENGTH.search(answer)
+        payload = await self.reader.readexactly(int(found[1])) if found else b""
+        return int(answer[9:12]), msgspec.json.decode(payload) if payload else None
 
     def close(self) -> None:
         if self.writer is not None:
@@ -155,16 +155,17 @@ async def play_http(
     ports = [port] if isinstance(port, int) else list(port)
     lat: list[float] = []
     gets = 0
-    games = 0
+    games = created = 0
     deadline = time.perf_counter() + duration
 
     async def loop(port: int) -> None:
-        nonlocal games
+        nonlocal games, created
         http = Http(port)
         try:
             while time.perf_counter() < deadline:
                 status, game = await http.request("POST", "/v1/games", create or CREATE)
                 assert status == 201, (status, game)
+                created += 1
 
                 async def read(seat: int, version: int, game: Any = game) -> Any:
                     nonlocal gets
@@ -182,7 +183,8 @@ async def play_http(
     t0 = time.perf_counter()
     await asyncio.gather(*(loop(ports[i % len(ports)]) for i in range(conc)))
     wall = time.perf_counter() - t0
-    return summary(lat, wall, games=games, gets=gets)
+    requests = (len(lat) + gets + created) / max(1, len(lat))  # actions' POSTs, GETs, creations
+    return summary(lat, wall, games=games, gets=gets, requests_per_action=requests)
 
 
 async def watch(port: int, path: str, token: str, seen: Any, events: Any = None) -> None:
