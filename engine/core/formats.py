@@ -97,6 +97,10 @@ for _cls, _twin_cls in STORED_ACTIONS.items():  # `v` first, then the request's 
 _STORED_UNION: Any = functools.reduce(operator.or_, STORED_ACTIONS.values())
 
 _ACTION_JSON = msgspec.json.Decoder(_STORED_UNION)
+#: A stored action as a struct's one field: `msgspec.convert` keeps a struct's field types
+#: once converted, but converts a union given alone again at every call (a decoded
+#: document's action: 0.9 µs through this struct, about 25 µs as the union).
+_ACTION_OF: Any = msgspec.defstruct("_StoredActionOf", [("action", _STORED_UNION)])
 
 
 _STORED_PLAY: Final = STORED_ACTIONS[Play]
@@ -124,7 +128,7 @@ def decode_action(document: str | bytes | Mapping[str, Any]) -> Action:
     bounds are the request's (msgspec.ValidationError else)."""
     if isinstance(document, str | bytes):
         return _from_twin(_ACTION_JSON.decode(document))
-    return _from_twin(msgspec.convert(document, _STORED_UNION))
+    return _from_twin(msgspec.convert({"action": document}, _ACTION_OF).action)
 
 
 def action_document(action: Action) -> dict[str, Any]:
