@@ -511,6 +511,10 @@ const fr = {
   cancelTable: "Annuler la table",
   leaveTable: "Quitter la table",
   leftTable: "Tu as quitté la table.",
+  seatLinkRevoked: (session: boolean) =>
+    `Le lien de cette place ne marche plus\u00a0: la place a changé de mains, ou le mot de passe de son compte a changé. ${
+      session ? "La page continue avec ton compte." : "Si c’est ta place, connecte-toi pour la reprendre."
+    }`,
   timeLeft: (clock: string) => `Temps restant\u00a0: ${clock}`,
   timeLeftOf: (name: string, clock: string) => `Temps restant pour ${name}\u00a0: ${clock}`,
   timedOut: (name: string, abandon: boolean) =>
@@ -1024,6 +1028,10 @@ const en: Texts = {
   cancelTable: "Cancel the table",
   leaveTable: "Leave the table",
   leftTable: "You left the table.",
+  seatLinkRevoked: (session: boolean) =>
+    `This seat's link no longer works: the seat changed hands, or its account's password changed. ${
+      session ? "The page goes on with your account." : "If it is your seat, log in to take it back."
+    }`,
   timeLeft: (clock: string) => `Time left: ${clock}`,
   timeLeftOf: (name: string, clock: string) => `Time left for ${name}: ${clock}`,
   timedOut: (name: string, abandon: boolean) =>

@@ -508,6 +508,8 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   const [hinting, setHinting] = useState(false);
   const [timedOut, setTimedOut] = useState<TimedOut | null>(null);
   const [left, setLeft] = useState(false);
+  // the seat link's token was refused while the page used it (revoked, or the seat left)
+  const [revoked, setRevoked] = useState<{ session: boolean } | null>(null);
   const [roles, setRoles] = useState<Record<number, Role[]>>({});
   const [winners, setWinners] = useState<Record<number, number[]>>({});
 
@@ -518,7 +520,10 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       const linked = tokenFromFragment(id);
       if (linked === null) return;
       setToken((old) => {
-        if (old !== linked) setGame(null);
+        if (old !== linked) {
+          setGame(null);
+          setRevoked(null);
+        }
         return linked;
       });
     };
@@ -551,7 +556,10 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       onRevoked: () => {
         const now = sessionNow.current;
         const seatToken = token !== now?.token;
-        if (seatToken && token) forgetRevoked(id, token);
+        if (seatToken && token) {
+          forgetRevoked(id, token);
+          setRevoked({ session: Boolean(now) });
+        }
         setGame(null);
         setToken(now && seatToken ? undefined : null);
       },
@@ -702,10 +710,17 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       {t.timedOut(game.players[timedOut.seat]?.name ?? t.playerName(timedOut.seat + 1), timedOut.abandon)}
     </p>
   ) : null;
+  // shown first: on a phone, what follows the table is below the fold
+  const lostLink = revoked ? (
+    <p role="status" class="notice revoked">
+      {t.seatLinkRevoked(revoked.session)}
+    </p>
+  ) : null;
   if (game.status === "waiting") {
     const mine = createdGame(id);
     return (
       <>
+        {lostLink}
         <Waiting
           t={t}
           game={game}
@@ -728,13 +743,28 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   }
   if (game.status !== "active") {
     return (
-      <GameOver key="over" t={t} game={game} token={token ?? null} navigate={navigate} announce={announce} />
+      <GameOver
+        key="over"
+        t={t}
+        game={game}
+        token={token ?? null}
+        navigate={navigate}
+        announce={
+          lostLink || announce ? (
+            <>
+              {lostLink}
+              {announce}
+            </>
+          ) : null
+        }
+      />
     );
   }
   // the device that created the game keeps its seats' links: shown again, folded
   const created = createdGame(id);
   return (
     <>
+      {lostLink}
       <Table
         key={`table-${game.seat ?? "spectator"}`}
         t={t}

@@ -4,7 +4,7 @@ set a new password: api/accounts `revoke_seat_tokens`), in a real headless Chrom
 The page showed the seat's hand through the token of its link. Once the token is revoked, the
 seat's event stream ends (its check of the token that holds the seat, api/games/routes.py),
 the page's next read is refused (401), and the page forgets the token (the device's memory of
-it and the address bar's fragment) without asking stream tickets with it again. Without a
+it and the address bar's fragment) without asking stream tickets with it again, and says why. Without a
 session on the page it goes on as a spectator, also once reloaded; with the account's session
 (the one that set the new password) it goes on as the seat, through the session.
 """
@@ -87,11 +87,15 @@ def test_a_seat_page_whose_token_is_revoked_goes_on_without_it(
 
             page.wait_for_function(f"!({STORED}).includes({json.dumps(token)})", timeout=20_000)
             assert "jeton" not in page.url
+            notice = page.locator("p.notice.revoked")  # why the link stopped working
+            expect(notice).to_contain_text("Le lien de cette place ne marche plus")
             if with_session:  # the seat still, through the session
                 expect(card_in_hand(page, hand[0], "fr")).to_be_visible(timeout=20_000)
+                expect(notice).to_contain_text("La page continue avec ton compte.")
             else:
                 expect(page.locator("ul.hand")).to_have_count(0, timeout=20_000)
                 expect(page.get_by_text("Ada", exact=False).first).to_be_visible()
+                expect(notice).to_contain_text("connecte-toi pour la reprendre")
             page.wait_for_timeout(3_000)  # no loop asking tickets with the dead token
             assert len(refused) <= 1, refused
             page.reload()
