@@ -19,6 +19,15 @@ in-process wake-up is all there is.
 A stream never relies on a wake-up alone: it reads the log again at least every keep-alive
 interval, so a notification lost while the listening connection was down costs a delay, not
 an event.
+
+A hot action (one statement, `APPEND_HOT_PG`) committed by this process wakes the game's
+streams here at once (:meth:`Fanout.announce`), handing them what their next read of the log
+would find (the game's row after it and its events, :class:`Written`), so that they need not
+read it; its NOTIFY's payload names the version it wrote (``'<game id> <version>'``), and a
+notification of a version this process announced already is ignored (any other is a wake-up
+as before: another replica's action, or an action of this process on another path). A
+replica older than this payload takes it for an unknown game: during a rolling upgrade, its
+streams see the newer replicas' hot actions at their next keep-alive read.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 from sqlalchemy.engine import make_url
@@ -38,6 +47,17 @@ CHANNEL_PREFIX = "numrules_game_"
 log = logging.getLogger("numrules.games")
 #: A LISTEN or UNLISTEN that failed on a live connection is tried again after this (s).
 RETRY_SECONDS = 1.0
+
+
+class Written(NamedTuple):
+    """A write this process committed and announced to the game's streams (:meth:`Fanout.announce`):
+    what a read of the log after `after` events returns once it committed (the game's row, its
+    new event rows, their events decoded: `GameService.events_for`'s shared read), for the
+    streams' reads that begin after `announced`."""
+
+    after: int
+    announced: float
+    read: Any
 
 
 def channel_of(game_id: str) -> str:
@@ -53,6 +73,12 @@ class Fanout:
         #: When each watched game was last published (time.monotonic()): a read of its log
         #: begun after that sees every action its streams were woken for.
         self.published: dict[str, float] = {}
+        #: Per watched game: the last version this process announced (:meth:`announce`), the
+        #: write it handed its streams, and the game's last row its streams read or were
+        #: handed (`GameService` keeps it: the base of its next write's row).
+        self.announced: dict[str, int] = {}
+        self.written: dict[str, Written] = {}
+        self.rows: dict[str, Any] = {}
         self._connection: Any = None
         #: The games whose channel the connection LISTENs on (:meth:`_sync`).
         self._listening: set[str] = set()
@@ -126,7 +152,14 @@ class Fanout:
             if not waiters:
                 del self._waiters[game_id]
                 self.published.pop(game_id, None)
+                self.announced.pop(game_id, None)
+                self.written.pop(game_id, None)
+                self.rows.pop(game_id, None)
                 self._sync()
+
+    def watched(self, game_id: str) -> bool:
+        """Whether a stream of this process watches the game."""
+        return game_id in self._waiters
 
     def publish(self, game_id: str) -> None:
         waiters = self._waiters.get(game_id)
@@ -135,6 +168,20 @@ class Fanout:
         self.published[game_id] = time.monotonic()
         for event in waiters:
             event.set()
+
+    def announce(self, game_id: str, version: int, written: tuple[int, Any] | None) -> None:
+        """This process committed the game's `version` by a hot action: its streams here are
+        woken now, without waiting for the commit's NOTIFY, which is then ignored.
+        `written`: (the events' count before the action, what a read of the log after it
+        returns now), handed to the streams' next read (None: they read it)."""
+        if game_id not in self._waiters:
+            return
+        self.announced[game_id] = max(version, self.announced.get(game_id, 0))
+        self.publish(game_id)  # first: `Written.announced` is not before `published`
+        if written is None:
+            self.written.pop(game_id, None)
+        else:
+            self.written[game_id] = Written(written[0], time.monotonic(), written[1])
 
     # -- PostgreSQL LISTEN ------------------------------------------------------------------
 
@@ -199,7 +246,10 @@ class Fanout:
                 return  # a lost connection: the next one LISTENs on them all
 
     def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
-        self.publish(payload)
+        game_id, _, version = payload.partition(" ")
+        if version.isdigit() and int(version) <= self.announced.get(game_id, -1):
+            return  # this process's own hot action, announced at its commit
+        self.publish(game_id)
 
     def _on_lost(self, connection: object) -> None:
         if connection is self._connection:

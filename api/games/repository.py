@@ -310,22 +310,25 @@ WITH moved AS (
     SELECT id, $10::integer, $13::varchar, $14::varchar, 200, $15::jsonb FROM moved
     WHERE $13::varchar IS NOT NULL
 )
-SELECT pg_notify('{channel}' || id, id) FROM moved"""
-APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL_PREFIX)
+SELECT pg_notify('{channel}' || id, {payload}) FROM moved"""
+APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL_PREFIX, payload="id")
 #: The same write as an action's whole transaction, one statement in autocommit (the hot
 #: action, :meth:`PostgresGameRepository.append_hot`): no lock was read first, so the
 #: statement itself checks what the locked read would have: the game is still active at the
 #: version the cached match is at, none of its turn clocks has run out, and `$17` is the hash
-#: of the seat's token.
+#: of the seat's token. Its NOTIFY names the version it wrote (`'<id> <version>'`: the
+#: process that committed it announced it to its streams already, api.games.fanout).
 APPEND_HOT_PG = _APPEND_PG.format(
     guard=" AND status = 'active' AND (deadline IS NULL OR deadline > clock_timestamp()) "
     "AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = $1 AND seat = $10 "
     "AND token_hash = $17)",
     channel=CHANNEL_PREFIX,
+    payload="id || ' ' || ($2 + 1)",
 )
 #: Several games' hot actions written and committed by one statement (:class:`HotWrites`):
 #: `APPEND_HOT_PG` over arrays, one element a game, each game's row moved only under the
-#: same checks; its rows are the ids of the games it moved (each with its NOTIFY). The rows
+#: same checks; its rows are the ids of the games it moved (each with its NOTIFY, naming the
+#: version written, as `APPEND_HOT_PG`'s). The rows
 #: are locked first, in their ids' order (`locked`), as `GroupCommit`'s batches lock them,
 #: so that two such writes never deadlock (the update's own join may take them in any
 #: order: the planner's).
@@ -359,7 +362,7 @@ WITH v AS (
     SELECT moved.id, (e.doc->>0)::integer, e.doc->1->>'kind', e.doc->2, e.doc->1
     FROM moved, jsonb_array_elements(moved.events::jsonb) AS e(doc)
 )
-SELECT id, pg_notify('{CHANNEL_PREFIX}' || id, id) FROM moved"""
+SELECT id, pg_notify('{CHANNEL_PREFIX}' || id, id || ' ' || (read + 1)) FROM moved"""
 #: The arguments of `APPEND_HOT_PG` that `APPEND_HOT_MANY_PG` takes, in its order (not the
 #: kept answer's: a hot action has no `Idempotency-Key`).
 _HOT_MANY_ARGS = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16)

@@ -99,6 +99,7 @@ from api.games.formats import (
     stored_event_out,
 )
 from api.games.repository import (
+    EventRow,
     GameRow,
     Kept,
     Move,
@@ -297,6 +298,31 @@ def ruleset_actions(ruleset_id: str) -> tuple[str, ...]:
     another type can never be legal in that game, so it is invalid on the body's `type`, not
     a `wrong-phase` conflict."""
     return registry.spec(ruleset_id).actions
+
+
+class _WrittenRow(dict[str, Any]):
+    """A game's row as this process wrote it (:meth:`GameService._announce`), read as a read's
+    row is (`GameRecord`): its columns by attribute, `_mapping`, `_asdict()`."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def _mapping(self) -> dict[str, Any]:
+        return self
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(self)
+
+
+def _as_read(value: Any) -> Any:
+    """A JSON column's value as a read gives it back (its JSON text decoded)."""
+    return msgspec.json.decode(msgspec.json.encode(value))
 
 
 @dataclass
@@ -1017,6 +1043,15 @@ class GameService:
             async with self.reader.connect() as conn:
                 game = await self._game(conn, game_id)
                 return StreamPage(await self._events_page(conn, game, seat, after, limit), game)
+        written = self.fanout.written.get(game_id)
+        if (
+            written is not None
+            and written.after == after
+            and limit == EVENTS_PAGE
+            and written.announced >= since
+        ):  # this process's own write, announced at its commit (`_announce`): no read
+            game, rows, decoded = written.read
+            return StreamPage(_page(game, rows, seat, after, decoded), game)
         key = (game_id, after, limit)
         flight = self._flights.get(key)
         if flight is None or flight.started < since:
@@ -1125,6 +1160,9 @@ class GameService:
         async with self.reader.connect() as conn:
             game = await self._game(conn, game_id)
             rows = await self.repository.event_rows(conn, game, after, limit)
+        kept = self.fanout.rows.get(game_id)
+        if self.fanout.watched(game_id) and (kept is None or kept.version <= game.version):
+            self.fanout.rows[game_id] = game  # the base of this process's next write's row
         return game, rows, [stored_event_out(r.seq, r.payload) for r in rows]
 
     async def _events_page(
@@ -1272,9 +1310,49 @@ class GameService:
         if not await self.repository.append_hot(row, move, caller.digest):
             return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
+        self._announce(row, move)
         if move.bot_pending:
             self.kick(game_id)
         return answer
+
+    def _announce(self, row: _HotRow, move: Move) -> None:
+        """A hot action this process committed, announced to the game's streams here at once
+        (:meth:`Fanout.announce`: its NOTIFY then wakes nobody here) with what their next read
+        would find: the game's row after it, the last row they read with this action's
+        changes (when that row is at the version the action was applied to, and the game goes
+        on: a finished game's row and a bot's turn are read), and its events, as a read
+        returns them (their JSON columns as the database gives them back). Never fails the
+        action, which is committed: the streams read instead."""
+        fanout = self.fanout
+        if not fanout.watched(row.id):
+            return
+        written: tuple[int, Any] | None = None
+        base = fanout.rows.get(row.id)
+        try:
+            if (
+                base is not None
+                and base.version == row.version
+                and move.status == "active"
+                and not move.bot_pending
+            ):
+                game = _WrittenRow(base._asdict())
+                game.update(
+                    version=row.version + 1,
+                    event_seq=row.event_seq + len(move.events),
+                    status=move.status,
+                    result=_as_read(move.result),
+                    bot_pending=move.bot_pending,
+                    deadlines=_as_read(move.deadlines),
+                    deadline=move.deadline,
+                    db_now=None,  # not read: never taken for the database's clock
+                )
+                rows = [EventRow(e.seq, e.to, _as_read(e.payload)) for e in move.events]
+                decoded = [stored_event_out(r.seq, r.payload) for r in rows]
+                fanout.rows[row.id] = game
+                written = (row.event_seq, (game, rows, decoded))
+        except Exception:
+            log.exception("game %s: the row of version %d", row.id, row.version + 1)
+        fanout.announce(row.id, row.version + 1, written)
 
     async def _db_now(self) -> float:
         """The database's clock for a clocked hot action: the `db_now` of the last game row

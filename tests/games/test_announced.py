@@ -1,0 +1,170 @@
+"""A hot action announced to the event streams of the process that committed it
+(api.games.fanout `Fanout.announce`, `GameService._announce`), on PostgreSQL, served for real.
+
+The streams of that process are handed what their next read of the log would find (the game's
+row after the action, its events), instead of reading it, and the commit's own NOTIFY (its
+payload names the version) wakes nobody there. What they are handed must be what the database
+holds, column for column, at every action, clocked games included; another process's actions
+(hot ones, whose NOTIFY names a version this process never announced, and locked ones) still
+reach them, in order, each version shown once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import httpx
+import msgspec
+import pytest
+
+from api.app import create_app
+from api.games.formats import stored_event_out
+from api.ops.settings import Settings
+from engine import registry
+from engine.core.match import Match
+from tests.api.serving import serve
+from tests.games.test_served import act, auth, create, game_messages, sse
+from tests.pg import asyncpg_dsn
+
+#: The columns a read of a game takes that a write does not set as this process sees them:
+#: the database's clocks.
+_CLOCKS = {"updated_at", "db_now"}
+
+
+async def _stored(conn: Any, game_id: str, after: int) -> tuple[dict[str, Any], list[Any]]:
+    """The game's row (its JSON columns decoded, as the service's reads decode them) and its
+    event rows after `after`, read straight from the database."""
+    for kind in ("json", "jsonb"):
+        await conn.set_type_codec(kind, encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+    row = dict(await conn.fetchrow("SELECT * FROM games WHERE id = $1", game_id))
+    events = await conn.fetch(
+        "SELECT seq, visibility, payload FROM game_events WHERE game_id = $1 AND seq > $2 "
+        "ORDER BY seq",
+        game_id,
+        after,
+    )
+    return row, [(e["seq"], e["visibility"], e["payload"]) for e in events]
+
+
+def _check_written(written: Any, row: dict[str, Any], events: list[Any]) -> None:
+    game, rows, decoded = written.read
+    handed = dict(game)
+    for name, value in row.items():
+        if name in _CLOCKS or name in ("checkpoint", "progress"):
+            continue
+        assert handed[name] == value, (name, handed[name], value)
+    assert [(r.seq, r.visibility, r.payload) for r in rows] == events
+    assert [msgspec.to_builtins(e) for e in decoded] == [
+        msgspec.to_builtins(stored_event_out(seq, payload)) for seq, _, payload in events
+    ]
+
+
+@contextlib.asynccontextmanager
+async def _stream(
+    client: httpx.AsyncClient, game_id: str, token: str | None
+) -> AsyncIterator[AsyncIterator[dict[str, str]]]:
+    headers = {} if token is None else auth(token)
+    path = f"/v1/games/{game_id}/stream?view=true"
+    async with client.stream("GET", path, headers=headers) as response:
+        assert response.status_code == 200
+        yield sse(response)
+
+
+@pytest.mark.parametrize("clocked", [False, True], ids=["plain", "clocked"])
+async def test_a_hot_action_is_handed_to_its_processs_streams_as_stored(
+    pg_head: str, clocked: bool
+) -> None:
+    """Twenty actions of a Num Wars game, each answered by the process its streams are on: a
+    seat's stream and a spectator's show each version's events and game (what `GET` answers
+    them), none of them reads the log (`shared_reads` stays put), and what they were handed
+    is the database's row and events at that version."""
+    app = create_app(Settings(database_url=pg_head))
+    seed = 61
+    shadow = Match(registry.make("numwars", {}), 4, seed)
+    with serve(app) as (host, port):
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}", timeout=30) as client:
+            game = await create(client, "numwars", 4, seed)
+            if clocked:  # a game of its own with a turn clock: each action moves the deadlines
+                body = {
+                    "ruleset": "numwars",
+                    "players": [{"name": f"P{i}"} for i in range(4)],
+                    "seed": seed,
+                    "clock": {"turn_seconds": 3600, "on_timeout": "auto"},
+                }
+                created = await client.post("/v1/games", json=body)
+                assert created.status_code == 201, created.text
+                game = created.json()
+            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+            store = app.state.games
+            conn = await asyncpg.connect(asyncpg_dsn(pg_head))
+            try:
+                async with (
+                    _stream(client, game_id, tokens[0]) as seat0,
+                    _stream(client, game_id, None) as spectator,
+                ):
+                    await game_messages(seat0, 0)  # the round's start, the game at version 0
+                    await game_messages(spectator, 0)
+                    for token in tokens:  # each seat's view read once: its token known here
+                        assert (
+                            await client.get(f"/v1/games/{game_id}", headers=auth(token))
+                        ).is_success
+                    await asyncio.sleep(0.3)  # both wait, LISTENing
+                    before = store.shared_reads
+                    for version in range(1, 21):
+                        seat = shadow.actors()[0]
+                        action = shadow.legal_actions(seat)[0]
+                        await act(client, game_id, tokens[seat], shadow, seat, action)
+                        written = store.fanout.written[game_id]
+                        row, events = await _stored(conn, game_id, written.after)
+                        assert row["version"] == version
+                        _check_written(written, row, events)
+                        for token, messages in ((tokens[0], seat0), (None, spectator)):
+                            _, shown = await game_messages(messages, version)
+                            headers = {} if token is None else auth(token)
+                            got = await client.get(f"/v1/games/{game_id}", headers=headers)
+                            assert shown == got.json()
+                    assert store.shared_reads == before  # no stream read the log
+                    assert store.fanout.announced[game_id] == 20
+            finally:
+                await conn.close()
+
+
+async def test_another_processs_actions_still_reach_the_streams(pg_head: str) -> None:
+    """A stream on A while the game's actions go to A (hot, announced), then to B (its first
+    action locked, the next ones hot: their NOTIFY names versions A never announced), then to
+    A again (whose cached match is behind: locked, then hot): the stream shows every version
+    once and in order, each as `GET` answers it on A."""
+    seed = 62
+    shadow = Match(registry.make("numwars", {}), 4, seed)
+    rng = random.Random(seed)
+    first, second = (create_app(Settings(database_url=pg_head)) for _ in range(2))
+    with serve(first) as (host_a, port_a), serve(second) as (host_b, port_b):
+        async with (
+            httpx.AsyncClient(base_url=f"http://{host_a}:{port_a}", timeout=30) as on_a,
+            httpx.AsyncClient(base_url=f"http://{host_b}:{port_b}", timeout=30) as on_b,
+        ):
+            game = await create(on_a, "numwars", 4, seed)
+            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+            for client in (on_a, on_b):  # each seat's token known to both processes
+                for token in tokens:
+                    got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
+                    assert got.status_code == 200, got.text
+            async with _stream(on_a, game_id, None) as spectator:
+                await game_messages(spectator, 0)
+                await asyncio.sleep(0.3)
+                version = 0
+                for client, count in ((on_a, 4), (on_b, 5), (on_a, 4), (on_b, 1), (on_a, 2)):
+                    for _ in range(count):
+                        seat = rng.choice(shadow.actors())
+                        action = rng.choice(shadow.legal_actions(seat))
+                        await act(client, game_id, tokens[seat], shadow, seat, action)
+                        version += 1
+                        _, shown = await game_messages(spectator, version)
+                        assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
+                assert first.state.games.fanout.announced[game_id] == version  # A's last: hot
