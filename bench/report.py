@@ -85,9 +85,22 @@ def _bounds(http: dict[str, Any], medians: dict[str, Any]) -> list[tuple[str, st
     if ours is None or peer is None or "requests_per_action" not in ours or not rows:
         return []  # results of an older bench, or without boardgame.io
     cheapest = min(min(r["cpu_us"]["rules"], r["cpu_us"]["echo"]) for r in rows)
+    streamed = medians.get(f"numrules-streams c={most}")
     per_action = cheapest * ours["requests_per_action"] + ours["db_us"]
     cpu1 = ours["db_us"] + ours["client_us"]
+    out = []
+    if streamed is not None:  # the contract's way: each seat learns its turn on its stream
+        out.append(
+            (
+                f"numrules-streams / bgio-memory actions/s, {most} games (each seat on its "
+                f"stream, as boardgame.io's clients; CPU per action {streamed['server_us']:.0f}"
+                f" µs / {peer['server_us']:.0f})",
+                f"{streamed['actions_per_s'] / peer['actions_per_s']:.3f}",
+                "—",
+            )
+        )
     return [
+        *out,
         (
             f"bound: HTTP alone ({cheapest:.0f} µs a request × {ours['requests_per_action']:.2f}"
             f") + PostgreSQL ({ours['db_us']:.0f} µs), CPU per action / bgio-memory's "
