@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import msgspec
 
@@ -86,6 +86,30 @@ def serve_api(
 _LENGTH = re.compile(rb"\r\ncontent-length: *(\d+)", re.IGNORECASE)
 
 
+class _View(TypedDict):
+    """What a driver reads of a seat's view (the rest of the answer is skipped, not built:
+    a client decodes what it uses); an action is sent back as it came."""
+
+    actors: list[int]
+    legal_actions: list[msgspec.Raw] | None
+
+
+class _Shown(TypedDict):
+    """What a driver reads of a game or an action's answer (its view, its version) or of a
+    stream's `event: game` (and its seat)."""
+
+    version: int
+    view: _View
+    seat: NotRequired[int | None]
+
+
+#: The decoder of a game, an action's answer or a stream's game, as the drivers read them.
+SHOWN = msgspec.json.Decoder(_Shown)
+
+
+_ANY = msgspec.json.Decoder()
+
+
 class Http:
     """One keep-alive HTTP/1.1 connection (the answers carry Content-Length)."""
 
@@ -95,8 +119,14 @@ class Http:
         self.writer: asyncio.StreamWriter | None = None
 
     async def request(
-        self, method: str, path: str, body: Any = None, token: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        shape: msgspec.json.Decoder[Any] | None = None,
     ) -> tuple[int, Any]:
+        """The answer's status and its JSON (a 2xx answer's decoded by `shape` when given)."""
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
         assert self.reader is not None
@@ -110,7 +140,10 @@ class Http:
         answer = await self.reader.readuntil(b"\r\n\r\n")
         found = _LENGTH.search(answer)
         payload = await self.reader.readexactly(int(found[1])) if found else b""
-        return int(answer[9:12]), msgspec.json.decode(payload) if payload else None
+        status = int(answer[9:12])
+        if not payload:
+            return status, None
+        return status, (shape if shape and status < 300 else _ANY).decode(payload)
 
     def close(self) -> None:
         if self.writer is not None:
@@ -139,7 +172,7 @@ async def play_game(
             view = await view_of(seat, version)
         t0 = time.perf_counter()
         status, ans = await http.request(
-            "POST", f"/v1/games/{gid}/actions", view["legal_actions"][0], tokens[seat]
+            "POST", f"/v1/games/{gid}/actions", view["legal_actions"][0], tokens[seat], SHOWN
         )
         lat.append((time.perf_counter() - t0) * 1e3)
         assert status == 200, (status, ans)
@@ -170,7 +203,7 @@ async def play_http(
                 async def read(seat: int, version: int, game: Any = game) -> Any:
                     nonlocal gets
                     path, token = f"/v1/games/{game['id']}", game["seats"][seat]["token"]
-                    status, got = await http.request("GET", path, token=token)
+                    status, got = await http.request("GET", path, token=token, shape=SHOWN)
                     assert status == 200, (status, got)
                     gets += 1
                     return got["view"]
@@ -220,7 +253,7 @@ async def watch(port: int, path: str, token: str, seen: Any, events: Any = None)
                 fields = dict(line.partition(b": ")[::2] for line in message.split(b"\r\n"))
                 logged = logged or b"id" in fields
                 if fields.get(b"event") == b"game":
-                    seen(msgspec.json.decode(fields[b"data"]))
+                    seen(SHOWN.decode(fields[b"data"]))
             if logged and events is not None:
                 events()
     finally:
@@ -256,7 +289,9 @@ async def play_streams(
             try:
                 while True:
                     state["again"] = False
-                    status, got = await http.request("GET", f"/v1/games/{gid}", token=token)
+                    status, got = await http.request(
+                        "GET", f"/v1/games/{gid}", token=token, shape=SHOWN
+                    )
                     assert status == 200, (status, got)
                     gets += 1
                     seen(got)
