@@ -89,17 +89,16 @@ async def test_a_hot_action_is_handed_to_its_processs_streams_as_stored(
     shadow = Match(registry.make("numwars", {}), 4, seed)
     with serve(app) as (host, port):
         async with httpx.AsyncClient(base_url=f"http://{host}:{port}", timeout=30) as client:
-            game = await create(client, "numwars", 4, seed)
-            if clocked:  # a game of its own with a turn clock: each action moves the deadlines
-                body = {
-                    "ruleset": "numwars",
-                    "players": [{"name": f"P{i}"} for i in range(4)],
-                    "seed": seed,
-                    "clock": {"turn_seconds": 3600, "on_timeout": "auto"},
-                }
-                created = await client.post("/v1/games", json=body)
-                assert created.status_code == 201, created.text
-                game = created.json()
+            body: dict[str, Any] = {
+                "ruleset": "numwars",
+                "players": [{"name": f"P{i}"} for i in range(4)],
+                "seed": seed,
+            }
+            if clocked:  # each action moves the deadlines
+                body["clock"] = {"turn_seconds": 3600, "on_timeout": "auto"}
+            created = await client.post("/v1/games", json=body)
+            assert created.status_code == 201, created.text
+            game = created.json()
             game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
             store = app.state.games
             conn = await asyncpg.connect(asyncpg_dsn(pg_head))
