@@ -2,7 +2,8 @@
 
 Each open stream waits on an `asyncio.Event` of its game. An action wakes the streams of its
 own process at once (:meth:`Fanout.publish`); on PostgreSQL it also sends
-``NOTIFY "numrules_game_<game id>", '<game id>'`` in its transaction (delivered at commit,
+``NOTIFY "numrules_game_<game id>", '<game id>'`` in its transaction (a hot action:
+``'<game id> <version>'``, below) (delivered at commit,
 never for a rolled-back action: :func:`channel_of`), and each process LISTENs, on one asyncpg
 connection of its own, on the channels of the games its streams watch, and only those: a
 stream opened on one replica sees an action sent to another (no broker but the database),
@@ -21,13 +22,15 @@ interval, so a notification lost while the listening connection was down costs a
 an event.
 
 A hot action (one statement, `APPEND_HOT_PG`) committed by this process wakes the game's
-streams here at once (:meth:`Fanout.announce`), handing them what their next read of the log
-would find (the game's row after it and its events, :class:`Written`), so that they need not
-read it; its NOTIFY's payload names the version it wrote (``'<game id> <version>'``), and a
-notification of a version this process announced already is ignored (any other is a wake-up
-as before: another replica's action, or an action of this process on another path). A
-replica older than this payload takes it for an unknown game: during a rolling upgrade, its
-streams see the newer replicas' hot actions at their next keep-alive read.
+streams here at once (:meth:`Fanout.announce`), and, when the game goes on and its streams
+last read (or were handed) the version the action was applied to, hands them what their next
+read of the log would find (the game's row after it and its events, :class:`Written`), so
+that they need not read it; else they read as before. Its NOTIFY's payload names the version
+it wrote (``'<game id> <version>'``), and a notification of a version this process announced
+already is ignored (any other is a wake-up as before: another replica's action, or an action
+of this process on another path). A replica older than this payload takes it for an unknown
+game: while builds before and after it run together (a rolling upgrade, a rollback), the
+older replicas' streams see the newer ones' hot actions at their next keep-alive read.
 """
 
 from __future__ import annotations
@@ -52,8 +55,9 @@ RETRY_SECONDS = 1.0
 class Written(NamedTuple):
     """A write this process committed and announced to the game's streams (:meth:`Fanout.announce`):
     what a read of the log after `after` events returns once it committed (the game's row, its
-    new event rows, their events decoded: `GameService.events_for`'s shared read), for the
-    streams' reads that begin after `announced`."""
+    new event rows, their events decoded: `GameService.events_for`'s shared read), taken by
+    the streams' reads after `after` as long as nothing was published after `announced`
+    (another wake-up: they read the log)."""
 
     after: int
     announced: float
@@ -169,13 +173,20 @@ class Fanout:
         for event in waiters:
             event.set()
 
-    def announce(self, game_id: str, version: int, written: tuple[int, Any] | None) -> None:
-        """This process committed the game's `version` by a hot action: its streams here are
-        woken now, without waiting for the commit's NOTIFY, which is then ignored.
-        `written`: (the events' count before the action, what a read of the log after it
-        returns now), handed to the streams' next read (None: they read it)."""
+    def announce(
+        self, game_id: str, version: int, written: tuple[int, Any] | None, sent: float
+    ) -> None:
+        """This process committed the game's `version` by a hot action whose statement went
+        out at `sent` (time.monotonic()): its streams here are woken now, without waiting for
+        the commit's NOTIFY, which is then ignored. `written`: (the events' count before the
+        action, what a read of the log after it returns now), handed to the streams' next
+        read; not when the game was published since `sent` (another commit's wake-up, maybe
+        a later one, which a handed write would hide from the streams until their keep-alive
+        read; or this action's own NOTIFY, come first), nor when None: they read the log."""
         if game_id not in self._waiters:
             return
+        if self.published.get(game_id, 0.0) > sent:
+            written = None
         self.announced[game_id] = max(version, self.announced.get(game_id, 0))
         self.publish(game_id)  # first: `Written.announced` is not before `published`
         if written is None:

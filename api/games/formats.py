@@ -36,6 +36,7 @@ from engine.core.formats import (
     decode_action,
     decode_checkpoint,
     encode_checkpoint,
+    unboxed,
 )
 
 __all__ = [
@@ -150,7 +151,10 @@ def decode_event(payload: Any) -> EventBase | StoredEvent:
     ignored), or, for a kind this code does not know, the row as it is."""
     if isinstance(payload, dict) and payload.get("kind") not in EVENT_TYPES:
         return msgspec.convert(payload, StoredEvent)
-    event: EventBase = msgspec.convert({"event": payload}, _EventOf).event
+    try:
+        event: EventBase = msgspec.convert({"event": payload}, _EventOf).event
+    except msgspec.ValidationError as exc:
+        raise unboxed(exc, "event") from None
     return event
 
 

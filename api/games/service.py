@@ -1162,7 +1162,8 @@ class GameService:
             rows = await self.repository.event_rows(conn, game, after, limit)
         kept = self.fanout.rows.get(game_id)
         if self.fanout.watched(game_id) and (kept is None or kept.version <= game.version):
-            self.fanout.rows[game_id] = game  # the base of this process's next write's row
+            # the base of this process's next hot write's row (`_announce`): the latest read
+            self.fanout.rows[game_id] = game
         return game, rows, [stored_event_out(r.seq, r.payload) for r in rows]
 
     async def _events_page(
@@ -1307,22 +1308,29 @@ class GameService:
             answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
         if self.before_commit is not None:
             self.before_commit()
+        sent = time.monotonic()
         if not await self.repository.append_hot(row, move, caller.digest):
             return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
-        self._announce(row, move)
+        self._announce(row, move, sent)
         if move.bot_pending:
             self.kick(game_id)
         return answer
 
-    def _announce(self, row: _HotRow, move: Move) -> None:
+    def _announce(self, row: _HotRow, move: Move, sent: float) -> None:
         """A hot action this process committed, announced to the game's streams here at once
         (:meth:`Fanout.announce`: its NOTIFY then wakes nobody here) with what their next read
         would find: the game's row after it, the last row they read with this action's
         changes (when that row is at the version the action was applied to, and the game goes
         on: a finished game's row and a bot's turn are read), and its events, as a read
-        returns them (their JSON columns as the database gives them back). Never fails the
-        action, which is committed: the streams read instead."""
+        returns them (their JSON columns as the database gives them back); `sent`: when its
+        statement went out (:meth:`Fanout.announce`). Never fails the action, which is
+        committed: the streams read instead.
+
+        The row is right because every column of a game that changes without a new version
+        either changes once the game is no longer active (an abandon, a rematch's id), which
+        the hot statement's guard refuses, or is one this row sets (a table's start: its
+        status, events' count, bot and deadlines)."""
         fanout = self.fanout
         if not fanout.watched(row.id):
             return
@@ -1334,6 +1342,7 @@ class GameService:
                 and base.version == row.version
                 and move.status == "active"
                 and not move.bot_pending
+                and move.events  # a stream's `after` moves with its events
             ):
                 game = _WrittenRow(base._asdict())
                 game.update(
@@ -1352,7 +1361,7 @@ class GameService:
                 written = (row.event_seq, (game, rows, decoded))
         except Exception:
             log.exception("game %s: the row of version %d", row.id, row.version + 1)
-        fanout.announce(row.id, row.version + 1, written)
+        fanout.announce(row.id, row.version + 1, written, sent)
 
     async def _db_now(self) -> float:
         """The database's clock for a clocked hot action: the `db_now` of the last game row

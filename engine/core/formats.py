@@ -128,7 +128,18 @@ def decode_action(document: str | bytes | Mapping[str, Any]) -> Action:
     bounds are the request's (msgspec.ValidationError else)."""
     if isinstance(document, str | bytes):
         return _from_twin(_ACTION_JSON.decode(document))
-    return _from_twin(msgspec.convert({"action": document}, _ACTION_OF).action)
+    try:
+        boxed = msgspec.convert({"action": document}, _ACTION_OF)
+    except msgspec.ValidationError as exc:
+        raise unboxed(exc, "action") from None
+    return _from_twin(boxed.action)
+
+
+def unboxed(error: msgspec.ValidationError, field: str) -> msgspec.ValidationError:
+    """`error` of a document converted as a one-field struct's `field` (:data:`_ACTION_OF`),
+    as converting the document alone says it: its path without the struct's field."""
+    text = str(error).replace(f" - at `$.{field}`", "").replace(f"`$.{field}", "`$")
+    return msgspec.ValidationError(text)
 
 
 def action_document(action: Action) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from engine import registry
 from engine.core.actions import SHARED_PASSES, SHARED_PLAYS, Action, Pass, Play
 from engine.core.errors import InvalidInput
 from engine.core.formats import (
+    _STORED_UNION,
     ACTION_FORMAT,
     STORED_ACTIONS,
     action_document,
@@ -143,3 +144,30 @@ def test_a_log_read_back_replays_as_the_actions_applied(ruleset: str) -> None:
             )
             assert read.view(seat) == played.view(seat)
         assert read.snapshot() == played.snapshot() and read.result() == played.result()
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"type": "nope"},
+        {"type": "play", "card": 5},
+        {"type": "play", "card": "red-3", "declared": [1]},
+        5,
+        ["play"],
+    ],
+)
+def test_a_bad_stored_action_says_what_converting_it_alone_says(document: Any) -> None:
+    """`decode_action` converts a document through a one-field struct (msgspec keeps a
+    struct's field types, not a union's); its errors read as the union's would, paths
+    included (an export's error names `$.actions[i].action` and what is wrong there)."""
+    with pytest.raises(msgspec.ValidationError) as alone:
+        msgspec.convert(document, _STORED_UNION)
+    with pytest.raises(msgspec.ValidationError) as boxed:
+        decode_action(document)
+    assert str(boxed.value) == str(alone.value)
+    export, _ = _export()
+    broken = {**export, "actions": [{**export["actions"][0], "action": document}]}
+    with pytest.raises(InvalidInput) as refused:
+        MatchRecord.from_export(broken)
+    said = f"{alone.value} - at `$.actions[0].action`"
+    assert refused.value.message.endswith(said), (said, refused.value.message)

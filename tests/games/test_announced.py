@@ -65,6 +65,25 @@ def _check_written(written: Any, row: dict[str, Any], events: list[Any]) -> None
     ]
 
 
+def _late_notifications(fanout: Any, delay: float = 0.3) -> None:
+    """The fanout's NOTIFYs handled `delay` s late, so that each hot action's own comes after
+    its announcement, as it mostly does (else the streams read the log once: still right)."""
+    handle = fanout._on_notify
+
+    def late(*args: Any) -> None:
+        asyncio.get_running_loop().call_later(delay, handle, *args)
+
+    fanout._on_notify = late
+
+
+async def _listening(fanout: Any, game_id: str) -> None:
+    """Until the process LISTENs on the game's channel (its streams' wake-up then)."""
+    async with asyncio.timeout(10):
+        while game_id not in fanout.listening:
+            await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)  # the LISTEN's own wake-up and read
+
+
 @contextlib.asynccontextmanager
 async def _stream(
     client: httpx.AsyncClient, game_id: str, token: str | None
@@ -101,20 +120,21 @@ async def test_a_hot_action_is_handed_to_its_processs_streams_as_stored(
             game = created.json()
             game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
             store = app.state.games
+            _late_notifications(store.fanout)
             conn = await asyncpg.connect(asyncpg_dsn(pg_head))
             try:
                 async with (
                     _stream(client, game_id, tokens[0]) as seat0,
                     _stream(client, game_id, None) as spectator,
                 ):
-                    await game_messages(seat0, 0)  # the round's start, the game at version 0
-                    await game_messages(spectator, 0)
+                    first = [await game_messages(m, 0) for m in (seat0, spectator)]
+                    opened = first[0][0][-1]["seq"]  # the round's start and deals
                     for token in tokens:  # each seat's view read once: its token known here
-                        assert (
-                            await client.get(f"/v1/games/{game_id}", headers=auth(token))
-                        ).is_success
-                    await asyncio.sleep(0.3)  # both wait, LISTENing
+                        got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
+                        assert got.status_code == 200, got.text
+                    await _listening(store.fanout, game_id)
                     before = store.shared_reads
+                    streamed: dict[str | None, list[Any]] = {tokens[0]: [], None: []}
                     for version in range(1, 21):
                         seat = shadow.actors()[0]
                         action = shadow.legal_actions(seat)[0]
@@ -124,14 +144,82 @@ async def test_a_hot_action_is_handed_to_its_processs_streams_as_stored(
                         assert row["version"] == version
                         _check_written(written, row, events)
                         for token, messages in ((tokens[0], seat0), (None, spectator)):
-                            _, shown = await game_messages(messages, version)
+                            sent, shown = await game_messages(messages, version)
+                            streamed[token] += sent
                             headers = {} if token is None else auth(token)
                             got = await client.get(f"/v1/games/{game_id}", headers=headers)
                             assert shown == got.json()
                     assert store.shared_reads == before  # no stream read the log
                     assert store.fanout.announced[game_id] == 20
+                    for token, sent in streamed.items():  # every event, once, in order
+                        headers = {} if token is None else auth(token)
+                        path = f"/v1/games/{game_id}/events?after={opened}"
+                        logged = (await client.get(path, headers=headers)).json()["events"]
+                        assert sent == logged and logged
+                for _ in range(100):  # the streams gone, their game's entries go with them
+                    if not store.fanout.watched(game_id):
+                        break
+                    await asyncio.sleep(0.05)
+                for kept in (store.fanout.announced, store.fanout.written, store.fanout.rows):
+                    assert game_id not in kept
             finally:
                 await conn.close()
+
+
+async def test_a_wake_up_during_a_hot_write_is_not_hidden_by_it(
+    pg_head: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game abandoned (by another replica) after a hot action's statement committed and
+    before the process announced it, the abandon's wake-up come first: the action is not
+    handed to the streams (it would hide the abandon until their 15 s keep-alive read, the
+    wake-up cleared by the handed read): they read the log, and end at once."""
+    app = create_app(Settings(database_url=pg_head))
+    seed = 63
+    shadow = Match(registry.make("numwars", {}), 4, seed)
+    with serve(app) as (host, port):
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}", timeout=30) as client:
+            game = await create(client, "numwars", 4, seed)
+            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+            store = app.state.games
+            _late_notifications(store.fanout)  # the action's own NOTIFY comes after all this
+            for token in tokens:
+                assert (await client.get(f"/v1/games/{game_id}", headers=auth(token))).is_success
+            written = store.repository.append_hot
+
+            async def abandoned_meanwhile(row: Any, move: Any, digest: str) -> bool:
+                done = await written(row, move, digest)  # committed: then another commit
+                other = await asyncpg.connect(asyncpg_dsn(pg_head))
+                try:  # as another replica abandons it (the game keeps its version)
+                    await other.execute(
+                        "UPDATE games SET status = 'abandoned' WHERE id = $1", game_id
+                    )
+                finally:
+                    await other.close()
+                store.fanout.publish(game_id)  # its wake-up, come before the announcement
+                return bool(done)  # the streams have not run since: `_announce` follows
+
+            async with _stream(client, game_id, None) as spectator:
+                await game_messages(spectator, 0)
+                await _listening(store.fanout, game_id)
+                seat = shadow.actors()[0]
+                await act(
+                    client, game_id, tokens[seat], shadow, seat, shadow.legal_actions(seat)[0]
+                )
+                assert (
+                    store.fanout.written.get(game_id) is None
+                    or store.fanout.written[game_id].after != 0
+                )
+                monkeypatch.setattr(store.repository, "append_hot", abandoned_meanwhile)
+                seat = shadow.actors()[0]
+                await act(
+                    client, game_id, tokens[seat], shadow, seat, shadow.legal_actions(seat)[0]
+                )
+                messages: list[dict[str, str]] = []
+                async with asyncio.timeout(8):  # well within the 15 s keep-alive
+                    while not messages or messages[-1].get("event") != "end":
+                        messages.append(await anext(spectator))
+                games = [json.loads(m["data"]) for m in messages if m.get("event") == "game"]
+                assert games[-1]["status"] == "abandoned", games
 
 
 async def test_another_processs_actions_still_reach_the_streams(pg_head: str) -> None:
