@@ -2,9 +2,9 @@
 
 Each open stream waits on an `asyncio.Event` of its game. An action wakes the streams of its
 own process at once (:meth:`Fanout.publish`); on PostgreSQL it also sends
-``NOTIFY "numrules_game_<game id>", '<game id>'`` in its transaction (a hot action:
-``'<game id> <version>'``, below) (delivered at commit,
-never for a rolled-back action: :func:`channel_of`), and each process LISTENs, on one asyncpg
+``NOTIFY "numrules_game_<game id>", '<game id>'`` in its transaction (delivered at commit,
+never for a rolled-back action: :func:`channel_of`; a hot action's payload names its version,
+below), and each process LISTENs, on one asyncpg
 connection of its own, on the channels of the games its streams watch, and only those: a
 stream opened on one replica sees an action sent to another (no broker but the database),
 and an action on a game nobody streams reaches no process (with one channel for all games,

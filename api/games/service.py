@@ -301,8 +301,8 @@ def ruleset_actions(ruleset_id: str) -> tuple[str, ...]:
 
 
 class _WrittenRow(dict[str, Any]):
-    """A game's row as this process wrote it (:meth:`GameService._announce`), read as a read's
-    row is (`GameRecord`): its columns by attribute, `_mapping`, `_asdict()`."""
+    """A game's row as this process wrote it (:meth:`GameService._announce`), read as the
+    streams read a read's row (`GameRecord`): its columns by attribute, `_asdict()`."""
 
     __slots__ = ()
 
@@ -311,10 +311,6 @@ class _WrittenRow(dict[str, Any]):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
-
-    @property
-    def _mapping(self) -> dict[str, Any]:
-        return self
 
     def _asdict(self) -> dict[str, Any]:
         return dict(self)
