@@ -71,11 +71,12 @@ class Game(Base):
 
     __tablename__ = "games"
     #: The sweep's query: active games owing a bot move (those found are filtered and sorted
-    #: oldest first after the index scan: a sweep's cost grows with the games of bots thinking). Keyed on `id`, which no update changes, not `updated_at`, which every
+    #: oldest first after the index scan: a sweep's cost grows with the games of bots
+    #: thinking). Keyed on `id`, which no update changes, not `updated_at`, which every
     #: action does: PostgreSQL updates a row in place (a HOT update: no index entry written,
     #: the old version pruned from the page) only when no indexed column changed, so an
-    #: action on a game without a bot or a clock writes no index (issue 27). Each page keeps
-    #: a fifth of its space for those new versions (`fillfactor`).
+    #: action on a game without a bot writes no index (issue 27). Each page keeps a fifth of
+    #: its space for those new versions (`fillfactor`).
     __table_args__ = (
         Index(
             "ix_games_bot_pending",
@@ -91,12 +92,13 @@ class Game(Base):
             postgresql_where=text("status = 'waiting'"),
             sqlite_where=text("status = 'waiting'"),
         ),
-        #: The clock sweep's query: clocked games by their earliest deadline.
+        #: The clock sweep's query: clocked games by a lower bound of their earliest deadline
+        #: (`sweep_at`, not `deadline`, which moves at almost every clocked action).
         Index(
-            "ix_games_deadline",
-            "deadline",
-            postgresql_where=text("deadline IS NOT NULL"),
-            sqlite_where=text("deadline IS NOT NULL"),
+            "ix_games_sweep_at",
+            "sweep_at",
+            postgresql_where=text("sweep_at IS NOT NULL"),
+            sqlite_where=text("sweep_at IS NOT NULL"),
         ),
         {"postgresql_with": {"fillfactor": 80}},
     )
@@ -150,8 +152,17 @@ class Game(Base):
     #: Each clocked seat's deadline, `[{"seat", "at", "since"}]` (`at` RFC 3339 UTC from the
     #: database's clock, `since` the version its turn started at), NULL or [] for none.
     deadlines: Mapped[list[Any] | None]
-    #: The earliest of `deadlines` (the sweep's key), NULL when no clock runs.
+    #: The earliest of `deadlines`, NULL when no clock runs.
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The clock sweep's key: at or before `deadline` whenever that is set, so that no
+    #: passed deadline escapes the sweep, but moved only when `deadline` comes earlier than
+    #: it, is set or cleared (`api.games.repository.SWEEP_AT`), not when it moves later, as
+    #: it does at almost every clocked action: that update stays HOT (see the table's
+    #: indexes). The sweep moves a bound that passed before its deadline on to the deadline
+    #: (`GameRepository.catch_up_sweep`). Read by the sweep only. On PostgreSQL a trigger
+    #: sets it for a write that gives a deadline to a row without a bound (an older
+    #: replica's, in a rolling upgrade: migration 0015).
+    sweep_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: The turns that ended by timeout, `[{"seat", "from", "to"}]`: the versions before and
     #: after the timeout (equal for an abandon): the late-move check and the export's marks.
     timeouts: Mapped[list[Any] | None]

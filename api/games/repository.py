@@ -52,6 +52,7 @@ from sqlalchemy import (
     func,
     insert,
     literal,
+    null,
     or_,
     select,
     text,
@@ -139,7 +140,7 @@ def _postgresql_now(element: DbNow, compiler: SQLCompiler, **kw: Any) -> str:
 #: reads (`_CHECKPOINT`), and the database's clock when the row was read (`db_now`: turn
 #: clocks).
 _GAME_COLUMNS = [
-    *(c for c in GAMES.c if c.name not in ("checkpoint", "progress")),
+    *(c for c in GAMES.c if c.name not in ("checkpoint", "progress", "sweep_at")),
     DbNow().label("db_now"),
 ]
 _GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == bindparam("b_game"))
@@ -247,11 +248,38 @@ class EventRow(NamedTuple):
     payload: Any
 
 
+#: `games.sweep_at` after a write that sets `deadline` to `{d}` (SQL): NULL with it, the
+#: deadline when it comes earlier than the bound or there was none, else the bound as it was:
+#: an unchanged value keeps the update HOT (`api.db.models.Game.sweep_at`).
+SWEEP_AT = (
+    "CASE WHEN {d} IS NULL THEN NULL WHEN {t}sweep_at IS NULL OR {d} < {t}sweep_at THEN {d} "
+    "ELSE {t}sweep_at END"
+)
+
+
+def _sweep_at(deadline: Any) -> Any:
+    """`SWEEP_AT` as a SQLAlchemy expression of the new deadline `deadline`."""
+    bound = GAMES.c.sweep_at
+    return case(
+        (deadline.is_(None), null()),
+        (or_(bound.is_(None), deadline < bound), deadline),
+        else_=bound,
+    )
+
+
+def deadline_values(deadline: datetime | None) -> dict[str, Any]:
+    """The columns of a game's earliest deadline where a write sets it without a prior one
+    (a creation, a table's start) or clears it (an abandon): `deadline` and the sweep's
+    bound alike."""
+    return {"deadline": deadline, "sweep_at": deadline}
+
+
 def _move(checkpoint: bool, progress: bool, notify: bool) -> Update:
     """The game's row after an action, guarded by the version the action was applied to;
     with the new round's checkpoint (and no progress yet) when the action started a round;
     with the round's progress when it is due; with the game's NOTIFY in the same statement
     when `notify`."""
+    deadline = bindparam("b_deadline", type_=GAMES.c.deadline.type)
     values: dict[str, Any] = {
         "version": bindparam("b_version"),
         "event_seq": bindparam("b_event_seq"),
@@ -259,7 +287,8 @@ def _move(checkpoint: bool, progress: bool, notify: bool) -> Update:
         "result": bindparam("b_result", type_=GAMES.c.result.type),
         "bot_pending": bindparam("b_bot_pending"),
         "deadlines": bindparam("b_deadlines", type_=GAMES.c.deadlines.type),
-        "deadline": bindparam("b_deadline", type_=GAMES.c.deadline.type),
+        "deadline": deadline,
+        "sweep_at": _sweep_at(deadline),
         "updated_at": func.now(),
     }
     if checkpoint:
@@ -292,7 +321,8 @@ _MOVES = {
 _APPEND_PG = """\
 WITH moved AS (
     UPDATE games SET version = $2 + 1, event_seq = $3, status = $4, result = $5::jsonb,
-        bot_pending = $6, deadlines = $7::jsonb, deadline = $8,
+        bot_pending = $6, deadlines = $7::jsonb, deadline = $8::timestamptz,
+        sweep_at = {sweep_at},
         checkpoint = COALESCE($9::text, checkpoint),
         progress = CASE WHEN $9::text IS NULL THEN COALESCE($16::text, progress) END,
         updated_at = now()
@@ -311,7 +341,8 @@ WITH moved AS (
     WHERE $13::varchar IS NOT NULL
 )
 SELECT pg_notify('{channel}' || id, {payload}) FROM moved"""
-APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL_PREFIX, payload="id")
+_SWEEP_AT_PG = SWEEP_AT.format(d="$8::timestamptz", t="")
+APPEND_PG = _APPEND_PG.format(guard="", channel=CHANNEL_PREFIX, payload="id", sweep_at=_SWEEP_AT_PG)
 #: The same write as an action's whole transaction, one statement in autocommit (the hot
 #: action, :meth:`PostgresGameRepository.append_hot`): no lock was read first, so the
 #: statement itself checks what the locked read would have: the game is still active at the
@@ -324,6 +355,7 @@ APPEND_HOT_PG = _APPEND_PG.format(
     "AND token_hash = $17)",
     channel=CHANNEL_PREFIX,
     payload="id || ' ' || ($2 + 1)",
+    sweep_at=_SWEEP_AT_PG,
 )
 #: Several games' hot actions written and committed by one statement (:class:`HotWrites`):
 #: `APPEND_HOT_PG` over arrays, one element a game, each game's row moved only under the
@@ -344,7 +376,8 @@ WITH v AS (
 ), moved AS (
     UPDATE games SET version = v.read + 1, event_seq = v.event_seq, status = v.status,
         result = v.result::jsonb, bot_pending = v.bot_pending, deadlines = v.deadlines::jsonb,
-        deadline = v.deadline, checkpoint = COALESCE(v.checkpoint, games.checkpoint),
+        deadline = v.deadline, sweep_at = {SWEEP_AT.format(d="v.deadline", t="games.")},
+        checkpoint = COALESCE(v.checkpoint, games.checkpoint),
         progress = CASE WHEN v.checkpoint IS NULL THEN COALESCE(v.progress, games.progress) END,
         updated_at = now()
     FROM v, locked
@@ -532,11 +565,13 @@ class GameRepository:
         """An active game whose earliest deadline is at or before `now` (the database's
         clock), the earliest first, locked, skipping those another transaction holds (`FOR
         UPDATE SKIP LOCKED`: a replica or a request applying it or acting there); None when
-        none is due."""
+        none is due. Found through the sweep's bound (`sweep_at`, at or before the
+        deadline): the games whose bound passed before their deadline are
+        :meth:`catch_up_sweep`'s."""
         query = (
             select(*_GAME_COLUMNS)
             .where(
-                GAMES.c.deadline.is_not(None),
+                GAMES.c.sweep_at <= now,
                 GAMES.c.deadline <= now,
                 GAMES.c.status == "active",
             )
@@ -546,6 +581,34 @@ class GameRepository:
         )
         return (await conn.execute(query)).first()
 
+    async def catch_up_sweep(self, conn: AsyncConnection, now: Any, limit: int) -> int:
+        """Move up to `limit` sweep bounds that passed at `now` while their game's deadline
+        did not (it moved on since, or the game ended) on to that deadline (NULL for none):
+        :meth:`due_clock` then no longer finds them. Rows another transaction holds are
+        skipped (the next sweep's). How many moved."""
+        stale = (
+            select(GAMES.c.id)
+            .where(
+                GAMES.c.sweep_at <= now,
+                or_(
+                    GAMES.c.deadline.is_(None),
+                    GAMES.c.deadline > now,
+                    GAMES.c.status != "active",
+                ),
+            )
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        moved = await conn.execute(
+            update(GAMES)
+            .where(GAMES.c.id.in_(stale))
+            .values(
+                sweep_at=case((GAMES.c.status == "active", GAMES.c.deadline), else_=null()),
+                updated_at=GAMES.c.updated_at,  # not an action: the bot sweep's order kept
+            )
+        )
+        return int(moved.rowcount or 0)
+
     async def timed_out(
         self, conn: AsyncConnection, game_id: str, timeouts: list[Any], abandoned: bool
     ) -> None:
@@ -553,7 +616,9 @@ class GameRepository:
         ends the game here too (its deadlines cleared)."""
         values: dict[str, Any] = {"timeouts": timeouts}
         if abandoned:
-            values.update(status="abandoned", deadlines=[], deadline=None, updated_at=func.now())
+            values.update(
+                status="abandoned", deadlines=[], **deadline_values(None), updated_at=func.now()
+            )
         await conn.execute(update(GAMES).where(GAMES.c.id == game_id).values(**values))
 
     async def add_events(
@@ -727,7 +792,7 @@ class GameRepository:
         await conn.execute(
             update(GAMES)
             .where(GAMES.c.id == game_id)
-            .values(status="abandoned", deadline=None, updated_at=func.now())
+            .values(status="abandoned", **deadline_values(None), updated_at=func.now())
         )
         if self.notify:
             await conn.execute(

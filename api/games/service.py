@@ -105,6 +105,7 @@ from api.games.repository import (
     Move,
     SharedReads,
     StoredEvent,
+    deadline_values,
     repository_for,
 )
 from api.games.schemas import (
@@ -401,6 +402,8 @@ class _Expired(NamedTuple):
 
 #: A clocked hot action estimates the database's clock from a read at most this old (s).
 DB_CLOCK_FRESH = 10.0
+#: The sweep bounds a clock sweep moves on at most (`GameRepository.catch_up_sweep`).
+CATCH_UP_BATCH = 500
 
 
 def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
@@ -860,7 +863,7 @@ class GameService:
                 "seeded_by_creator": body.seed is not None,
                 "clock": clock_document(clock),
                 "deadlines": deadlines,
-                "deadline": earliest(deadlines),
+                **deadline_values(earliest(deadlines)),
                 "bot_owner": bot_owner if any(b is not None for b in bots) else None,
                 # round 1's, as each round's start writes its own: the round's progress
                 # continues it (a game without one replays its whole log)
@@ -1647,6 +1650,9 @@ class GameService:
         the earliest first, each game locked with `FOR UPDATE SKIP LOCKED` (a game another
         replica or a request holds is theirs to apply); how many games had timeouts."""
         applied = 0
+        async with (engine or self.engine).begin() as conn:
+            now = from_epoch(await self.repository.now(conn))
+            await self.repository.catch_up_sweep(conn, now, CATCH_UP_BATCH)
         for _ in range(batch):
             async with (engine or self.engine).begin() as conn:
                 now = from_epoch(await self.repository.now(conn))

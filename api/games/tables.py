@@ -30,7 +30,7 @@ from api.games.bots import owner_of
 from api.games.clock import clock_of, earliest, from_epoch, start_deadlines
 from api.games.fanout import channel_of
 from api.games.formats import event_document
-from api.games.repository import GAMES, SEATS, GameRow, StoredEvent
+from api.games.repository import GAMES, SEATS, GameRow, StoredEvent, deadline_values
 from api.games.schemas import (
     ClaimedSeat,
     CreateGame,
@@ -341,7 +341,7 @@ class Tables:
         if clock is not None:  # the first turns start now, by the database's clock
             now = from_epoch(await self.games.repository.now(conn))
             deadlines = start_deadlines(match, bots, clock, now, 0)
-            values.update(deadlines=deadlines, deadline=earliest(deadlines))
+            values.update(deadlines=deadlines, **deadline_values(earliest(deadlines)))
         await conn.execute(update(GAMES).where(GAMES.c.id == game.id).values(**values))
         if self.games.notify:
             await conn.execute(

@@ -291,13 +291,16 @@ def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeou
     _run(pg_head, scenario)
 
 
-def test_an_action_updates_its_game_in_place() -> None:
+@pytest.mark.parametrize("clocked", [False, True], ids=["unclocked", "clocked"])
+def test_an_action_updates_its_game_in_place(clocked: bool) -> None:
     """An action's update of its game's row is HOT (heap-only: no index entry written, the
     old version pruned from its page): no index of `games` keys a column an action of a game
-    without a bot or a clock changes, and the pages keep room for the new versions
-    (`fillfactor` 80). Keyed on `updated_at`, the bot sweep's index made every one a new
-    primary-key entry too (issue 27: 0 of 200 were HOT). In a database of its own, so that
-    the table's counters count this game's updates alone."""
+    without a bot changes, and the pages keep room for the new versions (`fillfactor` 80).
+    Keyed on `updated_at`, the bot sweep's index made every one a new primary-key entry too
+    (issue 27: 0 of 200 were HOT). A clocked game's deadline moves at almost every action;
+    the clock sweep's index keys `sweep_at`, a lower bound of it that an action moves only
+    when the deadline comes earlier (keyed on `deadline`, no clocked action was HOT). In a
+    database of its own, so that the table's counters count this game's updates alone."""
 
     async def counters(dsn: str) -> tuple[int, int, list[str]]:
         conn = await asyncpg.connect(dsn)
@@ -317,7 +320,13 @@ def test_an_action_updates_its_game_in_place() -> None:
         migrations.upgrade(url)
 
         async def scenario(service: GameService, _sent: Sent) -> None:
-            body = {"ruleset": "numwars", "players": [{"name": n} for n in "ABCD"], "seed": 5}
+            body: dict[str, Any] = {
+                "ruleset": "numwars",
+                "players": [{"name": n} for n in "ABCD"],
+                "seed": 5,
+            }
+            if clocked:
+                body["clock"] = {"turn_seconds": 600}
             created = await service.create(msgspec.convert(body, CreateGame))
             seats = [seat_credential(s.token) for s in created.seats]
             for i in range(actions):
