@@ -91,30 +91,67 @@ def deadlines_after(
 ) -> list[dict[str, Any]] | None:
     """The stored deadlines after an action that made `events` and took the match from
     `before` (its round index and phase) to `version`: a seat still owing a move in the same
-    turn keeps its deadline, a seat whose turn starts gets `now` + the clock's seconds.
-
-    Run by every action on a clocked game: plain loops, the new deadline's text made once
-    and only when a turn starts."""
+    turn keeps its deadline, a seat whose turn starts gets `now` + the clock's seconds."""
     if clock is None:
         return None
+    return deadlines_moved(previous, match, bots, clock, events, before, now, version)[0]
+
+
+#: A clock's seconds as a `timedelta`, made once per length.
+_SPANS: dict[int, timedelta] = {}
+
+
+def deadlines_moved(
+    previous: Sequence[dict[str, Any]] | None,
+    match: Match,
+    bots: Sequence[str | None],
+    clock: Clock,
+    events: Sequence[EventBase],
+    before: tuple[int, str],
+    now: datetime,
+    version: int,
+) -> tuple[list[dict[str, Any]], list[SeatDeadline]]:
+    """:func:`deadlines_after` and the same deadlines as answers show them (:func:`parsed`),
+    made together: run by every action on a clocked game, so plain loops, a new turn's
+    deadline made once (its text too), a kept one parsed only then."""
+    seats = clocked_seats(match, bots)
     same_turn = bool(previous) and (match.index, match.phase) == before
     if same_turn:
         for e in events:
             if e.kind in TURN_BREAKS:
                 same_turn = False
                 break
+    when: datetime | None = None
     at = ""
-    out = []
-    for seat in clocked_seats(match, bots):
+    stored = []
+    shown = []
+    for seat in seats:
         if same_turn:
             old = entry_of(previous, seat)
             if old is not None:
-                out.append(old)
+                stored.append(old)
+                shown.append(SeatDeadline(seat=seat, at=datetime.fromisoformat(old["at"])))
                 continue
-        if not at:
-            at = (now + timedelta(seconds=clock.turn_seconds)).isoformat()
-        out.append(_entry(seat, at, version))
-    return out
+        if when is None:
+            span = _SPANS.get(clock.turn_seconds)
+            if span is None:
+                span = _SPANS.setdefault(clock.turn_seconds, timedelta(seconds=clock.turn_seconds))
+            when = now + span
+            at = when.isoformat()
+        stored.append(_entry(seat, at, version))
+        shown.append(SeatDeadline(seat=seat, at=when))
+    if len(shown) > 1:
+        shown.sort(key=_BY_SEAT)
+    return stored, shown
+
+
+def own_deadline(shown: Sequence[SeatDeadline], seat: int | None) -> datetime | None:
+    """The `seat`'s deadline among those shown (:func:`parsed`), None if its clock does not
+    run."""
+    for d in shown:
+        if d.seat == seat:
+            return d.at
+    return None
 
 
 def entry_of(deadlines: Sequence[dict[str, Any]] | None, seat: int) -> dict[str, Any] | None:
@@ -166,7 +203,9 @@ def is_due(game: Any) -> bool:
     if deadline is None or game.status != "active":
         return False
     now = getattr(game, "db_now", None)
-    return now is not None and aware(deadline).timestamp() <= now
+    if deadline.tzinfo is None:  # SQLite's (`aware`)
+        deadline = aware(deadline)
+    return now is not None and deadline.timestamp() <= now
 
 
 def from_epoch(seconds: float) -> datetime:
@@ -180,12 +219,14 @@ __all__ = [
     "clock_of",
     "clocked_seats",
     "deadlines_after",
+    "deadlines_moved",
     "due",
     "earliest",
     "earliest_of",
     "entry_of",
     "from_epoch",
     "is_due",
+    "own_deadline",
     "parsed",
     "start_deadlines",
 ]

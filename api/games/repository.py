@@ -93,7 +93,7 @@ from api.games.formats import (
     export_actions,
     with_progress,
 )
-from api.games.schemas import ActionOut, ExportAction
+from api.games.schemas import ActionOut, ExportAction, SeatDeadline
 from api.http.responses import HEX_ID
 from engine.core.actions import Action
 from engine.core.match import MatchCheckpoint
@@ -440,7 +440,7 @@ class Move(msgspec.Struct, frozen=True):
     deadline: datetime | None
     progress: MatchCheckpoint | None = None
     #: `deadlines` as answers show them (`api.games.clock.parsed`), parsed once per action.
-    shown: Sequence[Any] = ()
+    shown: list[SeatDeadline] = []
 
 
 class Kept(NamedTuple):

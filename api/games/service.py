@@ -78,13 +78,14 @@ from api.games.bots import Limits, OwnerLocks, Thinker, move_seed, owner_of
 from api.games.clock import (
     clock_document,
     clock_of,
-    deadlines_after,
+    deadlines_moved,
     due,
     earliest,
     earliest_of,
     entry_of,
     from_epoch,
     is_due,
+    own_deadline,
     parsed,
     start_deadlines,
 )
@@ -348,6 +349,9 @@ class _Hot(NamedTuple):
     clock: Clock | None = None
     deadlines: list[Any] | None = None
     deadline: datetime | None = None
+    #: `deadlines` as answers show them, when made by the action that wrote them (a read's
+    #: row parses them where it shows them).
+    shown: list[SeatDeadline] | None = None
 
 
 class _HotRow(NamedTuple):
@@ -412,19 +416,33 @@ def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
     if move.status != "active" or move.bot_pending:
         return None
     return _Hot(
-        game.event_seq + events, game.ruleset, clock_of(game), move.deadlines, move.deadline
+        game.event_seq + events,
+        game.ruleset,
+        clock_of(game),
+        move.deadlines,
+        move.deadline,
+        move.shown,
     )
 
 
-def _deadlines_out(shown: Sequence[SeatDeadline], seat: int | None) -> dict[str, Any]:
-    """A clocked game's `deadlines` (:func:`api.games.clock.parsed`) and the `seat`'s own
-    `deadline` (None if none), as answers show them."""
-    mine = None
-    for d in shown:
-        if d.seat == seat:
-            mine = d.at
-            break
-    return {"deadlines": shown, "deadline": mine}
+def _answer(
+    version: int,
+    events: list[EventOut],
+    view: BaseView,
+    clock: Clock | None,
+    shown: list[SeatDeadline],
+    seat: int,
+) -> ActionOut:
+    """An action's answer; a clocked game's with its `deadlines` and the seat's own."""
+    if clock is None:
+        return ActionOut(version=version, events=events, view=view)
+    return ActionOut(
+        version=version,
+        events=events,
+        view=view,
+        deadlines=shown,
+        deadline=own_deadline(shown, seat),
+    )
 
 
 def _hot_of(game: Any, names: Sequence[tuple[str, str | None]]) -> _Hot | None:
@@ -974,7 +992,7 @@ class GameService:
             self.kick(game.id)  # owed and perhaps orphaned (its replica died): play it
         if cached.hot is None:
             cached.hot = _hot_of(game, names)  # see _game_read
-        return self._game_out(game, seat, names, cached.match)
+        return self._game_out(game, seat, names, cached.match, hot=cached.hot)
 
     async def _game_read(self, conn: AsyncConnection, game: GameRow, seat: int | None) -> GameOut:
         """The game as `seat` sees it, read on `conn`."""
@@ -1286,7 +1304,16 @@ class GameService:
         match = cached.match
         # a new turn's deadline starts at the database's clock
         now = 0.0 if hot.clock is None else await self._db_now()
-        row = _HotRow(game_id, cached.version, *hot, now)
+        row = _HotRow(
+            game_id,
+            cached.version,
+            hot.event_seq,
+            hot.ruleset,
+            hot.clock,
+            hot.deadlines,
+            hot.deadline,
+            now,
+        )
         before = (match.index, match.phase)
         events: list[EventBase] | None = None
         if not is_due(row):  # else its timeouts first (`expire`), on the locked path
@@ -1298,13 +1325,14 @@ class GameService:
             return None
         move = self._move(row, seat, action, match, before, events, names)
         first = row.event_seq + 1
-        answer = ActionOut(
-            version=row.version + 1,
-            events=[event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)],
-            view=match.view(seat),
+        answer = _answer(
+            row.version + 1,
+            [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)],
+            match.view(seat),
+            hot.clock,
+            move.shown,
+            seat,
         )
-        if hot.clock is not None:
-            answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
         if self.before_commit is not None:
             self.before_commit()
         sent = time.monotonic()
@@ -1452,9 +1480,7 @@ class GameService:
         names = await self._names(conn, game_id)
         move = self._move(game, seat, action, match, before, events, names)
         version = game.version + 1
-        answer = ActionOut(version=version, events=seen_events, view=match.view(seat))
-        if game.clock is not None:
-            answer = msgspec.structs.replace(answer, **_deadlines_out(move.shown, seat))
+        answer = _answer(version, seen_events, match.view(seat), clock_of(game), move.shown, seat)
         keeping = None
         if idempotency_key is not None:
             keeping = Kept(idempotency_key, request_hash, answer)
@@ -1510,7 +1536,7 @@ class GameService:
         clock = clock_of(game)
         deadlines = shown = None
         if clock is not None:
-            deadlines = deadlines_after(
+            deadlines, shown = deadlines_moved(
                 game.deadlines,
                 match,
                 bots,
@@ -1520,7 +1546,6 @@ class GameService:
                 from_epoch(game.db_now),
                 game.version + 1,
             )
-            shown = parsed(deadlines)
         return Move(
             seat=seat,
             action=action,
@@ -2270,9 +2295,12 @@ class GameService:
         match: Match | None = None,
         open_seats: Sequence[int] = (),
         view: BaseView | None = None,
+        hot: _Hot | None = None,
     ) -> GameOut:
         """The game as `seat` sees it, its view that of `match` at the row's version (or
-        `view`, when given: that view, rendered before)."""
+        `view`, when given: that view, rendered before); `hot`: what this process holds of
+        the row at its version, if it holds it (its clock and deadlines taken from there,
+        not converted and parsed again)."""
         revealed = game.status not in ("active", "waiting")
         # a waiting game's round is not dealt to anyone yet (nor a cancelled one's, which has
         # no event): the spectator's view for all
@@ -2287,10 +2315,15 @@ class GameService:
                 legal_actions=None if seat is None else [],
             )
         clocked: dict[str, Any] = {}
-        clock = clock_of(game)
-        if clock is not None:  # an abandoned game's clocks stopped with it
-            running = game.deadlines if game.status == "active" else None
-            clocked = {"clock": clock, **_deadlines_out(parsed(running), seat)}
+        if hot is not None and hot.shown is not None and game.status == "active":
+            clock: Clock | None = hot.clock
+            shown = hot.shown
+        else:
+            clock = clock_of(game)
+            # an abandoned game's clocks stopped with it
+            shown = parsed(game.deadlines if game.status == "active" else None)
+        if clock is not None:
+            clocked = {"clock": clock, "deadlines": shown, "deadline": own_deadline(shown, seat)}
         return GameOut(
             **clocked,
             id=game.id,

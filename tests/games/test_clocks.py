@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -22,7 +22,7 @@ from api.db.engine import create_engine
 from api.games.bots import move_seed
 from api.games.clock import clocked_seats, deadlines_after, due, from_epoch, start_deadlines
 from api.games.fanout import Fanout
-from api.games.schemas import Clock, CreateGame, GameCreated
+from api.games.schemas import Clock, CreateGame, GameCreated, SeatDeadline
 from api.games.service import (
     Credential,
     Expected,
@@ -206,6 +206,51 @@ def test_a_turn_s_deadline_starts_with_it_and_its_own_steps_keep_it(pg_head: str
         shown = msgspec.to_builtins(await service.get(unclocked.id, _seat(unclocked, 0)))
         assert not {"clock", "deadlines", "deadline"} & set(shown)
         assert not {"clock", "deadlines"} & set(msgspec.to_builtins(unclocked))
+
+    _run(pg_head, scenario)
+
+
+def test_a_read_shows_the_stored_deadlines_held_or_read(pg_head: str) -> None:
+    """A read of a game this process holds at its version shows the deadlines its last action
+    made (not parsed again), a read of one it does not hold parses the row's: both are the
+    stored ones, at every action; an abandoned game shows none, though the process still
+    holds its match at that version."""
+
+    async def stored(service: GameService, game_id: str) -> list[Any]:
+        async with service.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    text("SELECT deadlines::text FROM games WHERE id = :g"), {"g": game_id}
+                )
+            ).one()
+        return [
+            SeatDeadline(seat=int(d["seat"]), at=datetime.fromisoformat(d["at"]))
+            for d in sorted(msgspec.json.decode(row[0]), key=lambda d: d["seat"])
+        ]
+
+    async def scenario(service: GameService) -> None:
+        created = await _create(service, 600)
+        seats = [_seat(created, s) for s in range(3)]
+        for step in range(30):
+            actor = (await service.get(created.id, None)).view.actors[0]
+            view = (await service.get(created.id, seats[actor])).view
+            answer, _ = await service.act(
+                created.id, seats[actor], view.legal_actions[0], None, None
+            )
+            want = await stored(service, created.id)
+            assert answer.deadlines == want, step
+            for seat in (None, 0, 1, 2):
+                held = await service.get(created.id, None if seat is None else seats[seat])
+                mine = next((d.at for d in want if d.seat == seat), None)
+                assert (held.deadlines, held.deadline) == (want, mine), (step, seat)
+            if step % 5 == 0:
+                service._cache.clear()  # read, not held
+                read = await service.get(created.id, seats[0])
+                assert read.deadlines == want, step
+        await service.abandon(created.id, seats[0])
+        for seat in (None, 0, 1):
+            game = await service.get(created.id, None if seat is None else seats[seat])
+            assert game.status == "abandoned" and game.deadlines == [] and game.deadline is None
 
     _run(pg_head, scenario)
 
