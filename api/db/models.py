@@ -160,8 +160,8 @@ class Game(Base):
     #: it does at almost every clocked action: that update stays HOT (see the table's
     #: indexes). The sweep moves a bound that passed before its deadline on to the deadline
     #: (`GameRepository.catch_up_sweep`). Read by the sweep only. On PostgreSQL a trigger
-    #: sets it for a write that gives a deadline to a row without a bound (an older
-    #: replica's, in a rolling upgrade: migration 0015).
+    #: sets it on a new row that has a deadline and no bound (an older replica's, in a
+    #: rolling upgrade: migration 0015).
     sweep_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: The turns that ended by timeout, `[{"seat", "from", "to"}]`: the versions before and
     #: after the timeout (equal for an abandon): the late-move check and the export's marks.

@@ -97,10 +97,6 @@ def deadlines_after(
     return deadlines_moved(previous, match, bots, clock, events, before, now, version)[0]
 
 
-#: A clock's seconds as a `timedelta`, made once per length.
-_SPANS: dict[int, timedelta] = {}
-
-
 def deadlines_moved(
     previous: Sequence[dict[str, Any]] | None,
     match: Match,
@@ -133,10 +129,7 @@ def deadlines_moved(
                 shown.append(SeatDeadline(seat=seat, at=datetime.fromisoformat(old["at"])))
                 continue
         if when is None:
-            span = _SPANS.get(clock.turn_seconds)
-            if span is None:
-                span = _SPANS.setdefault(clock.turn_seconds, timedelta(seconds=clock.turn_seconds))
-            when = now + span
+            when = now + timedelta(seconds=clock.turn_seconds)
             at = when.isoformat()
         stored.append(_entry(seat, at, version))
         shown.append(SeatDeadline(seat=seat, at=when))
@@ -179,7 +172,8 @@ def parsed(deadlines: Sequence[dict[str, Any]] | None) -> list[SeatDeadline]:
 
 
 def earliest(deadlines: Sequence[dict[str, Any]] | None) -> datetime | None:
-    """The earliest deadline (`games.deadline`, the sweep's key), None for none."""
+    """The earliest deadline (`games.deadline`; the sweep's bound `sweep_at` starts there),
+    None for none."""
     return earliest_of(parsed(deadlines))
 
 

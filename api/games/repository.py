@@ -439,7 +439,7 @@ class Move(msgspec.Struct, frozen=True):
     deadlines: list[Any] | None
     deadline: datetime | None
     progress: MatchCheckpoint | None = None
-    #: `deadlines` as answers show them (`api.games.clock.parsed`), parsed once per action.
+    #: `deadlines` as answers show them, made with them (`api.games.clock.deadlines_moved`).
     shown: list[SeatDeadline] = []
 
 
@@ -563,7 +563,7 @@ class GameRepository:
 
     async def due_clock(self, conn: AsyncConnection, now: Any) -> GameRow | None:
         """An active game whose earliest deadline is at or before `now` (the database's
-        clock), the earliest first, locked, skipping those another transaction holds (`FOR
+        clock), the earliest bound first, locked, skipping those another transaction holds (`FOR
         UPDATE SKIP LOCKED`: a replica or a request applying it or acting there); None when
         none is due. Found through the sweep's bound (`sweep_at`, at or before the
         deadline): the games whose bound passed before their deadline are
@@ -575,7 +575,7 @@ class GameRepository:
                 GAMES.c.deadline <= now,
                 GAMES.c.status == "active",
             )
-            .order_by(GAMES.c.deadline)
+            .order_by(GAMES.c.sweep_at)  # the index's order: the scan stops at the first
             .limit(1)
             .with_for_update(skip_locked=True)
         )

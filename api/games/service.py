@@ -429,12 +429,12 @@ def _answer(
     version: int,
     events: list[EventOut],
     view: BaseView,
-    clock: Clock | None,
+    clocked: bool,
     shown: list[SeatDeadline],
     seat: int,
 ) -> ActionOut:
     """An action's answer; a clocked game's with its `deadlines` and the seat's own."""
-    if clock is None:
+    if not clocked:
         return ActionOut(version=version, events=events, view=view)
     return ActionOut(
         version=version,
@@ -1329,7 +1329,7 @@ class GameService:
             row.version + 1,
             [event_out(first + i, e) for i, e in enumerate(events) if e.visible(seat)],
             match.view(seat),
-            hot.clock,
+            hot.clock is not None,
             move.shown,
             seat,
         )
@@ -1480,7 +1480,9 @@ class GameService:
         names = await self._names(conn, game_id)
         move = self._move(game, seat, action, match, before, events, names)
         version = game.version + 1
-        answer = _answer(version, seen_events, match.view(seat), clock_of(game), move.shown, seat)
+        answer = _answer(
+            version, seen_events, match.view(seat), game.clock is not None, move.shown, seat
+        )
         keeping = None
         if idempotency_key is not None:
             keeping = Kept(idempotency_key, request_hash, answer)
@@ -1673,11 +1675,10 @@ class GameService:
     async def sweep_clocks(self, engine: AsyncEngine | None = None, batch: int = 20) -> int:
         """Apply the passed deadlines of up to `batch` games, each in its own transaction,
         the earliest first, each game locked with `FOR UPDATE SKIP LOCKED` (a game another
-        replica or a request holds is theirs to apply); how many games had timeouts."""
+        replica or a request holds is theirs to apply); then move on the sweep's bounds that
+        passed before their deadlines (`GameRepository.catch_up_sweep`, at most
+        `CATCH_UP_BATCH`); how many games had timeouts."""
         applied = 0
-        async with (engine or self.engine).begin() as conn:
-            now = from_epoch(await self.repository.now(conn))
-            await self.repository.catch_up_sweep(conn, now, CATCH_UP_BATCH)
         for _ in range(batch):
             async with (engine or self.engine).begin() as conn:
                 now = from_epoch(await self.repository.now(conn))
@@ -1687,6 +1688,9 @@ class GameService:
                 expired = await self._expire_locked(conn, game)
             self._after_expiry(game.id, expired)
             applied += 1
+        async with (engine or self.engine).begin() as conn:  # after: the timeouts first
+            now = from_epoch(await self.repository.now(conn))
+            await self.repository.catch_up_sweep(conn, now, CATCH_UP_BATCH)
         return applied
 
     # -- bots -----------------------------------------------------------------------------

@@ -2,13 +2,18 @@
 index keyed `deadline`, which moves at almost every clocked action, so none of those updates
 was HOT (heap-only). It now keys `sweep_at`, a lower bound of `deadline` that an action moves
 only when the deadline comes earlier, is set or cleared; the sweep moves a bound that passed
-before its deadline on to it. Each clocked game's bound starts at its deadline.
+before its deadline on to it. Each clocked game's bound starts at its deadline. (A game's
+earliest deadline comes earlier only by the few milliseconds that a hot action's estimate of
+the database's clock may lag behind it, each turn's deadline being the clock's seconds after
+its start: the statements keep the earlier of the two.)
 
-On PostgreSQL a trigger gives a bound to a row that has a deadline and none (it fires only
-then: the service's own writes always set both): during a rolling upgrade, the replicas older
-than this revision write `deadline` alone, and a game one of them creates or starts would
-otherwise escape the newer replicas' sweeps. (A game's earliest deadline never comes earlier
-on its own, each turn's being the clock's seconds after its start: a bound set once holds.)
+During a rolling upgrade the replicas older than this revision write `deadline` alone. On
+PostgreSQL a trigger gives a bound to a game they create (on INSERT only: an UPDATE trigger
+would lock the row, a WAL record, at every hot action); a table they start, or a turn they give
+back to a person after bots' turns, gets its bound at the game's next write by a newer
+replica, and is meanwhile timed out by their own sweep (which reads `deadline`, unindexed now:
+a scan of `games`) or by any read or action. The index is built under the migration's lock
+(as 0013's): migrate at a quiet moment.
 
 Revision ID: 0015
 Revises: 0014 (a stream ticket's holder)
@@ -35,7 +40,7 @@ BEGIN
 END
 $$"""
 _TRIGGER = """\
-CREATE TRIGGER games_sweep_at BEFORE INSERT OR UPDATE OF deadline ON games FOR EACH ROW
+CREATE TRIGGER games_sweep_at BEFORE INSERT ON games FOR EACH ROW
 WHEN (NEW.sweep_at IS NULL AND NEW.deadline IS NOT NULL) EXECUTE FUNCTION games_sweep_at()"""
 
 
