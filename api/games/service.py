@@ -1545,7 +1545,7 @@ class GameService:
                 clock,
                 events,
                 before,
-                from_epoch(game.db_now),
+                float(game.db_now),
                 game.version + 1,
             )
         return Move(
