@@ -23,6 +23,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from api.db import migrations
 from api.games.bots import move_seed
 from api.games.service import bot_seat
 from engine import registry
@@ -30,6 +31,7 @@ from engine.bots import choose
 from engine.core.actions import Action
 from engine.core.match import Match
 from tests.api.process import ServeProcess
+from tests.pg import own_database
 
 FAST = {
     "NUMRULES_PASSWORD_HASH_TIME_COST": "1",
@@ -45,8 +47,17 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("bots-served")
 
 
+@pytest.fixture(scope="module")
+def own_head() -> Iterator[str]:
+    """A migrated database of this module's own: on the run's shared one, another test's
+    in-process app (its bot sweep) could play the owed moves before the replicas do."""
+    with own_database() as url:
+        migrations.upgrade(url)
+        yield url
+
+
 @pytest.fixture
-def replicas(pg_head: str, logs: Path) -> Iterator[list[ServeProcess]]:
+def replicas(own_head: str, logs: Path) -> Iterator[list[ServeProcess]]:
     started: list[ServeProcess] = []
     try:
         yield started
@@ -125,9 +136,9 @@ def expected_log(
 
 
 async def test_a_bot_move_owed_by_a_killed_process_is_played_once_by_the_sweeps(
-    pg_head: str, logs: Path, replicas: list[ServeProcess]
+    own_head: str, logs: Path, replicas: list[ServeProcess]
 ) -> None:
-    a = ServeProcess(pg_head, logs / "a.log", NUMRULES_BOT_HOLD="true", **FAST).start()
+    a = ServeProcess(own_head, logs / "a.log", NUMRULES_BOT_HOLD="true", **FAST).start()
     replicas.append(a)
     players = [
         {"name": "Ada"},
@@ -149,15 +160,15 @@ async def test_a_bot_move_owed_by_a_killed_process_is_played_once_by_the_sweeps(
         assert acted.status_code == 200, acted.text
     time.sleep(0.5)  # A holds: nothing of the bots' is played
     kind = view["legal_actions"][0]["type"]  # the exchange's action (`pass`)
-    assert await bot_actions(pg_head, game_id) == {0: [kind]}
+    assert await bot_actions(own_head, game_id) == {0: [kind]}
     a.kill()
 
     sweeping = {**FAST, "NUMRULES_BOT_SWEEP_SECONDS": "0.3"}
-    replicas.append(ServeProcess(pg_head, logs / "b.log", **sweeping).start())
-    replicas.append(ServeProcess(pg_head, logs / "c.log", **sweeping).start())
+    replicas.append(ServeProcess(own_head, logs / "b.log", **sweeping).start())
+    replicas.append(ServeProcess(own_head, logs / "c.log", **sweeping).start())
     deadline = time.monotonic() + 60
     while True:  # nobody reads the game: only the sweeps can play the owed moves
-        seen = await bot_actions(pg_head, game_id)
+        seen = await bot_actions(own_head, game_id)
         if 1 in seen and 2 in seen:
             break
         assert time.monotonic() < deadline, f"the owed bot moves were never played: {seen}"
@@ -169,9 +180,9 @@ async def test_a_bot_move_owed_by_a_killed_process_is_played_once_by_the_sweeps(
             assert time.monotonic() < deadline, game
             time.sleep(0.2)
         time.sleep(1.0)  # both sweeps pass again: nothing may be played twice
-        seen = await bot_actions(pg_head, game_id)
-        logged = await the_log(pg_head, game_id)
-        assert logged == expected_log(*await seeds(pg_head, game_id), logged[0]), seen
+        seen = await bot_actions(own_head, game_id)
+        logged = await the_log(own_head, game_id)
+        assert logged == expected_log(*await seeds(own_head, game_id), logged[0]), seen
         assert sum(map(len, seen.values())) == game["version"]
         assert http.get(f"/v1/games/{game_id}").json()["version"] == game["version"]
         metrics = http.get("/metrics").text
