@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import operator
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -52,6 +53,7 @@ from sqlalchemy import (
     func,
     insert,
     literal,
+    literal_column,
     null,
     or_,
     select,
@@ -59,7 +61,7 @@ from sqlalchemy import (
     true,
     update,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, insert as pg_insert
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError
@@ -157,12 +159,17 @@ _GAME_AND_SEAT: Select[Any] = (
     .where(GAMES.c.id == bindparam("b_game"))
 )
 _GAME_AND_SEAT_LOCKED = _GAME_AND_SEAT.with_for_update(of=GAMES)
-#: Several games and seats at once (:class:`SharedReads`): each pair `(b_games[i],
-#: b_digests[i])` read as `_GAME_AND_SEAT` reads it, its row numbered `i` (from 1); no row for
-#: a game that does not exist.
+#: A token's hash (api.http.tokens.token_hash): a word of `_KEYS`' `b_digests`.
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+#: Several games and seats at once (:class:`SharedReads`): each pair of the `i`-th words
+#: of `b_games` and `b_digests` (ids and token hashes, hexadecimal, joined by spaces: not
+#: arrays, whose every element asyncpg checks with Python-level `isinstance` calls, see
+#: `APPEND_HOT_MANY_PG`) read as `_GAME_AND_SEAT` reads it, its row numbered `i` (from 1);
+#: no row for a game that does not exist.
 _KEYS = (
     func.unnest(
-        bindparam("b_games", type_=ARRAY(String)), bindparam("b_digests", type_=ARRAY(String))
+        func.string_to_array(bindparam("b_games", type_=String), literal_column("' '")),
+        func.string_to_array(bindparam("b_digests", type_=String), literal_column("' '")),
     )
     .table_valued("game", "digest", with_ordinality="i")
     .render_derived(name="k")
@@ -358,24 +365,29 @@ APPEND_HOT_PG = _APPEND_PG.format(
     sweep_at=_SWEEP_AT_PG,
 )
 #: Several games' hot actions written and committed by one statement (:class:`HotWrites`):
-#: `APPEND_HOT_PG` over arrays, one element a game, each game's row moved only under the
-#: same checks; its rows are the ids of the games it moved (each with its NOTIFY, naming the
-#: version written, as `APPEND_HOT_PG`'s). The rows
-#: are locked first, in their ids' order (`locked`), as `GroupCommit`'s batches lock them,
-#: so that two such writes never deadlock (the update's own join may take them in any
-#: order: the planner's).
+#: `APPEND_HOT_PG` for each element of `$1`, a JSON array with one object a game
+#: (:class:`_HotMany`), each game's row moved only under the same checks; its rows are the
+#: ids of the games it moved (each with its NOTIFY, naming the version written, as
+#: `APPEND_HOT_PG`'s). The rows are locked first, in their ids' order (`locked`), as
+#: `GroupCommit`'s batches lock them, so that two such writes never deadlock (the update's
+#: own join may take them in any order: the planner's). One JSON parameter, not an array a
+#: column: asyncpg checks each element of an array parameter against `collections.abc`'s
+#: classes, three Python-level `isinstance` calls an element, which cost more than the rest
+#: of the statement's encoding (bench/instructions.py: 73 K instructions an action). A JSON
+#: null is SQL NULL in `jsonb_to_recordset`'s columns: `result` and `deadlines` get back the
+#: JSON null `APPEND_HOT_PG` stores for None.
 APPEND_HOT_MANY_PG = f"""\
 WITH v AS (
-    SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[],
-        $6::boolean[], $7::text[], $8::timestamptz[], $9::text[], $10::integer[], $11::text[],
-        $12::text[], $13::text[], $14::text[])
-        AS v(id, read, event_seq, status, result, bot_pending, deadlines, deadline,
-            checkpoint, seat, action, events, progress, digest)
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, read integer,
+        event_seq integer, status text, result jsonb, bot_pending boolean, deadlines jsonb,
+        deadline timestamptz, checkpoint text, seat integer, action jsonb, events jsonb,
+        progress text, digest text)
 ), locked AS MATERIALIZED (
-    SELECT id FROM games WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+    SELECT id FROM games WHERE id IN (SELECT id FROM v) ORDER BY id FOR UPDATE
 ), moved AS (
     UPDATE games SET version = v.read + 1, event_seq = v.event_seq, status = v.status,
-        result = v.result::jsonb, bot_pending = v.bot_pending, deadlines = v.deadlines::jsonb,
+        result = COALESCE(v.result, 'null'), bot_pending = v.bot_pending,
+        deadlines = COALESCE(v.deadlines, 'null'),
         deadline = v.deadline, sweep_at = {SWEEP_AT.format(d="v.deadline", t="games.")},
         checkpoint = COALESCE(v.checkpoint, games.checkpoint),
         progress = CASE WHEN v.checkpoint IS NULL THEN COALESCE(v.progress, games.progress) END,
@@ -389,16 +401,56 @@ WITH v AS (
     RETURNING games.id, v.read, v.seat, v.action, v.events
 ), logged AS (
     INSERT INTO game_actions (game_id, seq, seat, action)
-    SELECT id, read + 1, seat, action::jsonb FROM moved
+    SELECT id, read + 1, seat, action FROM moved
 ), evented AS (
     INSERT INTO game_events (game_id, seq, kind, visibility, payload)
     SELECT moved.id, (e.doc->>0)::integer, e.doc->1->>'kind', e.doc->2, e.doc->1
-    FROM moved, jsonb_array_elements(moved.events::jsonb) AS e(doc)
+    FROM moved, jsonb_array_elements(moved.events) AS e(doc)
 )
 SELECT id, pg_notify('{CHANNEL_PREFIX}' || id, id || ' ' || (read + 1)) FROM moved"""
-#: The arguments of `APPEND_HOT_PG` that `APPEND_HOT_MANY_PG` takes, in its order (not the
-#: kept answer's: a hot action has no `Idempotency-Key`).
-_HOT_MANY_ARGS = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16)
+
+
+class _HotMany(msgspec.Struct):
+    """One game's element of `APPEND_HOT_MANY_PG`'s `$1`: `APPEND_HOT_PG`'s arguments (not
+    the kept answer's: a hot action has no `Idempotency-Key`), its JSON ones as they are."""
+
+    id: str
+    read: int
+    event_seq: int
+    status: str
+    result: msgspec.Raw
+    bot_pending: bool
+    deadlines: msgspec.Raw
+    deadline: datetime | None
+    checkpoint: str | None
+    seat: int
+    action: msgspec.Raw
+    events: msgspec.Raw
+    progress: str | None
+    digest: str
+
+
+def _hot_many(args: tuple[Any, ...]) -> _HotMany:
+    """`APPEND_HOT_PG`'s arguments as `APPEND_HOT_MANY_PG`'s element."""
+    return _HotMany(
+        args[0],
+        args[1],
+        args[2],
+        args[3],
+        msgspec.Raw(args[4]),
+        args[5],
+        msgspec.Raw(args[6]),
+        args[7],
+        args[8],
+        args[9],
+        msgspec.Raw(args[10]),
+        msgspec.Raw(args[11]),
+        args[15],
+        args[16],
+    )
+
+
+_HOT_MANY_ENCODE = msgspec.json.Encoder().encode
 
 
 class LostUpdate(RuntimeError):
@@ -1198,10 +1250,13 @@ class PostgresGameRepository(GameRepository):
     ) -> dict[tuple[str, str], GameRow]:
         """Several (game, token hash) pairs read in one statement, as :meth:`game_and_seat`
         reads each (:class:`SharedReads`); a game that does not exist has no row."""
-        keys = [key for key in keys if HEX_ID.fullmatch(key[0])]
+        keys = [key for key in keys if HEX_ID.fullmatch(key[0]) and _DIGEST.fullmatch(key[1])]
         if not keys:
             return {}
-        values = {"b_games": [g for g, _ in keys], "b_digests": [d for _, d in keys]}
+        values = {
+            "b_games": " ".join(g for g, _ in keys),
+            "b_digests": " ".join(d for _, d in keys),
+        }
         sql, names = _GAMES_AND_SEATS_PG
         async with self.held.connect() as conn:
             rows = await self._fetch(conn, sql, [values[n] for n in names], GameRecord)
@@ -1269,9 +1324,9 @@ class PostgresGameRepository(GameRepository):
     async def write_hot_many(self, rows: Sequence[tuple[Any, ...]]) -> set[str]:
         """Several games' hot actions (`APPEND_HOT_MANY_PG`, `rows` in their games' id order):
         the ids of the games written."""
-        columns = [list(column) for column in zip(*map(_HOT_MANY_ARGS, rows), strict=True)]
+        doc = _HOT_MANY_ENCODE([_hot_many(args) for args in rows]).decode()
         async with self.held.connect() as conn:
-            written = await self._fetch(conn, APPEND_HOT_MANY_PG, columns)
+            written = await self._fetch(conn, APPEND_HOT_MANY_PG, [doc])
         return {row[0] for row in written}
 
     @staticmethod
