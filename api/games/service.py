@@ -2318,7 +2318,6 @@ class GameService:
                 actors=[],
                 legal_actions=None if seat is None else [],
             )
-        clocked: dict[str, Any] = {}
         if hot is not None and hot.shown is not None and game.status == "active":
             clock: Clock | None = hot.clock
             shown = hot.shown
@@ -2326,10 +2325,11 @@ class GameService:
             clock = clock_of(game)
             # an abandoned game's clocks stopped with it
             shown = parsed(game.deadlines if game.status == "active" else None)
-        if clock is not None:
-            clocked = {"clock": clock, "deadlines": shown, "deadline": own_deadline(shown, seat)}
         return GameOut(
-            **clocked,
+            # a clocked game's (all three UNSET, so absent, without a clock)
+            clock=msgspec.UNSET if clock is None else clock,
+            deadlines=msgspec.UNSET if clock is None else shown,
+            deadline=msgspec.UNSET if clock is None else own_deadline(shown, seat),
             id=game.id,
             ruleset=game.ruleset,
             options=game.options,

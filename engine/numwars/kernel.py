@@ -163,6 +163,7 @@ class NumWarsKernel:
 
     __slots__ = (
         "_asked",
+        "_canon_piles",
         "_cards",
         "_finished",
         "_legal",
@@ -226,6 +227,9 @@ class NumWarsKernel:
         self.leader = deal.leader
         self.passed: list[list[str]] = [[] for _ in range(self.n)]
         self.piles: list[list[str]] = [[] for _ in range(self.n)]
+        #: Each pile in canonical order as views show it, sorted once after it grew
+        #: (:meth:`canon_pile`; None: to sort).
+        self._canon_piles: list[list[str] | None] = [None] * self.n
         self.pairs: list[list[list[str]]] = [[] for _ in range(self.n)]
         self.revealed: list[bool] = [False] * self.n
         self.bomb: BombResult | None = None
@@ -257,6 +261,22 @@ class NumWarsKernel:
 
     def _hand(self, seat: int) -> list[str]:
         return [p.card for suit in self._suits[seat] for p in suit]
+
+    def hand(self, seat: int) -> list[str]:
+        """The seat's hand in canonical order (:attr:`hands`' for one seat)."""
+        return self._hand(seat)
+
+    def hand_counts(self) -> list[int]:
+        """How many cards each hand holds (no hand built)."""
+        return [sum([len(suit) for suit in suits]) for suits in self._suits]
+
+    def canon_pile(self, seat: int) -> list[str]:
+        """The seat's pile in canonical order (a copy: the sorted pile is kept until the
+        pile grows, so that views, two an action, do not sort every pile again)."""
+        kept = self._canon_piles[seat]
+        if kept is None:
+            kept = self._canon_piles[seat] = canon(self.piles[seat])
+        return list(kept)
 
     @property
     def trick(self) -> list[tuple[int, str]]:
@@ -587,11 +607,13 @@ class NumWarsKernel:
             paired = {c for p in result.pairs for c in p.cards}
             for cap in result.captures:
                 piles[cap.seat].extend([c for c in cap.cards if c not in paired])
+                self._canon_piles[cap.seat] = None
             for p in result.pairs:
                 self.pairs[p.seat].append(p.cards)
         else:
             for cap in result.captures:
                 piles[cap.seat].extend(cap.cards)
+                self._canon_piles[cap.seat] = None
 
     def _finish_trick(self, choice: bool | None, events: list[EventBase]) -> None:
         """Resolve the complete trick, adding its events. A plain one (no Bomb, no pair:
@@ -603,6 +625,7 @@ class NumWarsKernel:
             winner = self._winner  # kept as the cards were played
             cards = sorted(self._cards, key=_ORDER_KEY)
             piles[winner] += cards
+            self._canon_piles[winner] = None
             data: dict[str, Any] = {
                 "winner": winner,
                 "annulled": False,

@@ -44,7 +44,6 @@ def view(state: NumWarsKernel, seat: int | None) -> View:
     """What `seat` may see (None: a spectator); `seat` is already checked."""
     n = state.n
     own = seat is not None
-    hands = state.hands
     return View(
         ruleset="numwars",
         phase=state.phase.value,
@@ -54,11 +53,11 @@ def view(state: NumWarsKernel, seat: int | None) -> View:
         seat=seat,
         current_player=state.current_player,
         actors=list(state.actors()),
-        hand=list(hands[seat]) if seat is not None else None,
+        hand=state.hand(seat) if seat is not None else None,
         legal_actions=list(state.legal_actions(seat)) if seat is not None else None,
         scores=[0] * n,
         leader=state.leader,
-        hand_counts=[len(h) for h in hands],
+        hand_counts=state.hand_counts(),
         roles=[
             state.roles[s] if state.revealed[s] or (own and s == seat) else None for s in range(n)
         ],
@@ -66,7 +65,7 @@ def view(state: NumWarsKernel, seat: int | None) -> View:
         trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
         tricks=state.finished_tricks(),
         captured=[
-            Captured(seat=s, cards=canon(state.piles[s]), pairs=[list(p) for p in state.pairs[s]])
+            Captured(seat=s, cards=state.canon_pile(s), pairs=[list(p) for p in state.pairs[s]])
             for s in range(n)
         ],
         bomb=state.bomb,

@@ -34,7 +34,11 @@ PLACES: dict[str, dict[str, set[str]]] = {
             "history",
         },
         # the hands as runs of plays and role counts; the piles, pairs and Bomb from the tricks
-        "rebuilt": {"_suits", "_nspec", "_finished", "_legal", "piles", "pairs", "bomb"},
+        # (and the views' caches: finished tricks, legal plays, sorted piles)
+        "rebuilt": {
+            *("_suits", "_nspec", "_finished", "_legal", "piles", "pairs", "bomb"),
+            "_canon_piles",
+        },
         "dealt": {"setup", "options", "n", "k", "dealer", "set_aside", "roles", "complice"},
         "over": {"_scores", "is_over"},
     },
