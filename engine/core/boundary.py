@@ -14,10 +14,10 @@ The calls a play-out makes at every step (`legal_actions`, `apply`, `actors`) ar
 kernel's own *checked entry points* (`checked_legal_actions`, `checked_apply`), bound on the
 round object when it is made: they run those same checks, compiled, then the typed state
 machine. A Python method in between cost a frame per call, 15 % of a numwars-classic
-play-out (bench/README.md). The other calls (`view`, `scores`, `snapshot`) are Python
-methods here and in the game's round, and everything else a kernel offers (`hands`, `trick`,
-`roles` …, read by tests and tools) is read and written through to it by properties (see
-:func:`_forward`).
+play-out (docs/bench-history.md, "Results (session 5 …)"). The other calls (`view`,
+`scores`, `snapshot`) are Python methods here and in the game's round, and everything else
+a kernel offers (`hands`, `trick`, `roles` …, read by tests and tools) is read and written
+through to it by properties (see :func:`_forward`).
 """
 
 from __future__ import annotations
