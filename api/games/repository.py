@@ -372,7 +372,7 @@ APPEND_HOT_PG = _APPEND_PG.format(
 #: `GroupCommit`'s batches lock them, so that two such writes never deadlock (the update's
 #: own join may take them in any order: the planner's). One JSON parameter, not an array a
 #: column: asyncpg checks each element of an array parameter against `collections.abc`'s
-#: classes, three Python-level `isinstance` calls an element, which cost more than the rest
+#: classes, Python-level `isinstance` calls (two for a string), which cost more than the rest
 #: of the statement's encoding (bench/instructions.py: 73 K instructions an action). A JSON
 #: null is SQL NULL in `jsonb_to_recordset`'s columns: `result` and `deadlines` get back the
 #: JSON null `APPEND_HOT_PG` stores for None.
@@ -1249,7 +1249,9 @@ class PostgresGameRepository(GameRepository):
         self, keys: Sequence[tuple[str, str]]
     ) -> dict[tuple[str, str], GameRow]:
         """Several (game, token hash) pairs read in one statement, as :meth:`game_and_seat`
-        reads each (:class:`SharedReads`); a game that does not exist has no row."""
+        reads each (:class:`SharedReads`); a game that does not exist has no row, nor a pair
+        whose id or hash is not hexadecimal (never a token's hash: `_KEYS` joins them by
+        spaces)."""
         keys = [key for key in keys if HEX_ID.fullmatch(key[0]) and _DIGEST.fullmatch(key[1])]
         if not keys:
             return {}

@@ -742,8 +742,8 @@ class NumWarsKernel:
         its leader, its cards in play order, its result as plain data (read back as a
         :class:`TrickResult`) and the complice's choice; what follows from the finished tricks
         (the piles, the pairs, the Bomb's fate) and from the hands (the role cards each holds)
-        is left out, as are the caches (the legal plays, the finished tricks as views show
-        them); the lists are the round's own, to be encoded at once."""
+        is left out, as are the caches (the legal plays, the finished tricks and the sorted
+        piles as views show them); the lists are the round's own, to be encoded at once."""
         return (
             self.phase.value,
             self.hands,
@@ -804,6 +804,7 @@ class NumWarsKernel:
             kept.append((trick_leader, taken, data, choice, result if found else None))
         self._records = kept
         self._finished = []
+        self._canon_piles = [None] * self.n
         self.leader = leader
         self.current_player = current_player
         self._cards = trick_cards

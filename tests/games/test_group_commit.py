@@ -113,8 +113,9 @@ async def _play(service: GameService, game: str, seats: list[Credential], steps:
     return versions
 
 
-async def _stored(url: str, game: str) -> tuple[list[Any], list[Any], int]:
-    """The game's log, its events and its version, read apart from the service."""
+async def _stored(url: str, game: str) -> tuple[list[Any], list[Any], int, Any]:
+    """The game's log, its events, its version and the rest of its row that an action writes
+    (JSON columns as text, a JSON null told from SQL NULL), read apart from the service."""
     conn = await asyncpg.connect(asyncpg_dsn(url))
     try:
         log = await conn.fetch(
@@ -127,9 +128,15 @@ async def _stored(url: str, game: str) -> tuple[list[Any], list[Any], int]:
             game,
         )
         version = await conn.fetchval("SELECT version FROM games WHERE id = $1", game)
+        row = await conn.fetchrow(
+            "SELECT event_seq, status, result::text, result IS NULL, bot_pending,"
+            " deadlines::text, deadlines IS NULL, deadline IS NULL, sweep_at IS NULL,"
+            " checkpoint, progress FROM games WHERE id = $1",
+            game,
+        )
     finally:
         await conn.close()
-    return [tuple(r) for r in log], [tuple(r) for r in events], version
+    return [tuple(r) for r in log], [tuple(r) for r in events], version, tuple(row)
 
 
 async def _one_at_a_time(service: GameService, seed: int) -> list[str]:
@@ -151,13 +158,14 @@ async def _at_once(service: GameService, seed: int) -> list[str]:
 
 
 def _same_logs(pg_head: str, *plays: list[str]) -> None:
-    """Each game of the first play stored the log, events and version of its twin in every
-    other play."""
+    """Each game of the first play stored the log, events, version and row of its twin in
+    every other play."""
     for first, *others in zip(*plays, strict=True):
-        log, events, version = asyncio.run(_stored(pg_head, first))
+        log, events, version, row = asyncio.run(_stored(pg_head, first))
         assert len(log) == version == STEPS and events
+        assert row[2:4] == ("null", False)  # the JSON null an action stores for no result
         for other in others:
-            assert asyncio.run(_stored(pg_head, other)) == (log, events, version)
+            assert asyncio.run(_stored(pg_head, other)) == (log, events, version, row)
 
 
 def test_games_played_at_once_with_shared_commits_store_the_logs_of_one_at_a_time(
@@ -269,7 +277,7 @@ async def _only_one_failed(
     """Game `failing`'s first action wrote nothing; every other game's was answered and
     written once: the failing one's answer (its error)."""
     for i, (game, _) in enumerate(games):
-        log, _, version = await _stored(pg_head, game)
+        log, _, version, _ = await _stored(pg_head, game)
         if i == failing:
             assert (len(log), version) == (0, 0)
             continue
@@ -384,7 +392,7 @@ def test_a_game_another_replica_moved_falls_back_alone_from_a_hot_statement(
         refused = answers[5]
         assert isinstance(refused, Conflict) and refused.code == "not-your-turn"
         for i, (game, _) in enumerate(games):
-            log, _, version = await _stored(pg_head, game)
+            log, _, version, _ = await _stored(pg_head, game)
             assert version == len(log) == 1  # game 5: the other replica's action only
             if i != 5:
                 answer = answers[i]
