@@ -50,6 +50,7 @@ from sqlalchemy import (
     bindparam,
     case,
     cast,
+    column,
     func,
     insert,
     literal,
@@ -61,13 +62,14 @@ from sqlalchemy import (
     true,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.postgresql import JSONB, insert as pg_insert
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ColumnClause
 from sqlalchemy.sql.functions import FunctionElement
 
 from api.db.engine import HeldConnections, held_size
@@ -159,28 +161,36 @@ _GAME_AND_SEAT: Select[Any] = (
     .where(GAMES.c.id == bindparam("b_game"))
 )
 _GAME_AND_SEAT_LOCKED = _GAME_AND_SEAT.with_for_update(of=GAMES)
-#: A token's hash (api.http.tokens.token_hash): a word of `_KEYS`' `b_digests`.
+#: A token's hash (api.http.tokens.token_hash).
 _DIGEST = re.compile(r"[0-9a-f]{64}")
-#: Several games and seats at once (:class:`SharedReads`): each pair of the `i`-th words
-#: of `b_games` and `b_digests` (ids and token hashes, hexadecimal, joined by spaces: not
-#: arrays, whose every element asyncpg checks with Python-level `isinstance` calls, see
-#: `APPEND_HOT_MANY_PG`) read as `_GAME_AND_SEAT` reads it, its row numbered `i` (from 1);
-#: no row for a game that does not exist.
+#: Several games and seats at once (:class:`SharedReads`): each pair of `b_keys` (a JSON
+#: array of `{"game": id, "digest": token hash}`: not arrays, whose every element asyncpg
+#: checks with Python-level `isinstance` calls, see `APPEND_HOT_MANY_PG`) read as
+#: `_GAME_AND_SEAT` reads it, with the pair's `key_digest`; no row for a game that does not
+#: exist.
 _KEYS = (
-    func.unnest(
-        func.string_to_array(bindparam("b_games", type_=String), literal_column("' '")),
-        func.string_to_array(bindparam("b_digests", type_=String), literal_column("' '")),
-    )
-    .table_valued("game", "digest", with_ordinality="i")
-    .render_derived(name="k")
+    func.jsonb_to_recordset(cast(bindparam("b_keys", type_=String), JSONB))
+    .table_valued(column("game", String), column("digest", String))
+    .render_derived(name="k", with_types=True)
+)
+#: Each pair's game and seat looked up by its key: LATERAL subqueries, which the planner
+#: cannot turn into joins (`LIMIT 1`). As joins, the planner hashed the whole table of games
+#: whenever it held few pages when the statement was first planned, as every new database's
+#: does, and kept that plan for the connection's life as the table grew. The pairs come as
+#: JSON, whose rows the planner always counts as 100, so that its plan does not depend on
+#: their number: with a count it knew (an array's), it planned the statement afresh at each
+#: run (bench/README.md, "Issue 27: key look-ups planned as look-ups").
+_ONE: ColumnClause[int] = literal_column("1")
+_KEYED_GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == _KEYS.c.game).limit(_ONE).lateral("g")
+_KEYED_SEAT = (
+    select(SEATS.c.seat)
+    .where(SEATS.c.game_id == _KEYS.c.game, SEATS.c.token_hash == _KEYS.c.digest)
+    .limit(_ONE)
+    .lateral("s")
 )
 _GAMES_AND_SEATS: Select[Any] = select(
-    *_GAME_COLUMNS, SEATS.c.seat.label("token_seat"), _KEYS.c.i
-).select_from(
-    _KEYS.join(GAMES, GAMES.c.id == _KEYS.c.game).outerjoin(
-        SEATS, (SEATS.c.game_id == GAMES.c.id) & (SEATS.c.token_hash == _KEYS.c.digest)
-    )
-)
+    *_KEYED_GAME.c, _KEYED_SEAT.c.seat.label("token_seat"), _KEYS.c.digest.label("key_digest")
+).select_from(_KEYS.join(_KEYED_GAME, true()).outerjoin(_KEYED_SEAT, true()))
 _SEAT_BY_TOKEN = select(SEATS.c.seat, SEATS.c.token_hash).where(
     SEATS.c.game_id == bindparam("b_game"), SEATS.c.token_hash == bindparam("b_digest")
 )
@@ -376,6 +386,13 @@ APPEND_HOT_PG = _APPEND_PG.format(
 #: of the statement's encoding (bench/instructions.py: 73 K instructions an action). A JSON
 #: null is SQL NULL in `jsonb_to_recordset`'s columns: `result` and `deadlines` get back the
 #: JSON null `APPEND_HOT_PG` stores for None.
+#:
+#: Each game is looked up by its key: `locked`'s look-ups are LATERAL subqueries, which the
+#: planner cannot turn into a join, and the seat's token hash is a look-up of the seat. As
+#: joins, the planner hashed the whole table of games (and of seats) whenever it held few
+#: pages when the statement was first planned, as every new database's does, and kept that
+#: plan for the connection's life as the table grew (bench/README.md, "Issue 27: key
+#: look-ups planned as look-ups").
 APPEND_HOT_MANY_PG = f"""\
 WITH v AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, read integer,
@@ -383,7 +400,8 @@ WITH v AS (
         deadline timestamptz, checkpoint text, seat integer, action jsonb, events jsonb,
         progress text, digest text)
 ), locked AS MATERIALIZED (
-    SELECT id FROM games WHERE id IN (SELECT id FROM v) ORDER BY id FOR UPDATE
+    SELECT g.id FROM (SELECT DISTINCT id FROM v ORDER BY id) AS o,
+        LATERAL (SELECT id FROM games WHERE games.id = o.id FOR UPDATE) AS g
 ), moved AS (
     UPDATE games SET version = v.read + 1, event_seq = v.event_seq, status = v.status,
         result = COALESCE(v.result, 'null'), bot_pending = v.bot_pending,
@@ -396,8 +414,8 @@ WITH v AS (
     WHERE games.id = v.id AND locked.id = v.id AND games.version = v.read
         AND games.status = 'active'
         AND (games.deadline IS NULL OR games.deadline > clock_timestamp())
-        AND EXISTS (SELECT 1 FROM game_seats WHERE game_id = v.id AND seat = v.seat
-            AND token_hash = v.digest)
+        AND v.digest = (SELECT token_hash FROM game_seats
+            WHERE game_id = v.id AND seat = v.seat)
     RETURNING games.id, v.read, v.seat, v.action, v.events
 ), logged AS (
     INSERT INTO game_actions (game_id, seq, seat, action)
@@ -451,6 +469,7 @@ def _hot_many(args: tuple[Any, ...]) -> _HotMany:
 
 
 _HOT_MANY_ENCODE = msgspec.json.Encoder().encode
+_KEYS_ENCODE = _HOT_MANY_ENCODE
 
 
 class LostUpdate(RuntimeError):
@@ -1250,19 +1269,15 @@ class PostgresGameRepository(GameRepository):
     ) -> dict[tuple[str, str], GameRow]:
         """Several (game, token hash) pairs read in one statement, as :meth:`game_and_seat`
         reads each (:class:`SharedReads`); a game that does not exist has no row, nor a pair
-        whose id or hash is not hexadecimal (never a token's hash: `_KEYS` joins them by
-        spaces)."""
+        whose id or hash is not hexadecimal (never a token's hash)."""
         keys = [key for key in keys if HEX_ID.fullmatch(key[0]) and _DIGEST.fullmatch(key[1])]
         if not keys:
             return {}
-        values = {
-            "b_games": " ".join(g for g, _ in keys),
-            "b_digests": " ".join(d for _, d in keys),
-        }
-        sql, names = _GAMES_AND_SEATS_PG
+        doc = _KEYS_ENCODE([{"game": game, "digest": digest} for game, digest in keys])
+        sql, _ = _GAMES_AND_SEATS_PG
         async with self.held.connect() as conn:
-            rows = await self._fetch(conn, sql, [values[n] for n in names], GameRecord)
-        return {keys[row["i"] - 1]: row for row in rows}
+            rows = await self._fetch(conn, sql, [doc.decode()], GameRecord)
+        return {(row["id"], row["key_digest"]): row for row in rows}
 
     async def actions(
         self, conn: AsyncConnection, game_id: str, after: int, upto: int
