@@ -179,7 +179,7 @@ _KEYS = (
 #: does, and kept that plan for the connection's life as the table grew. The pairs come as
 #: JSON, whose rows the planner always counts as 100, so that its plan does not depend on
 #: their number: with a count it knew (an array's), it planned the statement afresh at each
-#: run (bench/README.md, "Issue 27: key look-ups planned as look-ups").
+#: run (docs/bench-history.md, "Issue 27: key look-ups planned as look-ups").
 _ONE: ColumnClause[int] = literal_column("1")
 _KEYED_GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == _KEYS.c.game).limit(_ONE).lateral("g")
 _KEYED_SEAT = (
@@ -391,7 +391,7 @@ APPEND_HOT_PG = _APPEND_PG.format(
 #: planner cannot turn into a join, and the seat's token hash is a look-up of the seat. As
 #: joins, the planner hashed the whole table of games (and of seats) whenever it held few
 #: pages when the statement was first planned, as every new database's does, and kept that
-#: plan for the connection's life as the table grew (bench/README.md, "Issue 27: key
+#: plan for the connection's life as the table grew (docs/bench-history.md, "Issue 27: key
 #: look-ups planned as look-ups").
 APPEND_HOT_MANY_PG = f"""\
 WITH v AS (
