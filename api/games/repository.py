@@ -174,12 +174,12 @@ _KEYS = (
     .render_derived(name="k", with_types=True)
 )
 #: Each pair's game and seat looked up by its key: LATERAL subqueries, which the planner
-#: cannot turn into joins (`LIMIT 1`). As joins, the planner hashed the whole table of games
-#: whenever it held few pages when the statement was first planned, as every new database's
-#: does, and kept that plan for the connection's life as the table grew. The pairs come as
-#: JSON, whose rows the planner always counts as 100, so that its plan does not depend on
-#: their number: with a count it knew (an array's), it planned the statement afresh at each
-#: run (docs/bench-history.md, "Issue 27: key look-ups planned as look-ups").
+#: cannot turn into joins (`LIMIT 1`). As joins, on a database never analysed (the planner
+#: counts its tables as at least ten pages), the planner hashed the whole table of games, and
+#: each connection kept that plan as the table grew. The pairs come as JSON, whose rows the
+#: planner always counts as 100, so that its plan does not depend on their number: with a
+#: count it knew (an array's), it planned the statement afresh at each run
+#: (docs/bench-history.md, "Issue 27: key look-ups planned as look-ups").
 _ONE: ColumnClause[int] = literal_column("1")
 _KEYED_GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == _KEYS.c.game).limit(_ONE).lateral("g")
 _KEYED_SEAT = (
@@ -388,19 +388,25 @@ APPEND_HOT_PG = _APPEND_PG.format(
 #: JSON null `APPEND_HOT_PG` stores for None.
 #:
 #: Each game is looked up by its key: `locked`'s look-ups are LATERAL subqueries, which the
-#: planner cannot turn into a join, and the seat's token hash is a look-up of the seat. As
-#: joins, the planner hashed the whole table of games (and of seats) whenever it held few
-#: pages when the statement was first planned, as every new database's does, and kept that
-#: plan for the connection's life as the table grew (docs/bench-history.md, "Issue 27: key
-#: look-ups planned as look-ups").
+#: planner cannot turn into a join, and each element's seat is checked once (`checked`, the
+#: seat's token hash looked up by the seat's key) before the update joins the games. As
+#: joins, on a database never analysed (the planner counts its tables as at least ten pages),
+#: the lock hashed the whole table of games, at times the seats' too, and each connection
+#: kept that plan as the table grew; a seat check in the update's own join could run once
+#: per row of a table scanned (docs/bench-history.md, "Issue 27: key look-ups planned as
+#: look-ups"). A look-up by key still follows the statistics, as every statement's: tables
+#: analysed while tiny are scanned until they are analysed again (autovacuum's work).
 APPEND_HOT_MANY_PG = f"""\
 WITH v AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, read integer,
         event_seq integer, status text, result jsonb, bot_pending boolean, deadlines jsonb,
         deadline timestamptz, checkpoint text, seat integer, action jsonb, events jsonb,
         progress text, digest text)
+), checked AS MATERIALIZED (
+    SELECT * FROM v WHERE v.digest = (SELECT token_hash FROM game_seats
+        WHERE game_id = v.id AND seat = v.seat)
 ), locked AS MATERIALIZED (
-    SELECT g.id FROM (SELECT DISTINCT id FROM v ORDER BY id) AS o,
+    SELECT g.id FROM (SELECT id FROM v ORDER BY id) AS o,
         LATERAL (SELECT id FROM games WHERE games.id = o.id FOR UPDATE) AS g
 ), moved AS (
     UPDATE games SET version = v.read + 1, event_seq = v.event_seq, status = v.status,
@@ -410,12 +416,10 @@ WITH v AS (
         checkpoint = COALESCE(v.checkpoint, games.checkpoint),
         progress = CASE WHEN v.checkpoint IS NULL THEN COALESCE(v.progress, games.progress) END,
         updated_at = now()
-    FROM v, locked
+    FROM checked AS v, locked
     WHERE games.id = v.id AND locked.id = v.id AND games.version = v.read
         AND games.status = 'active'
         AND (games.deadline IS NULL OR games.deadline > clock_timestamp())
-        AND v.digest = (SELECT token_hash FROM game_seats
-            WHERE game_id = v.id AND seat = v.seat)
     RETURNING games.id, v.read, v.seat, v.action, v.events
 ), logged AS (
     INSERT INTO game_actions (game_id, seq, seat, action)
@@ -468,8 +472,8 @@ def _hot_many(args: tuple[Any, ...]) -> _HotMany:
     )
 
 
-_HOT_MANY_ENCODE = msgspec.json.Encoder().encode
-_KEYS_ENCODE = _HOT_MANY_ENCODE
+#: JSON parameters' text (`APPEND_HOT_MANY_PG`'s, `_GAMES_AND_SEATS`').
+_ENCODE = msgspec.json.Encoder().encode
 
 
 class LostUpdate(RuntimeError):
@@ -1273,10 +1277,11 @@ class PostgresGameRepository(GameRepository):
         keys = [key for key in keys if HEX_ID.fullmatch(key[0]) and _DIGEST.fullmatch(key[1])]
         if not keys:
             return {}
-        doc = _KEYS_ENCODE([{"game": game, "digest": digest} for game, digest in keys])
-        sql, _ = _GAMES_AND_SEATS_PG
+        pairs = [{"game": game, "digest": digest} for game, digest in keys]
+        values = {"b_keys": _ENCODE(pairs).decode()}
+        sql, names = _GAMES_AND_SEATS_PG
         async with self.held.connect() as conn:
-            rows = await self._fetch(conn, sql, [doc.decode()], GameRecord)
+            rows = await self._fetch(conn, sql, [values[n] for n in names], GameRecord)
         return {(row["id"], row["key_digest"]): row for row in rows}
 
     async def actions(
@@ -1341,7 +1346,7 @@ class PostgresGameRepository(GameRepository):
     async def write_hot_many(self, rows: Sequence[tuple[Any, ...]]) -> set[str]:
         """Several games' hot actions (`APPEND_HOT_MANY_PG`, `rows` in their games' id order):
         the ids of the games written."""
-        doc = _HOT_MANY_ENCODE([_hot_many(args) for args in rows]).decode()
+        doc = _ENCODE([_hot_many(args) for args in rows]).decode()
         async with self.held.connect() as conn:
             written = await self._fetch(conn, APPEND_HOT_MANY_PG, [doc])
         return {row[0] for row in written}
