@@ -344,6 +344,7 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             limits=limits,
             group_commit_ms=settings.group_commit_ms,
             hot_actions=settings.hot_actions,
+            cache_size=settings.match_cache_size,
         )
         games.on_timeout = lambda how: (
             metrics_of_state(application.state).timeouts.labels(how).inc()

@@ -275,6 +275,15 @@ class Settings(BaseSettings):
         "before its batch starts (an action that finds none under way runs alone at once); "
         "0: each action commits alone",
     )
+    match_cache_size: int = Field(
+        default=2048,
+        ge=1,
+        le=1_000_000,
+        description="stored games: how many games' matches a process keeps (the least recently "
+        "used go first; a game not kept is loaded again from its checkpoint and the round's "
+        "actions when it is next read or played); also the most games whose seats' names "
+        "and tokens it keeps",
+    )
     hot_actions: bool = Field(
         default=True,
         description="PostgreSQL: an action on a game this process holds at its last version "
