@@ -46,7 +46,7 @@ from api.http.fastpath import (
     read_body,
     respond,
 )
-from api.http.languages import localized
+from api.http.languages import localized_json
 from api.http.responses import HEX_ID
 from api.http.tokens import SEAT_PREFIX, token_hash, well_formed
 from api.ops.metrics import metrics_of_state
@@ -103,7 +103,7 @@ class FastGames(FastPath):
         try:
             if action is None:
                 game = await games.get(game_id, caller)
-                content = self.encode(localized(game, language))
+                content = localized_json(game, language)
                 head = [_etag(game.version), _NO_STORE, (b"content-language", language.encode())]
             else:
                 answer, _ = await games.act(game_id, caller, action, None, None)

@@ -59,7 +59,7 @@ from api.games.tables import Tables
 from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
 from api.http.conditions import check_anonymous_key, check_key, parse_if_match
 from api.http.hygiene import HEAD_REQUEST
-from api.http.languages import language_headers, language_of, localized
+from api.http.languages import language_headers, language_of, localized, localized_json
 from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
 from api.http.tokens import (
@@ -358,8 +358,8 @@ async def _messages(
                     return
                 if game is not None:
                     shown = (page.version, page.status)
-                    game = localized(game, language)
-                    chunk.append(b"event: game\r\ndata: %s\r\n\r\n" % encode(game))
+                    shown_json = localized_json(game, language)
+                    chunk.append(b"event: game\r\ndata: %s\r\n\r\n" % shown_json)
             if chunk:
                 yield b"".join(chunk)
             if not page.more:
@@ -609,7 +609,8 @@ class GameController(Controller):
         game = await games.get(game_id, caller)
         language = language_of(request)
         headers = {**_etag(game.version), **NO_STORE, **language_headers(language)}
-        return Response(localized(game, language), headers=headers)
+        content: Any = localized_json(game, language)  # bytes: sent as they are
+        return Response(content, headers=headers)
 
     @post(
         "/{game_id:str}/actions",

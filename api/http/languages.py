@@ -38,6 +38,7 @@ __all__ = [
     "language_headers",
     "language_of",
     "localized",
+    "localized_json",
 ]
 
 #: The response headers every answer chosen by `Accept-Language` documents.
@@ -60,6 +61,24 @@ LANGUAGE_HEADERS: Sequence[ResponseHeader] = (
 def language_headers(language: str) -> dict[str, str]:
     """The headers of an answer in `language` (`Vary` is added by api.http.hygiene)."""
     return {"Content-Language": language}
+
+
+#: How every breakdown line's label starts in JSON (a key: the quotes are not escaped).
+_LABEL_KEY = b'"label":'
+_ENCODE = msgspec.json.Encoder().encode
+_DECODE = msgspec.json.Decoder().decode
+
+
+def localized_json(answer: Any, language: str) -> bytes:
+    """`answer` as JSON in `language`: the bytes `localized(answer, language)` encodes to.
+    Only a breakdown line is relabelled, and only a key is followed by `":` in JSON (a string's
+    own quotes are escaped): an answer whose JSON holds no `"label":` is the same in every
+    language and is sent as encoded, not walked (a game in play: its view holds no score
+    until its round is over). Any other `label` key only sends the answer the long way."""
+    content = _ENCODE(answer)
+    if language == DEFAULT_LANGUAGE or _LABEL_KEY not in content:
+        return content
+    return _ENCODE(_relabel(_DECODE(content), language))
 
 
 def _relabel(node: Any, language: str) -> Any:

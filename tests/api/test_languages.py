@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
@@ -785,3 +786,46 @@ def test_players_are_told_what_to_do_not_which_field() -> None:
         for developer_word in ("accept_terms", "true", "GET", "/v1/", "planned_rounds", "PATCH"):
             assert developer_word not in said, (developer_word, said)
     assert "planned_rounds" in api.sheets.texts.FINISHED_AFTER.render("en", rounds=7, planned=6)
+
+
+# --- an answer with no breakdown line is sent as encoded -----------------------------------
+
+
+def test_localized_json_is_the_walk_s_bytes_and_walks_only_labels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`localized_json` (a game's reads) gives the bytes of `localized`, in both languages,
+    for every view of a whole Num Wars match (a view shows its round's score once the round
+    is over) and its result; only an answer holding a breakdown line is walked."""
+    from api.http import languages
+    from engine.registry import make
+
+    walked: list[Any] = []
+    relabel = languages._relabel
+
+    def counted(node: Any, language: str) -> Any:
+        walked.append(node)
+        return relabel(node, language)
+
+    match = make("numwars").new_match(4, 2026)
+    answers: list[Any] = []
+    while not match.is_over:
+        seat = match.actors()[0]
+        answers.append(match.view(seat))
+        match.apply(seat, match.legal_actions(seat)[0])
+    answers += [match.view(0), match.result(), {"name": '"label": x', "label": "not a line"}]
+    labelled = unwalked = 0
+    for answer in answers:
+        monkeypatch.setattr(languages, "_relabel", counted)
+        fast = {lang: languages.localized_json(answer, lang) for lang in ("en", "fr")}
+        monkeypatch.setattr(languages, "_relabel", relabel)
+        for lang, content in fast.items():
+            assert content == msgspec.json.encode(languages.localized(answer, lang))
+        has_line = b'"kind":' in fast["en"] and b'"label":' in fast["en"]
+        assert bool(walked) == (b'"label":' in fast["en"]), answer
+        labelled += has_line
+        unwalked += not walked
+        assert (fast["fr"] != fast["en"]) == has_line
+        walked.clear()
+    # the last view (its round's score) and the result are relabelled; the views in play not
+    assert labelled == 2 and unwalked == len(answers) - 3, (labelled, unwalked, len(answers))
