@@ -34,6 +34,7 @@ from typing import Any
 import msgspec
 from litestar.types import ASGIApp, Receive, Send
 
+from api.games.answers import encode_answer
 from api.games.service import Credential, GameService
 from api.http.body import too_deep
 from api.http.fastpath import (
@@ -103,11 +104,11 @@ class FastGames(FastPath):
         try:
             if action is None:
                 game = await games.get(game_id, caller)
-                content = localized_json(game, language)
+                content = localized_json(game, language, encode_answer)
                 head = [_etag(game.version), _NO_STORE, (b"content-language", language.encode())]
             else:
                 answer, _ = await games.act(game_id, caller, action, None, None)
-                content = self.encode(answer)
+                content = encode_answer(answer)
                 head = [_etag(answer.version), _NO_STORE]
         except Exception as exc:  # the pipeline answers it, as the handler's own exception
             scope[COUNTED] = counted

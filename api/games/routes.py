@@ -29,6 +29,7 @@ from litestar.response.streaming import ASGIStreamingResponse
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.accounts.sessions import optional_session, require_session, session_caller
+from api.games.answers import encode_answer
 from api.games.schemas import (
     AbandonOut,
     ActionOut,
@@ -358,7 +359,7 @@ async def _messages(
                     return
                 if game is not None:
                     shown = (page.version, page.status)
-                    shown_json = localized_json(game, language)
+                    shown_json = localized_json(game, language, encode_answer)
                     chunk.append(b"event: game\r\ndata: %s\r\n\r\n" % shown_json)
             if chunk:
                 yield b"".join(chunk)
@@ -609,7 +610,7 @@ class GameController(Controller):
         game = await games.get(game_id, caller)
         language = language_of(request)
         headers = {**_etag(game.version), **NO_STORE, **language_headers(language)}
-        content: Any = localized_json(game, language)  # bytes: sent as they are
+        content: Any = localized_json(game, language, encode_answer)  # bytes: sent as they are
         return Response(content, headers=headers)
 
     @post(

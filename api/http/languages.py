@@ -15,7 +15,7 @@ as it was stored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -69,13 +69,14 @@ _ENCODE = msgspec.json.Encoder().encode
 _DECODE = msgspec.json.Decoder().decode
 
 
-def localized_json(answer: Any, language: str) -> bytes:
+def localized_json(answer: Any, language: str, encode: Callable[[Any], bytes] = _ENCODE) -> bytes:
     """`answer` as JSON in `language`: the bytes `localized(answer, language)` encodes to.
     Only a breakdown line is relabelled, and only a key is followed by `":` in JSON (a string's
     own quotes are escaped): an answer whose JSON holds no `"label":` is the same in every
     language and is sent as encoded, not walked (a game in play: its view holds no score
-    until its round is over). Any other `label` key only sends the answer the long way."""
-    content = _ENCODE(answer)
+    until its round is over). Any other `label` key only sends the answer the long way.
+    `encode`: the answer's encoder (`msgspec.json.encode`'s bytes)."""
+    content = encode(answer)
     if language == DEFAULT_LANGUAGE or _LABEL_KEY not in content:
         return content
     return _ENCODE(_relabel(_DECODE(content), language))

@@ -4,9 +4,15 @@ A game's `View` (in its `view.py`) extends :class:`BaseView` with its own fields
 by one projection, `view(state, seat)`: what `seat` may see (None: a spectator), never a card
 hidden from it. `round` and `scores` are plain fields, so a match sets them on a round's view
 with ``msgspec.structs.replace(view, round=…, scores=…)``.
+
+A view may name in `GROWS` fields that only grow within a round, element by element, each
+element the very object from one view to the next (built once, frozen): an encoder may keep
+such a list's JSON and encode only what it gained (:class:`api.games.formats.AnswerEncoder`).
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import msgspec
 
@@ -27,3 +33,5 @@ class BaseView(msgspec.Struct, frozen=True, kw_only=True):
     hand: list[str] | None = None  # the seat's own hand (None for a spectator)
     legal_actions: list[Action] | None = None  # the seat's own, each sendable back as it is
     scores: list[int]  # match totals so far, by seat (a lone round: zeros)
+    #: The fields that only grow within a round, their elements kept (module docstring).
+    GROWS: ClassVar[tuple[str, ...]] = ()

@@ -4,7 +4,7 @@ seat, or the set-aside."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
 
@@ -38,6 +38,8 @@ class View(BaseView, frozen=True, kw_only=True):
     passed_counts: list[int]
     passed: list[str] | None = None  # the cards the seat passed, during the exchange
     round_score: RoundScore | None  # the round's scores once it is over
+    #: the finished tricks are the kernel's own, built once each (`finished_tricks`)
+    GROWS: ClassVar[tuple[str, ...]] = ("tricks",)
 
 
 def view(state: NumWarsKernel, seat: int | None) -> View:

@@ -4,7 +4,7 @@ cards, another seat's passed cards, or a show not meant for the seat."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from engine.core.base import RoundScore, TrickCard
 from engine.core.cards import canonical
@@ -32,6 +32,8 @@ class View(BaseView, frozen=True, kw_only=True):
     shown: str | None = None  # alliance: the card the seat showed
     partner_shown: str | None = None  # alliance: the card the seat's partner showed it
     round_score: RoundScore | None  # the round's scores once it is over
+    #: the finished tricks are the kernel's own, built once each (`finished_tricks`)
+    GROWS: ClassVar[tuple[str, ...]] = ("tricks",)
 
 
 def view(state: ClassicKernel, seat: int | None) -> View:
