@@ -25,7 +25,10 @@ deployment runs one worker per container and scales by replicas.
 
 from __future__ import annotations
 
+import time
+from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import accumulate
 from typing import Any
 
 from litestar import Request, Response, get
@@ -39,14 +42,65 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+)
 from prometheus_client.registry import Collector
+from prometheus_client.samples import Sample
+from prometheus_client.utils import floatToGoString
 
 #: The text exposition's media type, without its charset (Litestar adds it to text/*).
 MEDIA_TYPE = CONTENT_TYPE_LATEST.replace("; charset=utf-8", "")
 #: Latency buckets (seconds): the rules endpoints answer in about a millisecond, stored
 #: games in a few; the upper ones catch slow database calls (and event streams).
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_LABELS = ("method", "route", "status")
+_REQUESTS = "numrules_http_requests"
+_REQUESTS_HELP = "HTTP requests answered, by route template, method and status"
+_DURATION = "numrules_http_request_duration_seconds"
+_DURATION_HELP = "HTTP request duration (seconds), by route template, method and status"
+_LE = [*map(floatToGoString, BUCKETS), "+Inf"]
+
+
+class _Requests(Collector):
+    """The requests' counter and duration histogram (issue 27: every layer paid for). Counted
+    as plain numbers, a list per (method, route, status): its bucket's count (the first
+    bound at or above the duration, +Inf past the last) and the durations' sum, where
+    prometheus-client's children took a lock for each of the three numbers they add to.
+    Collected as prometheus-client's `Counter` and `Histogram` expose them, `_created`
+    included (tests/api/test_metrics.py compares the two texts). Counted and collected on
+    the event loop's thread (api.ops.observe, the `/metrics` route)."""
+
+    def __init__(self) -> None:
+        #: (method, route, status) -> [count of each bucket, of +Inf, the sum of durations]
+        self.series: dict[tuple[str, str, int], list[float]] = {}
+        self.created: dict[tuple[str, str, int], float] = {}
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        key = (method, route, status)
+        series = self.series.get(key)
+        if series is None:
+            series = self.series[key] = [0.0] * (len(BUCKETS) + 2)
+            self.created[key] = time.time()
+        series[bisect_left(BUCKETS, seconds)] += 1
+        series[-1] += seconds
+
+    def collect(self) -> Iterator[CounterMetricFamily | HistogramMetricFamily]:
+        requests = CounterMetricFamily(_REQUESTS, _REQUESTS_HELP, labels=_LABELS)
+        duration = HistogramMetricFamily(_DURATION, _DURATION_HELP, labels=_LABELS)
+        for key, series in list(self.series.items()):
+            labels = [key[0], key[1], str(key[2])]
+            created = self.created[key]
+            counts = list(accumulate(series[:-1]))
+            requests.add_metric(labels, counts[-1], created=created)
+            duration.add_metric(labels, list(zip(_LE, counts, strict=True)), series[-1])
+            duration.samples.append(
+                Sample(f"{_DURATION}_created", dict(zip(_LABELS, labels, strict=True)), created)
+            )
+        yield requests
+        yield duration
 
 
 class _AppState(Collector):
@@ -79,21 +133,10 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
-        labels = ("method", "route", "status")
-        self.requests = Counter(
-            "numrules_http_requests",
-            "HTTP requests answered, by route template, method and status",
-            labels,
-            registry=self.registry,
-        )
-        self.duration = Histogram(
-            "numrules_http_request_duration_seconds",
-            "HTTP request duration (seconds), by route template, method and status",
-            labels,
-            buckets=BUCKETS,
-            registry=self.registry,
-        )
+        self._requests = _Requests()
+        self.registry.register(self._requests)
+        #: Count one request: its method, route template, status and duration (seconds).
+        self.observe = self._requests.observe
         self.games_created = Counter(
             "numrules_games_created", "Stored games created", registry=self.registry
         )
@@ -123,20 +166,6 @@ class Metrics:
     def bind(self, state: Any) -> None:
         """Read the scrape-time gauges from this app state."""
         self._app_state.state = state
-
-    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        """Count one request; the labelled children are looked up once per (method, route,
-        status), not on every request (prometheus-client's `labels()` checks and locks)."""
-        key = (method, route, status)
-        children = self._children.get(key)
-        if children is None:
-            labels = (method, route, str(status))
-            children = self._children[key] = (
-                self.requests.labels(*labels),
-                self.duration.labels(*labels),
-            )
-        children[0].inc()
-        children[1].observe(seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -98,3 +98,45 @@ def test_metrics_is_out_of_the_spec_and_not_rate_limited() -> None:
     app = create_app(Settings(check_db_on_start=False, rate_limit_per_minute=1))
     with TestClient(app) as c:
         assert all(c.get("/metrics").status_code == 200 for _ in range(3))
+
+
+def test_requests_are_exposed_as_prometheus_client_s_own_would_be() -> None:
+    """The requests' counter and histogram, counted as plain numbers (api.ops.metrics), give
+    the very text prometheus-client's `Counter` and `Histogram` give for the same requests,
+    durations on the buckets' bounds, past the last and zero included (`_created` aside:
+    each series' creation time)."""
+    import random
+
+    from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+    from api.ops.metrics import BUCKETS, _Requests
+
+    labels = ("method", "route", "status")
+    ours, theirs = CollectorRegistry(), CollectorRegistry()
+    counted = _Requests()
+    ours.register(counted)
+    requests = Counter(
+        "numrules_http_requests",
+        "HTTP requests answered, by route template, method and status",
+        labels,
+        registry=theirs,
+    )
+    duration = Histogram(
+        "numrules_http_request_duration_seconds",
+        "HTTP request duration (seconds), by route template, method and status",
+        labels,
+        buckets=BUCKETS,
+        registry=theirs,
+    )
+    rng = random.Random(13)
+    routes = ["/v1/games/{game_id}", "/v1/games/{game_id}/actions", "unmatched"]
+    durations = [*BUCKETS, 0.0, 12.5, *(rng.expovariate(200) for _ in range(300))]
+    for seconds in durations:
+        method, route, status = rng.choice("GP"), rng.choice(routes), rng.choice([200, 409])
+        counted.observe(method, route, status, seconds)
+        requests.labels(method, route, str(status)).inc()
+        duration.labels(method, route, str(status)).observe(seconds)
+    created = re.compile(rb"^(\w+_created\{.*\}) \S+$", re.MULTILINE)
+    text = created.sub(rb"\1 T", generate_latest(ours))
+    assert text == created.sub(rb"\1 T", generate_latest(theirs))
+    assert text.count(b"_created{") == 2 * len(counted.series) == 24
