@@ -11,8 +11,9 @@ element. The view is encoded with those lists empty, the kept JSON put in their 
 bytes are those `msgspec.json.encode(answer)` gives (tests/games/test_answers.py).
 
 The store is bounded (`size` lists, emptied when full) and holds only what a process shows:
-each game in play keeps one entry a seat's view, the trick just finished adding one. A list
-of fewer than two elements, or a view without such lists, is encoded as it is.
+one entry a game in play (its seats' and spectators' views share its tricks), an extended
+list taking its shorter one's place. A list of fewer than two elements, or a view without
+such lists, is encoded as it is.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class AnswerEncoder:
         kept = self._kept.get(id(before))
         if kept is not None and kept[0] is first and kept[1] is before and kept[2] == length - 1:
             json = b"%s,%s]" % (kept[3][:-1], _ENCODE(last))
+            del self._kept[id(before)]  # the shorter list is not shown again
             self.extended += 1
         else:
             json = _ENCODE(items)

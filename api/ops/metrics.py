@@ -41,6 +41,7 @@ from prometheus_client import (
     PlatformCollector,
     ProcessCollector,
     generate_latest,
+    metrics as prometheus_metrics,
 )
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -71,7 +72,8 @@ class _Requests(Collector):
     prometheus-client's children took a lock for each of the three numbers they add to.
     Collected as prometheus-client's `Counter` and `Histogram` expose them, `_created`
     included (tests/api/test_metrics.py compares the two texts). Counted and collected on
-    the event loop's thread (api.ops.observe, the `/metrics` route)."""
+    the event loop's thread only (api.ops.observe, the `/metrics` route, not run in a thread):
+    its additions take no lock."""
 
     def __init__(self) -> None:
         #: (method, route, status) -> [count of each bucket, of +Inf, the sum of durations]
@@ -88,17 +90,21 @@ class _Requests(Collector):
         series[-1] += seconds
 
     def collect(self) -> Iterator[CounterMetricFamily | HistogramMetricFamily]:
+        # prometheus-client's own switch (`PROMETHEUS_DISABLE_CREATED_SERIES`,
+        # `disable_created_metrics()`), read at each collection as its metrics read it
+        created_series = getattr(prometheus_metrics, "_use_created", True)
         requests = CounterMetricFamily(_REQUESTS, _REQUESTS_HELP, labels=_LABELS)
         duration = HistogramMetricFamily(_DURATION, _DURATION_HELP, labels=_LABELS)
         for key, series in list(self.series.items()):
             labels = [key[0], key[1], str(key[2])]
             created = self.created[key]
             counts = list(accumulate(series[:-1]))
-            requests.add_metric(labels, counts[-1], created=created)
+            requests.add_metric(labels, counts[-1], created=created if created_series else None)
             duration.add_metric(labels, list(zip(_LE, counts, strict=True)), series[-1])
-            duration.samples.append(
-                Sample(f"{_DURATION}_created", dict(zip(_LABELS, labels, strict=True)), created)
-            )
+            if created_series:
+                duration.samples.append(
+                    Sample(f"{_DURATION}_created", dict(zip(_LABELS, labels, strict=True)), created)
+                )
         yield requests
         yield duration
 

@@ -7,7 +7,7 @@ with ``msgspec.structs.replace(view, round=…, scores=…)``.
 
 A view may name in `GROWS` fields that only grow within a round, element by element, each
 element the very object from one view to the next (built once, frozen): an encoder may keep
-such a list's JSON and encode only what it gained (:class:`api.games.formats.AnswerEncoder`).
+such a list's JSON and encode only what it gained (:class:`api.games.answers.AnswerEncoder`).
 """
 
 from __future__ import annotations

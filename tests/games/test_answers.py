@@ -6,6 +6,7 @@ the promise that makes it right (`GROWS`: each element the same object from view
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import msgspec
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from api.games.answers import AnswerEncoder
-from api.games.schemas import ActionOut
+from api.games.schemas import ActionOut, GameOut, SeatDeadline, SeatOut
 from engine.registry import SPECS, make
 
 PLAYERS = {"numwars": 4, "numwars-classic": 4, "numking": 3, "numwin": 3}
@@ -32,8 +33,8 @@ def _play(ruleset: str, seed: int, encoder: AnswerEncoder, steps: int) -> int:
             break
         for seat in [*range(players), None]:
             view = match.view(seat)
-            answer = ActionOut(version=version, events=[], view=view)
-            assert encoder(answer) == msgspec.json.encode(answer), (ruleset, seed, version)
+            for answer in _answers(version, seat, view):
+                assert encoder(answer) == msgspec.json.encode(answer), (ruleset, seed, version)
             for name in type(view).GROWS:  # the promise: the elements are kept, in order
                 items, earlier = getattr(view, name), before.get(seat, [])
                 if len(items) >= len(earlier):
@@ -43,6 +44,31 @@ def _play(ruleset: str, seed: int, encoder: AnswerEncoder, steps: int) -> int:
         match.apply(seat, rng.choice(match.legal_actions(seat)))
         rounds.add(match.index)
     return len(rounds)
+
+
+_AT = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+
+
+def _answers(version: int, seat: int | None, view: Any) -> list[Any]:
+    """The answers a view is sent in: an action's (without a clock and with one) and a
+    game's (its defaults left out of its JSON)."""
+    clocked = [SeatDeadline(seat=seat or 0, at=_AT)]
+    return [
+        ActionOut(version=version, events=[], view=view),
+        ActionOut(version=version, events=[], view=view, deadlines=clocked, deadline=_AT),
+        GameOut(
+            id="0" * 32,
+            ruleset=view.ruleset,
+            options={},
+            rules_version=1,
+            version=version,
+            status="active",
+            seat=seat,
+            players=[SeatOut(seat=i, name=f"p{i}") for i in range(view.players)],
+            seed_commitment="c" * 64,
+            view=view,
+        ),
+    ]
 
 
 @settings(max_examples=4, deadline=None)
@@ -55,6 +81,7 @@ def test_the_bytes_of_a_plain_encoding_at_every_step(ruleset: str, seed: int) ->
         assert encoder.extended > 10, (encoder.extended, encoder.whole)
         # once a round (at its second trick), not once a view: 5 viewers share the JSON
         assert encoder.whole <= rounds, (encoder.whole, rounds)
+        assert len(encoder._kept) <= rounds  # a longer list takes its shorter one's place
 
 
 def test_a_small_store_is_emptied_and_still_right() -> None:
