@@ -320,8 +320,13 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
 
         if settings.check_db_on_start:
             await require_head(settings.database_url, settings)
-        engine = engine_from_settings(settings)
+        from api.games.sole import SoleLease, application_name
+
+        # every connection of this app's engines carries its name (api.games.sole)
+        name = application_name()
+        engine = engine_from_settings(settings, name)
         fanout = Fanout(settings.db_connect_timeout_seconds)
+        fanout.application_name = name
         application.state.db = engine
         from api.games.bots import Limits, Thinker
         from api.ops.metrics import metrics_of_state
@@ -374,8 +379,15 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
         sweeper = (
             engine
             if is_sqlite(settings.database_url)
-            else create_engine(settings.database_url, 1, **timeouts(settings))
+            else create_engine(
+                settings.database_url, 1, application_name=name, **timeouts(settings)
+            )
         )
+        if settings.sole_reads:
+            # (the sweeper's transactions are not watched: it writes only clocked games'
+            # timeouts, never a row `get` answers from; bot moves go through `engine`)
+            games.lease = SoleLease(name, settings.db_connect_timeout_seconds)
+            await games.lease.start(settings.database_url)  # before this app's first write
         sweeping = asyncio.get_running_loop().create_task(
             games.sweep(
                 settings.bot_sweep_seconds,
@@ -392,6 +404,8 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             sweeping.cancel()  # a no-op once it stopped
             if sweeper is not engine:
                 await sweeper.dispose()
+            if games.lease is not None:
+                await games.lease.close()
             await games.close()  # its bot moves and shared commits end before the engine
             await thinker.close()
             await fanout.close()

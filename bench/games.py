@@ -1,11 +1,15 @@
 """Stored games: actions per second through the API on PostgreSQL, against a raw asyncpg loop
 doing the same reads and writes, and against boardgame.io 0.50 (in memory and FlatFile).
 
-In one run, on a throw-away database (`numrules db upgrade`d, dropped at the end):
+In one run, each numrules server and the raw loop on a throw-away database of its own
+(`numrules db upgrade`d, dropped at the end), as one process deployed alone on its database:
 
 - numrules: `api.app:app` as `numrules serve` runs it, one worker (CPU 0), driven over HTTP by
   this process (CPU 1): four-player Num Wars games, each seat taking the first of its
-  `legal_actions` as soon as it may (bench/stored.py);
+  `legal_actions` as soon as it may (bench/stored.py); its seats' reads are answered without a
+  statement while it is its database's only client (api/games/sole.py);
+- numrules-shared-db: the same with `NUMRULES_SOLE_READS=false`, as a process that shares its
+  database with other workers or replicas reads (every read a statement);
 - raw-asyncpg: bench/raw_asyncpg.py (CPU 0), the same statements per action in the same
   transactions, computing nothing;
 - boardgame.io memory / flatfile: the harness in /work/shared/peers/boardgameio (its
@@ -70,7 +74,7 @@ from bench.stored import (
 
 PEER = Path("/work/shared/peers/boardgameio")
 BGIO_DIR = Path(os.environ.get("BGIO_DIR", "/tmp/bgio-bench"))
-API_PORT, BGIO_PORT, PIPELINE_PORT, STREAMS_PORT = 18111, 18112, 18113, 18114
+API_PORT, BGIO_PORT, PIPELINE_PORT, STREAMS_PORT, SHARED_DB_PORT = 18111, 18112, 18113, 18114, 18115
 #: The streams contenders' server, started for each of their runs (a fresh one, as
 #: boardgame.io's): a pool for many seats' GETs at once (with the others' 20,
 #: numrules-streams-get mostly measured overflow connections opened and closed), within
@@ -257,7 +261,7 @@ def main() -> None:
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
     bgio = None if args.no_bgio else bgio_install()
-    contenders = ["numrules", "raw-asyncpg"]
+    contenders = ["numrules", "numrules-shared-db", "raw-asyncpg"]
     contenders += ["numrules-pipeline"] if args.pipeline else []
     contenders += ["numrules-streams", "numrules-streams-get"] if args.streams else []
     if bgio is not None:
@@ -266,10 +270,22 @@ def main() -> None:
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     with throwaway_db() as url, serve_api(url, API_PORT) as api_pid, ExitStack() as stack:
         servers = {"numrules": (API_PORT, api_pid)}
-        if args.pipeline:
-            slow = {"NUMRULES_FAST_GAMES": "false"}
-            pid = stack.enter_context(serve_api(url, PIPELINE_PORT, settings=slow))
-            servers["numrules-pipeline"] = (PIPELINE_PORT, pid)
+        #: Each contender's database (the numrules servers': each one its database's only
+        #: client, as deployed alone; raw-asyncpg's; the streams servers' one).
+        urls = {"numrules": url, "numrules-clocked": url}
+        for who, port, setting in (
+            ("numrules-shared-db", SHARED_DB_PORT, {"NUMRULES_SOLE_READS": "false"}),
+            *(
+                [("numrules-pipeline", PIPELINE_PORT, {"NUMRULES_FAST_GAMES": "false"})]
+                if args.pipeline
+                else []
+            ),
+        ):
+            urls[who] = stack.enter_context(throwaway_db())
+            pid = stack.enter_context(serve_api(urls[who], port, settings=setting))
+            servers[who] = (port, pid)
+        urls["raw-asyncpg"] = stack.enter_context(throwaway_db())
+        streams_url = stack.enter_context(throwaway_db()) if args.streams else url
         # 64 streams from one address (the cap is 50 a network)
         wide = {"NUMRULES_DB_POOL_SIZE": STREAMS_POOL, "NUMRULES_MAX_STREAMS_PER_NETWORK": "0"}
         for port, _ in servers.values():
@@ -282,13 +298,13 @@ def main() -> None:
                     order.insert(at, "numrules-clocked")
                 for who in order:
                     if who in STREAMED:
-                        with serve_api(url, STREAMS_PORT, settings=wide) as pid:
+                        with serve_api(streams_url, STREAMS_PORT, settings=wide) as pid:
                             uvloop.run(play_http(STREAMS_PORT, 4, 2))  # warm-up, as above
                             row = uvloop.run(
                                 play_measured(
                                     [STREAMS_PORT],
                                     [pid],
-                                    url,
+                                    streams_url,
                                     conc,
                                     args.duration,
                                     None,
@@ -299,10 +315,10 @@ def main() -> None:
                         create = CLOCKED if who == "numrules-clocked" else None
                         port, pid = servers.get(who, servers["numrules"])
                         row = uvloop.run(
-                            play_measured([port], [pid], url, conc, args.duration, create)
+                            play_measured([port], [pid], urls[who], conc, args.duration, create)
                         )
                     elif who == "raw-asyncpg":
-                        row = raw_run(url, conc, args.duration, args.raw)
+                        row = raw_run(urls[who], conc, args.duration, args.raw)
                     else:
                         row = bgio_run(who.removeprefix("bgio-"), conc, args.duration)
                     runs.setdefault((who, conc), []).append(row)
@@ -383,6 +399,15 @@ def main() -> None:
                 f"numrules / raw-asyncpg actions/s, {conc} games (≥ 0.50)",
                 ours["actions_per_s"] / med[("raw-asyncpg", conc)]["actions_per_s"],
                 0.5,
+                True,
+            )
+        )
+        targets.append(
+            (
+                f"numrules / numrules-shared-db actions/s, {conc} games (reads without a "
+                "statement, the process alone on its database: > 1)",
+                ours["actions_per_s"] / med[("numrules-shared-db", conc)]["actions_per_s"],
+                1.0,
                 True,
             )
         )

@@ -73,6 +73,7 @@ def create_engine(
     connect_timeout: float = CONNECT_TIMEOUT_SECONDS,
     statement_timeout: float | None = None,
     pool_timeout: float = 10.0,
+    application_name: str | None = None,
 ) -> AsyncEngine:
     """`hide_parameters`: a database error's message never holds the statement's values (a
     seat's token hash, a player's name). No ping before each checkout (a round trip per
@@ -92,12 +93,18 @@ def create_engine(
     migrations) for each statement: PostgreSQL's `statement_timeout` setting, asyncpg's
     `command_timeout` half a second later, SQLite's lock wait. A statement the client gave up
     on leaves its connection mid-exchange: it is dropped, not reused (`_drop_on_timeout`).
+    `application_name`: every connection's (an app's own, :mod:`api.games.sole`).
     """
     if not is_sqlite(url):
         connect: dict[str, Any] = {"timeout": connect_timeout}
+        server: dict[str, str] = {}
         if statement_timeout is not None:
             connect["command_timeout"] = statement_timeout + SILENCE_MARGIN_SECONDS
-            connect["server_settings"] = {"statement_timeout": str(int(statement_timeout * 1000))}
+            server["statement_timeout"] = str(int(statement_timeout * 1000))
+        if application_name is not None:
+            server["application_name"] = application_name
+        if server:
+            connect["server_settings"] = server
         held = pool_size // 2
         engine = create_async_engine(
             url,
@@ -230,8 +237,13 @@ def held_size(engine: AsyncEngine) -> int:
     return _HELD.get(engine.sync_engine, 0)
 
 
-def engine_from_settings(settings: Settings) -> AsyncEngine:
-    return create_engine(settings.database_url, settings.db_pool_size, **timeouts(settings))
+def engine_from_settings(settings: Settings, application_name: str | None = None) -> AsyncEngine:
+    return create_engine(
+        settings.database_url,
+        settings.db_pool_size,
+        application_name=application_name,
+        **timeouts(settings),
+    )
 
 
 class Timeouts(TypedDict, total=False):

@@ -73,6 +73,8 @@ class Fanout:
     def __init__(self, connect_timeout: float = 5.0) -> None:
         #: Opening the LISTEN connection gives up after this (`NUMRULES_DB_CONNECT_TIMEOUT_SECONDS`).
         self.connect_timeout = connect_timeout
+        #: The LISTEN connection's `application_name` (the app's: api.games.sole).
+        self.application_name: str | None = None
         self._waiters: dict[str, set[asyncio.Event]] = {}
         #: When each watched game was last published (time.monotonic()): a read of its log
         #: begun after that sees every action its streams were woken for.
@@ -211,7 +213,11 @@ class Fanout:
 
     async def _connect(self) -> None:
         assert self._dsn is not None
-        connection = await asyncpg.connect(self._dsn, timeout=self.connect_timeout)
+        name = self.application_name
+        settings = {} if name is None else {"application_name": name}
+        connection = await asyncpg.connect(
+            self._dsn, timeout=self.connect_timeout, server_settings=settings
+        )
         connection.add_termination_listener(self._on_lost)
         if self._syncing is not None:  # the old connection's: it must not run on the new one
             self._syncing.cancel()

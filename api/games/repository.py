@@ -538,6 +538,9 @@ class GameRepository:
 
     def __init__(self, notify: bool) -> None:
         self.notify = notify
+        #: Called when an action's transaction on a held connection begins and once it
+        #: ended (PostgreSQL: `GameService` forgets the rows it reads answer from).
+        self.on_write: Callable[[], None] | None = None
 
     def acting(self, engine: AsyncEngine) -> AbstractAsyncContextManager[AsyncConnection]:
         """An action's transaction (committed when the block ends, rolled back on an error):
@@ -1189,6 +1192,18 @@ class PostgresGameRepository(GameRepository):
         """An action's transaction, begun and committed by asyncpg: SQLAlchemy's connection
         is in autocommit mode, so what it executes inside (the cold paths: a replay's log, a
         kept answer) runs in this transaction without a BEGIN of its own."""
+        on_write = self.on_write
+        if on_write is not None:
+            on_write()
+        try:
+            async with self._acting() as conn:
+                yield conn
+        finally:
+            if on_write is not None:
+                on_write()
+
+    @asynccontextmanager
+    async def _acting(self) -> AsyncIterator[AsyncConnection]:
         async with self.held.connect() as conn:
             driver = _driver(conn)
             try:

@@ -63,6 +63,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
+from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -136,6 +137,7 @@ from api.games.seating import (
     check_players,
     creation_record,
 )
+from api.games.sole import SoleLease
 from api.http.body import check_ruleset
 from api.http.conditions import IfMatch
 from api.http.domain import (
@@ -302,20 +304,41 @@ def ruleset_actions(ruleset_id: str) -> tuple[str, ...]:
     return registry.spec(ruleset_id).actions
 
 
-class _WrittenRow(dict[str, Any]):
-    """A game's row as this process wrote it (:meth:`GameService._announce`), read as the
-    streams read a read's row (`GameRecord`): its columns by attribute, `_asdict()`."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+class _WrittenRow(SimpleNamespace):
+    """A game's row as this process wrote it (:meth:`GameService._announce`), read as a
+    read's row (`GameRecord`) is: its columns by attribute, `_asdict()`."""
 
     def _asdict(self) -> dict[str, Any]:
-        return dict(self)
+        return dict(vars(self))
+
+
+def _row_after(base: Any, row: _HotRow, move: Move) -> _WrittenRow:
+    """The game's row after the hot action `move` written on `row` (its version, events'
+    count), from `base`, the row as read at that version (:meth:`GameService._announce`
+    says why it is right)."""
+    columns = base._asdict()
+    columns.update(
+        version=row.version + 1,
+        event_seq=row.event_seq + len(move.events),
+        status=move.status,
+        result=_as_read(move.result),
+        bot_pending=move.bot_pending,
+        deadlines=_as_read(move.deadlines),
+        deadline=move.deadline,
+        db_now=None,  # not read: never taken for the database's clock
+    )
+    return _WrittenRow(**columns)
+
+
+def _soleable(game: Any) -> bool:
+    """Whether :meth:`GameService.get` may answer from `game`'s row while the lease holds:
+    an active game, no bot's move owed, no deadline (its clock needs the database's)."""
+    return (
+        game.status == "active"
+        and not game.bot_pending
+        and game.deadline is None
+        and game.deadlines is None
+    )
 
 
 def _as_read(value: Any) -> Any:
@@ -352,6 +375,16 @@ class _Hot(NamedTuple):
     #: `deadlines` as answers show them, when made by the action that wrote them (a read's
     #: row parses them where it shows them).
     shown: list[SeatDeadline] | None = None
+
+
+class _Sole(NamedTuple):
+    """A game's row as a read found it or this process's hot action wrote it, while it held
+    the lease's `epoch` (:mod:`api.games.sole`), with the seats' tokens (hash → seat) a read
+    then found: what :meth:`GameService.get` answers from without a statement."""
+
+    epoch: int
+    row: Any
+    seats: dict[str, int]
 
 
 class _HotRow(NamedTuple):
@@ -716,6 +749,36 @@ class GameService:
         self.on_timeout: Callable[[str], None] | None = None
         #: Set at shutdown: the sweep ends after its current pass (:meth:`stop_sweeping`).
         self._stop_sweeping = asyncio.Event()
+        #: Whether this process is its database's only client (the app sets it: issue 27).
+        self.lease: SoleLease | None = None
+        #: The games' rows a seat's read may be answered from while the lease holds
+        #: (:meth:`get`), and how many times a write other than a hot action began or ended
+        #: here (each one forgets them all: a read or an action under way then keeps nothing).
+        self._sole: OrderedDict[str, _Sole] = OrderedDict()
+        self._writes = 0
+        #: How many seats' reads were answered so.
+        self.sole_reads = 0
+        if self.repository.hot:
+            self.repository.on_write = self._written
+            self.watch_writes(engine)
+
+    def watch_writes(self, engine: AsyncEngine) -> None:
+        """Forget the rows of :meth:`get` whenever a transaction of `engine` (one this
+        process writes games with) begins or its connection comes back to the pool."""
+        event.listen(engine.sync_engine, "begin", self._written_begin)
+        event.listen(engine.sync_engine, "checkin", self._written_checkin)
+
+    def _written(self) -> None:
+        """A write other than a hot action begins or ends here (a transaction begins or its
+        connection comes back to the pool): the rows of :meth:`get` are forgotten."""
+        self._writes += 1
+        self._sole.clear()
+
+    def _written_begin(self, _connection: Any) -> None:
+        self._written()
+
+    def _written_checkin(self, _dbapi_connection: Any, _record: Any) -> None:
+        self._written()
 
     # -- creating -------------------------------------------------------------------------
 
@@ -944,6 +1007,13 @@ class GameService:
         before)."""
         shared = self._seat_reads
         if shared is not None and caller is not None and caller.account_id is None:
+            epoch = None if self.lease is None else self.lease.current()
+            if epoch is not None:
+                sole = self._sole_read(game_id, caller.digest, epoch)
+                if sole is not None:
+                    self.sole_reads += 1
+                    return sole
+            writes = self._writes
             game = await shared.read(game_id, caller.digest)
             if game is None:
                 raise _not_found(game_id)
@@ -955,6 +1025,8 @@ class GameService:
             if not lapsed and not is_due(game):
                 held = self._game_held(game, seat)
                 if held is not None:
+                    if epoch is not None and seat is not None and writes == self._writes:
+                        self._remember(game, caller.digest, seat, epoch)
                     return held
                 async with self.reader.connect() as conn:
                     return await self._game_read(conn, game, seat)
@@ -974,6 +1046,38 @@ class GameService:
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             return await self._game_read(conn, game, seat)
+
+    def _sole_read(self, game_id: str, digest: str, epoch: int) -> GameOut | None:
+        """The game as the seat of `digest` sees it, answered from the row this process
+        read or wrote last while it held the lease's `epoch`, which it still holds (no other
+        client may have written since, nor did this process but by that row's write): when
+        the game is active, without bots or deadlines, and its match cached at the row's
+        version; None otherwise (the database is asked)."""
+        kept = self._sole.get(game_id)
+        if kept is None or kept.epoch != epoch:
+            return None
+        seat = kept.seats.get(digest)
+        if seat is None:
+            return None
+        return self._game_held(kept.row, seat)
+
+    def _remember(self, game: GameRow, digest: str, seat: int, epoch: int) -> None:
+        """Keep a seat's read of an active game without bots or deadlines, read while the
+        lease held `epoch` (and still holds it) and no other write began or ended here, with
+        the seats of the reads of the same row kept before."""
+        if self.lease is None or self.lease.current() != epoch or not _soleable(game):
+            return
+        kept = self._sole.get(game.id)
+        seats = {digest: seat}
+        if kept is not None and kept.epoch == epoch and kept.row.version == game.version:
+            seats = {**kept.seats, digest: seat}
+        self._keep_sole(game.id, _Sole(epoch, game, seats))
+
+    def _keep_sole(self, game_id: str, kept: _Sole) -> None:
+        self._sole[game_id] = kept
+        self._sole.move_to_end(game_id)
+        while len(self._sole) > self.cache_size:
+            self._sole.popitem(last=False)
 
     def _game_held(self, game: GameRow, seat: int | None) -> GameOut | None:
         """The game as `seat` sees it from what this process holds (the seats' names, the
@@ -1336,9 +1440,23 @@ class GameService:
         if self.before_commit is not None:
             self.before_commit()
         sent = time.monotonic()
+        epoch = None if self.lease is None else self.lease.current()
+        writes, kept = self._writes, self._sole.pop(game_id, None)
         if not await self.repository.append_hot(row, move, caller.digest):
             return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
+        if (
+            kept is not None
+            and epoch is not None
+            and kept.epoch == epoch
+            and kept.row.version == row.version
+            and writes == self._writes
+            and self.lease is not None
+            and self.lease.current() == epoch
+        ):  # the row a read would find now: kept for the seats' next reads
+            after = _row_after(kept.row, row, move)
+            if _soleable(after):
+                self._keep_sole(game_id, _Sole(epoch, after, kept.seats))
         self._announce(row, move, sent)
         if move.bot_pending:
             self.kick(game_id)
@@ -1371,17 +1489,7 @@ class GameService:
                 and not move.bot_pending
                 and move.events  # a stream's `after` moves with its events
             ):
-                game = _WrittenRow(base._asdict())
-                game.update(
-                    version=row.version + 1,
-                    event_seq=row.event_seq + len(move.events),
-                    status=move.status,
-                    result=_as_read(move.result),
-                    bot_pending=move.bot_pending,
-                    deadlines=_as_read(move.deadlines),
-                    deadline=move.deadline,
-                    db_now=None,  # not read: never taken for the database's clock
-                )
+                game = _row_after(base, row, move)
                 rows = [EventRow(e.seq, e.to, _as_read(e.payload)) for e in move.events]
                 decoded = [stored_event_out(r.seq, r.payload) for r in rows]
                 fanout.rows[row.id] = game

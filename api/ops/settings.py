@@ -292,6 +292,14 @@ class Settings(BaseSettings):
         "token, the locked path taking over when the guard fails; false: every action takes "
         "the locked path (BEGIN, the locked read, the write, COMMIT), where shared commits apply",
     )
+    sole_reads: bool = Field(
+        default=True,
+        description="PostgreSQL: while no other client is connected to the database (another "
+        "worker, a replica, psql), a seat's read of a game in play is answered from what this "
+        "process wrote last, without a statement (api/games/sole.py: the lease, looked at every "
+        "0.1 s); another numrules process waits 0.35 s before its first write when a lease may "
+        "be held; false: every read asks the database",
+    )
     fast_games: bool = Field(
         default=True,
         description="a game in play's two requests (GET /v1/games/{id} and POST "

@@ -54,7 +54,7 @@ async def _stored(conn: Any, game_id: str, after: int) -> tuple[dict[str, Any], 
 
 def _check_written(written: Any, row: dict[str, Any], events: list[Any]) -> None:
     game, rows, decoded = written.read
-    handed = dict(game)
+    handed = game._asdict()
     for name, value in row.items():
         if name in _CLOCKS or name in ("checkpoint", "progress", "sweep_at"):  # not read
             continue
