@@ -332,13 +332,8 @@ def _row_after(base: Any, row: _HotRow, move: Move) -> _WrittenRow:
 
 def _soleable(game: Any) -> bool:
     """Whether :meth:`GameService.get` may answer from `game`'s row while the lease holds:
-    an active game, no bot's move owed, no deadline (its clock needs the database's)."""
-    return (
-        game.status == "active"
-        and not game.bot_pending
-        and game.deadline is None
-        and game.deadlines is None
-    )
+    an active game, no bot's move owed (a deadline is checked when the read comes)."""
+    return game.status == "active" and not game.bot_pending
 
 
 def _as_read(value: Any) -> Any:
@@ -439,6 +434,12 @@ class _Expired(NamedTuple):
 
 #: A clocked hot action estimates the database's clock from a read at most this old (s).
 DB_CLOCK_FRESH = 10.0
+#: A read answered without a statement (:meth:`GameService._sole_read`) is one of a game
+#: whose next deadline is at least this far (s) ahead of the database's estimated clock:
+#: far more than the estimate's error (a read's way back), so a timeout the database would
+#: apply is never shown pending, and the clock sweep (whose writes are not watched) never
+#: writes a row so answered.
+SOLE_CLOCK_MARGIN = 0.05
 #: The sweep bounds a clock sweep moves on at most (`GameRepository.catch_up_sweep`).
 CATCH_UP_BATCH = 500
 
@@ -1051,18 +1052,31 @@ class GameService:
         """The game as the seat of `digest` sees it, answered from the row this process
         read or wrote last while it held the lease's `epoch`, which it still holds (no other
         client may have written since, nor did this process but by that row's write): when
-        the game is active, without bots or deadlines, and its match cached at the row's
-        version; None otherwise (the database is asked)."""
+        the game is active, no bot's move owed, its next deadline (if any) well ahead, and
+        its match cached at the row's version; None otherwise (the database is asked)."""
         kept = self._sole.get(game_id)
         if kept is None or kept.epoch != epoch:
             return None
         seat = kept.seats.get(digest)
         if seat is None:
             return None
+        deadline = kept.row.deadline
+        if deadline is not None and not self._long_before(deadline):
+            return None  # the database is asked: it applies the timeouts once it passed
         return self._game_held(kept.row, seat)
 
+    def _long_before(self, deadline: datetime) -> bool:
+        """Whether the database's clock, as :meth:`_db_now` estimates it (without a read),
+        is more than :data:`SOLE_CLOCK_MARGIN` seconds before `deadline`."""
+        sample, now = self._db_clock, time.monotonic()
+        if sample is None or now - sample[1] > DB_CLOCK_FRESH:
+            return False
+        if deadline.tzinfo is None:
+            deadline = aware(deadline)
+        return deadline.timestamp() > sample[0] + (now - sample[1]) + SOLE_CLOCK_MARGIN
+
     def _remember(self, game: GameRow, digest: str, seat: int, epoch: int) -> None:
-        """Keep a seat's read of an active game without bots or deadlines, read while the
+        """Keep a seat's read of an active game, no bot's move owed, read while the
         lease held `epoch` (and still holds it) and no other write began or ended here, with
         the seats of the reads of the same row kept before."""
         if self.lease is None or self.lease.current() != epoch or not _soleable(game):

@@ -2,7 +2,9 @@
 (issue 27, api/games/sole.py), on a PostgreSQL database of the test's own (no other client
 but the ones each test opens):
 
-* every read so answered is the read the database gives (seeded play-outs, every seat);
+* every read so answered is the read the database gives (seeded play-outs, every seat, with
+  and without a turn clock);
+* a read that comes once a deadline has passed is the database's, which applies the timeout;
 * another client connecting ends the lease within a beat and a half: what it writes then
   is what the next read shows, and the lease comes back, in a new epoch, once it left;
 * another numrules process starting waits out the lease before it writes, and its actions
@@ -76,6 +78,9 @@ async def _step(service: GameService, game: str, seats: list[Credential]) -> int
     return answer.version
 
 
+HOUR = {"turn_seconds": 3600, "on_timeout": "auto"}
+
+
 def _on_own_database(scenario: Callable[[str], Awaitable[None]]) -> None:
     with own_database() as url:
         migrations.upgrade(url)
@@ -88,6 +93,7 @@ def test_every_read_answered_without_a_statement_is_the_databases() -> None:
         try:
             await _until(lambda: _held(service))
             games = [await _create(service, 5100 + n) for n in range(3)]
+            games.append(await _create(service, 5103, clock=HOUR))
             compared = 0
             for _ in range(40):
                 for game, seats in games:
@@ -97,7 +103,7 @@ def test_every_read_answered_without_a_statement_is_the_databases() -> None:
                         got = msgspec.to_builtins(await service.get(game, seat))
                         assert got == await _truth(service, game, seat)
                         compared += service.sole_reads - before
-            assert compared > 0.8 * 40 * 3 * 4  # most of them so answered
+            assert compared > 0.8 * 40 * 4 * 4  # most of them so answered
         finally:
             await _close(service)
 
@@ -180,6 +186,29 @@ def test_a_write_here_other_than_a_hot_action_is_read() -> None:
             await service.abandon(game, seats[1])  # the same version, another status
             for seat in seats:
                 assert (await service.get(game, seat)).status == "abandoned"
+        finally:
+            await _close(service)
+
+    _on_own_database(scenario)
+
+
+def test_a_read_once_a_deadline_passed_is_the_databases() -> None:
+    async def scenario(url: str) -> None:
+        service = await _service(url)
+        try:
+            await _until(lambda: _held(service))
+            game, seats = await _create(service, 5500, clock={"turn_seconds": 1})
+            version = await _step(service, game, seats)
+            actor = (await service.get(game, None)).view.actors[0]
+            await service.get(game, seats[actor])  # its seat's first read: kept
+            before = service.sole_reads
+            shown = await service.get(game, seats[actor])
+            assert service.sole_reads == before + 1 and shown.version == version
+            await asyncio.sleep(1.2)  # the actor's turn ran out
+            late = await service.get(game, seats[actor])
+            assert service.sole_reads == before + 1  # asked the database, which timed it out
+            assert late.version > version
+            assert msgspec.to_builtins(late) == await _truth(service, game, seats[actor])
         finally:
             await _close(service)
 
