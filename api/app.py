@@ -320,9 +320,9 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
 
         if settings.check_db_on_start:
             await require_head(settings.database_url, settings)
-        from api.games.sole import SoleLease, application_name
+        from api.db.sole import SoleLease, application_name
 
-        # every connection of this app's engines carries its name (api.games.sole)
+        # every connection of this app's engines carries its name (api.db.sole)
         name = application_name()
         engine = engine_from_settings(settings, name)
         fanout = Fanout(settings.db_connect_timeout_seconds)
@@ -384,10 +384,12 @@ def _games_lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncCon
             )
         )
         if settings.sole_reads:
-            # (the sweeper's transactions are not watched: it writes only clocked games'
-            # timeouts, never a row `get` answers from; bot moves go through `engine`)
+            # (the sweeper's transactions are not watched: it writes clocked games' timeouts
+            # only once a deadline passed, and a row `get` answers from has its next deadline
+            # a second ahead at least; and other games' `sweep_at` bounds, which no read shows;
+            # bot moves go through `engine`)
             games.lease = SoleLease(name, settings.db_connect_timeout_seconds)
-            await games.lease.start(settings.database_url)  # before this app's first write
+            await games.lease.start(settings.database_url)
         sweeping = asyncio.get_running_loop().create_task(
             games.sweep(
                 settings.bot_sweep_seconds,

@@ -7,7 +7,7 @@ In one run, each numrules server and the raw loop on a throw-away database of it
 - numrules: `api.app:app` as `numrules serve` runs it, one worker (CPU 0), driven over HTTP by
   this process (CPU 1): four-player Num Wars games, each seat taking the first of its
   `legal_actions` as soon as it may (bench/stored.py); its seats' reads are answered without a
-  statement while it is its database's only client (api/games/sole.py);
+  statement while it is its database's only client (api/db/sole.py);
 - numrules-shared-db: the same with `NUMRULES_SOLE_READS=false`, as a process that shares its
   database with other workers or replicas reads (every read a statement);
 - raw-asyncpg: bench/raw_asyncpg.py (CPU 0), the same statements per action in the same

@@ -37,6 +37,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from api.db.sole import wait_out_claim
 from api.ops.settings import Settings
 
 
@@ -93,7 +94,7 @@ def create_engine(
     migrations) for each statement: PostgreSQL's `statement_timeout` setting, asyncpg's
     `command_timeout` half a second later, SQLite's lock wait. A statement the client gave up
     on leaves its connection mid-exchange: it is dropped, not reused (`_drop_on_timeout`).
-    `application_name`: every connection's (an app's own, :mod:`api.games.sole`).
+    `application_name`: every connection's (an app's own, :mod:`api.db.sole`).
     """
     if not is_sqlite(url):
         connect: dict[str, Any] = {"timeout": connect_timeout}
@@ -121,6 +122,8 @@ def create_engine(
         )
         event.listen(engine.sync_engine, "handle_error", _drop_on_timeout)
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
+        if application_name is not None:  # an app's: its writes wait out another's lease
+            event.listen(engine.sync_engine, "connect", wait_out_claim(application_name))
         _HELD[engine.sync_engine] = held
         return engine
     waits: dict[str, Any] = {"connect_args": {"timeout": statement_timeout or 5.0}}

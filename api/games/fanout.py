@@ -73,7 +73,7 @@ class Fanout:
     def __init__(self, connect_timeout: float = 5.0) -> None:
         #: Opening the LISTEN connection gives up after this (`NUMRULES_DB_CONNECT_TIMEOUT_SECONDS`).
         self.connect_timeout = connect_timeout
-        #: The LISTEN connection's `application_name` (the app's: api.games.sole).
+        #: The LISTEN connection's `application_name` (the app's: api.db.sole).
         self.application_name: str | None = None
         self._waiters: dict[str, set[asyncio.Event]] = {}
         #: When each watched game was last published (time.monotonic()): a read of its log

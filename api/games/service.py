@@ -75,6 +75,7 @@ from api.accounts.sessions import (
     lock_account,
 )
 from api.db.engine import aware, unavailable
+from api.db.sole import SoleLease
 from api.games.bots import Limits, OwnerLocks, Thinker, move_seed, owner_of
 from api.games.clock import (
     clock_document,
@@ -137,7 +138,6 @@ from api.games.seating import (
     check_players,
     creation_record,
 )
-from api.games.sole import SoleLease
 from api.http.body import check_ruleset
 from api.http.conditions import IfMatch
 from api.http.domain import (
@@ -374,7 +374,7 @@ class _Hot(NamedTuple):
 
 class _Sole(NamedTuple):
     """A game's row as a read found it or this process's hot action wrote it, while it held
-    the lease's `epoch` (:mod:`api.games.sole`), with the seats' tokens (hash → seat) a read
+    the lease's `epoch` (:mod:`api.db.sole`), with the seats' tokens (hash → seat) a read
     then found: what :meth:`GameService.get` answers from without a statement."""
 
     epoch: int
@@ -436,10 +436,11 @@ class _Expired(NamedTuple):
 DB_CLOCK_FRESH = 10.0
 #: A read answered without a statement (:meth:`GameService._sole_read`) is one of a game
 #: whose next deadline is at least this far (s) ahead of the database's estimated clock:
-#: far more than the estimate's error (a read's way back), so a timeout the database would
+#: far more than the estimate's error (how late the read it comes from was handled: its
+#: way back, a pause of the event loop or the collector), so a timeout the database would
 #: apply is never shown pending, and the clock sweep (whose writes are not watched) never
 #: writes a row so answered.
-SOLE_CLOCK_MARGIN = 0.05
+SOLE_CLOCK_MARGIN = 1.0
 #: The sweep bounds a clock sweep moves on at most (`GameRepository.catch_up_sweep`).
 CATCH_UP_BATCH = 500
 

@@ -296,9 +296,8 @@ class Settings(BaseSettings):
         default=True,
         description="PostgreSQL: while no other client is connected to the database (another "
         "worker, a replica, psql), a seat's read of a game in play is answered from what this "
-        "process wrote last, without a statement (api/games/sole.py: the lease, looked at every "
-        "0.1 s); another numrules process waits 0.35 s before its first write when a lease may "
-        "be held; false: every read asks the database",
+        "process wrote last, without a statement (api/db/sole.py: the lease, looked at every "
+        "0.1 s; others' writes wait for it to end); false: every read asks the database",
     )
     fast_games: bool = Field(
         default=True,
