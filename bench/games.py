@@ -8,7 +8,8 @@ In one run, each numrules server and the raw loop on a throw-away database of it
   this process (CPU 1): four-player Num Wars games, each seat taking the first of its
   `legal_actions` as soon as it may (bench/stored.py); its seats' reads are answered without a
   statement while it is its database's only client (api/db/sole.py);
-- numrules-shared-db: the same with `NUMRULES_SOLE_READS=false`, as a process that shares its
+- numrules-shared-db: the same with `NUMRULES_SOLE_READS=false` (a server started for each of
+  its runs, as the streams' are: PostgreSQL's 100 connections), as a process that shares its
   database with other workers or replicas reads (every read a statement);
 - raw-asyncpg: bench/raw_asyncpg.py (CPU 0), the same statements per action in the same
   transactions, computing nothing;
@@ -273,17 +274,15 @@ def main() -> None:
         #: Each contender's database (the numrules servers': each one its database's only
         #: client, as deployed alone; raw-asyncpg's; the streams servers' one).
         urls = {"numrules": url, "numrules-clocked": url}
-        for who, port, setting in (
-            ("numrules-shared-db", SHARED_DB_PORT, {"NUMRULES_SOLE_READS": "false"}),
-            *(
-                [("numrules-pipeline", PIPELINE_PORT, {"NUMRULES_FAST_GAMES": "false"})]
-                if args.pipeline
-                else []
-            ),
-        ):
-            urls[who] = stack.enter_context(throwaway_db())
-            pid = stack.enter_context(serve_api(urls[who], port, settings=setting))
-            servers[who] = (port, pid)
+        if args.pipeline:
+            urls["numrules-pipeline"] = stack.enter_context(throwaway_db())
+            slow = {"NUMRULES_FAST_GAMES": "false"}
+            pid = stack.enter_context(
+                serve_api(urls["numrules-pipeline"], PIPELINE_PORT, settings=slow)
+            )
+            servers["numrules-pipeline"] = (PIPELINE_PORT, pid)
+        # started for each of its runs, as the streams' servers (PostgreSQL's 100 connections)
+        urls["numrules-shared-db"] = stack.enter_context(throwaway_db())
         urls["raw-asyncpg"] = stack.enter_context(throwaway_db())
         streams_url = stack.enter_context(throwaway_db()) if args.streams else url
         # 64 streams from one address (the cap is 50 a network)
@@ -309,6 +308,15 @@ def main() -> None:
                                     args.duration,
                                     None,
                                     STREAMED[who],
+                                )
+                            )
+                    elif who == "numrules-shared-db":
+                        shared = {"NUMRULES_SOLE_READS": "false"}
+                        with serve_api(urls[who], SHARED_DB_PORT, settings=shared) as pid:
+                            uvloop.run(play_http(SHARED_DB_PORT, 4, 2))  # warm-up, as above
+                            row = uvloop.run(
+                                play_measured(
+                                    [SHARED_DB_PORT], [pid], urls[who], conc, args.duration
                                 )
                             )
                     elif who.startswith("numrules"):
