@@ -84,6 +84,18 @@ async def _step(service: GameService, game: str, seats: list[Credential]) -> int
 HOUR = {"turn_seconds": 3600, "on_timeout": "auto"}
 
 
+async def _in_play(
+    service: GameService, seed: int, steps: int, **more: Any
+) -> tuple[str, list[Credential]]:
+    """A game `steps` actions in, each seat's read of it since kept."""
+    game, seats = await _create(service, seed, **more)
+    for _ in range(steps):
+        await _step(service, game, seats)
+    for seat in seats:
+        await service.get(game, seat)
+    return game, seats
+
+
 def _on_own_database(scenario: Callable[[str], Awaitable[None]]) -> None:
     with own_database() as url:
         migrations.upgrade(url)
@@ -120,13 +132,10 @@ def test_another_client_ends_the_lease_and_its_writes_are_read() -> None:
             lease = service.lease
             assert lease is not None
             await _until(lambda: _held(service))
-            game, seats = await _create(service, 5200)
-            for _ in range(6):
-                await _step(service, game, seats)
+            game, seats = await _in_play(service, 5200, 6)
             before = service.sole_reads
             await service.get(game, seats[0])
-            await service.get(game, seats[0])
-            assert service.sole_reads > before  # answered from this process's row
+            assert service.sole_reads == before + 1  # answered from this process's row
             epoch = lease.epoch
             other = await asyncpg.connect(asyncpg_dsn(url))
             try:  # at once: its statement waits until the lease is over
@@ -151,11 +160,7 @@ def test_another_process_waits_out_the_lease_and_its_actions_are_read() -> None:
         second: GameService | None = None
         try:
             await _until(lambda: _held(first))
-            game, seats = await _create(first, 5300)
-            for _ in range(5):
-                await _step(first, game, seats)
-            for seat in seats:
-                await first.get(game, seat)  # rows kept for each seat
+            game, seats = await _in_play(first, 5300, 5)
             second = await _service(url)
             started = time.monotonic()
             version = await _step(second, game, seats)  # its first connection waits
@@ -177,11 +182,7 @@ def test_a_write_here_other_than_a_hot_action_is_read() -> None:
         service = await _service(url)
         try:
             await _until(lambda: _held(service))
-            game, seats = await _create(service, 5400)
-            for _ in range(3):
-                await _step(service, game, seats)
-            for seat in seats:
-                await service.get(game, seat)
+            game, seats = await _in_play(service, 5400, 3)
             before = service.sole_reads
             await service.get(game, seats[1])
             assert service.sole_reads == before + 1
@@ -225,11 +226,7 @@ def test_a_write_in_replica_mode_or_a_truncate_waits_for_the_lease_too() -> None
         service = await _service(url)
         try:
             await _until(lambda: _held(service))
-            game, seats = await _create(service, 5600)
-            for _ in range(4):
-                await _step(service, game, seats)
-            for seat in seats:
-                await service.get(game, seat)
+            game, seats = await _in_play(service, 5600, 4)
             other = await asyncpg.connect(asyncpg_dsn(url))
             try:
                 await other.execute("SET session_replication_role = replica")
@@ -238,11 +235,7 @@ def test_a_write_in_replica_mode_or_a_truncate_waits_for_the_lease_too() -> None
             finally:
                 await other.close()
             await _until(lambda: _held(service))
-            game, seats = await _create(service, 5601)
-            for _ in range(4):
-                await _step(service, game, seats)
-            for seat in seats:
-                await service.get(game, seat)
+            game, seats = await _in_play(service, 5601, 4)
             other = await asyncpg.connect(asyncpg_dsn(url))
             try:
                 await other.execute("TRUNCATE games CASCADE")
