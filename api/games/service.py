@@ -372,6 +372,10 @@ class _Hot(NamedTuple):
     shown: list[SeatDeadline] | None = None
 
 
+#: The execution option (and connection info key) of a new game's transaction.
+_NEW_GAME = "numrules_new_game"
+
+
 class _Sole(NamedTuple):
     """A game's row as a read found it or this process's hot action wrote it, while it held
     the lease's `epoch` (:mod:`api.db.sole`), with the seats' tokens (hash → seat) a read
@@ -758,6 +762,8 @@ class GameService:
         #: here (each one forgets them all: a read or an action under way then keeps nothing).
         self._sole: OrderedDict[str, _Sole] = OrderedDict()
         self._writes = 0
+        #: The engine of a new game's transaction, which writes no other game's rows.
+        self._creating = engine.execution_options(**{_NEW_GAME: True})
         #: How many seats' reads were answered so.
         self.sole_reads = 0
         if self.repository.hot:
@@ -772,14 +778,20 @@ class GameService:
 
     def _written(self) -> None:
         """A write other than a hot action begins or ends here (a transaction begins or its
-        connection comes back to the pool): the rows of :meth:`get` are forgotten."""
+        connection comes back to the pool; but a new game's, which writes no other game's
+        rows): the rows of :meth:`get` are forgotten."""
         self._writes += 1
         self._sole.clear()
 
-    def _written_begin(self, _connection: Any) -> None:
+    def _written_begin(self, connection: Any) -> None:
+        if connection.get_execution_options().get(_NEW_GAME):
+            connection.info[_NEW_GAME] = True  # its check-in too (the same record's info)
+            return
         self._written()
 
-    def _written_checkin(self, _dbapi_connection: Any, _record: Any) -> None:
+    def _written_checkin(self, _dbapi_connection: Any, record: Any) -> None:
+        if record.info.pop(_NEW_GAME, False):
+            return
         self._written()
 
     # -- creating -------------------------------------------------------------------------
@@ -815,8 +827,8 @@ class GameService:
         check_names([player.name for player in body.players])  # an open seat's may be None
         rules, hints = self.rules_of(body)
         owner = owner_of(None if caller is None else caller.account_id, network)
-        if key is None:
-            async with self.engine.begin() as conn:
+        if key is None:  # a new game's rows only: the rows `get` answers from stay right
+            async with self._creating.begin() as conn:
                 created, match, owed = await self._insert(conn, body, caller, rules, hints, owner)
         else:
             request = creation_hash(body)

@@ -10,7 +10,8 @@ but the ones each test opens):
   read shows, and the lease comes back, in a new epoch, once it left;
 * another numrules process's first connection waits out the lease, and its actions are what
   this one's reads show;
-* a write here other than a hot action (an abandon) is what the next read shows.
+* a write here other than a hot action (an abandon) is what the next read shows (a game's
+  creation, which writes no other game's rows, forgets nothing).
 """
 
 from __future__ import annotations
@@ -183,6 +184,7 @@ def test_a_write_here_other_than_a_hot_action_is_read() -> None:
         try:
             await _until(lambda: _held(service))
             game, seats = await _in_play(service, 5400, 3)
+            await _create(service, 5401)  # a new game's rows only: nothing forgotten
             before = service.sole_reads
             await service.get(game, seats[1])
             assert service.sole_reads == before + 1
