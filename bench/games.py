@@ -10,7 +10,9 @@ In one run, each numrules server and the raw loop on a throw-away database of it
   statement while it is its database's only client (api/db/sole.py);
 - numrules-shared-db: the same with `NUMRULES_SOLE_READS=false` (a server started for each of
   its runs, as the streams' are: PostgreSQL's 100 connections), as a process that shares its
-  database with other workers or replicas reads (every read a statement);
+  database with other workers or replicas reads (every read a statement). Its ratio to
+  numrules is judged as the clock's is (below): after the repetitions, `--shared-slices` pairs
+  of 1 s slices, both servers up, the order alternating, the ratio the median of the pairs';
 - raw-asyncpg: bench/raw_asyncpg.py (CPU 0), the same statements per action in the same
   transactions, computing nothing;
 - boardgame.io memory / flatfile: the harness in /work/shared/peers/boardgameio (its
@@ -240,6 +242,13 @@ def main() -> None:
         "which goes first) that the clock's target is judged on, at each concurrency",
     )
     parser.add_argument(
+        "--shared-slices",
+        type=int,
+        default=12,
+        help="the pairs of 1 s slices (numrules, numrules-shared-db, alternating which goes "
+        "first, both servers up) that the sole reads' ratio is judged on, at each concurrency",
+    )
+    parser.add_argument(
         "--pipeline",
         action="store_true",
         help="also numrules-pipeline: a second server with NUMRULES_FAST_GAMES=false (every "
@@ -340,6 +349,23 @@ def main() -> None:
                             play_measured([API_PORT], [api_pid], url, conc, 1.0, create)
                         )
                     slices.setdefault(conc, []).append((done[True], done[False]))
+        shared_slices: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        if args.shared_slices:  # the sole reads' ratio: pairs of short slices, as the clock's
+            shared = {"NUMRULES_SOLE_READS": "false"}
+            shared_url = urls["numrules-shared-db"]
+            with serve_api(shared_url, SHARED_DB_PORT, settings=shared) as pid:
+                uvloop.run(play_http(SHARED_DB_PORT, 4, 2))  # warm-up, as above
+                sides = {
+                    True: ([API_PORT], [api_pid], url),
+                    False: ([SHARED_DB_PORT], [pid], shared_url),
+                }
+                for conc in levels:
+                    for pair in range(args.shared_slices):
+                        done = {}
+                        for alone in (True, False) if pair % 2 == 0 else (False, True):
+                            ports, pids, where = sides[alone]
+                            done[alone] = uvloop.run(play_measured(ports, pids, where, conc, 1.0))
+                        shared_slices.setdefault(conc, []).append((done[True], done[False]))
         if args.profile:  # a run of its own, left out of the figures: py-spy slows the server
             folded = Path(args.profile).with_suffix(".folded")
             spy = subprocess.Popen(
@@ -410,15 +436,27 @@ def main() -> None:
                 True,
             )
         )
-        targets.append(
-            (
-                f"numrules / numrules-shared-db actions/s, {conc} games (reads without a "
-                "statement, the process alone on its database: > 1)",
-                ours["actions_per_s"] / med[("numrules-shared-db", conc)]["actions_per_s"],
-                1.0,
-                True,
+        sole = [a["actions_per_s"] / b["actions_per_s"] for a, b in shared_slices.get(conc, [])]
+        if sole:
+            print(
+                f"numrules / numrules-shared-db, {conc} games: the {args.duration:g} s runs' "
+                f"medians {ours['actions_per_s'] / med[('numrules-shared-db', conc)]['actions_per_s']:.3f}"
+                f"; the 1 s slices' pairs {', '.join(f'{r:.3f}' for r in sole)} (CPU µs an "
+                f"action, API and PostgreSQL: "
+                f"{statistics.median(a['api_us'] + a['db_us'] for a, _ in shared_slices[conc]):.0f}"
+                f" against "
+                f"{statistics.median(b['api_us'] + b['db_us'] for _, b in shared_slices[conc]):.0f})"
             )
-        )
+            targets.append(
+                (
+                    f"numrules / numrules-shared-db actions/s, {conc} games, paired (reads "
+                    f"without a statement, the process alone on its database; median of "
+                    f"{len(sole)} pairs of 1 s slices: > 1)",
+                    statistics.median(sole),
+                    1.0,
+                    True,
+                )
+            )
         if args.pipeline:
             targets.append(
                 (
@@ -517,6 +555,10 @@ def main() -> None:
                     ],
                     "runs": {f"{w} c={c}": r for (w, c), r in runs.items()},
                     "clock_pairs": {f"c={c}": v for c, v in clocks.items()},
+                    "shared_db_pairs": {
+                        f"c={c}": [a["actions_per_s"] / b["actions_per_s"] for a, b in v]
+                        for c, v in shared_slices.items()
+                    },
                 },
                 indent=1,
             )

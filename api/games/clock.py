@@ -117,45 +117,60 @@ def deadlines_moved(
     before: tuple[int, str],
     now: float,
     version: int,
-) -> tuple[list[dict[str, Any]], list[SeatDeadline]]:
-    """:func:`deadlines_after` and the same deadlines as answers show them (:func:`parsed`),
-    made together, `now` in seconds since the epoch (the database's clock as `DbNow` reads
-    it): run by every action on a clocked game, so plain loops, a new turn's deadline made
-    once (its text too), a kept one parsed only then. (`now` plus whole seconds is exact in a
-    float until 2038, so the deadline is `now`'s datetime plus the clock's seconds to the
+    shown_before: Sequence[SeatDeadline] | None = None,
+) -> tuple[list[dict[str, Any]], list[SeatDeadline], datetime | None]:
+    """:func:`deadlines_after`, the same deadlines as answers show them (:func:`parsed`)
+    and the earliest of them (`games.deadline`), made together, `now` in seconds since the
+    epoch (the database's clock as `DbNow` reads it). Run by every action on a clocked game,
+    so kept short: one seat's turn without a loop, a new turn's deadline made once (its text
+    too), a kept one taken from `shown_before` (the deadlines as the previous action showed
+    them, when this process made them) or else parsed. (`now` plus whole seconds is exact in
+    a float until 2038, so the deadline is `now`'s datetime plus the clock's seconds to the
     microsecond.)"""
-    seats = clocked_seats(match, bots)
-    same_turn = bool(previous) and (match.index, match.phase) == before
-    if same_turn:
-        for e in events:
-            if e.kind in TURN_BREAKS:
-                same_turn = False
-                break
+    current = None if match.is_over else match.current_player
+    if current is not None:  # one seat's turn
+        if bots[current] is not None or not match.legal_actions(current):
+            return [], [], None
+        seats: Sequence[int] = (current,)
+    else:
+        seats = clocked_seats(match, bots)
+        if not seats:
+            return [], [], None
+    same_turn = (
+        bool(previous)
+        and (match.index, match.phase) == before
+        and TURN_BREAKS.isdisjoint([e.kind for e in events])
+    )
     when: datetime | None = None
     at = ""
     stored = []
     shown = []
     for seat in seats:
-        if same_turn:
-            old = entry_of(previous, seat)
-            if old is not None:
-                stored.append(old)
-                shown.append(SeatDeadline(seat=seat, at=datetime.fromisoformat(old["at"])))
-                continue
+        old = entry_of(previous, seat) if same_turn else None
+        if old is not None:
+            stored.append(old)
+            kept = own_deadline(shown_before, seat)
+            shown.append(
+                SeatDeadline(
+                    seat=seat, at=datetime.fromisoformat(old["at"]) if kept is None else kept
+                )
+            )
+            continue
         if when is None:
             when = datetime.fromtimestamp(now + clock.turn_seconds, UTC)
             at = _text(when)
-        stored.append(_entry(seat, at, version))
+        stored.append({"seat": seat, "at": at, "since": version})
         shown.append(SeatDeadline(seat=seat, at=when))
-    if len(shown) > 1:
-        shown.sort(key=_BY_SEAT)
-    return stored, shown
+    if len(shown) == 1:
+        return stored, shown, shown[0].at
+    shown.sort(key=_BY_SEAT)
+    return stored, shown, min(d.at for d in shown)
 
 
-def own_deadline(shown: Sequence[SeatDeadline], seat: int | None) -> datetime | None:
+def own_deadline(shown: Sequence[SeatDeadline] | None, seat: int | None) -> datetime | None:
     """The `seat`'s deadline among those shown (:func:`parsed`), None if its clock does not
     run."""
-    for d in shown:
+    for d in shown or ():
         if d.seat == seat:
             return d.at
     return None
@@ -216,6 +231,11 @@ def is_due(game: Any) -> bool:
     return now is not None and deadline.timestamp() <= now
 
 
+def epoch_of(moment: datetime) -> float:
+    """A deadline in seconds since the epoch (a naive one, SQLite's, is UTC: `aware`)."""
+    return (moment if moment.tzinfo is not None else aware(moment)).timestamp()
+
+
 def from_epoch(seconds: float) -> datetime:
     """The database's clock (seconds since the epoch, `DbNow`) as an aware UTC datetime."""
     return datetime.fromtimestamp(float(seconds), tz=UTC)
@@ -232,6 +252,7 @@ __all__ = [
     "earliest",
     "earliest_of",
     "entry_of",
+    "epoch_of",
     "from_epoch",
     "is_due",
     "own_deadline",

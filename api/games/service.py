@@ -83,8 +83,8 @@ from api.games.clock import (
     deadlines_moved,
     due,
     earliest,
-    earliest_of,
     entry_of,
+    epoch_of,
     from_epoch,
     is_due,
     own_deadline,
@@ -323,11 +323,20 @@ def _row_after(base: Any, row: _HotRow, move: Move) -> _WrittenRow:
         status=move.status,
         result=_as_read(move.result),
         bot_pending=move.bot_pending,
-        deadlines=_as_read(move.deadlines),
+        # the stored deadlines are read back as they are written (objects of an integer seat,
+        # a string and an integer): the same list, never changed in place
+        deadlines=move.deadlines,
         deadline=move.deadline,
         db_now=None,  # not read: never taken for the database's clock
     )
     return _WrittenRow(**columns)
+
+
+def _alone(body: CreateGame) -> bool:
+    """Whether a new game of `body` needs nothing read or locked before its rows are written
+    (by a creation without a caller's session): no seat names an account, none is open (a
+    table's seats are claimed by sessions) and no `expert` bot spends a quota."""
+    return not any(p.account is not None or p.open or p.bot == "expert" for p in body.players)
 
 
 def _soleable(game: Any) -> bool:
@@ -384,6 +393,8 @@ class _Sole(NamedTuple):
     epoch: int
     row: Any
     seats: dict[str, int]
+    #: the row's next deadline in seconds since the epoch (`deadline`'s), None for none
+    due_at: float | None = None
 
 
 class _HotRow(NamedTuple):
@@ -399,6 +410,8 @@ class _HotRow(NamedTuple):
     deadline: datetime | None
     db_now: float = 0.0  # read only for a clocked game
     status: str = "active"
+    #: `deadlines` as the action that wrote them showed them (`_Hot.shown`), if known
+    shown: list[SeatDeadline] | None = None
 
 
 @dataclass
@@ -827,7 +840,11 @@ class GameService:
         check_names([player.name for player in body.players])  # an open seat's may be None
         rules, hints = self.rules_of(body)
         owner = owner_of(None if caller is None else caller.account_id, network)
-        if key is None:  # a new game's rows only: the rows `get` answers from stay right
+        if key is None and caller is None and self.repository.hot and _alone(body):
+            # a new game's rows only, in one statement (PostgreSQL's): the rows `get` answers
+            # from stay right
+            created, match, owed = await self._insert(None, body, caller, rules, hints, owner)
+        elif key is None:  # likewise, in a transaction (its reads and locks first)
             async with self._creating.begin() as conn:
                 created, match, owed = await self._insert(conn, body, caller, rules, hints, owner)
         else:
@@ -857,20 +874,23 @@ class GameService:
 
     async def _insert(
         self,
-        conn: AsyncConnection,
+        conn: AsyncConnection | None,
         body: CreateGame,
         caller: Caller | None,
         rules: Any,
         hints: bool,
         owner: str | None,
     ) -> tuple[GameCreated, Match, bool]:
-        """Write a new game of `body` in `conn`'s transaction: the answer, the match and
-        whether a bot's move is owed."""
-        if owner is not None and any(p.bot == "expert" for p in body.players):
-            await self._check_bot_quota(conn, owner)
-        if caller is not None:  # its deletion waits for the game (else refused, never a fault)
-            await lock_account(conn, caller.account_id)
-        accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
+        """Write a new game of `body` in `conn`'s transaction (None: one of its own, for a
+        game :func:`_alone` says needs nothing read first, without a caller): the answer, the
+        match and whether a bot's move is owed."""
+        accounts: list[str | None] = [None] * len(body.players)
+        if conn is not None:
+            if owner is not None and any(p.bot == "expert" for p in body.players):
+                await self._check_bot_quota(conn, owner)
+            if caller is not None:  # its deletion waits for the game (else refused)
+                await lock_account(conn, caller.account_id)
+            accounts = await accounts_by_pseudo(conn, [p.account for p in body.players], "players")
         seats = [
             NewSeat(
                 name=p.name or "",
@@ -906,7 +926,7 @@ class GameService:
 
     async def insert_game(
         self,
-        conn: AsyncConnection,
+        conn: AsyncConnection | None,
         body: CreateGame,
         rules: Any,
         hints: bool,
@@ -917,7 +937,8 @@ class GameService:
         """Write a new game of `body` (its ruleset, options and seed: the creation request
         wholesale, so that a rematch, which passes its game's, keeps every creation option)
         with `seats`; the answer, the match and whether a bot's move is owed. A game with an
-        open seat is `waiting`: no event yet (its round is dealt when it starts)."""
+        open seat is `waiting`: no event yet (its round is dealt when it starts). Without
+        `conn`, the game is written in a statement of its own (`add_game_alone`)."""
         seed = secrets.randbits(63) if body.seed is None else body.seed
         match = Match(rules, len(seats), seed)
         game_id = new_id()
@@ -933,10 +954,16 @@ class GameService:
         status: Status = "waiting" if waiting else "active"
         deadlines = None
         if clock is not None and not waiting:  # the turns start now, by the database's clock
-            now = from_epoch(await self.repository.now(conn))
-            deadlines = start_deadlines(match, bots, clock, now, 0)
-        await self.repository.add_game(
-            conn,
+            # (estimated as a hot action's is, :meth:`_db_now`; else read)
+            estimated = self._db_now_estimated()
+            if estimated is None:
+                if conn is None:
+                    estimated = await self._db_now()
+                else:
+                    estimated = await self.repository.now(conn)
+                    self._db_clock = (estimated, time.monotonic())
+            deadlines = start_deadlines(match, bots, clock, from_epoch(estimated), 0)
+        rows = (
             {
                 "id": game_id,
                 "ruleset": rules.id,
@@ -981,6 +1008,10 @@ class GameService:
             ],
             stored,
         )
+        if conn is None:
+            await self.repository.add_game_alone(self._creating, *rows)
+        else:
+            await self.repository.add_game(conn, *rows)
         created = GameCreated(
             id=game_id,
             ruleset=rules.id,
@@ -1073,20 +1104,12 @@ class GameService:
         seat = kept.seats.get(digest)
         if seat is None:
             return None
-        deadline = kept.row.deadline
-        if deadline is not None and not self._long_before(deadline):
-            return None  # the database is asked: it applies the timeouts once it passed
+        due_at = kept.due_at
+        if due_at is not None:
+            now = self._db_now_estimated()
+            if now is None or due_at <= now + SOLE_CLOCK_MARGIN:
+                return None  # the database is asked: it applies the timeouts once it passed
         return self._game_held(kept.row, seat)
-
-    def _long_before(self, deadline: datetime) -> bool:
-        """Whether the database's clock, as :meth:`_db_now` estimates it (without a read),
-        is more than :data:`SOLE_CLOCK_MARGIN` seconds before `deadline`."""
-        sample, now = self._db_clock, time.monotonic()
-        if sample is None or now - sample[1] > DB_CLOCK_FRESH:
-            return False
-        if deadline.tzinfo is None:
-            deadline = aware(deadline)
-        return deadline.timestamp() > sample[0] + (now - sample[1]) + SOLE_CLOCK_MARGIN
 
     def _remember(self, game: GameRow, digest: str, seat: int, epoch: int) -> None:
         """Keep a seat's read of an active game, no bot's move owed, read while the
@@ -1098,7 +1121,8 @@ class GameService:
         seats = {digest: seat}
         if kept is not None and kept.epoch == epoch and kept.row.version == game.version:
             seats = {**kept.seats, digest: seat}
-        self._keep_sole(game.id, _Sole(epoch, game, seats))
+        due_at = None if game.deadline is None else epoch_of(game.deadline)
+        self._keep_sole(game.id, _Sole(epoch, game, seats, due_at))
 
     def _keep_sole(self, game_id: str, kept: _Sole) -> None:
         self._sole[game_id] = kept
@@ -1434,7 +1458,10 @@ class GameService:
         del self._cache[game_id]  # ours now: a reader or another action replays meanwhile
         match = cached.match
         # a new turn's deadline starts at the database's clock
-        now = 0.0 if hot.clock is None else await self._db_now()
+        now = 0.0
+        if hot.clock is not None:
+            estimated = self._db_now_estimated()
+            now = await self._db_now() if estimated is None else estimated
         row = _HotRow(
             game_id,
             cached.version,
@@ -1444,10 +1471,12 @@ class GameService:
             hot.deadlines,
             hot.deadline,
             now,
+            shown=hot.shown,
         )
         before = (match.index, match.phase)
         events: list[EventBase] | None = None
-        if not is_due(row):  # else its timeouts first (`expire`), on the locked path
+        if hot.deadline is None or epoch_of(hot.deadline) > now:  # else its timeouts first
+            # (`expire`), on the locked path
             with contextlib.suppress(EngineError):  # the locked path answers a refusal
                 match.check_cards(action)
                 events = match.apply(seat, action)
@@ -1483,7 +1512,8 @@ class GameService:
         ):  # the row a read would find now: kept for the seats' next reads
             after = _row_after(kept.row, row, move)
             if _soleable(after):
-                self._keep_sole(game_id, _Sole(epoch, after, kept.seats))
+                due_at = None if move.deadline is None else epoch_of(move.deadline)
+                self._keep_sole(game_id, _Sole(epoch, after, kept.seats, due_at))
         self._announce(row, move, sent)
         if move.bot_pending:
             self.kick(game_id)
@@ -1525,6 +1555,13 @@ class GameService:
             log.exception("game %s: the row of version %d", row.id, row.version + 1)
         fanout.announce(row.id, row.version + 1, written, sent)
 
+    def _db_now_estimated(self) -> float | None:
+        """:meth:`_db_now`'s estimate from the last read, None if it is too old."""
+        sample, now = self._db_clock, time.monotonic()
+        if sample is not None and now - sample[1] <= DB_CLOCK_FRESH:
+            return sample[0] + (now - sample[1])
+        return None
+
     async def _db_now(self) -> float:
         """The database's clock for a clocked hot action: the `db_now` of the last game row
         this process read (every read and locked read carries it) plus the time since on this
@@ -1534,9 +1571,9 @@ class GameService:
         as the action then waits for a shared statement: `HotWrites`, a few milliseconds);
         whether a deadline has passed is checked again by the statement, on the database's
         clock."""
-        sample, now = self._db_clock, time.monotonic()
-        if sample is not None and now - sample[1] <= DB_CLOCK_FRESH:
-            return sample[0] + (now - sample[1])
+        estimated = self._db_now_estimated()
+        if estimated is not None:
+            return estimated
         async with self.repository.connected() as conn:
             read = await self.repository.now_hot(conn)
         self._db_clock = (read, time.monotonic())
@@ -1671,9 +1708,10 @@ class GameService:
                 progress = match.progress()
         bots = [b for _, b in names]
         clock = clock_of(game)
-        deadlines = shown = None
+        deadlines = deadline = None
+        shown: list[SeatDeadline] = []
         if clock is not None:
-            deadlines, shown = deadlines_moved(
+            deadlines, shown, deadline = deadlines_moved(
                 game.deadlines,
                 match,
                 bots,
@@ -1682,6 +1720,7 @@ class GameService:
                 before,
                 float(game.db_now),
                 game.version + 1,
+                getattr(game, "shown", None),
             )
         return Move(
             seat=seat,
@@ -1693,8 +1732,8 @@ class GameService:
             progress=progress,
             bot_pending=bot_seat(match, bots) is not None,
             deadlines=deadlines,
-            deadline=None if shown is None else earliest_of(shown),
-            shown=shown or [],
+            deadline=deadline,
+            shown=shown,
         )
 
     async def _write(
