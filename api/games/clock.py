@@ -118,9 +118,9 @@ def deadlines_moved(
     now: float,
     version: int,
     shown_before: Sequence[SeatDeadline] | None = None,
-) -> tuple[list[dict[str, Any]], list[SeatDeadline], datetime | None]:
-    """:func:`deadlines_after`, the same deadlines as answers show them (:func:`parsed`)
-    and the earliest of them (`games.deadline`), made together, `now` in seconds since the
+) -> tuple[list[dict[str, Any]], list[SeatDeadline], datetime | None, float | None]:
+    """:func:`deadlines_after`, the same deadlines as answers show them (:func:`parsed`),
+    the earliest of them (`games.deadline`) and that in seconds since the epoch, made together, `now` in seconds since the
     epoch (the database's clock as `DbNow` reads it). Run by every action on a clocked game,
     so kept short: one seat's turn without a loop, a new turn's deadline made once (its text
     too), a kept one taken from `shown_before` (the deadlines as the previous action showed
@@ -130,23 +130,29 @@ def deadlines_moved(
     current = None if match.is_over else match.current_player
     if current is not None:  # one seat's turn
         if bots[current] is not None or not match.legal_actions(current):
-            return [], [], None
+            return [], [], None, None
         seats: Sequence[int] = (current,)
     else:
         seats = clocked_seats(match, bots)
         if not seats:
-            return [], [], None
-    same_turn = (
-        bool(previous)
-        and (match.index, match.phase) == before
-        and TURN_BREAKS.isdisjoint([e.kind for e in events])
-    )
+            return [], [], None, None
+    # the entries a seat may keep: none once a new turn began
+    entries: Sequence[dict[str, Any]] = ()
+    if previous and (match.index, match.phase) == before:
+        entries = previous
+        for e in events:
+            if e.kind in TURN_BREAKS:
+                entries = ()
+                break
     when: datetime | None = None
     at = ""
     stored = []
     shown = []
     for seat in seats:
-        old = entry_of(previous, seat) if same_turn else None
+        if len(entries) == 1:  # one seat's turn (kept, or the turn passed to another)
+            old = entries[0] if int(entries[0]["seat"]) == seat else None
+        else:
+            old = entry_of(entries, seat)
         if old is not None:
             stored.append(old)
             kept = own_deadline(shown_before, seat)
@@ -162,9 +168,11 @@ def deadlines_moved(
         stored.append({"seat": seat, "at": at, "since": version})
         shown.append(SeatDeadline(seat=seat, at=when))
     if len(shown) == 1:
-        return stored, shown, shown[0].at
-    shown.sort(key=_BY_SEAT)
-    return stored, shown, min(d.at for d in shown)
+        earliest = shown[0].at
+    else:
+        shown.sort(key=_BY_SEAT)
+        earliest = min(d.at for d in shown)
+    return stored, shown, earliest, epoch_of(earliest)
 
 
 def own_deadline(shown: Sequence[SeatDeadline] | None, seat: int | None) -> datetime | None:

@@ -518,6 +518,8 @@ class Move(msgspec.Struct, frozen=True):
     progress: MatchCheckpoint | None = None
     #: `deadlines` as answers show them, made with them (`api.games.clock.deadlines_moved`).
     shown: list[SeatDeadline] = []
+    #: `deadline` in seconds since the epoch (None: none), made with it
+    due_at: float | None = None
 
 
 class Kept(NamedTuple):

@@ -379,6 +379,8 @@ class _Hot(NamedTuple):
     #: `deadlines` as answers show them, when made by the action that wrote them (a read's
     #: row parses them where it shows them).
     shown: list[SeatDeadline] | None = None
+    #: `deadline` in seconds since the epoch, None for none
+    due_at: float | None = None
 
 
 #: The execution option (and connection info key) of a new game's transaction.
@@ -474,6 +476,7 @@ def _hot_after(move: Move, events: int, game: Any) -> _Hot | None:
         move.deadlines,
         move.deadline,
         move.shown,
+        move.due_at,
     )
 
 
@@ -502,7 +505,15 @@ def _hot_of(game: Any, names: Sequence[tuple[str, str | None]]) -> _Hot | None:
     action may not be hot (not active, a bot's move owed, a bot seated)."""
     if game.status != "active" or game.bot_pending or any(bot is not None for _, bot in names):
         return None
-    return _Hot(game.event_seq, game.ruleset, clock_of(game), game.deadlines, game.deadline)
+    deadline = game.deadline
+    return _Hot(
+        game.event_seq,
+        game.ruleset,
+        clock_of(game),
+        game.deadlines,
+        deadline,
+        due_at=None if deadline is None else epoch_of(deadline),
+    )
 
 
 NO_GAME = text("no-game", "no game {game!r}", "aucune partie {game!r}")
@@ -1475,7 +1486,7 @@ class GameService:
         )
         before = (match.index, match.phase)
         events: list[EventBase] | None = None
-        if hot.deadline is None or epoch_of(hot.deadline) > now:  # else its timeouts first
+        if hot.due_at is None or hot.due_at > now:  # else its timeouts first
             # (`expire`), on the locked path
             with contextlib.suppress(EngineError):  # the locked path answers a refusal
                 match.check_cards(action)
@@ -1512,8 +1523,7 @@ class GameService:
         ):  # the row a read would find now: kept for the seats' next reads
             after = _row_after(kept.row, row, move)
             if _soleable(after):
-                due_at = None if move.deadline is None else epoch_of(move.deadline)
-                self._keep_sole(game_id, _Sole(epoch, after, kept.seats, due_at))
+                self._keep_sole(game_id, _Sole(epoch, after, kept.seats, move.due_at))
         self._announce(row, move, sent)
         if move.bot_pending:
             self.kick(game_id)
@@ -1708,10 +1718,10 @@ class GameService:
                 progress = match.progress()
         bots = [b for _, b in names]
         clock = clock_of(game)
-        deadlines = deadline = None
+        deadlines = deadline = due_at = None
         shown: list[SeatDeadline] = []
         if clock is not None:
-            deadlines, shown, deadline = deadlines_moved(
+            deadlines, shown, deadline, due_at = deadlines_moved(
                 game.deadlines,
                 match,
                 bots,
@@ -1734,6 +1744,7 @@ class GameService:
             deadlines=deadlines,
             deadline=deadline,
             shown=shown,
+            due_at=due_at,
         )
 
     async def _write(
