@@ -1487,6 +1487,8 @@ class PostgresGameRepository(GameRepository):
 
 def _json(value: Any) -> str:
     """A JSONB parameter's text (None: JSON null, as the models' JSON columns store it)."""
+    if value is None:  # most of them: an active game's result, an unclocked one's deadlines
+        return "null"
     return msgspec.json.encode(value).decode()
 
 

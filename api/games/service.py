@@ -347,6 +347,8 @@ def _soleable(game: Any) -> bool:
 
 def _as_read(value: Any) -> Any:
     """A JSON column's value as a read gives it back (its JSON text decoded)."""
+    if value is None:  # JSON null (most of them: an active game's result)
+        return None
     return msgspec.json.decode(msgspec.json.encode(value))
 
 
