@@ -398,7 +398,7 @@ class _Sole(NamedTuple):
     row: Any
     seats: dict[str, int]
     #: the row's next deadline in seconds since the epoch (`deadline`'s), None for none
-    due_at: float | None = None
+    due_at: float | None
 
 
 class _HotRow(NamedTuple):
@@ -951,7 +951,8 @@ class GameService:
         wholesale, so that a rematch, which passes its game's, keeps every creation option)
         with `seats`; the answer, the match and whether a bot's move is owed. A game with an
         open seat is `waiting`: no event yet (its round is dealt when it starts). Without
-        `conn`, the game is written in a statement of its own (`add_game_alone`)."""
+        `conn` (PostgreSQL's repository only, which is `hot`: `create_once`), the game is
+        written in a statement of its own (`add_game_alone`)."""
         seed = secrets.randbits(63) if body.seed is None else body.seed
         match = Match(rules, len(seats), seed)
         game_id = new_id()

@@ -8,12 +8,19 @@ salt, token hashes, bot seed, timestamps; a clock's deadlines, compared by shape
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
 import pytest
 
+from api.games.repository import (
+    _NEW_GAME_PG,
+    GameRepository,
+    PostgresGameRepository,
+)
 from tests.pg import asyncpg_dsn
 
 #: Drawn or timed for each game: compared by presence only.
@@ -70,22 +77,59 @@ def _same(alone: dict[str, Any], locked: dict[str, Any], drawn: set[str]) -> Non
             assert value == locked[column], column
 
 
+@pytest.fixture
+def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[dict[str, Any]]]:
+    """The game rows each writing path was given, by path: one statement, a transaction."""
+    seen: dict[str, list[dict[str, Any]]] = {"alone": [], "transaction": []}
+    alone, transaction = PostgresGameRepository.add_game_alone, GameRepository.add_game
+
+    async def add_game_alone(self: Any, engine: Any, game: Any, *rest: Any) -> None:
+        seen["alone"].append(game)
+        await alone(self, engine, game, *rest)
+
+    async def add_game(self: Any, conn: Any, game: Any, *rest: Any) -> None:
+        seen["transaction"].append(game)
+        await transaction(self, conn, game, *rest)
+
+    monkeypatch.setattr(PostgresGameRepository, "add_game_alone", add_game_alone)
+    monkeypatch.setattr(GameRepository, "add_game", add_game)
+    return seen
+
+
+@pytest.fixture
+def held(games_app: Any) -> Any:
+    """The app's bots kept from playing (their move would change the rows compared)."""
+    service = games_app.state.games
+    service.hold = True
+    yield service
+    service.hold = False
+
+
 @pytest.mark.parametrize(
     "extra",
     [
         {},
         {"clock": {"turn_seconds": 600, "on_timeout": "auto"}},
         {"players": [{"name": "p0"}, {"name": "p1"}, {"name": "p2"}], "options": {"exchange": 0}},
+        {"players": [{"name": "p0"}, {"name": "b1", "bot": "basic"}, {"name": "p2"}]},
+        {"options": {"hints": False}},
     ],
-    ids=["plain", "clocked", "three"],
+    ids=["plain", "clocked", "three", "bot", "no-hints"],
 )
 def test_one_statement_writes_the_rows_of_a_transaction(
-    games: Any, pg_head: str, extra: dict[str, Any]
+    games: Any, pg_head: str, extra: dict[str, Any], paths: Any, held: Any
 ) -> None:
     body = {**WARS, **extra}
     alone = games.post("/v1/games", json=body)
+    assert alone.status_code == 201, alone.text
+    assert len(paths["alone"]) == 1 and not paths["transaction"]  # the one statement
+    # every column it is given is one the statement writes (`sweep_at` is `deadline`'s)
+    given = paths["alone"][0]
+    assert set(given) == {name for name, _ in _NEW_GAME_PG} | {"sweep_at"}
+    assert given["sweep_at"] == given["deadline"]
     keyed = games.post("/v1/games", json=body, headers={"Idempotency-Key": uuid.uuid4().hex})
-    assert alone.status_code == keyed.status_code == 201, (alone.text, keyed.text)
+    assert keyed.status_code == 201, keyed.text
+    assert len(paths["transaction"]) == 1 and len(paths["alone"]) == 1  # the transaction
     first, second = alone.json(), keyed.json()
     assert first["view"] == second["view"]  # the same deal, answered alike
     a = asyncio.run(_rows(pg_head, first["id"]))
@@ -99,13 +143,25 @@ def test_one_statement_writes_the_rows_of_a_transaction(
     for event_a, event_b in zip(a["events"], b["events"], strict=True):
         _same(event_a, event_b, DRAWN)
     assert a["visibility"] == b["visibility"]
-    if "clock" in extra:
-        deadlines = a["game"]["deadlines"]
-        assert deadlines is not None and '"since": 0' in deadlines
-        assert a["game"]["deadline"] == a["game"]["sweep_at"]
+    if "clock" in extra:  # the same seats' turns, started at creation, the bound the deadline
+        for rows in (a, b):
+            game = rows["game"]
+            entries = json.loads(game["deadlines"])
+            assert [(e["seat"], e["since"]) for e in entries] == [
+                (e["seat"], e["since"]) for e in json.loads(b["game"]["deadlines"])
+            ]
+            assert entries and {e["since"] for e in entries} == {0}
+            assert game["deadline"] == game["sweep_at"]
+            turn = game["deadline"] - game["created_at"]
+            assert abs(turn - timedelta(seconds=600)) < timedelta(seconds=5), turn
+    if any(p.get("bot") for p in body["players"]):  # its seat as the transaction's
+        assert [s["bot"] for s in a["seats"]] == [None, "basic", None]
+        assert a["game"]["bot_pending"] == b["game"]["bot_pending"]
     # the game is in play as any other: its seat reads and acts
     seat = first["view"]["actors"][0]
     token = first["seats"][seat]["token"]
+    if token is None:  # a bot's turn (held here)
+        return
     read = games.get(f"/v1/games/{first['id']}", headers={"Authorization": f"Bearer {token}"})
     assert read.status_code == 200
     action = read.json()["view"]["legal_actions"][0]

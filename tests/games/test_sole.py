@@ -29,6 +29,7 @@ from api.db import migrations
 from api.db.engine import create_engine
 from api.db.sole import WAIT, SoleLease, application_name
 from api.games.fanout import Fanout
+from api.games.schemas import CreateGame
 from api.games.service import Credential, GameService
 from api.http.domain import NotFound
 from tests.games.test_group_commit import _create
@@ -185,6 +186,13 @@ def test_a_write_here_other_than_a_hot_action_is_read() -> None:
             await _until(lambda: _held(service))
             game, seats = await _in_play(service, 5400, 3)
             await _create(service, 5401)  # a new game's rows only: nothing forgotten
+            # nor through the creation engine's transaction (an `expert` seat: its quota's
+            # path; the bot kept from playing, which would be a write of its own)
+            service.hold = True
+            expert = [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "X", "bot": "expert"}]
+            body = {"ruleset": "numwars", "players": expert, "seed": 5402}
+            await service.create(msgspec.convert(body, CreateGame))
+            service.hold = False
             before = service.sole_reads
             await service.get(game, seats[1])
             assert service.sole_reads == before + 1
