@@ -100,9 +100,9 @@ def paths(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[dict[str, Any]]]:
 def held(games_app: Any) -> Any:
     """The app's bots kept from playing (their move would change the rows compared)."""
     service = games_app.state.games
-    service.hold = True
+    before, service.hold = service.hold, True
     yield service
-    service.hold = False
+    service.hold = before
 
 
 @pytest.mark.parametrize(
