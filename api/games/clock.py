@@ -120,8 +120,9 @@ def deadlines_moved(
     shown_before: Sequence[SeatDeadline] | None = None,
 ) -> tuple[list[dict[str, Any]], list[SeatDeadline], datetime | None, float | None]:
     """:func:`deadlines_after`, the same deadlines as answers show them (:func:`parsed`),
-    the earliest of them (`games.deadline`) and that in seconds since the epoch, made together, `now` in seconds since the
-    epoch (the database's clock as `DbNow` reads it). Run by every action on a clocked game,
+    the earliest of them (`games.deadline`) and that in seconds since the epoch, made
+    together, `now` in seconds since the epoch (the database's clock as `DbNow` reads it).
+    Run by every action on a clocked game,
     so kept short: one seat's turn without a loop, a new turn's deadline made once (its text
     too), a kept one taken from `shown_before` (the deadlines as the previous action showed
     them, when this process made them) or else parsed. (`now` plus whole seconds is exact in
@@ -165,7 +166,7 @@ def deadlines_moved(
         if when is None:
             when = datetime.fromtimestamp(now + clock.turn_seconds, UTC)
             at = _text(when)
-        stored.append({"seat": seat, "at": at, "since": version})
+        stored.append(_entry(seat, at, version))
         shown.append(SeatDeadline(seat=seat, at=when))
     if len(shown) == 1:
         earliest = shown[0].at

@@ -968,15 +968,9 @@ class GameService:
         status: Status = "waiting" if waiting else "active"
         deadlines = None
         if clock is not None and not waiting:  # the turns start now, by the database's clock
-            # (estimated as a hot action's is, :meth:`_db_now`; else read)
-            estimated = self._db_now_estimated()
-            if estimated is None:
-                if conn is None:
-                    estimated = await self._db_now()
-                else:
-                    estimated = await self.repository.now(conn)
-                    self._db_clock = (estimated, time.monotonic())
-            deadlines = start_deadlines(match, bots, clock, from_epoch(estimated), 0)
+            # (estimated as a hot action's is, else read: :meth:`_db_now`)
+            now = await self._db_now(conn)
+            deadlines = start_deadlines(match, bots, clock, from_epoch(now), 0)
         rows = (
             {
                 "id": game_id,
@@ -1575,20 +1569,24 @@ class GameService:
             return sample[0] + (now - sample[1])
         return None
 
-    async def _db_now(self) -> float:
-        """The database's clock for a clocked hot action: the `db_now` of the last game row
-        this process read (every read and locked read carries it) plus the time since on this
-        process's monotonic clock, if that read is at most `DB_CLOCK_FRESH` seconds old; else
+    async def _db_now(self, conn: AsyncConnection | None = None) -> float:
+        """The database's clock for a clocked hot action or a creation: the `db_now` of the
+        last game row this process read (every read and locked read carries it) plus the time
+        since on this process's monotonic clock, if that read is at most `DB_CLOCK_FRESH` seconds old; else
         read (a round trip). The estimate is behind the database's clock by the read's way
         back (well under a millisecond, so a new turn may start that much early, and by as long
         as the action then waits for a shared statement: `HotWrites`, a few milliseconds);
         whether a deadline has passed is checked again by the statement, on the database's
-        clock."""
+        clock. The read is on `conn` when given (a creation's transaction), else on a
+        connection of its own (PostgreSQL only)."""
         estimated = self._db_now_estimated()
         if estimated is not None:
             return estimated
-        async with self.repository.connected() as conn:
-            read = await self.repository.now_hot(conn)
+        if conn is not None:
+            read = await self.repository.now(conn)
+        else:
+            async with self.repository.connected() as own:
+                read = await self.repository.now_hot(own)
         self._db_clock = (read, time.monotonic())
         return read
 
