@@ -248,6 +248,7 @@ CORS_HEADERS = [
     "If-Match",
     "Idempotency-Key",
     "Last-Event-ID",
+    "Seat-Tokens",
     "X-API-Key",
 ]
 CORS_EXPOSED = [

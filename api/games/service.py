@@ -112,6 +112,7 @@ from api.games.repository import (
     repository_for,
 )
 from api.games.schemas import (
+    MAX_PLAYERS,
     AbandonOut,
     ActionOut,
     Clock,
@@ -152,7 +153,7 @@ from api.http.domain import (
     field_error,
 )
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
+from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash, well_formed
 from engine import registry
 from engine.bots import choose
 from engine.core.actions import Action
@@ -211,6 +212,28 @@ class Credential(NamedTuple):
 def seat_credential(token: str) -> Credential:
     """The credential of a seat token (tests and benchmarks call the service with one)."""
     return Credential(token_hash(token))
+
+
+#: The header naming the other seats a caller holds, whose games an action's answer carries
+#: (`ActionOut.next`); at most one token for each seat a game may have.
+SEAT_TOKENS = "Seat-Tokens"
+SEAT_TOKENS_MAX = MAX_PLAYERS
+
+
+def seat_digests(header: str | None) -> tuple[str, ...]:
+    """The hashes of the seat tokens of a `Seat-Tokens` header (comma-separated; None: no
+    header); 422 `validation-error` on the header, naming no token, unless each item is a
+    seat token's form and there are 1 … :data:`SEAT_TOKENS_MAX` of them."""
+    if header is None:
+        return ()
+    tokens = [token.strip() for token in header.split(",")]
+    if not 1 <= len(tokens) <= SEAT_TOKENS_MAX:
+        raise field_error(Invalid, "validation-error", SEAT_TOKENS, say(SEAT_TOKENS_MANY))
+    for position, token in enumerate(tokens, 1):
+        if not token.startswith(SEAT_PREFIX) or not well_formed(token):
+            message = say(SEAT_TOKENS_FORM, position=position)
+            raise field_error(Invalid, "validation-error", SEAT_TOKENS, message)
+    return tuple(token_hash(token) for token in tokens)
 
 
 class Expected(NamedTuple):
@@ -532,6 +555,22 @@ GAME_ACTIVE = text(
     "once it is over or abandoned",
     "la partie est en cours\u00a0: ses actions contiennent des cartes cachées\u202f; l’export est "
     "disponible une fois la partie terminée ou abandonnée",
+)
+SEAT_TOKENS_MANY = text(
+    "seat-tokens-count",
+    f"must name 1 … {SEAT_TOKENS_MAX} seat tokens, separated by commas",
+    f"doit donner 1 … {SEAT_TOKENS_MAX} jetons de place, séparés par des virgules",
+)
+SEAT_TOKENS_FORM = text(
+    "seat-tokens-form",
+    "token {position} is not a seat token (nrg_ and 1 … 200 URL-safe characters)",
+    "le jeton {position} n’est pas un jeton de place (nrg_ et 1 … 200 caractères sûrs pour "
+    "une URL)",
+)
+SEAT_TOKENS_NOT_A_SEAT = text(
+    "seat-tokens-not-a-seat",
+    "Seat-Tokens: token {position} is not a seat token of this game",
+    "Seat-Tokens\u00a0: le jeton {position} n’est pas un jeton de place de cette partie",
 )
 ACTING_NEEDS_TOKEN = text(
     "acting-needs-token",
@@ -1385,9 +1424,15 @@ class GameService:
         action: Action,
         expected: Expected | None,
         idempotency_key: str | None,
+        others: Sequence[str] = (),
     ) -> tuple[ActionOut, bool]:
         """Apply `action` for the caller's seat; returns the answer and whether it is the
         kept answer of an earlier request with the same `idempotency_key`.
+
+        `others`: the hashes of the other seats' tokens the caller holds (`Seat-Tokens`,
+        :func:`seat_digests`), checked before anything is applied; the answer then carries
+        `next`, the game as each of those seats that may act after the action sees it, so a
+        client playing several seats never reads a game before acting (issue 27).
 
         A clocked game whose deadline has passed has its timeouts applied first, in their own
         transaction (:meth:`expire`); the action is then tried on the game as it is. A move
@@ -1398,13 +1443,51 @@ class GameService:
         turn ended by timeout."""
         if caller is None:
             raise Unauthenticated(say(ACTING_NEEDS_TOKEN))
+        held = await self._held_seats(game_id, others) if others else None
         done = await self._act(game_id, caller, action, expected, idempotency_key, None)
-        if not isinstance(done, _Due):
+        if isinstance(done, _Due):
+            await self.expire(game_id)
+            done = await self._act(game_id, caller, action, expected, idempotency_key, done.late)
+            assert not isinstance(done, _Due)
+        if held is None:
             return done
-        await self.expire(game_id)
-        again = await self._act(game_id, caller, action, expected, idempotency_key, done.late)
-        assert not isinstance(again, _Due)
-        return again
+        answer, replayed = done
+        view = answer.view  # a replayed answer's is as its JSON was kept
+        actors = view["actors"] if isinstance(view, dict) else view.actors
+        games = await self._next_games(game_id, held, actors)
+        return msgspec.structs.replace(answer, next=games), replayed
+
+    async def _held_seats(self, game_id: str, digests: Sequence[str]) -> dict[int, str]:
+        """The seats of the `Seat-Tokens` tokens (`digests`), by seat: from the tokens this
+        process has seen, else read (404 for a game that does not exist); 401 naming the first
+        that is no seat's of the game. Checked before the action, so that a refused header
+        never comes with an applied action."""
+        seen = self._tokens.get(game_id) or {}
+        held: dict[int, str] = {}
+        for position, digest in enumerate(digests, 1):
+            seat = seen.get(digest)
+            if seat is None:
+                try:
+                    seat = await self.viewer(game_id, Credential(digest))
+                except Unauthenticated:
+                    raise Unauthenticated(say(SEAT_TOKENS_NOT_A_SEAT, position=position)) from None
+                assert seat is not None
+            held.setdefault(seat, digest)
+        return held
+
+    async def _next_games(
+        self, game_id: str, held: dict[int, str], actors: Sequence[int]
+    ) -> list[GameOut]:
+        """The game as each held seat among `actors` sees it (`ActionOut.next`), by seat; a
+        token revoked since :meth:`_held_seats` (its seat left) is left out."""
+        games = []
+        for seat in sorted(held):
+            if seat in actors:
+                try:
+                    games.append(await self.get(game_id, Credential(held[seat])))
+                except Unauthenticated:
+                    continue
+        return games
 
     async def _act(
         self,
