@@ -1443,7 +1443,7 @@ class GameService:
         turn ended by timeout."""
         if caller is None:
             raise Unauthenticated(say(ACTING_NEEDS_TOKEN))
-        held = await self._held_seats(game_id, others) if others else None
+        held = await self._held_seats(game_id, caller, others) if others else None
         done = await self._act(game_id, caller, action, expected, idempotency_key, None)
         if isinstance(done, _Due):
             await self.expire(game_id)
@@ -1457,29 +1457,41 @@ class GameService:
         games = await self._next_games(game_id, held, actors)
         return msgspec.structs.replace(answer, next=games), replayed
 
-    async def _held_seats(self, game_id: str, digests: Sequence[str]) -> dict[int, str]:
-        """The seats of the `Seat-Tokens` tokens (`digests`), by seat: from the tokens this
-        process has seen, else read (404 for a game that does not exist); 401 naming the first
-        that is no seat's of the game. Checked before the action, so that a refused header
-        never comes with an applied action."""
-        seen = self._tokens.get(game_id) or {}
+    async def _held_seats(
+        self, game_id: str, caller: Credential, digests: Sequence[str]
+    ) -> dict[int, str]:
+        """The seats of the `Seat-Tokens` tokens (`digests`), by seat, checked before the
+        action so that a refused header never comes with an applied action: 404 for a game
+        that does not exist, 401 for a seat token as the caller that is no seat's of the game
+        (the refusal the action would give), then 401 naming the first of `digests` that is
+        none. Answered from the seats of the game's kept row while this process is its
+        database's only client (:meth:`_sole_read`'s, which any write here forgets), else
+        read in one statement; a seat's token revoked between this check and the answer's
+        reads is left out of `next`."""
+        epoch = None if self.lease is None else self.lease.current()
+        kept = self._sole.get(game_id) if epoch is not None else None
+        known = kept.seats if kept is not None and kept.epoch == epoch else {}
+        asked = [*digests] if caller.account_id is not None else [caller.digest, *digests]
+        if any(digest not in known for digest in asked):
+            async with self.reader.connect() as conn:
+                await self._game(conn, game_id)
+                known = await self.repository.seats_by_tokens(conn, game_id, asked)
+        if caller.account_id is None and caller.digest not in known:
+            raise Unauthenticated(say(NOT_A_SEAT))
         held: dict[int, str] = {}
         for position, digest in enumerate(digests, 1):
-            seat = seen.get(digest)
+            seat = known.get(digest)
             if seat is None:
-                try:
-                    seat = await self.viewer(game_id, Credential(digest))
-                except Unauthenticated:
-                    raise Unauthenticated(say(SEAT_TOKENS_NOT_A_SEAT, position=position)) from None
-                assert seat is not None
+                raise Unauthenticated(say(SEAT_TOKENS_NOT_A_SEAT, position=position))
             held.setdefault(seat, digest)
         return held
 
     async def _next_games(
         self, game_id: str, held: dict[int, str], actors: Sequence[int]
     ) -> list[GameOut]:
-        """The game as each held seat among `actors` sees it (`ActionOut.next`), by seat; a
-        token revoked since :meth:`_held_seats` (its seat left) is left out."""
+        """The game as each held seat among `actors` sees it (`ActionOut.next`), by seat. The
+        action is applied by now: a seat whose read fails (its token revoked meanwhile, the
+        database gone) is left out, never turned into an error."""
         games = []
         for seat in sorted(held):
             if seat in actors:
@@ -1487,6 +1499,13 @@ class GameService:
                     games.append(await self.get(game_id, Credential(held[seat])))
                 except Unauthenticated:
                     continue
+                except Exception as exc:
+                    log.warning(
+                        "game %s: the next seats' games not read after an action (%s)",
+                        game_id,
+                        type(exc).__name__,
+                    )
+                    break
         return games
 
     async def _act(

@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from api.games.service import SEAT_TOKENS_MAX
+from api.games.service import SEAT_TOKENS_MAX, GameService
+from tests.accounts.conftest import account_body, auth
 from tests.api.test_fast_rules import same
+from tests.games.host import host
 from tests.games.test_fast_games import Spy, create, seat
 
 RULESETS = [("numwars", 4), ("numking", 3), ("numwin", 3)]
@@ -165,3 +167,72 @@ def test_a_replayed_answer_carries_next_as_the_game_is(
     assert first.json()["next"] == again.json()["next"] != []
     assert first.json()["next"][0]["seat"] == first.json()["view"]["actors"][0]
     assert version(fast, game) == 1
+
+
+def test_a_revoked_token_is_refused_though_this_process_saw_it(
+    clients: tuple[TestClient[Any], TestClient[Any]],
+) -> None:
+    """A seat claimed again by its account's other session has a new token, and the old one,
+    read with once, is refused in `Seat-Tokens` (nothing applied); the new one is taken. The
+    caller's own token is checked first: a wrong one is the action's own 401."""
+    for client in clients:
+        players = [{"name": "Ada"}, {"open": True}, {"name": "Bo"}]
+        created = client.post(
+            "/v1/games", json={"ruleset": "numwars", "players": players}, headers=host(client)
+        )
+        assert created.status_code == 201, created.text
+        game = created.json()
+        path = f"/v1/games/{game['id']}"
+        body = account_body()
+        first = client.post("/v1/accounts", json=body).json()["token"]
+        old = client.post(f"{path}/seats/1/claim", headers=auth(first)).json()["token"]
+        assert client.get(path, headers=auth(old)).status_code == 200  # seen by this process
+        login = {"login": body["pseudo"], "password": body["password"]}
+        second = client.post("/v1/sessions", json=login).json()["token"]
+        new = client.post(f"{path}/seats/1/claim", headers=auth(second)).json()["token"]
+        assert new != old
+        tokens = {0: game["seats"][0]["token"], 1: new, 2: game["seats"][2]["token"]}
+        actor = min(client.get(path).json()["view"]["actors"])
+        legal = client.get(path, headers=auth(tokens[actor])).json()["view"]["legal_actions"][0]
+        idle = next(s for s in (0, 2) if s != actor)
+        for header, words in ((old, "token 1"), (f"{tokens[idle]}, {old}, {new}", "token 2")):
+            headers = {**auth(tokens[actor]), "Seat-Tokens": header}
+            refused = client.post(f"{path}/actions", json=legal, headers=headers)
+            assert refused.status_code == 401 and words in refused.json()["detail"], refused.text
+        wrong = {"Authorization": f"Bearer nrg_{'B' * 43}", "Seat-Tokens": old}
+        refused = client.post(f"{path}/actions", json=legal, headers=wrong)
+        assert refused.status_code == 401 and "Seat-Tokens" not in refused.json()["detail"]
+        assert client.get(path).json()["version"] == 0
+        headers = {**auth(tokens[actor]), "Seat-Tokens": f"{new}, {tokens[idle]}"}
+        answer = client.post(f"{path}/actions", json=legal, headers=headers)
+        assert answer.status_code == 200, answer.text
+        actors = answer.json()["view"]["actors"]
+        assert [g["seat"] for g in answer.json()["next"]] == [
+            s for s in (0, 1, 2) if s in actors and s != actor
+        ]
+
+
+@pytest.mark.parametrize("failure", [ConnectionResetError, RuntimeError])
+def test_an_applied_action_is_answered_though_next_cannot_be_read(
+    clients: tuple[TestClient[Any], TestClient[Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    failure: type[Exception],
+) -> None:
+    """The action is committed before `next` is read: a read that fails then leaves the games
+    out (200, applied once), never an error a client would retry."""
+    for client in clients:
+        game = create(client, "numwars", 61)
+        actor = min(game["view"]["actors"])
+        path = f"/v1/games/{game['id']}"
+        legal = client.get(path, headers=seat(game, actor)).json()["view"]["legal_actions"][0]
+
+        async def failing(*_: Any) -> Any:
+            raise failure("the database went away")
+
+        with monkeypatch.context() as patched:
+            patched.setattr(GameService, "get", failing)
+            headers = {**seat(game, actor), **others(game, actor)}
+            answer = client.post(f"{path}/actions", json=legal, headers=headers)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["next"] == [] and answer.json()["version"] == 1
+        assert version(client, game) == 1
