@@ -376,7 +376,7 @@ async def play_streams(
                     return g["view"]
 
                 try:
-                    await play_game(http, game, deadline, lat, streamed)
+                    await play_game(http, game, deadline, lat, streamed, ahead=False)
                     games += 1
                 finally:
                     tasks = [*streams, *(r for h in helpers if h is not None for r in h[2])]
