@@ -199,6 +199,10 @@ _SEATS_BY_TOKENS = select(SEATS.c.seat, SEATS.c.token_hash).where(
     SEATS.c.game_id == bindparam("b_game"),
     SEATS.c.token_hash.in_(bindparam("b_digests", expanding=True)),
 )
+#: `_SEATS_BY_TOKENS` as asyncpg prepares it (PostgreSQL).
+_SEATS_BY_TOKENS_PG = (
+    "SELECT token_hash, seat FROM game_seats WHERE game_id = $1 AND token_hash = ANY($2::text[])"
+)
 #: The seat an account joined (its session acts for it).
 _SEAT_BY_ACCOUNT = select(SEATS.c.seat).where(
     SEATS.c.game_id == bindparam("b_game"),
@@ -1335,6 +1339,16 @@ class PostgresGameRepository(GameRepository):
             if _broken(exc, driver):
                 await _drop(conn, exc)
             raise
+
+    async def seats_by_tokens(
+        self, conn: AsyncConnection, game_id: str, digests: Sequence[str]
+    ) -> dict[str, int]:
+        """As the base class's, in one prepared statement through asyncpg (SQLAlchemy compiled
+        the expanding list anew for each action that names `Seat-Tokens`)."""
+        if not HEX_ID.fullmatch(game_id):
+            return {}
+        rows = await self._fetch(conn, _SEATS_BY_TOKENS_PG, (game_id, list(digests)))
+        return {str(row[0]): int(row[1]) for row in rows}
 
     async def _fetchrow(
         self, conn: AsyncConnection, sql: str, args: Sequence[Any], record: type[Any] | None

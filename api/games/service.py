@@ -1474,8 +1474,9 @@ class GameService:
         asked = [*digests] if caller.account_id is not None else [caller.digest, *digests]
         if any(digest not in known for digest in asked):
             async with self.reader.connect() as conn:
-                await self._game(conn, game_id)
                 known = await self.repository.seats_by_tokens(conn, game_id, asked)
+                if len(known) < len(set(asked)):  # a refusal: 404 first, for no such game
+                    await self._game(conn, game_id)
         if caller.account_id is None and caller.digest not in known:
             raise Unauthenticated(say(NOT_A_SEAT))
         held: dict[int, str] = {}
