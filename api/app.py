@@ -248,7 +248,6 @@ CORS_HEADERS = [
     "If-Match",
     "Idempotency-Key",
     "Last-Event-ID",
-    "Seat-Tokens",
     "X-API-Key",
 ]
 CORS_EXPOSED = [

@@ -6,12 +6,8 @@ In one run, each numrules server and the raw loop on a throw-away database of it
 
 - numrules: `api.app:app` as `numrules serve` runs it, one worker (CPU 0), driven over HTTP by
   this process (CPU 1): four-player Num Wars games, each seat taking the first of its
-  `legal_actions` as soon as it may (bench/stored.py), the client holding the four seats: each
-  action names the other seats in `Seat-Tokens`, and its answer's `next` hands the next seat
-  its game, as boardgame.io's server pushes each move's state to the seats' sockets (about one
-  request an action; before session 34 a seat that had not acted last read its view with a
-  GET first: about 1.9). Its seats' reads are answered without a statement while it is its
-  database's only client (api/db/sole.py);
+  `legal_actions` as soon as it may (bench/stored.py); its seats' reads are answered without a
+  statement while it is its database's only client (api/db/sole.py);
 - numrules-shared-db: the same with `NUMRULES_SOLE_READS=false` (a server started for each of
   its runs, as the streams' are: PostgreSQL's 100 connections), as a process that shares its
   database with other workers or replicas reads (every read a statement). Its ratio to

@@ -5,9 +5,8 @@ and even CPU time swing by tens of percent between runs (issue 22's "games no sl
 The server (`bench.counted_app`: `api.app:app` counting its statements) runs under callgrind
 with instrumentation off until a warm-up is done (so start-up is fast), then on for a fixed
 workload: `--conc` loops each playing seeded four-player Num Wars games (the same deal every
-time) the way bench/stored.py's driver did before `Seat-Tokens` (its `ahead=False`: a GET of
-the seat's view when the last action was another seat's, then the first of its legal
-actions; kept so that counts compare with earlier sessions'), `--actions` actions in all.
+time) the way bench/stored.py's driver does (a GET of the seat's view when the last action
+was another seat's, then the first of its legal actions), `--actions` actions in all.
 Instructions counted are the server process's only (PostgreSQL and this driver are not).
 
     NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m bench.instructions [--actions 200 --conc 1]

@@ -1,15 +1,12 @@
 """What the stored-games benchmarks share: a throw-away PostgreSQL database, the API server on
 it, a small keep-alive HTTP/1.1 client, and the driver that plays games through the API.
 
-The driver plays each game the way a client holding every seat would: the seat that may act
-(the first of the view's `actors`) takes the first of its `legal_actions`, from the game the
-previous action's answer handed it (the action is sent with the other seats' tokens in
-`Seat-Tokens`, and the answer's `next` holds the game as each of them that may act next sees
-it), or from its own view in that answer when it acts again; only a game's first action reads
-it with `GET /v1/games/{id}` (its token). With `ahead=False`, as before `Seat-Tokens`: a seat
-that did not act last reads its view with a GET before acting. Games run one after the other
-in each of `conc` tasks (a finished game is replaced by a new one, created in the timed
-window: one `POST /v1/games` per 320 actions of a four-player Num Wars match).
+The driver plays each game the way a client would: the seat that may act (the first of the
+view's `actors`) takes the first of its `legal_actions`, from the view the server returned to
+it after its own last action when that view is still current, else from its view read with
+`GET /v1/games/{id}` (its token). Games run one after the other in each of `conc` tasks (a
+finished game is replaced by a new one, created in the timed window: one `POST /v1/games`
+per 320 actions of a four-player Num Wars match).
 """
 
 from __future__ import annotations
@@ -104,14 +101,6 @@ class _Shown(TypedDict):
     version: int
     view: _View
     seat: NotRequired[int | None]
-    next: NotRequired[list[_Next]]
-
-
-class _Next(TypedDict):
-    """What a driver reads of a game in an action's `next`."""
-
-    seat: int
-    view: _View
 
 
 #: The decoder of a game, an action's answer or a stream's game, as the drivers read them.
@@ -136,10 +125,8 @@ class Http:
         body: Any = None,
         token: str | None = None,
         shape: msgspec.json.Decoder[Any] | None = None,
-        extra: str = "",
     ) -> tuple[int, Any]:
-        """The answer's status and its JSON (a 2xx answer's decoded by `shape` when given);
-        `extra`: more header lines, each ending with CRLF."""
+        """The answer's status and its JSON (a 2xx answer's decoded by `shape` when given)."""
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
         assert self.reader is not None
@@ -149,7 +136,6 @@ class Http:
             head += "Content-Type: application/json\r\n"
         if token is not None:
             head += f"Authorization: Bearer {token}\r\n"
-        head += extra
         self.writer.write(head.encode() + b"\r\n" + data)
         answer = await self.reader.readuntil(b"\r\n\r\n")
         found = _LENGTH.search(answer)
@@ -173,49 +159,32 @@ async def play_game(
     deadline: float,
     lat: list[float],
     view_of: Callable[[int, int], Awaitable[Any]],
-    ahead: bool = True,
 ) -> None:
     """Play the created `game` until it ends or `deadline`: the seat that may act (the first
     of the view's `actors`) takes the first of its `legal_actions`, from its own last
-    action's answer when it acts again, else from the previous answer's `next` (`ahead`: each
-    action names the other seats in `Seat-Tokens`), else from `view_of(seat, version)`; each
-    POST's latency (ms) goes to `lat`."""
+    action's answer when it acts again, else from `view_of(seat, version)`; each POST's
+    latency (ms) goes to `lat`."""
     gid, tokens = game["id"], [s["token"] for s in game["seats"]]
-    others = [
-        f"Seat-Tokens: {', '.join(t for t in tokens if t != mine)}\r\n" if ahead else ""
-        for mine in tokens
-    ]
     view, fresh, version = game["view"], -1, 0
-    handed: dict[int, Any] = {}
     while view["actors"] and time.perf_counter() < deadline:
         seat = view["actors"][0]
         if fresh != seat:
-            view = handed.get(seat) or await view_of(seat, version)
+            view = await view_of(seat, version)
         t0 = time.perf_counter()
         status, ans = await http.request(
-            "POST",
-            f"/v1/games/{gid}/actions",
-            view["legal_actions"][0],
-            tokens[seat],
-            SHOWN,
-            others[seat],
+            "POST", f"/v1/games/{gid}/actions", view["legal_actions"][0], tokens[seat], SHOWN
         )
         lat.append((time.perf_counter() - t0) * 1e3)
         assert status == 200, (status, ans)
         assert ans["version"] == version + 1
         version, view, fresh = ans["version"], ans["view"], seat
-        handed = {shown["seat"]: shown["view"] for shown in ans.get("next", ())}
 
 
 async def play_http(
-    port: int | Sequence[int],
-    conc: int,
-    duration: float,
-    create: dict[str, Any] | None = None,
-    ahead: bool = True,
+    port: int | Sequence[int], conc: int, duration: float, create: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Actions per second and POST latencies (ms) of `conc` concurrent game loops (with
-    several ports, the loops are dealt to the servers in turn); `ahead`: as `play_game`."""
+    several ports, the loops are dealt to the servers in turn)."""
     ports = [port] if isinstance(port, int) else list(port)
     lat: list[float] = []
     gets = 0
@@ -239,7 +208,7 @@ async def play_http(
                     gets += 1
                     return got["view"]
 
-                await play_game(http, game, deadline, lat, read, ahead)
+                await play_game(http, game, deadline, lat, read)
                 games += 1
         finally:
             http.close()
@@ -376,7 +345,7 @@ async def play_streams(
                     return g["view"]
 
                 try:
-                    await play_game(http, game, deadline, lat, streamed, ahead=False)
+                    await play_game(http, game, deadline, lat, streamed)
                     games += 1
                 finally:
                     tasks = [*streams, *(r for h in helpers if h is not None for r in h[2])]
@@ -462,14 +431,12 @@ async def play_measured(
     duration: float,
     create: dict[str, Any] | None = None,
     streams: str | None = None,
-    ahead: bool = True,
 ) -> dict[str, Any]:
     """`play_http` (`play_streams` with `streams`: "views", or "gets" for streams without
     views and a GET after each chunk of events) with the CPU each side used in the window, in µs per action: the API
     servers' process trees (`servers`: their pids), the PostgreSQL backends of `url`'s
     database, PostgreSQL's background processes, and this client process; `busy` is the CPU
-    they used together as a share of the machine's (1.0: every core busy all the time).
-    `ahead`: as `play_game`."""
+    they used together as a share of the machine's (1.0: every core busy all the time)."""
     api = [pid for root in servers for pid in process_tree(root)]
     pg = postgres_pids(url)
     before = {
@@ -479,7 +446,7 @@ async def play_measured(
     }
     client0 = time.process_time()
     if streams is None:
-        row = await play_http(ports, conc, duration, create, ahead)
+        row = await play_http(ports, conc, duration, create)
     else:
         row = await play_streams(ports, conc, duration, create, views=streams == "views")
     client = time.process_time() - client0

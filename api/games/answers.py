@@ -13,8 +13,7 @@ bytes are those `msgspec.json.encode(answer)` gives (tests/games/test_answers.py
 The store is bounded (`size` lists, emptied when full) and holds only what a process shows:
 one entry a game in play (its seats' and spectators' views share its tricks), an extended
 list taking its shorter one's place. A list of fewer than two elements, or a view without
-such lists, is encoded as it is. The games of an action's `next` (`Seat-Tokens`) are each
-encoded so, their views sharing the action's own view's lists.
+such lists, is encoded as it is.
 """
 
 from __future__ import annotations
@@ -44,10 +43,6 @@ class AnswerEncoder:
         self.extended = 0
 
     def __call__(self, answer: Any) -> bytes:
-        following = getattr(answer, "next", None)
-        if following:  # an action's `next`: each game's view spliced as the answer's own
-            games = [msgspec.Raw(self(game)) for game in following]
-            answer = msgspec.structs.replace(answer, next=games)
         view: Any = getattr(answer, "view", None)
         kind = type(view)
         grows = self._grows.get(kind)

@@ -11,8 +11,7 @@ metrics), and calls the same service method the handler calls in the common case
 * the path is a game's (32 lowercase hex digits) or its actions', the method `GET` or `POST`,
   no query string;
 * `Authorization: Bearer <seat token>` (a session token goes down the pipeline, which looks
-  it up), at most one `Accept-Language`, no `Origin`, no `If-Match`, no `Idempotency-Key`,
-  on a `POST` at most one `Seat-Tokens`, which :func:`api.games.service.seat_digests` takes;
+  it up), at most one `Accept-Language`, no `Origin`, no `If-Match`, no `Idempotency-Key`;
   a `GET` has no body, a `POST` exactly `Content-Type: application/json`;
 * a `POST`'s body (at most the configured cap, and no `Content-Length` over it: the pipeline
   refuses that one at once, unread) decodes strictly into an action, no deeper than
@@ -36,7 +35,7 @@ import msgspec
 from litestar.types import ASGIApp, Receive, Send
 
 from api.games.answers import encode_answer
-from api.games.service import Credential, GameService, seat_digests
+from api.games.service import Credential, GameService
 from api.http.body import too_deep
 from api.http.fastpath import (
     COUNTED,
@@ -90,12 +89,7 @@ class FastGames(FastPath):
             return
         language = plain[0]
         action = None
-        others: tuple[str, ...] = ()
         if acting:
-            others = _others(scope["headers"])
-            if others is _REFUSED:  # the pipeline refuses the header
-                await self.app(scope, receive, send)
-                return
             body, receive = await read_body(receive, self.max_body)
             action = self._action(body)
             if action is None:  # the pipeline answers it (and reads the body again)
@@ -113,7 +107,7 @@ class FastGames(FastPath):
                 content = localized_json(game, language, encode_answer)
                 head = [_etag(game.version), _NO_STORE, (b"content-language", language.encode())]
             else:
-                answer, _ = await games.act(game_id, caller, action, None, None, others)
+                answer, _ = await games.act(game_id, caller, action, None, None)
                 content = encode_answer(answer)
                 head = [_etag(answer.version), _NO_STORE]
         except Exception as exc:  # the pipeline answers it, as the handler's own exception
@@ -143,27 +137,6 @@ class FastGames(FastPath):
             return self.decode_action(body)
         except Exception:
             return None
-
-
-#: What :func:`_others` answers for a `Seat-Tokens` header the pipeline refuses.
-_REFUSED: tuple[str, ...] = ("",)
-
-
-def _others(headers: list[tuple[bytes, bytes]]) -> tuple[str, ...]:
-    """The hashes of the `Seat-Tokens` header's tokens (:func:`seat_digests`; none without
-    it), or :data:`_REFUSED` for a header it refuses or one sent twice."""
-    found = None
-    for name, value in headers:
-        if name == b"seat-tokens":
-            if found is not None:
-                return _REFUSED
-            found = value
-    if found is None:
-        return ()
-    try:
-        return seat_digests(found.decode("latin-1"))
-    except Exception:
-        return _REFUSED
 
 
 def _etag(version: int) -> tuple[bytes, bytes]:

@@ -194,15 +194,6 @@ _GAMES_AND_SEATS: Select[Any] = select(
 _SEAT_BY_TOKEN = select(SEATS.c.seat, SEATS.c.token_hash).where(
     SEATS.c.game_id == bindparam("b_game"), SEATS.c.token_hash == bindparam("b_digest")
 )
-#: The seats of several token hashes of one game (an action's `Seat-Tokens`).
-_SEATS_BY_TOKENS = select(SEATS.c.seat, SEATS.c.token_hash).where(
-    SEATS.c.game_id == bindparam("b_game"),
-    SEATS.c.token_hash.in_(bindparam("b_digests", expanding=True)),
-)
-#: `_SEATS_BY_TOKENS` as asyncpg prepares it (PostgreSQL).
-_SEATS_BY_TOKENS_PG = (
-    "SELECT token_hash, seat FROM game_seats WHERE game_id = $1 AND token_hash = ANY($2::text[])"
-)
 #: The seat an account joined (its session acts for it).
 _SEAT_BY_ACCOUNT = select(SEATS.c.seat).where(
     SEATS.c.game_id == bindparam("b_game"),
@@ -604,14 +595,6 @@ class GameRepository:
     async def seat_by_token(self, conn: AsyncConnection, game_id: str, digest: str) -> int | None:
         row = (await conn.execute(_SEAT_BY_TOKEN, {"b_game": game_id, "b_digest": digest})).first()
         return None if row is None else int(row.seat)
-
-    async def seats_by_tokens(
-        self, conn: AsyncConnection, game_id: str, digests: Sequence[str]
-    ) -> dict[str, int]:
-        """The seats of those of the token hashes `digests` that are seats' of the game."""
-        params = {"b_game": game_id, "b_digests": list(digests)}
-        rows = (await conn.execute(_SEATS_BY_TOKENS, params)).all()
-        return {str(row.token_hash): int(row.seat) for row in rows}
 
     async def seat_by_account(
         self, conn: AsyncConnection, game_id: str, account_id: str
@@ -1339,16 +1322,6 @@ class PostgresGameRepository(GameRepository):
             if _broken(exc, driver):
                 await _drop(conn, exc)
             raise
-
-    async def seats_by_tokens(
-        self, conn: AsyncConnection, game_id: str, digests: Sequence[str]
-    ) -> dict[str, int]:
-        """As the base class's, in one prepared statement through asyncpg (SQLAlchemy compiled
-        the expanding list anew for each action that names `Seat-Tokens`)."""
-        if not HEX_ID.fullmatch(game_id):
-            return {}
-        rows = await self._fetch(conn, _SEATS_BY_TOKENS_PG, (game_id, list(digests)))
-        return {str(row[0]): int(row[1]) for row in rows}
 
     async def _fetchrow(
         self, conn: AsyncConnection, sql: str, args: Sequence[Any], record: type[Any] | None

@@ -50,14 +50,11 @@ from api.games.seating import TABLES_MAX, TABLES_PAGE
 from api.games.service import (
     ACTING_NEEDS_TOKEN,
     EVENTS_PAGE,
-    SEAT_TOKENS,
-    SEAT_TOKENS_MAX,
     Credential,
     Expected,
     GameMoved,
     GameService,
     StreamPage,
-    seat_digests,
 )
 from api.games.tables import Tables
 from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
@@ -631,16 +628,6 @@ class GameController(Controller):
             "and action returns the first answer (with `Idempotent-Replayed: true`) and applies "
             "nothing twice; the same key with another action is 422 `idempotency-key-reused`. "
             "Only applied actions are remembered: a refused one may be retried.\n\n"
-            "`Seat-Tokens: <token>, <token>`: a client that plays several seats of the game "
-            "(a host, a table on one device, bots) names the other seats' tokens; the answer's "
-            "`next` then holds, for each of those seats that may act once the action is "
-            "applied, the game as `GET /v1/games/{id}` answers that seat (read after the "
-            "action), so that it never reads the game before acting. The tokens are checked "
-            "before anything is applied: one that is not a seat token's form, or more than "
-            f"{SEAT_TOKENS_MAX} of them, is 422 `validation-error` on `Seat-Tokens`; one that is "
-            "no seat's of this "
-            "game is 401 `unauthorized`, naming its position, never the token (after the "
-            "caller's own token, checked first).\n\n"
             "Who may act and when is a 409 (`code` and `reason`): `not-your-turn`, `wrong-phase` "
             "(also a numwin snap after another claim won or the window closed), `game-over`. "
             "An action the rules forbid is 422 `illegal-move` with `reason` (`card-not-in-hand`, "
@@ -720,22 +707,11 @@ class GameController(Controller):
                 name="Idempotency-Key", required=False, description="1 … 255 visible ASCII chars"
             ),
         ] = None,
-        seat_tokens: Annotated[
-            str | None,
-            HeaderParameter(
-                name=SEAT_TOKENS,
-                required=False,
-                description="The tokens of other seats of this game the caller holds, "
-                f"separated by commas (at most {SEAT_TOKENS_MAX}): the answer's `next` then "
-                "carries the game as each of them that may act next sees it",
-            ),
-        ] = None,
     ) -> Response[ActionOut]:
         games, caller = await resolved(request)  # the hot path: see `resolved`
         if caller is None:  # before the body is read: without a token nothing else matters
             raise unauthorized(say(ACTING_NEEDS_TOKEN))
         check_key(idempotency_key)
-        others = seat_digests(seat_tokens)
         condition = parse_if_match(if_match)  # an unquoted version is 422, naming the quoted form
         expected = None if condition is None or if_match is None else Expected(condition, if_match)
         try:
@@ -747,9 +723,7 @@ class GameController(Controller):
             await games.viewer(game_id, caller)
             raise
         try:
-            answer, replayed = await games.act(
-                game_id, caller, action, expected, idempotency_key, others
-            )
+            answer, replayed = await games.act(game_id, caller, action, expected, idempotency_key)
         except GameMoved as moved:  # where the game is now, for the client's next If-Match
             moved.headers.update(_etag(moved.version))
             raise

@@ -208,20 +208,6 @@ class ActionOut(msgspec.Struct, frozen=True, kw_only=True):
     #: Clocked games only (absent without a clock), as `GameOut` has them.
     deadlines: list[SeatDeadline] | UnsetType = UNSET
     deadline: datetime | UnsetType | None = UNSET
-    next: (
-        Annotated[
-            list[GameOut],
-            msgspec.Meta(
-                description="Only with the `Seat-Tokens` header: for each seat it names that "
-                "may act once the action is applied (in this answer's `view.actors`), the game "
-                "as `GET /v1/games/{id}` answers that seat, read after the action (so at a "
-                "later version when another action came meanwhile); by seat, `[]` when none of "
-                "them may act. The action is applied first: a seat whose game cannot be read "
-                "then (its token revoked meanwhile, the database gone) is left out"
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
 
 
 class EventsOut(msgspec.Struct, frozen=True, kw_only=True):

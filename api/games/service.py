@@ -112,7 +112,6 @@ from api.games.repository import (
     repository_for,
 )
 from api.games.schemas import (
-    MAX_PLAYERS,
     AbandonOut,
     ActionOut,
     Clock,
@@ -153,7 +152,7 @@ from api.http.domain import (
     field_error,
 )
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash, well_formed
+from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
 from engine import registry
 from engine.bots import choose
 from engine.core.actions import Action
@@ -212,28 +211,6 @@ class Credential(NamedTuple):
 def seat_credential(token: str) -> Credential:
     """The credential of a seat token (tests and benchmarks call the service with one)."""
     return Credential(token_hash(token))
-
-
-#: The header naming the other seats a caller holds, whose games an action's answer carries
-#: (`ActionOut.next`); at most one token for each seat a game may have.
-SEAT_TOKENS = "Seat-Tokens"
-SEAT_TOKENS_MAX = MAX_PLAYERS
-
-
-def seat_digests(header: str | None) -> tuple[str, ...]:
-    """The hashes of the seat tokens of a `Seat-Tokens` header (comma-separated; None: no
-    header); 422 `validation-error` on the header, naming no token, unless each item is a
-    seat token's form and there are 1 … :data:`SEAT_TOKENS_MAX` of them."""
-    if header is None:
-        return ()
-    tokens = [token.strip() for token in header.split(",")]
-    if not 1 <= len(tokens) <= SEAT_TOKENS_MAX:
-        raise field_error(Invalid, "validation-error", SEAT_TOKENS, say(SEAT_TOKENS_MANY))
-    for position, token in enumerate(tokens, 1):
-        if not token.startswith(SEAT_PREFIX) or not well_formed(token):
-            message = say(SEAT_TOKENS_FORM, position=position)
-            raise field_error(Invalid, "validation-error", SEAT_TOKENS, message)
-    return tuple(token_hash(token) for token in tokens)
 
 
 class Expected(NamedTuple):
@@ -555,22 +532,6 @@ GAME_ACTIVE = text(
     "once it is over or abandoned",
     "la partie est en cours\u00a0: ses actions contiennent des cartes cachées\u202f; l’export est "
     "disponible une fois la partie terminée ou abandonnée",
-)
-SEAT_TOKENS_MANY = text(
-    "seat-tokens-count",
-    f"must name 1 … {SEAT_TOKENS_MAX} seat tokens, separated by commas",
-    f"doit donner 1 … {SEAT_TOKENS_MAX} jetons de place, séparés par des virgules",
-)
-SEAT_TOKENS_FORM = text(
-    "seat-tokens-form",
-    "token {position} is not a seat token (nrg_ and 1 … 200 URL-safe characters)",
-    "le jeton {position} n’est pas un jeton de place (nrg_ et 1 … 200 caractères sûrs pour "
-    "une URL)",
-)
-SEAT_TOKENS_NOT_A_SEAT = text(
-    "seat-tokens-not-a-seat",
-    "Seat-Tokens: token {position} is not a seat token of this game",
-    "Seat-Tokens\u00a0: le jeton {position} n’est pas un jeton de place de cette partie",
 )
 ACTING_NEEDS_TOKEN = text(
     "acting-needs-token",
@@ -1424,15 +1385,9 @@ class GameService:
         action: Action,
         expected: Expected | None,
         idempotency_key: str | None,
-        others: Sequence[str] = (),
     ) -> tuple[ActionOut, bool]:
         """Apply `action` for the caller's seat; returns the answer and whether it is the
         kept answer of an earlier request with the same `idempotency_key`.
-
-        `others`: the hashes of the other seats' tokens the caller holds (`Seat-Tokens`,
-        :func:`seat_digests`), checked before anything is applied; the answer then carries
-        `next`, the game as each of those seats that may act after the action sees it, so a
-        client playing several seats never reads a game before acting (issue 27).
 
         A clocked game whose deadline has passed has its timeouts applied first, in their own
         transaction (:meth:`expire`); the action is then tried on the game as it is. A move
@@ -1443,71 +1398,13 @@ class GameService:
         turn ended by timeout."""
         if caller is None:
             raise Unauthenticated(say(ACTING_NEEDS_TOKEN))
-        held = await self._held_seats(game_id, caller, others) if others else None
         done = await self._act(game_id, caller, action, expected, idempotency_key, None)
-        if isinstance(done, _Due):
-            await self.expire(game_id)
-            done = await self._act(game_id, caller, action, expected, idempotency_key, done.late)
-            assert not isinstance(done, _Due)
-        if held is None:
+        if not isinstance(done, _Due):
             return done
-        answer, replayed = done
-        view = answer.view  # a replayed answer's is as its JSON was kept
-        actors = view["actors"] if isinstance(view, dict) else view.actors
-        games = await self._next_games(game_id, held, actors)
-        return msgspec.structs.replace(answer, next=games), replayed
-
-    async def _held_seats(
-        self, game_id: str, caller: Credential, digests: Sequence[str]
-    ) -> dict[int, str]:
-        """The seats of the `Seat-Tokens` tokens (`digests`), by seat, checked before the
-        action so that a refused header never comes with an applied action: 404 for a game
-        that does not exist, 401 for a seat token as the caller that is no seat's of the game
-        (the refusal the action would give), then 401 naming the first of `digests` that is
-        none. Answered from the seats of the game's kept row while this process is its
-        database's only client (:meth:`_sole_read`'s, which any write here forgets), else
-        read in one statement; a seat's token revoked between this check and the answer's
-        reads is left out of `next`."""
-        epoch = None if self.lease is None else self.lease.current()
-        kept = self._sole.get(game_id) if epoch is not None else None
-        known = kept.seats if kept is not None and kept.epoch == epoch else {}
-        asked = [*digests] if caller.account_id is not None else [caller.digest, *digests]
-        if any(digest not in known for digest in asked):
-            async with self.reader.connect() as conn:
-                known = await self.repository.seats_by_tokens(conn, game_id, asked)
-                if len(known) < len(set(asked)):  # a refusal: 404 first, for no such game
-                    await self._game(conn, game_id)
-        if caller.account_id is None and caller.digest not in known:
-            raise Unauthenticated(say(NOT_A_SEAT))
-        held: dict[int, str] = {}
-        for position, digest in enumerate(digests, 1):
-            seat = known.get(digest)
-            if seat is None:
-                raise Unauthenticated(say(SEAT_TOKENS_NOT_A_SEAT, position=position))
-            held.setdefault(seat, digest)
-        return held
-
-    async def _next_games(
-        self, game_id: str, held: dict[int, str], actors: Sequence[int]
-    ) -> list[GameOut]:
-        """The game as each held seat among `actors` sees it (`ActionOut.next`), by seat. The
-        action is applied by now: a seat whose read fails (its token revoked meanwhile, the
-        database gone) is left out, never turned into an error."""
-        games = []
-        for seat in sorted(held):
-            if seat in actors:
-                try:
-                    games.append(await self.get(game_id, Credential(held[seat])))
-                except Unauthenticated:
-                    continue
-                except Exception as exc:
-                    log.warning(
-                        "game %s: the next seats' games not read after an action (%s)",
-                        game_id,
-                        type(exc).__name__,
-                    )
-                    break
-        return games
+        await self.expire(game_id)
+        again = await self._act(game_id, caller, action, expected, idempotency_key, done.late)
+        assert not isinstance(again, _Due)
+        return again
 
     async def _act(
         self,

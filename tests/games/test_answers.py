@@ -1,6 +1,6 @@
 """A game's answers encoded with their views' growing lists kept (api/games/answers.py): the
 very bytes `msgspec.json.encode` gives, at every step of seeded play-outs of every ruleset,
-for every seat and a spectator, and for an action's answer carrying the others' games; a Num Wars list extended, not encoded again; the views keep
+for every seat and a spectator; a Num Wars list extended, not encoded again; the views keep
 the promise that makes it right (`GROWS`: each element the same object from view to view)."""
 
 from __future__ import annotations
@@ -31,20 +31,15 @@ def _play(ruleset: str, seed: int, encoder: AnswerEncoder, steps: int) -> int:
     for version in range(steps):
         if match.is_over:
             break
-        games = []
         for seat in [*range(players), None]:
             view = match.view(seat)
             for answer in _answers(version, seat, view):
                 assert encoder(answer) == msgspec.json.encode(answer), (ruleset, seed, version)
-            games.append(answer)  # the last: the game as a read answers it
             for name in type(view).GROWS:  # the promise: the elements are kept, in order
                 items, earlier = getattr(view, name), before.get(seat, [])
                 if len(items) >= len(earlier):
                     assert all(a is b for a, b in zip(items, earlier, strict=False)), name
                 before[seat] = items
-        # an action's answer handing the other seats their games (`Seat-Tokens`)
-        handing = ActionOut(version=version, events=[], view=games[0].view, next=games[1:-1])
-        assert encoder(handing) == msgspec.json.encode(handing), (ruleset, seed, version)
         seat = rng.choice(match.actors())
         match.apply(seat, rng.choice(match.legal_actions(seat)))
         rounds.add(match.index)
