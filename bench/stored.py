@@ -337,11 +337,21 @@ async def play_streams(
                 ]
 
                 async def streamed(
-                    seat: int, version: int, shown: list[Any] = shown, changed: Any = changed
+                    seat: int,
+                    version: int,
+                    shown: list[Any] = shown,
+                    changed: Any = changed,
+                    streams: list[Any] = streams,
+                    gid: str = gid,
                 ) -> Any:
                     while (g := shown[seat]) is None or g["version"] < version:
                         changed.clear()  # a stream that failed: no wait forever
-                        await asyncio.wait_for(changed.wait(), 10)
+                        try:
+                            await asyncio.wait_for(changed.wait(), 10)
+                        except TimeoutError:
+                            raise TimeoutError(
+                                stalled(gid, seat, version, g, streams[seat])
+                            ) from None
                     return g["view"]
 
                 try:
@@ -365,6 +375,22 @@ async def play_streams(
 
 
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def stalled(gid: str, seat: int, version: int, last: Any, stream: asyncio.Future[Any]) -> str:
+    """What a driver says when a seat's stream showed it no game at `version` in 10 s: the
+    last version it showed, and whether the stream task had ended (and how), to tell a
+    stream that ended (a read or render error on the server ends it with `event: end`) from
+    one left waiting (a wake-up missed: the server reads the log again at its keep-alive)."""
+    state = "still open"
+    if stream.done():
+        failed = None if stream.cancelled() else stream.exception()
+        state = "ended" if failed is None else f"ended by {failed!r}"
+    shown = None if last is None else last["version"]
+    return (
+        f"game {gid}: seat {seat}'s stream showed no version >= {version} in 10 s "
+        f"(last {shown}; {state})"
+    )
 
 
 def process_tree(root: int) -> list[int]:
