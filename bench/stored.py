@@ -347,7 +347,7 @@ async def play_streams(
                     while (g := shown[seat]) is None or g["version"] < version:
                         changed.clear()  # a stream that failed: no wait forever
                         try:
-                            await asyncio.wait_for(changed.wait(), 10)
+                            await asyncio.wait_for(changed.wait(), PATIENCE)
                         except TimeoutError:
                             raise TimeoutError(
                                 stalled(gid, seat, version, g, streams[seat])
@@ -377,18 +377,24 @@ async def play_streams(
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+#: How long a seat waits for its stream to show the game it may act on before the driver
+#: gives up (under the server's 15 s keep-alive, after which a stream reads the log again).
+PATIENCE = 10.0
+
+
 def stalled(gid: str, seat: int, version: int, last: Any, stream: asyncio.Future[Any]) -> str:
-    """What a driver says when a seat's stream showed it no game at `version` in 10 s: the
-    last version it showed, and whether the stream task had ended (and how), to tell a
-    stream that ended (a read or render error on the server ends it with `event: end`) from
-    one left waiting (a wake-up missed: the server reads the log again at its keep-alive)."""
+    """What a driver says when a seat's stream showed it no game at `version` within
+    `PATIENCE` seconds: the last version it showed, and whether the stream task had ended (and
+    how), to tell a stream that ended (a read or render error on the server ends it with
+    `event: end`) from one left waiting (a wake-up missed: the server reads the log again at
+    its keep-alive)."""
     state = "still open"
     if stream.done():
         failed = None if stream.cancelled() else stream.exception()
         state = "ended" if failed is None else f"ended by {failed!r}"
     shown = None if last is None else last["version"]
     return (
-        f"game {gid}: seat {seat}'s stream showed no version >= {version} in 10 s "
+        f"game {gid}: seat {seat}'s stream showed no version >= {version} in {PATIENCE:g} s "
         f"(last {shown}; {state})"
     )
 

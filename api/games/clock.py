@@ -122,12 +122,11 @@ def deadlines_moved(
     """:func:`deadlines_after`, the same deadlines as answers show them (:func:`parsed`),
     the earliest of them (`games.deadline`) and that in seconds since the epoch, made
     together, `now` in seconds since the epoch (the database's clock as `DbNow` reads it).
-    Run by every action on a clocked game,
-    so kept short: one seat's turn without a loop, a new turn's deadline made once (its text
-    too), a kept one taken from `shown_before` (the deadlines as the previous action showed
-    them, when this process made them) or else parsed. (`now` plus whole seconds is exact in
-    a float until 2038, so the deadline is `now`'s datetime plus the clock's seconds to the
-    microsecond.)"""
+    Run by every action on a clocked game, so kept short: one seat's turn without a loop, a
+    new turn's deadline made once (its text too), a kept one taken from `shown_before` (the
+    deadlines as the previous action showed them, when this process made them) or else
+    parsed. (`now` plus whole seconds is exact in a float until 2038, so the deadline is
+    `now`'s datetime plus the clock's seconds to the microsecond.)"""
     current = None if match.is_over else match.current_player
     if current is not None:  # one seat's turn
         if bots[current] is not None or not match.legal_actions(current):

@@ -1572,13 +1572,13 @@ class GameService:
     async def _db_now(self, conn: AsyncConnection | None = None) -> float:
         """The database's clock for a clocked hot action or a creation: the `db_now` of the
         last game row this process read (every read and locked read carries it) plus the time
-        since on this process's monotonic clock, if that read is at most `DB_CLOCK_FRESH` seconds old; else
-        read (a round trip). The estimate is behind the database's clock by the read's way
-        back (well under a millisecond, so a new turn may start that much early, and by as long
-        as the action then waits for a shared statement: `HotWrites`, a few milliseconds);
-        whether a deadline has passed is checked again by the statement, on the database's
-        clock. The read is on `conn` when given (a creation's transaction), else on a
-        connection of its own (PostgreSQL only)."""
+        since on this process's monotonic clock, if that read is at most `DB_CLOCK_FRESH`
+        seconds old; else read (a round trip). The estimate is behind the database's clock by
+        the read's way back (well under a millisecond, so a new turn may start that much early,
+        and by as long as the action then waits for a shared statement: `HotWrites`, a few
+        milliseconds); whether a deadline has passed is checked again by the statement, on the
+        database's clock. The read is on `conn` when given (a creation's transaction), else on
+        a connection of its own (PostgreSQL only)."""
         estimated = self._db_now_estimated()
         if estimated is not None:
             return estimated
