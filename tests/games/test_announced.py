@@ -76,12 +76,21 @@ def _late_notifications(fanout: Any, delay: float = 0.3) -> None:
     fanout._on_notify = late
 
 
-async def _listening(fanout: Any, game_id: str) -> None:
-    """Until the process LISTENs on the game's channel (its streams' wake-up then)."""
+async def _listening(fanout: Any, game_id: str, store: Any = None) -> None:
+    """Until the process LISTENs on the game's channel, and the read that LISTEN's own
+    wake-up makes its streams do is over: with `store`, until no shared read is under way
+    and none began for 0.3 s (a fixed 0.1 s was once too short on a loaded machine, and
+    that read was counted among the actions')."""
     async with asyncio.timeout(10):
         while game_id not in fanout.listening:
             await asyncio.sleep(0.02)
-    await asyncio.sleep(0.1)  # the LISTEN's own wake-up and read
+        await asyncio.sleep(0.1)
+        if store is None:
+            return
+        seen = -1
+        while store.shared_reads != seen or store._flights:
+            seen = store.shared_reads
+            await asyncio.sleep(0.3)
 
 
 @contextlib.asynccontextmanager
@@ -132,7 +141,7 @@ async def test_a_hot_action_is_handed_to_its_processs_streams_as_stored(
                     for token in tokens:  # each seat's view read once: its token known here
                         got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
                         assert got.status_code == 200, got.text
-                    await _listening(store.fanout, game_id)
+                    await _listening(store.fanout, game_id, store)
                     before = store.shared_reads
                     streamed: dict[str | None, list[Any]] = {tokens[0]: [], None: []}
                     for version in range(1, 21):
