@@ -6,7 +6,8 @@ row after the action, its events), instead of reading it, and the commit's own N
 payload names the version) wakes nobody there. What they are handed must be what the database
 holds, column for column, at every action, clocked games included; another process's actions
 (hot ones, whose NOTIFY names a version this process never announced, and locked ones) still
-reach them, in order, each version shown once.
+reach them, in order, each version shown once; a notification lost on the way costs a delay
+(the streams' keep-alive read), not a version.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import msgspec
 import pytest
 
 from api.app import create_app
+from api.games import routes
 from api.games.formats import stored_event_out
 from api.ops.settings import Settings
 from engine import registry
@@ -264,3 +266,49 @@ async def test_another_processs_actions_still_reach_the_streams(pg_head: str) ->
                         _, shown = await game_messages(spectator, version)
                         assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
                 assert first.state.games.fanout.announced[game_id] == version  # A's last: hot
+
+
+@pytest.mark.parametrize("where", ["another process", "this process, locked"])
+async def test_a_lost_notification_costs_a_delay_not_a_version(
+    pg_head: str, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The actions whose only wake-up on A is their NOTIFY (another process's; A's own locked
+    ones: a game's first action, its seats' tokens not yet seen there): one that never reaches
+    A (a LISTEN connection's notification lost) leaves A's stream to its next keep-alive
+    read, which shows that version; then it goes on, every version once and in order, each as
+    `GET` answers it on A. With a keep-alive longer than the wait, the stream shows nothing:
+    the keep-alive read is what makes up for the lost wake-up (the fanout's docstring)."""
+    monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 1.0)
+    seed = 63
+    shadow = Match(registry.make("numwars", {}), 4, seed)
+    first, second = (create_app(Settings(database_url=pg_head)) for _ in range(2))
+    with serve(first) as (host_a, port_a), serve(second) as (host_b, port_b):
+        async with (
+            httpx.AsyncClient(base_url=f"http://{host_a}:{port_a}", timeout=30) as on_a,
+            httpx.AsyncClient(base_url=f"http://{host_b}:{port_b}", timeout=30) as on_b,
+        ):
+            game = await create(on_a, "numwars", 4, seed)
+            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+            store = first.state.games
+            lost: list[str] = []
+            handle = store.fanout._on_notify
+
+            def losing_the_first(*args: Any) -> None:  # before the LISTEN: it takes this one
+                if not lost:
+                    lost.append(args[-1])
+                    return
+                handle(*args)
+
+            store.fanout._on_notify = losing_the_first
+            client = on_b if where == "another process" else on_a
+            async with _stream(on_a, game_id, None) as spectator:
+                await game_messages(spectator, 0)
+                await _listening(store.fanout, game_id, store)
+                for version in (1, 2, 3):
+                    seat = shadow.actors()[0]
+                    action = shadow.legal_actions(seat)[0]
+                    await act(client, game_id, tokens[seat], shadow, seat, action)
+                    _, shown = await game_messages(spectator, version)
+                    assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
+                    assert [p.partition(" ")[0] for p in lost] == [game_id]
+                assert store.fanout.announced.get(game_id) is None  # no hot action of A's
