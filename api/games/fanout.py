@@ -27,8 +27,11 @@ last read (or were handed) the version the action was applied to, hands them wha
 read of the log would find (the game's row after it and its events, :class:`Written`), so
 that they need not read it; else they read as before. Its NOTIFY's payload names the version
 it wrote (``'<game id> <version>'``), and a notification of a version this process announced
-already is ignored (any other is a wake-up as before: another replica's action, or an action
-of this process on another path). A replica older than this payload takes it for an unknown
+already, or of the version its hot write under way writes (:meth:`Fanout.writing`: the
+NOTIFY often comes before the statement's own answer, and its wake-up made the streams read
+what they were about to be handed; at 16 games, 0.75 reads of the log an action), is ignored
+(any other is a wake-up as before: another replica's action, or an action of this process on
+another path). A replica older than this payload takes it for an unknown
 game: while builds before and after it run together (a rolling upgrade, a rollback), the
 older replicas' streams see the newer ones' hot actions at their next keep-alive read.
 """
@@ -83,6 +86,8 @@ class Fanout:
         #: write it handed its streams, and the game's last row its streams read or were
         #: handed (`GameService` keeps it: the base of its next write's row).
         self.announced: dict[str, int] = {}
+        #: Per watched game: the version a hot write of this process under way writes.
+        self.pending: dict[str, int] = {}
         self.written: dict[str, Written] = {}
         self.rows: dict[str, Any] = {}
         self._connection: Any = None
@@ -159,6 +164,7 @@ class Fanout:
                 del self._waiters[game_id]
                 self.published.pop(game_id, None)
                 self.announced.pop(game_id, None)
+                self.pending.pop(game_id, None)
                 self.written.pop(game_id, None)
                 self.rows.pop(game_id, None)
                 self._sync()
@@ -175,6 +181,21 @@ class Fanout:
         for event in waiters:
             event.set()
 
+    def writing(self, game_id: str, version: int) -> None:
+        """A hot write of this process that writes the game's `version` goes out: until
+        :meth:`written_or_not`, that version's NOTIFY wakes nobody here (its announcement
+        follows the statement's answer)."""
+        if game_id in self._waiters:
+            self.pending[game_id] = version
+
+    def written_or_not(self, game_id: str, committed: bool) -> None:
+        """That write is over: `committed`, its announcement comes next (:meth:`announce`);
+        else (refused, or failed without knowing whether it committed) the game's streams
+        read the log, since a notification of that version, another replica's or this one's
+        after all, may have been ignored meanwhile."""
+        if self.pending.pop(game_id, None) is not None and not committed:
+            self.publish(game_id)
+
     def announce(
         self, game_id: str, version: int, written: tuple[int, Any] | None, sent: float
     ) -> None:
@@ -184,7 +205,8 @@ class Fanout:
         action, what a read of the log after it returns now), handed to the streams' next
         read; not when the game was published since `sent` (another commit's wake-up, maybe
         a later one, which a handed write would hide from the streams until their keep-alive
-        read; or this action's own NOTIFY, come first), nor when None: they read the log."""
+        read; this action's own NOTIFY, come first, wakes nobody: :meth:`writing`), nor when
+        None: they read the log."""
         if game_id not in self._waiters:
             return
         if self.published.get(game_id, 0.0) > sent:
@@ -264,8 +286,11 @@ class Fanout:
 
     def _on_notify(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         game_id, _, version = payload.partition(" ")
-        if version.isdigit() and int(version) <= self.announced.get(game_id, -1):
-            return  # this process's own hot action, announced at its commit
+        if version.isdigit() and (
+            int(version) <= self.announced.get(game_id, -1)
+            or int(version) == self.pending.get(game_id)
+        ):
+            return  # this process's own hot action, announced at its commit (or about to be)
         self.publish(game_id)
 
     def _on_lost(self, connection: object) -> None:

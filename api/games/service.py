@@ -1506,7 +1506,13 @@ class GameService:
         sent = time.monotonic()
         epoch = None if self.lease is None else self.lease.current()
         writes, kept = self._writes, self._sole.pop(game_id, None)
-        if not await self.repository.append_hot(row, move, caller.digest):
+        self.fanout.writing(game_id, answer.version)
+        committed = False
+        try:
+            committed = await self.repository.append_hot(row, move, caller.digest)
+        finally:
+            self.fanout.written_or_not(game_id, committed)
+        if not committed:
             return None  # the game moved elsewhere: the match is dropped
         self._put(game_id, answer.version, match, _hot_after(move, len(events), row))
         if (
