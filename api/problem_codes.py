@@ -116,7 +116,9 @@ def _database(facts: Facts) -> bool:
 #: api.http.fields, api.ops.ratelimit, api.http.problems.handle_exception).
 LAYERS = (
     Layer(400, "bad-request", "the server cannot read the request as HTTP", _every),
-    Layer(400, "bad-host", "the `Host` header names no valid port", _every),
+    Layer(
+        400, "bad-host", "the `Host` header holds what no host name holds, or no valid port", _every
+    ),
     Layer(400, "malformed-json", "the body is empty or not JSON", _body),
     Layer(408, "request-timeout", "the request did not arrive whole in time", _every),
     Layer(413, "body-too-large", "the body is larger than 64 KiB", _body),

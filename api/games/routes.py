@@ -283,7 +283,8 @@ class _EventStream(Stream):
             headers={
                 "Cache-Control": "no-cache",
                 **headers,
-                "Connection": "keep-alive",
+                # no `Connection: keep-alive`: HTTP/1.1's default, and the server's own
+                # `Connection: close` (a client's `Connection: close`, HTTP/1.0) stood beside it
                 "X-Accel-Buffering": "no",
             },
         )

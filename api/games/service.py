@@ -143,14 +143,17 @@ from api.http.conditions import IfMatch
 from api.http.domain import (
     Conflict,
     DomainError,
+    Flaw,
     Forbidden,
     Invalid,
+    InvalidFields,
     NotFound,
     TooManyAttempts,
     Unauthenticated,
     VersionMismatch,
     field_error,
 )
+from api.http.fields import flaw_of
 from api.http.problems import cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
 from engine import registry
@@ -934,7 +937,13 @@ class GameService:
         hints = options_in.pop("hints", True)  # the service's option, not the rules'
         if not isinstance(hints, bool):
             raise field_error(Invalid, "bad-option", "options.hints", say(HINTS_OPTION))
-        # the engine's refusals (options, players, seed) pass through: the problem map words them
+        options_type = registry.ruleset_class(body.ruleset).Options
+        try:  # an ill-typed or unknown option named at its field, in the caller's words
+            msgspec.convert(options_in, type=options_type)
+        except msgspec.ValidationError as exc:
+            flaw = flaw_of(exc, options_in, options_type, prefix="options")
+            raise InvalidFields([Flaw(flaw.field, "bad-option", flaw.message)]) from None
+        # the engine's refusals (players, seed) pass through: the problem map words them
         return registry.make(body.ruleset, options_in), hints
 
     async def insert_game(

@@ -101,6 +101,43 @@ EMPTY = text(
     "the request body is empty: {expected} is expected",
     "le corps de la requête est vide\u00a0: {expected} est attendu",
 )
+
+
+def _braces(words: str) -> str:
+    """`words` as a text's template (its braces doubled)."""
+    return words.replace("{", "{{").replace("}", "}}")
+
+
+#: msgspec's syntax errors, in the caller's language (the rest kept in msgspec's words).
+SYNTAX: dict[str, Text] = {
+    what: text(f"json-syntax-{key}", _braces(what), _braces(fr))
+    for key, what, fr in (
+        ("quote", "expected '\"'", '«\u00a0"\u00a0» attendu'),
+        ("comma-bracket", "expected ',' or ']'", "«\u00a0,\u00a0» ou «\u00a0]\u00a0» attendu"),
+        ("comma-brace", "expected ',' or '}'", "«\u00a0,\u00a0» ou «\u00a0}\u00a0» attendu"),
+        ("colon", "expected ':'", "«\u00a0:\u00a0» attendu"),
+        ("character", "invalid character", "caractère invalide"),
+        (
+            "unicode-escape",
+            "invalid character in unicode escape",
+            "caractère invalide dans un échappement unicode",
+        ),
+        ("escape", "invalid escape character in string", "échappement invalide dans une chaîne"),
+        ("escaped", "invalid escaped character", "caractère échappé invalide"),
+        ("number", "invalid number", "nombre invalide"),
+        ("surrogate", "invalid utf-16 surrogate pair", "paire de substitution UTF-16 invalide"),
+        ("keys", "object keys must be strings", "les clés d’un objet doivent être des chaînes"),
+        ("trailing", "trailing characters", "caractères en trop après le JSON"),
+        ("comma-array", "trailing comma in array", "virgule en trop à la fin d’un tableau"),
+        ("comma-object", "trailing comma in object", "virgule en trop à la fin d’un objet"),
+    )
+}
+NOT_UTF8 = text(
+    "malformed-json-utf8",
+    "a string is not valid UTF-8",
+    "une chaîne n’est pas de l’UTF-8 valide",
+)
+_NOT_UTF8 = "Invalid UTF-8 encoded string"
 A_JSON_OBJECT = text("a-json-object", "a JSON object", "un objet JSON")
 AN_ACTION_OBJECT = text("an-action-object", "an action object", "un objet action")
 
@@ -110,9 +147,13 @@ def _malformed(message: str) -> Message:
     text, and where the JSON broke is what the client needs): "expected ',' or '}' at byte
     11", "it ends before the JSON is complete"."""
     if match := _MALFORMED_RE.fullmatch(message):
-        return say(AT_BYTE, what=match.group(1), byte=match.group(2))
+        what = match.group(1)
+        words = SYNTAX.get(what)
+        return say(AT_BYTE, what=what if words is None else say(words), byte=match.group(2))
     if message == _TRUNCATED:
         return say(CUT_SHORT)
+    if message == _NOT_UTF8:
+        return say(NOT_UTF8)
     return shorten(message, MESSAGE_LIMIT)
 
 

@@ -303,6 +303,8 @@ def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tup
     return "", ""
 
 
+#: The characters Litestar's router allows in a `Host` (`litestar._asgi.utils.is_valid_host`).
+_HOST_CHARS = re.compile(rb"[0-9A-Za-z!$&'()*+,;=\-._~:\[\]@%]*")
 #: A Host with a colon: a name, an IPv4 or a bracketed IPv6 address, then a port 1 … 65535.
 _HOST = re.compile(
     rb"(?:\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)"
@@ -312,10 +314,14 @@ _HOST = re.compile(
 
 def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
-    the request's URL: 400), a docs path holding a NUL byte or a segment longer than any file
-    name (the docs' file server would fail on them: 404)."""
+    the request's URL) or that holds a character no host name holds (Litestar's router
+    refuses it, in English, as `http-error`; the fast paths, which do not route, took it:
+    both answer this 400 now), a docs path holding a NUL byte or a segment longer than any
+    file name (the docs' file server would fail on them: 404)."""
     for name, value in scope["headers"]:
-        if name == b"host" and b":" in value and not _HOST.fullmatch(value):
+        if name == b"host" and (
+            not _HOST_CHARS.fullmatch(value) or (b":" in value and not _HOST.fullmatch(value))
+        ):
             return 400, "bad-host", say(BAD_HOST)
     path: str = scope["path"]
     if path.startswith("/docs/") and (

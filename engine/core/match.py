@@ -283,6 +283,14 @@ class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         )
 
 
+#: How an action's card refusals name the match's deck (the ruleset's name in the language).
+MATCH_DECK = text(
+    "match-deck",
+    "the {players}-player {ruleset} deck",
+    "le paquet de {ruleset} à {players}\u00a0joueurs",
+    BY_RULESET,
+)
+
 #: A game export's refusals (code `bad-record`): the decoder's own words quoted as they are.
 NOT_AN_EXPORT = text(
     "record-not-an-export", "not a game export: {error}", "pas un export de partie\u00a0: {error}"
@@ -765,7 +773,7 @@ class Match:
         if deck is None:
             deck = self._deck = dict(Counter(self.rules.deck(self.players).cards))
         check_action_cards(
-            deck, action, deck_name=f"the {self.players}-player {self.rules.id} deck"
+            deck, action, deck_name=say(MATCH_DECK, players=self.players, ruleset=self.rules.id)
         )
 
     def apply(self, seat: int, action: Action) -> list[EventBase]:

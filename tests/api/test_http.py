@@ -64,6 +64,26 @@ def test_a_body_without_content_type_is_415(client: TestClient[Any]) -> None:
     assert "no Content-Type" in body["detail"]
 
 
+@pytest.mark.parametrize(
+    ("body", "french", "english"),
+    [
+        (b'{"a": \x01}', "caractère invalide à l’octet 6", "invalid character at byte 6"),
+        (b"[1,]", "virgule en trop à la fin d’un tableau à l’octet 3", "trailing comma in array"),
+        (b'{"a" 1}', "«\u00a0:\u00a0» attendu à l’octet 5", "expected ':' at byte 5"),
+        (b'{"a": "\xff"}', "une chaîne n’est pas de l’UTF-8 valide", "not valid UTF-8"),
+    ],
+)
+def test_a_json_syntax_error_is_said_in_the_callers_language(
+    client: TestClient[Any], body: bytes, french: str, english: str
+) -> None:
+    """msgspec's words for where the JSON broke, in French too (no English left inside)."""
+    json_type = {"content-type": "application/json"}
+    fr = client.post(SCORE, content=body, headers={**json_type, "accept-language": "fr"})
+    assert french in _problem(fr, 400, "malformed-json")["detail"]
+    en = client.post(SCORE, content=body, headers=json_type)
+    assert english in _problem(en, 400, "malformed-json")["detail"]
+
+
 def test_an_empty_post_without_content_type_asks_for_json(client: TestClient[Any]) -> None:
     """No body, no content type: the operation's own answer, 400 `malformed-json`."""
     request = client.build_request("POST", SCORE)

@@ -19,6 +19,7 @@ limiter on, a request is counted once, whichever path answers it.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -211,6 +212,9 @@ def test_what_it_never_takes_is_answered_the_same(
         ("GET", path, None, {"authorization": "Bearer"}),
         ("GET", "/v1/games/open", None, token),  # a path that is no game's
         ("GET", f"/v1/games/{game['id'].upper()}", None, token),
+        # a Host no host name is (the router's refusal, which the fast path took): 400 bad-host
+        ("GET", path, None, {**token, "host": "a b"}),
+        ("POST", actions, json.dumps(legal).encode(), {**token, "host": "a/b"}),
     ]
     with Spy(fast) as spy:
         for method, where, body, headers in raw:
@@ -219,9 +223,12 @@ def test_what_it_never_takes_is_answered_the_same(
                 for c in (fast, slow)
             ]
             same(*sent)
+            if "host" in headers:
+                assert sent[0].json()["code"] == "bad-host", sent[0].text
         assert [p for p, failed in spy.handed if failed is None] == [
             where.split("?")[0] for _, where, _, _ in raw
         ]
+        assert fast.get(path).json()["version"] == 0  # nothing was applied
     # If-Match and Idempotency-Key on an action: the pipeline's, applied once
     for extra in ({"if-match": '"0"'}, {"idempotency-key": "k-1"}):
         game = create(fast, "numwars", 11)

@@ -46,3 +46,28 @@ def test_an_action_lists_every_bad_field(games: TestClient[Any]) -> None:
     ]
     assert games.post(url, json=body).status_code == 401  # no token: authentication first
     assert games.get(f"/v1/games/{game['id']}").json()["version"] == 0  # nothing applied
+
+
+def test_a_bad_option_is_named_at_its_field_in_the_callers_words(
+    games: TestClient[Any],
+) -> None:
+    """An unknown or ill-typed ruleset option: 422 `bad-option` on `options.<name>` (or
+    `options` for an unknown one), said in French with no msgspec text left in it."""
+    cases = [
+        ({"x": 1}, "options.x", "champ inconnu 'x'"),
+        (
+            {"speed": "true"},
+            "options.speed",
+            "doit être true ou false, pas une chaîne de caractères",
+        ),
+    ]
+    for options, field, message in cases:
+        body = {**TABLE, "options": options}
+        r = games.post("/v1/games", json=body, headers={"Accept-Language": "fr"})
+        assert r.status_code == 422, r.text
+        problem = r.json()
+        assert problem["code"] == "bad-option"
+        assert problem["errors"] == [{"field": field, "code": "bad-option", "message": message}]
+        assert "Expected" not in problem["detail"] and "Object contains" not in problem["detail"]
+        english = games.post("/v1/games", json=body).json()
+        assert english["code"] == "bad-option" and english["errors"][0]["field"] == field

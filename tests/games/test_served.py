@@ -980,6 +980,27 @@ async def test_keep_alives_are_comments_only(
     assert blocks == [[": keep-alive"], [": keep-alive"]], blocks
 
 
+async def test_a_stream_asked_to_close_says_close_once(in_process: str) -> None:
+    """A stream requested with `Connection: close` answers one `Connection` header, `close`
+    (the stream's own `keep-alive` once stood beside the server's `close`)."""
+    async with httpx.AsyncClient(base_url=in_process, timeout=30) as client:
+        game = await create(client, "numking", 3, 42)
+    url = httpx.URL(in_process)
+    reader, writer = await asyncio.open_connection(url.host, url.port)
+    try:
+        writer.write(
+            f"GET /v1/games/{game['id']}/stream HTTP/1.1\r\nHost: {url.host}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        async with asyncio.timeout(10):
+            head = await reader.readuntil(b"\r\n\r\n")
+    finally:
+        writer.close()
+    lines = head.decode("latin-1").lower().split("\r\n")
+    assert lines[0].startswith("http/1.1 200"), lines[0]
+    assert [line for line in lines if line.startswith("connection:")] == ["connection: close"]
+
+
 # -- 5. a server killed mid-play ----------------------------------------------------------------
 
 

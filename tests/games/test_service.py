@@ -164,7 +164,9 @@ def test_the_engine_refuses_a_card_outside_the_deck(
     with pytest.raises(InvalidInput) as caught:
         match.check_cards(action)
     assert caught.value.code == code and [e.field for e in caught.value.errors] == [field]
-    assert "the 3-player numwars deck" in caught.value.message or code == "unknown-card"
+    assert "the 3-player Num Wars deck" in caught.value.message or code == "unknown-card"
+    if code != "unknown-card":  # the deck named in French too (no English inside French)
+        assert "le paquet de Num Wars à 3\u00a0joueurs" in caught.value.render("fr")
 
     async def scenario(service: GameService) -> None:
         created = await _numwars(service, 5)
