@@ -171,6 +171,7 @@ _CARD_LIST = {
     "legal_moves",
     "cards",
     "set_aside",
+    "out_of_play",
     "discard",
     "cancelled",
 }

@@ -22,6 +22,11 @@ function joinFr(items: string[]): string {
   return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} et ${items[items.length - 1]}`;
 }
 
+/** A score as French prints it: a negative one with the minus sign (U+2212), not a hyphen. */
+function signed(n: number): string {
+  return n < 0 ? `\u2212${-n}` : `${n}`;
+}
+
 /** "a, b and c" */
 function joinEn(items: string[]): string {
   return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
@@ -138,9 +143,9 @@ const fr = {
   liveScore: "Score de la manche",
   chooseBomb: "Choisis qui a eu la Bombe pour voir le score.",
   // French: « 0 pt », « 1 pt », « 2 pts »; « 1 manche », « 2 manches »
-  points: (n: number) => `${n}\u00a0${Math.abs(n) < 2 ? "pt" : "pts"}`,
-  part: (label: string, n: number) => `${label}\u00a0: ${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
-  scoreOf: (name: string, n: number) => `${name}\u00a0: ${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
+  points: (n: number) => `${signed(n)}\u00a0${Math.abs(n) < 2 ? "pt" : "pts"}`,
+  part: (label: string, n: number) => `${label}\u00a0: ${signed(n)} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
+  scoreOf: (name: string, n: number) => `${name}\u00a0: ${signed(n)} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
   saveRound: "Enregistrer la manche",
   totals: "Totaux",
   leader: (names: string) => `En tête\u00a0: ${names}`,
@@ -254,7 +259,7 @@ const fr = {
   histWon: "Gagnée",
   histLost: "Perdue",
   histOngoing: "En cours",
-  histScore: (n: number) => `Ton score\u00a0: ${n} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
+  histScore: (n: number) => `Ton score\u00a0: ${signed(n)} ${Math.abs(n) < 2 ? "pt" : "pts"}`,
   // `at`: the sheet's or the game's last change (the list's order, newest first)
   histOpen: (ruleset: string, date: string) => `${ruleset}, modifiée le ${date}`,
   // stats
@@ -363,7 +368,7 @@ const fr = {
   seatLinks: "Les liens des places",
   seatLinksHelp:
     "Envoie à chaque joueur le lien de sa place\u00a0: il ouvre sa main, garde-le secret. Cet appareil les garde\u00a0: «\u00a0Mes parties\u00a0» les remontre.",
-  seatLinksBots: "Tu joues contre des robots\u00a0: aucun lien à envoyer, la partie t’attend.",
+  seatLinksBots: "Tu joues contre des robots\u00a0: la partie t’attend.",
   seatLinksOpen: (names: string) => `Places ouvertes, sans lien (chacun s’y assoit avec son compte)\u00a0: ${names}`,
   seatLink: (name: string) => `Lien ${de(name)}`,
   playAs: (name: string) => `Jouer la place ${de(name)}`,
@@ -529,6 +534,13 @@ const fr = {
   playSeat: "Jouer cette place",
   notYourSeat: (n: number, name: string) =>
     `La place ${n} (${name}) n’est pas liée à ton compte\u00a0: seul le compte nommé pour une place à sa création peut la rejoindre.`,
+  // a move sent out of turn (409 not-your-turn): who is to play, by the names the table shows
+  notYourTurn: (names: string[]) =>
+    names.length > 0 ? `Ce n’est pas ton tour\u00a0: c’est à ${joinFr(names)} de jouer.` : "Ce n’est pas ton tour.",
+  seatNamed: (n: number) => `la place ${n}`,
+  gameNotFoundTitle: "Partie introuvable",
+  gameNotFound: "Cette partie n’existe pas (ou plus).",
+  gameReady: "Ta partie est prête",
   bidCol: "Annonce",
   tricksCol: "Plis",
   bidTricks: (bid: number | null, taken: number) => (bid === null ? `${taken}` : `${taken} / ${bid}`),
@@ -882,7 +894,7 @@ const en: Texts = {
   seatLinks: "The seats' links",
   seatLinksHelp:
     "Send each player their seat's link: it opens their hand, keep it secret. This device keeps them: “My games” shows them again.",
-  seatLinksBots: "You play against bots: no link to send, the game is waiting for you.",
+  seatLinksBots: "You play against bots: the game is waiting for you.",
   seatLinksOpen: (names: string) => `Open seats, without a link (each sits with their account): ${names}`,
   seatLink: (name: string) => `${name}'s link`,
   playAs: (name: string) => `Play ${name}'s seat`,
@@ -1046,6 +1058,14 @@ const en: Texts = {
   playSeat: "Play this seat",
   notYourSeat: (n: number, name: string) =>
     `Seat ${n} (${name}) is not bound to your account: only the account named for a seat when the game was created may join it.`,
+  notYourTurn: (names: string[]) =>
+    names.length > 0
+      ? `It is not your turn: ${joinEn(names)} ${names.length > 1 ? "are" : "is"} to play.`
+      : "It is not your turn.",
+  seatNamed: (n: number) => `seat ${n}`,
+  gameNotFoundTitle: "Game not found",
+  gameNotFound: "This game does not exist (or no longer does).",
+  gameReady: "Your game is ready",
   bidCol: "Bid",
   tricksCol: "Tricks",
   bidTricks: (bid: number | null, taken: number) => (bid === null ? `${taken}` : `${taken} / ${bid}`),

@@ -2,7 +2,7 @@
 // role, who had the Bomb (numwars.ts turns it into the `score-round` body); the breakdown and
 // score shown live from `score-round` before the round is saved.
 
-import { useId, useState } from "preact/hooks";
+import { useEffect, useId, useState } from "preact/hooks";
 import { type Role, api } from "./api";
 import {
   CardPicker,
@@ -24,6 +24,7 @@ import {
   type RoundDraft,
   VALUED,
   emptyDraft,
+  inDeck,
   left,
   maxValue,
   roundBody,
@@ -38,6 +39,26 @@ const PICK_TYPES: readonly PickType<CardType>[] = CARD_TYPES.map((type) => ({
   valued: VALUED.has(type),
   counted: type === "classic",
 }));
+
+/** The cards of the table's deck that never take part in a round (`GET …/deck`'s
+ * `out_of_play`: with 3 players the Joker, the set-aside card), once the API has said; none
+ * before, or without the network. */
+function useOutOfPlay(players: number): ReadonlySet<string> {
+  const [out, setOut] = useState<ReadonlySet<string>>(() => new Set());
+  useEffect(() => {
+    let current = true;
+    api
+      .GET("/v1/rulesets/numwars/deck", { params: { query: { players } } })
+      .then(({ data }) => {
+        if (current && data) setOut(new Set(data.out_of_play));
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [players]);
+  return out;
+}
 
 function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction, keep }: EntryProps) {
   const [draft, setDraft] = useDraft<RoundDraft>(keep, () => {
@@ -74,6 +95,9 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction, keep }:
   const holder = draft.bombHolder === null ? undefined : draft.players[draft.bombHolder];
   const roles = [...new Set(tableRoles(names.length))];
   const values = Array.from({ length: maxValue(names.length) + 1 }, (_, v) => v);
+  // a type none of whose cards is in play at this table is never offered
+  const out = useOutOfPlay(names.length);
+  const types = PICK_TYPES.filter((kind) => (kind.valued ? values : [0]).some((v) => inDeck(kind.type, v, out) > 0));
 
   return (
     <RoundFrame
@@ -131,10 +155,10 @@ function NumWarsEntry({ t, n, names, dealer, tiebreak, save, correction, keep }:
             <div id={`${ids}-cards-${seat}`}>
               <CardPicker
                 t={t}
-                types={PICK_TYPES}
+                types={types}
                 label={(type) => t.cardTypes[type]}
                 values={values}
-                left={(type, value) => left(draft, type, value)}
+                left={(type, value) => left(draft, type, value, out)}
                 onAdd={(entry) => setPlayer(seat, (entries, role) => ({ entries: [...entries, entry], role }))}
               />
               <PickedList

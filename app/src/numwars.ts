@@ -68,11 +68,29 @@ export function used(draft: RoundDraft, type: CardType, value: number): number {
   return count;
 }
 
-/** How many more cards of `type` and `value` the deck holds for this round. */
-export function left(draft: RoundDraft, type: CardType, value: number): number {
-  const inDeck = type === "classic" ? COLOURS.length : 1;
-  return Math.max(0, inDeck - used(draft, type, value));
+/** How many cards of `type` and `value` the deck holds at this table, leaving out the cards
+ * that never take part in its rounds (`out`: the deck answer's `out_of_play`, the Joker of a
+ * 3-player table, which is its set-aside card). */
+export function inDeck(type: CardType, value: number, out: ReadonlySet<string>): number {
+  switch (type) {
+    case "classic":
+      return COLOURS.filter((colour) => !out.has(`${colour}-${value}`)).length;
+    case "rainbow":
+    case "shadow":
+      return out.has(`${type}-${value}`) ? 0 : 1;
+    case "pair":
+      return out.has(`rainbow-${value}`) || out.has(`shadow-${value}`) ? 0 : 1;
+    default:
+      return out.has(type) ? 0 : 1;
+  }
 }
+
+/** How many more cards of `type` and `value` the deck holds for this round. */
+export function left(draft: RoundDraft, type: CardType, value: number, out: ReadonlySet<string> = NONE): number {
+  return Math.max(0, inDeck(type, value, out) - used(draft, type, value));
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 export function outcomeFor(role: Role, keptWay: KeptWay): BombOutcome {
   switch (role) {

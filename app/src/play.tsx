@@ -458,7 +458,8 @@ function SeatLinks({ t, created, navigate }: { t: Texts; created: CreatedGame; n
   const own = created.seats.find((seat) => seat.seat === 0);
   return (
     <section>
-      <Heading>{t.seatLinks}</Heading>
+      {/* against bots only there is no link: no word of links at all */}
+      <Heading>{botsOnly ? t.gameReady : t.seatLinks}</Heading>
       <p>{botsOnly ? t.seatLinksBots : t.seatLinksHelp}</p>
       {own ? (
         <div class="row own-seat">
@@ -512,6 +513,9 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   const [revoked, setRevoked] = useState<{ session: boolean } | null>(null);
   const [roles, setRoles] = useState<Record<number, Role[]>>({});
   const [winners, setWinners] = useState<Record<number, number[]>>({});
+  // an action's refusal and the version it was refused at: stale (and cleared) once the game
+  // moves to a later version, e.g. « not your turn » when the turn comes; other problems stay
+  const refusedAct = useRef<{ refusal: Refusal; version: number } | null>(null);
 
   // a seat link pasted in the address bar (or followed) on this very screen changes only the
   // fragment: its token is taken at once, not at the next reload
@@ -548,9 +552,18 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       onGame: (next) => {
         seen ??= next.version;
         setGame(next);
+        const refused = refusedAct.current;
+        if (refused && next.version > refused.version) {
+          refusedAct.current = null;
+          setProblem((shown) => (shown === refused.refusal ? null : shown));
+        }
       },
       onLive: setLive,
-      onProblem: (error) => setProblem(refusal(error, t.networkError)),
+      onProblem: (error) => {
+        const refused = refusal(error, t.networkError);
+        // the game's read answered 404: the app's words, never the API's (which name the id)
+        setProblem(refused.code === "not-found" ? { detail: t.gameNotFound, fields: {}, code: refused.code } : refused);
+      },
       // a token that worked is refused now (the seat's token revoked, the session ended):
       // forgotten, and the page goes on with the session's seat if its account holds one
       onRevoked: () => {
@@ -620,8 +633,12 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
       if (data) {
         const clocks = data.deadlines ? { deadlines: data.deadlines, deadline: data.deadline } : {};
         accept.current({ ...game, ...clocks, version: data.version, view: data.view }, true);
+      } else {
+        const refused = refusal(error, t.networkError);
+        const shown = refused.code === "not-your-turn" ? { ...refused, detail: t.notYourTurn(toPlay(t, game)) } : refused;
+        refusedAct.current = { refusal: shown, version: game.version };
+        setProblem(shown);
       }
-      else setProblem(refusal(error, t.networkError));
     } catch {
       setProblem({ detail: t.networkError, fields: {} });
     } finally {
@@ -700,7 +717,7 @@ export function GameScreen({ t, id, session, navigate }: { t: Texts; id: string;
   if (!game) {
     return (
       <section>
-        <Heading>{problem ? t.error : t.loading}</Heading>
+        <Heading>{problem?.code === "not-found" ? t.gameNotFoundTitle : problem ? t.error : t.loading}</Heading>
         <Problem refusal={problem} shown={[]} />
       </section>
     );
@@ -963,6 +980,14 @@ function Countdowns({ t, game, nameOf }: { t: Texts; game: Game; nameOf: (seat: 
   );
 }
 
+/** Who is to play, by the names the table shows (« la place N », from 1, for a seat without
+ * one): Num Win's current player, else the view's actors. */
+function toPlay(t: Texts, game: Game): string[] {
+  const view = game.view;
+  const seats = view.ruleset === "numwin" && view.current_player !== null ? [view.current_player] : view.actors;
+  return seats.filter((seat) => seat !== game.seat).map((seat) => game.players[seat]?.name || t.seatNamed(seat + 1));
+}
+
 /** A hint the API gave, and the game's version it was asked at. */
 interface Hint {
   version: number;
@@ -1216,9 +1241,12 @@ function Table({ t, game, live, problem, busy, act: send, join, hint, hinting, a
           <h2 id={`${legalId}-hand`} ref={handHeading} tabIndex={-1} class="focus-title hand-title">
             {t.yourHand}
           </h2>
-          <p class="muted" id={legalId}>
-            {t.legalHint}
-          </p>
+          {/* said only when a card can be played (not while bidding, nor on another's turn) */}
+          {hand.some((card) => legal.some((a) => cardOf(a) === card)) ? (
+            <p class="muted" id={legalId}>
+              {t.legalHint}
+            </p>
+          ) : null}
           <p hidden id={`${legalId}-legal`}>
             {t.legalCard}
           </p>

@@ -73,6 +73,9 @@ class DeckInfo(Value, frozen=True):
     cards: list[str]
     hand_size: int
     set_aside: int
+    #: Cards of `cards` that never take part in a round of that table (3-player numwars: the
+    #: Joker, the set-aside card), so a score sheet never offers them; [] everywhere else.
+    out_of_play: list[str]
 
 
 class Deal(Value, frozen=True):

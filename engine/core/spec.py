@@ -276,8 +276,10 @@ def mismatch(code: str, field_name: str, message: Message) -> InvalidInput:
 # --- the texts the games' operations share -------------------------------------------------
 
 DECK_DOC = (
-    "The whole deck of that format (`cards`), the hand size and how many of its cards are not "
-    "dealt (`set_aside`)."
+    "The whole deck of that format (`cards`), the hand size, how many of its cards are not "
+    "dealt (`set_aside`), and `out_of_play`: the cards of `cards` that never take part in a "
+    "round at that table, so a front-end never offers them (a round naming one is refused); "
+    "empty except for 3-player `numwars`, where it holds `joker`, the set-aside card."
 )
 DEAL_DOC = (
     "Deal a round from a seed: the same ruleset, options, player count and seed always give the "

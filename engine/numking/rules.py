@@ -173,6 +173,7 @@ class NumKing(VersionedRules):
             cards=list(self._cards),
             hand_size=hand,
             set_aside=len(self._cards) - hand * players,
+            out_of_play=[],
         )
 
     def _check_setup(self, setup: RoundSetup) -> int:

@@ -112,10 +112,19 @@ class NumWars(VersionedRules):
         check_players(players, self.min_players, self.max_players, self.id)
 
     def deck(self, players: int) -> DeckInfo:
-        """Deck table: the whole deck of the format; 3 players: the Joker is the set-aside."""
+        """Deck table: the whole deck of the format; 3 players: the Joker is the set-aside,
+        out of play (Set-up 1)."""
         self._players(players)
         _, hand, aside = FORMATS[players]
-        return DeckInfo(players=players, cards=deck_cards(players), hand_size=hand, set_aside=aside)
+        cards = deck_cards(players)
+        playable = PLAYABLE_SETS[players]
+        return DeckInfo(
+            players=players,
+            cards=cards,
+            hand_size=hand,
+            set_aside=aside,
+            out_of_play=[c for c in cards if c not in playable],
+        )
 
     def deal(self, setup: RoundSetup) -> Deal:
         """Set-up 1-2: the role draw, then the rest dealt up to the hand size; Ruling 4

@@ -135,7 +135,11 @@ class NumWarsClassic(VersionedRules):
         self.check_players(players)
         hand = self.hand_size(players)
         return DeckInfo(
-            players=players, cards=list(DECK), hand_size=hand, set_aside=len(DECK) - players * hand
+            players=players,
+            cards=list(DECK),
+            hand_size=hand,
+            set_aside=len(DECK) - players * hand,
+            out_of_play=[],
         )
 
     def deal(self, setup: RoundSetup) -> Deal:

@@ -109,7 +109,9 @@ class NumWin(VersionedRules):
 
     def deck(self, players: int) -> DeckInfo:
         self.check_players(players)
-        return DeckInfo(players=players, cards=list(DECK), hand_size=HAND_SIZE, set_aside=0)
+        return DeckInfo(
+            players=players, cards=list(DECK), hand_size=HAND_SIZE, set_aside=0, out_of_play=[]
+        )
 
     def shuffled(self, setup: RoundSetup) -> tuple[list[int], list[list[int]], int, Rng]:
         """The checked deal as card indices into DECK: (draw pile, hands, starter, the round's

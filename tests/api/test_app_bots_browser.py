@@ -121,8 +121,9 @@ def test_a_game_against_bots_with_hints(browser: Any, served: str) -> None:  # n
     page.get_by_label("Joueur 4", exact=True).fill("Zed")
     screen.axe("nouvelle partie avec robots")
     page.get_by_role("button", name="Créer la partie", exact=True).click()
-    screen.heading("Les liens des places")
-    expect(page.locator("ul.links > li")).to_have_count(0)  # no other person: no link to send
+    # no other person: no link to send, and no word of links
+    screen.heading("Ta partie est prête")
+    expect(page.locator("ul.links > li")).to_have_count(0)
     expect(
         page.get_by_text(f"Joués par le serveur, sans lien{NBSP}: Robot 2, Robot 3, Zed.")
     ).to_be_visible()

@@ -181,8 +181,9 @@ def sentence(message: str) -> str:
 
 
 def pts(points: int) -> str:
-    """The French unit: « 0 pt », « 1 pt », « 2 pts »."""
-    return f"{points} pt" if abs(points) < 2 else f"{points} pts"
+    """The French unit: « 0 pt », « 1 pt », « 2 pts », « −3 pts » (the minus sign U+2212)."""
+    shown = f"\u2212{-points}" if points < 0 else f"{points}"
+    return f"{shown} pt" if abs(points) < 2 else f"{shown} pts"
 
 
 def score_round(served: str, body: dict[str, Any], language: str) -> dict[str, Any]:

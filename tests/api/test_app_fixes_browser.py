@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.api.test_app_browser import PHONE, Screen, browser, controlled, served  # noqa: F401
+from tests.api.test_app_browser import PHONE, Screen, browser, controlled, pts, served  # noqa: F401
 from tests.api.test_app_play_browser import act, at_version, game_as, new_game, token_of
 from tests.api.test_app_sheets_browser import (
     api_call,
@@ -145,6 +145,9 @@ def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: 
     # a hint in words continues its sentence: « Conseil : annoncer 1 pli. », lower case
     state = game_as(served, game_id, None)
     assert state["view"]["actors"] == [0], state["view"]
+    # bidding: no card can be played, so no word of playable cards
+    expect(page.get_by_role("button", name="Annoncer 0 pli", exact=True)).to_be_visible()
+    expect(page.get_by_text("Les cartes jouables sont entourées", exact=False)).to_have_count(0)
     page.get_by_role("button", name="Conseil", exact=True).click()
     expect(page.locator(".hint-box")).to_have_text(
         re.compile(r"^Conseil\s:\sannoncer \d+ plis?\.$")
@@ -177,8 +180,7 @@ def test_num_king_shows_bids_tricks_and_the_round_summary(browser: Any, served: 
     expect(summary).to_be_visible()
     for i, name in enumerate(names):
         points = state["view"]["scores"][i] - before[i]
-        unit = "pt" if abs(points) < 2 else "pts"
-        expect(summary.locator("li").nth(i)).to_have_text(f"{name} : {points} {unit}")
+        expect(summary.locator("li").nth(i)).to_have_text(f"{name} : {pts(points)}")
     screen.axe("fin de manche")
     summary.get_by_role("button", name="Continuer", exact=True).click()
     expect(summary).to_have_count(0)
@@ -285,7 +287,7 @@ def test_a_game_created_logged_in_counts_in_stats_once_over(browser: Any, served
     page.get_by_label("Place 3 : qui joue ?", exact=True).select_option("random")
     page.get_by_label("Place 4 : qui joue ?", exact=True).select_option("random")
     page.get_by_role("button", name="Créer la partie", exact=True).click()
-    screen.heading("Les liens des places")
+    screen.heading("Ta partie est prête")
     # every other seat a bot's: no link list, only « Jouer en ligne » (the creator's seat)
     own = page.get_by_role("main").get_by_role("link", name="Jouer en ligne", exact=True)
     link = served + own.get_attribute("href")

@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, served  # noqa: F401
+from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, pts, served  # noqa: F401
 from tests.api.test_app_play_browser import act, at_version, game_as, new_game, play_out
 from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_app_tables_browser import logged_in, sign_up
@@ -250,9 +250,8 @@ def test_the_end_of_a_num_wars_round_says_the_roles(browser: Any, served: str) -
     expect(summary).to_be_visible()
     for i, name in enumerate(names):
         points = state["view"]["scores"][i] - before[i]
-        unit = "pt" if abs(points) < 2 else "pts"
         expect(summary.locator("li").nth(i)).to_have_text(
-            f"{name}{NBSP}: {points}{NBSP}{unit} — {ROLES_FR[roles[i]]}"
+            f"{name}{NBSP}: {pts(points)} — {ROLES_FR[roles[i]]}"
         )
     screen.axe("fin de manche, rôles")
     no_small_target(screen, "fin de manche")

@@ -273,9 +273,7 @@ def test_a_num_king_game_created_and_played_in_the_app(browser: Any, served: str
     rows = page.locator("section.play table tbody tr")
     for seat, score in enumerate(state["view"]["scores"]):
         # the total is the last column (Num King shows each bid and tricks before it)
-        expect(rows.nth(seat).locator("td").last).to_have_text(
-            f"{score} {'pt' if abs(score) < 2 else 'pts'}"
-        )
+        expect(rows.nth(seat).locator("td").last).to_have_text(pts(score))
     assert any(state["view"]["scores"])
     screen.close()
 

@@ -98,13 +98,13 @@ def test_a_game_against_bots_only_offers_to_play(browser: Any, served: str) -> N
             "random"
         )
     page.get_by_role("button", name="Créer la partie", exact=True).click()
-    screen.heading("Les liens des places")
+    # no link to send: no word of links at all (« Les liens des places », « aucun lien »)
+    screen.heading("Ta partie est prête")
     expect(
-        page.get_by_text(
-            f"Tu joues contre des robots{NBSP}: aucun lien à envoyer, la partie t’attend.",
-            exact=True,
-        )
+        page.get_by_text(f"Tu joues contre des robots{NBSP}: la partie t’attend.", exact=True)
     ).to_be_visible()
+    expect(page.get_by_text("Les liens des places", exact=False)).to_have_count(0)
+    expect(page.get_by_text("aucun lien", exact=False)).to_have_count(0)
     expect(page.get_by_text("Envoie à chaque joueur", exact=False)).to_have_count(0)
     expect(page.locator("ul.links")).to_have_count(0)
     screen.axe("partie contre des robots")

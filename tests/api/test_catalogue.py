@@ -64,24 +64,50 @@ def test_french_summary_is_french(client: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "hand_size", "set_aside", "deck"),
+    ("path", "hand_size", "set_aside", "deck", "out_of_play"),
     [
-        ("/v1/rulesets/numwars/deck?players=3", 27, 1, 82),
-        ("/v1/rulesets/numwars/deck?players=6", 17, 4, 106),
-        ("/v1/rulesets/numwars-classic/deck?players=4", 15, 44, 104),
-        ("/v1/rulesets/numwars-classic/deck?players=4&speed=true", 10, 64, 104),
-        ("/v1/rulesets/numking/deck?players=4", 9, 0, 36),
-        ("/v1/rulesets/numking/deck?players=4&zeros=true&max_cards=5", 5, 18, 38),
-        ("/v1/rulesets/numwin/deck?players=4", 2, 0, 111),
+        ("/v1/rulesets/numwars/deck?players=3", 27, 1, 82, ["joker"]),
+        ("/v1/rulesets/numwars/deck?players=4", 20, 2, 82, []),
+        ("/v1/rulesets/numwars/deck?players=6", 17, 4, 106, []),
+        ("/v1/rulesets/numwars-classic/deck?players=4", 15, 44, 104, []),
+        ("/v1/rulesets/numwars-classic/deck?players=4&speed=true", 10, 64, 104, []),
+        ("/v1/rulesets/numking/deck?players=4", 9, 0, 36, []),
+        ("/v1/rulesets/numking/deck?players=4&zeros=true&max_cards=5", 5, 18, 38, []),
+        ("/v1/rulesets/numwin/deck?players=4", 2, 0, 111, []),
     ],
 )
-def test_deck(client: Any, path: str, hand_size: int, set_aside: int, deck: int) -> None:
+def test_deck(
+    client: Any, path: str, hand_size: int, set_aside: int, deck: int, out_of_play: list[str]
+) -> None:
     body = client.get(path).json()
-    assert (body["hand_size"], body["set_aside"], len(body["cards"])) == (
+    assert (body["hand_size"], body["set_aside"], len(body["cards"]), body["out_of_play"]) == (
         hand_size,
         set_aside,
         deck,
+        out_of_play,
     )
+
+
+def test_the_3_player_numwars_deck_says_the_joker_is_out_of_play(client: Any) -> None:
+    """`cards` stays the whole 82-card deck; `out_of_play` names the Joker, the set-aside
+    card (rules/numwars.md, Set-up 1), which `score-round` refuses, and every other card of
+    `cards` is one `score-round` takes."""
+    body = client.get("/v1/rulesets/numwars/deck?players=3").json()
+    assert body["out_of_play"] == ["joker"]
+    assert len(body["cards"]) == 82 and "joker" in body["cards"]
+    rest = [card for card in body["cards"] if card not in body["out_of_play"]]
+    assert len(rest) == 81
+    roles = ["poseur", "demineur", "agent"]
+    table = [{"captured": rest, "role": roles[0]}] + [
+        {"captured": [], "role": r} for r in roles[1:]
+    ]
+    request = {"players": table, "bomb_outcome": "kept"}
+    answer = client.post("/v1/rulesets/numwars/score-round", json=request)
+    assert answer.status_code == 200, answer.text
+    for card in body["out_of_play"]:
+        table[1]["captured"] = [card]
+        refused = client.post("/v1/rulesets/numwars/score-round", json=request)
+        assert refused.status_code == 422 and refused.json()["code"] == "card-not-in-deck"
 
 
 @pytest.mark.parametrize(
