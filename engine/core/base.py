@@ -74,8 +74,9 @@ class DeckInfo(Value, frozen=True):
     hand_size: int
     set_aside: int
     #: Cards of `cards` that never take part in a round of that table (3-player numwars: the
-    #: Joker, the set-aside card), so a score sheet never offers them; [] everywhere else.
-    out_of_play: list[str]
+    #: Joker, the set-aside card), so a score sheet never offers them; [] everywhere else
+    #: (the default: a ruleset's folder that has none need not say it).
+    out_of_play: list[str] = msgspec.field(default_factory=list)
 
 
 class Deal(Value, frozen=True):
