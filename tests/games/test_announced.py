@@ -122,6 +122,22 @@ async def _listening(fanout: Any, game_id: str, store: Any = None) -> None:
 
 
 @contextlib.asynccontextmanager
+async def _two_processes(
+    pg_head: str,
+) -> AsyncIterator[tuple[Any, httpx.AsyncClient, httpx.AsyncClient, str]]:
+    """Two processes, A and B, on one database, served for real: A's app, a client of each
+    and B's base URL."""
+    first, second = (create_app(Settings(database_url=pg_head)) for _ in range(2))
+    with serve(first) as (host_a, port_a), serve(second) as (host_b, port_b):
+        base_b = f"http://{host_b}:{port_b}"
+        async with (
+            httpx.AsyncClient(base_url=f"http://{host_a}:{port_a}", timeout=30) as on_a,
+            httpx.AsyncClient(base_url=base_b, timeout=30) as on_b,
+        ):
+            yield first, on_a, on_b, base_b
+
+
+@contextlib.asynccontextmanager
 async def _stream(
     client: httpx.AsyncClient, game_id: str, token: str | None
 ) -> AsyncIterator[AsyncIterator[dict[str, str]]]:
@@ -273,31 +289,26 @@ async def test_another_processs_actions_still_reach_the_streams(pg_head: str) ->
     seed = 62
     shadow = Match(registry.make("numwars", {}), 4, seed)
     rng = random.Random(seed)
-    first, second = (create_app(Settings(database_url=pg_head)) for _ in range(2))
-    with serve(first) as (host_a, port_a), serve(second) as (host_b, port_b):
-        async with (
-            httpx.AsyncClient(base_url=f"http://{host_a}:{port_a}", timeout=30) as on_a,
-            httpx.AsyncClient(base_url=f"http://{host_b}:{port_b}", timeout=30) as on_b,
-        ):
-            game = await create(on_a, "numwars", 4, seed)
-            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
-            for client in (on_a, on_b):  # each seat's token known to both processes
-                for token in tokens:
-                    got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
-                    assert got.status_code == 200, got.text
-            async with _stream(on_a, game_id, None) as spectator:
-                await game_messages(spectator, 0)
-                await asyncio.sleep(0.3)
-                version = 0
-                for client, count in ((on_a, 4), (on_b, 5), (on_a, 4), (on_b, 1), (on_a, 2)):
-                    for _ in range(count):
-                        seat = rng.choice(shadow.actors())
-                        action = rng.choice(shadow.legal_actions(seat))
-                        await act(client, game_id, tokens[seat], shadow, seat, action)
-                        version += 1
-                        _, shown = await game_messages(spectator, version)
-                        assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
-                assert first.state.games.fanout.announced[game_id] == version  # A's last: hot
+    async with _two_processes(pg_head) as (first, on_a, on_b, _base_b):
+        game = await create(on_a, "numwars", 4, seed)
+        game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+        for client in (on_a, on_b):  # each seat's token known to both processes
+            for token in tokens:
+                got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
+                assert got.status_code == 200, got.text
+        async with _stream(on_a, game_id, None) as spectator:
+            await game_messages(spectator, 0)
+            await asyncio.sleep(0.3)
+            version = 0
+            for client, count in ((on_a, 4), (on_b, 5), (on_a, 4), (on_b, 1), (on_a, 2)):
+                for _ in range(count):
+                    seat = rng.choice(shadow.actors())
+                    action = rng.choice(shadow.legal_actions(seat))
+                    await act(client, game_id, tokens[seat], shadow, seat, action)
+                    version += 1
+                    _, shown = await game_messages(spectator, version)
+                    assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
+            assert first.state.games.fanout.announced[game_id] == version  # A's last: hot
 
 
 @pytest.mark.parametrize("where", ["another process", "this process, locked"])
@@ -313,37 +324,32 @@ async def test_a_lost_notification_costs_a_delay_not_a_version(
     monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 1.0)
     seed = 63
     shadow = Match(registry.make("numwars", {}), 4, seed)
-    first, second = (create_app(Settings(database_url=pg_head)) for _ in range(2))
-    with serve(first) as (host_a, port_a), serve(second) as (host_b, port_b):
-        async with (
-            httpx.AsyncClient(base_url=f"http://{host_a}:{port_a}", timeout=30) as on_a,
-            httpx.AsyncClient(base_url=f"http://{host_b}:{port_b}", timeout=30) as on_b,
-        ):
-            game = await create(on_a, "numwars", 4, seed)
-            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
-            store = first.state.games
-            lost: list[str] = []
-            handle = store.fanout._on_notify
+    async with _two_processes(pg_head) as (first, on_a, on_b, _base_b):
+        game = await create(on_a, "numwars", 4, seed)
+        game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+        store = first.state.games
+        lost: list[str] = []
+        handle = store.fanout._on_notify
 
-            def losing_the_first(*args: Any) -> None:  # before the LISTEN: it takes this one
-                if not lost:
-                    lost.append(args[-1])
-                    return
-                handle(*args)
+        def losing_the_first(*args: Any) -> None:  # before the LISTEN: it takes this one
+            if not lost:
+                lost.append(args[-1])
+                return
+            handle(*args)
 
-            store.fanout._on_notify = losing_the_first
-            client = on_b if where == "another process" else on_a
-            async with _stream(on_a, game_id, None) as spectator:
-                await game_messages(spectator, 0)
-                await _listening(store.fanout, game_id, store)
-                for version in (1, 2, 3):
-                    seat = shadow.actors()[0]
-                    action = shadow.legal_actions(seat)[0]
-                    await act(client, game_id, tokens[seat], shadow, seat, action)
-                    _, shown = await game_messages(spectator, version)
-                    assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
-                    assert [p.partition(" ")[0] for p in lost] == [game_id]
-                assert store.fanout.announced.get(game_id) is None  # no hot action of A's
+        store.fanout._on_notify = losing_the_first
+        client = on_b if where == "another process" else on_a
+        async with _stream(on_a, game_id, None) as spectator:
+            await game_messages(spectator, 0)
+            await _listening(store.fanout, game_id, store)
+            for version in (1, 2, 3):
+                seat = shadow.actors()[0]
+                action = shadow.legal_actions(seat)[0]
+                await act(client, game_id, tokens[seat], shadow, seat, action)
+                _, shown = await game_messages(spectator, version)
+                assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
+                assert [p.partition(" ")[0] for p in lost] == [game_id]
+            assert store.fanout.announced.get(game_id) is None  # no hot action of A's
 
 
 async def test_a_notification_of_the_version_a_refused_hot_write_was_writing_still_wakes(
@@ -358,53 +364,48 @@ async def test_a_notification_of_the_version_a_refused_hot_write_was_writing_sti
     monkeypatch.setattr(routes, "KEEP_ALIVE_SECONDS", 60.0)
     seed = 64
     shadow = Match(registry.make("numwars", {}), 4, seed)
-    first, second = (create_app(Settings(database_url=pg_head)) for _ in range(2))
-    with serve(first) as (host_a, port_a), serve(second) as (host_b, port_b):
-        async with (
-            httpx.AsyncClient(base_url=f"http://{host_a}:{port_a}", timeout=30) as on_a,
-            httpx.AsyncClient(base_url=f"http://{host_b}:{port_b}", timeout=30) as on_b,
-        ):
-            game = await create(on_a, "numwars", 4, seed)
-            game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
-            for client in (on_a, on_b):  # each seat's token known to both: both act hot
-                for token in tokens:
-                    got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
-                    assert got.status_code == 200, got.text
-            store = first.state.games
-            payloads: list[str] = []
-            handle = store.fanout._on_notify
+    async with _two_processes(pg_head) as (first, on_a, on_b, base_b):
+        game = await create(on_a, "numwars", 4, seed)
+        game_id, tokens = game["id"], [s["token"] for s in game["seats"]]
+        for client in (on_a, on_b):  # each seat's token known to both: both act hot
+            for token in tokens:
+                got = await client.get(f"/v1/games/{game_id}", headers=auth(token))
+                assert got.status_code == 200, got.text
+        store = first.state.games
+        payloads: list[str] = []
+        handle = store.fanout._on_notify
 
-            def noted(*args: Any) -> None:  # before the LISTEN: it takes this one
-                payloads.append(args[-1])
-                handle(*args)
+        def noted(*args: Any) -> None:  # before the LISTEN: it takes this one
+            payloads.append(args[-1])
+            handle(*args)
 
-            store.fanout._on_notify = noted
-            seat = shadow.actors()[0]
-            action = shadow.legal_actions(seat)[0]
-            body = msgspec.to_builtins(action)
-            write = store.repository.append_hot
-            pending: list[int | None] = []
+        store.fanout._on_notify = noted
+        seat = shadow.actors()[0]
+        action = shadow.legal_actions(seat)[0]
+        body = msgspec.to_builtins(action)
+        write = store.repository.append_hot
+        pending: list[int | None] = []
 
-            async def moved_meanwhile(row: Any, move: Any, digest: str) -> bool:
-                async with httpx.AsyncClient(base_url=f"http://{host_b}:{port_b}") as b:
-                    path = f"/v1/games/{game_id}/actions"
-                    done = await b.post(path, json=body, headers=auth(tokens[seat]))
-                    assert done.status_code == 200, done.text
-                async with asyncio.timeout(10):
-                    while not payloads:
-                        await asyncio.sleep(0.01)
-                pending.append(store.fanout.pending.get(game_id))
-                return bool(await write(row, move, digest))
+        async def moved_meanwhile(row: Any, move: Any, digest: str) -> bool:
+            async with httpx.AsyncClient(base_url=base_b) as b:
+                path = f"/v1/games/{game_id}/actions"
+                done = await b.post(path, json=body, headers=auth(tokens[seat]))
+                assert done.status_code == 200, done.text
+            async with asyncio.timeout(10):
+                while not payloads:
+                    await asyncio.sleep(0.01)
+            pending.append(store.fanout.pending.get(game_id))
+            return bool(await write(row, move, digest))
 
-            async with _stream(on_a, game_id, None) as spectator:
-                await game_messages(spectator, 0)
-                await _listening(store.fanout, game_id, store)
-                monkeypatch.setattr(store.repository, "append_hot", moved_meanwhile)
-                refused = await on_a.post(
-                    f"/v1/games/{game_id}/actions", json=body, headers=auth(tokens[seat])
-                )
-                assert refused.status_code == 409, refused.text
-                assert payloads == [f"{game_id} 1"]  # B's hot action, A's write's version
-                assert pending == [1]  # so A ignored it
-                _, shown = await game_messages(spectator, 1)  # within 10 s, not 60
-                assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
+        async with _stream(on_a, game_id, None) as spectator:
+            await game_messages(spectator, 0)
+            await _listening(store.fanout, game_id, store)
+            monkeypatch.setattr(store.repository, "append_hot", moved_meanwhile)
+            refused = await on_a.post(
+                f"/v1/games/{game_id}/actions", json=body, headers=auth(tokens[seat])
+            )
+            assert refused.status_code == 409, refused.text
+            assert payloads == [f"{game_id} 1"]  # B's hot action, A's write's version
+            assert pending == [1]  # so A ignored it
+            _, shown = await game_messages(spectator, 1)  # within 10 s, not 60
+            assert shown == (await on_a.get(f"/v1/games/{game_id}")).json()
