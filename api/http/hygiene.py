@@ -16,9 +16,6 @@ Two pieces:
   without a content type, across origins without a CORS preflight; refusing them keeps every
   cross-origin write behind the preflight. Two `Content-Type` headers are refused too: the
   app read the first, a proxy in front may read the other.
-* :func:`refuse_unread_body`, run after it: a body sent to an operation that reads none (a
-  `POST …/abandon`, a `DELETE`) is read as any body is and must be `{}` (once it was
-  ignored, so that `{` abandoned a game: the contract says unparsable JSON is 400).
 * :func:`require_exact_query`, run before it: a query parameter the operation reads is given
   once (two values were settled silently, the last one winning), and an integer one is
   written as an integer (`4.0` was coerced, as the body never is; 5,000 digits got the
@@ -38,7 +35,6 @@ from litestar.constants import RESERVED_KWARGS
 from litestar.params import ParameterKwarg
 from litestar.types import ASGIApp, Receive, Send
 
-from api.http.body import decode_body
 from api.http.problems import (
     MEDIA_TYPE,
     NO_RESOURCE,
@@ -87,15 +83,15 @@ def _has_body(request: Request[Any, Any, Any]) -> bool:
     return "transfer-encoding" in request.headers
 
 
-def require_json_body(request: Request[Any, Any, Any], always: bool = False) -> None:
-    """415 for a body not declared as JSON, on the operations that read one (`always`: on
-    any operation, :func:`refuse_unread_body`).
+def require_json_body(request: Request[Any, Any, Any]) -> None:
+    """415 for a body not declared as JSON, on the operations that read one.
 
     A request without `Content-Type` and without a body goes on to the operation, which
     answers 400 `malformed-json` (a JSON object is required); a body without `Content-Type`
     is refused like any other undeclared body.
     """
-    if not always and not _reads_body(request):
+    handler = request.route_handler
+    if "data" not in handler.parsed_fn_signature.parameters and not handler.opt.get("json_body"):
         return
     declared = [v for k, v in request.scope["headers"] if k.lower() == b"content-type"]
     if len(declared) > 1:  # one value only (RFC 9110 §8.3): a proxy may have read the other
@@ -248,31 +244,6 @@ async def before_request(request: Request[Any, Any, Any]) -> None:
     require_exact_path(request)
     require_exact_query(request)
     require_json_body(request)
-    if request.method in _WRITES and _has_body(request) and not _reads_body(request):
-        await refuse_unread_body(request)
-
-
-#: The methods whose operations may take a body.
-_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-class _NoFields(msgspec.Struct, forbid_unknown_fields=True):
-    """The body an operation that reads none may be sent: `{}` (a client's JSON helper)."""
-
-
-def _reads_body(request: Request[Any, Any, Any]) -> bool:
-    handler = request.route_handler
-    return "data" in handler.parsed_fn_signature.parameters or bool(handler.opt.get("json_body"))
-
-
-async def refuse_unread_body(request: Request[Any, Any, Any]) -> None:
-    """A body sent to an operation that reads none (`POST …/abandon`, `DELETE /v1/me` …):
-    once it was ignored, `{` abandoning a game as well as nothing would. Now it is read as
-    any body is: 415 when not declared as JSON, 413 past the cap, 400 `malformed-json` when
-    unparsable, 422 `unknown-field` for each field; `{}` goes through (the contract:
-    unparsable JSON is 400, a body that breaks the contract 422)."""
-    require_json_body(request, always=True)
-    decode_body(await request.body(), _NoFields)
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:

@@ -71,32 +71,3 @@ def test_a_bad_option_is_named_at_its_field_in_the_callers_words(
         assert "Expected" not in problem["detail"] and "Object contains" not in problem["detail"]
         english = games.post("/v1/games", json=body).json()
         assert english["code"] == "bad-option" and english["errors"][0]["field"] == field
-
-
-def test_an_operation_that_reads_no_body_refuses_one_it_cannot_take(
-    games: TestClient[Any],
-) -> None:
-    """`POST …/abandon` reads no body: once `{` abandoned the game as well as nothing would.
-    Now a body sent is read as any is: 400 `malformed-json` unparsable (in French too), 422
-    `unknown-field` with a field, 415 undeclared, and nothing happens; `{}` and no body go
-    through."""
-    created = games.post("/v1/games", json=TABLE)
-    assert created.status_code == 201, created.text
-    game = created.json()
-    path = f"/v1/games/{game['id']}/abandon"
-    seat = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
-    as_json = {**seat, "Content-Type": "application/json"}
-    refused = [
-        (b"{", as_json, 400, "malformed-json"),
-        (b'{"x": 1}', as_json, 422, "unknown-field"),
-        (b"{}", {**seat, "Content-Type": "text/plain"}, 415, "unsupported-media-type"),
-    ]
-    for body, headers, status, code in refused:
-        r = games.post(path, content=body, headers=headers)
-        assert (r.status_code, r.json()["code"]) == (status, code), r.text
-    french = games.post(path, content=b"{", headers={**as_json, "Accept-Language": "fr"})
-    assert "n’est pas du JSON valide" in french.json()["detail"]
-    assert games.get(f"/v1/games/{game['id']}").json()["status"] == "active"
-    done = games.post(path, content=b"{}", headers=as_json)
-    assert done.status_code == 200, done.text
-    assert games.get(f"/v1/games/{game['id']}").json()["status"] == "abandoned"
