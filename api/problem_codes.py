@@ -117,7 +117,10 @@ def _database(facts: Facts) -> bool:
 LAYERS = (
     Layer(400, "bad-request", "the server cannot read the request as HTTP", _every),
     Layer(
-        400, "bad-host", "the `Host` header holds what no host name holds, or no valid port", _every
+        400,
+        "bad-host",
+        "the request has no `Host` header or two, or one that holds what no host name holds, or no valid port",
+        _every,
     ),
     Layer(400, "malformed-json", "the body is empty or not JSON", _body),
     Layer(408, "request-timeout", "the request did not arrive whole in time", _every),

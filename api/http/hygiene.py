@@ -274,8 +274,8 @@ NOTHING_HERE = text(
 )
 BAD_HOST = text(
     "bad-host",
-    "the Host header is not a host name with a valid port",
-    "l’en-tête Host n’est pas un nom d’hôte avec un port valide",
+    "the request needs one Host header, a host name with a valid port",
+    "la requête doit avoir un en-tête Host, un nom d’hôte avec un port valide",
 )
 NO_DOCS_FILE = text(
     "no-docs-file", "no such file under /docs", "aucun fichier de ce nom sous /docs"
@@ -316,13 +316,17 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
     the request's URL) or that holds a character no host name holds (Litestar's router
     refuses it, in English, as `http-error`; the fast paths, which do not route, took it:
-    both answer this 400 now), a docs path holding a NUL byte or a segment longer than any
+    both answer this 400 now), two `Host` lines or none in HTTP/1.1, a docs path holding a NUL byte or a segment longer than any
     file name (the docs' file server would fail on them: 404)."""
+    hosts = 0
     for name, value in scope["headers"]:
-        if name == b"host" and (
-            not _HOST_CHARS.fullmatch(value) or (b":" in value and not _HOST.fullmatch(value))
-        ):
-            return 400, "bad-host", say(BAD_HOST)
+        if name == b"host":
+            hosts += 1
+            if not _HOST_CHARS.fullmatch(value) or (b":" in value and not _HOST.fullmatch(value)):
+                return 400, "bad-host", say(BAD_HOST)
+    if hosts > 1 or (hosts == 0 and scope.get("http_version") == "1.1"):
+        # RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host (an empty one included)
+        return 400, "bad-host", say(BAD_HOST)
     path: str = scope["path"]
     if path.startswith("/docs/") and (
         "\x00" in path or any(len(segment) > 255 for segment in path.split("/"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -46,6 +47,39 @@ def _read_answer(sock: socket.socket) -> bytes:
         assert chunk, f"closed before an answer: {data!r}"
         data += chunk
     return data
+
+
+@pytest.mark.parametrize(
+    ("request_line", "hosts", "status"),
+    [
+        (b"GET /healthz HTTP/1.1", b"", b"400"),  # none (RFC 9112 §3.2)
+        (b"GET /healthz HTTP/1.1", b"Host: a\r\nHost: b\r\n", b"400"),  # two
+        (b"GET /healthz HTTP/1.1", b"Host: test\r\nHost: test\r\n", b"400"),  # two alike
+        (b"POST /v1/rulesets/numwin/score-round HTTP/1.1", b"", b"400"),  # the fast path too
+        (b"GET /healthz HTTP/1.0", b"", b"200"),  # HTTP/1.0 needs none
+        (b"GET /healthz HTTP/1.1", b"Host: \r\n", b"200"),  # empty: a URI without authority
+    ],
+)
+def test_an_http11_request_has_one_host(request_line: bytes, hosts: bytes, status: bytes) -> None:
+    """No `Host` in HTTP/1.1, or two: 400 `bad-host` in the caller's language, on the
+    pipeline's routes and the fast paths alike (they took either)."""
+    with (
+        serve(app, **server_options(Settings())) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        body = b'{"players": []}' if request_line.startswith(b"POST") else b""
+        sent = request_line + b"\r\n" + hosts + b"Accept-Language: fr\r\nConnection: close\r\n"
+        if body:
+            sent += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+        sock.sendall(sent + b"\r\n" + body)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == status, answer
+    if status == b"400":
+        problem = json.loads(content)
+        assert problem["code"] == "bad-host" and "en-tête Host" in problem["detail"], problem
 
 
 def test_an_idle_keep_alive_connection_is_closed() -> None:
