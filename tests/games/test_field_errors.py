@@ -71,3 +71,6 @@ def test_a_bad_option_is_named_at_its_field_in_the_callers_words(
         assert "Expected" not in problem["detail"] and "Object contains" not in problem["detail"]
         english = games.post("/v1/games", json=body).json()
         assert english["code"] == "bad-option" and english["errors"][0]["field"] == field
+    both = {**TABLE, "options": {"x": 1, "speed": "true"}}  # every bad option at once
+    fields = [e["field"] for e in games.post("/v1/games", json=both).json()["errors"]]
+    assert sorted(fields) == ["options.speed", "options.x"], fields
