@@ -143,17 +143,15 @@ from api.http.conditions import IfMatch
 from api.http.domain import (
     Conflict,
     DomainError,
-    Flaw,
     Forbidden,
     Invalid,
-    InvalidFields,
     NotFound,
     TooManyAttempts,
     Unauthenticated,
     VersionMismatch,
     field_error,
 )
-from api.http.fields import find_flaws, flaw_of
+from api.http.fields import made_rules
 from api.http.problems import cut_quotes, shorten
 from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
 from engine import registry
@@ -710,11 +708,6 @@ CLOSE_GRACE_SECONDS = 5.0
 FINISHED_KEPT = 64
 
 
-def _option_field(path: str) -> str:
-    """A bad option's field as a creation names it: `options.<name>` (`options` for the whole)."""
-    return "options" if path in ("", "body") else f"options.{path}"
-
-
 class GameService:
     """The stored games of one database; `fanout` wakes their event streams."""
 
@@ -942,16 +935,9 @@ class GameService:
         hints = options_in.pop("hints", True)  # the service's option, not the rules'
         if not isinstance(hints, bool):
             raise field_error(Invalid, "bad-option", "options.hints", say(HINTS_OPTION))
-        options_type = registry.ruleset_class(body.ruleset).Options
-        try:  # an ill-typed or unknown option named at its field, in the caller's words
-            msgspec.convert(options_in, type=options_type)
-        except msgspec.ValidationError as exc:  # every bad option named (`errors` lists all)
-            flaws = find_flaws(options_in, options_type) or [flaw_of(exc, options_in, options_type)]
-            raise InvalidFields(
-                [Flaw(_option_field(f.field), "bad-option", f.message) for f in flaws]
-            ) from None
-        # the engine's refusals (players, seed) pass through: the problem map words them
-        return registry.make(body.ruleset, options_in), hints
+        # the engine's refusals (options, players, seed) pass through: the problem map words
+        # them (a bad option named at its field: `made_rules`)
+        return made_rules(body.ruleset, options_in), hints
 
     async def insert_game(
         self,

@@ -35,8 +35,10 @@ import msgspec.inspect as mi
 from litestar import Litestar
 from litestar.openapi.spec import Schema
 
-from api.http.domain import Flaw
+from api.http.domain import Flaw, InvalidFields
+from engine import registry
 from engine.core.cards import CARD_PATTERN
+from engine.core.errors import InvalidInput
 from engine.core.texts import DEFAULT_LANGUAGE, Text, text
 
 #: The most flaws one answer lists: a 64 KiB body of bad items is not answered item by item.
@@ -600,6 +602,31 @@ def message_flaw(said: str, field: str, choices: Sequence[Any] | None = None) ->
         return Flaw(field or "body", "type", phrase(MUST_BE, expected=_either(expected)))
     reason = shorten(said, 200)
     return Flaw(field or "body", "invalid", phrase(INVALID, reason=reason))
+
+
+def made_rules(ruleset_id: str, options: Mapping[str, Any]) -> Any:
+    """`registry.make`, whose refusal of an ill-typed or unknown option (`bad-option`, which
+    quotes msgspec's English) is said as a body's fields are: every bad option named at
+    `options.<name>`, in the caller's words. Looked at only when the engine refused."""
+    try:
+        return registry.make(ruleset_id, options)
+    except InvalidInput as exc:
+        if exc.code != "bad-option":
+            raise
+        model = registry.ruleset_class(ruleset_id).Options
+        document = dict(options)
+        flaws = find_flaws(document, model)
+        if not flaws:
+            try:
+                msgspec.convert(document, type=model)
+            except msgspec.ValidationError as invalid:
+                flaws = [flaw_of(invalid, document, model)]
+        if not flaws:  # a value the engine's own rules refuse: its words already
+            raise
+        fields = ["options" if f.field in ("", "body") else f"options.{f.field}" for f in flaws]
+        raise InvalidFields(
+            [Flaw(field, "bad-option", f.message) for field, f in zip(fields, flaws, strict=True)]
+        ) from None
 
 
 # --- the spec --------------------------------------------------------------------------------
