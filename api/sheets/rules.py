@@ -19,6 +19,7 @@ import msgspec
 
 from api.http.body import body_refusal
 from api.http.domain import Conflict, DomainError, FieldProblem, Invalid, field_error
+from api.http.fields import made_rules
 from api.http.problems import Problem, domain_problem, engine_problem
 from api.sheets import texts as T
 from api.sheets.schemas import Standing
@@ -31,8 +32,10 @@ from engine.registry import AnyRuleset
 
 
 def make_rules(ruleset: str, options: dict[str, Any]) -> AnyRuleset:
-    """The engine's rules object of a sheet (an engine refusal rises as `EngineError`)."""
-    return registry.make(ruleset, options)
+    """The engine's rules object of a sheet (an engine refusal rises as `EngineError`; an
+    ill-typed or unknown option as 422 `bad-option` at `options.<name>`: `made_rules`)."""
+    rules: AnyRuleset = made_rules(ruleset, options)
+    return rules
 
 
 def score(rules: AnyRuleset, data: dict[str, Any]) -> RoundScore:

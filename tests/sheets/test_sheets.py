@@ -223,6 +223,11 @@ def test_creation_refusals(client: Client, accounts: Accounts) -> None:
         },
     ).json()
     assert unknown["errors"][0]["field"] == "players[0].account"
+    options = {"ruleset": "numwars-classic", "players": three, "options": {"x": 1, "speed": "a"}}
+    french = {**owner.auth, "Accept-Language": "fr"}
+    bad = client.post("/v1/scoresheets", json=options, headers=french).json()
+    assert sorted(e["field"] for e in bad["errors"]) == ["options.speed", "options.x"], bad
+    assert "Expected" not in bad["detail"] and "Object contains" not in bad["detail"], bad
     assert "nobody-x" in unknown["errors"][0]["message"]
 
 
