@@ -36,7 +36,7 @@ from typing import Any
 
 import msgspec
 from uvicorn.config import Config
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
 from api.http.problems import MEDIA_TYPE, make_problem, scope_language
@@ -134,6 +134,62 @@ class Deadlines:
         )
 
 
+class OneWrite:
+    """A response's transport as its request's cycle sees it: the head (status line and
+    headers) is held back and written with the body's first part, one write (one system call,
+    one segment) for an answer of known length where uvicorn makes two. What the cycle does
+    not write itself goes to the connection's transport."""
+
+    __slots__ = ("held", "holding", "transport")
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+        self.holding = False  # the cycle is writing the head
+        self.held = b""
+
+    def write(self, data: bytes) -> None:
+        if self.holding:
+            self.held += data
+            return
+        if self.held:
+            data, self.held = self.held + data, b""
+        self.transport.write(data)
+
+    def flush(self) -> None:
+        if self.held:
+            self.transport.write(self.held)
+            self.held = b""
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
+class OneWriteCycle(RequestResponseCycle):
+    """uvicorn's request-response cycle writing through :class:`OneWrite`. The head of an
+    answer without `Content-Length` (a stream, chunked) is written at once, as before: a
+    stream's client learns it is open before its first event."""
+
+    transport: OneWrite  # type: ignore[assignment]
+
+    async def send(self, message: Any) -> None:
+        transport = self.transport
+        if message["type"] == "http.response.start" and not self.response_started:
+            transport.holding = True
+            try:
+                await super().send(message)
+            finally:
+                transport.holding = False
+            if self.chunked_encoding is not False:
+                transport.flush()
+            return
+        await super().send(message)
+        transport.flush()  # a body part that wrote nothing (HEAD, an empty part): the head
+
+
 class DeadlineProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol (httptools) with a deadline for reading each request.
 
@@ -224,6 +280,12 @@ class DeadlineProtocol(HttpToolsProtocol):
             super().on_headers_complete()
         finally:
             self.app, self.limit_concurrency = app, limit
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
+        """Each request's cycle writes its answer in one piece (:class:`OneWriteCycle`)."""
+        cycle.__class__ = OneWriteCycle
+        cycle.transport = OneWrite(cycle.transport)  # type: ignore[assignment]
+        super()._start_asgi_task(cycle, app)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
