@@ -303,26 +303,39 @@ def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tup
     return "", ""
 
 
-#: The characters Litestar's router allows in a `Host` (`litestar._asgi.utils.is_valid_host`).
-_HOST_CHARS = re.compile(rb"[0-9A-Za-z!$&'()*+,;=\-._~:\[\]@%]*")
-#: A Host with a colon: a name, an IPv4 or a bracketed IPv6 address, then a port 1 … 65535.
+#: What a `Host` holds (RFC 9110 §7.2: `uri-host [ ":" port ]`, RFC 3986 §3.2.2): a
+#: bracketed IPv6 address, or a reg-name (an IPv4 address is one) of unreserved and
+#: sub-delims characters and pct-encoded octets, then a port 1 … 65535. Stricter than
+#: Litestar's router (`litestar._asgi.utils.is_valid_host`), which lets `@` and any `%`
+#: through: `@` ends a userinfo, which no Host holds (`Host: user@evil` is a URI's authority,
+#: not a host); a `%` is refused unless two hex digits follow it. `%41` is kept: RFC 3986
+#: allows pct-encoded octets in a reg-name, and nothing here reads the Host as a name (no
+#: link, no redirect is made of it). No control character, space or non-ASCII byte either.
 _HOST = re.compile(
-    rb"(?:\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)"
+    rb"(?:\[[0-9A-Fa-f:.]+\]"
+    rb"|[0-9A-Za-z!$&'()*+,;=\-._~]*(?:%[0-9A-Fa-f]{2}[0-9A-Za-z!$&'()*+,;=\-._~]*)*)"
     rb"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
 )
 
 
+def is_host(value: bytes) -> bool:
+    """Whether `value` is a `Host` this service takes (:data:`_HOST`); an empty one is (a URI
+    without authority, RFC 9112 §3.2)."""
+    return _HOST.fullmatch(value) is not None
+
+
 def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
-    the request's URL) or that holds a character no host name holds (Litestar's router
-    refuses it, in English, as `http-error`; the fast paths, which do not route, took it:
-    both answer this 400 now), two `Host` lines or none in HTTP/1.1, a docs path holding a NUL byte or a segment longer than any
-    file name (the docs' file server would fail on them: 404)."""
+    the request's URL) or that holds what no host holds (:data:`_HOST`: Litestar's router
+    refuses some of it, in English, as `http-error`; the fast paths, which do not route, took
+    it: both answer this 400 now), two `Host` lines or none in HTTP/1.1, a docs path holding
+    a NUL byte or a segment longer than any file name (the docs' file server would fail on
+    them: 404)."""
     hosts = 0
     for name, value in scope["headers"]:
         if name == b"host":
             hosts += 1
-            if not _HOST_CHARS.fullmatch(value) or (b":" in value and not _HOST.fullmatch(value)):
+            if _HOST.fullmatch(value) is None:
                 return 400, "bad-host", say(BAD_HOST)
     if hosts > 1 or (hosts == 0 and scope.get("http_version") == "1.1"):
         # RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host (an empty one included)

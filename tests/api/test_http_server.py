@@ -8,6 +8,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -80,6 +81,62 @@ def test_an_http11_request_has_one_host(request_line: bytes, hosts: bytes, statu
     if status == b"400":
         problem = json.loads(content)
         assert problem["code"] == "bad-host" and "en-tête Host" in problem["detail"], problem
+
+
+def _exchange(sent: bytes, application: Any = app) -> tuple[bytes, bytes]:
+    """Send `sent` on a connection of its own to `application` served with the service's
+    server options; the answer's head and content once the server closes."""
+    with (
+        serve(application, **server_options(Settings())) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        sock.sendall(sent)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    return head, content
+
+
+def _bad_host(head: bytes, content: bytes, language: str = "fr") -> None:
+    assert head.startswith(b"HTTP/1.1 400 "), head + content
+    assert f"content-language: {language}".encode() in head.lower(), head
+    assert b"content-type: application/problem+json" in head.lower(), head
+    problem = json.loads(content)
+    assert problem["code"] == "bad-host", problem
+    words = "en-tête Host" if language == "fr" else "one Host header"
+    assert words in problem["detail"], problem
+
+
+@pytest.mark.parametrize(
+    "host",
+    [b"user@evil", b"user:pass@evil", b"evil@", b"a%zz", b"a%4", b"a%", b"%", b"a%41%g1b", b"a[b"],
+)
+@pytest.mark.parametrize(
+    "request_line", [b"GET /healthz HTTP/1.1", b"POST /v1/rulesets/numwin/score-round HTTP/1.1"]
+)
+def test_a_host_with_userinfo_or_a_stray_percent_is_bad_host(
+    host: bytes, request_line: bytes
+) -> None:
+    """`@` ends a URI's userinfo, which no Host holds, and `%` only starts a pct-encoded octet
+    (RFC 3986 §3.2.2): both passed, on the routes (Litestar's router allows them) and on the
+    fast paths."""
+    body = b'{"players": []}' if request_line.startswith(b"POST") else b""
+    sent = request_line + b"\r\nHost: " + host + b"\r\nAccept-Language: fr\r\n"
+    if body:
+        sent += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+    _bad_host(*_exchange(sent + b"Connection: close\r\n\r\n" + body))
+
+
+@pytest.mark.parametrize(
+    "host", [b"a%41b", b"%C3%A9t%C3%A9.example:8080", b"127.0.0.1:80", b"[::1]"]
+)
+def test_a_pct_encoded_host_is_a_host(host: bytes) -> None:
+    """RFC 3986 allows pct-encoded octets in a reg-name: `%` and two hex digits pass."""
+    head, _ = _exchange(
+        b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+    )
+    assert head.startswith(b"HTTP/1.1 200 "), head
 
 
 def test_an_idle_keep_alive_connection_is_closed() -> None:
