@@ -20,6 +20,8 @@ Issue 21 asks the process itself to bound slow clients, proxy or not:
   second resets it), granian's header timeout bounds no body, and either means leaving
   the server the service is built and measured on. nginx keeps doing it in front
   (`deploy/nginx.conf`); the deadlines make a deployment without it safe as well.
+  The same protocol answers the parser's refusals as problems (a `Host` it refuses is
+  `bad-host`, as the app's).
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from api.http.hygiene import BAD_HOST, is_host
 from api.http.problems import MEDIA_TYPE, make_problem, scope_language
 from api.ops.settings import Settings
-from engine.core.texts import DEFAULT_LANGUAGE, Message, say, text
+from engine.core.texts import DEFAULT_LANGUAGE, Message, pick_language, say, text
 
 log = logging.getLogger("numrules.server")
 
@@ -114,6 +117,27 @@ async def _busy(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+def _read_head(chunks: list[bytes]) -> tuple[bool, str | None]:
+    """What the raw bytes of a request's headers that the parser refused say, up to their
+    end (a blank line): whether a `Host` line holds what no host holds (a control character
+    the parser stops at, before the app could refuse it), and the language its first
+    `Accept-Language` line asks for (None without one)."""
+    bad_host = False
+    language = None
+    for line in b"".join(chunks).split(b"\n"):
+        if line in (b"", b"\r"):  # the end of the headers: a body follows
+            break
+        name, colon, value = line.partition(b":")
+        if not colon:
+            continue
+        name = name.lower()
+        if name == b"host" and not is_host(value.rstrip(b"\r").strip(b" \t")):
+            bad_host = True
+        elif name == b"accept-language" and language is None:
+            language = pick_language(value.rstrip(b"\r").decode("latin-1").strip())
+    return bad_host, language
+
+
 @dataclasses.dataclass(frozen=True)
 class Deadlines:
     """The factory of :class:`DeadlineProtocol` uvicorn takes as `http`: it calls `http` as
@@ -146,7 +170,7 @@ class DeadlineProtocol(HttpToolsProtocol):
       `Accept-Language`: its headers are known), else a close.
 
     Past `limit_concurrency`, the answer is a 503 problem too (:func:`_busy`), not uvicorn's
-    plain text.
+    plain text; so is a request the parser refuses (:meth:`send_400_response`).
 
     A deadline bounds the whole part, not the gap between two reads (nginx's
     `client_body_timeout` is a gap): a byte every second never gets through. Between
@@ -175,6 +199,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         self.awaiting: str | None = None  # "headers" or "body": what the deadline is for
         self.begun = False  # a byte of the awaited headers has arrived
         self.known: object = None  # the last request whose headers arrived whole
+        self.head_chunks: list[bytes] = []  # the awaited headers' bytes, while they arrive
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -188,6 +213,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         awaiting_headers = self.awaiting == "headers"
         if awaiting_headers:
             self.begun = True
+            self.head_chunks.append(data)
         super().data_received(data)
         cycle = self.cycle
         if awaiting_headers and (cycle is None or cycle is self.known):  # still in the headers
@@ -204,6 +230,7 @@ class DeadlineProtocol(HttpToolsProtocol):
                 return
         if cycle is not None and cycle is not self.known:  # a request's headers, whole
             self.known = cycle
+            self.head_chunks.clear()
             self._disarm()
             if cycle.more_body:
                 self._arm("body", self.body_seconds, self._body_late)
@@ -234,6 +261,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         self.awaiting = awaiting
         self.begun = False
         self.head_bytes = 0
+        self.head_chunks.clear()
         self.deadline = self.loop.call_later(seconds, late)
 
     def _disarm(self) -> None:
@@ -275,7 +303,17 @@ class DeadlineProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         """A request the HTTP parser refuses (a control character in a header, a negative or
         doubled Content-Length …) is a 400 problem like every other refusal, not uvicorn's
-        plain text."""
+        plain text. One whose `Host` line holds what no host holds (a control character: the
+        parser stops at it, the app never sees it) is `bad-host` in the caller's language, as
+        the app answers any other bad `Host` (`api.http.hygiene`), read from the bytes of the
+        headers received (a request refused in its body, or behind another in one read, is
+        `bad-request`)."""
+        awaited = self.awaiting == "headers"
+        bad_host, language = _read_head(self.head_chunks) if awaited else (False, None)
+        if bad_host:
+            language = language or DEFAULT_LANGUAGE
+            self._close_with(400, b"Bad Request", "bad-host", say(BAD_HOST), language=language)
+            return
         self._close_with(400, b"Bad Request", "bad-request", say(NOT_HTTP, reason=msg))
 
     def _close_with(

@@ -108,6 +108,31 @@ def _bad_host(head: bytes, content: bytes, language: str = "fr") -> None:
     assert words in problem["detail"], problem
 
 
+@pytest.mark.parametrize("control", [b"\x00", b"\x01", b"\x1b", b"\x7f"])
+@pytest.mark.parametrize("language_first", [False, True])
+def test_a_control_character_in_host_is_bad_host_in_the_callers_language(
+    control: bytes, language_first: bool
+) -> None:
+    """The server's parser stops at a control character in a header before the app sees the
+    request: it answered `bad-request` in English, where any other bad Host is `bad-host` in
+    the caller's language (a tab or a non-ASCII byte, which the parser lets through, were)."""
+    host = b"Host: a" + control + b"b\r\n"
+    language = b"Accept-Language: fr\r\n"
+    lines = language + host if language_first else host + language
+    _bad_host(*_exchange(b"GET /healthz HTTP/1.1\r\n" + lines + b"Connection: close\r\n\r\n"))
+
+
+def test_a_control_character_in_host_without_accept_language_is_english() -> None:
+    head, content = _exchange(b"GET /healthz HTTP/1.1\r\nHost: a\x01b\r\n\r\n")
+    _bad_host(head, content, "en")
+
+
+def test_a_control_character_elsewhere_stays_the_parsers_bad_request() -> None:
+    head, content = _exchange(b"GET /healthz HTTP/1.1\r\nHost: a\r\nX-Note: a\x01b\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), head
+    assert json.loads(content)["code"] == "bad-request"
+
+
 @pytest.mark.parametrize(
     "host",
     [b"user@evil", b"user:pass@evil", b"evil@", b"a%zz", b"a%4", b"a%", b"%", b"a%41%g1b", b"a[b"],
