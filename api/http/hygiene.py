@@ -280,6 +280,11 @@ BAD_HOST = text(
 NO_DOCS_FILE = text(
     "no-docs-file", "no such file under /docs", "aucun fichier de ce nom sous /docs"
 )
+REPEATED_HEADER = text(
+    "repeated-header",
+    "the request has more than one {name} header: send it once",
+    "la requête a plusieurs en-têtes {name}\u00a0: envoyez-en un seul",
+)
 
 
 def _phrase(status: int) -> str:
@@ -324,20 +329,54 @@ def is_host(value: bytes) -> bool:
     return _HOST.fullmatch(value) is not None
 
 
+#: The request headers that take one value (RFC 9110 §5.3: a sender never sends a singleton
+#: field in two lines), by bit: `Host`, then those that a layer reads the first of while
+#: another reads the last (Litestar's `headers.get` reads the first, the rate limiter meters
+#: the last `Authorization` or `X-API-Key`), or a proxy in front may read another. `If-Match`
+#: is a list (RFC 9110 §13.1.1), but in one line: the handlers read the first line only, a
+#: proxy would join them. `Content-Length` twice never gets here (the server's parser refuses
+#: it); `Content-Type` twice is 415 where a body is read (:func:`require_json_body`).
+_ONCE = {
+    b"host": 1,
+    b"authorization": 2,
+    b"x-api-key": 4,
+    b"idempotency-key": 8,
+    b"if-match": 16,
+}
+#: Each of them as its header is written, for the refusal's words.
+_ONCE_NAMES = {
+    b"host": "Host",
+    b"authorization": "Authorization",
+    b"x-api-key": "X-API-Key",
+    b"idempotency-key": "Idempotency-Key",
+    b"if-match": "If-Match",
+}
+
+
 def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
     the request's URL) or that holds what no host holds (:data:`_HOST`: Litestar's router
     refuses some of it, in English, as `http-error`; the fast paths, which do not route, took
-    it: both answer this 400 now), two `Host` lines or none in HTTP/1.1, a docs path holding
-    a NUL byte or a segment longer than any file name (the docs' file server would fail on
-    them: 404)."""
-    hosts = 0
+    it: both answer this 400 now), two `Host` lines or none in HTTP/1.1 (400 `bad-host`), a
+    header that takes one value in two lines (:data:`_ONCE`: 400 `bad-request`), a docs path
+    holding a NUL byte or a segment longer than any file name (the docs' file server would
+    fail on them: 404).
+
+    One pass over the headers, on every request: a dictionary lookup per header and an
+    integer of the single-valued ones met, nothing allocated."""
+    seen = 0
     for name, value in scope["headers"]:
-        if name == b"host":
-            hosts += 1
-            if _HOST.fullmatch(value) is None:
+        bit = _ONCE.get(name)
+        if bit is None:
+            continue
+        if seen & bit:
+            if bit == 1:  # RFC 9112 §3.2: one Host
                 return 400, "bad-host", say(BAD_HOST)
-    if hosts > 1 or (hosts == 0 and scope.get("http_version") == "1.1"):
+            return 400, "bad-request", say(REPEATED_HEADER, name=_ONCE_NAMES[name])
+        seen |= bit
+        if bit == 1 and _HOST.fullmatch(value) is None:
+            return 400, "bad-host", say(BAD_HOST)
+    if not seen & 1 and scope.get("http_version") == "1.1":
         # RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host (an empty one included)
         return 400, "bad-host", say(BAD_HOST)
     path: str = scope["path"]

@@ -164,6 +164,55 @@ def test_a_pct_encoded_host_is_a_host(host: bytes) -> None:
     assert head.startswith(b"HTTP/1.1 200 "), head
 
 
+@pytest.mark.parametrize(
+    ("header", "values"),
+    [
+        ("Authorization", (b"Bearer abcdefghijklmnopqrstuvwxyz0123", b"Bearer x")),
+        ("authorization", (b"Bearer a", b"Bearer a")),
+        ("X-API-Key", (b"nrk_abcdefghijklmnopqrstuvwxyz0123", b"nrk_other")),
+        ("Idempotency-Key", (b"one", b"two")),
+        ("If-Match", (b'"1"', b'"2"')),
+    ],
+)
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        b"GET /v1/rulesets HTTP/1.1",
+        b"GET /v1/games/0123456789abcdef0123456789abcdef HTTP/1.1",
+        b"POST /v1/rulesets/numwin/score-round HTTP/1.1",
+    ],
+)
+def test_a_header_that_takes_one_value_sent_twice_is_refused(
+    header: str, values: tuple[bytes, bytes], request_line: bytes
+) -> None:
+    """Two `Authorization` lines: the app read the first, the rate limiter metered the last
+    (and a proxy in front may read either). Every header that takes one value, in two lines,
+    is now 400 `bad-request` naming it, in the caller's language, before any layer reads it:
+    on the pipeline's routes and the fast paths alike."""
+    body = b'{"players": []}' if request_line.startswith(b"POST") else b""
+    sent = request_line + b"\r\nHost: test\r\nAccept-Language: fr\r\n"
+    for value in values:
+        sent += header.encode() + b": " + value + b"\r\n"
+    if body:
+        sent += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+    head, content = _exchange(sent + b"Connection: close\r\n\r\n" + body)
+    assert head.startswith(b"HTTP/1.1 400 "), head + content
+    assert b"content-language: fr" in head.lower(), head
+    problem = json.loads(content)
+    assert problem["code"] == "bad-request", problem
+    canonical = {"authorization": "Authorization"}.get(header, header)
+    assert f"plusieurs en-têtes {canonical}" in problem["detail"], problem
+
+
+def test_each_header_that_takes_one_value_once_passes() -> None:
+    sent = (
+        b"GET /healthz HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer x\r\nX-API-Key: nrk_x\r\n"
+        b'Idempotency-Key: one\r\nIf-Match: "1", "2"\r\nConnection: close\r\n\r\n'
+    )
+    head, _ = _exchange(sent)
+    assert head.startswith(b"HTTP/1.1 200 "), head
+
+
 def test_an_idle_keep_alive_connection_is_closed() -> None:
     with (
         serve(app, **server_options(Settings(keep_alive_seconds=1))) as address,
