@@ -21,7 +21,8 @@ Issue 21 asks the process itself to bound slow clients, proxy or not:
   the server the service is built and measured on. nginx keeps doing it in front
   (`deploy/nginx.conf`); the deadlines make a deployment without it safe as well.
   The same protocol answers the parser's refusals as problems (a `Host` it refuses is
-  `bad-host`, as the app's).
+  `bad-host`, as the app's), and ends an HTTP/1.0 answer of unknown length by closing the
+  connection, never with HTTP/1.1's chunked coding (:class:`CloseDelimited`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 
 import msgspec
 from uvicorn.config import Config
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
 from api.http.hygiene import BAD_HOST, is_host
@@ -138,6 +139,33 @@ def _read_head(chunks: list[bytes]) -> tuple[bool, str | None]:
     return bad_host, language
 
 
+class CloseDelimited(RequestResponseCycle):
+    """uvicorn's request-response cycle for an HTTP/1.0 request: an answer of unknown length
+    (an event stream) is delimited by the close of the connection (RFC 9112 §6.3, item 8),
+    not chunked. uvicorn chunks every answer without `Content-Length`, whatever the version,
+    and HTTP/1.0 has no chunked coding: `Transfer-Encoding` is never sent to it (RFC 9112
+    §6.1). uvicorn already closes after every HTTP/1.0 answer and says `Connection: close`."""
+
+    close_delimited = False
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start" and not self.response_started:
+            headers = [
+                (name, value)
+                for name, value in message.get("headers", ())
+                if name.lower() != b"transfer-encoding"
+            ]
+            if not any(name.lower() == b"content-length" for name, _ in headers):
+                self.close_delimited = True
+                self.chunked_encoding = False  # uvicorn adds no `Transfer-Encoding`
+            message = {**message, "headers": headers}
+        elif message["type"] == "http.response.body" and self.close_delimited:
+            # uvicorn writes a body that is not chunked against its length: each part is
+            # the whole of what is left of it
+            self.expected_content_length = len(message.get("body", b""))
+        await super().send(message)
+
+
 @dataclasses.dataclass(frozen=True)
 class Deadlines:
     """The factory of :class:`DeadlineProtocol` uvicorn takes as `http`: it calls `http` as
@@ -170,7 +198,8 @@ class DeadlineProtocol(HttpToolsProtocol):
       `Accept-Language`: its headers are known), else a close.
 
     Past `limit_concurrency`, the answer is a 503 problem too (:func:`_busy`), not uvicorn's
-    plain text; so is a request the parser refuses (:meth:`send_400_response`).
+    plain text; so is a request the parser refuses (:meth:`send_400_response`). An HTTP/1.0
+    request's answer goes through :class:`CloseDelimited`.
 
     A deadline bounds the whole part, not the gap between two reads (nginx's
     `client_body_timeout` is a gap): a byte every second never gets through. Between
@@ -239,18 +268,24 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         """uvicorn's, but past `limit_concurrency` the request is answered by :func:`_busy`
-        (uvicorn's check, made here first: its own answer would be plain text)."""
+        (uvicorn's check, made here first: its own answer would be plain text), and an
+        HTTP/1.0 request's cycle is a :class:`CloseDelimited` (the class of the same object,
+        before its task first runs)."""
+        previous = self.cycle
         limit = self.limit_concurrency
         if limit is None or (len(self.connections) < limit and len(self.tasks) < limit):
             super().on_headers_complete()
-            return
-        self.logger.warning("Exceeded concurrency limit.")
-        app = self.app
-        self.app, self.limit_concurrency = _busy, None
-        try:
-            super().on_headers_complete()
-        finally:
-            self.app, self.limit_concurrency = app, limit
+        else:
+            self.logger.warning("Exceeded concurrency limit.")
+            app = self.app
+            self.app, self.limit_concurrency = _busy, None
+            try:
+                super().on_headers_complete()
+            finally:
+                self.app, self.limit_concurrency = app, limit
+        cycle = self.cycle
+        if cycle is not previous and cycle.scope["http_version"] == "1.0":
+            cycle.__class__ = CloseDelimited
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()

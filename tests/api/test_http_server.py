@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 
-from api.app import app
+from api.app import app, create_app
 from api.ops.server import server_options
 from api.ops.settings import Settings
 from tests.api.serving import serve
@@ -211,6 +212,62 @@ def test_each_header_that_takes_one_value_once_passes() -> None:
     )
     head, _ = _exchange(sent)
     assert head.startswith(b"HTTP/1.1 200 "), head
+
+
+async def _streaming(scope: Any, receive: Any, send: Any) -> None:
+    """An answer of unknown length, as an event stream's: no Content-Length, three parts."""
+    assert scope["type"] == "http"
+    headers = [(b"content-type", b"text/event-stream")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    for part in (b": one\r\n\r\n", b": two\r\n\r\n"):
+        await send({"type": "http.response.body", "body": part, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def test_an_answer_of_unknown_length_to_http10_is_close_delimited() -> None:
+    """HTTP/1.0 has no chunked coding: uvicorn chunked every answer without Content-Length,
+    an event stream's included, whatever the version. An HTTP/1.0 request's is now delimited
+    by the close (RFC 9112 §6.3), with `Connection: close` and no `Transfer-Encoding`;
+    HTTP/1.1 keeps the chunks."""
+    head, content = _exchange(b"GET /stream HTTP/1.0\r\n\r\n", _streaming)
+    lines = head.lower().split(b"\r\n")
+    assert b"transfer-encoding: chunked" not in lines, head
+    assert b"connection: close" in lines, head
+    assert content == b": one\r\n\r\n: two\r\n\r\n", content
+    head, content = _exchange(
+        b"GET /stream HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n", _streaming
+    )
+    assert b"transfer-encoding: chunked" in head.lower().split(b"\r\n"), head
+    assert content == b"9\r\n: one\r\n\r\n\r\n9\r\n: two\r\n\r\n\r\n0\r\n\r\n", content
+
+
+def test_an_event_stream_to_http10_is_close_delimited(pg_head: str) -> None:
+    """A stored game's event stream, read by an HTTP/1.0 client: its messages as they are,
+    no chunk sizes between them, and no `Transfer-Encoding` (it was chunked)."""
+    application = create_app(Settings(database_url=pg_head))
+    players = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
+    with serve(application, **server_options(Settings())) as (host, port):
+        created = httpx.post(
+            f"http://{host}:{port}/v1/games",
+            json={"ruleset": "numwars-classic", "players": players},
+            timeout=30,
+        )
+        assert created.status_code == 201, created.text
+        path = f"/v1/games/{created.json()['id']}/stream".encode()
+        with socket.create_connection((host, port), timeout=10) as sock:
+            sock.sendall(b"GET " + path + b" HTTP/1.0\r\n\r\n")
+            answer = b""
+            while b"\r\n\r\n" not in answer.partition(b"\r\n\r\n")[2]:  # the head, a message
+                chunk = sock.recv(65536)
+                assert chunk, answer
+                answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    lines = head.lower().split(b"\r\n")
+    assert lines[0].startswith(b"http/1.1 200"), head
+    assert b"content-type: text/event-stream; charset=utf-8" in lines, head
+    assert b"connection: close" in lines, head
+    assert not any(line.startswith(b"transfer-encoding") for line in lines), head
+    assert content.startswith((b"id: ", b"event: ", b":")), content[:200]
 
 
 def test_an_idle_keep_alive_connection_is_closed() -> None:
