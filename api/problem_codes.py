@@ -115,7 +115,13 @@ def _database(facts: Facts) -> bool:
 #: The layers' refusals, by status (api.ops.server, api.http.hygiene, api.http.body,
 #: api.http.fields, api.ops.ratelimit, api.http.problems.handle_exception).
 LAYERS = (
-    Layer(400, "bad-request", "the server cannot read the request as HTTP", _every),
+    Layer(
+        400,
+        "bad-request",
+        "the server cannot read the request as HTTP, or a header that takes one value "
+        "(`Authorization`, `X-API-Key`, `Idempotency-Key`, `If-Match`) came in two lines",
+        _every,
+    ),
     Layer(
         400,
         "bad-host",

@@ -280,6 +280,11 @@ BAD_HOST = text(
 NO_DOCS_FILE = text(
     "no-docs-file", "no such file under /docs", "aucun fichier de ce nom sous /docs"
 )
+REPEATED_HEADER = text(
+    "repeated-header",
+    "the request has more than one {name} header: send it once",
+    "la requête a plusieurs en-têtes {name}\u00a0: envoyez-en un seul",
+)
 
 
 def _phrase(status: int) -> str:
@@ -303,28 +308,75 @@ def _problem_detail(status: int, content_type: bytes | None, body: bytes) -> tup
     return "", ""
 
 
-#: The characters Litestar's router allows in a `Host` (`litestar._asgi.utils.is_valid_host`).
-_HOST_CHARS = re.compile(rb"[0-9A-Za-z!$&'()*+,;=\-._~:\[\]@%]*")
-#: A Host with a colon: a name, an IPv4 or a bracketed IPv6 address, then a port 1 … 65535.
+#: What a `Host` holds (RFC 9110 §7.2: `uri-host [ ":" port ]`, RFC 3986 §3.2.2): a
+#: bracketed IPv6 address, or a reg-name (an IPv4 address is one) of unreserved and
+#: sub-delims characters and pct-encoded octets, then a port 1 … 65535. Stricter than
+#: Litestar's router (`litestar._asgi.utils.is_valid_host`), which lets `@` and any `%`
+#: through: `@` ends a userinfo, which no Host holds (`Host: user@evil` is a URI's authority,
+#: not a host); a `%` is refused unless two hex digits follow it. `%41` is kept: RFC 3986
+#: allows pct-encoded octets in a reg-name, and nothing here reads the Host as a name (no
+#: link, no redirect is made of it). No control character, space or non-ASCII byte either.
 _HOST = re.compile(
-    rb"(?:\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)"
+    rb"(?:\[[0-9A-Fa-f:.]+\]"
+    rb"|[0-9A-Za-z!$&'()*+,;=\-._~]*(?:%[0-9A-Fa-f]{2}[0-9A-Za-z!$&'()*+,;=\-._~]*)*)"
     rb"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
 )
 
 
+def is_host(value: bytes) -> bool:
+    """Whether `value` is a `Host` this service takes (:data:`_HOST`); an empty one is (a URI
+    without authority, RFC 9112 §3.2)."""
+    return _HOST.fullmatch(value) is not None
+
+
+#: The request headers that take one value (RFC 9110 §5.3: a sender never sends a singleton
+#: field in two lines), by bit: `Host`, then those that a layer reads the first of while
+#: another reads the last (Litestar's `headers.get` reads the first, the rate limiter meters
+#: the last `Authorization` or `X-API-Key`), or a proxy in front may read another. `If-Match`
+#: is a list (RFC 9110 §13.1.1), but in one line: the handlers read the first line only, a
+#: proxy would join them. `Content-Length` twice never gets here (the server's parser refuses
+#: it); `Content-Type` twice is 415 where a body is read (:func:`require_json_body`).
+_ONCE = {
+    b"host": 1,
+    b"authorization": 2,
+    b"x-api-key": 4,
+    b"idempotency-key": 8,
+    b"if-match": 16,
+}
+#: Each of them as its header is written, for the refusal's words.
+_ONCE_NAMES = {
+    b"host": "Host",
+    b"authorization": "Authorization",
+    b"x-api-key": "X-API-Key",
+    b"idempotency-key": "Idempotency-Key",
+    b"if-match": "If-Match",
+}
+
+
 def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
-    the request's URL) or that holds a character no host name holds (Litestar's router
-    refuses it, in English, as `http-error`; the fast paths, which do not route, took it:
-    both answer this 400 now), two `Host` lines or none in HTTP/1.1, a docs path holding a NUL byte or a segment longer than any
-    file name (the docs' file server would fail on them: 404)."""
-    hosts = 0
+    the request's URL) or that holds what no host holds (:data:`_HOST`: Litestar's router
+    refuses some of it, in English, as `http-error`; the fast paths, which do not route, took
+    it: both answer this 400 now), two `Host` lines or none in HTTP/1.1 (400 `bad-host`), a
+    header that takes one value in two lines (:data:`_ONCE`: 400 `bad-request`), a docs path
+    holding a NUL byte or a segment longer than any file name (the docs' file server would
+    fail on them: 404).
+
+    One pass over the headers, on every request: a dictionary lookup per header and an
+    integer of the single-valued ones met, nothing allocated."""
+    seen = 0
     for name, value in scope["headers"]:
-        if name == b"host":
-            hosts += 1
-            if not _HOST_CHARS.fullmatch(value) or (b":" in value and not _HOST.fullmatch(value)):
+        bit = _ONCE.get(name)
+        if bit is None:
+            continue
+        if seen & bit:
+            if bit == 1:  # RFC 9112 §3.2: one Host
                 return 400, "bad-host", say(BAD_HOST)
-    if hosts > 1 or (hosts == 0 and scope.get("http_version") == "1.1"):
+            return 400, "bad-request", say(REPEATED_HEADER, name=_ONCE_NAMES[name])
+        seen |= bit
+        if bit == 1 and _HOST.fullmatch(value) is None:
+            return 400, "bad-host", say(BAD_HOST)
+    if not seen & 1 and scope.get("http_version") == "1.1":
         # RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host (an empty one included)
         return 400, "bad-host", say(BAD_HOST)
     path: str = scope["path"]

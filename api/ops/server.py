@@ -20,6 +20,9 @@ Issue 21 asks the process itself to bound slow clients, proxy or not:
   second resets it), granian's header timeout bounds no body, and either means leaving
   the server the service is built and measured on. nginx keeps doing it in front
   (`deploy/nginx.conf`); the deadlines make a deployment without it safe as well.
+  The same protocol answers the parser's refusals as problems (a `Host` it refuses is
+  `bad-host`, as the app's), and ends an HTTP/1.0 answer of unknown length by closing the
+  connection, never with HTTP/1.1's chunked coding (:class:`CloseDelimited`).
 """
 
 from __future__ import annotations
@@ -39,9 +42,10 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
+from api.http.hygiene import BAD_HOST, is_host
 from api.http.problems import MEDIA_TYPE, make_problem, scope_language
 from api.ops.settings import Settings
-from engine.core.texts import DEFAULT_LANGUAGE, Message, say, text
+from engine.core.texts import DEFAULT_LANGUAGE, Message, pick_language, say, text
 
 log = logging.getLogger("numrules.server")
 
@@ -112,6 +116,27 @@ async def _busy(scope: Any, receive: Any, send: Any) -> None:
     ]
     await send({"type": "http.response.start", "status": 503, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _read_head(chunks: list[bytes]) -> tuple[bool, str | None]:
+    """What the raw bytes of a request's headers that the parser refused say, up to their
+    end (a blank line): whether a `Host` line holds what no host holds (a control character
+    the parser stops at, before the app could refuse it), and the language its first
+    `Accept-Language` line asks for (None without one)."""
+    bad_host = False
+    language = None
+    for line in b"".join(chunks).split(b"\n"):
+        if line in (b"", b"\r"):  # the end of the headers: a body follows
+            break
+        name, colon, value = line.partition(b":")
+        if not colon:
+            continue
+        name = name.lower()
+        if name == b"host" and not is_host(value.rstrip(b"\r").strip(b" \t")):
+            bad_host = True
+        elif name == b"accept-language" and language is None:
+            language = pick_language(value.rstrip(b"\r").decode("latin-1").strip())
+    return bad_host, language
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,6 +215,36 @@ class OneWriteCycle(RequestResponseCycle):
         transport.flush()  # a body part that wrote nothing (HEAD, an empty part): the head
 
 
+class CloseDelimited(OneWriteCycle):
+    """uvicorn's request-response cycle for an HTTP/1.0 request: an answer of unknown length
+    (an event stream) is delimited by the close of the connection (RFC 9112 §6.3, item 8),
+    not chunked. uvicorn chunks every answer without `Content-Length`, whatever the version,
+    and HTTP/1.0 has no chunked coding: `Transfer-Encoding` is never sent to it (RFC 9112
+    §6.1). uvicorn already closes after every HTTP/1.0 answer and says `Connection: close`."""
+
+    close_delimited = False
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start" and not self.response_started:
+            headers = [
+                (name, value)
+                for name, value in message.get("headers", ())
+                if name.lower() != b"transfer-encoding"
+            ]
+            if not any(name.lower() == b"content-length" for name, _ in headers):
+                self.close_delimited = True
+                self.chunked_encoding = False  # uvicorn adds no `Transfer-Encoding`
+            await super().send({**message, "headers": headers})
+            if self.close_delimited:  # a stream's client learns it is open at once
+                self.transport.flush()
+            return
+        if message["type"] == "http.response.body" and self.close_delimited:
+            # uvicorn writes a body that is not chunked against its length: each part is
+            # the whole of what is left of it
+            self.expected_content_length = len(message.get("body", b""))
+        await super().send(message)
+
+
 class DeadlineProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol (httptools) with a deadline for reading each request.
 
@@ -202,7 +257,9 @@ class DeadlineProtocol(HttpToolsProtocol):
       `Accept-Language`: its headers are known), else a close.
 
     Past `limit_concurrency`, the answer is a 503 problem too (:func:`_busy`), not uvicorn's
-    plain text.
+    plain text; so is a request the parser refuses (:meth:`send_400_response`). An HTTP/1.0
+    request's answer goes through :class:`CloseDelimited`, any other's through
+    :class:`OneWriteCycle`.
 
     A deadline bounds the whole part, not the gap between two reads (nginx's
     `client_body_timeout` is a gap): a byte every second never gets through. Between
@@ -231,6 +288,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         self.awaiting: str | None = None  # "headers" or "body": what the deadline is for
         self.begun = False  # a byte of the awaited headers has arrived
         self.known: object = None  # the last request whose headers arrived whole
+        self.head_chunks: list[bytes] = []  # the awaited headers' bytes, while they arrive
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -244,6 +302,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         awaiting_headers = self.awaiting == "headers"
         if awaiting_headers:
             self.begun = True
+            self.head_chunks.append(data)
         super().data_received(data)
         cycle = self.cycle
         if awaiting_headers and (cycle is None or cycle is self.known):  # still in the headers
@@ -260,6 +319,7 @@ class DeadlineProtocol(HttpToolsProtocol):
                 return
         if cycle is not None and cycle is not self.known:  # a request's headers, whole
             self.known = cycle
+            self.head_chunks.clear()
             self._disarm()
             if cycle.more_body:
                 self._arm("body", self.body_seconds, self._body_late)
@@ -282,8 +342,12 @@ class DeadlineProtocol(HttpToolsProtocol):
             self.app, self.limit_concurrency = app, limit
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
-        """Each request's cycle writes its answer in one piece (:class:`OneWriteCycle`)."""
-        cycle.__class__ = OneWriteCycle
+        """Each request's cycle writes its answer in one piece (:class:`OneWriteCycle`), an
+        HTTP/1.0 request's answer of unknown length delimited by the close
+        (:class:`CloseDelimited`): the class of the same object, before its task first runs
+        (a pipelined request's, when its turn comes)."""
+        http10 = cycle.scope["http_version"] == "1.0"
+        cycle.__class__ = CloseDelimited if http10 else OneWriteCycle
         cycle.transport = OneWrite(cycle.transport)  # type: ignore[assignment]
         super()._start_asgi_task(cycle, app)
 
@@ -296,6 +360,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         self.awaiting = awaiting
         self.begun = False
         self.head_bytes = 0
+        self.head_chunks.clear()
         self.deadline = self.loop.call_later(seconds, late)
 
     def _disarm(self) -> None:
@@ -337,7 +402,17 @@ class DeadlineProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         """A request the HTTP parser refuses (a control character in a header, a negative or
         doubled Content-Length …) is a 400 problem like every other refusal, not uvicorn's
-        plain text."""
+        plain text. One whose `Host` line holds what no host holds (a control character: the
+        parser stops at it, the app never sees it) is `bad-host` in the caller's language, as
+        the app answers any other bad `Host` (`api.http.hygiene`), read from the bytes of the
+        headers received (a request refused in its body, or behind another in one read, is
+        `bad-request`)."""
+        awaited = self.awaiting == "headers"
+        bad_host, language = _read_head(self.head_chunks) if awaited else (False, None)
+        if bad_host:
+            language = language or DEFAULT_LANGUAGE
+            self._close_with(400, b"Bad Request", "bad-host", say(BAD_HOST), language=language)
+            return
         self._close_with(400, b"Bad Request", "bad-request", say(NOT_HTTP, reason=msg))
 
     def _close_with(

@@ -8,11 +8,13 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 
-from api.app import app
+from api.app import app, create_app
 from api.ops.server import server_options
 from api.ops.settings import Settings
 from tests.api.serving import serve
@@ -80,6 +82,192 @@ def test_an_http11_request_has_one_host(request_line: bytes, hosts: bytes, statu
     if status == b"400":
         problem = json.loads(content)
         assert problem["code"] == "bad-host" and "en-tête Host" in problem["detail"], problem
+
+
+def _exchange(sent: bytes, application: Any = app) -> tuple[bytes, bytes]:
+    """Send `sent` on a connection of its own to `application` served with the service's
+    server options; the answer's head and content once the server closes."""
+    with (
+        serve(application, **server_options(Settings())) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        sock.sendall(sent)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    return head, content
+
+
+def _bad_host(head: bytes, content: bytes, language: str = "fr") -> None:
+    assert head.startswith(b"HTTP/1.1 400 "), head + content
+    assert f"content-language: {language}".encode() in head.lower(), head
+    assert b"content-type: application/problem+json" in head.lower(), head
+    problem = json.loads(content)
+    assert problem["code"] == "bad-host", problem
+    words = "en-tête Host" if language == "fr" else "one Host header"
+    assert words in problem["detail"], problem
+
+
+@pytest.mark.parametrize("control", [b"\x00", b"\x01", b"\x1b", b"\x7f"])
+@pytest.mark.parametrize("language_first", [False, True])
+def test_a_control_character_in_host_is_bad_host_in_the_callers_language(
+    control: bytes, language_first: bool
+) -> None:
+    """The server's parser stops at a control character in a header before the app sees the
+    request: it answered `bad-request` in English, where any other bad Host is `bad-host` in
+    the caller's language (a tab or a non-ASCII byte, which the parser lets through, were)."""
+    host = b"Host: a" + control + b"b\r\n"
+    language = b"Accept-Language: fr\r\n"
+    lines = language + host if language_first else host + language
+    _bad_host(*_exchange(b"GET /healthz HTTP/1.1\r\n" + lines + b"Connection: close\r\n\r\n"))
+
+
+def test_a_control_character_in_host_without_accept_language_is_english() -> None:
+    head, content = _exchange(b"GET /healthz HTTP/1.1\r\nHost: a\x01b\r\n\r\n")
+    _bad_host(head, content, "en")
+
+
+def test_a_control_character_elsewhere_stays_the_parsers_bad_request() -> None:
+    head, content = _exchange(b"GET /healthz HTTP/1.1\r\nHost: a\r\nX-Note: a\x01b\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), head
+    assert json.loads(content)["code"] == "bad-request"
+
+
+@pytest.mark.parametrize(
+    "host",
+    [b"user@evil", b"user:pass@evil", b"evil@", b"a%zz", b"a%4", b"a%", b"%", b"a%41%g1b", b"a[b"],
+)
+@pytest.mark.parametrize(
+    "request_line", [b"GET /healthz HTTP/1.1", b"POST /v1/rulesets/numwin/score-round HTTP/1.1"]
+)
+def test_a_host_with_userinfo_or_a_stray_percent_is_bad_host(
+    host: bytes, request_line: bytes
+) -> None:
+    """`@` ends a URI's userinfo, which no Host holds, and `%` only starts a pct-encoded octet
+    (RFC 3986 §3.2.2): both passed, on the routes (Litestar's router allows them) and on the
+    fast paths."""
+    body = b'{"players": []}' if request_line.startswith(b"POST") else b""
+    sent = request_line + b"\r\nHost: " + host + b"\r\nAccept-Language: fr\r\n"
+    if body:
+        sent += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+    _bad_host(*_exchange(sent + b"Connection: close\r\n\r\n" + body))
+
+
+@pytest.mark.parametrize(
+    "host", [b"a%41b", b"%C3%A9t%C3%A9.example:8080", b"127.0.0.1:80", b"[::1]"]
+)
+def test_a_pct_encoded_host_is_a_host(host: bytes) -> None:
+    """RFC 3986 allows pct-encoded octets in a reg-name: `%` and two hex digits pass."""
+    head, _ = _exchange(
+        b"GET /healthz HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+    )
+    assert head.startswith(b"HTTP/1.1 200 "), head
+
+
+@pytest.mark.parametrize(
+    ("header", "values"),
+    [
+        ("Authorization", (b"Bearer abcdefghijklmnopqrstuvwxyz0123", b"Bearer x")),
+        ("authorization", (b"Bearer a", b"Bearer a")),
+        ("X-API-Key", (b"nrk_abcdefghijklmnopqrstuvwxyz0123", b"nrk_other")),
+        ("Idempotency-Key", (b"one", b"two")),
+        ("If-Match", (b'"1"', b'"2"')),
+    ],
+)
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        b"GET /v1/rulesets HTTP/1.1",
+        b"GET /v1/games/0123456789abcdef0123456789abcdef HTTP/1.1",
+        b"POST /v1/rulesets/numwin/score-round HTTP/1.1",
+    ],
+)
+def test_a_header_that_takes_one_value_sent_twice_is_refused(
+    header: str, values: tuple[bytes, bytes], request_line: bytes
+) -> None:
+    """Two `Authorization` lines: the app read the first, the rate limiter metered the last
+    (and a proxy in front may read either). Every header that takes one value, in two lines,
+    is now 400 `bad-request` naming it, in the caller's language, before any layer reads it:
+    on the pipeline's routes and the fast paths alike."""
+    body = b'{"players": []}' if request_line.startswith(b"POST") else b""
+    sent = request_line + b"\r\nHost: test\r\nAccept-Language: fr\r\n"
+    for value in values:
+        sent += header.encode() + b": " + value + b"\r\n"
+    if body:
+        sent += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+    head, content = _exchange(sent + b"Connection: close\r\n\r\n" + body)
+    assert head.startswith(b"HTTP/1.1 400 "), head + content
+    assert b"content-language: fr" in head.lower(), head
+    problem = json.loads(content)
+    assert problem["code"] == "bad-request", problem
+    canonical = {"authorization": "Authorization"}.get(header, header)
+    assert f"plusieurs en-têtes {canonical}" in problem["detail"], problem
+
+
+def test_each_header_that_takes_one_value_once_passes() -> None:
+    sent = (
+        b"GET /healthz HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer x\r\nX-API-Key: nrk_x\r\n"
+        b'Idempotency-Key: one\r\nIf-Match: "1", "2"\r\nConnection: close\r\n\r\n'
+    )
+    head, _ = _exchange(sent)
+    assert head.startswith(b"HTTP/1.1 200 "), head
+
+
+async def _streaming(scope: Any, receive: Any, send: Any) -> None:
+    """An answer of unknown length, as an event stream's: no Content-Length, three parts."""
+    assert scope["type"] == "http"
+    headers = [(b"content-type", b"text/event-stream")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    for part in (b": one\r\n\r\n", b": two\r\n\r\n"):
+        await send({"type": "http.response.body", "body": part, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def test_an_answer_of_unknown_length_to_http10_is_close_delimited() -> None:
+    """HTTP/1.0 has no chunked coding: uvicorn chunked every answer without Content-Length,
+    an event stream's included, whatever the version. An HTTP/1.0 request's is now delimited
+    by the close (RFC 9112 §6.3), with `Connection: close` and no `Transfer-Encoding`;
+    HTTP/1.1 keeps the chunks."""
+    head, content = _exchange(b"GET /stream HTTP/1.0\r\n\r\n", _streaming)
+    lines = head.lower().split(b"\r\n")
+    assert b"transfer-encoding: chunked" not in lines, head
+    assert b"connection: close" in lines, head
+    assert content == b": one\r\n\r\n: two\r\n\r\n", content
+    head, content = _exchange(
+        b"GET /stream HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n", _streaming
+    )
+    assert b"transfer-encoding: chunked" in head.lower().split(b"\r\n"), head
+    assert content == b"9\r\n: one\r\n\r\n\r\n9\r\n: two\r\n\r\n\r\n0\r\n\r\n", content
+
+
+def test_an_event_stream_to_http10_is_close_delimited(pg_head: str) -> None:
+    """A stored game's event stream, read by an HTTP/1.0 client: its messages as they are,
+    no chunk sizes between them, and no `Transfer-Encoding` (it was chunked)."""
+    application = create_app(Settings(database_url=pg_head))
+    players = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
+    with serve(application, **server_options(Settings())) as (host, port):
+        created = httpx.post(
+            f"http://{host}:{port}/v1/games",
+            json={"ruleset": "numwars-classic", "players": players},
+            timeout=30,
+        )
+        assert created.status_code == 201, created.text
+        path = f"/v1/games/{created.json()['id']}/stream".encode()
+        with socket.create_connection((host, port), timeout=10) as sock:
+            sock.sendall(b"GET " + path + b" HTTP/1.0\r\n\r\n")
+            answer = b""
+            while b"\r\n\r\n" not in answer.partition(b"\r\n\r\n")[2]:  # the head, a message
+                chunk = sock.recv(65536)
+                assert chunk, answer
+                answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    lines = head.lower().split(b"\r\n")
+    assert lines[0].startswith(b"http/1.1 200"), head
+    assert b"content-type: text/event-stream; charset=utf-8" in lines, head
+    assert b"connection: close" in lines, head
+    assert not any(line.startswith(b"transfer-encoding") for line in lines), head
+    assert content.startswith((b"id: ", b"event: ", b":")), content[:200]
 
 
 def test_an_idle_keep_alive_connection_is_closed() -> None:

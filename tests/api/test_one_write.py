@@ -117,3 +117,11 @@ async def test_a_stream_s_head_goes_out_before_its_first_part() -> None:
     sent = await _served(_stream, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", parts=3)
     assert sent.writes[0].endswith(b"transfer-encoding: chunked\r\n\r\n")
     assert sent.writes[1:] == [b"3\r\none\r\n", b"3\r\ntwo\r\n0\r\n\r\n"]
+
+
+async def test_an_http10_stream_s_head_goes_out_first_and_its_end_is_the_close() -> None:
+    sent = await _served(_stream, b"GET / HTTP/1.0\r\nHost: a\r\n\r\n", parts=3)
+    assert sent.writes[0].startswith(b"HTTP/1.1 200 OK\r\n")
+    assert sent.writes[0].endswith(b"connection: close\r\n\r\n")
+    assert b"transfer-encoding" not in sent.writes[0]
+    assert sent.writes[1:] == [b"one", b"two"] and sent.closed
