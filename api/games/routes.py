@@ -57,7 +57,7 @@ from api.games.service import (
     StreamPage,
 )
 from api.games.tables import Tables
-from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
+from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body, unwanted_body
 from api.http.conditions import check_anonymous_key, check_key, parse_if_match
 from api.http.hygiene import HEAD_REQUEST
 from api.http.languages import language_headers, language_of, localized, localized_json
@@ -921,9 +921,9 @@ class GameController(Controller):
         responses={401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def create_ticket(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[TicketOut]:
-        ticket = await games.ticket(game_id, caller)
+        ticket = await games.ticket(game_id, caller, await unwanted_body(request))
         return Response(ticket, status_code=201, headers={**NO_STORE})
 
     @post(
@@ -950,9 +950,9 @@ class GameController(Controller):
         },
     )
     async def abandon_game(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> AbandonOut:
-        return await games.abandon(game_id, caller)
+        return await games.abandon(game_id, caller, await unwanted_body(request))
 
     @post(
         "/{game_id:str}/hint",
@@ -1003,7 +1003,7 @@ class GameController(Controller):
         self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[HintOut]:
         network = request.app.state.stream_network(request.scope)
-        found = await games.hint(game_id, caller, network)
+        found = await games.hint(game_id, caller, network, await unwanted_body(request))
         return Response(found, headers={**NO_STORE})
 
     @post(
@@ -1033,7 +1033,8 @@ class GameController(Controller):
         game_id: GameId,
         seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
     ) -> SeatJoined:
-        return await games.join(game_id, seat, await require_session(request))
+        caller = await require_session(request)
+        return await games.join(game_id, seat, caller, await unwanted_body(request))
 
     @get(
         "/{game_id:str}/export",
@@ -1154,7 +1155,8 @@ class GameController(Controller):
         caller = await require_session(request)
         session_token = bearer(request, SESSION_TOKEN)
         assert session_token is not None
-        claimed, fresh = await Tables(games).claim(game_id, seat, caller, session_token)
+        refusal = await unwanted_body(request)
+        claimed, fresh = await Tables(games).claim(game_id, seat, caller, session_token, refusal)
         return Response(claimed, status_code=201 if fresh else 200, headers={**NO_STORE})
 
     @post(
@@ -1186,7 +1188,8 @@ class GameController(Controller):
         game_id: GameId,
         seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
     ) -> LeftSeat:
-        return await Tables(games).leave(game_id, seat, await require_session(request))
+        caller = await require_session(request)
+        return await Tables(games).leave(game_id, seat, caller, await unwanted_body(request))
 
     @post(
         "/{game_id:str}/start",
@@ -1267,9 +1270,10 @@ class GameController(Controller):
         },
     )
     async def rematch_game(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[GameCreated]:
-        created, fresh = await Tables(games).rematch(game_id, caller)
+        refusal = await unwanted_body(request)
+        created, fresh = await Tables(games).rematch(game_id, caller, refusal)
         headers = {**NO_STORE, **_etag(created.version)}
         if fresh:
             headers["Location"] = f"/v1/games/{created.id}"

@@ -24,13 +24,16 @@ from itertools import accumulate
 from typing import Any, Generic, TypeVar
 
 import msgspec
+from litestar import Request
 from litestar.dto import MsgspecDTO
+from litestar.exceptions import HTTPException
 from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
 from api.http.domain import DomainError, Flaw, InvalidFields
 from api.http.fields import find_flaws, flaw_of, one_of
+from api.http.hygiene import check_json_declared
 from api.http.problems import (
     MESSAGE_LIMIT,
     ProblemError,
@@ -343,3 +346,33 @@ class LateBody(StrictBody[T]):
 
     def decode_bytes(self, value: bytes) -> Any:
         return decode_body(value, Any)
+
+
+class NoFields(msgspec.Struct, forbid_unknown_fields=True):
+    """The body an operation that takes none may still be sent: `{}`, which holds nothing to
+    ignore (a client's JSON helper that always sends an object)."""
+
+
+async def unwanted_body(request: Request[Any, Any, Any]) -> Exception | None:
+    """The refusal a body sent to an operation that takes none (`POST …/abandon`, `DELETE
+    /v1/me` …) earns, not raised: the operation raises it once its caller and the resource
+    it names are checked (`api.http.domain.refuse_body`; api-contract.md, "Order of checks":
+    authentication, then existence, then the body), as a game action's body is refused
+    after `GameService.viewer`. None for no body, an empty or blank one, or `{}`.
+
+    Any other body was once ignored (`{` abandoned a game as no body would); it is read as
+    any body is: 413 past the cap, 415 unless declared as JSON, 400 `malformed-json` when
+    unparsable, 422 `unknown-field` for each field and `validation-error` on `body` for
+    what is no object."""
+    try:
+        raw = await request.body()
+        if raw.strip():
+            check_json_declared(request)
+            decode_body(raw, NoFields)
+    except (ProblemError, DomainError) as refusal:
+        return refusal
+    except HTTPException as refusal:  # Litestar's 413 past the body cap
+        if refusal.status_code != 413:
+            raise
+        return refusal
+    return None
