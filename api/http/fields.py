@@ -532,6 +532,16 @@ def _choices(model: Any, path: str) -> list[Any] | None:
     return None
 
 
+def choices_of(annotation: Any) -> list[Any] | None:
+    """The values a parameter of type `annotation` takes when it is a fixed set (a
+    `Literal` or an enum, optional or not), else None: a query parameter's refusal names
+    them as a body field's does."""
+    try:
+        return _choices(annotation, "")
+    except (TypeError, ValueError):  # a type msgspec cannot inspect: no fixed set to name
+        return None
+
+
 def _join(prefix: str, path: str) -> str:
     if not prefix:
         return path

@@ -74,3 +74,21 @@ def test_a_bad_option_is_named_at_its_field_in_the_callers_words(
     both = {**TABLE, "options": {"x": 1, "speed": "true"}}  # every bad option at once
     fields = [e["field"] for e in games.post("/v1/games", json=both).json()["errors"]]
     assert sorted(fields) == ["options.speed", "options.x"], fields
+
+
+def test_a_query_value_outside_its_set_names_the_set(games: TestClient[Any]) -> None:
+    """`GET /v1/games?status=over` said "must be one of the values this field takes" without
+    naming them (the operation's choices were not read for a query parameter, as they are
+    for a body's field): it names `open`, in both languages."""
+    said = {}
+    for language in ("en", "fr"):
+        r = games.get("/v1/games", params={"status": "over"}, headers={"Accept-Language": language})
+        assert r.status_code == 422, r.text
+        problem = r.json()
+        assert problem["code"] == "validation-error"
+        assert [(e["field"], e["code"]) for e in problem["errors"]] == [("status", "enum")]
+        said[language] = problem["errors"][0]["message"]
+    assert said == {
+        "en": "must be one of 'open', not 'over'",
+        "fr": "doit être l’une des valeurs 'open', pas 'over'",
+    }
