@@ -62,28 +62,35 @@ _NOT_BRACKETS = bytes(b for b in range(256) if not _STEP[b])
 #: msgspec's syntax errors: "JSON is malformed: <what> (byte <n>)", never quoting the input.
 _MALFORMED_RE = re.compile(r"JSON is malformed: (.*) \(byte ([0-9]+)\)")
 _TRUNCATED = "Input data was truncated"
+#: A string's escape, whole: `\uXXXX` (its four hex digits kept), or a backslash and the one
+#: character it escapes. Read from left to right, so that `\\` never starts another escape.
+_STRING_ESCAPE = re.compile(rb"\\(?:u([0-9A-Fa-f]{4})|.)", re.DOTALL)
+#: What may still follow a high surrogate's escape in a body cut short: a low one's start.
+_ESCAPE_START = re.compile(rb"(?:\\(?:u[0-9A-Fa-f]{0,3})?)?")
 
 
 def decode_error(
-    exc: msgspec.DecodeError, document: object = None, model: Any = None
+    exc: msgspec.DecodeError, document: object = None, model: Any = None, raw: bytes = b""
 ) -> ProblemError:
     """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route), said
     in the caller's language when it answers."""
-    return ProblemError.of_domain(body_refusal(exc, document, model))
+    return ProblemError.of_domain(body_refusal(exc, document, model, raw))
 
 
 def body_refusal(
-    exc: msgspec.DecodeError, document: object = None, model: Any = None
+    exc: msgspec.DecodeError, document: object = None, model: Any = None, raw: bytes = b""
 ) -> DomainError:
     """400 for unparsable JSON, 422 naming the bad fields for a body that breaks the schema,
     as a domain error (a service decoding a document it holds raises this one).
 
     With `document` (the parsed body) and `model` (its type), *every* invalid field is named
     (:func:`api.http.fields.find_flaws`); else, or when the walk finds nothing (a number past
-    64 bits, which only msgspec's parser sees), msgspec's one error in the same words.
+    64 bits, which only msgspec's parser sees), msgspec's one error in the same words. With
+    `raw` (the body's text), what msgspec words vaguely is said exactly: a lone surrogate
+    escape it calls the end of the input (:func:`_malformed`).
     """
     if not isinstance(exc, msgspec.ValidationError):
-        return DomainError(say(NOT_JSON, why=_malformed(str(exc))), code="malformed-json")
+        return DomainError(say(NOT_JSON, why=_malformed(str(exc), raw)), code="malformed-json")
     flaws = find_flaws(document, model) if model is not None else []
     return InvalidFields(flaws or [flaw_of(exc, document, model)])
 
@@ -135,6 +142,14 @@ SYNTAX: dict[str, Text] = {
         ("comma-object", "trailing comma in object", "virgule en trop à la fin d’un objet"),
     )
 }
+LONE_SURROGATE = text(
+    "malformed-json-lone-surrogate",
+    "invalid string: the escape {escape} at byte {byte} is a lone UTF-16 surrogate (a high "
+    "surrogate, \\ud800 to \\udbff, must be followed by a low one, \\udc00 to \\udfff)",
+    "chaîne invalide\u00a0: l’échappement {escape} à l’octet {byte} est un demi-codet de "
+    "substitution UTF-16 isolé (un demi-codet haut, de \\ud800 à \\udbff, doit être suivi "
+    "d’un demi-codet bas, de \\udc00 à \\udfff)",
+)
 NOT_UTF8 = text(
     "malformed-json-utf8",
     "a string is not valid UTF-8",
@@ -145,19 +160,43 @@ A_JSON_OBJECT = text("a-json-object", "a JSON object", "un objet JSON")
 AN_ACTION_OBJECT = text("an-action-object", "an action object", "un objet action")
 
 
-def _malformed(message: str) -> Message:
+def _malformed(message: str, raw: bytes = b"") -> Message:
     """msgspec's syntax error in plain words, kept whole (it quotes none of the client's
     text, and where the JSON broke is what the client needs): "expected ',' or '}' at byte
-    11", "it ends before the JSON is complete"."""
+    11", "it ends before the JSON is complete". msgspec says the latter of a high surrogate's
+    escape that no low one follows (`"\\ud800"`) wherever it stands: with the body's text
+    `raw`, that one is said as what it is (:func:`lone_surrogate`)."""
     if match := _MALFORMED_RE.fullmatch(message):
         what = match.group(1)
         words = SYNTAX.get(what)
         return say(AT_BYTE, what=what if words is None else say(words), byte=match.group(2))
     if message == _TRUNCATED:
+        lone = lone_surrogate(raw)
+        if lone is not None:
+            return say(LONE_SURROGATE, escape=lone[0], byte=lone[1])
         return say(CUT_SHORT)
     if message == _NOT_UTF8:
         return say(NOT_UTF8)
     return shorten(message, MESSAGE_LIMIT)
+
+
+def lone_surrogate(value: bytes) -> tuple[str, int] | None:
+    """The first escape of a high surrogate (`\\ud800` … `\\udbff`) in the JSON text `value`
+    that no low surrogate's escape follows, and the byte it starts at; None when there is
+    none, or when the text ends right after it (or within the low one's escape): then it is
+    cut short indeed. Read only when msgspec refused the body as truncated."""
+    for escape in _STRING_ESCAPE.finditer(value):
+        digits = escape.group(1)
+        if digits is None or not 0xD800 <= int(digits, 16) <= 0xDBFF:
+            continue
+        after = value[escape.end() : escape.end() + 6]
+        low = _STRING_ESCAPE.match(after)
+        if low is not None and low.group(1) and 0xDC00 <= int(low.group(1), 16) <= 0xDFFF:
+            continue
+        if len(after) < 6 and _ESCAPE_START.fullmatch(after):
+            return None  # the text ends where the low surrogate would be
+        return escape.group(0).decode("ascii"), escape.start()
+    return None
 
 
 def too_deep(value: bytes) -> bool:
@@ -193,10 +232,10 @@ def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any
         except msgspec.ValidationError as beyond:  # a number past 64 bits
             raise body_refusal(beyond) from None
         except msgspec.DecodeError as malformed:
-            raise decode_error(malformed) from None
-        raise body_refusal(exc, document, model) from None
+            raise decode_error(malformed, raw=value) from None
+        raise body_refusal(exc, document, model, value) from None
     except msgspec.DecodeError as exc:
-        raise decode_error(exc) from None
+        raise decode_error(exc, raw=value) from None
 
 
 def decode_document(document: Any, model: type[T]) -> T:
