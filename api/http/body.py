@@ -18,6 +18,7 @@ fit in 64 KiB; a `RecursionError` anywhere on the way was a 500.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from itertools import accumulate
@@ -32,7 +33,7 @@ from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
 from api.http.domain import DomainError, Flaw, InvalidFields
-from api.http.fields import find_flaws, flaw_of, one_of
+from api.http.fields import MAX_FLAWS, find_flaws, flaw_of, member, one_of, phrase
 from api.http.hygiene import check_json_declared
 from api.http.problems import (
     MESSAGE_LIMIT,
@@ -91,8 +92,9 @@ def body_refusal(
     """
     if not isinstance(exc, msgspec.ValidationError):
         return DomainError(say(NOT_JSON, why=_malformed(str(exc), raw)), code="malformed-json")
+    repeated = repeated_keys(raw) if raw else list(getattr(document, "repeated", ()))
     flaws = find_flaws(document, model) if model is not None else []
-    return InvalidFields(flaws or [flaw_of(exc, document, model)])
+    return InvalidFields([*repeated, *(flaws or [flaw_of(exc, document, model)])][:MAX_FLAWS])
 
 
 NOT_JSON = text(
@@ -150,6 +152,13 @@ LONE_SURROGATE = text(
     "substitution UTF-16 isolé (un demi-codet haut, de \\ud800 à \\udbff, doit être suivi "
     "d’un demi-codet bas, de \\udc00 à \\udfff)",
 )
+REPEATED_KEY = text(
+    "field-duplicate-key",
+    "the key {name} appears {count} times in this object: send it once (only its last value "
+    "was read)",
+    "la clé {name} apparaît {count}\u00a0fois dans cet objet\u00a0: envoyez-la une seule fois "
+    "(seule sa dernière valeur a été lue)",
+)
 NOT_UTF8 = text(
     "malformed-json-utf8",
     "a string is not valid UTF-8",
@@ -199,6 +208,46 @@ def lone_surrogate(value: bytes) -> tuple[str, int] | None:
     return None
 
 
+class _Pairs(list[tuple[str, Any]]):
+    """An object's members in the body's order, repeated keys kept (:func:`repeated_keys`)."""
+
+
+def repeated_keys(value: bytes) -> list[Flaw]:
+    """Each key the JSON text `value` repeats within one object, at its path (`type`,
+    `players[1].captured`), with how many times: msgspec, as RFC 8259 §4 lets a reader, keeps
+    the last value of a repeated key and says nothing, so a refusal of the rest (`{"type":
+    "play", "card": "red-7", "type": "bid"}`: a bid without `tricks`) would not say why. Read
+    only when a body is refused (a second parse, in Python), never on a body taken; [] when
+    none repeats, or `value` is no JSON Python's parser takes."""
+    try:
+        parsed = json.loads(value, object_pairs_hook=_Pairs)
+    except (ValueError, RecursionError):
+        return []
+    found: list[Flaw] = []
+    todo: list[tuple[Any, str]] = [(parsed, "")]
+    while todo and len(found) < MAX_FLAWS:
+        node, path = todo.pop()
+        if isinstance(node, _Pairs):
+            counts: dict[str, int] = {}
+            for name, _ in node:
+                counts[name] = counts.get(name, 0) + 1
+            for name, count in counts.items():
+                if count > 1:
+                    said = phrase(REPEATED_KEY, name=repr(shorten(name, 40)), count=count)
+                    found.append(Flaw(member(path, name), "duplicate-key", said))
+            todo.extend((item, member(path, name)) for name, item in reversed(node))
+        elif isinstance(node, list):
+            todo.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node))))
+    return found
+
+
+class _Document(dict[str, Any]):
+    """A body parsed now and decoded later (:class:`LateBody`), with the keys it repeated:
+    named if its decoding refuses it (:func:`body_refusal`)."""
+
+    repeated: tuple[Flaw, ...] = ()
+
+
 def too_deep(value: bytes) -> bool:
     """Whether the JSON text `value` nests arrays and objects deeper than :data:`MAX_DEPTH`.
 
@@ -224,6 +273,8 @@ def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any
         raise ProblemError(400, "malformed-json", say(EMPTY, expected=say(expected)))
     if too_deep(value):
         raise InvalidFields([Flaw("body", "too-deep", say(TOO_DEEP_TEXT))])
+    if model is Any:  # decoded later (a sheet's): its repeated keys kept for its refusal
+        return _late(value)
     try:
         return msgspec.json.decode(value, type=model, strict=True)
     except msgspec.ValidationError as exc:
@@ -236,6 +287,22 @@ def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any
         raise body_refusal(exc, document, model, value) from None
     except msgspec.DecodeError as exc:
         raise decode_error(exc, raw=value) from None
+
+
+def _late(value: bytes) -> Any:
+    """`value` parsed (400 unless JSON), an object keeping the keys it repeated."""
+    try:
+        document = msgspec.json.decode(value)
+    except msgspec.DecodeError as exc:  # a ValidationError too: a number past 64 bits
+        if isinstance(exc, msgspec.ValidationError):
+            raise body_refusal(exc) from None
+        raise decode_error(exc, raw=value) from None
+    if isinstance(document, dict):
+        repeated = repeated_keys(value) if value.count(b":") > len(document) else []
+        if repeated:
+            document = _Document(document)
+            document.repeated = tuple(repeated)
+    return document
 
 
 def decode_document(document: Any, model: type[T]) -> T:

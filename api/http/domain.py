@@ -195,6 +195,7 @@ SCHEMA_CODES = frozenset(
         "out-of-range",
         "invalid",
         "too-deep",
+        "duplicate-key",
     }
 )
 

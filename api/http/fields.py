@@ -645,8 +645,9 @@ FIELD_CODES = (
     "`missing-field`, `unknown-field`, `type` (the wrong JSON kind), `pattern` (not in the "
     "field's form), `min-length`, `max-length` (a string's characters), `min-items`, "
     "`max-items` (a list's items), `minimum`, `maximum`, `enum` (not one of a fixed set), "
-    "`out-of-range` (a number past 64 bits), `too-deep` (field `body`), `invalid`, or the "
-    "problem code of a rule broken on that field (`unknown-card`, `pseudo-taken` …)"
+    "`out-of-range` (a number past 64 bits), `too-deep` (field `body`), `duplicate-key` (a "
+    "key an object of a refused body repeats), `invalid`, or the problem code of a rule broken "
+    "on that field (`unknown-card`, `pseudo-taken` …)"
 )
 
 

@@ -593,3 +593,44 @@ def test_a_body_cut_after_a_high_surrogate_is_cut_short(client: Any, content: by
         headers={"content-type": "application/json"},
     )
     assert "it ends before the JSON is complete" in _problem(r, 400, "malformed-json")["detail"]
+
+
+def test_a_refused_body_names_the_keys_it_repeats(client: Any) -> None:
+    """msgspec keeps the last value of a repeated key (RFC 8259 §4 leaves it to the reader)
+    and said nothing of it: a refusal of what was read then gave no reason. It names each
+    repeated key, where it is, first (code `duplicate-key`), in both languages."""
+    content = b'{"cards": 3, "cards": "3", "players": [{"bid": 1, "bid": 0, "tricks": "x"}]}'
+    said = {}
+    for language in ("en", "fr"):
+        r = client.post(
+            "/v1/rulesets/numking/score-round",
+            content=content,
+            headers={"content-type": "application/json", "accept-language": language},
+        )
+        body = _problem(r, 422, "validation-error")
+        said[language] = body["errors"]
+        assert [(e["field"], e["code"]) for e in body["errors"][:2]] == [
+            ("cards", "duplicate-key"),
+            ("players[0].bid", "duplicate-key"),
+        ]
+    assert said["en"][0]["message"].startswith("the key 'cards' appears 2 times in this object")
+    assert said["fr"][0]["message"].startswith("la clé 'cards' apparaît 2\u00a0fois dans cet objet")
+    assert said["en"][1]["message"].startswith("the key 'bid' appears 2 times")
+    assert {(e["field"], e["code"]) for e in said["en"][2:]} == {
+        ("cards", "type"),
+        ("players[0].tricks", "type"),
+    }
+
+
+def test_a_body_that_repeats_a_key_and_breaks_nothing_is_read_with_its_last_value(
+    client: Any,
+) -> None:
+    """Only a refused body is parsed again for its repeated keys: a valid one is decoded
+    once, as before, its repeated key read as its last value (RFC 8259 §4)."""
+    r = client.post(
+        "/v1/rulesets/numwars/legal-moves",
+        content=b'{"players": 4, "hand": ["red-3"], "hand": ["blue-4"], "trick": []}',
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["legal"] == ["blue-4"]
