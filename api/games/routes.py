@@ -64,6 +64,7 @@ from api.http.languages import language_headers, language_of, localized, localiz
 from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
 from api.http.tokens import (
+    CREATOR_PREFIX,
     SEAT_PREFIX,
     SEAT_TOKEN,
     SESSION_TOKEN,
@@ -101,6 +102,8 @@ TICKET_NOT_WITH_TOKEN = text(
 #: A seat acts with its token, or with the session of the account that joined it.
 SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}, {"sessionToken": []}]
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessionToken": []}]
+#: Abandoning also takes the creator's token of a game of bots only created without a session.
+ABANDON_SECURITY: list[dict[str, list[str]]] = [*SECURITY, {"creatorToken": []}]
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
 #: Seconds between a seat's stream's checks that its credential (or its ticket's holder)
@@ -144,7 +147,7 @@ async def provide_caller(request: Request[Any, Any, Any], games: Games) -> Crede
     token = bearer(request, SEAT_TOKEN)
     if token is None:
         return None
-    if token.startswith(SEAT_PREFIX):
+    if token.startswith((SEAT_PREFIX, CREATOR_PREFIX)):  # a game's own: no session's
         return Credential(token_hash(token))
     session = await session_caller(games.engine, token)
     return Credential(token_hash(token), None if session is None else session.account_id)
@@ -447,6 +450,9 @@ class GameController(Controller):
             "transaction, as an ordinary logged action of that seat (same events, stream and "
             'export, where its actions say `"bot": true`), and chains on until a person is to '
             "act or the match is over: a game of bots only runs to its end from its creation. "
+            "Created without a session, such a game's answer carries `creator_token` (shown "
+            "once, stored hashed): the creator ends the game with it (`POST "
+            "/v1/games/{id}/abandon`), as a session ends the games it created. "
             "A move owed by a process that died is played by the next read or action of the "
             "game, or by any replica's periodic sweep, exactly once. The bots draw from their "
             "own seed, never the deal's. The option `hints` (default true; false turns `POST "
@@ -934,12 +940,14 @@ class GameController(Controller):
             "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
             "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over. "
             "A `waiting` game (open seats) is cancelled so by its creator's session only (403 "
-            "`not-the-creator` for its seats); a game of bots only (a table its creator filled "
-            "with bots) is ended by its creator's session."
+            "`not-the-creator` for its seats); a game of bots only (created so, or a table its "
+            "creator filled with bots) is ended by its creator: the session that created it, "
+            "or, for one created without a session, the `creator_token` its creation answered "
+            "(`Authorization: Bearer <creator_token>`), since none of its seats has a token."
         ),
         tags=[TAG],
         status_code=200,
-        security=SECURITY,
+        security=ABANDON_SECURITY,
         responses={
             401: UNAUTHORIZED,
             403: _problem(

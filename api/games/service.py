@@ -154,7 +154,14 @@ from api.http.domain import (
 )
 from api.http.fields import made_rules
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
+from api.http.tokens import (
+    CREATOR_PREFIX,
+    SEAT_PREFIX,
+    check_names,
+    new_id,
+    new_token,
+    token_hash,
+)
 from engine import registry
 from engine.bots import choose
 from engine.core.actions import Action
@@ -926,6 +933,8 @@ class GameService:
             seats,
             None if caller is None else caller.account_id,
             owner,
+            # bots only and no session: no seat's token and no account would end it
+            creator_token=caller is None and all(p.bot is not None for p in body.players),
         )
         return created, match, owed
 
@@ -949,18 +958,21 @@ class GameService:
         seats: Sequence[NewSeat],
         creator_id: str | None,
         bot_owner: str | None = None,
+        creator_token: bool = False,
     ) -> tuple[GameCreated, Match, bool]:
         """Write a new game of `body` (its ruleset, options and seed: the creation request
         wholesale, so that a rematch, which passes its game's, keeps every creation option)
         with `seats`; the answer, the match and whether a bot's move is owed. A game with an
         open seat is `waiting`: no event yet (its round is dealt when it starts). Without
         `conn` (PostgreSQL's repository only, which is `hot`: `create_once`), the game is
-        written in a statement of its own (`add_game_alone`)."""
+        written in a statement of its own (`add_game_alone`). `creator_token`: the answer
+        carries a creator's token that ends the game (its hash stored: :meth:`abandon`)."""
         seed = secrets.randbits(63) if body.seed is None else body.seed
         match = Match(rules, len(seats), seed)
         game_id = new_id()
         salt = secrets.token_hex(16)
         tokens = [new_token(SEAT_PREFIX) for _ in seats]  # given only to the `issue` seats
+        host = new_token(CREATOR_PREFIX) if creator_token else None
         waiting = any(s.open for s in seats)
         bots = [s.bot for s in seats]
         owed = not waiting and bot_seat(match, bots) is not None
@@ -1001,6 +1013,7 @@ class GameService:
                 # round 1's, as each round's start writes its own: the round's progress
                 # continues it (a game without one replays its whole log)
                 "checkpoint": encode_checkpoint(match.checkpoint()),
+                "creator_token_hash": None if host is None else token_hash(host),
             },
             [
                 {
@@ -1045,6 +1058,7 @@ class GameService:
             view=match.view(None),
             open_seats=[i for i, s in enumerate(seats) if s.open],
             seeded_by_creator=body.seed is not None,
+            creator_token=host,
         )
         if clock is not None:
             created = msgspec.structs.replace(created, clock=clock, deadlines=parsed(deadlines))
@@ -2230,15 +2244,23 @@ class GameService:
         self, game_id: str, caller: Credential | None, body_refusal: Exception | None = None
     ) -> AbandonOut:
         """End the game (any seat; a waiting one by its creator's session only; a game of
-        bots only by its creator). `body_refusal`: a body it takes none of
-        (api.http.body.unwanted_body), refused once the caller and the game are checked."""
+        bots only by its creator: the session that created it, or the `creator_token` its
+        creation answered when no session did, since no seat of it has a token).
+        `body_refusal`: a body it takes none of (api.http.body.unwanted_body), refused once
+        the caller and the game are checked."""
         if caller is None:
             raise Unauthenticated(say(ABANDONING_NEEDS_TOKEN))
         async with self.engine.begin() as conn:
             game = await self._game(conn, game_id, lock=True)
             creator = caller.account_id is not None and caller.account_id == game.creator_id
             if not creator:
-                await self._seat(conn, game_id, caller)
+                try:
+                    await self._seat(conn, game_id, caller)
+                except Unauthenticated:  # no seat's: the creator's token of a game of bots only?
+                    held = await self.repository.creator_token_hash(conn, game_id)
+                    if held is None or not hmac.compare_digest(held, caller.digest):
+                        raise
+                    creator = True
             elif game.status == "active":
                 # once started, its seats end it; a game of bots only (an open table its
                 # creator filled with bots), its creator, else nobody could
