@@ -12,7 +12,8 @@ Two sources, each declared once:
   `headers-too-large`), the HTTP hygiene's (`bad-host`), a body's (`malformed-json`,
   `body-too-large`, `unsupported-media-type`, the 422 of a field or a parameter that breaks
   its schema, and of a card code that is no card or of another deck: the decoder leaves the
-  spec's card patterns to the engine), the rate limit's (`rate-limited`), the database's
+  spec's card patterns to the engine; an operation that takes no body meets them too, since
+  it refuses any body but `{}`: api.http.body.unwanted_body), the rate limit's (`rate-limited`), the database's
   (`database-unavailable`), the server's past its concurrency limit (`unavailable`,
   api.ops.server) and the unexpected (`internal-error`). A layer's code that a
   response's description does not name yet is said in it, so words and enum never disagree.
@@ -61,6 +62,7 @@ class Facts:
 
     path: str
     body: bool  # it reads a JSON body
+    unread: bool  # a POST, PUT, PATCH or DELETE that takes none: a body sent must be `{}`
     body_requires: bool  # its body (or a part of it) has required fields
     body_closed: bool  # its body (or a part of it) refuses unknown fields
     cards: bool  # its body holds a card code
@@ -84,12 +86,13 @@ def _every(facts: Facts) -> bool:
     return True
 
 
-def _body(facts: Facts) -> bool:
-    return facts.body
+def _any_body(facts: Facts) -> bool:
+    """A body read, or refused unless it is `{}` (api.http.body.unwanted_body)."""
+    return facts.body or facts.unread
 
 
 def _schema_refusal(facts: Facts) -> bool:
-    return facts.body or facts.parameters
+    return facts.body or facts.unread or facts.parameters
 
 
 def _missing(facts: Facts) -> bool:
@@ -97,7 +100,7 @@ def _missing(facts: Facts) -> bool:
 
 
 def _unknown(facts: Facts) -> bool:
-    return facts.body_closed
+    return facts.body_closed or facts.unread
 
 
 def _cards(facts: Facts) -> bool:
@@ -128,14 +131,14 @@ LAYERS = (
         "the request has no `Host` header or two, or one that holds what no host name holds, or no valid port",
         _every,
     ),
-    Layer(400, "malformed-json", "the body is empty or not JSON", _body),
+    Layer(400, "malformed-json", "the body is empty or not JSON", _any_body),
     Layer(408, "request-timeout", "the request did not arrive whole in time", _every),
-    Layer(413, "body-too-large", "the body is larger than 64 KiB", _body),
+    Layer(413, "body-too-large", "the body is larger than 64 KiB", _any_body),
     Layer(
         415,
         "unsupported-media-type",
         "the body is not declared as JSON: send `Content-Type: application/json`",
-        _body,
+        _any_body,
     ),
     Layer(
         422,
@@ -231,7 +234,9 @@ def _reach(node: Any, components: dict[str, Any], seen: set[str]) -> Iterator[di
                 yield from _reach(value, components, seen)
 
 
-def _facts(path: str, operation: dict[str, Any], components: dict[str, Any], db: bool) -> Facts:
+def _facts(
+    path: str, method: str, operation: dict[str, Any], components: dict[str, Any], db: bool
+) -> Facts:
     body = operation.get("requestBody", {}).get("content", {}).get("application/json")
     schemas = list(_reach(body.get("schema"), components, set())) if body else []
     parameters = operation.get("parameters", [])
@@ -246,6 +251,7 @@ def _facts(path: str, operation: dict[str, Any], components: dict[str, Any], db:
     return Facts(
         path=path,
         body=body is not None,
+        unread=body is None and method in ("post", "put", "patch", "delete"),
         body_requires=any(s.get("required") for s in schemas),
         body_closed=any(s.get("additionalProperties") is False for s in schemas),
         cards=any(s.get("pattern") == CARD_PATTERN for s in schemas),
@@ -312,7 +318,9 @@ def document_problem_codes(application: Litestar) -> None:
     shared: dict[str, OpenAPIResponse | Reference] = dict(components.responses or {})
     for path, method, operation in _operations(application):
         operation_id = operation.operation_id or f"{method} {path}"
-        facts = _facts(path, rendered["paths"][path][method], schemas, operation_id in database)
+        facts = _facts(
+            path, method, rendered["paths"][path][method], schemas, operation_id in database
+        )
         responses = operation.responses = dict(operation.responses or {})
         met: dict[str, list[Layer]] = {}
         for layer in LAYERS:

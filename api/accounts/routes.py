@@ -23,7 +23,8 @@ from api.accounts import schemas
 from api.accounts.service import MAX_KEYS, AccountService, ApiKeyService
 from api.accounts.sessions import Caller, require_session
 from api.accounts.texts import RESET_ACCEPTED, TERMS, TERMS_VERSION
-from api.http.body import StrictBody
+from api.http.body import StrictBody, unwanted_body
+from api.http.domain import refuse_body
 from api.http.problems import problem_spec
 from api.http.responses import NO_STORE
 from api.ops.ratelimit import client_address as address_of
@@ -332,8 +333,12 @@ class SessionController(Controller):
         responses={401: UNAUTHORIZED},
     )
     async def log_out(
-        self, accounts: NamedDependency[AccountService], caller: NamedDependency[Caller]
+        self,
+        request: Request[Any, Any, Any],
+        accounts: NamedDependency[AccountService],
+        caller: NamedDependency[Caller],
     ) -> None:
+        refuse_body(await unwanted_body(request))  # the session checked: nothing else exists
         await accounts.log_out(caller.session_hash)
 
 
@@ -414,8 +419,12 @@ class MeController(Controller):
         responses={401: UNAUTHORIZED},
     )
     async def delete_me(
-        self, accounts: NamedDependency[AccountService], caller: NamedDependency[Caller]
+        self,
+        request: Request[Any, Any, Any],
+        accounts: NamedDependency[AccountService],
+        caller: NamedDependency[Caller],
     ) -> None:
+        refuse_body(await unwanted_body(request))  # the session checked: its account exists
         await accounts.delete_me(caller.account_id)
 
     @post(
@@ -664,9 +673,13 @@ class ApiKeyController(Controller):
         },
     )
     async def delete_api_key(
-        self, keys: NamedDependency[ApiKeyService], caller: NamedDependency[Caller], key_id: KeyId
+        self,
+        request: Request[Any, Any, Any],
+        keys: NamedDependency[ApiKeyService],
+        caller: NamedDependency[Caller],
+        key_id: KeyId,
     ) -> None:
-        await keys.delete(caller.account_id, key_id)
+        await keys.delete(caller.account_id, key_id, await unwanted_body(request))
 
 
 route_handlers = [

@@ -50,6 +50,7 @@ from api.http.domain import (
     TooManyAttempts,
     Unauthenticated,
     field_error,
+    refuse_body,
 )
 from api.http.responses import HEX_ID
 from api.http.tokens import (
@@ -577,13 +578,18 @@ class ApiKeyService:
         async with self.engine.connect() as conn:
             return schemas.ApiKeys(items=await rows.api_keys(conn, account_id))
 
-    async def delete(self, account_id: str, key_id: str) -> None:
+    async def delete(
+        self, account_id: str, key_id: str, body_refusal: Exception | None = None
+    ) -> None:
         """Revoke: `NotFound` for an id this account has no key with (another account's
-        included)."""
+        included). `body_refusal`: a body it takes none of (api.http.body.unwanted_body),
+        refused once the key is found: the deletion is then rolled back."""
         if not KEY_ID.fullmatch(key_id):
             raise _no_key()
         async with self.engine.begin() as conn:
             deleted = await rows.delete_api_key(conn, account_id, key_id)
+            if deleted:
+                refuse_body(body_refusal)
         if not deleted:
             raise _no_key()
 

@@ -132,6 +132,11 @@ class Game(Base):
     creator_id: Mapped[str | None] = mapped_column(
         String(32), ForeignKey("accounts.id", ondelete="SET NULL")
     )
+    #: The sha256 of the creator's token of a game of bots only created without a session
+    #: (`creator_token` of its creation's answer, never stored): it ends the game, as the
+    #: creator's session ends one it created (migration 0017). Never read with the game's
+    #: row (`api.games.repository._GAME_COLUMNS`): only an abandon reads it.
+    creator_token_hash: Mapped[str | None] = mapped_column(String(64))
     #: The bots' own seed (issue 25): each bot move draws from it, never from the deal's.
     bot_seed: Mapped[int | None] = mapped_column(BigInteger)
     #: A bot is among the actors: its move is owed (played by the replica that applied the

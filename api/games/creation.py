@@ -11,7 +11,8 @@ Wi-Fi and its carrier, a carrier's NAT), and a key tied to the address would the
 second game, the very thing the key prevents; what guards the tokens is the key itself.
 The table holds a digest of (sender, key), the answer with every seat's `token` null, and
 the tokens sealed with a pad that only the key derives (`api.http.idempotency`): a copy of
-the table, or a guess at another sender's digest, gives no usable token.
+the table, or a guess at another sender's digest, gives no usable token. A game of bots only
+created without a session has its `creator_token` sealed with them, after the seats'.
 """
 
 from __future__ import annotations
@@ -70,17 +71,23 @@ class CreationAnswers:
         if row.sealed_tokens is None:
             return created
         tokens = _TOKENS.decode(self.keyed.unseal(row.sealed_tokens))
+        seated, host = tokens[: len(created.seats)], tokens[len(created.seats) :]
         seats = [
             msgspec.structs.replace(seat, token=token)
-            for seat, token in zip(created.seats, tokens, strict=True)
+            for seat, token in zip(created.seats, seated, strict=True)
         ]
-        return msgspec.structs.replace(created, seats=seats)
+        return msgspec.structs.replace(created, seats=seats, creator_token=(host or [None])[0])
 
     async def remember(self, created: GameCreated) -> None:
-        """Keep `created` for the retries: its body without tokens, the tokens sealed."""
+        """Keep `created` for the retries: its body without tokens, the tokens sealed (the
+        seats' in order, then the creator's token if it has one)."""
         tokens = [seat.token for seat in created.seats]
+        if created.creator_token is not None:
+            tokens.append(created.creator_token)
         bare = msgspec.structs.replace(
-            created, seats=[msgspec.structs.replace(s, token=None) for s in created.seats]
+            created,
+            seats=[msgspec.structs.replace(s, token=None) for s in created.seats],
+            creator_token=None,
         )
         response = {**msgspec.to_builtins(bare), VERSION_KEY: ANSWER_FORMAT}
         sealed = None

@@ -144,7 +144,11 @@ def _postgresql_now(element: DbNow, compiler: SQLCompiler, **kw: Any) -> str:
 #: reads (`_CHECKPOINT`), and the database's clock when the row was read (`db_now`: turn
 #: clocks).
 _GAME_COLUMNS = [
-    *(c for c in GAMES.c if c.name not in ("checkpoint", "progress", "sweep_at")),
+    *(
+        c
+        for c in GAMES.c
+        if c.name not in ("checkpoint", "progress", "sweep_at", "creator_token_hash")
+    ),
     DbNow().label("db_now"),
 ]
 _GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == bindparam("b_game"))
@@ -610,6 +614,13 @@ class GameRepository:
         the seat's token, or a live session of the account that joined the seat."""
         values = {"b_game": game_id, "b_seat": seat, "b_digest": digest, "b_now": datetime.now(UTC)}
         return (await conn.execute(_HOLDS_SEAT, values)).first() is not None
+
+    async def creator_token_hash(self, conn: AsyncConnection, game_id: str) -> str | None:
+        """The sha256 of the creator's token of a game of bots only created without a session
+        (None for any other game): read by an abandon only, never with the game's row."""
+        query = select(GAMES.c.creator_token_hash).where(GAMES.c.id == game_id)
+        found: str | None = (await conn.execute(query)).scalar()
+        return found
 
     async def names(self, conn: AsyncConnection, game_id: str) -> list[tuple[str, str | None]]:
         """Each seat's name and bot level (None for a person), in seat order."""
@@ -1157,6 +1168,7 @@ _NEW_GAME_PG = (
     ("deadline", "::timestamptz"),
     ("bot_owner", ""),
     ("checkpoint", ""),
+    ("creator_token_hash", ""),
 )
 _JSON_COLUMNS = frozenset(name for name, cast in _NEW_GAME_PG if cast == "::jsonb")
 _SEATS_PG = (
@@ -1171,9 +1183,9 @@ _SEATS_PG = (
     ("token_pending", "boolean"),
 )
 #: A new game written and committed by one statement in autocommit (a creation without a
-#: key, a session or an account: `GameService.create_once`): its row (`$1`…`$23`, `sweep_at`
-#: its deadline), its seats (`$24`, a JSON array of objects) and the events that start it
-#: (`$25`, as `APPEND_PG`'s `events`). The seats' and events' foreign keys are checked at the
+#: key, a session or an account: `GameService.create_once`): its row (`$1`…`$24`, `sweep_at`
+#: its deadline), its seats (`$25`, a JSON array of objects) and the events that start it
+#: (`$26`, as `APPEND_PG`'s `events`). The seats' and events' foreign keys are checked at the
 #: statement's end, the game's row written by then.
 ADD_GAME_PG = f"""\
 WITH g AS (
@@ -1183,11 +1195,11 @@ WITH g AS (
 ), s AS (
     INSERT INTO game_seats (game_id, {", ".join(name for name, _ in _SEATS_PG)})
     SELECT g.id, v.* FROM g,
-        jsonb_to_recordset($24::jsonb) AS v({", ".join(f"{n} {t}" for n, t in _SEATS_PG)})
+        jsonb_to_recordset($25::jsonb) AS v({", ".join(f"{n} {t}" for n, t in _SEATS_PG)})
 ), e AS (
     INSERT INTO game_events (game_id, seq, kind, visibility, payload)
     SELECT g.id, (x.doc->>0)::integer, x.doc->1->>'kind', x.doc->2, x.doc->1
-    FROM g, jsonb_array_elements($25::jsonb) AS x(doc)
+    FROM g, jsonb_array_elements($26::jsonb) AS x(doc)
 )
 SELECT id FROM g"""
 _ACTIONS_PG = _compiled(_ACTIONS)

@@ -57,13 +57,14 @@ from api.games.service import (
     StreamPage,
 )
 from api.games.tables import Tables
-from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body
+from api.http.body import AN_ACTION_OBJECT, StrictBody, decode_body, unwanted_body
 from api.http.conditions import check_anonymous_key, check_key, parse_if_match
 from api.http.hygiene import HEAD_REQUEST
 from api.http.languages import language_headers, language_of, localized, localized_json
 from api.http.problems import ProblemError, field_problem, problem_spec
 from api.http.responses import NO_STORE
 from api.http.tokens import (
+    CREATOR_PREFIX,
     SEAT_PREFIX,
     SEAT_TOKEN,
     SESSION_TOKEN,
@@ -101,6 +102,8 @@ TICKET_NOT_WITH_TOKEN = text(
 #: A seat acts with its token, or with the session of the account that joined it.
 SECURITY: list[dict[str, list[str]]] = [{"seatToken": []}, {"sessionToken": []}]
 OPTIONAL_SECURITY: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"sessionToken": []}]
+#: Abandoning also takes the creator's token of a game of bots only created without a session.
+ABANDON_SECURITY: list[dict[str, list[str]]] = [*SECURITY, {"creatorToken": []}]
 #: Seconds between keep-alive comments on an idle event stream.
 KEEP_ALIVE_SECONDS = 15.0
 #: Seconds between a seat's stream's checks that its credential (or its ticket's holder)
@@ -144,7 +147,7 @@ async def provide_caller(request: Request[Any, Any, Any], games: Games) -> Crede
     token = bearer(request, SEAT_TOKEN)
     if token is None:
         return None
-    if token.startswith(SEAT_PREFIX):
+    if token.startswith((SEAT_PREFIX, CREATOR_PREFIX)):  # a game's own: no session's
         return Credential(token_hash(token))
     session = await session_caller(games.engine, token)
     return Credential(token_hash(token), None if session is None else session.account_id)
@@ -447,6 +450,9 @@ class GameController(Controller):
             "transaction, as an ordinary logged action of that seat (same events, stream and "
             'export, where its actions say `"bot": true`), and chains on until a person is to '
             "act or the match is over: a game of bots only runs to its end from its creation. "
+            "Created without a session, such a game's answer carries `creator_token` (shown "
+            "once, stored hashed): the creator ends the game with it (`POST "
+            "/v1/games/{id}/abandon`), as a session ends the games it created. "
             "A move owed by a process that died is played by the next read or action of the "
             "game, or by any replica's periodic sweep, exactly once. The bots draw from their "
             "own seed, never the deal's. The option `hints` (default true; false turns `POST "
@@ -921,9 +927,9 @@ class GameController(Controller):
         responses={401: UNAUTHORIZED, 404: NOT_FOUND},
     )
     async def create_ticket(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[TicketOut]:
-        ticket = await games.ticket(game_id, caller)
+        ticket = await games.ticket(game_id, caller, await unwanted_body(request))
         return Response(ticket, status_code=201, headers={**NO_STORE})
 
     @post(
@@ -934,12 +940,14 @@ class GameController(Controller):
             "End a game nobody can finish (any seat, with its token): status `abandoned`, no "
             "result; `seed` and `salt` are revealed. 409 `game-over` when it is already over. "
             "A `waiting` game (open seats) is cancelled so by its creator's session only (403 "
-            "`not-the-creator` for its seats); a game of bots only (a table its creator filled "
-            "with bots) is ended by its creator's session."
+            "`not-the-creator` for its seats); a game of bots only (created so, or a table its "
+            "creator filled with bots) is ended by its creator: the session that created it, "
+            "or, for one created without a session, the `creator_token` its creation answered "
+            "(`Authorization: Bearer <creator_token>`), since none of its seats has a token."
         ),
         tags=[TAG],
         status_code=200,
-        security=SECURITY,
+        security=ABANDON_SECURITY,
         responses={
             401: UNAUTHORIZED,
             403: _problem(
@@ -950,9 +958,9 @@ class GameController(Controller):
         },
     )
     async def abandon_game(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> AbandonOut:
-        return await games.abandon(game_id, caller)
+        return await games.abandon(game_id, caller, await unwanted_body(request))
 
     @post(
         "/{game_id:str}/hint",
@@ -1003,7 +1011,7 @@ class GameController(Controller):
         self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[HintOut]:
         network = request.app.state.stream_network(request.scope)
-        found = await games.hint(game_id, caller, network)
+        found = await games.hint(game_id, caller, network, await unwanted_body(request))
         return Response(found, headers={**NO_STORE})
 
     @post(
@@ -1033,7 +1041,8 @@ class GameController(Controller):
         game_id: GameId,
         seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
     ) -> SeatJoined:
-        return await games.join(game_id, seat, await require_session(request))
+        caller = await require_session(request)
+        return await games.join(game_id, seat, caller, await unwanted_body(request))
 
     @get(
         "/{game_id:str}/export",
@@ -1154,7 +1163,8 @@ class GameController(Controller):
         caller = await require_session(request)
         session_token = bearer(request, SESSION_TOKEN)
         assert session_token is not None
-        claimed, fresh = await Tables(games).claim(game_id, seat, caller, session_token)
+        refusal = await unwanted_body(request)
+        claimed, fresh = await Tables(games).claim(game_id, seat, caller, session_token, refusal)
         return Response(claimed, status_code=201 if fresh else 200, headers={**NO_STORE})
 
     @post(
@@ -1186,7 +1196,8 @@ class GameController(Controller):
         game_id: GameId,
         seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
     ) -> LeftSeat:
-        return await Tables(games).leave(game_id, seat, await require_session(request))
+        caller = await require_session(request)
+        return await Tables(games).leave(game_id, seat, caller, await unwanted_body(request))
 
     @post(
         "/{game_id:str}/start",
@@ -1267,9 +1278,10 @@ class GameController(Controller):
         },
     )
     async def rematch_game(
-        self, games: Games, caller: SeatOrSession, game_id: GameId
+        self, request: Request[Any, Any, Any], games: Games, caller: SeatOrSession, game_id: GameId
     ) -> Response[GameCreated]:
-        created, fresh = await Tables(games).rematch(game_id, caller)
+        refusal = await unwanted_body(request)
+        created, fresh = await Tables(games).rematch(game_id, caller, refusal)
         headers = {**NO_STORE, **_etag(created.version)}
         if fresh:
             headers["Location"] = f"/v1/games/{created.id}"

@@ -139,6 +139,20 @@ class GameCreated(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     #: Clocked games only (absent without a clock): the clock and each clocked seat's deadline.
     clock: Clock | UnsetType = UNSET
     deadlines: list[SeatDeadline] | UnsetType = UNSET
+    creator_token: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                description="A game of bots only created without a session: its creator's "
+                "secret token, returned only here (stored only hashed; an `Idempotency-Key` "
+                "retry returns it again), which ends the game: `POST /v1/games/{id}/abandon` "
+                "with `Authorization: Bearer <creator_token>`. Nothing else takes it (it is "
+                "no seat's). Absent for any other game: a seat's token, or the creator's "
+                "session, ends those"
+            ),
+        ]
+        | None
+    ) = None
 
 
 class GameOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

@@ -150,10 +150,18 @@ from api.http.domain import (
     Unauthenticated,
     VersionMismatch,
     field_error,
+    refuse_body,
 )
 from api.http.fields import made_rules
 from api.http.problems import cut_quotes, shorten
-from api.http.tokens import SEAT_PREFIX, check_names, new_id, new_token, token_hash
+from api.http.tokens import (
+    CREATOR_PREFIX,
+    SEAT_PREFIX,
+    check_names,
+    new_id,
+    new_token,
+    token_hash,
+)
 from engine import registry
 from engine.bots import choose
 from engine.core.actions import Action
@@ -925,6 +933,8 @@ class GameService:
             seats,
             None if caller is None else caller.account_id,
             owner,
+            # bots only and no session: no seat's token and no account would end it
+            creator_token=caller is None and all(p.bot is not None for p in body.players),
         )
         return created, match, owed
 
@@ -948,18 +958,21 @@ class GameService:
         seats: Sequence[NewSeat],
         creator_id: str | None,
         bot_owner: str | None = None,
+        creator_token: bool = False,
     ) -> tuple[GameCreated, Match, bool]:
         """Write a new game of `body` (its ruleset, options and seed: the creation request
         wholesale, so that a rematch, which passes its game's, keeps every creation option)
         with `seats`; the answer, the match and whether a bot's move is owed. A game with an
         open seat is `waiting`: no event yet (its round is dealt when it starts). Without
         `conn` (PostgreSQL's repository only, which is `hot`: `create_once`), the game is
-        written in a statement of its own (`add_game_alone`)."""
+        written in a statement of its own (`add_game_alone`). `creator_token`: the answer
+        carries a creator's token that ends the game (its hash stored: :meth:`abandon`)."""
         seed = secrets.randbits(63) if body.seed is None else body.seed
         match = Match(rules, len(seats), seed)
         game_id = new_id()
         salt = secrets.token_hex(16)
         tokens = [new_token(SEAT_PREFIX) for _ in seats]  # given only to the `issue` seats
+        host = new_token(CREATOR_PREFIX) if creator_token else None
         waiting = any(s.open for s in seats)
         bots = [s.bot for s in seats]
         owed = not waiting and bot_seat(match, bots) is not None
@@ -1000,6 +1013,7 @@ class GameService:
                 # round 1's, as each round's start writes its own: the round's progress
                 # continues it (a game without one replays its whole log)
                 "checkpoint": encode_checkpoint(match.checkpoint()),
+                "creator_token_hash": None if host is None else token_hash(host),
             },
             [
                 {
@@ -1044,6 +1058,7 @@ class GameService:
             view=match.view(None),
             open_seats=[i for i, s in enumerate(seats) if s.open],
             seeded_by_creator=body.seed is not None,
+            creator_token=host,
         )
         if clock is not None:
             created = msgspec.structs.replace(created, clock=clock, deadlines=parsed(deadlines))
@@ -2097,20 +2112,26 @@ class GameService:
     # -- hints ----------------------------------------------------------------------------
 
     async def hint(
-        self, game_id: str, caller: Credential | None, network: str | None = None
+        self,
+        game_id: str,
+        caller: Credential | None,
+        network: str | None = None,
+        body_refusal: Exception | None = None,
     ) -> HintOut:
         """The expert's suggestion for the caller's seat, on its turn (one in flight per
         seat); the export then marks the seat's next action `hint_used`. Its think time is
         charged to the bot-CPU quota of the caller's account, else of its `network`, and
         past that quota a hint is refused (429 `bot-quota`): hints are budgeted like bots,
         so a network's seats (as many as the games it creates) cannot keep the thinkers
-        busy without end."""
+        busy without end. `body_refusal`: a body it takes none of, refused once the caller
+        and the game are checked (api.http.body.unwanted_body)."""
         if caller is None:
             raise Unauthenticated(say(HINT_NEEDS_TOKEN))
         owner = owner_of(caller.account_id, network)
         async with self.reader.connect() as conn:
             game, seat = await self._game_and_seat(conn, game_id, caller)
             due_now = is_due(game)
+        refuse_body(body_refusal)
         if due_now:  # a deadline passed: its timeout first, then the game as it is
             await self.expire(game_id)
         async with self.reader.connect() as conn:
@@ -2219,24 +2240,38 @@ class GameService:
             code="bot-quota",
         )
 
-    async def abandon(self, game_id: str, caller: Credential | None) -> AbandonOut:
+    async def abandon(
+        self, game_id: str, caller: Credential | None, body_refusal: Exception | None = None
+    ) -> AbandonOut:
+        """End the game (any seat; a waiting one by its creator's session only; a game of
+        bots only by its creator: the session that created it, or the `creator_token` its
+        creation answered when no session did, since no seat of it has a token).
+        `body_refusal`: a body it takes none of (api.http.body.unwanted_body), refused once
+        the caller and the game are checked."""
         if caller is None:
             raise Unauthenticated(say(ABANDONING_NEEDS_TOKEN))
         async with self.engine.begin() as conn:
             game = await self._game(conn, game_id, lock=True)
             creator = caller.account_id is not None and caller.account_id == game.creator_id
             if not creator:
-                await self._seat(conn, game_id, caller)
-            if game.status == "waiting" and not creator:  # Edge cases, "Open tables"
-                raise Forbidden(say(NOT_THE_CREATOR, what="cancel"), code="not-the-creator")
-            if game.status not in ("active", "waiting"):
-                raise GameStateConflict("game-over", say(ALREADY, status=_status(game.status)))
-            if game.status == "active" and creator:
+                try:
+                    await self._seat(conn, game_id, caller)
+                except Unauthenticated:  # no seat's: the creator's token of a game of bots only?
+                    held = await self.repository.creator_token_hash(conn, game_id)
+                    if held is None or not hmac.compare_digest(held, caller.digest):
+                        raise
+                    creator = True
+            elif game.status == "active":
                 # once started, its seats end it; a game of bots only (an open table its
                 # creator filled with bots), its creator, else nobody could
                 names = await self._names(conn, game_id)
                 if any(bot is None for _, bot in names):
                     await self._seat(conn, game_id, caller)
+            refuse_body(body_refusal)
+            if game.status == "waiting" and not creator:  # Edge cases, "Open tables"
+                raise Forbidden(say(NOT_THE_CREATOR, what="cancel"), code="not-the-creator")
+            if game.status not in ("active", "waiting"):
+                raise GameStateConflict("game-over", say(ALREADY, status=_status(game.status)))
             await self.repository.abandon(conn, game_id)
         self.fanout.publish(game_id)
         return AbandonOut(
@@ -2245,13 +2280,18 @@ class GameService:
 
     # -- stream tickets -------------------------------------------------------------------
 
-    async def ticket(self, game_id: str, caller: Credential | None) -> TicketOut:
+    async def ticket(
+        self, game_id: str, caller: Credential | None, body_refusal: Exception | None = None
+    ) -> TicketOut:
+        """A stream ticket for the caller's seat. `body_refusal`: a body it takes none of,
+        refused once the caller and the game are checked (api.http.body.unwanted_body)."""
         if caller is None:
             raise Unauthenticated(say(TICKET_NEEDS_TOKEN))
         ticket = new_token()
         async with self.engine.begin() as conn:
             await self._game(conn, game_id)
             seat = await self._seat(conn, game_id, caller)
+            refuse_body(body_refusal)
             await self.repository.add_ticket(
                 conn, token_hash(ticket), game_id, seat, TICKET_SECONDS, caller.digest
             )
@@ -2339,13 +2379,18 @@ class GameService:
             raise Unauthenticated(say(NOT_A_SEAT))
         return seat
 
-    async def join(self, game_id: str, seat: int, caller: Caller) -> SeatJoined:
-        """Bind a seat to the account it was created for: that account's session confirms."""
+    async def join(
+        self, game_id: str, seat: int, caller: Caller, body_refusal: Exception | None = None
+    ) -> SeatJoined:
+        """Bind a seat to the account it was created for: that account's session confirms.
+        `body_refusal`: a body it takes none of, refused once the game and the seat are
+        found (api.http.body.unwanted_body)."""
         async with self.engine.begin() as conn:
             await self._game(conn, game_id)
             row = await self.repository.seat_binding(conn, game_id, seat)
             if row is None:
                 raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
+            refuse_body(body_refusal)
             if row.account_id != caller.account_id:
                 raise Forbidden(
                     say(NOT_YOUR_SEAT, seat=seat, pseudo=caller.pseudo), code="not-your-seat"

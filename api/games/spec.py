@@ -286,6 +286,13 @@ def document_games(application: Litestar) -> None:
             scheme="bearer",
             description="A seat's token from `POST /v1/games` (at least 128 random bits).",
         ),
+        "creatorToken": SecurityScheme(
+            type="http",
+            scheme="bearer",
+            description="The `creator_token` of a game of bots only created without a "
+            "session, from `POST /v1/games` (256 random bits): it ends that game (`POST "
+            "/v1/games/{id}/abandon`) and nothing else.",
+        ),
     }
     examples = _examples()
     for path_item in (spec.paths or {}).values():

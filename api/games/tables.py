@@ -70,7 +70,7 @@ from api.games.service import (
     bot_seat,
 )
 from api.http.body import check_ruleset
-from api.http.domain import Conflict, Forbidden, NotFound, Unauthenticated
+from api.http.domain import Conflict, Forbidden, NotFound, Unauthenticated, refuse_body
 from api.http.tokens import SEAT_PREFIX, new_token, token_hash, unheld_token_hash
 from engine import registry
 from engine.core.match import Match
@@ -175,12 +175,19 @@ class Tables:
         return list(rows.all())
 
     async def claim(
-        self, game_id: str, seat: int, caller: Caller, session_token: str
+        self,
+        game_id: str,
+        seat: int,
+        caller: Caller,
+        session_token: str,
+        body_refusal: Exception | None = None,
     ) -> tuple[ClaimedSeat, bool]:
         """Claim an open seat for the caller's account: its token, and whether the seat is
         newly claimed (201) or was the account's already (200: the same token when the same
         session asks, else a fresh one for the same seat; see api.games.seating). One seat per
-        account and game; the last open seat filled starts the game."""
+        account and game; the last open seat filled starts the game. `body_refusal`: a body
+        it takes none of, refused once the game and the seat are found
+        (api.http.body.unwanted_body)."""
         lapsed = False
         refusal: Exception | None = None
         answer: tuple[ClaimedSeat, bool] | None = None
@@ -194,7 +201,9 @@ class Tables:
             if seat >= len(seats):
                 raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
             mine = [s for s in seats if s.account_id == caller.account_id]
-            if mine:
+            if body_refusal is not None:  # raised after the commit, as any refusal here
+                refusal = body_refusal
+            elif mine:
                 held = mine[0]
                 if held.seat != seat or held.claim_seal is None:
                     refusal = Conflict(say(ALREADY_SEATED, seat=held.seat), code="already-seated")
@@ -243,14 +252,18 @@ class Tables:
         self._started(game_id, started, owed)
         return answer
 
-    async def leave(self, game_id: str, seat: int, caller: Caller) -> LeftSeat:
+    async def leave(
+        self, game_id: str, seat: int, caller: Caller, body_refusal: Exception | None = None
+    ) -> LeftSeat:
         """Leave a seat before the start: open again (with the name it was opened with), its
-        token revoked, unbound from the account."""
+        token revoked, unbound from the account. `body_refusal`: a body it takes none of,
+        refused once the game and the seat are found (api.http.body.unwanted_body)."""
         async with self.games.engine.begin() as conn:
             game = await self._locked(conn, game_id)
             seats = await self._seats(conn, game_id)
             if seat >= len(seats):
                 raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
+            refuse_body(body_refusal)
             row = seats[seat]
             if row.account_id != caller.account_id or not row.joined:
                 raise Forbidden(say(NOT_SEATED, seat=seat), code="not-your-seat")
@@ -362,13 +375,17 @@ class Tables:
 
     # -- rematch -------------------------------------------------------------------------
 
-    async def rematch(self, game_id: str, caller: Credential | None) -> tuple[GameCreated, bool]:
+    async def rematch(
+        self, game_id: str, caller: Credential | None, body_refusal: Exception | None = None
+    ) -> tuple[GameCreated, bool]:
         """The game's rematch, created by its first caller (201) and the same for every later
         one (200): seats rotated by one (the player of old seat `s` sits at `s - 1`, so the
         old seat 1 is the new seat 0), names, accounts (bound as they were) and bots kept,
         the creation request kept wholesale but for a fresh seed (never the creator's). Each
         old seat gets its new seat's token once, on its first call: the creator of the
-        rematch at once, the others when they call (`token` absent after)."""
+        rematch at once, the others when they call (`token` absent after). `body_refusal`:
+        a body it takes none of, refused once the caller and the game are checked
+        (api.http.body.unwanted_body)."""
         if caller is None:
             raise Unauthenticated(say(REMATCH_NEEDS_SEAT))
         games = self.games
@@ -381,6 +398,7 @@ class Tables:
                 await lock_account(conn, holder, caller.digest if caller.account_id else None)
                 old_seat = await games._seat(conn, game_id, caller)  # its token still the seat's
                 assert old_seat is not None
+            refuse_body(body_refusal)
             if game.status in ("waiting", "active"):
                 raise Conflict(say(REMATCH_TOO_SOON), code="game-active")
             if game.event_seq == 0:  # cancelled or lapsed while waiting: never dealt

@@ -18,19 +18,23 @@ fit in 64 KiB; a `RecursionError` anywhere on the way was a 500.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, Generic, TypeVar
 
 import msgspec
+from litestar import Request
 from litestar.dto import MsgspecDTO
+from litestar.exceptions import HTTPException
 from litestar.openapi.spec import Reference, Schema
 from litestar.params import BodyKwarg
 from litestar.typing import FieldDefinition
 
 from api.http.domain import DomainError, Flaw, InvalidFields
-from api.http.fields import find_flaws, flaw_of, one_of
+from api.http.fields import MAX_FLAWS, find_flaws, flaw_of, member, one_of, phrase
+from api.http.hygiene import check_json_declared
 from api.http.problems import (
     MESSAGE_LIMIT,
     ProblemError,
@@ -59,30 +63,38 @@ _NOT_BRACKETS = bytes(b for b in range(256) if not _STEP[b])
 #: msgspec's syntax errors: "JSON is malformed: <what> (byte <n>)", never quoting the input.
 _MALFORMED_RE = re.compile(r"JSON is malformed: (.*) \(byte ([0-9]+)\)")
 _TRUNCATED = "Input data was truncated"
+#: A string's escape, whole: `\uXXXX` (its four hex digits kept), or a backslash and the one
+#: character it escapes. Read from left to right, so that `\\` never starts another escape.
+_STRING_ESCAPE = re.compile(rb"\\(?:u([0-9A-Fa-f]{4})|.)", re.DOTALL)
+#: What may still follow a high surrogate's escape in a body cut short: a low one's start.
+_ESCAPE_START = re.compile(rb"(?:\\(?:u[0-9A-Fa-f]{0,3})?)?")
 
 
 def decode_error(
-    exc: msgspec.DecodeError, document: object = None, model: Any = None
+    exc: msgspec.DecodeError, document: object = None, model: Any = None, raw: bytes = b""
 ) -> ProblemError:
     """:func:`body_refusal` as the HTTP layer raises it (a body's decoding in a route), said
     in the caller's language when it answers."""
-    return ProblemError.of_domain(body_refusal(exc, document, model))
+    return ProblemError.of_domain(body_refusal(exc, document, model, raw))
 
 
 def body_refusal(
-    exc: msgspec.DecodeError, document: object = None, model: Any = None
+    exc: msgspec.DecodeError, document: object = None, model: Any = None, raw: bytes = b""
 ) -> DomainError:
     """400 for unparsable JSON, 422 naming the bad fields for a body that breaks the schema,
     as a domain error (a service decoding a document it holds raises this one).
 
     With `document` (the parsed body) and `model` (its type), *every* invalid field is named
     (:func:`api.http.fields.find_flaws`); else, or when the walk finds nothing (a number past
-    64 bits, which only msgspec's parser sees), msgspec's one error in the same words.
+    64 bits, which only msgspec's parser sees), msgspec's one error in the same words. With
+    `raw` (the body's text), what msgspec words vaguely is said exactly: a lone surrogate
+    escape it calls the end of the input (:func:`_malformed`).
     """
     if not isinstance(exc, msgspec.ValidationError):
-        return DomainError(say(NOT_JSON, why=_malformed(str(exc))), code="malformed-json")
+        return DomainError(say(NOT_JSON, why=_malformed(str(exc), raw)), code="malformed-json")
+    repeated = repeated_keys(raw) if raw else list(getattr(document, "repeated", ()))
     flaws = find_flaws(document, model) if model is not None else []
-    return InvalidFields(flaws or [flaw_of(exc, document, model)])
+    return InvalidFields([*repeated, *(flaws or [flaw_of(exc, document, model)])][:MAX_FLAWS])
 
 
 NOT_JSON = text(
@@ -132,6 +144,21 @@ SYNTAX: dict[str, Text] = {
         ("comma-object", "trailing comma in object", "virgule en trop à la fin d’un objet"),
     )
 }
+LONE_SURROGATE = text(
+    "malformed-json-lone-surrogate",
+    "invalid string: the escape {escape} at byte {byte} is a lone UTF-16 surrogate (a high "
+    "surrogate, \\ud800 to \\udbff, must be followed by a low one, \\udc00 to \\udfff)",
+    "chaîne invalide\u00a0: l’échappement {escape} à l’octet {byte} est un demi-codet de "
+    "substitution UTF-16 isolé (un demi-codet haut, de \\ud800 à \\udbff, doit être suivi "
+    "d’un demi-codet bas, de \\udc00 à \\udfff)",
+)
+REPEATED_KEY = text(
+    "field-duplicate-key",
+    "the key {name} appears {count} times in this object: send it once (only its last value "
+    "was read)",
+    "la clé {name} apparaît {count}\u00a0fois dans cet objet\u00a0: envoyez-la une seule fois "
+    "(seule sa dernière valeur a été lue)",
+)
 NOT_UTF8 = text(
     "malformed-json-utf8",
     "a string is not valid UTF-8",
@@ -142,19 +169,83 @@ A_JSON_OBJECT = text("a-json-object", "a JSON object", "un objet JSON")
 AN_ACTION_OBJECT = text("an-action-object", "an action object", "un objet action")
 
 
-def _malformed(message: str) -> Message:
+def _malformed(message: str, raw: bytes = b"") -> Message:
     """msgspec's syntax error in plain words, kept whole (it quotes none of the client's
     text, and where the JSON broke is what the client needs): "expected ',' or '}' at byte
-    11", "it ends before the JSON is complete"."""
+    11", "it ends before the JSON is complete". msgspec says the latter of a high surrogate's
+    escape that no low one follows (`"\\ud800"`) wherever it stands: with the body's text
+    `raw`, that one is said as what it is (:func:`lone_surrogate`)."""
     if match := _MALFORMED_RE.fullmatch(message):
         what = match.group(1)
         words = SYNTAX.get(what)
         return say(AT_BYTE, what=what if words is None else say(words), byte=match.group(2))
     if message == _TRUNCATED:
+        lone = lone_surrogate(raw)
+        if lone is not None:
+            return say(LONE_SURROGATE, escape=lone[0], byte=lone[1])
         return say(CUT_SHORT)
     if message == _NOT_UTF8:
         return say(NOT_UTF8)
     return shorten(message, MESSAGE_LIMIT)
+
+
+def lone_surrogate(value: bytes) -> tuple[str, int] | None:
+    """The first escape of a high surrogate (`\\ud800` … `\\udbff`) in the JSON text `value`
+    that no low surrogate's escape follows, and the byte it starts at; None when there is
+    none, or when the text ends right after it (or within the low one's escape): then it is
+    cut short indeed. Read only when msgspec refused the body as truncated."""
+    for escape in _STRING_ESCAPE.finditer(value):
+        digits = escape.group(1)
+        if digits is None or not 0xD800 <= int(digits, 16) <= 0xDBFF:
+            continue
+        after = value[escape.end() : escape.end() + 6]
+        low = _STRING_ESCAPE.match(after)
+        if low is not None and low.group(1) and 0xDC00 <= int(low.group(1), 16) <= 0xDFFF:
+            continue
+        if len(after) < 6 and _ESCAPE_START.fullmatch(after):
+            return None  # the text ends where the low surrogate would be
+        return escape.group(0).decode("ascii"), escape.start()
+    return None
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object's members in the body's order, repeated keys kept (:func:`repeated_keys`)."""
+
+
+def repeated_keys(value: bytes) -> list[Flaw]:
+    """Each key the JSON text `value` repeats within one object, at its path (`type`,
+    `players[1].captured`), with how many times: msgspec, as RFC 8259 §4 lets a reader, keeps
+    the last value of a repeated key and says nothing, so a refusal of the rest (`{"type":
+    "play", "card": "red-7", "type": "bid"}`: a bid without `tricks`) would not say why. Read
+    only when a body is refused (a second parse, in Python), never on a body taken; [] when
+    none repeats, or `value` is no JSON Python's parser takes."""
+    try:
+        parsed = json.loads(value, object_pairs_hook=_Pairs)
+    except (ValueError, RecursionError):
+        return []
+    found: list[Flaw] = []
+    todo: list[tuple[Any, str]] = [(parsed, "")]
+    while todo and len(found) < MAX_FLAWS:
+        node, path = todo.pop()
+        if isinstance(node, _Pairs):
+            counts: dict[str, int] = {}
+            for name, _ in node:
+                counts[name] = counts.get(name, 0) + 1
+            for name, count in counts.items():
+                if count > 1:
+                    said = phrase(REPEATED_KEY, name=repr(shorten(name, 40)), count=count)
+                    found.append(Flaw(member(path, name), "duplicate-key", said))
+            todo.extend((item, member(path, name)) for name, item in reversed(node))
+        elif isinstance(node, list):
+            todo.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node))))
+    return found
+
+
+class _Document(dict[str, Any]):
+    """A body parsed now and decoded later (:class:`LateBody`), with the keys it repeated:
+    named if its decoding refuses it (:func:`body_refusal`)."""
+
+    repeated: tuple[Flaw, ...] = ()
 
 
 def too_deep(value: bytes) -> bool:
@@ -182,6 +273,8 @@ def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any
         raise ProblemError(400, "malformed-json", say(EMPTY, expected=say(expected)))
     if too_deep(value):
         raise InvalidFields([Flaw("body", "too-deep", say(TOO_DEEP_TEXT))])
+    if model is Any:  # decoded later (a sheet's): its repeated keys kept for its refusal
+        return _late(value)
     try:
         return msgspec.json.decode(value, type=model, strict=True)
     except msgspec.ValidationError as exc:
@@ -190,10 +283,26 @@ def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any
         except msgspec.ValidationError as beyond:  # a number past 64 bits
             raise body_refusal(beyond) from None
         except msgspec.DecodeError as malformed:
-            raise decode_error(malformed) from None
-        raise body_refusal(exc, document, model) from None
+            raise decode_error(malformed, raw=value) from None
+        raise body_refusal(exc, document, model, value) from None
     except msgspec.DecodeError as exc:
-        raise decode_error(exc) from None
+        raise decode_error(exc, raw=value) from None
+
+
+def _late(value: bytes) -> Any:
+    """`value` parsed (400 unless JSON), an object keeping the keys it repeated."""
+    try:
+        document = msgspec.json.decode(value)
+    except msgspec.DecodeError as exc:  # a ValidationError too: a number past 64 bits
+        if isinstance(exc, msgspec.ValidationError):
+            raise body_refusal(exc) from None
+        raise decode_error(exc, raw=value) from None
+    if isinstance(document, dict):
+        repeated = repeated_keys(value) if value.count(b":") > len(document) else []
+        if repeated:
+            document = _Document(document)
+            document.repeated = tuple(repeated)
+    return document
 
 
 def decode_document(document: Any, model: type[T]) -> T:
@@ -343,3 +452,33 @@ class LateBody(StrictBody[T]):
 
     def decode_bytes(self, value: bytes) -> Any:
         return decode_body(value, Any)
+
+
+class NoFields(msgspec.Struct, forbid_unknown_fields=True):
+    """The body an operation that takes none may still be sent: `{}`, which holds nothing to
+    ignore (a client's JSON helper that always sends an object)."""
+
+
+async def unwanted_body(request: Request[Any, Any, Any]) -> Exception | None:
+    """The refusal a body sent to an operation that takes none (`POST …/abandon`, `DELETE
+    /v1/me` …) earns, not raised: the operation raises it once its caller and the resource
+    it names are checked (`api.http.domain.refuse_body`; api-contract.md, "Order of checks":
+    authentication, then existence, then the body), as a game action's body is refused
+    after `GameService.viewer`. None for no body, an empty or blank one, or `{}`.
+
+    Any other body was once ignored (`{` abandoned a game as no body would); it is read as
+    any body is: 413 past the cap, 415 unless declared as JSON, 400 `malformed-json` when
+    unparsable, 422 `unknown-field` for each field and `validation-error` on `body` for
+    what is no object."""
+    try:
+        raw = await request.body()
+        if raw.strip():
+            check_json_declared(request)
+            decode_body(raw, NoFields)
+    except (ProblemError, DomainError) as refusal:
+        return refusal
+    except HTTPException as refusal:  # Litestar's 413 past the body cap
+        if refusal.status_code != 413:
+            raise
+        return refusal
+    return None

@@ -45,6 +45,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api.db.models import AccountSession, ApiKey, GameSeat, Sheet, table
 from api.http.tokens import (
     API_KEY_PREFIX,
+    CREATOR_PREFIX,
     SEAT_PREFIX,
     SESSION_PREFIX,
     SHEET_PREFIX,
@@ -222,6 +223,8 @@ class Credentials:
             kinds = ("seat",)
         elif token.startswith(SHEET_PREFIX):
             kinds = ("sheet",)
+        elif token.startswith(CREATOR_PREFIX):  # no bucket of its own: its network's
+            kinds = ()
         async with engine.connect() as conn:
             for kind in kinds:
                 if kind == "session":

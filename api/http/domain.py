@@ -195,6 +195,7 @@ SCHEMA_CODES = frozenset(
         "out-of-range",
         "invalid",
         "too-deep",
+        "duplicate-key",
     }
 )
 
@@ -274,3 +275,12 @@ class TooManyAttempts(DomainError):
 
 #: Appended: the most specific class still wins (`status_of` walks the class's MRO).
 STATUS[TooManyAttempts] = 429
+
+
+def refuse_body(refusal: Exception | None) -> None:
+    """Raise `refusal`, the refusal of a body sent to an operation that takes none
+    (`api.http.body.unwanted_body`), where that operation has checked its caller and the
+    resource it names (api-contract.md, "Order of checks": authentication, then existence,
+    then the body): before it checks or changes anything else. Nothing without one."""
+    if refusal is not None:
+        raise refusal

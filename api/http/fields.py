@@ -532,6 +532,16 @@ def _choices(model: Any, path: str) -> list[Any] | None:
     return None
 
 
+def choices_of(annotation: Any) -> list[Any] | None:
+    """The values a parameter of type `annotation` takes when it is a fixed set (a
+    `Literal` or an enum, optional or not), else None: a query parameter's refusal names
+    them as a body field's does."""
+    try:
+        return _choices(annotation, "")
+    except (TypeError, ValueError):  # a type msgspec cannot inspect: no fixed set to name
+        return None
+
+
 def _join(prefix: str, path: str) -> str:
     if not prefix:
         return path
@@ -635,8 +645,9 @@ FIELD_CODES = (
     "`missing-field`, `unknown-field`, `type` (the wrong JSON kind), `pattern` (not in the "
     "field's form), `min-length`, `max-length` (a string's characters), `min-items`, "
     "`max-items` (a list's items), `minimum`, `maximum`, `enum` (not one of a fixed set), "
-    "`out-of-range` (a number past 64 bits), `too-deep` (field `body`), `invalid`, or the "
-    "problem code of a rule broken on that field (`unknown-card`, `pseudo-taken` …)"
+    "`out-of-range` (a number past 64 bits), `too-deep` (field `body`), `duplicate-key` (a "
+    "key an object of a refused body repeats), `invalid`, or the problem code of a rule broken "
+    "on that field (`unknown-card`, `pseudo-taken` …)"
 )
 
 

@@ -93,6 +93,12 @@ def require_json_body(request: Request[Any, Any, Any]) -> None:
     handler = request.route_handler
     if "data" not in handler.parsed_fn_signature.parameters and not handler.opt.get("json_body"):
         return
+    check_json_declared(request)
+
+
+def check_json_declared(request: Request[Any, Any, Any]) -> None:
+    """:func:`require_json_body`'s 415 itself, whatever the operation: also the check of a
+    body sent to an operation that takes none (:func:`api.http.body.unwanted_body`)."""
     declared = [v for k, v in request.scope["headers"] if k.lower() == b"content-type"]
     if len(declared) > 1:  # one value only (RFC 9110 §8.3): a proxy may have read the other
         raise ProblemError(

@@ -27,6 +27,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import ParameterKwarg
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from api.db.engine import unavailable
@@ -38,7 +39,7 @@ from api.http.domain import (
     InvalidFields,
     status_of,
 )
-from api.http.fields import QUOTE_LIMIT as QUOTE_LIMIT, message_flaw, shorten as shorten
+from api.http.fields import QUOTE_LIMIT as QUOTE_LIMIT, choices_of, message_flaw, shorten as shorten
 from engine.core.errors import EngineError, IllegalMove, InvalidInput, UnknownRuleset
 from engine.core.texts import DEFAULT_LANGUAGE, Message, Text, pick_language, render, say, text
 
@@ -374,11 +375,15 @@ EMPTY_BODY = text(
 )
 
 
-def _validation_problem(exc: ValidationException, language: str) -> Problem:
+def _validation_problem(
+    exc: ValidationException, language: str, request: Request[Any, Any, Any] | None = None
+) -> Problem:
     """Query and path parameters: a missing one and a malformed one are both 422 with their
     `errors[]` entry, named by the parameter (`players`). A malformed one is said as a body's
     field is (`api.http.fields`): in the caller's language, its entry's code saying what
-    kind of wrong (`type`, `minimum` …)."""
+    kind of wrong (`type`, `minimum` …); a value outside a fixed set names the set's values
+    (`status` of `GET /v1/games`: "must be one of 'open', not 'over'"), read from the
+    operation's parameter (`request`)."""
     flaws: list[Flaw] = []
     extra = exc.extra if isinstance(exc.extra, list) else []
     for item in extra:
@@ -388,7 +393,8 @@ def _validation_problem(exc: ValidationException, language: str) -> Problem:
             source = str(getattr(source, "value", source))
             if source == "body" and key == "data":
                 return make_problem(400, "malformed-json", say(EMPTY_BODY), language=language)
-            flaws.append(message_flaw(str(item.get("message", "")), key))
+            choices = None if request is None else _parameter_choices(request, key)
+            flaws.append(message_flaw(str(item.get("message", "")), key, choices))
     if flaws:
         return domain_problem(InvalidFields(flaws), language)
     if m := _MISSING_PARAMETER.search(str(exc.detail)):
@@ -398,6 +404,23 @@ def _validation_problem(exc: ValidationException, language: str) -> Problem:
         about = say(FIELD_DETAIL, field=name, message=missing)
         return make_problem(422, "missing-field", about, [(name, missing)], language)
     return make_problem(400, "validation-error", _cut_quotes(str(exc.detail)), language=language)
+
+
+def _parameter_choices(request: Request[Any, Any, Any], key: str) -> list[Any] | None:
+    """The values of the fixed set the operation's parameter `key` (its name in the query,
+    path or headers) takes, or None (no such parameter, or not a fixed set)."""
+    try:
+        parameters = request.route_handler.parsed_fn_signature.parameters
+    except (AttributeError, KeyError):  # no route: nothing to read the parameter from
+        return None
+    for field in parameters.values():
+        kwarg = field.kwarg_definition
+        names = {field.name}
+        if isinstance(kwarg, ParameterKwarg):
+            names |= {n for n in (kwarg.query, kwarg.header, kwarg.cookie) if n is not None}
+        if key in names:
+            return choices_of(field.annotation)
+    return None
 
 
 #: Where a parameter is, as words of a sentence.
@@ -513,7 +536,7 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     if isinstance(exc, EngineError):
         return problem_response(engine_problem(exc, language), None, language)
     if isinstance(exc, ValidationException):
-        return problem_response(_validation_problem(exc, language), None, language)
+        return problem_response(_validation_problem(exc, language, request), None, language)
     if isinstance(exc, NotFoundException):
         path = request.scope.get("path", "")
         if path.startswith("/v1/rulesets/"):

@@ -1,4 +1,4 @@
-"""Secrets shared by every area: bearer tokens (seat, session and sheet tokens, API keys),
+"""Secrets shared by every area: bearer tokens (seat, session, sheet and creator tokens, API keys),
 their hashes, ids, and the 401 that asks for one; player names as every area checks them.
 
 A token is 256 random bits (`secrets.token_urlsafe(32)`), handed out once and stored only as
@@ -35,6 +35,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
 SEAT_PREFIX = "nrg_"
 SESSION_PREFIX = "nrs_"
 SHEET_PREFIX = "nrc_"
+#: The creator's token of a game of bots only created without a session: it ends that game
+#: (`POST /v1/games/{id}/abandon`) and nothing else; never a seat, never counted as one.
+CREATOR_PREFIX = "nrh_"
 API_KEY_PREFIX = "nrk_"
 
 

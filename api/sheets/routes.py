@@ -27,7 +27,7 @@ from api.accounts.sessions import (
     require_session,
     session_caller,
 )
-from api.http.body import LateBody, StrictBody, decode_body, decode_document
+from api.http.body import LateBody, StrictBody, decode_body, decode_document, unwanted_body
 from api.http.conditions import check_anonymous_key, check_key, parse_if_match
 from api.http.languages import language_headers, language_of, localized
 from api.http.problems import ProblemSpec, make_problem, problem_spec
@@ -636,6 +636,7 @@ class SheetController(Controller):
     )
     async def delete_sheet(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         editor: NamedDependency[Auth],
         sheet_id: SheetId,
@@ -643,7 +644,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[None]:
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.delete(sheet_id, editor, conditions))
+        refusal = await unwanted_body(request)
+        return _answer(await sheets.delete(sheet_id, editor, conditions, refusal))
 
     # --- rounds -----------------------------------------------------------------------------------
 
@@ -763,6 +765,7 @@ class SheetController(Controller):
     )
     async def delete_round(
         self,
+        request: Request[Any, Any, Any],
         sheets: NamedDependency[SheetService],
         editor: NamedDependency[Auth],
         sheet_id: SheetId,
@@ -771,7 +774,8 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[None]:
         conditions = _conditions(if_match, idempotency_key)
-        return _answer(await sheets.delete_round(sheet_id, editor, n, conditions))
+        refusal = await unwanted_body(request)
+        return _answer(await sheets.delete_round(sheet_id, editor, n, conditions, refusal))
 
     # --- claim, confirm ---------------------------------------------------------------------------
 
@@ -924,7 +928,7 @@ class SheetController(Controller):
         idempotency_key: KeyHeader = None,
     ) -> Response[Any]:
         conditions = _conditions(if_match, idempotency_key)
-        written = await sheets.confirm(sheet_id, caller, conditions)
+        written = await sheets.confirm(sheet_id, caller, conditions, await unwanted_body(request))
         return _answer(written, None, language_of(request))
 
 

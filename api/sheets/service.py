@@ -68,6 +68,7 @@ from api.http.domain import (
     Unauthenticated,
     VersionMismatch,
     field_error,
+    refuse_body,
 )
 from api.http.idempotency import request_hash
 from api.http.problems import shorten
@@ -417,9 +418,18 @@ class SheetService:
         return await self._edit(sheet_id, auth, conditions, request, work)
 
     async def delete(
-        self, sheet_id: str, auth: Auth, conditions: Conditions = NO_CONDITIONS
+        self,
+        sheet_id: str,
+        auth: Auth,
+        conditions: Conditions = NO_CONDITIONS,
+        body_refusal: Exception | None = None,
     ) -> Written:
+        """Delete the sheet. `body_refusal`: a body it takes none of
+        (api.http.body.unwanted_body), refused once the editor and the sheet are checked,
+        where another write decodes its body."""
+
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
+            refuse_body(body_refusal)
             await rows.delete_sheet(conn, sheet.row.id)
             return Written(204, None, None)
 
@@ -501,15 +511,23 @@ class SheetService:
         )
 
     async def delete_round(
-        self, sheet_id: str, auth: Auth, n: int, conditions: Conditions = NO_CONDITIONS
+        self,
+        sheet_id: str,
+        auth: Auth,
+        n: int,
+        conditions: Conditions = NO_CONDITIONS,
+        body_refusal: Exception | None = None,
     ) -> Written:
         """Needs `If-Match`: a deletion renumbers the later rounds, so a repeated or late
-        `DELETE …/rounds/1` would delete another round (`PreconditionRequired` without)."""
+        `DELETE …/rounds/1` would delete another round (`PreconditionRequired` without).
+        `body_refusal`: a body it takes none of (api.http.body.unwanted_body), refused once
+        the round is found, where a round's replacement decodes its body."""
 
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
             scores = sheet.scores
             if not 1 <= n <= len(scores):
                 raise NotFound(say(T.NO_ROUND, n=n))
+            refuse_body(body_refusal)
             players = len(sheet.players)
             before = scores[n - 2] if n >= 2 else None
             inputs = [r.input for r in sheet.rounds[n:]]
@@ -591,10 +609,16 @@ class SheetService:
         return await self._edit(sheet_id, auth, conditions, request, work)
 
     async def confirm(
-        self, sheet_id: str, caller: Caller, conditions: Conditions = NO_CONDITIONS
+        self,
+        sheet_id: str,
+        caller: Caller,
+        conditions: Conditions = NO_CONDITIONS,
+        body_refusal: Exception | None = None,
     ) -> Written:
         """A named account confirms the sheet as it is: from now on it counts in its stats.
-        It changes no score, so the version stays (`If-Match` confirms the version read)."""
+        It changes no score, so the version stays (`If-Match` confirms the version read).
+        `body_refusal`: a body it takes none of (api.http.body.unwanted_body), refused once
+        the caller and the sheet are checked, where another write decodes its body."""
 
         def access(sheet: Loaded | None) -> Loaded:
             if sheet is None or not sheet.named(caller.account_id):
@@ -602,6 +626,7 @@ class SheetService:
             return sheet
 
         async def work(conn: AsyncConnection, sheet: Loaded) -> Written:
+            refuse_body(body_refusal)
             await rows.confirm_player(conn, sheet_id, caller.account_id)
             return await _reread(conn, sheet_id)
 

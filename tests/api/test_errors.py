@@ -555,3 +555,82 @@ def test_a_value_outside_a_fixed_set_is_answered_with_the_set(
     untyped = decode_error(refused.value, body).problem
     assert [(e.field, e.code) for e in untyped.errors] == [(field, "enum")]
     assert "'" not in untyped.detail
+
+
+@pytest.mark.parametrize(
+    ("content", "escape", "byte"),
+    [
+        (b'{"players": 4, "hand": ["\\ud800"]}', "\\ud800", 25),
+        (b'{"players": 4, "hand": ["red-3\\uDBFFx"]}', "\\uDBFF", 30),
+        (b'{"players": 4, "hand": ["\\ud83c\\udca1", "\\ud800 "]}', "\\ud800", 41),
+    ],
+)
+def test_a_lone_surrogate_is_said_as_such(
+    client: Any, content: bytes, escape: str, byte: int
+) -> None:
+    """A high surrogate's escape that no low one follows: msgspec calls it the end of the
+    input, and the answer said the body was cut short, though it went on (an attack found
+    it); it names the escape and where it stands, in both languages."""
+    said = {}
+    for language in ("en", "fr"):
+        r = client.post(
+            "/v1/rulesets/numwars/legal-moves",
+            content=content,
+            headers={"content-type": "application/json", "accept-language": language},
+        )
+        said[language] = _problem(r, 400, "malformed-json")["detail"]
+    assert "lone UTF-16 surrogate" in said["en"] and f"{escape} at byte {byte}" in said["en"]
+    assert "invalid string" in said["en"] and "before the JSON is complete" not in said["en"]
+    assert f"l’échappement {escape} à l’octet {byte}" in said["fr"]
+    assert "chaîne invalide" in said["fr"] and "avant la fin du JSON" not in said["fr"]
+
+
+@pytest.mark.parametrize("content", [b'{"players": 4, "hand": ["\\ud800', b'{"hand": ["\\ud800\\u'])
+def test_a_body_cut_after_a_high_surrogate_is_cut_short(client: Any, content: bytes) -> None:
+    r = client.post(
+        "/v1/rulesets/numwars/legal-moves",
+        content=content,
+        headers={"content-type": "application/json"},
+    )
+    assert "it ends before the JSON is complete" in _problem(r, 400, "malformed-json")["detail"]
+
+
+def test_a_refused_body_names_the_keys_it_repeats(client: Any) -> None:
+    """msgspec keeps the last value of a repeated key (RFC 8259 §4 leaves it to the reader)
+    and said nothing of it: a refusal of what was read then gave no reason. It names each
+    repeated key, where it is, first (code `duplicate-key`), in both languages."""
+    content = b'{"cards": 3, "cards": "3", "players": [{"bid": 1, "bid": 0, "tricks": "x"}]}'
+    said = {}
+    for language in ("en", "fr"):
+        r = client.post(
+            "/v1/rulesets/numking/score-round",
+            content=content,
+            headers={"content-type": "application/json", "accept-language": language},
+        )
+        body = _problem(r, 422, "validation-error")
+        said[language] = body["errors"]
+        assert [(e["field"], e["code"]) for e in body["errors"][:2]] == [
+            ("cards", "duplicate-key"),
+            ("players[0].bid", "duplicate-key"),
+        ]
+    assert said["en"][0]["message"].startswith("the key 'cards' appears 2 times in this object")
+    assert said["fr"][0]["message"].startswith("la clé 'cards' apparaît 2\u00a0fois dans cet objet")
+    assert said["en"][1]["message"].startswith("the key 'bid' appears 2 times")
+    assert {(e["field"], e["code"]) for e in said["en"][2:]} == {
+        ("cards", "type"),
+        ("players[0].tricks", "type"),
+    }
+
+
+def test_a_body_that_repeats_a_key_and_breaks_nothing_is_read_with_its_last_value(
+    client: Any,
+) -> None:
+    """Only a refused body is parsed again for its repeated keys: a valid one is decoded
+    once, as before, its repeated key read as its last value (RFC 8259 §4)."""
+    r = client.post(
+        "/v1/rulesets/numwars/legal-moves",
+        content=b'{"players": 4, "hand": ["red-3"], "hand": ["blue-4"], "trick": []}',
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["legal"] == ["blue-4"]

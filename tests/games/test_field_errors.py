@@ -74,3 +74,52 @@ def test_a_bad_option_is_named_at_its_field_in_the_callers_words(
     both = {**TABLE, "options": {"x": 1, "speed": "true"}}  # every bad option at once
     fields = [e["field"] for e in games.post("/v1/games", json=both).json()["errors"]]
     assert sorted(fields) == ["options.speed", "options.x"], fields
+
+
+def test_an_action_with_two_types_names_the_repeated_key(games: TestClient[Any]) -> None:
+    """`{"type": "play", "card": …, "type": "bid"}` was read as a bid (msgspec keeps a
+    repeated key's last value) and refused as a bid without `tricks` holding an unknown
+    `card`, which said nothing of the two types: the refusal names the repeated key first."""
+    created = games.post("/v1/games", json=TABLE)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    seat = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
+    body = b'{"type": "play", "card": "red-7", "type": "bid"}'
+    said = {}
+    for language in ("en", "fr"):
+        r = games.post(
+            f"/v1/games/{game['id']}/actions",
+            content=body,
+            headers={**seat, "Content-Type": "application/json", "Accept-Language": language},
+        )
+        assert r.status_code == 422, r.text
+        problem = r.json()
+        assert problem["code"] == "validation-error"
+        assert (problem["errors"][0]["field"], problem["errors"][0]["code"]) == (
+            "type",
+            "duplicate-key",
+        )
+        said[language] = problem["errors"][0]["message"]
+    assert said["en"] == (
+        "the key 'type' appears 2 times in this object: send it once (only its last value was read)"
+    )
+    assert said["fr"].startswith("la clé 'type' apparaît 2\u00a0fois dans cet objet")
+    assert games.get(f"/v1/games/{game['id']}").json()["version"] == 0
+
+
+def test_a_query_value_outside_its_set_names_the_set(games: TestClient[Any]) -> None:
+    """`GET /v1/games?status=over` said "must be one of the values this field takes" without
+    naming them (the operation's choices were not read for a query parameter, as they are
+    for a body's field): it names `open`, in both languages."""
+    said = {}
+    for language in ("en", "fr"):
+        r = games.get("/v1/games", params={"status": "over"}, headers={"Accept-Language": language})
+        assert r.status_code == 422, r.text
+        problem = r.json()
+        assert problem["code"] == "validation-error"
+        assert [(e["field"], e["code"]) for e in problem["errors"]] == [("status", "enum")]
+        said[language] = problem["errors"][0]["message"]
+    assert said == {
+        "en": "must be one of 'open', not 'over'",
+        "fr": "doit être l’une des valeurs 'open', pas 'over'",
+    }
