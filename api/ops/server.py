@@ -159,63 +159,7 @@ class Deadlines:
         )
 
 
-class OneWrite:
-    """A response's transport as its request's cycle sees it: the head (status line and
-    headers) is held back and written with the body's first part, one write (one system call,
-    one segment) for an answer of known length where uvicorn makes two. What the cycle does
-    not write itself goes to the connection's transport."""
-
-    __slots__ = ("held", "holding", "transport")
-
-    def __init__(self, transport: asyncio.Transport) -> None:
-        self.transport = transport
-        self.holding = False  # the cycle is writing the head
-        self.held = b""
-
-    def write(self, data: bytes) -> None:
-        if self.holding:
-            self.held += data
-            return
-        if self.held:
-            data, self.held = self.held + data, b""
-        self.transport.write(data)
-
-    def flush(self) -> None:
-        if self.held:
-            self.transport.write(self.held)
-            self.held = b""
-
-    def close(self) -> None:
-        self.flush()
-        self.transport.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.transport, name)
-
-
-class OneWriteCycle(RequestResponseCycle):
-    """uvicorn's request-response cycle writing through :class:`OneWrite`. The head of an
-    answer without `Content-Length` (a stream, chunked) is written at once, as before: a
-    stream's client learns it is open before its first event."""
-
-    transport: OneWrite  # type: ignore[assignment]
-
-    async def send(self, message: Any) -> None:
-        transport = self.transport
-        if message["type"] == "http.response.start" and not self.response_started:
-            transport.holding = True
-            try:
-                await super().send(message)
-            finally:
-                transport.holding = False
-            if self.chunked_encoding is not False:
-                transport.flush()
-            return
-        await super().send(message)
-        transport.flush()  # a body part that wrote nothing (HEAD, an empty part): the head
-
-
-class CloseDelimited(OneWriteCycle):
+class CloseDelimited(RequestResponseCycle):
     """uvicorn's request-response cycle for an HTTP/1.0 request: an answer of unknown length
     (an event stream) is delimited by the close of the connection (RFC 9112 §6.3, item 8),
     not chunked. uvicorn chunks every answer without `Content-Length`, whatever the version,
@@ -234,11 +178,8 @@ class CloseDelimited(OneWriteCycle):
             if not any(name.lower() == b"content-length" for name, _ in headers):
                 self.close_delimited = True
                 self.chunked_encoding = False  # uvicorn adds no `Transfer-Encoding`
-            await super().send({**message, "headers": headers})
-            if self.close_delimited:  # a stream's client learns it is open at once
-                self.transport.flush()
-            return
-        if message["type"] == "http.response.body" and self.close_delimited:
+            message = {**message, "headers": headers}
+        elif message["type"] == "http.response.body" and self.close_delimited:
             # uvicorn writes a body that is not chunked against its length: each part is
             # the whole of what is left of it
             self.expected_content_length = len(message.get("body", b""))
@@ -258,8 +199,7 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     Past `limit_concurrency`, the answer is a 503 problem too (:func:`_busy`), not uvicorn's
     plain text; so is a request the parser refuses (:meth:`send_400_response`). An HTTP/1.0
-    request's answer goes through :class:`CloseDelimited`, any other's through
-    :class:`OneWriteCycle`.
+    request's answer goes through :class:`CloseDelimited`.
 
     A deadline bounds the whole part, not the gap between two reads (nginx's
     `client_body_timeout` is a gap): a byte every second never gets through. Between
@@ -342,13 +282,10 @@ class DeadlineProtocol(HttpToolsProtocol):
             self.app, self.limit_concurrency = app, limit
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
-        """Each request's cycle writes its answer in one piece (:class:`OneWriteCycle`), an
-        HTTP/1.0 request's answer of unknown length delimited by the close
-        (:class:`CloseDelimited`): the class of the same object, before its task first runs
-        (a pipelined request's, when its turn comes)."""
-        http10 = cycle.scope["http_version"] == "1.0"
-        cycle.__class__ = CloseDelimited if http10 else OneWriteCycle
-        cycle.transport = OneWrite(cycle.transport)  # type: ignore[assignment]
+        """An HTTP/1.0 request's cycle is a :class:`CloseDelimited`: the class of the same
+        object, before its task first runs (a pipelined request's, when its turn comes)."""
+        if cycle.scope["http_version"] == "1.0":
+            cycle.__class__ = CloseDelimited
         super()._start_asgi_task(cycle, app)
 
     def connection_lost(self, exc: Exception | None) -> None:
