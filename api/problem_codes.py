@@ -121,7 +121,8 @@ LAYERS = (
     Layer(
         400,
         "bad-request",
-        "the server cannot read the request as HTTP, or a header that takes one value "
+        "the server cannot read the request as HTTP (or it is of a version other than 1.0 "
+        "and 1.1), or a header that takes one value "
         "(`Authorization`, `X-API-Key`, `Idempotency-Key`, `If-Match`) came in two lines",
         _every,
     ),

@@ -1031,7 +1031,6 @@ class GameController(Controller):
             401: _problem("No session token, or not a live one", "unauthorized"),
             403: _problem("The seat is not bound to this account", "not-your-seat"),
             404: _problem("No such game, or no such seat in it", "not-found"),
-            422: _problem("`seat` is not an integer from 0 to 7", "validation-error"),
         },
     )
     async def join_seat(
@@ -1039,7 +1038,7 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         games: Games,
         game_id: GameId,
-        seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+        seat: Annotated[int, Parameter(description="the seat, 0-based (another: 404)")],
     ) -> SeatJoined:
         caller = await require_session(request)
         return await games.join(game_id, seat, caller, await unwanted_body(request))
@@ -1150,7 +1149,6 @@ class GameController(Controller):
                 "game-started",
                 "game-over",
             ),
-            422: _problem("`seat` is not an integer from 0 to 7", "validation-error"),
         },
     )
     async def claim_seat(
@@ -1158,7 +1156,7 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         games: Games,
         game_id: GameId,
-        seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+        seat: Annotated[int, Parameter(description="the seat, 0-based (another: 404)")],
     ) -> Response[ClaimedSeat]:
         caller = await require_session(request)
         session_token = bearer(request, SESSION_TOKEN)
@@ -1186,7 +1184,6 @@ class GameController(Controller):
             403: _problem("The account does not hold this seat", "not-your-seat"),
             404: _problem("No such game, or no such seat in it", "not-found"),
             409: _problem("The game no longer waits", "game-started", "game-over"),
-            422: _problem("`seat` is not an integer from 0 to 7", "validation-error"),
         },
     )
     async def leave_seat(
@@ -1194,7 +1191,7 @@ class GameController(Controller):
         request: Request[Any, Any, Any],
         games: Games,
         game_id: GameId,
-        seat: Annotated[int, Parameter(ge=0, le=7, description="the seat, 0-based")],
+        seat: Annotated[int, Parameter(description="the seat, 0-based (another: 404)")],
     ) -> LeftSeat:
         caller = await require_session(request)
         return await Tables(games).leave(game_id, seat, caller, await unwanted_body(request))

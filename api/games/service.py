@@ -112,6 +112,7 @@ from api.games.repository import (
     repository_for,
 )
 from api.games.schemas import (
+    MAX_PLAYERS,
     AbandonOut,
     ActionOut,
     Clock,
@@ -2267,9 +2268,9 @@ class GameService:
                 names = await self._names(conn, game_id)
                 if any(bot is None for _, bot in names):
                     await self._seat(conn, game_id, caller)
-            refuse_body(body_refusal)
             if game.status == "waiting" and not creator:  # Edge cases, "Open tables"
                 raise Forbidden(say(NOT_THE_CREATOR, what="cancel"), code="not-the-creator")
+            refuse_body(body_refusal)  # the caller, the game and the right to end it checked
             if game.status not in ("active", "waiting"):
                 raise GameStateConflict("game-over", say(ALREADY, status=_status(game.status)))
             await self.repository.abandon(conn, game_id)
@@ -2384,17 +2385,21 @@ class GameService:
     ) -> SeatJoined:
         """Bind a seat to the account it was created for: that account's session confirms.
         `body_refusal`: a body it takes none of, refused once the game and the seat are
-        found (api.http.body.unwanted_body)."""
+        found and the seat is the caller's (api.http.body.unwanted_body)."""
         async with self.engine.begin() as conn:
             await self._game(conn, game_id)
-            row = await self.repository.seat_binding(conn, game_id, seat)
+            # the path takes any integer (checked after the session: api-contract.md, "Order
+            # of checks"); one no game has is no seat, never a parameter the database refuses
+            row = None
+            if 0 <= seat < MAX_PLAYERS:
+                row = await self.repository.seat_binding(conn, game_id, seat)
             if row is None:
                 raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
-            refuse_body(body_refusal)
             if row.account_id != caller.account_id:
                 raise Forbidden(
                     say(NOT_YOUR_SEAT, seat=seat, pseudo=caller.pseudo), code="not-your-seat"
                 )
+            refuse_body(body_refusal)
             await self.repository.join(conn, game_id, seat)
         return SeatJoined(
             game_id=game_id, seat=seat, name=row.name, account=caller.pseudo, joined=True

@@ -198,7 +198,7 @@ class Tables:
             game = await self._locked(conn, game_id)
             lapsed = game.status == "abandoned"
             seats = await self._seats(conn, game_id)
-            if seat >= len(seats):
+            if not 0 <= seat < len(seats):  # the path takes any integer: checked here
                 raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
             mine = [s for s in seats if s.account_id == caller.account_id]
             if body_refusal is not None:  # raised after the commit, as any refusal here
@@ -257,16 +257,17 @@ class Tables:
     ) -> LeftSeat:
         """Leave a seat before the start: open again (with the name it was opened with), its
         token revoked, unbound from the account. `body_refusal`: a body it takes none of,
-        refused once the game and the seat are found (api.http.body.unwanted_body)."""
+        refused once the game and the seat are found and the seat is the caller's
+        (api.http.body.unwanted_body)."""
         async with self.games.engine.begin() as conn:
             game = await self._locked(conn, game_id)
             seats = await self._seats(conn, game_id)
-            if seat >= len(seats):
+            if not 0 <= seat < len(seats):  # the path takes any integer: checked here
                 raise NotFound(say(NO_SEAT, game=game_id, seat=seat))
-            refuse_body(body_refusal)
             row = seats[seat]
             if row.account_id != caller.account_id or not row.joined:
                 raise Forbidden(say(NOT_SEATED, seat=seat), code="not-your-seat")
+            refuse_body(body_refusal)
             if game.status != "waiting":
                 raise _conflict_of_status(game.status)
             # a seat the creator named keeps its name; a claimed one its opening name

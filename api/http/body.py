@@ -261,6 +261,10 @@ def too_deep(value: bytes) -> bool:
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
+#: JSON's whitespace (RFC 8259 §2): what a body may hold and still be empty.
+JSON_SPACE = b" \t\n\r"
+
+
 def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any:
     """The request body `value` decoded strictly as `model` (`Any`: parsed only), or the
     problem that refuses it: 400 `malformed-json` when empty or no JSON, 422 on field `body`
@@ -269,7 +273,7 @@ def decode_body(value: bytes, model: Any, expected: Text = A_JSON_OBJECT) -> Any
 
     A valid body costs one typed decode, as ever; only a refused one is parsed again and
     walked (:func:`body_refusal`)."""
-    if not value.strip():
+    if not value.strip(JSON_SPACE):
         raise ProblemError(400, "malformed-json", say(EMPTY, expected=say(expected)))
     if too_deep(value):
         raise InvalidFields([Flaw("body", "too-deep", say(TOO_DEEP_TEXT))])
@@ -469,10 +473,12 @@ async def unwanted_body(request: Request[Any, Any, Any]) -> Exception | None:
     Any other body was once ignored (`{` abandoned a game as no body would); it is read as
     any body is: 413 past the cap, 415 unless declared as JSON, 400 `malformed-json` when
     unparsable, 422 `unknown-field` for each field and `validation-error` on `body` for
-    what is no object."""
+    what is no object. Blank is JSON's whitespace only (RFC 8259 §2: space, tab, line feed,
+    carriage return), not Python's (`bytes.strip()` also takes a form feed or a vertical tab,
+    which abandoned a game as no body would)."""
     try:
         raw = await request.body()
-        if raw.strip():
+        if raw.strip(JSON_SPACE):
             check_json_declared(request)
             decode_body(raw, NoFields)
     except (ProblemError, DomainError) as refusal:

@@ -286,6 +286,11 @@ BAD_HOST = text(
 NO_DOCS_FILE = text(
     "no-docs-file", "no such file under /docs", "aucun fichier de ce nom sous /docs"
 )
+HTTP_VERSION = text(
+    "http-version",
+    "HTTP/{version} is not a version this server reads: send HTTP/1.1 (or HTTP/1.0)",
+    "HTTP/{version} n’est pas une version que ce serveur lit\u00a0: envoyez HTTP/1.1 (ou HTTP/1.0)",
+)
 REPEATED_HEADER = text(
     "repeated-header",
     "the request has more than one {name} header: send it once",
@@ -364,7 +369,8 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     the request's URL) or that holds what no host holds (:data:`_HOST`: Litestar's router
     refuses some of it, in English, as `http-error`; the fast paths, which do not route, took
     it: both answer this 400 now), two `Host` lines or none in HTTP/1.1 (400 `bad-host`), a
-    header that takes one value in two lines (:data:`_ONCE`: 400 `bad-request`), a docs path
+    header that takes one value in two lines (:data:`_ONCE`: 400 `bad-request`), a version
+    of HTTP other than 1.0 and 1.1 in the request line (400 `bad-request`), a docs path
     holding a NUL byte or a segment longer than any file name (the docs' file server would
     fail on them: 404).
 
@@ -382,9 +388,12 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
         seen |= bit
         if bit == 1 and _HOST.fullmatch(value) is None:
             return 400, "bad-host", say(BAD_HOST)
-    if not seen & 1 and scope.get("http_version") == "1.1":
-        # RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host (an empty one included)
-        return 400, "bad-host", say(BAD_HOST)
+    version = scope.get("http_version")
+    if version == "1.1":
+        if not seen & 1:  # RFC 9112 §3.2: exactly one Host (an empty one included)
+            return 400, "bad-host", say(BAD_HOST)
+    elif version != "1.0":  # "0.9" or "2.0" written in the request line, which httptools takes
+        return 400, "bad-request", say(HTTP_VERSION, version=version)
     path: str = scope["path"]
     if path.startswith("/docs/") and (
         "\x00" in path or any(len(segment) > 255 for segment in path.split("/"))

@@ -282,9 +282,9 @@ class DeadlineProtocol(HttpToolsProtocol):
             self.app, self.limit_concurrency = app, limit
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
-        """An HTTP/1.0 request's cycle is a :class:`CloseDelimited`: the class of the same
+        """An HTTP/1.0 request's cycle (or any but HTTP/1.1's) is a :class:`CloseDelimited`: the class of the same
         object, before its task first runs (a pipelined request's, when its turn comes)."""
-        if cycle.scope["http_version"] == "1.0":
+        if cycle.scope["http_version"] != "1.1":  # 1.0 (another is refused: api.http.hygiene)
             cycle.__class__ = CloseDelimited
         super()._start_asgi_task(cycle, app)
 

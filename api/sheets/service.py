@@ -257,11 +257,15 @@ class SheetService:
         work: Callable[[AsyncConnection, Loaded], Awaitable[Written]],
         must_match: bool = False,
         replay_gone: bool = False,
+        body_refusal: Exception | None = None,
     ) -> Written:
         """Run `work` on the locked sheet once `access` lets `sender` write and `If-Match`
         holds (required: `must_match`), or replay the stored answer of the same keyed request
         to a caller `access` still lets write (`replay_gone`: also once the sheet is gone, for
-        the retry of its deletion).
+        the retry of its deletion). `body_refusal`: the refusal of a body sent to an operation
+        that takes none, which `work` raises where its checks end; a replay raises it too (the
+        key names the operation, not a body: a retry with a body is refused as the first
+        request with it would have been, not answered as the first one was).
         Two requests with one key racing on different rows meet on the key's row: the loser
         rolls back and, looking again, replays (or refuses) as a later retry would."""
         for attempt in range(2):
@@ -274,11 +278,13 @@ class SheetService:
                         answers = Answers(conn, sender, conditions.key, request)
                         stored = await answers.replay()
                     if stored is not None and sheet is None and replay_gone:
+                        refuse_body(body_refusal)
                         return stored  # a retried deletion of the sheet answers as the first did
                     # a retry answers only a caller that may still write the sheet: not a token
                     # a claim ended, nor anyone once the sheet is deleted
                     allowed = access(sheet)
                     if stored is not None:
+                        refuse_body(body_refusal)
                         return stored
                     if answers is not None:
                         answers.refuse_reuse()
@@ -304,6 +310,7 @@ class SheetService:
         work: Callable[[AsyncConnection, Loaded], Awaitable[Written]],
         must_match: bool = False,
         replay_gone: bool = False,
+        body_refusal: Exception | None = None,
     ) -> Written:
         """A write of the sheet's editor: its owner's session or its sheet token."""
         if auth.token is None:
@@ -317,6 +324,7 @@ class SheetService:
             work,
             must_match,
             replay_gone,
+            body_refusal,
         )
 
     async def create(
@@ -434,7 +442,9 @@ class SheetService:
             return Written(204, None, None)
 
         request = request_hash("delete", sheet_id)
-        return await self._edit(sheet_id, auth, conditions, request, work, replay_gone=True)
+        return await self._edit(
+            sheet_id, auth, conditions, request, work, replay_gone=True, body_refusal=body_refusal
+        )
 
     async def add_round(
         self, sheet_id: str, auth: Auth, document: Any, conditions: Conditions = NO_CONDITIONS
@@ -540,7 +550,9 @@ class SheetService:
             return Written(204, None, sheet.row.version + 1)
 
         request = request_hash("delete-round", sheet_id, n)
-        return await self._edit(sheet_id, auth, conditions, request, work, must_match=True)
+        return await self._edit(
+            sheet_id, auth, conditions, request, work, must_match=True, body_refusal=body_refusal
+        )
 
     async def claim(
         self,
@@ -632,4 +644,6 @@ class SheetService:
 
         request = request_hash("confirm", sheet_id)
         sender = f"account:{caller.account_id}"
-        return await self._write(sheet_id, sender, conditions, request, access, work)
+        return await self._write(
+            sheet_id, sender, conditions, request, access, work, body_refusal=body_refusal
+        )

@@ -395,3 +395,25 @@ def test_numrules_serve_hands_the_server_options_to_uvicorn(
     assert {k: kwargs[k] for k in server_options(Settings())} == server_options(Settings())
     assert kwargs["limit_concurrency"] == 77
     assert kwargs["server_header"] is False
+
+
+@pytest.mark.parametrize("version", [b"0.9", b"2.0"])
+@pytest.mark.parametrize("path", [b"/healthz", b"/v1/rulesets/numwin/score-round"])
+def test_a_version_of_http_other_than_1_0_and_1_1_is_refused(version: bytes, path: bytes) -> None:
+    """httptools takes `HTTP/0.9` and `HTTP/2.0` in a request line: the first was answered
+    chunked (RFC 9112 §6.1: no Transfer-Encoding below HTTP/1.1), the second needed no Host.
+    Both are 400 `bad-request` naming the version, in the caller's language."""
+    with (
+        serve(app, **server_options(Settings())) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        sock.sendall(b"GET " + path + b" HTTP/" + version + b"\r\nAccept-Language: fr\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == b"400", answer
+    assert b"transfer-encoding" not in head.lower(), answer
+    problem = json.loads(content)
+    assert problem["code"] == "bad-request", problem
+    assert f"HTTP/{version.decode()} n’est pas une version" in problem["detail"], problem
