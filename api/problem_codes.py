@@ -122,8 +122,8 @@ LAYERS = (
         400,
         "bad-request",
         "the server cannot read the request as HTTP (or it is of a version other than 1.0 "
-        "and 1.1), or a header that takes one value "
-        "(`Authorization`, `X-API-Key`, `Idempotency-Key`, `If-Match`) came in two lines",
+        "and 1.1, or its `Transfer-Encoding` is not `chunked`), or a header that takes one "
+        "value (`Authorization`, `X-API-Key`, `Idempotency-Key`, `If-Match`) came in two lines",
         _every,
     ),
     Layer(
@@ -138,7 +138,8 @@ LAYERS = (
     Layer(
         415,
         "unsupported-media-type",
-        "the body is not declared as JSON: send `Content-Type: application/json`",
+        "the body is not declared as JSON (send `Content-Type: application/json`), or it "
+        "comes with a `Content-Encoding` (send it as it is)",
         _any_body,
     ),
     Layer(

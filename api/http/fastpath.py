@@ -38,7 +38,7 @@ __all__ = [
 
 JSON = b"application/json"
 _RECORD = "numrules.observe"  # api.ops.observe's record of the request (its route)
-_REFUSED = frozenset({b"origin", b"transfer-encoding"})
+_REFUSED = frozenset({b"origin", b"transfer-encoding", b"content-encoding"})
 END: Any = {"type": "http.request", "body": b"", "more_body": False}
 
 
@@ -112,7 +112,8 @@ def plain_language(
     no `Content-Length` over `max_body` (the pipeline answers 413 at once, before a byte of
     the body arrives: a fast path would wait for the cap's worth of it first), at most one
     `Accept-Language` and one `Authorization`, no `Origin` (CORS has nothing to add), no
-    `Transfer-Encoding`, none of `others`, and a `Host` hygiene would not refuse."""
+    `Transfer-Encoding` nor `Content-Encoding` (the pipeline refuses a coding it does not
+    read), none of `others`, and a `Host` hygiene would not refuse."""
     declared = language = authorization = None
     refused = _REFUSED | others
     bodiless = content_type is None

@@ -125,6 +125,17 @@ def check_json_declared(request: Request[Any, Any, Any]) -> None:
             say(NOT_JSON, shown=shown),
             headers={"Accept-Post": "application/json"},
         )
+    coding = request.headers.get("content-encoding")
+    if coding is not None and coding.strip().lower() not in ("", "identity"):
+        # RFC 9110 §15.5.16: a content coding the server does not decode is 415 (a gzip
+        # body was read as it came, as JSON)
+        shown = coding if len(coding) <= 60 else coding[:60] + "…"
+        raise ProblemError(
+            415,
+            "unsupported-media-type",
+            say(CODED, shown=shown),
+            headers={"Accept-Encoding": "identity"},
+        )
 
 
 TWO_TYPES = text(
@@ -141,6 +152,16 @@ NOT_JSON = text(
     "not-json",
     "the request body is {shown!r}: send it as application/json",
     "le corps de la requête est {shown!r}\u00a0: envoyez-le en application/json",
+)
+CODED = text(
+    "content-coded",
+    "the request body is sent with Content-Encoding {shown!r}: send it as it is (identity)",
+    "le corps de la requête est envoyé avec le Content-Encoding {shown!r}\u00a0: envoyez-le tel quel (identity)",
+)
+TRANSFER_CODED = text(
+    "transfer-coded",
+    "the request is sent with Transfer-Encoding {shown!r}: this server reads chunked only",
+    "la requête est envoyée avec le Transfer-Encoding {shown!r}\u00a0: ce serveur ne lit que chunked",
 )
 GIVEN_TWICE = text(
     "query-repeated",
@@ -347,12 +368,14 @@ def is_host(value: bytes) -> bool:
 #: is a list (RFC 9110 §13.1.1), but in one line: the handlers read the first line only, a
 #: proxy would join them. `Content-Length` twice never gets here (the server's parser refuses
 #: it); `Content-Type` twice is 415 where a body is read (:func:`require_json_body`).
+#: `Transfer-Encoding` may only say `chunked`, the one coding the parser reads, in one line.
 _ONCE = {
     b"host": 1,
     b"authorization": 2,
     b"x-api-key": 4,
     b"idempotency-key": 8,
     b"if-match": 16,
+    b"transfer-encoding": 32,
 }
 #: Each of them as its header is written, for the refusal's words.
 _ONCE_NAMES = {
@@ -361,6 +384,7 @@ _ONCE_NAMES = {
     b"x-api-key": "X-API-Key",
     b"idempotency-key": "Idempotency-Key",
     b"if-match": "If-Match",
+    b"transfer-encoding": "Transfer-Encoding",
 }
 
 
@@ -388,6 +412,10 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
         seen |= bit
         if bit == 1 and _HOST.fullmatch(value) is None:
             return 400, "bad-host", say(BAD_HOST)
+        if bit == 32 and value.strip().lower() != b"chunked":  # `gzip, chunked`: the parser
+            # took the chunks and left the gzip (RFC 9112 §6.1: a coding not understood)
+            shown = value[:60].decode("latin-1")
+            return 400, "bad-request", say(TRANSFER_CODED, shown=shown)
     version = scope.get("http_version")
     if version == "1.1":
         if not seen & 1:  # RFC 9112 §3.2: exactly one Host (an empty one included)

@@ -634,3 +634,17 @@ def test_a_body_that_repeats_a_key_and_breaks_nothing_is_read_with_its_last_valu
     )
     assert r.status_code == 200, r.text
     assert r.json()["legal"] == ["blue-4"]
+
+
+@pytest.mark.parametrize("path", ["/v1/rulesets/numwin/score-round", "/v1/games"])
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_coded_body_is_refused_not_read_as_it_came(client: Any, path: str, language: str) -> None:
+    """`Content-Encoding: gzip` on a body was ignored: a plain `{}` sent so was read as `{}`,
+    a real gzip as malformed JSON. A coding the server does not decode is 415 (RFC 9110
+    §15.5.16), on a fast path's operation and the pipeline's alike; `identity` is none."""
+    headers = {"content-type": "application/json", "accept-language": language}
+    r = client.post(path, content=b"{}", headers={**headers, "content-encoding": "gzip"})
+    problem = _problem(r, 415, "unsupported-media-type")
+    assert "'gzip'" in problem["detail"] and "identity" in problem["detail"], problem
+    plain = client.post(path, content=b"{}", headers={**headers, "content-encoding": "identity"})
+    assert plain.status_code != 415, plain.text

@@ -417,3 +417,30 @@ def test_a_version_of_http_other_than_1_0_and_1_1_is_refused(version: bytes, pat
     problem = json.loads(content)
     assert problem["code"] == "bad-request", problem
     assert f"HTTP/{version.decode()} n’est pas une version" in problem["detail"], problem
+
+
+@pytest.mark.parametrize("coding", [b"gzip, chunked", b"x-custom, chunked"])
+def test_a_transfer_coding_other_than_chunked_is_refused(coding: bytes) -> None:
+    """httptools reads the chunks of `gzip, chunked` and leaves the gzip: the body was taken
+    as it came. A coding the server does not read is 400 `bad-request` naming it (RFC 9112
+    §6.1), on a fast path's operation too."""
+    body = b'{"players": []}'
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    with (
+        serve(app, **server_options(Settings())) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        sock.sendall(
+            b"POST /v1/rulesets/numwin/score-round HTTP/1.1\r\nHost: a\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: "
+            + coding
+            + b"\r\n\r\n"
+            + chunked
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == b"400", answer
+    problem = json.loads(content)
+    assert problem["code"] == "bad-request" and coding.decode() in problem["detail"], problem

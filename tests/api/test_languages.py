@@ -425,7 +425,7 @@ PARAMETERS = [
     ("GET", "/v1/rulesets/numwars/deck?players=2", "players", "minimum"),
     ("GET", "/v1/rulesets/numwin/deck?players=9", "players", "maximum"),
     ("GET", "/v1/rulesets/numking/deck?players=4&zeros=maybe", "zeros", "type"),
-    ("POST", "/v1/games/" + "0" * 32 + "/seats/9/join", "seat", "maximum"),
+    ("GET", "/v1/games/" + "0" * 32 + "/events?limit=9999", "limit", "maximum"),
 ]
 #: English words that a French message about a parameter never holds.
 _ENGLISH = re.compile(r"\b(?:must|not|an?|integer|string|at (?:least|most)|given|times)\b")
