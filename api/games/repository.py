@@ -143,12 +143,11 @@ def _postgresql_now(element: DbNow, compiler: SQLCompiler, **kw: Any) -> str:
 #: Every column of a game but its checkpoint and its round's progress, which only a cold load
 #: reads (`_CHECKPOINT`), and the database's clock when the row was read (`db_now`: turn
 #: clocks).
+#: The columns of `games` a read leaves out (the checkpoint and progress: `_CHECKPOINT`; the
+#: sweep's bound; the creator token's hash, read by an abandon only).
+UNREAD_COLUMNS = frozenset({"checkpoint", "progress", "sweep_at", "creator_token_hash"})
 _GAME_COLUMNS = [
-    *(
-        c
-        for c in GAMES.c
-        if c.name not in ("checkpoint", "progress", "sweep_at", "creator_token_hash")
-    ),
+    *(c for c in GAMES.c if c.name not in UNREAD_COLUMNS),
     DbNow().label("db_now"),
 ]
 _GAME = select(*_GAME_COLUMNS).where(GAMES.c.id == bindparam("b_game"))
