@@ -101,41 +101,35 @@ def check_json_declared(request: Request[Any, Any, Any]) -> None:
     body sent to an operation that takes none (:func:`api.http.body.unwanted_body`)."""
     declared = [v for k, v in request.scope["headers"] if k.lower() == b"content-type"]
     if len(declared) > 1:  # one value only (RFC 9110 §8.3): a proxy may have read the other
-        raise ProblemError(
-            415,
-            "unsupported-media-type",
-            say(TWO_TYPES, count=len(declared)),
-            headers={"Accept-Post": "application/json"},
-        )
+        raise _unsupported(say(TWO_TYPES, count=len(declared)))
     content_type = request.headers.get("content-type")
     if content_type is None:
         if _has_body(request):
-            raise ProblemError(
-                415,
-                "unsupported-media-type",
-                say(NO_TYPE),
-                headers={"Accept-Post": "application/json"},
-            )
+            raise _unsupported(say(NO_TYPE))
         return
     if not is_json_media_type(content_type):
-        shown = content_type if len(content_type) <= 60 else content_type[:60] + "…"
-        raise ProblemError(
-            415,
-            "unsupported-media-type",
-            say(NOT_JSON, shown=shown),
-            headers={"Accept-Post": "application/json"},
-        )
+        raise _unsupported(say(NOT_JSON, shown=_shown(content_type)))
     coding = request.headers.get("content-encoding")
     if coding is not None and coding.strip().lower() not in ("", "identity"):
         # RFC 9110 §15.5.16: a content coding the server does not decode is 415 (a gzip
         # body was read as it came, as JSON)
-        shown = coding if len(coding) <= 60 else coding[:60] + "…"
-        raise ProblemError(
-            415,
-            "unsupported-media-type",
-            say(CODED, shown=shown),
-            headers={"Accept-Encoding": "identity"},
-        )
+        raise _unsupported(say(CODED, shown=_shown(coding)), {"Accept-Encoding": "identity"})
+
+
+def _unsupported(detail: Wording, headers: dict[str, str] | None = None) -> ProblemError:
+    """415 `unsupported-media-type`, saying what the server reads (`Accept-Post` unless
+    `headers` name it otherwise)."""
+    return ProblemError(
+        415,
+        "unsupported-media-type",
+        detail,
+        headers={"Accept-Post": "application/json"} if headers is None else headers,
+    )
+
+
+def _shown(value: str) -> str:
+    """A header's value as a refusal quotes it: its first 60 characters."""
+    return value if len(value) <= 60 else value[:60] + "…"
 
 
 TWO_TYPES = text(
