@@ -680,16 +680,18 @@ def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Lites
         limiter=limiters[0] if limiters else None,
         litestar_app=application,
     )
-    # A game in play's two requests (its view, an action), the same bytes without the pipeline.
+    observer = observe(application, settings)  # request id, access log, metrics (issue 13)
+    # A game in play's two requests (its view, an action), the same bytes without the pipeline;
+    # outermost, observing its own answers as Observe would (api.games.fast).
     if settings.fast_games:
         application.asgi_handler = FastGames(
-            application.asgi_handler,
+            observer,
+            observer=observer,
             max_body=settings.max_body_bytes,
             vary_origin=vary_origin,
             limiter=limiters[0] if limiters else None,
             litestar_app=application,
         )
-    observe(application, settings)  # outermost: request id, access log, metrics (issue 13)
     return application
 
 

@@ -4,9 +4,12 @@ A game in play is two requests an action: `GET /v1/games/{id}` (the seat's view,
 do) and `POST /v1/games/{id}/actions`. Litestar's pipeline around their handlers (hygiene's
 wrapper, the CORS middleware, the router, the request hooks, the signature model, the
 response object and its headers) cost about as much CPU as the handlers themselves, database
-round trip included. :class:`FastGames` sits beside :class:`api.rules.fast.FastRules`, inside
-:class:`api.ops.observe.Observe` (every request keeps its request id, access line and
-metrics), and calls the same service method the handler calls in the common case:
+round trip included. :class:`FastGames` is the app's outermost layer, around
+:class:`api.ops.observe.Observe`: every request keeps its request id, access line and
+metrics, the ones it answers itself from it directly (:meth:`Observe.finish`), without
+Observe's wrapper of `send`, and their answers go straight to uvicorn's connection
+(:func:`api.http.fastpath.respond`). It calls the same service method the handler calls in
+the common case:
 
 * the path is a game's (32 lowercase hex digits) or its actions', the method `GET` or `POST`,
   no query string;
@@ -24,11 +27,14 @@ the pipeline's first hook raises: the problem, its language and its headers are 
 pipeline's own, and the operation is never run twice (an action is applied once or refused
 once). Anything else not in the common case goes down the pipeline untouched, which answers it
 as before. The rate limiter, when on, counts the request here once (`COUNTED`, as the rules'
-fast path does). tests/api/test_fast_games.py holds both paths to the same bytes.
+fast path does). tests/games/test_fast_games.py holds both paths to the same bytes,
+tests/games/test_fast_games_served.py as uvicorn serves them.
 """
 
 from __future__ import annotations
 
+import functools
+import time
 from typing import Any
 
 import msgspec
@@ -50,7 +56,9 @@ from api.http.fastpath import (
 from api.http.languages import localized_json
 from api.http.responses import HEX_ID
 from api.http.tokens import SEAT_PREFIX, token_hash, well_formed
+from api.ops.logs import request_id
 from api.ops.metrics import metrics_of_state
+from api.ops.observe import BEGUN, Observe, request_id_of
 from engine.core.actions import Action
 
 _PREFIX = "/v1/games/"
@@ -64,10 +72,14 @@ _NO_STORE = (b"cache-control", b"no-store")
 
 
 class FastGames(FastPath):
-    """The ASGI wrapper described in the module docstring."""
+    """The ASGI wrapper described in the module docstring. It sits outside
+    :class:`api.ops.observe.Observe` (`observer`, the app it hands requests to): the answers
+    it sends itself get their request id, metrics and access line from it directly, without
+    Observe's wrapper of `send` (issue 27)."""
 
-    def __init__(self, app: ASGIApp, **config: Any) -> None:
+    def __init__(self, app: ASGIApp, *, observer: Observe, **config: Any) -> None:
         super().__init__(app, **config)
+        self.observer = observer
         self.decode_action = msgspec.json.Decoder(Action, strict=True).decode
 
     async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
@@ -87,18 +99,44 @@ class FastGames(FastPath):
         if plain is None or caller is None or not HEX_ID.fullmatch(game_id):
             await self.app(scope, receive, send)
             return
-        language = plain[0]
+        begun = (request_id_of(scope["headers"]), time.perf_counter())
+        token = request_id.set(begun[0])
+        route = None
+        try:
+            route = await self._serve(
+                scope, receive, send, game_id, caller, plain[0], acting, begun
+            )
+        finally:
+            request_id.reset(token)
+            if BEGUN not in scope:  # not handed on: answered here (500: it failed first)
+                self.observer.finish(scope, route, 500 if route is None else 200, begun)
+
+    async def _serve(
+        self,
+        scope: Any,
+        receive: Receive,
+        send: Send,
+        game_id: str,
+        caller: Credential,
+        language: str,
+        acting: bool,
+        begun: tuple[str, float],
+    ) -> str | None:
+        """Answer the request (its route), or hand it on with its id and start (`BEGUN`:
+        None)."""
         action = None
         if acting:
             body, receive = await read_body(receive, self.max_body)
             action = self._action(body)
             if action is None:  # the pipeline answers it (and reads the body again)
-                await self.app(scope, receive, send)
-                return
-        counted = await count(self.limiter, self.litestar_app, scope)
+                await self._hand_on(scope, receive, send, begun)
+                return None
+        counted = (
+            [] if self.limiter is None else await count(self.limiter, self.litestar_app, scope)
+        )
         if counted is None:  # the 429: the pipeline answers it
-            await self.app(scope, receive, send)
-            return
+            await self._hand_on(scope, receive, send, begun)
+            return None
         state = self.litestar_app.state
         games: GameService = state.games
         try:
@@ -113,8 +151,8 @@ class FastGames(FastPath):
         except Exception as exc:  # the pipeline answers it, as the handler's own exception
             scope[COUNTED] = counted
             scope[FAILED] = exc
-            await self.app(scope, receive, send)
-            return
+            await self._hand_on(scope, receive, send, begun)
+            return None
         if action is not None:
             metrics_of_state(state).actions_applied.inc()
         route = GAME_ROUTE if action is None else ACTIONS_ROUTE
@@ -127,7 +165,15 @@ class FastGames(FastPath):
             counted,
             worded=action is None,
             vary_origin=self.vary_origin,
+            request_id=begun[0],
         )
+        return route
+
+    async def _hand_on(
+        self, scope: Any, receive: Receive, send: Send, begun: tuple[str, float]
+    ) -> None:
+        scope[BEGUN] = begun
+        await self.app(scope, receive, send)
 
     def _action(self, body: bytes | None) -> Any:
         """The body's action, or None for anything the pipeline should refuse."""
@@ -148,6 +194,14 @@ def _seat_token(authorization: bytes | None) -> Credential | None:
     (:func:`api.games.routes.provide_caller`); None for any other header or none."""
     if authorization is None:
         return None
+    return _bearer_seat(authorization)
+
+
+@functools.lru_cache(maxsize=4096)
+def _bearer_seat(authorization: bytes) -> Credential | None:
+    """:func:`_seat_token` of a header, kept for the seats playing now: a game's seats send
+    the same header on every request, and its check and hash cost a request about 3 µs
+    (issue 27). What is kept is what the process was sent, and only in its memory."""
     scheme, _, token = authorization.decode("latin-1").strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token.startswith(SEAT_PREFIX) or not well_formed(token):

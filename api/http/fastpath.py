@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 from litestar.types import ASGIApp, Receive, Send
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCycle
 
 from api.http.hygiene import COUNTED, FAST_FAILED, NOSNIFF, _refuse_early
 from api.http.problems import ProblemError
@@ -68,16 +69,27 @@ class FastPath:
 def replay(chunks: list[bytes], last: Any, receive: Receive) -> Receive:
     """A `receive` that hands the pipeline the body read so far, then `last` (or the rest
     from the server when None)."""
-    pending = [{"type": "http.request", "body": c, "more_body": True} for c in chunks]
-    if last is not None:
-        pending.append(last)
+    return _Replay(chunks, last, receive)
 
-    async def replayed() -> Any:
-        if pending:
-            return pending.pop(0)
-        return await receive()
 
-    return replayed
+class _Replay:
+    """:func:`replay`'s `receive`: made for every body a fast path reads, used only when the
+    request is handed on, so its messages are made when asked for."""
+
+    __slots__ = ("chunks", "last", "receive")
+
+    def __init__(self, chunks: list[bytes], last: Any, receive: Receive) -> None:
+        self.chunks = chunks
+        self.last = last
+        self.receive = receive
+
+    async def __call__(self) -> Any:
+        if self.chunks:
+            return {"type": "http.request", "body": self.chunks.pop(0), "more_body": True}
+        last, self.last = self.last, None
+        if last is not None:
+            return last
+        return await self.receive()
 
 
 async def read_body(receive: Receive, max_body: int) -> tuple[bytes | None, Receive]:
@@ -173,11 +185,13 @@ async def respond(
     *,
     worded: bool,
     vary_origin: bool,
+    request_id: str | None = None,
 ) -> None:
     """Send a 200 of the JSON `content` with the pipeline's headers in its order: `head` (the
     operation's own), `Content-Type`, `Content-Length`, the limiter's, nosniff, then `Vary`
-    (`Accept-Language` when the answer is `worded`, `Origin` when CORS names its origins);
-    the access line and the metrics name `route`."""
+    (`Accept-Language` when the answer is `worded`, `Origin` when CORS names its origins),
+    and `X-Request-ID` when given (a fast path outside :class:`api.ops.observe.Observe`,
+    which adds it last to the others); the access line and the metrics name `route`."""
     headers = [*head, (b"content-type", JSON), (b"content-length", str(len(content)).encode())]
     headers.extend(counted)
     headers.append(NOSNIFF)
@@ -185,12 +199,54 @@ async def respond(
         headers.append((b"vary", b"Accept-Language, Origin" if vary_origin else b"Accept-Language"))
     elif vary_origin:
         headers.append((b"vary", b"Origin"))
+    if request_id is not None:
+        headers.append((b"x-request-id", request_id.encode()))
     record = scope.get(_RECORD)
     if record is not None:
         record["route"] = route
+    if _written(send, headers, content):
+        return
     out: Any = send  # plain dicts
     await out({"type": "http.response.start", "status": 200, "headers": headers})
     await out({"type": "http.response.body", "body": content})
+
+
+_OK = STATUS_LINE[200]
+
+
+def _written(send: Send, headers: list[tuple[bytes, bytes]], content: bytes) -> bool:
+    """Write the 200 straight to the connection when `send` is uvicorn's own HTTP/1.1
+    request-response cycle's (a fast path outside every wrapper of `send`), with the bytes
+    uvicorn's `send` would write for the two messages, in one write: its checks of each
+    header against control characters and its lower-casing are for headers an app may get
+    wrong, and a fast path's are its own constants, numbers, a language code and a sane
+    request id (issue 27). The cycle is left as uvicorn leaves it after a whole answer
+    (keep-alive, the next pipelined request). False (nothing written) for anything else: an
+    HTTP/1.0 cycle, a connection closing or whose writes are paused, uvicorn's access log
+    on."""
+    cycle: Any = getattr(send, "__self__", None)
+    if (
+        type(cycle) is not RequestResponseCycle
+        or cycle.response_started
+        or cycle.disconnected
+        or not cycle.keep_alive
+        or cycle.flow.write_paused
+        or cycle.access_log
+    ):
+        return False
+    cycle.response_started = True
+    cycle.waiting_for_100_continue = False
+    parts = [_OK]
+    for name, value in (*cycle.default_headers, *headers):
+        parts += (name, b": ", value, b"\r\n")
+    parts += (b"\r\n", content)
+    cycle.transport.write(b"".join(parts))
+    cycle.chunked_encoding = False
+    cycle.expected_content_length = 0
+    cycle.response_complete = True
+    cycle.message_event.set()
+    cycle.on_response()
+    return True
 
 
 def unwrap(app: Any, layer: type[Any]) -> None:

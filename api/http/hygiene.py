@@ -382,6 +382,12 @@ _ONCE_NAMES = {
 }
 
 
+#: `Host` values :data:`_HOST` took, so that the ones a deployment is sent are matched once
+#: (the first :data:`_HOSTS_KEPT`; a request with another one is matched as before).
+_HOSTS_SEEN: set[bytes] = set()
+_HOSTS_KEPT = 64
+
+
 def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
     """What no layer below should see: a `Host` whose port is no port (the app cannot build
     the request's URL) or that holds what no host holds (:data:`_HOST`: Litestar's router
@@ -404,8 +410,11 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
                 return 400, "bad-host", say(BAD_HOST)
             return 400, "bad-request", say(REPEATED_HEADER, name=_ONCE_NAMES[name])
         seen |= bit
-        if bit == 1 and _HOST.fullmatch(value) is None:
-            return 400, "bad-host", say(BAD_HOST)
+        if bit == 1 and value not in _HOSTS_SEEN:
+            if _HOST.fullmatch(value) is None:
+                return 400, "bad-host", say(BAD_HOST)
+            if len(_HOSTS_SEEN) < _HOSTS_KEPT:
+                _HOSTS_SEEN.add(value)
         if bit == 32 and value.strip().lower() != b"chunked":  # `gzip, chunked`: the parser
             # took the chunks and left the gzip (RFC 9112 §6.1: a coding not understood)
             shown = value[:60].decode("latin-1")

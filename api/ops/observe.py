@@ -17,6 +17,12 @@ The route template is what Litestar's router writes into the request's scope
 (`path_template`); hygiene hands the app a copy of the scope for HEAD requests, so
 :class:`NoteRoute`, just around the app, copies the template into the record this wrapper
 shares through the scope.
+
+A fast path outside this wrapper (:class:`api.games.fast.FastGames`, issue 27) does the same
+for the answers it sends itself: :func:`request_id_of`, the `X-Request-ID` header last, and
+:meth:`Observe.finish`. When it hands a request on after it began it (a refusal for the
+pipeline to word), it leaves its id and start in the scope (:data:`BEGUN`), which this
+wrapper takes: one id and one duration a request, whichever layer answers it.
 """
 
 from __future__ import annotations
@@ -45,9 +51,14 @@ _ID_PREFIX = secrets.token_hex(8)
 _ids = itertools.count(1)
 
 
-def _request_id(headers: list[tuple[bytes, bytes]]) -> str:
+#: The scope key of a request a fast path began observing: (its request id, its start).
+BEGUN = "numrules.observe.begun"
+
+
+def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
+    """The request's id: the client's `X-Request-ID` when sane, else a new one."""
     for name, value in headers:
-        if name.lower() == b"x-request-id":
+        if len(name) == 12 and name.lower() == b"x-request-id":
             text = value.decode("latin-1")
             if _SANE_ID.fullmatch(text):
                 return text
@@ -82,8 +93,12 @@ class Observe:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
-        rid = _request_id(scope["headers"])
+        begun = scope.get(BEGUN)
+        if begun is None:
+            started = time.perf_counter()
+            rid = request_id_of(scope["headers"])
+        else:
+            rid, started = begun
         record: dict[str, Any] = {"route": None}
         scope[_RECORD] = record
         status = 500  # what the server answers when the app fails before it starts one
@@ -101,18 +116,23 @@ class Observe:
             await self.app(scope, receive, send_wrapper)
         finally:
             request_id.reset(token)
-            seconds = time.perf_counter() - started
-            route = record["route"]
-            method = scope["method"]
-            self.metrics.observe(method, route or UNMATCHED, status, seconds)
-            if access_log.isEnabledFor(logging.INFO):
-                log_access(
-                    {
-                        "request_id": rid,
-                        "method": method,
-                        "route": route,
-                        "status": status,
-                        "duration_ms": round(seconds * 1000, 2),
-                        "client": client_address(scope, self.trusted),
-                    }
-                )
+            self.finish(scope, record["route"], status, (rid, started))
+
+    def finish(self, scope: Any, route: str | None, status: int, begun: tuple[str, float]) -> None:
+        """The request's metrics and access line, once it was answered with `status`
+        (`begun`: its request id and start)."""
+        rid, started = begun
+        seconds = time.perf_counter() - started
+        method = scope["method"]
+        self.metrics.observe(method, route or UNMATCHED, status, seconds)
+        if access_log.isEnabledFor(logging.INFO):
+            log_access(
+                {
+                    "request_id": rid,
+                    "method": method,
+                    "route": route,
+                    "status": status,
+                    "duration_ms": round(seconds * 1000, 2),
+                    "client": client_address(scope, self.trusted),
+                }
+            )

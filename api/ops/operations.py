@@ -52,17 +52,20 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 
-def observe(application: Litestar, settings: Settings) -> None:
+def observe(application: Litestar, settings: Settings) -> Observe:
     """Logs configured, metrics kept in `app.state.metrics`, and the whole app (hygiene
-    included) wrapped in :class:`api.ops.observe.Observe`. Call it last in `create_app`, after
-    `HttpHygiene` wrapped `note_route(application.asgi_handler)`."""
+    included) wrapped in :class:`api.ops.observe.Observe` (returned). Call it in `create_app`
+    after `HttpHygiene` wrapped `note_route(application.asgi_handler)`; only a fast path that
+    observes its own answers goes outside it."""
     configure_logging(settings)
     metrics = Metrics()
     metrics.bind(application.state)
     application.state.metrics = metrics
-    application.asgi_handler = Observe(
+    observer = Observe(
         application.asgi_handler, metrics, trusted_networks(settings.trusted_proxies)
     )
+    application.asgi_handler = observer
+    return observer
 
 
 note_route = NoteRoute

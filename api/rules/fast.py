@@ -70,7 +70,9 @@ class FastRules(FastPath):
         if body is None:
             await self.app(scope, replayed, send)
             return
-        counted = await count(self.limiter, self.litestar_app, scope)
+        counted = (
+            [] if self.limiter is None else await count(self.limiter, self.litestar_app, scope)
+        )
         if counted is None:  # the 429: the pipeline answers it
             await self.app(scope, replayed, send)
             return

@@ -573,7 +573,8 @@ class Match:
         self._outcome: MatchOutcome | None = None
         self._totals = [0] * players
         self._tied: list[int] = []
-        self._deck: dict[str, int] | None = None  # card → copies, for `check_cards`
+        #: card → copies, and the deck's name, for `check_cards`
+        self._deck: tuple[dict[str, int], Said] | None = None
         self._finished = 0  # rounds over (`rounds` of a resumed match lacks those before it)
 
     def _restore(self, checkpoint: MatchCheckpoint) -> None:
@@ -767,14 +768,15 @@ class Match:
     def check_cards(self, action: Action) -> None:
         """Refuse an action naming a card outside the match's deck (`InvalidInput`
         `unknown-card`, `card-not-in-deck`, `duplicate-card`, naming the field): what a client
-        sends is checked against the deck before a round reads it. The deck (card → copies) is
-        counted once per match."""
+        sends is checked against the deck before a round reads it. The deck (card → copies) and
+        its name are made once per match."""
         deck = self._deck
         if deck is None:
-            deck = self._deck = dict(Counter(self.rules.deck(self.players).cards))
-        check_action_cards(
-            deck, action, deck_name=say(MATCH_DECK, players=self.players, ruleset=self.rules.id)
-        )
+            deck = self._deck = (
+                dict(Counter(self.rules.deck(self.players).cards)),
+                say(MATCH_DECK, players=self.players, ruleset=self.rules.id),
+            )
+        check_action_cards(deck[0], action, deck_name=deck[1])
 
     def apply(self, seat: int, action: Action) -> list[EventBase]:
         """Apply one action to the current round; start the next round when it ends.

@@ -20,10 +20,10 @@ breakdown when first asked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from itertools import groupby
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -81,6 +81,9 @@ from engine.numwars.tricks import (
     neutralization_possible,
     resolve,
 )
+
+#: The type of a view the kernel builds (its game's `view` module's `View`).
+V = TypeVar("V")
 
 
 class Phase(StrEnum):
@@ -261,6 +264,45 @@ class NumWarsKernel:
 
     def _hand(self, seat: int) -> list[str]:
         return [p.card for suit in self._suits[seat] for p in suit]
+
+    def view(self, seat: int | None, view: Callable[..., V], captured: Callable[..., Any]) -> V:
+        """What `seat` may see (None: a spectator), as :func:`engine.numwars.view.view`
+        shows it with its types (`view`: its `View`, `captured`: its `Captured`), built here,
+        compiled with the state it reads (issue 27); `seat` is already checked."""
+        n = self.n
+        own = seat is not None
+        roles = self.roles
+        revealed = self.revealed
+        return view(
+            ruleset="numwars",
+            phase=self.phase.value,
+            round=self.setup.round,
+            dealer=self.dealer,
+            players=n,
+            seat=seat,
+            current_player=self.current_player,
+            actors=list(self.actors()),
+            hand=self.hand(seat) if seat is not None else None,
+            legal_actions=list(self.legal_actions(seat)) if seat is not None else None,
+            scores=[0] * n,
+            leader=self.leader,
+            hand_counts=self.hand_counts(),
+            roles=[roles[s] if revealed[s] or (own and s == seat) else None for s in range(n)],
+            role=roles[seat] if seat is not None else None,
+            trick=[TrickCard(seat=s, card=c) for s, c in self.trick],
+            tricks=self.finished_tricks(),
+            captured=[
+                captured(seat=s, cards=self.canon_pile(s), pairs=[list(p) for p in self.pairs[s]])
+                for s in range(n)
+            ],
+            bomb=self.bomb,
+            exchange_size=self.k,
+            passed_counts=[len(p) for p in self.passed],
+            passed=(
+                canon(self.passed[seat]) if seat is not None and self.phase is _EXCHANGE else None
+            ),
+            round_score=self.scores(),
+        )
 
     def hand(self, seat: int) -> list[str]:
         """The seat's hand in canonical order (:attr:`hands`' for one seat)."""

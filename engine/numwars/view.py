@@ -10,7 +10,6 @@ import msgspec
 
 from engine.core.base import BombResult, Role, RoundScore, TrickCard
 from engine.core.view import BaseView
-from engine.numwars.cards import canon
 from engine.numwars.tricks import FinishedTrick
 
 if TYPE_CHECKING:
@@ -43,40 +42,6 @@ class View(BaseView, frozen=True, kw_only=True):
 
 
 def view(state: NumWarsKernel, seat: int | None) -> View:
-    """What `seat` may see (None: a spectator); `seat` is already checked."""
-    n = state.n
-    own = seat is not None
-    return View(
-        ruleset="numwars",
-        phase=state.phase.value,
-        round=state.setup.round,
-        dealer=state.dealer,
-        players=n,
-        seat=seat,
-        current_player=state.current_player,
-        actors=list(state.actors()),
-        hand=state.hand(seat) if seat is not None else None,
-        legal_actions=list(state.legal_actions(seat)) if seat is not None else None,
-        scores=[0] * n,
-        leader=state.leader,
-        hand_counts=state.hand_counts(),
-        roles=[
-            state.roles[s] if state.revealed[s] or (own and s == seat) else None for s in range(n)
-        ],
-        role=state.roles[seat] if seat is not None else None,
-        trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
-        tricks=state.finished_tricks(),
-        captured=[
-            Captured(seat=s, cards=state.canon_pile(s), pairs=[list(p) for p in state.pairs[s]])
-            for s in range(n)
-        ],
-        bomb=state.bomb,
-        exchange_size=state.k,
-        passed_counts=[len(p) for p in state.passed],
-        passed=(
-            canon(state.passed[seat])
-            if seat is not None and state.phase.value == "exchange"
-            else None
-        ),
-        round_score=state.scores(),
-    )
+    """What `seat` may see (None: a spectator); `seat` is already checked. Built by the
+    compiled kernel (:meth:`NumWarsKernel.view`) with this module's types."""
+    return state.view(seat, View, Captured)

@@ -27,7 +27,7 @@ The round object calls `checked_legal_actions` and `checked_apply` (engine.core.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, Final, TypeVar
 
@@ -73,6 +73,7 @@ from engine.numwars_classic.cards import (
     PILE_BIT,
     RAINBOW,
     RED,
+    RULESET_ID,
     SHADOW,
     TRUMP_ASKED,
     VALUE,
@@ -157,6 +158,8 @@ _INFO: Final[dict[str, tuple[int, int, int, int]]] = {
 }
 
 A = TypeVar("A")
+#: The type of a view the kernel builds (its game's `view` module's `View`).
+V = TypeVar("V")
 
 
 def _pass_events(players: int) -> list[dict[str, EventBase]]:
@@ -267,6 +270,44 @@ class ClassicKernel:
         self._waiting = list(range(n))  # seats still owing a pass (exchange) or a show (show)
         self._pass_events = _pass_events(n)
         self._new_trick()
+
+    def view(self, seat: int | None, view: Callable[..., V]) -> V:
+        """What `seat` may see (None: a spectator), as :func:`engine.numwars_classic.view.view`
+        shows it with its type (`view`: its `View`), built here, compiled with the state it
+        reads (issue 27); `seat` is already checked."""
+        n = self.players
+        alliance = self.alliance
+        partner = self.partner(seat) if alliance and seat is not None else None
+        return view(
+            ruleset=RULESET_ID,
+            phase=str(self.phase),
+            round=self.setup.round,
+            dealer=self.setup.dealer,
+            players=n,
+            seat=seat,
+            current_player=self.current_player,
+            actors=list(self.actors()),
+            hand=canonical(self.hands[seat]) if seat is not None else None,
+            legal_actions=list(self.legal_actions(seat)) if seat is not None else None,
+            scores=[0] * n,
+            leader=self.leader,
+            hand_counts=[len(h) for h in self.hands],
+            exchange_size=self.exchange_size,
+            passed_counts=[len(p) for p in self.passed],
+            trick=[TrickCard(seat=s, card=c) for s, c in self.trick],
+            tricks=self.finished_tricks(),
+            captured=[canonical(p) for p in self.piles],
+            set_aside_count=len(self.set_aside),
+            teams=[[s, s + n // 2] for s in range(n // 2)] if alliance else None,
+            has_shown=list(self.has_shown) if alliance else None,
+            passed=canonical(self.passed[seat]) if seat is not None else None,
+            received=list(self.received[seat]) if seat is not None else None,
+            shown=self.shown[seat] if alliance and seat is not None else None,
+            partner_shown=(
+                self.shown[partner] if partner is not None and self.has_shown[partner] else None
+            ),
+            round_score=self.scores(),
+        )
 
     def _new_trick(self) -> None:
         self.trick_cards: list[str] = []  # in play order, from `leader`

@@ -7,9 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from engine.core.base import RoundScore, TrickCard
-from engine.core.cards import canonical
 from engine.core.view import BaseView
-from engine.numwars_classic.cards import RULESET_ID
 from engine.numwars_classic.tricks import ClassicFinishedTrick
 
 if TYPE_CHECKING:
@@ -37,37 +35,6 @@ class View(BaseView, frozen=True, kw_only=True):
 
 
 def view(state: ClassicKernel, seat: int | None) -> View:
-    """What `seat` may see (None: a spectator); `seat` is already checked."""
-    n = state.players
-    alliance = state.alliance
-    partner = state.partner(seat) if alliance and seat is not None else None
-    return View(
-        ruleset=RULESET_ID,
-        phase=str(state.phase),
-        round=state.setup.round,
-        dealer=state.setup.dealer,
-        players=n,
-        seat=seat,
-        current_player=state.current_player,
-        actors=list(state.actors()),
-        hand=canonical(state.hands[seat]) if seat is not None else None,
-        legal_actions=list(state.legal_actions(seat)) if seat is not None else None,
-        scores=[0] * n,
-        leader=state.leader,
-        hand_counts=[len(h) for h in state.hands],
-        exchange_size=state.exchange_size,
-        passed_counts=[len(p) for p in state.passed],
-        trick=[TrickCard(seat=s, card=c) for s, c in state.trick],
-        tricks=state.finished_tricks(),
-        captured=[canonical(p) for p in state.piles],
-        set_aside_count=len(state.set_aside),
-        teams=[[s, s + n // 2] for s in range(n // 2)] if alliance else None,
-        has_shown=list(state.has_shown) if alliance else None,
-        passed=canonical(state.passed[seat]) if seat is not None else None,
-        received=list(state.received[seat]) if seat is not None else None,
-        shown=state.shown[seat] if alliance and seat is not None else None,
-        partner_shown=(
-            state.shown[partner] if partner is not None and state.has_shown[partner] else None
-        ),
-        round_score=state.scores(),
-    )
+    """What `seat` may see (None: a spectator); `seat` is already checked. Built by the
+    compiled kernel (:meth:`ClassicKernel.view`) with this module's type."""
+    return state.view(seat, View)

@@ -66,8 +66,9 @@ Choices where the spec is silent (documented here and in the API docs):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -125,6 +126,10 @@ from engine.numwin.cards import DECK, TARGET_SIZE, is_action, may_pair
 from engine.numwin.scoring import NumWinHand, score_hands
 
 _IS_ACTION: tuple[bool, ...] = tuple(is_action(c) for c in DECK)
+
+
+#: The type of a view the kernel builds (its game's `view` module's `View`).
+V = TypeVar("V")
 
 
 class Phase(StrEnum):
@@ -199,6 +204,73 @@ class NumWinKernel:
         self._phase = Phase.SHOW if self.teams else Phase.DRAW
         if not self.teams:
             self._start_turn(setup.dealer, [])
+
+    def view(
+        self,
+        seat: int | None,
+        view_type: Callable[..., V],
+        combination_type: Callable[..., Any],
+        in_hand_type: Callable[..., Any],
+        pending_type: Callable[..., Any],
+    ) -> V:
+        """What `seat` has seen (None: what every seat has seen), as
+        :func:`engine.numwin.view.view` shows it with its types (its `View`, `Combination`,
+        `InHand` and `Pending`), built here, compiled with the state it reads (issue 27);
+        `seat` is already checked."""
+        visible = self.visible
+        held = self.hand
+        in_hand = None
+        if held >= 0:
+            in_hand = in_hand_type(
+                seat=self.turn,
+                card=DECK[held] if visible(seat, held) else None,
+                from_=self.hand_src,
+            )
+        hand: list[str] | None = None
+        if seat is not None:  # the seat's own hand: the card it holds on its turn
+            hand = [DECK[held]] if held >= 0 and self.turn == seat and visible(seat, held) else []
+        n = self.n
+        return view_type(
+            ruleset="numwin",
+            phase=self.phase,
+            round=self.setup.round,
+            dealer=self.setup.dealer,
+            players=n,
+            seat=seat,
+            current_player=self.current_player,
+            actors=list(self.actors()),
+            hand=hand,
+            legal_actions=list(self.legal_actions(seat)) if seat is not None else None,
+            scores=[0] * n,
+            turns=self.turns,
+            combinations=[
+                combination_type(
+                    seat=s,
+                    count=len(comb),
+                    cards=[DECK[c] if visible(seat, c) else None for c in comb],
+                    locked=[self.locked[c] for c in comb],
+                    face_up=[self.faceup[c] or self.locked[c] for c in comb],
+                )
+                for s, comb in enumerate(self.comb)
+            ],
+            in_hand=in_hand,
+            discard=DECK[self.discard[-1]] if self.discard else None,
+            discard_count=len(self.discard),
+            draw_pile_count=len(self.pile),
+            set_aside_count=len(self.aside),
+            snap_open=self.snap_open,
+            pending=(
+                pending_type(seat=self.turn, action=self.pending, step=int(self.swipe_from >= 0))
+                if self.pending
+                else None
+            ),
+            call_open=self.call_seat if self.call_seat >= 0 else None,
+            caller=self.caller,
+            last_turns=list(self.last_turns) if self.last_turns is not None else None,
+            end=self.end or None,
+            shown=[s for s in range(n) if self.shown >> s & 1] if self.teams else None,
+            round_score=self.scores(),
+        )
 
     def resume_in(self, phase: str) -> None:
         """Set the phase by its name: a position rebuilt from a view (a bot's sampled world,

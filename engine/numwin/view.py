@@ -67,56 +67,6 @@ class View(BaseView, frozen=True, kw_only=True):
 
 
 def view(state: NumWinKernel, seat: int | None) -> View:
-    """What `seat` has seen (None: what every seat has seen); `seat` is already checked."""
-    visible = state.visible
-    held = state.hand
-    in_hand = None
-    if held >= 0:
-        in_hand = InHand(
-            seat=state.turn, card=DECK[held] if visible(seat, held) else None, from_=state.hand_src
-        )
-    hand: list[str] | None = None
-    if seat is not None:  # the seat's own hand: the card it holds on its turn
-        hand = [DECK[held]] if held >= 0 and state.turn == seat and visible(seat, held) else []
-    n = state.n
-    return View(
-        ruleset="numwin",
-        phase=state.phase,
-        round=state.setup.round,
-        dealer=state.setup.dealer,
-        players=n,
-        seat=seat,
-        current_player=state.current_player,
-        actors=list(state.actors()),
-        hand=hand,
-        legal_actions=list(state.legal_actions(seat)) if seat is not None else None,
-        scores=[0] * n,
-        turns=state.turns,
-        combinations=[
-            Combination(
-                seat=s,
-                count=len(comb),
-                cards=[DECK[c] if visible(seat, c) else None for c in comb],
-                locked=[state.locked[c] for c in comb],
-                face_up=[state.faceup[c] or state.locked[c] for c in comb],
-            )
-            for s, comb in enumerate(state.comb)
-        ],
-        in_hand=in_hand,
-        discard=DECK[state.discard[-1]] if state.discard else None,
-        discard_count=len(state.discard),
-        draw_pile_count=len(state.pile),
-        set_aside_count=len(state.aside),
-        snap_open=state.snap_open,
-        pending=(
-            Pending(seat=state.turn, action=state.pending, step=int(state.swipe_from >= 0))
-            if state.pending
-            else None
-        ),
-        call_open=state.call_seat if state.call_seat >= 0 else None,
-        caller=state.caller,
-        last_turns=list(state.last_turns) if state.last_turns is not None else None,
-        end=state.end or None,
-        shown=[s for s in range(n) if state.shown >> s & 1] if state.teams else None,
-        round_score=state.scores(),
-    )
+    """What `seat` has seen (None: what every seat has seen); `seat` is already checked. Built by the
+    compiled kernel (:meth:`NumWinKernel.view`) with this module's types."""
+    return state.view(seat, View, Combination, InHand, Pending)

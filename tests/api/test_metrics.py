@@ -3,6 +3,7 @@ template, stored-game counters, open streams and the database pool."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -153,3 +154,54 @@ def test_requests_are_exposed_as_prometheus_client_s_own_would_be() -> None:
         assert text == generate_latest(theirs) and b"_created" not in text
     finally:
         enable_created_metrics()
+
+
+def test_a_game_s_fast_path_observes_each_request_once(
+    client: TestClient[Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The games' fast path sits outside the observing layer (issue 27): a request it answers,
+    one it hands on after starting it (the service refused it) and one it never takes each
+    carry their one request id and are counted and logged once, under their route."""
+    created = client.post("/v1/games", json={"ruleset": "numwars", "players": PLAYERS})
+    game = created.json()
+    tokens = [s["token"] for s in game["seats"]]
+    actor = game["view"]["actors"][0]
+    idle = next(s for s in range(len(tokens)) if s not in game["view"]["actors"])
+    path = f"/v1/games/{game['id']}"
+    view = client.get(path, headers={"Authorization": f"Bearer {tokens[actor]}"}).json()["view"]
+    before = scrape(client)
+    caplog.set_level(logging.INFO, logger="numrules.access")
+    answered = client.get(
+        path, headers={"Authorization": f"Bearer {tokens[idle]}", "X-Request-ID": "fast-1"}
+    )
+    refused = client.post(
+        f"{path}/actions",
+        json=view["legal_actions"][0],
+        headers={"Authorization": f"Bearer {tokens[idle]}", "X-Request-ID": "handed-2"},
+    )
+    untaken = client.get(path, headers={"Authorization": "Bearer x", "X-Request-ID": "slow-3"})
+    after = scrape(client)
+    assert (answered.status_code, refused.status_code, untaken.status_code) == (200, 409, 401)
+    for answer, rid in ((answered, "fast-1"), (refused, "handed-2"), (untaken, "slow-3")):
+        assert answer.headers.get_list("x-request-id") == [rid]
+    counted = {
+        (method, route, status): requests_of(after, method, route, status)
+        - requests_of(before, method, route, status)
+        for method, route, status in (
+            ("GET", "/v1/games/{game_id}", 200),
+            ("POST", "/v1/games/{game_id}/actions", 409),
+            ("GET", "/v1/games/{game_id}", 401),
+        )
+    }
+    assert set(counted.values()) == {1.0}, counted
+    fields = [vars(r) for r in caplog.records if r.name == "numrules.access"]
+    lines = [
+        (f["request_id"], f["route"], f["status"])
+        for f in fields
+        if f["request_id"] in ("fast-1", "handed-2", "slow-3")
+    ]
+    assert sorted(lines) == [
+        ("fast-1", "/v1/games/{game_id}", 200),
+        ("handed-2", "/v1/games/{game_id}/actions", 409),
+        ("slow-3", "/v1/games/{game_id}", 401),
+    ]
