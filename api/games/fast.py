@@ -33,7 +33,6 @@ tests/games/test_fast_games_served.py as uvicorn serves them.
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Any
 
@@ -103,9 +102,22 @@ class FastGames(FastPath):
         token = request_id.set(begun[0])
         route = None
         try:
-            route = await self._serve(
+            answer = await self._serve(
                 scope, receive, send, game_id, caller, plain[0], acting, begun
             )
+            if answer is not None:
+                route, content, head, counted = answer
+                await respond(
+                    send,
+                    scope,
+                    route,
+                    content,
+                    head,
+                    counted,
+                    worded=route == GAME_ROUTE,
+                    vary_origin=self.vary_origin,
+                    request_id=begun[0],
+                )
         finally:
             request_id.reset(token)
             if BEGUN not in scope:  # not handed on: answered here (500: it failed first)
@@ -121,9 +133,9 @@ class FastGames(FastPath):
         language: str,
         acting: bool,
         begun: tuple[str, float],
-    ) -> str | None:
-        """Answer the request (its route), or hand it on with its id and start (`BEGUN`:
-        None)."""
+    ) -> tuple[str, bytes, list[tuple[bytes, bytes]], list[tuple[bytes, bytes]]] | None:
+        """The answer to send (its route, content, own headers and the limiter's), or None
+        once the request was handed on with its id and start (`BEGUN`)."""
         action = None
         if acting:
             body, receive = await read_body(receive, self.max_body)
@@ -155,19 +167,7 @@ class FastGames(FastPath):
             return None
         if action is not None:
             metrics_of_state(state).actions_applied.inc()
-        route = GAME_ROUTE if action is None else ACTIONS_ROUTE
-        await respond(
-            send,
-            scope,
-            route,
-            content,
-            head,
-            counted,
-            worded=action is None,
-            vary_origin=self.vary_origin,
-            request_id=begun[0],
-        )
-        return route
+        return GAME_ROUTE if action is None else ACTIONS_ROUTE, content, head, counted
 
     async def _hand_on(
         self, scope: Any, receive: Receive, send: Send, begun: tuple[str, float]
@@ -189,19 +189,33 @@ def _etag(version: int) -> tuple[bytes, bytes]:
     return b"etag", f'"{version}"'.encode()
 
 
+#: Seat headers already checked and hashed (:func:`_seat_token`), at most :data:`_SEATS_KEPT`.
+_SEATS: dict[bytes, Credential] = {}
+_SEATS_KEPT = 4096
+
+
 def _seat_token(authorization: bytes | None) -> Credential | None:
     """The caller of `Authorization: Bearer <seat token>` as the handlers resolve it
-    (:func:`api.games.routes.provide_caller`); None for any other header or none."""
+    (:func:`api.games.routes.provide_caller`); None for any other header or none.
+
+    A game's seats send the same header on every request, and its check and hash cost a
+    request about 3 µs (issue 27): a header that is a seat token's (at most 200 characters:
+    `well_formed`) is kept, once checked, with its caller; when :data:`_SEATS_KEPT` are
+    kept, they are let go together. Any other header is checked every time and never kept,
+    so junk costs no memory (an attacker's finding)."""
     if authorization is None:
         return None
-    return _bearer_seat(authorization)
+    caller = _SEATS.get(authorization)
+    if caller is None:
+        caller = _bearer_seat(authorization)
+        if caller is not None:
+            if len(_SEATS) >= _SEATS_KEPT:
+                _SEATS.clear()
+            _SEATS[authorization] = caller
+    return caller
 
 
-@functools.lru_cache(maxsize=4096)
 def _bearer_seat(authorization: bytes) -> Credential | None:
-    """:func:`_seat_token` of a header, kept for the seats playing now: a game's seats send
-    the same header on every request, and its check and hash cost a request about 3 µs
-    (issue 27). What is kept is what the process was sent, and only in its memory."""
     scheme, _, token = authorization.decode("latin-1").strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token.startswith(SEAT_PREFIX) or not well_formed(token):

@@ -1706,7 +1706,9 @@ class GameService:
         version = int(ended[-1]["from"]) if ended else game.version
         clock = clock_of(game)
         how = "auto" if clock is None else clock.on_timeout
-        return TurnTimedOut(say(TURN_TIMED_OUT, seat=seat, version=version, how=TIMEOUT_HOW[how]))
+        return TurnTimedOut(
+            say(TURN_TIMED_OUT, seat=seat, version=version, how=say(TIMEOUT_HOW[how]))
+        )
 
     async def _unanswered(self, conn: AsyncConnection, game: GameRow, seat: int) -> bool:
         """Whether the seat's turn ended by timeout and the seat has not acted since."""

@@ -222,8 +222,10 @@ def _written(send: Send, headers: list[tuple[bytes, bytes]], content: bytes) -> 
     wrong, and a fast path's are its own constants, numbers, a language code and a sane
     request id (issue 27). The cycle is left as uvicorn leaves it after a whole answer
     (keep-alive, the next pipelined request). False (nothing written) for anything else: an
-    HTTP/1.0 cycle, a connection closing or whose writes are paused, uvicorn's access log
-    on."""
+    HTTP/1.0 cycle, a connection asking to close or whose writes are paused, uvicorn's
+    access log on. A connection the client closed meanwhile is written nothing (uvicorn marks
+    only the last request it read disconnected, not a pipelined one still running: its own
+    `send` would raise on the closed transport)."""
     cycle: Any = getattr(send, "__self__", None)
     if (
         type(cycle) is not RequestResponseCycle
@@ -236,11 +238,12 @@ def _written(send: Send, headers: list[tuple[bytes, bytes]], content: bytes) -> 
         return False
     cycle.response_started = True
     cycle.waiting_for_100_continue = False
-    parts = [_OK]
-    for name, value in (*cycle.default_headers, *headers):
-        parts += (name, b": ", value, b"\r\n")
-    parts += (b"\r\n", content)
-    cycle.transport.write(b"".join(parts))
+    if not cycle.transport.is_closing():
+        parts = [_OK]
+        for name, value in (*cycle.default_headers, *headers):
+            parts += (name, b": ", value, b"\r\n")
+        parts += (b"\r\n", content)
+        cycle.transport.write(b"".join(parts))
     cycle.chunked_encoding = False
     cycle.expected_content_length = 0
     cycle.response_complete = True

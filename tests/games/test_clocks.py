@@ -314,6 +314,9 @@ def test_abandon_ends_the_game_with_a_timeout_event(pg_head: str) -> None:
         late = await _refusal(service.act(created.id, seat0, view.legal_actions[0], None, None))
         assert isinstance(late, TurnTimedOut) and late.code == "turn-timed-out"
         assert "abandoned" in late.render("en") and "abandonnée" in late.render("fr")
+        # how it ended, in words (it read "Text(key='timeout-abandon', en=…)": an attacker's
+        # finding)
+        assert "Text(" not in late.render("en") + late.render("fr"), late.render("en")
         over = await _refusal(service.act(created.id, seat1, view.legal_actions[0], None, None))
         assert isinstance(over, Conflict) and over.code == "game-over"
         assert (await service.export(created.id)).actions == []

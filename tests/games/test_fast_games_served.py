@@ -5,13 +5,16 @@ and HTTP/1.0 behave as they do for any answer."""
 
 from __future__ import annotations
 
+import logging
 import socket
+import time
 from typing import Any
 
 import httpx
 import pytest
 
 from api.app import create_app
+from api.games import fast
 from api.http import fastpath
 from api.ops.server import server_options
 from api.ops.settings import Settings
@@ -111,3 +114,79 @@ def test_the_fast_path_writes_the_pipeline_s_bytes_and_keeps_the_connection(
     # written straight: the first view, then the pipelined view and action; not the one
     # asking to close, nor HTTP/1.0's
     assert written == [True, True, True, False, False], written
+
+
+def test_an_action_whose_client_closed_a_pipelined_connection_is_counted_as_applied(
+    pg_head: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client pipelines a view, an action and a view, then half-closes: uvicorn closes the
+    connection but marks only the last request it read disconnected. The running action's
+    answer is written nothing (the transport is closing), and the applied action is counted
+    200 under its route, as without the fast path, not `unmatched` 500 (an attacker's
+    finding: the write on the closed transport raised)."""
+    app = create_app(Settings(database_url=pg_head, rate_limit_per_minute=0))
+    with serve(app, **server_options(Settings())) as (host, port):
+        base = f"http://{host}:{port}"
+        game: dict[str, Any] = httpx.post(
+            f"{base}/v1/games", json={"ruleset": "numwars", "players": PLAYERS}
+        ).json()
+        path = f"/v1/games/{game['id']}"
+        token = game["seats"][game["view"]["actors"][0]]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        view = httpx.get(f"{base}{path}", headers=auth).json()
+        action = httpx.Request("POST", "/", json=view["view"]["legal_actions"][0]).content
+        before = httpx.get(f"{base}/metrics").text
+        with socket.create_connection((host, port), timeout=10) as sock:
+            sock.sendall(
+                _request("GET", path, token)
+                + _request("POST", f"{path}/actions", token, action)
+                + _request("GET", path, token)
+            )
+            sock.shutdown(socket.SHUT_WR)
+            while sock.recv(65536):
+                pass
+        for _ in range(50):  # the action's task ends after the connection's
+            after = httpx.get(f"{base}/metrics").text
+            if _posts(after, "200") > _posts(before, "200"):
+                break
+            time.sleep(0.1)
+        assert httpx.get(f"{base}{path}", headers=auth).json()["version"] == 1
+    assert _posts(after, "200") == _posts(before, "200") + 1
+    assert "500" not in {line.split('status="')[1][:3] for line in _post_lines(after)}
+    failed = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not failed, [r.getMessage() for r in failed]  # nothing written, nothing raised
+
+
+def _post_lines(metrics: str) -> list[str]:
+    return [
+        line
+        for line in metrics.splitlines()
+        if line.startswith("numrules_http_requests_total{") and 'method="POST"' in line
+    ]
+
+
+def _posts(metrics: str, status: str) -> float:
+    route = 'route="/v1/games/{game_id}/actions"'
+    return sum(
+        float(line.rpartition(" ")[2])
+        for line in _post_lines(metrics)
+        if route in line and f'status="{status}"' in line
+    )
+
+
+def test_only_seat_headers_are_kept() -> None:
+    """A seat's `Authorization` is checked and hashed once, then kept; junk (up to the
+    header cap) is checked every time and never kept (an attacker's finding: 4,096 headers of
+    30 KB each were kept, about 120 MB a worker)."""
+    fast._SEATS.clear()
+    for i in range(50):
+        assert fast._seat_token(b"Bearer " + str(i).encode() + b"x" * 30_000) is None
+        assert fast._seat_token(b"Basic nrg_" + str(i).encode()) is None
+    assert fast._SEATS == {}
+    header = b"Bearer nrg_" + b"A" * 43
+    caller = fast._seat_token(header)
+    assert caller is not None and {header: caller} == fast._SEATS
+    assert fast._seat_token(header) is caller
+    for i in range(fast._SEATS_KEPT + 1):  # bounded: let go together when full
+        fast._seat_token(b"Bearer nrg_%d" % i)
+    assert 0 < len(fast._SEATS) <= fast._SEATS_KEPT
