@@ -161,11 +161,10 @@ def plain_language(
 
 
 async def count(limiter: Any, litestar_app: Any, scope: Any) -> list[tuple[bytes, bytes]] | None:
-    """Count the request once with the rate limiter (None: the limit is off): its
-    `RateLimit-*` headers, or None when it is over the limit, the 429 then in the scope
-    (`COUNTED`) for the pipeline to answer, which counts nothing again."""
-    if limiter is None:
-        return []
+    """Count the request once with the rate limiter (the fast paths skip the call when the
+    limit is off: their headers are then `[]`): its `RateLimit-*` headers, or None when it is
+    over the limit, the 429 then in the scope (`COUNTED`) for the pipeline to answer, which
+    counts nothing again."""
     scope["litestar_app"] = litestar_app
     try:
         headers: list[tuple[bytes, bytes]] = await limiter.counted(scope)
