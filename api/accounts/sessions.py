@@ -20,7 +20,14 @@ from api.accounts import texts as T
 from api.db.models import Account, AccountSession, table
 from api.http.domain import Invalid, Unauthenticated, field_error
 from api.http.problems import shorten
-from api.http.tokens import API_KEY_PREFIX, SESSION_TOKEN, bearer, token_hash, unauthorized
+from api.http.tokens import (
+    API_KEY_PREFIX,
+    SESSION_TOKEN,
+    bearer,
+    kind_of,
+    token_hash,
+    unauthorized,
+)
 from engine.core.texts import say
 from engine.registry import SPECS
 
@@ -64,6 +71,9 @@ async def optional_session(request: Request[Any, Any, Any]) -> Caller | None:
     if caller is None:
         if token.startswith(API_KEY_PREFIX):
             raise unauthorized(say(T.KEY_NOT_SESSION))
+        kind = kind_of(token)
+        if kind is not None and kind is not SESSION_TOKEN:  # a seat's, a sheet's, a creator's
+            raise unauthorized(say(T.TOKEN_NOT_SESSION, kind=say(kind)))
         raise unauthorized(say(T.SESSION_UNKNOWN))
     return caller
 

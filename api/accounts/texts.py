@@ -143,6 +143,12 @@ KEY_NOT_SESSION = text(
     "an API key only meters requests: this needs a session token",
     "une clé d’API ne sert qu’à compter les requêtes\u00a0: il faut ici un jeton de session",
 )
+TOKEN_NOT_SESSION = text(
+    "token-not-session",
+    "a {kind} is not a session token: this needs Authorization: Bearer <session token>",
+    "un {kind} n’est pas un jeton de session\u00a0: il faut ici Authorization: Bearer "
+    "<jeton de session>",
+)
 SESSION_UNKNOWN = text(
     "session-unknown",
     "the session token is unknown, expired or ended",

@@ -24,6 +24,7 @@ Two pieces:
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from email.message import Message
 from http import HTTPStatus
@@ -351,8 +352,17 @@ _HOST = re.compile(
 
 def is_host(value: bytes) -> bool:
     """Whether `value` is a `Host` this service takes (:data:`_HOST`); an empty one is (a URI
-    without authority, RFC 9112 §3.2)."""
-    return _HOST.fullmatch(value) is not None
+    without authority, RFC 9112 §3.2). Between brackets, an IPv6 address as RFC 4291 writes
+    it (`[::1]`; `[...]` or `[:]` are not one: the pattern takes any hex digits, colons and
+    dots there)."""
+    if _HOST.fullmatch(value) is None:
+        return False
+    if value[:1] == b"[":
+        try:
+            ipaddress.IPv6Address(value[1 : value.index(b"]")].decode("ascii"))
+        except ValueError:
+            return False
+    return True
 
 
 #: The request headers that take one value (RFC 9110 §5.3: a sender never sends a singleton
@@ -382,7 +392,7 @@ _ONCE_NAMES = {
 }
 
 
-#: `Host` values :data:`_HOST` took, so that the ones a deployment is sent are matched once
+#: `Host` values :func:`is_host` took, so that the ones a deployment is sent are matched once
 #: (the first :data:`_HOSTS_KEPT`; a request with another one is matched as before).
 _HOSTS_SEEN: set[bytes] = set()
 _HOSTS_KEPT = 64
@@ -411,7 +421,7 @@ def _refuse_early(scope: Any) -> tuple[int, str, Wording] | None:
             return 400, "bad-request", say(REPEATED_HEADER, name=_ONCE_NAMES[name])
         seen |= bit
         if bit == 1 and value not in _HOSTS_SEEN:
-            if _HOST.fullmatch(value) is None:
+            if not is_host(value):
                 return 400, "bad-host", say(BAD_HOST)
             if len(_HOSTS_SEEN) < _HOSTS_KEPT:
                 _HOSTS_SEEN.add(value)

@@ -450,6 +450,23 @@ KIB = text("kib", "{count} KiB", "{count} Kio")
 BYTES = text("bytes", "{count} bytes", "{count} octets")
 
 
+#: The order of the methods a 405's `Allow` names (any other after them, in alphabetical order).
+_METHOD_ORDER = {
+    m: i for i, m in enumerate(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
+}
+
+
+def canonical_allow(allow: str) -> str:
+    """A 405's `Allow` in one order, every time: Litestar lists a resource's methods in the
+    order of a dict built from a set, which changed with each process's hash seed (the same
+    request answered `GET, DELETE` by one worker and `DELETE, GET` by another); HEAD beside
+    GET, as api.http.hygiene answers it."""
+    methods = {m.strip().upper() for m in allow.split(",") if m.strip()}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods, key=lambda m: (_METHOD_ORDER.get(m, len(_METHOD_ORDER)), m)))
+
+
 def _method_detail(method: str, allow: str) -> Message:
     """A 405's detail: the methods the resource takes (its `Allow`, HEAD with GET as
     api.http.hygiene answers it, OPTIONS left out: only CORS preflights use it)."""
@@ -562,12 +579,15 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         status = exc.status_code
         code = STATUS_CODES.get(status, "http-error")
         detail: Message = _http_detail(status, exc.detail)
+        headers = exc.headers
         if status == 405:
-            detail = _method_detail(request.method, (exc.headers or {}).get("allow", ""))
+            allow = canonical_allow((headers or {}).get("allow", ""))
+            headers = {**(headers or {}), "allow": allow}
+            detail = _method_detail(request.method, allow)
         elif status == 413:
             detail = _size_detail(request.route_handler.resolve_request_max_body_size())
         problem = make_problem(status, code, detail, language=language)
-        return problem_response(problem, exc.headers, language)
+        return problem_response(problem, headers, language)
     path = request.scope.get("path", "")  # not request.url: it may not parse
     if (reason := unavailable(exc)) is not None:
         # the database refused, vanished, or did not answer in time: try again, not a bug

@@ -41,6 +41,15 @@ CREATOR_PREFIX = "nrh_"
 API_KEY_PREFIX = "nrk_"
 
 
+def kind_of(token: str) -> Text | None:
+    """What kind of token `token` is by its prefix (an API key's aside: it has its own
+    words), None without one of theirs."""
+    for prefix, kind in _KINDS:
+        if token.startswith(prefix):
+            return kind
+    return None
+
+
 def new_token(prefix: str = "") -> str:
     return prefix + secrets.token_urlsafe(32)
 
@@ -67,8 +76,16 @@ def token_hash(token: str) -> str:
 TOKEN = text("token-any", "token", "jeton")
 SEAT_TOKEN = text("token-seat", "seat token", "jeton de place")
 SESSION_TOKEN = text("token-session", "session token", "jeton de session")
+SHEET_TOKEN = text("token-sheet", "sheet token", "jeton de feuille")
+CREATOR_TOKEN = text("token-creator", "creator token", "jeton de créateur")
 SESSION_OR_SHEET_TOKEN = text(
     "token-session-or-sheet", "session or sheet token", "jeton de session ou de feuille"
+)
+_KINDS = (
+    (SEAT_PREFIX, SEAT_TOKEN),
+    (SESSION_PREFIX, SESSION_TOKEN),
+    (SHEET_PREFIX, SHEET_TOKEN),
+    (CREATOR_PREFIX, CREATOR_TOKEN),
 )
 BEARER_FORM = text(
     "bearer-form",

@@ -293,3 +293,29 @@ def test_the_key_is_in_no_answer_but_the_201_and_in_no_log_line(
     log = server.output()
     assert "/v1/me/api-keys" in log  # the access lines are there
     assert key not in log and key[4:] not in log and key[4:24] not in log
+
+
+def test_another_kind_of_token_sent_as_a_session_is_told_what_it_is(
+    games: TestClient[Any],
+) -> None:
+    """A seat's, a sheet's or a creator's token where a session belongs is named for what it
+    is (as an API key is), in the caller's language; an unknown session token is still
+    "unknown, expired or ended"."""
+    game = games.post(
+        "/v1/games", json={"ruleset": "numwars", "players": [{"name": n} for n in "abc"]}
+    ).json()
+    seat = game["seats"][0]["token"]
+    sheet = games.post(
+        "/v1/scoresheets", json={"ruleset": "numwars", "players": [{"name": n} for n in "abc"]}
+    ).json()["token"]
+    kinds = {seat: ("seat token", "jeton de place"), sheet: ("sheet token", "jeton de feuille")}
+    kinds["nrh_" + "x" * 43] = ("creator token", "jeton de créateur")
+    for token, (english, french) in kinds.items():
+        said = _problem(games.get("/v1/me", headers=auth(token)), 401, "unauthorized")
+        assert said["detail"].startswith(f"a {english} is not a session token"), said
+        assert token not in str(said)
+        worded = games.get("/v1/me", headers={**auth(token), "Accept-Language": "fr"})
+        said = _problem(worded, 401, "unauthorized")
+        assert said["detail"].startswith(f"un {french} n’est pas un jeton de session"), said
+    unknown = _problem(games.get("/v1/me", headers=auth("nrs_" + "x" * 43)), 401, "unauthorized")
+    assert "unknown, expired or ended" in unknown["detail"]

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from api.app import CORS_EXPOSED, CORS_HEADERS, create_app
 from api.http.hygiene import is_json_media_type
+from api.http.problems import canonical_allow
 from api.ops.settings import TRACING_HEADERS, Settings
 
 SCORE = "/v1/rulesets/numwars-classic/score-round"
@@ -201,6 +202,30 @@ def test_405_is_a_problem_with_allow(client: TestClient[Any], method: str, path:
     assert method not in allowed
     if "GET" in allowed:
         assert "HEAD" in allowed
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", "/healthz", "GET, HEAD, OPTIONS"),
+        ("GET", f"/v1/games/{'a' * 32}/actions", "POST, OPTIONS"),
+        ("PUT", f"/v1/games/{'a' * 32}", "GET, HEAD, OPTIONS"),
+    ],
+)
+def test_a_405_names_the_methods_in_one_order(
+    client: TestClient[Any], method: str, path: str, allow: str
+) -> None:
+    """Litestar's order followed each process's hash seed; the answer's is fixed."""
+    response = client.request(method, path)
+    _problem(response, 405, "method-not-allowed")
+    assert response.headers["allow"] == allow
+
+
+def test_the_allowed_methods_order_does_not_depend_on_the_order_given() -> None:
+    listed = ["OPTIONS", "DELETE", "GET", "PATCH", "POST", "PUT", "PROPFIND"]
+    for shift in range(len(listed)):
+        given = ", ".join(listed[shift:] + listed[:shift])
+        assert canonical_allow(given) == ("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, PROPFIND")
 
 
 def test_a_refused_preflight_is_a_problem(client: TestClient[Any]) -> None:

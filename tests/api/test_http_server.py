@@ -136,7 +136,10 @@ def test_a_control_character_elsewhere_stays_the_parsers_bad_request() -> None:
 
 @pytest.mark.parametrize(
     "host",
-    [b"user@evil", b"user:pass@evil", b"evil@", b"a%zz", b"a%4", b"a%", b"%", b"a%41%g1b", b"a[b"],
+    [
+        *(b"user@evil", b"user:pass@evil", b"evil@", b"a%zz", b"a%4", b"a%", b"%", b"a%41%g1b"),
+        *(b"a[b", b"[...]", b"[:]", b"[1.2.3.4]", b"[::1::2]:80"),  # brackets: IPv6 only
+    ],
 )
 @pytest.mark.parametrize(
     "request_line", [b"GET /healthz HTTP/1.1", b"POST /v1/rulesets/numwin/score-round HTTP/1.1"]
@@ -155,7 +158,8 @@ def test_a_host_with_userinfo_or_a_stray_percent_is_bad_host(
 
 
 @pytest.mark.parametrize(
-    "host", [b"a%41b", b"%C3%A9t%C3%A9.example:8080", b"127.0.0.1:80", b"[::1]"]
+    "host",
+    [b"a%41b", b"%C3%A9t%C3%A9.example:8080", b"127.0.0.1:80", b"[::1]", b"[2001:db8::7]:8080"],
 )
 def test_a_pct_encoded_host_is_a_host(host: bytes) -> None:
     """RFC 3986 allows pct-encoded octets in a reg-name: `%` and two hex digits pass."""
@@ -283,6 +287,38 @@ def test_an_idle_keep_alive_connection_is_closed() -> None:
         while sock.recv(4096):  # the rest of the answer, then the close
             pass
         assert time.monotonic() - started < 5
+
+
+def test_keep_alive_counts_from_the_last_answer_on_a_busy_connection() -> None:
+    """The protocol's one timer a connection (`DeadlineProtocol._arm`): set at the first
+    answer and left running while requests come, it runs out during later requests' idle
+    times and must wait again for the timeout counted from the last answer, not close."""
+    with (
+        serve(app, **server_options(Settings(keep_alive_seconds=1))) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
+        buffered = b""
+        started = time.monotonic()
+        answers = 0
+        while time.monotonic() - started < 2.5:  # past the timeout since the first answer
+            sock.sendall(REQUEST)
+            while b"\r\n\r\n" not in buffered:
+                chunk = sock.recv(4096)
+                assert chunk, f"closed after {answers} answers, {time.monotonic() - started:.2f} s"
+                buffered += chunk
+            head, _, buffered = buffered.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200"), head
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            while len(buffered) < length:
+                buffered += sock.recv(4096)
+            buffered = buffered[length:]
+            answers += 1
+            time.sleep(0.4)  # idle, under the timeout
+        last = time.monotonic() - 0.4
+        assert sock.recv(4096) == b""  # closed once idle for the timeout
+        idle = time.monotonic() - last
+        assert answers >= 5
+        assert 0.9 <= idle < 3.0, idle
 
 
 def test_past_the_concurrency_limit_the_server_answers_503() -> None:
