@@ -40,6 +40,7 @@ from api.http.problems import (
     MEDIA_TYPE,
     NO_RESOURCE,
     ProblemError,
+    canonical_allow,
     field_problem,
     scope_language,
     shorten,
@@ -492,10 +493,9 @@ class HttpHygiene:
                 if self.vary_origin:
                     headers = _merge_vary(headers, b"Origin")
                 allow = _header(headers, b"allow")
-                if allow is not None and b"GET" in allow and b"HEAD" not in allow:
-                    headers = [
-                        (k, v + b", HEAD" if k.lower() == b"allow" else v) for k, v in headers
-                    ]
+                if allow is not None:  # HEAD beside GET, in the 405's order (an OPTIONS too)
+                    ordered = canonical_allow(allow.decode("latin-1")).encode("latin-1")
+                    headers = [(k, ordered if k.lower() == b"allow" else v) for k, v in headers]
                 status = message["status"]
                 content_type = _header(headers, b"content-type")
                 if status >= 400 and (content_type or b"").split(b";")[0] != MEDIA_TYPE.encode():

@@ -221,6 +221,19 @@ def test_a_405_names_the_methods_in_one_order(
     assert response.headers["allow"] == allow
 
 
+@pytest.mark.parametrize(
+    ("path", "refused"),
+    [("/healthz", "PUT"), ("/v1/games", "DELETE"), (f"/v1/scoresheets/{'a' * 32}", "POST")],
+)
+def test_an_options_answer_names_the_methods_as_its_405(
+    client: TestClient[Any], path: str, refused: str
+) -> None:
+    """A plain OPTIONS (not a preflight) listed Litestar's alphabetical order, HEAD last."""
+    options = client.options(path)
+    assert options.status_code == 204, options.text
+    assert options.headers["allow"] == client.request(refused, path).headers["allow"]
+
+
 def test_the_allowed_methods_order_does_not_depend_on_the_order_given() -> None:
     listed = ["OPTIONS", "DELETE", "GET", "PATCH", "POST", "PUT", "PROPFIND"]
     for shift in range(len(listed)):
