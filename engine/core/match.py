@@ -658,14 +658,24 @@ class Match:
         within its round (none may end it), each checked by the round as any action is."""
         if bytes(checkpoint.played) == b"[]":
             return
+        # with a state, the actions are its history, not applied: read as sent, not as the
+        # kernels' shared values (read again as those when they are applied after all)
+        saved = bytes(checkpoint.state) != b"null"
         try:
-            played = decode_played(checkpoint.played)
+            played = decode_played(checkpoint.played, shared=not saved)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
-        if upto is not None and upto - checkpoint.actions < len(played):
-            played = played[: max(0, upto - checkpoint.actions)]  # an older row: no `state`
-        elif played and bytes(checkpoint.state) != b"null" and self._load_state(checkpoint, played):
+        keep = len(played)
+        if upto is not None and upto - checkpoint.actions < keep:
+            keep = max(0, upto - checkpoint.actions)  # an older row: no `state`
+        elif played and saved and self._load_state(checkpoint, played):
             return
+        if saved:  # the twins read whatever the request types read
+            try:
+                played = decode_played(checkpoint.played)
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
+        played = played[:keep]
         state, history = self.round, self.history
         apply = state.apply  # as `apply` does, without its round's end (refused here)
         for i, (seat, action) in enumerate(played):

@@ -17,12 +17,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import registry
-from engine.core.actions import Action, Bid
+from engine.core.actions import SHARED_PASSES, SHARED_PLAYS, Action, Bid, Pass, Play
 from engine.core.base import MatchResult, RoundScore
 from engine.core.errors import InvalidInput
 from engine.core.formats import (
     CHECKPOINT_FORMAT,
     decode_checkpoint,
+    decode_played,
     decode_round_score,
     encode_checkpoint,
     encode_played,
@@ -659,3 +660,39 @@ def test_a_round_state_that_does_not_fit_is_refused_and_another_version_is_not_r
     resumed = Match.resume(rules, 4, 11, spoilt(cp, newer))
     assert state_of(resumed) == state_of(fresh)
     assert resumed.round.snapshot() == fresh.round.snapshot()
+
+
+def test_a_stored_state_s_actions_are_read_as_sent_and_applied_as_the_kernels_share_them() -> None:
+    """With a round's state, its `played` actions are only its history: read by msgspec as
+    the request types (no Python call an action), the same values as the twins give; applied
+    (an older row's `upto`, no state kept), they are the kernels' shared values as ever; and a
+    document only the lenient twins read (a newer replica's field) is still read."""
+    rules = NumWarsClassic()
+    match = rules.new_match(4, 11)
+    while match.played < 30 or match.played - match.checkpoint().actions < 20:
+        seat = match.actors()[0]
+        match.apply(seat, match.legal_actions(seat)[0])
+    cp = through_json(match.progress())
+    start = cp.actions
+    assert bytes(cp.state) != b"null"
+    as_sent = decode_played(cp.played, shared=False)
+    shared = decode_played(cp.played)
+    assert as_sent == shared == match.history[start - match.history_start :]
+    passes = [a for _, a in shared if isinstance(a, Pass)]
+    plays = [a for _, a in shared if isinstance(a, Play) and a.declared is None]
+    assert passes and plays  # an exchange, then tricks
+    assert all(a is SHARED_PASSES[a.card] for a in passes)
+    assert all(a is SHARED_PLAYS[a.card] for a in plays)
+    resumed = Match.resume(rules, 4, 11, cp)
+    assert resumed.history == shared and state_of(resumed) == state_of(match)
+    older = Match.resume(rules, 4, 11, cp, upto=start + 5)  # an older row: applied
+    assert older.played == start + 5
+    for (_, a), (_, b) in zip(older.history, shared[:5], strict=True):
+        assert a is b or not isinstance(a, Pass | Play)
+    # a field the strict request types refuse: read through the twins
+    newer = msgspec.json.decode(cp.played)
+    for _, action in newer:
+        action["v"] = 2
+    widened = msgspec.structs.replace(cp, played=msgspec.Raw(msgspec.json.encode(newer)))
+    assert decode_played(widened.played, shared=False) == shared
+    assert state_of(Match.resume(rules, 4, 11, widened)) == state_of(match)
