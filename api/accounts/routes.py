@@ -105,7 +105,11 @@ async def session_guard(
     connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler
 ) -> None:
     """The caller's session, resolved before the body is read (contract: authentication, then
-    existence, then the body), kept in the request's state for the handler."""
+    existence, then the body), kept in the request's state for the handler. A plain OPTIONS
+    is answered without one, as every other resource's: it names the methods, nothing of the
+    account (a helper found `OPTIONS /v1/me` a 401, `OPTIONS /v1/me/history` a 204)."""
+    if connection.scope.get("method") == "OPTIONS":
+        return
     request = cast(Request[Any, Any, Any], connection)
     request.state.caller = await require_session(request)
 

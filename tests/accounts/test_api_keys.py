@@ -319,3 +319,22 @@ def test_another_kind_of_token_sent_as_a_session_is_told_what_it_is(
         assert said["detail"].startswith(f"un {french} n’est pas un jeton de session"), said
     unknown = _problem(games.get("/v1/me", headers=auth("nrs_" + "x" * 43)), 401, "unauthorized")
     assert "unknown, expired or ended" in unknown["detail"]
+
+
+@pytest.mark.parametrize(
+    ("path", "allow"),
+    [
+        ("/v1/me", "GET, HEAD, PATCH, DELETE, OPTIONS"),
+        ("/v1/me/api-keys", "GET, HEAD, POST, OPTIONS"),
+        (f"/v1/me/api-keys/{'0' * 32}", "DELETE, OPTIONS"),
+    ],
+)
+def test_a_plain_options_needs_no_session_and_names_the_methods(
+    games: TestClient[Any], path: str, allow: str
+) -> None:
+    """As every other resource's OPTIONS (was 401 here, 204 on /v1/me/history): the methods,
+    nothing of an account; the methods themselves still need the session."""
+    answer = games.options(path)
+    assert answer.status_code == 204, answer.text
+    assert answer.headers["allow"] == allow
+    _problem(games.get("/v1/me"), 401, "unauthorized")
