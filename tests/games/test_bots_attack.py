@@ -225,15 +225,21 @@ def test_a_burst_of_expert_games_thinks_one_at_a_time_per_owner(
     is spent and they play `basic`."""
     body = {"ruleset": "numwars", "players": [{"name": f"E{i}", "bot": "expert"} for i in range(3)]}
 
-    async def burst() -> list[int]:
+    async def burst() -> list[tuple[int, str | None]]:
         async with httpx.AsyncClient(base_url=served.url, timeout=60) as http:
             answers = await asyncio.gather(*[http.post("/v1/games", json=body) for _ in range(12)])
-        return [a.status_code for a in answers]
+        return [(a.status_code, a.json().get("code")) for a in answers]
 
     forgive_networks(pg_head)
     with httpx.Client(base_url=served.url, timeout=60) as http:
         count, total = expert_thinks(http)
-        assert asyncio.run(burst()) == [201] * 12
+        answers = asyncio.run(burst())
+        # on a busy machine the first games' bots may have thought past the quota before the
+        # last creations were read: those are refused, as they should be (the CI run of
+        # session 38 saw 3 of 12); enough were created for their thinks to compete
+        created = [status for status, _ in answers if status == 201]
+        assert len(created) >= 4, answers
+        assert all(a == (201, None) or a == (429, "bot-quota") for a in answers), answers
         time.sleep(4)  # the bots play on, as basic once the quota is spent
         after, after_total = expert_thinks(http)
         refused = http.post("/v1/games", json=body)
