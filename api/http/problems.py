@@ -468,12 +468,9 @@ def canonical_allow(allow: str) -> str:
 
 
 def _method_detail(method: str, allow: str) -> Message:
-    """A 405's detail: the methods the resource takes (its `Allow`, HEAD with GET as
-    api.http.hygiene answers it, OPTIONS left out: only CORS preflights use it)."""
-    methods = [m.strip().upper() for m in allow.split(",") if m.strip()]
-    if "GET" in methods and "HEAD" not in methods:
-        methods.insert(methods.index("GET") + 1, "HEAD")
-    usable = [m for m in methods if m != "OPTIONS"]
+    """A 405's detail: the methods the resource takes (its `Allow` as :func:`canonical_allow`
+    gives it, OPTIONS left out: only CORS preflights use it)."""
+    usable = [m for m in allow.split(", ") if m and m != "OPTIONS"]
     if not usable:
         return say(NOT_ALLOWED, method=shorten(method))
     return say(NOT_ALLOWED_USE, method=shorten(method), methods=", ".join(usable))

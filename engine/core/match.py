@@ -396,6 +396,14 @@ def _bad_checkpoint(message: Said, field: str) -> InvalidInput:
     return InvalidInput(message, code="bad-checkpoint", field=f"checkpoint.{field}")
 
 
+def _played(checkpoint: MatchCheckpoint, shared: bool) -> list[tuple[int, Action]]:
+    """The checkpoint's `played` (:func:`decode_played`); unreadable, `bad-checkpoint`."""
+    try:
+        return decode_played(checkpoint.played, shared=shared)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
+
+
 UNKNOWN_RULES_VERSION = text(
     "unknown-rules-version",
     "{ruleset} has no rules version {version!r}: this engine replays versions {known} "
@@ -661,21 +669,13 @@ class Match:
         # with a state, the actions are its history, not applied: read as sent, not as the
         # kernels' shared values (read again as those when they are applied after all)
         saved = bytes(checkpoint.state) != b"null"
-        try:
-            played = decode_played(checkpoint.played, shared=not saved)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
+        played = _played(checkpoint, shared=not saved)
         keep = len(played)
         if upto is not None and upto - checkpoint.actions < keep:
             keep = max(0, upto - checkpoint.actions)  # an older row: no `state`
         elif played and saved and self._load_state(checkpoint, played):
             return
-        if saved:  # the twins read whatever the request types read
-            try:
-                played = decode_played(checkpoint.played)
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-                raise _bad_checkpoint(say(CHECKPOINT_PLAYED_UNREADABLE), "played") from None
-        played = played[:keep]
+        played = (_played(checkpoint, shared=True) if saved else played)[:keep]
         state, history = self.round, self.history
         apply = state.apply  # as `apply` does, without its round's end (refused here)
         for i, (seat, action) in enumerate(played):
