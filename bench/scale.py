@@ -4,7 +4,7 @@ throughput with 1, 2 and 4 uvicorn workers and two replicas, and where the CPU g
 growth: numwars-classic games at 8 players (1,024 actions a match, 8 rounds) in a
 `GameService` in this process (CPU 0), played with the service's own `act`: one game each played
 to 10, 100 and 1,000 actions of log, and to 10 actions into the second and the last round,
-three games of each (`GAMES_PER_LENGTH`: three times the samples, since a game's own are few);
+four games of each (`GAMES_PER_LENGTH`: four times the samples, since a game's own are few);
 then `--samples` rounds over the games, interleaved (after one that only warms up), each
 game taking a pair: *cold*, the store's cache emptied (as in a fresh process: the match is
 resumed from the checkpoint of its round's start and that round's actions applied, those the
@@ -56,9 +56,10 @@ LENGTHS = (10, 100, 1000)
 #: Also measured: 10 actions into the 2nd and the last round (a cold load resumes at its
 #: round's start, so what it replays is the position in the round, not the log's length).
 INTO_ROUND = 10
-#: Games played to each length, each taking every round's pair: 3 times the samples of one
-#: (a 1,000-action game may take 11 pairs at most before its match ends).
-GAMES_PER_LENGTH = 3
+#: Games played to each length, each taking every round's pair: 4 times the samples of one
+#: (a 1,000-action game may take 11 pairs at most before its match ends; more pairs would
+#: also move the games further into their rounds).
+GAMES_PER_LENGTH = 4
 #: How many times the cold load alone is timed per game (after the pairs).
 LOADS = 100
 #: Each setup's servers, by their uvicorn workers: one process of 1, 2 or 4 workers, and two
