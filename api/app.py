@@ -17,6 +17,7 @@ import msgspec
 from litestar import Litestar, MediaType, Request, Response, get
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import CacheControlHeader
+from litestar.exceptions import MethodNotAllowedException, NotFoundException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import (
@@ -56,9 +57,9 @@ from api.games.spec import document_games
 from api.history.routes import route_handlers as history_handlers
 from api.http.conditions import document_conditions
 from api.http.fields import document_field_problems
-from api.http.hygiene import HttpHygiene, before_request
+from api.http.hygiene import NOTHING_HERE, HttpHygiene, before_request
 from api.http.languages import document_languages
-from api.http.problems import MEDIA_TYPE, database_unavailable, handle_exception
+from api.http.problems import MEDIA_TYPE, ProblemError, database_unavailable, handle_exception
 from api.ops.metrics import metrics_endpoint
 from api.ops.operations import (
     document_database_unavailable,
@@ -82,6 +83,7 @@ from api.sheets.routes import route_handlers as sheet_handlers
 from api.sheets.spec import document_sheets
 from api.web.routes import DIST, web_handlers
 from engine.core.cards import CARD_PATTERN
+from engine.core.texts import say
 
 API_VERSION = "1.0.0"
 DESCRIPTION = """\
@@ -289,6 +291,28 @@ class DocsPage(_ServedSpec, SwaggerRenderPlugin):
 
 class DocsSpec(_ServedSpec, JsonRenderPlugin):
     """`/docs/openapi.json`: the served spec, byte for byte."""
+
+
+def _no_docs_resource(path: str) -> Exception | None:
+    """The 404 a GET of `path` gets, when it is under /docs/ and names nothing there (not the
+    spec's JSON, not a file of the page's assets), else None: another method's 405 would name
+    the methods of a resource that does not exist ("use GET, HEAD", and GET finds nothing)."""
+    if not path.startswith("/docs/") or path == "/docs/openapi.json":
+        return None
+    if path.startswith(DOCS_ASSETS + "/"):
+        name = path[len(DOCS_ASSETS) + 1 :]  # one file name: the folder is flat, no "../"
+        if name not in ("", ".", "..") and "/" not in name and (SWAGGER_UI_DIR / name).is_file():
+            return None
+        return NotFoundException()  # as the static files' GET: "no resource at {path}"
+    return ProblemError(404, "not-found", say(NOTHING_HERE))  # as the docs' own GET
+
+
+def handle_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """:func:`api.http.problems.handle_exception`, with a method other than GET refused as a
+    GET would be where /docs/ holds nothing (404, not 405)."""
+    if isinstance(exc, MethodNotAllowedException):
+        exc = _no_docs_resource(str(request.scope.get("path", ""))) or exc
+    return handle_exception(request, exc)
 
 
 def _swagger_ui() -> SwaggerRenderPlugin:
@@ -592,7 +616,7 @@ def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Lites
         ],
         lifespan=[_games_lifespan(settings), operations_lifespan(settings)],
         middleware=rate_limit_middleware(settings),
-        exception_handlers={Exception: handle_exception},
+        exception_handlers={Exception: handle_problem},
         before_request=before_request,
         cors_config=_cors(settings),
         request_max_body_size=settings.max_body_bytes,

@@ -191,6 +191,39 @@ def test_a_missing_docs_asset_is_a_404_problem(client: TestClient[Any]) -> None:
     _problem(client.get("/docs/assets/no-such-file.js"), 404, "not-found")
 
 
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/docs/index.html",
+        "/docs/swagger",
+        "/docs/assets/no-such-file.js",
+        "/docs/assets/",
+    ],
+)
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_another_method_where_docs_hold_nothing_is_the_get_s_404(
+    client: TestClient[Any], method: str, path: str, language: str
+) -> None:
+    """Not a 405 saying "use GET, HEAD" where a GET finds nothing: the GET's own 404,
+    word for word, in the caller's language."""
+    head = {"Accept-Language": language}
+    response = client.request(method, path, headers=head)
+    got = _problem(response, 404, "not-found")
+    assert "allow" not in response.headers
+    assert response.headers["content-language"] == language
+    expected = _problem(client.get(path, headers=head), 404, "not-found")
+    assert got["detail"] == expected["detail"]
+
+
+@pytest.mark.parametrize("path", ["/docs", "/docs/openapi.json", "/docs/assets/swagger-ui.css"])
+def test_another_method_on_a_docs_resource_is_still_405(client: TestClient[Any], path: str) -> None:
+    assert client.get(path).status_code == 200
+    response = client.post(path)
+    _problem(response, 405, "method-not-allowed")
+    assert response.headers["allow"].startswith("GET, HEAD")
+
+
 @pytest.mark.parametrize(
     ("method", "path"),
     [("DELETE", "/healthz"), ("PUT", "/v1/rulesets"), ("GET", SCORE), ("POST", "/docs")],
