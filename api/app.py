@@ -296,7 +296,10 @@ class DocsSpec(_ServedSpec, JsonRenderPlugin):
 def _no_docs_resource(path: str) -> Exception | None:
     """The 404 a GET of `path` gets, when it is under /docs/ and names nothing there (not the
     spec's JSON, not a file of the page's assets), else None: another method's 405 would name
-    the methods of a resource that does not exist ("use GET, HEAD", and GET finds nothing)."""
+    the methods of a resource that does not exist ("use GET, HEAD", and GET finds nothing).
+    The path is read as the router reads it: empty segments dropped (`/docs/` is `/docs`,
+    `/docs/assets//x.css` is `/docs/assets/x.css`)."""
+    path = "/" + "/".join(segment for segment in path.split("/") if segment)
     if not path.startswith("/docs/") or path == "/docs/openapi.json":
         return None
     if path.startswith(DOCS_ASSETS + "/"):

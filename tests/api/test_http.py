@@ -216,7 +216,18 @@ def test_another_method_where_docs_hold_nothing_is_the_get_s_404(
     assert got["detail"] == expected["detail"]
 
 
-@pytest.mark.parametrize("path", ["/docs", "/docs/openapi.json", "/docs/assets/swagger-ui.css"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/docs",
+        "/docs/",
+        "/docs/openapi.json",
+        "/docs/openapi.json/",
+        "/docs/assets/swagger-ui.css",
+        "/docs/assets//swagger-ui.css",
+        "/docs/assets/swagger-ui.css/",
+    ],
+)
 def test_another_method_on_a_docs_resource_is_still_405(client: TestClient[Any], path: str) -> None:
     assert client.get(path).status_code == 200
     response = client.post(path)
