@@ -228,7 +228,10 @@ def add_card_patterns(application: Litestar) -> None:
 #: Swagger UI's files, from the pinned `swagger-ui-bundle-v2` package (pyproject.toml): the
 #: docs page loads nothing from outside the service, so it works offline and behind a firewall.
 SWAGGER_UI_DIR = Path(str(swagger_ui_path))
-DOCS_ASSETS = "/docs/assets"
+DOCS = "/docs"
+DOCS_ASSETS = f"{DOCS}/assets"
+#: The served spec's path under /docs (`DocsSpec`), beside the page itself at /docs.
+DOCS_SPEC = "/openapi.json"
 
 #: CORS (Fetch standard, "CORS protocol"): the methods and request headers the API uses, the
 #: stored-games and accounts endpoints' included (`Authorization` for tokens, `X-API-Key` for
@@ -300,7 +303,7 @@ def _no_docs_resource(path: str) -> Exception | None:
     The path is read as the router reads it: empty segments dropped (`/docs/` is `/docs`,
     `/docs/assets//x.css` is `/docs/assets/x.css`)."""
     path = "/" + "/".join(segment for segment in path.split("/") if segment)
-    if not path.startswith("/docs/") or path == "/docs/openapi.json":
+    if not path.startswith(f"{DOCS}/") or path == DOCS + DOCS_SPEC:
         return None
     if path.startswith(DOCS_ASSETS + "/"):
         name = path[len(DOCS_ASSETS) + 1 :]  # one file name: the folder is flat, no "../"
@@ -627,8 +630,8 @@ def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Lites
             title="numrules",
             version=API_VERSION,
             description=DESCRIPTION,
-            path="/docs",
-            render_plugins=[_swagger_ui(), DocsSpec(path="/openapi.json")],
+            path=DOCS,
+            render_plugins=[_swagger_ui(), DocsSpec(path=DOCS_SPEC)],
             components=Components(
                 security_schemes={
                     "sessionToken": SecurityScheme(

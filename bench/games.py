@@ -32,8 +32,8 @@ CPU per move (its bench.js); p99 below boardgame.io's. With `--clocks`, also num
 actions nothing measurable. That ratio is paired, and judged on short pairs: after the
 repetitions, `--clock-slices` pairs of `--clock-slice-seconds` slices (20 of 2 s) on the
 same server (numrules then numrules-clocked, the other way round in every other pair), the
-ratio the median of the pairs' own, so the VM's drift (tens of % within seconds on this VM, more than the 5 % the
-target allows) does not pass for a cost of the clock; the repetitions' own pairs (numrules-
+ratio the median of the pairs' own, so the VM's drift (tens of % within seconds on this VM,
+more than the 5 % the target allows) does not pass for a cost of the clock; the repetitions' own pairs (numrules-
 clocked right after numrules, right before it in every other one) are printed beside them. With `--pipeline`, also numrules-pipeline (a second
 server with `NUMRULES_FAST_GAMES=false`: every request through Litestar's pipeline), the games'
 fast path measured in the same run. With `--streams`, also numrules-streams and
