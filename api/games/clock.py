@@ -122,7 +122,8 @@ def deadlines_moved(
     """:func:`deadlines_after`, the same deadlines as answers show them (:func:`parsed`),
     the earliest of them (`games.deadline`) and that in seconds since the epoch, made
     together, `now` in seconds since the epoch (the database's clock as `DbNow` reads it).
-    Run by every action on a clocked game, so kept short: one seat's turn without a loop, a
+    Run by every action on a clocked game, so kept short: a seat's turn that starts now (it
+    held no deadline before) made and returned at once, one seat's turn without a loop, a
     new turn's deadline made once (its text too), a kept one taken from `shown_before` (the
     deadlines as the previous action showed them, when this process made them) or else
     parsed. (`now` plus whole seconds is exact in a float until 2038, so the deadline is
@@ -131,6 +132,15 @@ def deadlines_moved(
     if current is not None:  # one seat's turn
         if bots[current] is not None or not match.legal_actions(current):
             return [], [], None, None
+        if not previous or entry_of(previous, current) is None:  # its turn starts now
+            # (the common case, made at once: what the loop below makes of it)
+            starts = datetime.fromtimestamp(now + clock.turn_seconds, UTC)
+            return (
+                [_entry(current, _text(starts), version)],
+                [SeatDeadline(seat=current, at=starts)],
+                starts,
+                starts.timestamp(),
+            )
         seats: Sequence[int] = (current,)
     else:
         seats = clocked_seats(match, bots)
