@@ -11,8 +11,16 @@ loop's game is created and played a few actions in the warm-up and goes on in th
 the window holds actions on games in play only (when each loop created its game in the
 window, the creations weighed on the count: 0.977 and 0.907 M instructions an action in two
 runs of 415 actions at 16 loops, 0.836 M in one of 1,615); a game that ends there is replaced,
-and the run says how many were created in the window. (Under valgrind the sole-reads lease seldom holds:
-bench/README.md.)
+and the run says how many were created in the window. What runs by the clock rather than by
+the workload (the sole-reads lease, the clocks' sweep, the estimate of the database's clock)
+is held by `bench.counted_app` as a server at full speed holds it (bench/README.md).
+Instructions counted are the server process's only (PostgreSQL and this driver are not).
+
+    NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m bench.instructions [--actions 200 --conc 1]
+
+Run it in each tree (`bash deploy/build-mypyc.sh` first for the compiled build) and compare
+`instructions/action`. Needs valgrind (`apt-get install valgrind`) and PostgreSQL as
+bench/games.py does. About a minute per run.
 """
 
 from __future__ import annotations
