@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import pickle
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 from litestar import Litestar, MediaType, Request, Response, get
+from litestar._openapi.plugin import OpenAPIPlugin
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import MethodNotAllowedException, NotFoundException
@@ -82,7 +84,9 @@ from api.rules.schemas import Health
 from api.sheets.routes import route_handlers as sheet_handlers
 from api.sheets.spec import document_sheets
 from api.web.routes import DIST, web_handlers
+from engine import registry
 from engine.core.cards import CARD_PATTERN
+from engine.core.spec import RulesetSpec
 from engine.core.texts import say
 
 API_VERSION = "1.0.0"
@@ -596,6 +600,41 @@ def public_operations(application: Litestar) -> None:
                 operation.security = []
 
 
+#: The finished specs this process made, pickled, by the registered rulesets they were made
+#: with: the spec is the same whatever the settings (each `document_*` says so), so a later app
+#: takes a copy (40 ms) instead of building it again (about 2 s of CPU: the test suite makes
+#: hundreds of apps, and registers a ruleset of its own for some).
+_FINISHED_SPECS: dict[tuple[tuple[str, int], ...], tuple[list[RulesetSpec], bytes]] = {}
+
+
+def document(application: Litestar) -> None:
+    """The app's spec, finished: Litestar's, then every correction and addition below (each
+    changes only the spec); or a copy of the one this process finished for the same
+    rulesets."""
+    plugin = application.plugins.get(OpenAPIPlugin)
+    specs = list(registry.SPECS.values())
+    key = tuple((rid, id(spec)) for rid, spec in registry.SPECS.items())
+    finished = _FINISHED_SPECS.get(key)
+    if finished is not None and all(a is b for a, b in zip(finished[0], specs, strict=True)):
+        plugin._openapi = pickle.loads(finished[1])
+        return
+    add_card_patterns(application)
+    document_games(application)
+    document_sheets(application)
+    document_conditions(application)
+    problem_400s(application)
+    document_rate_limit(application)
+    document_database_unavailable(application)
+    document_problem_codes(application)
+    document_languages(application)
+    header_schemas(application)
+    public_operations(application)
+    document_field_problems(application)
+    single_alternatives(application)
+    exact_types(application)
+    _FINISHED_SPECS[key] = (specs, pickle.dumps(application.openapi_schema))  # (specs: kept)
+
+
 def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Litestar:
     """The app on `settings`, serving the web app built in `web_dist` (api/web/routes.py)."""
     settings = settings or Settings()
@@ -681,20 +720,7 @@ def create_app(settings: Settings | None = None, web_dist: Path = DIST) -> Lites
         debug=settings.debug,
     )
     allow_every_method(application)
-    add_card_patterns(application)
-    document_games(application)
-    document_sheets(application)
-    document_conditions(application)
-    problem_400s(application)
-    document_rate_limit(application)
-    document_database_unavailable(application)
-    document_problem_codes(application)
-    document_languages(application)
-    header_schemas(application)
-    public_operations(application)
-    document_field_problems(application)
-    single_alternatives(application)
-    exact_types(application)
+    document(application)
     # Around Litestar's CORS middleware: HEAD, nosniff, Vary, problems for all.
     vary_origin = bool(settings.cors_origins) and settings.cors_origins != ["*"]
     application.asgi_handler = HttpHygiene(

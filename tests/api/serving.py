@@ -28,6 +28,8 @@ def serve(app: Any, port: int | None = None, **options: Any) -> Iterator[tuple[s
     """Run `app` under uvicorn with `options` (on `port`, else a free one); yields (host,
     port) once it listens."""
     port = port or free_port()
+    # a stream left open must not hold the test's teardown for the join's 10 s
+    options.setdefault("timeout_graceful_shutdown", 2)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

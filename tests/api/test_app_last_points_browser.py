@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from tests.api.test_app_browser import PASSWORD, PSEUDO_RULE, Screen, browser, pts, served  # noqa: F401
-from tests.api.test_app_play_browser import act, at_version, game_as, new_game, play_out
+from tests.api.test_app_play_browser import at_version, game_as, new_game, play_out
 from tests.api.test_app_sheets_browser import a_sheet_of_three
 from tests.api.test_app_tables_browser import logged_in, sign_up
 from tests.api.test_docs_browser import browser_path  # noqa: F401
@@ -223,15 +223,20 @@ def test_the_end_of_a_num_wars_round_says_the_roles(browser: Any, served: str) -
     screen.goto(f"/parties/{game_id}#jeton={tokens[0]}")
     screen.heading("Partie en ligne — manche 1")
 
-    # the whole round played over HTTP, each seat's first legal action
+    # the whole round played over HTTP (one connection), each seat's first legal action
     state = game_as(served, game_id, None)
     before = state["view"]["scores"]
-    while state["view"]["round"] == 1:
-        seat = state["view"]["actors"][0]
-        own = game_as(served, game_id, tokens[seat])["view"]
-        answer = act(served, game_id, tokens[seat], own["legal_actions"][0])
-        assert answer.status_code == 200, answer.text
-        state = game_as(served, game_id, None)
+    path = f"/v1/games/{game_id}"
+    with httpx.Client(base_url=served, timeout=10) as client:
+        view = state["view"]
+        while view["round"] == 1:
+            auth = {"Authorization": f"Bearer {tokens[view['actors'][0]]}"}
+            own = client.get(path, headers=auth).json()["view"]
+            answer = client.post(f"{path}/actions", json=own["legal_actions"][0], headers=auth)
+            assert answer.status_code == 200, answer.text
+            view = answer.json()["view"]
+    state = game_as(served, game_id, None)
+    assert state["view"]["round"] == 2
     at_version(screen, state["version"])
 
     # the roles as the round's end revealed them (the API's `round-over` event)

@@ -270,7 +270,9 @@ def test_a_clocked_hot_action_reads_the_database_clock_and_gives_way_to_a_timeou
             began = [d for d in stored if d["since"] == answer.version]  # turns it began
             for d in began:
                 start = datetime.fromisoformat(d["at"]) - timedelta(seconds=2)
-                assert before - timedelta(milliseconds=5) <= start <= after, (before, d, after)
+                # behind by the last read's way back: under a millisecond on an idle machine,
+                # 11 ms seen on a loaded one (a wrong clock would be seconds off)
+                assert before - timedelta(milliseconds=50) <= start <= after, (before, d, after)
             news += len(began)
         await clock.close()
         assert news >= 4  # turns began by hot actions were checked

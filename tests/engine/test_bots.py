@@ -94,6 +94,8 @@ def _permuted(rules: Any, setup: RoundSetup, state: Any, seat: int, rng: Rng) ->
     if a == b:
         return None
     x, y = rng.choice(places[a]), rng.choice(places[b])
+    if x == y:  # two copies of one card (numking's deck has some): no swap at all
+        return None
     lists = [list(h) for h in deal.hands] + [list(deal.set_aside)]
     lists[a][lists[a].index(x)] = y
     lists[b][lists[b].index(y)] = x

@@ -60,7 +60,11 @@ class Server(ServeProcess):
     `log` (appended across restarts)."""
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)]
+        # (a stream left open does not hold a test's teardown: 2 s to finish, as `serve` does)
+        return [
+            *(sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)),
+            *("--timeout-graceful-shutdown", "2"),
+        ]
 
     def start(self) -> Server:
         super().start()
