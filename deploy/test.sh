@@ -17,10 +17,12 @@ export NUMRULES_REDOCLY NUMRULES_REQUIRE_SPEC_LINT=1  # the spec lint may not sk
 .venv/bin/ruff format --check engine api tests bench
 .venv/bin/mypy
 .venv/bin/lint-imports
-# two processes (pytest-xdist), each test handed to whichever is free ("worksteal": the browser
-# journeys take a minute, most tests milliseconds; not "loadfile", which runs one of the
-# schemathesis tests' operations, whose items share a name); each process has its own database
-.venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist worksteal "$@"
+# three processes on the two cores (pytest-xdist; two left a fifth of the CPU idle while tests
+# wait on servers, browsers and clocks), each test handed to whichever is free ("worksteal":
+# the browser journeys take tens of seconds, most tests milliseconds; not "loadfile", which
+# runs one of the schemathesis tests' operations, whose items share a name); each process has
+# its own database
+.venv/bin/python -m pytest -q -p no:cacheprovider -n 3 --dist worksteal "$@"
 bash deploy/build-mypyc.sh
 NUMRULES_BUILD_DIR=.build/mypyc .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 \
     --dist worksteal tests/engine

@@ -8,7 +8,7 @@ repeated *across* `hand` and `trick`, a trick of exactly `players` cards, a `bid
 operation lists those refusals in its description ("Also refused", each with its problem code
 in parentheses), so `positive_data_acceptance` takes 422 as expected and
 :func:`refusal_is_documented` holds every 422 of a schema-valid request to that list: any
-other refusal of valid data fails. 100 examples per operation and mode (about 40 s on two
+other refusal of valid data fails. 60 examples per operation and mode (about 60 s on two
 cores); `NUMRULES_FUZZ_EXAMPLES=300` for a longer run.
 """
 
@@ -38,7 +38,7 @@ schema = (
 )
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
-    max_examples=int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "100")),
+    max_examples=int(os.environ.get("NUMRULES_FUZZ_EXAMPLES", "60")),
 )
 schema.config.checks.positive_data_acceptance = PositiveDataAcceptanceConfig(
     expected_statuses=["2xx", "422"]

@@ -489,7 +489,7 @@ class _ReferenceRng:
             items[i], items[j] = items[j], items[i]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.integers(min_value=0, max_value=2**64 - 1), st.integers(min_value=1, max_value=60))
 def test_seeded_shuffle_and_draws_match_the_reference(seed: int, n: int) -> None:
     """Rounds: "all cards are reshuffled every round" from the seed; the deal and the

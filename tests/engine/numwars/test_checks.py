@@ -62,7 +62,7 @@ def shared_checks(players: Any, hand: list[Any], trick: list[TrickCard], complet
     )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(position=positions())
 def test_valid_play_accepts_only_what_the_shared_checks_accept(
     position: tuple[Any, list[Any], list[TrickCard], bool],
@@ -103,7 +103,7 @@ def following(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     return list(deck[played : played + held]), list(deck[:played])
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(position=following(), pick=st.integers(0, 100))
 def test_illegal_reason_from_the_legal_cards(
     position: tuple[list[str], list[str]], pick: int
@@ -141,7 +141,7 @@ def bomb_tricks(draw: st.DrawFn) -> tuple[list[tuple[int, str]], list[str]]:
     return trick, roles
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(case=bomb_tricks(), joker=st.booleans())
 def test_bomb_tricks_match_the_reference(
     case: tuple[list[tuple[int, str]], list[str]], joker: bool

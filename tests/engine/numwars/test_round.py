@@ -394,7 +394,7 @@ def check_final(rules: NumWars, state: NumWarsRound) -> None:
     exchange=st.sampled_from([0, 2, 5]),
     seed=st.integers(0, 2**64 - 1),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 def test_random_rounds_keep_every_invariant(players: int, exchange: int, seed: int) -> None:
     """Seeded play-outs: no stuck state, illegal actions change nothing, views leak nothing,
     the Bomb is resolved once as resolve_trick says, cards conserved, scores, replay."""

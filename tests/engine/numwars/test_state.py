@@ -72,7 +72,7 @@ def check_state_resumes(
     assert kept(resumed) == kept(replayed)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     players=st.integers(3, 8),
     exchange=st.sampled_from([0, 1, 2, 5]),

@@ -60,7 +60,7 @@ def shared_checks(
     check_hand_and_trick(DECK_COUNTS, DECK_NAME, hand, trick)
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(position=positions(), alliance=st.booleans())
 def test_position_checks_match_the_shared_checks(
     position: tuple[int, list[str], list[TrickCard], bool], alliance: bool
@@ -75,7 +75,7 @@ def test_position_checks_match_the_shared_checks(
         assert outcome(lambda: rules.validate_move(players, hand, trick, "red-3")) == expected
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     cards=st.permutations([*DECK]),
     sizes=st.lists(st.integers(0, 20), min_size=1, max_size=MAX_PLAYERS),

@@ -122,7 +122,7 @@ def check_state_resumes(rules: NumWarsClassic, setup: RoundSetup, state: Classic
     assert resumed.snapshot() == replayed.snapshot()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     config=st.sampled_from(CONFIGS),
     seed=st.integers(0, 2**64 - 1),

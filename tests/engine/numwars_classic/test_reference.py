@@ -205,7 +205,7 @@ def positions(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     return list(cards[:size]), list(cards[size : size + played])
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(position=positions())
 def test_legal_cards_match_the_reference(position: tuple[list[str], list[str]]) -> None:
     hand, trick_cards = position
@@ -225,13 +225,13 @@ def full_tricks(draw: st.DrawFn) -> list[tuple[int, str]]:
     return [((leader + i) % n, c) for i, c in enumerate(cards)]
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(trick=full_tricks())
 def test_duel_matches_the_reference(trick: list[tuple[int, str]]) -> None:
     assert trick_result(duel(trick)) == ref_duel(trick)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(cards=st.permutations(list(DECK)), size=st.integers(0, 60))
 def test_score_pile_matches_the_reference(cards: list[str], size: int) -> None:
     pile = cards[:size]
@@ -258,7 +258,7 @@ def ref_score_round(piles: list[list[str]], alliance: bool) -> RoundScore:
     return RoundScore(players=players, winners=winners, teams=teams)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     cards=st.permutations(list(DECK)),
     sizes=st.lists(st.integers(0, 26), min_size=1, max_size=8),

@@ -95,7 +95,7 @@ def play_on(rules: NumWin, setup: RoundSetup, resumed: NumWinRound, seed: int) -
     return reshuffles
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     config=st.sampled_from(CONFIGS),
     seed=st.integers(0, 2**64 - 1),
