@@ -38,7 +38,10 @@ async def until(check: Callable[[], bool], seconds: float = 5.0) -> None:
 
 
 async def listened(fanout: Fanout) -> set[str]:
-    """The channels the fanout's own connection LISTENs on, as PostgreSQL says."""
+    """The channels the fanout's own connection LISTENs on, as PostgreSQL says (once its
+    LISTENs and UNLISTENs under way are done: `listening` drops a game before its UNLISTEN
+    is sent, and the connection takes one statement at a time)."""
+    await until(lambda: fanout._syncing is None or fanout._syncing.done())
     rows = await fanout._connection.fetch("SELECT pg_listening_channels() AS c")
     return {r["c"] for r in rows}
 
