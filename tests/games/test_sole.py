@@ -164,9 +164,12 @@ def test_another_process_waits_out_the_lease_and_its_actions_are_read() -> None:
             await _until(lambda: _held(first))
             game, seats = await _in_play(first, 5300, 5)
             second = await _service(url)
+            # the first lets its claim go once it sees the second's lease connection: on a
+            # loaded machine that can come before the second's first connection (no wait)
+            claimed = first.lease is not None and first.lease._claimed
             started = time.monotonic()
             version = await _step(second, game, seats)  # its first connection waits
-            assert time.monotonic() - started >= WAIT
+            assert time.monotonic() - started >= WAIT or not claimed
             assert not _held(first) and not _held(second)
             for seat in seats:
                 assert (await first.get(game, seat)).version == version
