@@ -65,6 +65,13 @@ def _game_fk() -> Mapped[str]:
     return mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
 
 
+def _log_key() -> Mapped[str]:
+    """The game's id in its log (`game_actions`, `game_events`), without a foreign key: each row
+    is written by the statement that moves the game's row, or with the game; triggers on
+    `games` delete and truncate the log with the games (migration 0018)."""
+    return mapped_column(String(32), primary_key=True)
+
+
 class Game(Base):
     """One stored match; `version` counts the actions applied (contract: `ETag`), `event_seq`
     the events recorded."""
@@ -220,7 +227,7 @@ class GameAction(Base):
 
     __tablename__ = "game_actions"
 
-    game_id: Mapped[str] = _game_fk()
+    game_id: Mapped[str] = _log_key()
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]]
@@ -255,7 +262,7 @@ class GameEvent(Base):
 
     __tablename__ = "game_events"
 
-    game_id: Mapped[str] = _game_fk()
+    game_id: Mapped[str] = _log_key()
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(32))
     visibility: Mapped[list[Any] | None]

@@ -1184,8 +1184,8 @@ _SEATS_PG = (
 #: A new game written and committed by one statement in autocommit (a creation without a
 #: key, a session or an account: `GameService.create_once`): its row (`$1`…`$24`, `sweep_at`
 #: its deadline), its seats (`$25`, a JSON array of objects) and the events that start it
-#: (`$26`, as `APPEND_PG`'s `events`). The seats' and events' foreign keys are checked at the
-#: statement's end, the game's row written by then.
+#: (`$26`, as `APPEND_PG`'s `events`). The seats' foreign keys are checked at the statement's
+#: end, the game's row written by then (the events have none: migration 0018).
 ADD_GAME_PG = f"""\
 WITH g AS (
     INSERT INTO games ({", ".join(name for name, _ in _NEW_GAME_PG)}, sweep_at)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from litestar.testing import TestClient
-from sqlalchemy import event, inspect, select, text
+from sqlalchemy import event, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from api.app import create_app
@@ -72,6 +72,10 @@ def test_upgrade_downgrade_upgrade_postgres() -> None:
     (a read left half-done), whose lock a downgrade's DROP TABLE would wait on for ever."""
     with own_database() as url:
         _up_down_up(url)
+        # `TRUNCATE games CASCADE` truncates the log too, as it did while the log had foreign
+        # keys (a trigger since migration 0018); here, on a database of its own.
+        _assert_round_trip(url, "g-truncated")
+        assert asyncio.run(_log_rows(url, "g-truncated", "TRUNCATE games CASCADE")) == (0, 0)
 
 
 def test_check_at_head_false_on_empty_database(sqlite_url: str) -> None:
@@ -188,6 +192,64 @@ def test_sqlite_smoke(sqlite_url: str) -> None:
     _assert_round_trip(sqlite_url, "g-lite")
     with pytest.raises(IntegrityError):
         asyncio.run(_duplicate_seq(sqlite_url, "g-lite"))
+
+
+async def _log_rows(url: str, game_id: str, statement: str) -> tuple[int, int]:
+    """`statement` run, then the rows left in the log of `game_id` (actions, events)."""
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(statement), {"g": game_id})
+        async with engine.connect() as conn:
+            return (
+                await conn.scalar(select(func.count()).where(GameAction.game_id == game_id)),
+                await conn.scalar(select(func.count()).where(GameEvent.game_id == game_id)),
+            )
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.parametrize("dialect", ["postgresql", "sqlite"])
+def test_a_deleted_game_takes_its_log_with_it(dialect: str, pg_head: str, sqlite_url: str) -> None:
+    """The log has no foreign keys (migration 0018: no check by row on the hot path); a
+    trigger deletes it with its game, as `ON DELETE CASCADE` did, and leaves the others'."""
+    url = pg_head if dialect == "postgresql" else sqlite_url
+    if dialect == "sqlite":
+        migrations.upgrade(url)
+    for game_id in ("g-gone", "g-kept"):
+        _assert_round_trip(url, game_id)
+    assert asyncio.run(_log_rows(url, "g-gone", "SELECT 1")) == (1, 2)
+    gone = asyncio.run(_log_rows(url, "g-gone", "DELETE FROM games WHERE id = :g"))
+    assert gone == (0, 0)
+    assert asyncio.run(_log_rows(url, "g-kept", "SELECT 1")) == (1, 2)
+
+
+def test_the_round_state_is_compressed_with_lz4_where_postgres_has_it(pg_head: str) -> None:
+    """Migration 0018: `checkpoint` and `progress` use lz4 on a PostgreSQL built with it."""
+
+    async def methods() -> tuple[list[str], dict[str, str]]:
+        engine = create_engine(pg_head)
+        try:
+            async with engine.connect() as conn:
+                accepted = await conn.scalar(
+                    text(
+                        "SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'"
+                    )
+                )
+                rows = await conn.execute(
+                    text(
+                        "SELECT attname, attcompression::text FROM pg_attribute "
+                        "WHERE attrelid = 'games'::regclass "
+                        "AND attname IN ('checkpoint', 'progress', 'result')"
+                    )
+                )
+                return accepted, {r[0]: r[1] for r in rows}
+        finally:
+            await engine.dispose()
+
+    accepted, columns = asyncio.run(methods())
+    lz4 = "l" if "lz4" in accepted else ""
+    assert columns == {"checkpoint": lz4, "progress": lz4, "result": ""}
 
 
 def _cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
