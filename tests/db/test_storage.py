@@ -224,6 +224,22 @@ def test_a_deleted_game_takes_its_log_with_it(dialect: str, pg_head: str, sqlite
     assert asyncio.run(_log_rows(url, "g-kept", "SELECT 1")) == (1, 2)
 
 
+def test_migration_0018_keeps_the_log_both_ways_on_sqlite(sqlite_url: str) -> None:
+    """SQLite rebuilds the log's tables to drop their foreign keys (migration 0018) and again
+    to put them back: the rows stay, and once back the keys refuse an orphan row again."""
+    migrations.upgrade(sqlite_url, "0017")
+    _assert_round_trip(sqlite_url, "g-0017")
+    migrations.upgrade(sqlite_url)
+    assert asyncio.run(_log_rows(sqlite_url, "g-0017", "SELECT 1")) == (1, 2)
+    orphan = "INSERT INTO game_events (game_id, seq, kind, payload) VALUES ('nobody', 1, 'x', '{}')"
+    assert asyncio.run(_log_rows(sqlite_url, "nobody", orphan)) == (0, 1)
+    asyncio.run(_log_rows(sqlite_url, "nobody", "DELETE FROM game_events WHERE game_id = :g"))
+    migrations.downgrade(sqlite_url, "0017")
+    assert asyncio.run(_log_rows(sqlite_url, "g-0017", "SELECT 1")) == (1, 2)
+    with pytest.raises(IntegrityError):
+        asyncio.run(_log_rows(sqlite_url, "nobody", orphan))
+
+
 def test_the_round_state_is_compressed_with_lz4_where_postgres_has_it(pg_head: str) -> None:
     """Migration 0018: `checkpoint` and `progress` use lz4 on a PostgreSQL built with it."""
 
