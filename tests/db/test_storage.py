@@ -72,10 +72,24 @@ def test_upgrade_downgrade_upgrade_postgres() -> None:
     (a read left half-done), whose lock a downgrade's DROP TABLE would wait on for ever."""
     with own_database() as url:
         _up_down_up(url)
-        # `TRUNCATE games CASCADE` truncates the log too, as it did while the log had foreign
-        # keys (a trigger since migration 0018); here, on a database of its own.
+        # Migration 0018's triggers, here on a database of its own. `TRUNCATE games CASCADE`
+        # truncates the log too, in replica mode as well, as it did while the log had foreign
+        # keys; a delete by a caller whose search path misses the schema deletes the log too.
+        replica = "SET LOCAL session_replication_role = replica"
         _assert_round_trip(url, "g-truncated")
-        assert asyncio.run(_log_rows(url, "g-truncated", "TRUNCATE games CASCADE")) == (0, 0)
+        truncated = _log_rows(url, "g-truncated", replica, "TRUNCATE games CASCADE")
+        assert asyncio.run(truncated) == (0, 0)
+        _assert_round_trip(url, "g-path")
+        path = "SET LOCAL search_path = pg_catalog"
+        deleted = _log_rows(url, "g-path", path, "DELETE FROM public.games WHERE id = :g")
+        assert asyncio.run(deleted) == (0, 0)
+        # a game deleted in replica mode leaves its log (as the keys' cascade did): the
+        # downgrade deletes it before the keys come back
+        _assert_round_trip(url, "g-orphan")
+        orphaned = _log_rows(url, "g-orphan", replica, "DELETE FROM games WHERE id = :g")
+        assert asyncio.run(orphaned) == (1, 2)
+        migrations.downgrade(url, "0017")
+        assert asyncio.run(_log_rows(url, "g-orphan")) == (0, 0)
 
 
 def test_check_at_head_false_on_empty_database(sqlite_url: str) -> None:
@@ -194,12 +208,14 @@ def test_sqlite_smoke(sqlite_url: str) -> None:
         asyncio.run(_duplicate_seq(sqlite_url, "g-lite"))
 
 
-async def _log_rows(url: str, game_id: str, statement: str) -> tuple[int, int]:
-    """`statement` run, then the rows left in the log of `game_id` (actions, events)."""
+async def _log_rows(url: str, game_id: str, *statements: str) -> tuple[int, int]:
+    """`statements` run in one transaction (`:g`: `game_id`), then the rows left in the log
+    of `game_id` (actions, events)."""
     engine = create_engine(url)
     try:
         async with engine.begin() as conn:
-            await conn.execute(text(statement), {"g": game_id})
+            for statement in statements:
+                await conn.execute(text(statement), {"g": game_id})
         async with engine.connect() as conn:
             return (
                 await conn.scalar(select(func.count()).where(GameAction.game_id == game_id)),
@@ -218,10 +234,10 @@ def test_a_deleted_game_takes_its_log_with_it(dialect: str, pg_head: str, sqlite
         migrations.upgrade(url)
     for game_id in ("g-gone", "g-kept"):
         _assert_round_trip(url, game_id)
-    assert asyncio.run(_log_rows(url, "g-gone", "SELECT 1")) == (1, 2)
+    assert asyncio.run(_log_rows(url, "g-gone")) == (1, 2)
     gone = asyncio.run(_log_rows(url, "g-gone", "DELETE FROM games WHERE id = :g"))
     assert gone == (0, 0)
-    assert asyncio.run(_log_rows(url, "g-kept", "SELECT 1")) == (1, 2)
+    assert asyncio.run(_log_rows(url, "g-kept")) == (1, 2)
 
 
 def test_migration_0018_keeps_the_log_both_ways_on_sqlite(sqlite_url: str) -> None:
@@ -230,12 +246,12 @@ def test_migration_0018_keeps_the_log_both_ways_on_sqlite(sqlite_url: str) -> No
     migrations.upgrade(sqlite_url, "0017")
     _assert_round_trip(sqlite_url, "g-0017")
     migrations.upgrade(sqlite_url)
-    assert asyncio.run(_log_rows(sqlite_url, "g-0017", "SELECT 1")) == (1, 2)
+    assert asyncio.run(_log_rows(sqlite_url, "g-0017")) == (1, 2)
     orphan = "INSERT INTO game_events (game_id, seq, kind, payload) VALUES ('nobody', 1, 'x', '{}')"
     assert asyncio.run(_log_rows(sqlite_url, "nobody", orphan)) == (0, 1)
     asyncio.run(_log_rows(sqlite_url, "nobody", "DELETE FROM game_events WHERE game_id = :g"))
     migrations.downgrade(sqlite_url, "0017")
-    assert asyncio.run(_log_rows(sqlite_url, "g-0017", "SELECT 1")) == (1, 2)
+    assert asyncio.run(_log_rows(sqlite_url, "g-0017")) == (1, 2)
     with pytest.raises(IntegrityError):
         asyncio.run(_log_rows(sqlite_url, "nobody", orphan))
 

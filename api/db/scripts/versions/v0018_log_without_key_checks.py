@@ -16,8 +16,17 @@
   and `games.progress` are compressed with lz4 instead of pglz when a row outgrows a page's
   quarter (values written from now on): 3 % of the backends' CPU. Elsewhere they stay pglz.
 
+The functions find the log's tables in the schema the migration ran in (`SET search_path FROM
+CURRENT`), whatever the caller's path. The truncate trigger fires in replica mode too (`ENABLE
+ALWAYS`), as `TRUNCATE … CASCADE` followed the keys whatever the mode; the delete trigger does
+not, as the keys' cascade did not.
+
 SQLite: the tables are rebuilt without the keys and the delete trigger is SQLite's (it has no
-`TRUNCATE`).
+`TRUNCATE`). A later migration that rebuilds `games` on SQLite (`batch_alter_table`) must
+create `games_log_deleted` again: a rebuild does not carry triggers over.
+
+Downgrade: log rows whose game is gone (deleted in replica mode) are deleted first, so the keys
+can hold again.
 
 Revision ID: 0018
 Revises: 0017 (creator tokens)
@@ -36,7 +45,8 @@ depends_on: str | None = None
 _LOG = ("game_actions", "game_events")
 _COMPRESSED = ("checkpoint", "progress")
 _DELETE_PG = """\
-CREATE FUNCTION numrules_game_log_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION numrules_game_log_deleted() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
 BEGIN
     DELETE FROM game_actions WHERE game_id = OLD.id;
     DELETE FROM game_events WHERE game_id = OLD.id;
@@ -44,7 +54,8 @@ BEGIN
 END
 $$"""
 _TRUNCATE_PG = """\
-CREATE FUNCTION numrules_game_log_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION numrules_game_log_truncated() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
 BEGIN
     TRUNCATE game_actions, game_events;
     RETURN NULL;
@@ -84,6 +95,7 @@ def upgrade() -> None:
         "CREATE TRIGGER games_log_truncated AFTER TRUNCATE ON games "
         "FOR EACH STATEMENT EXECUTE FUNCTION numrules_game_log_truncated()"
     )
+    op.execute("ALTER TABLE games ENABLE ALWAYS TRIGGER games_log_truncated")
     if _lz4():
         op.execute(
             "ALTER TABLE games "
@@ -93,6 +105,10 @@ def upgrade() -> None:
 
 def _keys() -> None:
     for table in _LOG:
+        op.execute(
+            f"DELETE FROM {table} WHERE NOT EXISTS "
+            f"(SELECT 1 FROM games WHERE games.id = {table}.game_id)"
+        )
         with op.batch_alter_table(table) as batch:
             batch.create_foreign_key(
                 f"fk_{table}_game_id_games", "games", ["game_id"], ["id"], ondelete="CASCADE"
@@ -112,5 +128,4 @@ def downgrade() -> None:
         "ALTER TABLE games "
         + ", ".join(f"ALTER COLUMN {c} SET COMPRESSION default" for c in _COMPRESSED)
     )
-    # Rows of games deleted meanwhile were deleted with them: the keys hold again.
     _keys()
